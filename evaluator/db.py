@@ -1,0 +1,62 @@
+"""Schema migrations shared by every store that lives in the one DuckDB file.
+
+The app keeps all state in a single DuckDB file (one writer process, see STACK_NOTES §7).
+Each component (the dossier store, the run store, ...) owns its tables and declares them as an
+ordered list of SQL migrations. ``apply_migrations`` applies the ones not yet recorded in the
+``schema_migrations`` table, once, in order, so that an old database upgrades in place and a
+component never has to know about another component's tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import duckdb
+
+
+def apply_migrations(con: duckdb.DuckDBPyConnection, component: str, migrations: Sequence[str]) -> int:
+    """Apply the not-yet-applied migrations of one component.
+
+    Args:
+        con: an open read-write connection.
+        component: a stable name such as ``"dossier"`` or ``"runs"``.
+        migrations: SQL scripts; index i is migration number i + 1. Never edit or reorder a
+            landed migration: append a new one.
+
+    Returns:
+        How many migrations were applied now.
+
+    Example:
+        >>> con = duckdb.connect()
+        >>> apply_migrations(con, "demo", ["CREATE TABLE t (x INT)"])
+        1
+        >>> apply_migrations(con, "demo", ["CREATE TABLE t (x INT)"])
+        0
+    """
+    con.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        " component VARCHAR, number INTEGER, applied_at TIMESTAMPTZ DEFAULT now(),"
+        " PRIMARY KEY (component, number))"
+    )
+    done = {
+        row[0]
+        for row in con.execute(
+            "SELECT number FROM schema_migrations WHERE component = ?", [component]
+        ).fetchall()
+    }
+    applied = 0
+    for number, sql in enumerate(migrations, start=1):
+        if number in done:
+            continue
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(sql)
+            con.execute(
+                "INSERT INTO schema_migrations (component, number) VALUES (?, ?)", [component, number]
+            )
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        applied += 1
+    return applied

@@ -1,0 +1,42 @@
+"""The unit of evaluation: one case of a benchmark or local scenario.
+
+Every loader (official dataset formats, the generic JSONL/CSV format, the built-in calculator
+benchmark, a hospital's local scenario) produces these, and the runner, the metrics and the
+jury consume only these, so a new source of cases never touches scoring code.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+AnswerType = Literal["choice", "exact", "numeric_range", "free_text"]
+
+
+class Instance(BaseModel):
+    """One case: what the model sees and what counts as right."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1)
+    """Stable identifier within its benchmark; used for caching, resuming and paired comparison."""
+    context: str = ""
+    """Patient note, article, transcript or other material the question is about."""
+    question: str = ""
+    """What is asked of the model."""
+    choices: tuple[str, ...] = ()
+    """Answer options for ``choice`` items, in display order (lettered A, B, C, ...)."""
+    reference: str = ""
+    """The correct answer: option letter for ``choice``, text for ``exact``/``free_text``,
+    the ground-truth value for ``numeric_range``."""
+    answer_type: AnswerType = "exact"
+    """How a response is judged against the reference."""
+    lower: float | None = None
+    """Inclusive lower limit of the accepted range (``numeric_range`` only)."""
+    upper: float | None = None
+    """Inclusive upper limit of the accepted range (``numeric_range`` only)."""
+    subgroups: dict[str, str] = Field(default_factory=dict)
+    """Tags such as ``{"age_band": "65+", "sex": "F"}`` for subgroup analysis."""
+    meta: dict[str, str] = Field(default_factory=dict)
+    """Source-specific extras (calculator name, dataset split, ...), never used for scoring."""

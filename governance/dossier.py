@@ -1,0 +1,144 @@
+"""The dossier: one intended use, its task mapping and (in later steps) its evidence and decision.
+
+A dossier is a plain pydantic value. It is never updated in place in the store: every save
+appends a version whose hash is the SHA-256 of the dossier's canonical JSON (sorted keys, no
+whitespace), so a sign-off bound to a hash is bound to exactly this content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from governance.intended_use import IntendedUse
+from governance.risk import RiskAssessment, assess_risk
+from governance.taxonomy import load_taxonomy
+
+DossierStatus = Literal["draft", "in_review", "decided", "re_evaluation"]
+
+
+def utcnow() -> datetime:
+    """Timezone-aware now, the only clock the domain uses."""
+    return datetime.now(UTC)
+
+
+def new_dossier_id() -> str:
+    """Short, readable, unique dossier id such as ``D-3f9a1c2b``."""
+    return "D-" + uuid.uuid4().hex[:8]
+
+
+class MappingDecision(BaseModel):
+    """A reviewer's accept or reject of one subcategory for this intended use."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    subcategory_id: str
+    """Taxonomy subcategory id."""
+    status: Literal["accepted", "rejected"]
+    """What the reviewer decided."""
+    score: float | None = None
+    """Suggestion score at the time, if it came from a suggestion."""
+    by: str
+    """Who decided."""
+    at: datetime
+    """When (timezone-aware)."""
+    note: str = ""
+    """Optional reason."""
+
+
+class LocalTask(BaseModel):
+    """A task the committee adds under a subcategory; marked local, never MedHELM's."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    subcategory_id: str
+    """Subcategory it belongs to."""
+    name: str = Field(min_length=3, max_length=300)
+    """Task name in the committee's words."""
+    description: str = Field(default="", max_length=5000)
+    """What the task involves."""
+    added_by: str
+    """Who added it."""
+    added_at: datetime
+    """When."""
+    local: Literal[True] = True
+    """Always true: this task is not part of MedHELM."""
+
+
+class TaskMapping(BaseModel):
+    """How the intended use maps onto the MedHELM taxonomy."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    decisions: list[MappingDecision] = Field(default_factory=list)
+    """Latest decision per subcategory (one entry each)."""
+    local_tasks: list[LocalTask] = Field(default_factory=list)
+    """The committee's own tasks."""
+
+    @property
+    def accepted(self) -> list[str]:
+        """Accepted subcategory ids in decision order."""
+        return [d.subcategory_id for d in self.decisions if d.status == "accepted"]
+
+    def decide(self, subcategory_id: str, status: str, by: str, score: float | None = None,
+               note: str = "") -> TaskMapping:
+        """Return a new mapping with this decision replacing any earlier one for the subcategory.
+
+        Raises:
+            TaxonomyError: for an unknown subcategory id.
+
+        Example:
+            >>> m = TaskMapping().decide("planning_treatments", "accepted", by="dr.lee")
+            >>> m.accepted
+            ['planning_treatments']
+        """
+        load_taxonomy().subcategory(subcategory_id)
+        kept = [d for d in self.decisions if d.subcategory_id != subcategory_id]
+        decision = MappingDecision(subcategory_id=subcategory_id, status=status, score=score, by=by,
+                                   at=utcnow(), note=note)
+        return self.model_copy(update={"decisions": [*kept, decision]})
+
+    def add_local_task(self, subcategory_id: str, name: str, by: str, description: str = "") -> TaskMapping:
+        """Return a new mapping with a local task added under a known subcategory."""
+        load_taxonomy().subcategory(subcategory_id)
+        task = LocalTask(subcategory_id=subcategory_id, name=name, description=description, added_by=by,
+                         added_at=utcnow())
+        return self.model_copy(update={"local_tasks": [*self.local_tasks, task]})
+
+
+class Dossier(BaseModel):
+    """Everything a committee records about one intended use."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(default_factory=new_dossier_id, pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+    """Stable id, e.g. ``D-3f9a1c2b``."""
+    title: str = Field(min_length=3, max_length=300)
+    """Short name of the intended use."""
+    owner: str = Field(min_length=1, max_length=200)
+    """Person accountable for the dossier."""
+    status: DossierStatus = "draft"
+    """Where the dossier is in its path."""
+    intended_use: IntendedUse
+    """The use under review."""
+    mapping: TaskMapping = Field(default_factory=TaskMapping)
+    """Taxonomy mapping."""
+
+    @property
+    def risk(self) -> RiskAssessment:
+        """Risk tier derived from the intended use (never stored, always recomputed)."""
+        return assess_risk(self.intended_use)
+
+    def canonical_json(self) -> str:
+        """Sorted-key, whitespace-free JSON: the text the version hash is taken over."""
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"),
+                          ensure_ascii=False)
+
+    def content_hash(self) -> str:
+        """SHA-256 hex digest of the canonical JSON."""
+        return hashlib.sha256(self.canonical_json().encode("utf-8")).hexdigest()
