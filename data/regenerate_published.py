@@ -1,0 +1,220 @@
+"""Rebuild the shipped MedHELM evidence files from the reference CSVs.
+
+Usage: python data/regenerate_published.py [REFERENCE_DIR] [--out DIR]
+(REFERENCE_DIR defaults to ../shared/reference beside the repo; DIR to this folder.)
+
+Writes, all deterministic (no timestamps, so a rerun on the same inputs is byte-identical):
+
+- ``medhelm_benchmarks.csv``: one row per benchmark: HELM run group, taxonomy place, main metric
+  and split, scale, direction, kind of metric, access tier. The HELM importer reads it.
+- ``medhelm_published.csv``: the 9 × 37 published per-benchmark scores (row_type
+  ``benchmark_score``, final 37-benchmark version) joined with the benchmark facts.
+- ``medhelm_costs.csv``: the published cost estimates, labelled as budget-based upper bounds.
+- ``MEDHELM_PUBLISHED.md``: where every file came from (input paths and their sha256).
+
+Scores are copied as published; nothing is recomputed here. Benchmark names that differ between
+the two reference files are reconciled by ``ALIASES`` and any other mismatch stops the script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import io
+import re
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_REFERENCE = HERE.parent / ".." / "shared" / "reference"
+FINAL_VERSION_PREFIX = "final_37_benchmarks"
+ALIASES = {"MIMIC-BHC": "MIMIC-IV-BHC", "N2C2-CT": "N2C2-CT Matching", "N2C2": "N2C2-CT Matching",
+           "MedBullets": "Medbullets"}
+# Commit dates of the cited source files (MEDHELM_FACTS.md §1: commit 94167c5 of 2025-07-31 added
+# MedQA/MedMCQA and is the final 37-benchmark leaderboard and cost table).
+SOURCE_DATES = {"94167c5c0298f83639ff7949ee9656062df359f1": "2025-07-31"}
+COST_BASIS = ("budget-based upper bound at 2025 list prices: output tokens counted at the max_tokens "
+              "budget (4,000 for reasoning models), jury priced as the sum of three judges; not an invoice")
+DIRECTION_SOURCE = ("all 37 main metrics are accuracy, exact match, F1 or jury score; higher is better "
+                    "(MEDHELM_FACTS.md §3, §11)")
+
+BENCHMARK_COLUMNS = ["benchmark", "helm_run_group", "category", "subcategory", "main_metric", "main_split",
+                     "scale", "lower_is_better", "metric_kind", "access", "access_detail", "typical_n",
+                     "question_type", "source"]
+PUBLISHED_COLUMNS = ["model", "benchmark", "helm_run_group", "category", "subcategory", "metric",
+                     "helm_metric", "score", "scale", "lower_is_better", "metric_kind", "n", "n_source",
+                     "typical_n", "access", "version", "source_date", "source"]
+COST_COLUMNS = ["model", "benchmark", "item", "value", "unit", "test_instances", "question_type", "basis",
+                "version", "source"]
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    """All rows of a CSV file as dicts."""
+    with path.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def canonical(name: str, known: set[str]) -> str:
+    """Our benchmark name for a name used in a reference file; stops on an unknown one."""
+    name = ALIASES.get(name, name)
+    if name not in known:
+        raise SystemExit(f"unknown benchmark name {name!r}: add it to ALIASES after checking the sources")
+    return name
+
+
+def access_tier(text: str) -> str:
+    """``public`` / ``gated`` / ``private`` from the reference's free-text access column."""
+    for tier in ("public", "gated", "private"):
+        if text.startswith(tier):
+            return tier
+    raise SystemExit(f"unrecognised access text {text!r}")
+
+
+def metric_kind(row: dict[str, str]) -> str:
+    """What kind of number the main metric is; decides which interval can be computed."""
+    if row["score_scale"] == "1-5":
+        return "jury_mean"
+    if row["main_metric"].endswith("_f1"):
+        return "f1_mean"
+    return "proportion"
+
+
+def benchmark_rows(benchmarks: list[dict[str, str]], source: str) -> list[dict[str, object]]:
+    """One row per benchmark with everything the importer and evidence code need."""
+    rows = []
+    for b in benchmarks:
+        rows.append({
+            "benchmark": b["name"], "helm_run_group": b["helm_run_group"], "category": b["category"],
+            "subcategory": b["subcategory"], "main_metric": b["main_metric"],
+            "main_split": "valid" if "valid split" in b["metric_type"] else "test",
+            "scale": b["score_scale"], "lower_is_better": "false", "metric_kind": metric_kind(b),
+            "access": access_tier(b["access"]), "access_detail": b["access"],
+            "typical_n": b["typical_instance_count"], "question_type": b["question_type"],
+            "source": f"{source}; direction: {DIRECTION_SOURCE}",
+        })
+    return rows
+
+
+def instance_counts(leaderboard: list[dict[str, str]], known: set[str]) -> dict[tuple[str, str], int]:
+    """Per (model, benchmark) instance counts from the per-benchmark cost rows (costs.csv)."""
+    counts = {}
+    for r in leaderboard:
+        if r["row_type"] == "estimated_cost_per_benchmark":
+            m = re.search(r"test_instances=(\d+)", r["notes"])
+            if m:
+                counts[(r["model"], canonical(r["benchmark"], known))] = int(m.group(1))
+    return counts
+
+
+def published_rows(leaderboard, bench: dict[str, dict], counts) -> list[dict[str, object]]:
+    """The final 9 × 37 published scores joined with the benchmark facts."""
+    rows = []
+    for r in leaderboard:
+        if r["row_type"] != "benchmark_score" or not r["version"].startswith(FINAL_VERSION_PREFIX):
+            continue
+        b = bench[canonical(r["benchmark"], set(bench))]
+        n = counts.get((r["model"], b["benchmark"]))
+        commit = r["source"].rsplit("@", 1)[-1]
+        rows.append({
+            "model": r["model"], "benchmark": b["benchmark"], "helm_run_group": b["helm_run_group"],
+            "category": b["category"], "subcategory": b["subcategory"], "metric": r["metric"],
+            "helm_metric": b["main_metric"], "score": r["score"], "scale": b["scale"],
+            "lower_is_better": b["lower_is_better"], "metric_kind": b["metric_kind"],
+            "n": n if n is not None else b["typical_n"],
+            "n_source": "costs.csv test_instances for this model" if n is not None else "typical_instance_count",
+            "typical_n": b["typical_n"], "access": b["access"], "version": r["version"],
+            "source_date": SOURCE_DATES.get(commit, ""), "source": r["source"],
+        })
+    return sorted(rows, key=lambda x: (x["benchmark"], x["model"]))
+
+
+def cost_rows(leaderboard, known: set[str]) -> list[dict[str, object]]:
+    """Per-model totals and per-benchmark totals, each labelled with its basis."""
+    rows = []
+    for r in leaderboard:
+        if r["row_type"] not in ("estimated_cost", "estimated_cost_per_benchmark"):
+            continue
+        per_bench = r["row_type"] == "estimated_cost_per_benchmark"
+        notes = dict(kv.split("=", 1) for kv in r["notes"].split("; ") if "=" in kv) if per_bench else {}
+        rows.append({
+            "model": r["model"], "benchmark": canonical(r["benchmark"], known) if per_bench else "ALL",
+            "item": r["metric"], "value": r["score"], "unit": "USD" if "(USD)" in r["metric"] else "tokens",
+            "test_instances": notes.get("test_instances", ""), "question_type": notes.get("question_type", ""),
+            "basis": COST_BASIS, "version": r["version"], "source": r["source"],
+        })
+    return sorted(rows, key=lambda x: (x["benchmark"] != "ALL", x["model"], x["benchmark"], x["item"]))
+
+
+def to_csv(rows: list[dict[str, object]], columns: list[str]) -> str:
+    """CSV text with a fixed column order and Unix line ends."""
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def sha256(path: Path) -> str:
+    """Hex digest of a file's bytes."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def provenance_note(ref: Path, counts: dict[str, int]) -> str:
+    """The README that says where each generated file came from."""
+    lines = ["# MedHELM published evidence: provenance", "",
+             "Generated by `data/regenerate_published.py`; do not edit the CSVs by hand.", "",
+             "| input | sha256 |", "|---|---|"]
+    for name in ("medhelm_leaderboard.csv", "medhelm_benchmarks.csv"):
+        lines.append(f"| `shared/reference/{name}` | `{sha256(ref / name)}` |")
+    lines += ["", "| output | rows | built from |", "|---|---|---|",
+              f"| `medhelm_benchmarks.csv` | {counts['benchmarks']} | medhelm_benchmarks.csv (its `sources` "
+              "column cites HELM@63754d0 schema/run specs and SHAH@51a9bec constants/costs) |",
+              f"| `medhelm_published.csv` | {counts['published']} | leaderboard rows `benchmark_score`, "
+              "version `final_37_benchmarks`; per-row `source` = som-shahlab/medhelm:data/leaderboard.csv"
+              "@94167c5 |",
+              f"| `medhelm_costs.csv` | {counts['costs']} | leaderboard rows `estimated_cost` "
+              "(token_utilization.csv@94167c5) and `estimated_cost_per_benchmark` (costs.csv@94167c5) |",
+              "", "Notes:", "",
+              "- `n` is the model's own instance count from costs.csv where given, else the benchmark's "
+              "typical count (`n_source` says which).",
+              f"- Benchmark names reconciled between the files: {ALIASES}.",
+              "- `main_split` is `valid` only for MedMCQA (MEDHELM_FACTS.md §7), else `test`.",
+              f"- Costs: {COST_BASIS}.", ""]
+    return "\n".join(lines)
+
+
+def regenerate(ref: Path, out: Path) -> dict[str, int]:
+    """Write the four files into ``out``; returns row counts per output."""
+    leaderboard = read_csv(ref / "medhelm_leaderboard.csv")
+    source = "shared/reference/medhelm_benchmarks.csv"
+    bench_rows = benchmark_rows(read_csv(ref / "medhelm_benchmarks.csv"), source)
+    bench = {b["benchmark"]: b for b in bench_rows}
+    published = published_rows(leaderboard, bench, instance_counts(leaderboard, set(bench)))
+    costs = cost_rows(leaderboard, set(bench))
+    if len(published) != 9 * 37:
+        raise SystemExit(f"expected 333 published scores (9 models x 37 benchmarks), got {len(published)}")
+    counts = {"benchmarks": len(bench_rows), "published": len(published), "costs": len(costs)}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "medhelm_benchmarks.csv").write_text(to_csv(bench_rows, BENCHMARK_COLUMNS), encoding="utf-8")
+    (out / "medhelm_published.csv").write_text(to_csv(published, PUBLISHED_COLUMNS), encoding="utf-8")
+    (out / "medhelm_costs.csv").write_text(to_csv(costs, COST_COLUMNS), encoding="utf-8")
+    (out / "MEDHELM_PUBLISHED.md").write_text(provenance_note(ref, counts), encoding="utf-8")
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("reference", nargs="?", default=str(DEFAULT_REFERENCE))
+    parser.add_argument("--out", default=str(HERE))
+    args = parser.parse_args(argv)
+    ref = Path(args.reference)
+    if not (ref / "medhelm_leaderboard.csv").is_file():
+        raise SystemExit(f"{ref}: no medhelm_leaderboard.csv here")
+    counts = regenerate(ref, Path(args.out))
+    print(f"wrote {counts} to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
