@@ -35,15 +35,24 @@ ALIASES = {"MIMIC-BHC": "MIMIC-IV-BHC", "N2C2-CT": "N2C2-CT Matching", "N2C2": "
 SOURCE_DATES = {"94167c5c0298f83639ff7949ee9656062df359f1": "2025-07-31"}
 COST_BASIS = ("budget-based upper bound at 2025 list prices: output tokens counted at the max_tokens "
               "budget (4,000 for reasoning models), jury priced as the sum of three judges; not an invoice")
+# Caveats a committee must see beside the score (MEDHELM_FACTS.md §11).
+CAVEATS = {
+    "EHRSHOT": "exact match is distorted by class imbalance (GPT-4o mini: EM 0.907 but F1 0.014); "
+               "prefer the supplementary precision/recall/F1 (MEDHELM_FACTS.md §11)",
+    "MedAlign": "instance counts differ across models: 172 (Claude 3.5 Sonnet) vs 149 "
+                "(MEDHELM_FACTS.md §11)",
+    "MTSamples": "instance counts differ across models: 78 vs 427 (DeepSeek R1, o3-mini) "
+                 "(MEDHELM_FACTS.md §11)",
+}
 DIRECTION_SOURCE = ("all 37 main metrics are accuracy, exact match, F1 or jury score; higher is better "
                     "(MEDHELM_FACTS.md §3, §11)")
 
 BENCHMARK_COLUMNS = ["benchmark", "helm_run_group", "category", "subcategory", "main_metric", "main_split",
                      "scale", "lower_is_better", "metric_kind", "access", "access_detail", "typical_n",
-                     "question_type", "source"]
+                     "question_type", "caveat", "source"]
 PUBLISHED_COLUMNS = ["model", "benchmark", "helm_run_group", "category", "subcategory", "metric",
                      "helm_metric", "score", "scale", "lower_is_better", "metric_kind", "n", "n_source",
-                     "typical_n", "access", "version", "source_date", "source"]
+                     "typical_n", "access", "caveat", "version", "source_date", "source"]
 COST_COLUMNS = ["model", "benchmark", "item", "value", "unit", "test_instances", "question_type", "basis",
                 "version", "source"]
 
@@ -90,7 +99,7 @@ def benchmark_rows(benchmarks: list[dict[str, str]], source: str) -> list[dict[s
             "scale": b["score_scale"], "lower_is_better": "false", "metric_kind": metric_kind(b),
             "access": access_tier(b["access"]), "access_detail": b["access"],
             "typical_n": b["typical_instance_count"], "question_type": b["question_type"],
-            "source": f"{source}; direction: {DIRECTION_SOURCE}",
+            "caveat": CAVEATS.get(b["name"], ""), "source": f"{source}; direction: {DIRECTION_SOURCE}",
         })
     return rows
 
@@ -121,8 +130,10 @@ def published_rows(leaderboard, bench: dict[str, dict], counts) -> list[dict[str
             "helm_metric": b["main_metric"], "score": r["score"], "scale": b["scale"],
             "lower_is_better": b["lower_is_better"], "metric_kind": b["metric_kind"],
             "n": n if n is not None else b["typical_n"],
-            "n_source": "costs.csv test_instances for this model" if n is not None else "typical_instance_count",
-            "typical_n": b["typical_n"], "access": b["access"], "version": r["version"],
+            "n_source": "costs.csv test_instances for this model" if n is not None
+            else "typical_instance_count",
+            "typical_n": b["typical_n"], "access": b["access"], "caveat": b["caveat"],
+            "version": r["version"],
             "source_date": SOURCE_DATES.get(commit, ""), "source": r["source"],
         })
     return sorted(rows, key=lambda x: (x["benchmark"], x["model"]))
@@ -139,7 +150,8 @@ def cost_rows(leaderboard, known: set[str]) -> list[dict[str, object]]:
         rows.append({
             "model": r["model"], "benchmark": canonical(r["benchmark"], known) if per_bench else "ALL",
             "item": r["metric"], "value": r["score"], "unit": "USD" if "(USD)" in r["metric"] else "tokens",
-            "test_instances": notes.get("test_instances", ""), "question_type": notes.get("question_type", ""),
+            "test_instances": notes.get("test_instances", ""),
+            "question_type": notes.get("question_type", ""),
             "basis": COST_BASIS, "version": r["version"], "source": r["source"],
         })
     return sorted(rows, key=lambda x: (x["benchmark"] != "ALL", x["model"], x["benchmark"], x["item"]))

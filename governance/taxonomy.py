@@ -76,6 +76,8 @@ class Subcategory(BaseModel):
     """Our own one-sentence definition."""
     source: str
     """Where the name comes from."""
+    search_terms: tuple[str, ...] = ()
+    """Our own words a committee might use for jobs here (for mapping suggestions)."""
     tasks: tuple[Task, ...] = ()
     """Verified task names (few: the 121 names were not available)."""
     benchmarks: tuple[BenchmarkRef, ...] = ()

@@ -76,6 +76,34 @@ SUBCATEGORY_DEFS = {
 }
 
 
+# Our own search terms per subcategory: words a committee is likely to use when describing a job
+# in this subcategory. Used for the lexical part of mapping suggestions and its explanations.
+SUBCATEGORY_TERMS = {
+    "Supporting Diagnostic Decisions": "diagnosis differential score calculator risk score lab result interpretation findings",
+    "Planning Treatments": "treatment plan management therapy medication choice order error correction",
+    "Predicting Patient Risks and Outcomes": "prediction readmission mortality deterioration risk outcome forecast",
+    "Providing Clinical Knowledge Support": "clinical question drug dosing dose guideline reference knowledge answer clinician nurse pharmacist",
+    "Documenting Patient Visits": "note documentation discharge summary hospital course visit encounter scribe ambient",
+    "Recording Procedures": "procedure operative note surgery operation report",
+    "Documenting Diagnostic Reports": "radiology report imaging impression pathology findings summary",
+    "Documenting Care Plans": "care plan structured goals community health worker",
+    "Providing Patient Education Resources": "patient education explain medication question plain language leaflet",
+    "Delivering Personalized Care Instructions": "instructions after procedure discharge instructions personalised patient",
+    "Patient-Provider Messaging": "portal message inbox in-basket reply patient message conversation sender privacy",
+    "Enhancing Patient Understanding and Accessibility in Health Communication": "readability plain language consumer health question translation accessibility",
+    "Facilitating Patient Engagement and Support": "engagement support empathy counselling mental health chat",
+    "Conducting Literature Research": "literature pubmed abstract evidence search research article",
+    "Analyzing Clinical Research Data": "query sql database cohort data analysis research",
+    "Recording Research Processes": "registry abstraction research record transplant data",
+    "Ensuring Clinical Research Quality": "bias hallucination fact checking verification quality",
+    "Managing Research Enrollment": "clinical trial eligibility screening enrollment recruitment",
+    "Scheduling Resources and Staff": "scheduling staffing hospice referral resource allocation appointment",
+    "Overseeing Financial Activities": "billing coding icd claims revenue cycle prior authorization finance",
+    "Organizing Workflow Processes": "workflow routing referral triage queue administrative",
+    "Care Coordination and Planning": "care coordination referral specialist documentation query handoff follow-up",
+}
+
+
 def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
@@ -122,6 +150,7 @@ def build(ref: Path) -> dict:
                     "id": slug(sub["name"]),
                     "name": sub["name"],
                     "definition": SUBCATEGORY_DEFS[sub["name"]],
+                    "search_terms": SUBCATEGORY_TERMS[sub["name"]].split(),
                     "source": sub["source"],
                     "tasks": tasks,
                     "benchmarks": benches,

@@ -1,0 +1,26 @@
+"""MedAssure: Streamlit entry point. A router only: config, shared state, navigation."""
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import streamlit as st  # noqa: E402
+
+from pages import ui  # noqa: E402
+
+st.set_page_config(page_title="MedAssure", layout="wide")
+st.session_state.setdefault("dossier_id", None)
+
+PAGES = {
+    "Dossier": [
+        st.Page("pages/dossiers.py", title="Dossiers", default=True),
+        st.Page("pages/intended_use.py", title="Intended use"),
+        st.Page("pages/task_mapping.py", title="Task mapping"),
+    ],
+}
+
+page = st.navigation(PAGES)
+ui.sidebar()
+page.run()

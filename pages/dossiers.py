@@ -1,0 +1,50 @@
+"""Dossiers: list, open, start a new one, seed the demo, import an intended-use JSON."""
+
+import json
+
+import pandas as pd
+import streamlit as st
+from pydantic import ValidationError
+
+from governance.demo import seed_demo
+from governance.dossier import Dossier
+from governance.intended_use import IntendedUse
+from pages import ui
+
+st.title("Dossiers")
+st.caption("Each dossier is one intended use of a model, with its evidence, rules, decision and sign-offs. "
+           "Every save is a new version with its own hash; nothing is overwritten.")
+
+rows = ui.store().list_dossiers()
+if rows:
+    frame = pd.DataFrame(rows)[["id", "title", "owner", "status", "risk_tier", "version", "updated_at"]]
+    st.dataframe(frame, hide_index=True, width="stretch")
+else:
+    st.info("No dossiers yet. Start a new one, import an intended-use JSON, or load the demo dossier.")
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Start a new dossier")
+    if st.button("New dossier", key="new_dossier_button", type="primary"):
+        st.session_state["new_dossier"] = True
+        st.switch_page("pages/intended_use.py")
+    if st.button("Load the demo dossier", key="seed_demo_button"):
+        st.session_state["dossier_id"] = seed_demo(ui.store())
+        st.rerun()
+with right:
+    st.subheader("Import an intended use")
+    upload = st.file_uploader("Intended-use JSON (as `medassure dossier example` prints)", type=["json"],
+                              key="import_use_file")
+    title = st.text_input("Title for the imported dossier", key="import_title")
+    if upload is not None and st.button("Create dossier from file", key="import_button"):
+        try:
+            use = IntendedUse.model_validate(json.loads(upload.getvalue().decode("utf-8-sig")))
+            dossier = Dossier(title=title or use.purpose[:80], owner=ui.reviewer(), intended_use=use)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            st.error(f"{upload.name} is not valid UTF-8 JSON: {exc}")
+        except ValidationError as exc:
+            st.error("\n".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
+        else:
+            ui.save(dossier, note=f"imported from {upload.name}")
+            st.session_state["dossier_id"] = dossier.id
+            st.rerun()

@@ -1,0 +1,86 @@
+"""Task mapping: ranked suggestions with explanations, accept/reject, browse the taxonomy, local tasks."""
+
+import pandas as pd
+import streamlit as st
+
+from governance.mapping import suggest_mapping
+from governance.taxonomy import load_taxonomy
+from pages import ui
+
+st.title("Task mapping")
+version = ui.require_dossier()
+dossier = version.dossier
+tax = load_taxonomy()
+decided = {d.subcategory_id: d for d in dossier.mapping.decisions}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def suggestions(text: str) -> list[dict]:
+    return [s.model_dump() for s in suggest_mapping(text, top_k=8)]
+
+
+def decide(sub_id: str, status: str, score: float | None) -> None:
+    mapping = ui.current().dossier.mapping.decide(sub_id, status, by=ui.reviewer(), score=score,
+                                                  note=st.session_state.get(f"note_{sub_id}", ""))
+    ui.save(ui.current().dossier.model_copy(update={"mapping": mapping}), note=f"mapping: {status} {sub_id}")
+
+
+st.caption("Suggestions rank MedHELM subcategories against the intended use. Accept the ones that describe "
+           "the job; every decision is recorded with who made it and when.")
+with st.spinner("Ranking subcategories (the sentence model loads once)..."):
+    ranked = suggestions(dossier.intended_use.text_for_mapping())
+
+st.subheader("Suggested subcategories")
+for rank, s in enumerate(ranked, start=1):
+    sub_id = s["subcategory_id"]
+    status = decided[sub_id].status if sub_id in decided else "undecided"
+    with st.container(border=True):
+        c1, c2, c3 = st.columns([6, 1, 1])
+        c1.markdown(f"**{rank}. {s['subcategory']}** · {s['category']} · score {s['score']:.2f} · "
+                    f"*{status}*  \n{s['explanation']}")
+        c1.text_input("Note (optional)", key=f"note_{sub_id}", label_visibility="collapsed",
+                      placeholder="Note (optional)")
+        c2.button("Accept", key=f"accept_{sub_id}", on_click=decide, args=(sub_id, "accepted", s["score"]),
+                  disabled=status == "accepted")
+        c3.button("Reject", key=f"reject_{sub_id}", on_click=decide, args=(sub_id, "rejected", s["score"]),
+                  disabled=status == "rejected")
+
+st.subheader("Current mapping")
+if dossier.mapping.decisions:
+    st.dataframe(pd.DataFrame([
+        {"subcategory": tax.subcategory(d.subcategory_id).name, "status": d.status, "by": d.by,
+         "at": d.at.isoformat(timespec="seconds"), "note": d.note} for d in dossier.mapping.decisions
+    ]), hide_index=True, width="stretch")
+else:
+    st.info("Nothing accepted yet.")
+if dossier.mapping.local_tasks:
+    st.markdown("**Local tasks** (the committee's own, not MedHELM's)")
+    st.dataframe(pd.DataFrame([{"subcategory": tax.subcategory(t.subcategory_id).name, "task": t.name,
+                                "description": t.description, "added by": t.added_by}
+                               for t in dossier.mapping.local_tasks]), hide_index=True, width="stretch")
+
+with st.expander("Add a local task"):
+    subs = {s.id: s.name for s in tax.subcategories}
+    sub_choice = st.selectbox("Subcategory", list(subs), format_func=subs.get, key="local_task_sub")
+    name = st.text_input("Task name", key="local_task_name")
+    description = st.text_area("Description", key="local_task_description")
+    if st.button("Add local task", key="local_task_add", disabled=len(name.strip()) < 3):
+        mapping = dossier.mapping.add_local_task(sub_choice, name.strip(), by=ui.reviewer(),
+                                                 description=description.strip())
+        ui.save(dossier.model_copy(update={"mapping": mapping}), note=f"local task added: {name.strip()}")
+        st.rerun()
+
+st.subheader("Browse the taxonomy")
+st.caption(tax.meta["tasks_note"])
+for cat in tax.categories:
+    with st.expander(f"{cat.name} ({len(cat.subcategories)} subcategories)"):
+        st.caption(cat.definition)
+        for sub in cat.subcategories:
+            mark = {"accepted": " ✓ accepted", "rejected": " ✗ rejected"}.get(
+                decided[sub.id].status if sub.id in decided else "", "")
+            st.markdown(f"**{sub.name}**{mark}: {sub.definition}")
+            if sub.benchmarks:
+                st.dataframe(pd.DataFrame([{"benchmark": b.name, "access": b.access, "metric": b.metric_type,
+                                            "scale": b.scale, "instances": b.typical_instance_count,
+                                            "tests": b.what_it_tests} for b in sub.benchmarks]),
+                             hide_index=True, width="stretch")

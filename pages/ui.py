@@ -1,0 +1,94 @@
+"""Shared page plumbing: the store connection, the current dossier, the sidebar.
+
+Only session plumbing lives here; no scoring, no SQL. App state uses its own keys
+(``dossier_id``, ``reviewer``), never widget keys.
+"""
+
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+
+from governance.dossier import Dossier
+from governance.store import DossierVersion, Store, StoreError, default_home
+
+TIER_COLOURS = {"low": "green", "moderate": "orange", "high": "red", "critical": "violet"}
+
+
+@st.cache_resource(show_spinner=False)
+def _store(path: str) -> Store:
+    return Store.open(__import__("pathlib").Path(path))
+
+
+def store() -> Store:
+    """The one store of this app process (one writer per DuckDB file)."""
+    path = str(default_home() / "medassure.duckdb")
+    try:
+        return _store(path)
+    except StoreError as exc:
+        st.error(str(exc))
+        st.stop()
+
+
+def reviewer() -> str:
+    """Who is using the app (recorded on every save and decision)."""
+    return st.session_state.get("reviewer") or os.environ.get("MEDASSURE_USER") or "reviewer"
+
+
+def current() -> DossierVersion | None:
+    """The latest version of the dossier chosen in the sidebar, if any."""
+    dossier_id = st.session_state.get("dossier_id")
+    if not dossier_id:
+        return None
+    found = store().latest_or_none(dossier_id)
+    if found is None:
+        st.session_state["dossier_id"] = None
+    return found
+
+
+def require_dossier() -> DossierVersion:
+    """The current dossier, or a hint and a stop when none is chosen."""
+    v = current()
+    if v is None:
+        st.info("Choose or create a dossier on the **Dossiers** page first.")
+        st.stop()
+    return v
+
+
+def save(dossier: Dossier, note: str) -> DossierVersion:
+    """Save a new version as the current reviewer and tell the user what happened."""
+    before = current()
+    v = store().save(dossier, author=reviewer(), note=note)
+    if before is not None and v.version == before.version:
+        st.toast("Nothing changed; no new version.")
+    else:
+        st.toast(f"Saved version {v.version} ({v.hash[:12]}).")
+    return v
+
+
+def _copy_reviewer() -> None:
+    st.session_state["reviewer"] = st.session_state["reviewer_input"].strip()
+
+
+def sidebar() -> None:
+    """Current dossier, its version and risk tier; the reviewer's name; the database path."""
+    st.session_state.setdefault("reviewer", os.environ.get("MEDASSURE_USER", "reviewer"))
+    with st.sidebar:
+        dossiers = store().list_dossiers()
+        if dossiers:
+            ids = [d["id"] for d in dossiers]
+            labels = {d["id"]: f"{d['title'][:40]} ({d['id']})" for d in dossiers}
+            if st.session_state.get("dossier_id") not in ids:
+                st.session_state["dossier_id"] = ids[0]
+            chosen = st.selectbox("Dossier", ids, index=ids.index(st.session_state["dossier_id"]),
+                                  format_func=labels.get, key="sidebar_dossier")
+            st.session_state["dossier_id"] = chosen
+            v = current()
+            if v is not None:
+                tier = v.dossier.risk.tier
+                st.markdown(f"**Version {v.version}** · `{v.hash[:12]}`  \n"
+                            f"Risk tier: :{TIER_COLOURS[tier]}[**{tier}**] · status {v.dossier.status}")
+        st.text_input("Reviewer", value=st.session_state["reviewer"], key="reviewer_input",
+                      on_change=_copy_reviewer, help="Recorded on every save, decision and sign-off.")
+        st.caption(f"Database: {default_home() / 'medassure.duckdb'}")

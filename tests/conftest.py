@@ -1,0 +1,42 @@
+"""Shared fixtures: an isolated MedAssure home per test, offline settings, the shared-data path.
+
+The local OpenAI-compatible test server lives in tests/fakes.py.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+
+
+def shared_path(*parts: str) -> Path:
+    """A path under ../shared, or skip the test with the reason when it is absent."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} not present: shared reference data is only available in CI/dev checkouts")
+    return path
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch) -> Path:
+    """A fresh MEDASSURE_HOME for the test."""
+    monkeypatch.setenv("MEDASSURE_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def store(home):
+    from governance.store import Store
+
+    s = Store.open(home / "medassure.duckdb")
+    yield s
+    s.close()

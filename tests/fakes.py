@@ -1,0 +1,271 @@
+"""A local OpenAI-compatible chat server for tests, benches and browser runs.
+
+Tests never call a real model API. They start this server on 127.0.0.1 and point the gateway
+at it, so the whole path (litellm, HTTP, JSON parsing, retries) is exercised for real. It is
+stdlib only (``ThreadingHTTPServer`` in a thread) and can misbehave on purpose: 429 with a
+``Retry-After`` header, 500, a hang past the client's timeout, or a malformed JSON body, at a
+seeded rate, with a per-prompt cap so that a runner that retries always gets through.
+
+Run it on its own (for browser tests or by hand)::
+
+    python -m tests.fakes --port 18765 --latency-ms 100 --fault-rate 0.25 --answer "A"
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import socket
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+FAULT_KINDS = ("429", "500", "hang", "malformed")
+Answer = Callable[[dict[str, Any]], str]
+
+
+def prompt_text(request: dict[str, Any]) -> str:
+    """All string message contents of a chat request, joined by newlines."""
+    return "\n".join(
+        m.get("content", "") for m in request.get("messages", []) if isinstance(m.get("content"), str)
+    )
+
+
+def last_user_text(request: dict[str, Any]) -> str:
+    """The last user message: the key under which hits per prompt are counted."""
+    users = [m for m in request.get("messages", []) if m.get("role") == "user"]
+    content = users[-1].get("content", "") if users else ""
+    return content if isinstance(content, str) else json.dumps(content)
+
+
+def constant_answer(text: str) -> Answer:
+    """Answer every request with ``text``."""
+    return lambda _request: text
+
+
+def answer_by_model(table: dict[str, str], default: str = "STUB ANSWER") -> Answer:
+    """Answer according to the request's ``model`` field (e.g. a good and a bad model)."""
+    return lambda request: table.get(str(request.get("model", "")), default)
+
+
+def answer_by_match(rules: list[tuple[str, str]], default: str = "STUB ANSWER") -> Answer:
+    """Answer with the reply of the first regex (searched in the prompt text) that matches."""
+    compiled = [(re.compile(pattern, re.S), reply) for pattern, reply in rules]
+
+    def answer(request: dict[str, Any]) -> str:
+        text = prompt_text(request)
+        return next((reply for rx, reply in compiled if rx.search(text)), default)
+
+    return answer
+
+
+@dataclass
+class FakeConfig:
+    """How the fake behaves; change fields at any time, the next request sees them."""
+
+    latency_s: float = 0.0
+    answer: Answer = field(default=constant_answer("STUB ANSWER"))
+    fault_rate: float = 0.0
+    fault_kinds: tuple[str, ...] = FAULT_KINDS
+    seed: int = 0
+    max_faults_per_prompt: int = 3
+    retry_after: str = "0.05"
+    hang_s: float = 3.0
+    completion_tokens: int | None = None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def setup(self) -> None:
+        super().setup()
+        # Without this every keep-alive request stalls ~40 ms on delayed ACK (STACK_NOTES §4c).
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def _send(self, code: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, code: int, obj: Any, headers: dict[str, str] | None = None) -> None:
+        self._send(code, json.dumps(obj).encode(), headers)
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/").endswith("/models"):
+            return self._json(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
+        self._json(200, self.server.fake.stats())
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length", 0) or 0))
+        try:
+            request = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            return self._json(400, {"error": {"message": "invalid JSON", "type": "invalid_request_error"}})
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            return self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+        fake = self.server.fake
+        fault = fake.record_and_pick_fault(request, self.headers.get("Authorization", ""))
+        cfg = fake.config
+        if fault == "429":
+            return self._json(
+                429,
+                {"error": {"message": "Rate limit reached", "type": "rate_limit_error",
+                           "code": "rate_limit_exceeded"}},
+                {"Retry-After": cfg.retry_after},
+            )
+        if fault == "500":
+            return self._json(500, {"error": {"message": "injected failure", "type": "server_error"}})
+        if fault == "hang":
+            fake.stopping.wait(cfg.hang_s)
+        elif cfg.latency_s > 0:
+            fake.stopping.wait(cfg.latency_s)
+        if fault == "malformed":
+            return self._send(200, b'{"id": "chatcmpl-fake", "choices": [{"index": 0, "mess')
+        content = cfg.answer(request)
+        fake.count_ok(request)
+        prompt_tokens = max(1, len(prompt_text(request).split()))
+        completion = cfg.completion_tokens if cfg.completion_tokens is not None else max(1, len(content.split()))
+        self._json(200, {
+            "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+            "model": request.get("model", ""),
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion,
+                      "total_tokens": prompt_tokens + completion},
+        })
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # the default backlog of 5 drops connections at C=64
+    fake: FakeLLMServer
+
+
+class FakeLLMServer:
+    """An OpenAI-compatible server on 127.0.0.1 with counters and fault injection.
+
+    Example:
+        >>> with FakeLLMServer(FakeConfig(latency_s=0.01)) as srv:
+        ...     srv.url.startswith("http://127.0.0.1:")
+        True
+    """
+
+    def __init__(self, config: FakeConfig | None = None, port: int = 0) -> None:
+        self.config = config or FakeConfig()
+        self.stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._rng = random.Random(self.config.seed)
+        self.hits = 0
+        self.faults: Counter[str] = Counter()
+        self.hits_by_prompt: Counter[str] = Counter()
+        self.ok_by_prompt: Counter[str] = Counter()
+        self.auth_headers: set[str] = set()
+        self._faults_by_prompt: Counter[str] = Counter()
+        self._httpd = _Server(("127.0.0.1", port), _Handler)
+        self._httpd.fake = self
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        """The bound TCP port."""
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        """Base URL to pass as ``api_base`` (ends in ``/v1``)."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def configure(self, **changes: Any) -> FakeLLMServer:
+        """Change config fields (``latency_s``, ``answer``, ``fault_rate``, ...); reseeds on ``seed``."""
+        for name, value in changes.items():
+            if not hasattr(self.config, name):
+                raise AttributeError(f"FakeConfig has no field {name!r}")
+            setattr(self.config, name, value)
+        if "seed" in changes:
+            self._rng = random.Random(self.config.seed)
+        return self
+
+    def record_and_pick_fault(self, request: dict[str, Any], auth: str) -> str | None:
+        """Count a request and decide (seeded) whether it fails and how."""
+        key = last_user_text(request)
+        cfg = self.config
+        with self._lock:
+            self.hits += 1
+            self.hits_by_prompt[key] += 1
+            self.auth_headers.add(auth)
+            if cfg.fault_rate <= 0 or self._faults_by_prompt[key] >= cfg.max_faults_per_prompt:
+                return None
+            if self._rng.random() >= cfg.fault_rate:
+                return None
+            kind = self._rng.choice(cfg.fault_kinds)
+            self._faults_by_prompt[key] += 1
+            self.faults[kind] += 1
+            return kind
+
+    def count_ok(self, request: dict[str, Any]) -> None:
+        """Count a successful answer for the request's prompt."""
+        with self._lock:
+            self.ok_by_prompt[last_user_text(request)] += 1
+
+    def stats(self) -> dict[str, Any]:
+        """Counters as plain JSON (also served at ``GET /``)."""
+        with self._lock:
+            return {"hits": self.hits, "ok": sum(self.ok_by_prompt.values()), "faults": dict(self.faults)}
+
+    def start(self) -> FakeLLMServer:
+        """Serve in a daemon thread."""
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True, name="fake-llm")
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Release hanging handlers and shut down."""
+        self.stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> FakeLLMServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the fake in the foreground until interrupted."""
+    parser = argparse.ArgumentParser(prog="python -m tests.fakes", description=__doc__.split("\n")[0])
+    parser.add_argument("--port", type=int, default=18765)
+    parser.add_argument("--latency-ms", type=float, default=0.0)
+    parser.add_argument("--answer", default="STUB ANSWER", help="content of every reply")
+    parser.add_argument("--fault-rate", type=float, default=0.0)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    config = FakeConfig(latency_s=args.latency_ms / 1000, answer=constant_answer(args.answer),
+                        fault_rate=args.fault_rate, seed=args.seed)
+    server = FakeLLMServer(config, port=args.port)
+    print(f"fake LLM server listening on {server.url}", flush=True)
+    try:
+        server._httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stopping.set()
+        server._httpd.server_close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from governance.dossier import Dossier
+from governance.intended_use import example_intended_use
+from governance.store import DossierNotFound, Store, StoreCorruptError, StoreLockedError
+from governance.taxonomy import TaxonomyError
+
+
+def make() -> Dossier:
+    return Dossier(title="Portal replies", owner="committee", intended_use=example_intended_use())
+
+
+def test_every_save_appends_a_version_with_a_chained_hash(store):
+    d = make()
+    v1 = store.save(d, "alice", "created")
+    d2 = d.model_copy(update={"mapping": d.mapping.decide("patient_provider_messaging", "accepted", by="bob")})
+    v2 = store.save(d2, "bob", "mapped")
+    history = store.history(d.id)
+    assert [h["version"] for h in history] == [1, 2]
+    assert history[1]["parent_hash"] == v1.hash
+    assert v1.hash != v2.hash
+    assert store.load(d.id, 1).dossier == d
+    assert store.load(d.id).dossier.mapping.accepted == ["patient_provider_messaging"]
+    audit = store.audit_log(d.id)
+    assert [a["action"] for a in audit] == ["create", "save"]
+    assert audit[1]["actor"] == "bob" and audit[1]["detail"]["changed"] == ["mapping.decisions"]
+
+
+def test_unchanged_save_is_not_a_new_version(store):
+    d = make()
+    store.save(d, "alice")
+    again = store.save(d, "alice")
+    assert again.version == 1
+    assert len(store.history(d.id)) == 1
+
+
+def test_hash_is_content_hash_and_survives_reload(store):
+    d = make()
+    v = store.save(d, "alice")
+    loaded = store.load(d.id)
+    assert loaded.hash == v.hash == loaded.dossier.content_hash()
+
+
+def test_missing_dossier_and_unknown_subcategory(store):
+    with pytest.raises(DossierNotFound, match="dossier list"):
+        store.load("D-nope")
+    with pytest.raises(TaxonomyError, match="unknown subcategory"):
+        make().mapping.decide("not_a_subcategory", "accepted", by="x")
+
+
+def test_author_required(store):
+    with pytest.raises(Exception, match="author"):
+        store.save(make(), "  ")
+
+
+def test_corrupt_file_gives_clear_error_and_is_untouched(tmp_path):
+    path = tmp_path / "medassure.duckdb"
+    junk = b"this is not a database" * 100
+    path.write_bytes(junk)
+    with pytest.raises(StoreCorruptError, match="Nothing was changed"):
+        Store.open(path)
+    assert path.read_bytes() == junk
+
+
+def test_second_process_gets_lock_message(tmp_path):
+    path = tmp_path / "medassure.duckdb"
+    holder = Store.open(path)
+    holder.save(make(), "alice")
+    code = textwrap.dedent(f"""
+        from pathlib import Path
+        from governance.store import Store, StoreLockedError
+        try:
+            Store.open(Path({str(path)!r}))
+        except StoreLockedError as exc:
+            print("LOCKED:", exc)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    holder.close()
+    assert "LOCKED:" in out.stdout, out.stderr
+    assert "in use by process" in out.stdout and "Nothing was changed" in out.stdout
+    assert StoreLockedError  # the class the message came from
+
+
+def test_list_dossiers_reports_latest(store):
+    d = make()
+    store.save(d, "a")
+    store.save(d.model_copy(update={"title": "Portal replies v2"}), "a")
+    rows = store.list_dossiers()
+    assert len(rows) == 1 and rows[0]["version"] == 2 and rows[0]["title"] == "Portal replies v2"
+    assert rows[0]["risk_tier"] == "moderate"
+    json.dumps(rows)
