@@ -125,7 +125,10 @@ def connect(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
                 "write to it: close the app or command that holds it, or set MEDASSURE_HOME to use "
                 "another database. Nothing was changed."
             ) from None
-        raise StoreCorruptError(f"Cannot open {path}: {text}. Nothing was changed.") from None
+        raise StoreCorruptError(
+            f"{path} is not a readable MedAssure database ({text.splitlines()[0]}). Nothing was changed: "
+            "move the file aside or set MEDASSURE_HOME to another folder."
+        ) from None
     except duckdb.Error as exc:
         raise StoreCorruptError(
             f"{path} is not a readable MedAssure database ({str(exc).splitlines()[0]}). Nothing was "
