@@ -34,6 +34,7 @@ from evaluator.stats import bootstrap_mean
 UNMAPPED = "unmapped"
 N_RESAMPLES, SEED = 2000, 0
 RUN_FILES = ("run_spec.json", "stats.json", "per_instance_stats.json", "scenario_state.json")
+SHAPES = (RunSpec, list[HelmStat], list[PerInstanceStats], ScenarioState)
 
 
 class HelmImportError(ValueError):
@@ -157,20 +158,21 @@ def load_helm_runs(path: Path | str) -> list[HelmRun]:
     """
     runs, errors = [], []
     for run_dir in find_run_dirs(Path(path)):
-        try:
-            runs.append(_load_run(run_dir))
-        except HelmFileError as exc:
-            errors.append(exc)
+        parsed = {}
+        for name, shape in zip(RUN_FILES, SHAPES, strict=True):
+            try:
+                parsed[name] = read_helm_json(run_dir / name, shape)
+            except HelmFileError as exc:
+                errors.append(exc)
+        if len(parsed) == len(RUN_FILES):
+            runs.append(_build_run(run_dir, *parsed.values()))
     if errors:
         raise HelmImportError(errors)
     return runs
 
 
-def _load_run(run_dir: Path) -> HelmRun:
-    spec = read_helm_json(run_dir / "run_spec.json", RunSpec)
-    stats = read_helm_json(run_dir / "stats.json", list[HelmStat])
-    per_instance = read_helm_json(run_dir / "per_instance_stats.json", list[PerInstanceStats])
-    state = read_helm_json(run_dir / "scenario_state.json", ScenarioState)
+def _build_run(run_dir: Path, spec: RunSpec, stats: list[HelmStat], per_instance: list[PerInstanceStats],
+               state: ScenarioState) -> HelmRun:
     facts, warnings = _map_run_group(spec)
     recomputed = recompute_means(per_instance)
     main_key = (facts.main_metric, facts.main_split, None, None) if facts else None
