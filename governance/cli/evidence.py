@@ -81,8 +81,8 @@ def cmd_winrate(args: argparse.Namespace) -> int:
     else:
         scores = read_scores_csv(args.scores)
     rows = mean_win_rate(scores[list(SCORE_COLUMNS)]).to_dict("records")
-    rows = [{"model": r["model"], "mean_win_rate": float(r["mean_win_rate"]), "n_columns": int(r["n_columns"])}
-            for r in rows]
+    rows = [{"model": r["model"], "mean_win_rate": float(r["mean_win_rate"]),
+             "n_columns": int(r["n_columns"])} for r in rows]
     if args.format == "text":
         _print_text(rows, ["model", "mean_win_rate", "n_columns"])
     else:
