@@ -139,7 +139,8 @@ def find_run_dirs(path: Path) -> list[Path]:
         raise HelmImportError([HelmFileError(path, "no such folder")])
     runs = sorted(p for p in path.iterdir() if p.is_dir() and any((p / f).exists() for f in RUN_FILES))
     if not runs:
-        raise HelmImportError([HelmFileError(path, "no HELM run folders (with run_spec.json) found")])
+        raise HelmImportError([HelmFileError(path, "no HELM run folders (with run_spec.json) found; pass "
+                                              "benchmark_output/runs/<suite> or one run folder")])
     return runs
 
 
