@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evaluator.evidence import Evidence
 from governance.intended_use import IntendedUse
 from governance.risk import RiskAssessment, assess_risk
 from governance.taxonomy import load_taxonomy
@@ -128,6 +129,8 @@ class Dossier(BaseModel):
     """The use under review."""
     mapping: TaskMapping = Field(default_factory=TaskMapping)
     """Taxonomy mapping."""
+    evidence: list[Evidence] = Field(default_factory=list)
+    """Evidence the committee attached (published, imported HELM runs, local runs)."""
 
     @property
     def risk(self) -> RiskAssessment:

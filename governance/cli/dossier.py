@@ -115,7 +115,12 @@ def cmd_history(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from governance.demo import seed_demo
 
-    dossier_id = seed_demo(open_store(args))
+    store = open_store(args)
+    if args.if_empty and not store.is_empty():
+        say("database already holds dossiers; demo not seeded")
+        emit({"id": None})
+        return 0
+    dossier_id = seed_demo(store)
     say(f"demo dossier ready: {dossier_id}")
     emit({"id": dossier_id})
     return 0
@@ -127,6 +132,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_taxonomy)
 
     p = sub.add_parser("demo", help="seed the demo dossier (idempotent)")
+    p.add_argument("--if-empty", action="store_true", help="only when the database holds no dossier yet")
     add_format(p)
     p.set_defaults(func=cmd_demo)
 

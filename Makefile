@@ -1,0 +1,50 @@
+# MedAssure: `make run` starts the app on the demo dossier; `make test` runs the whole suite.
+# Both create .venv when missing and install only when pyproject.toml changed.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+PORT   ?= 8501
+
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+
+.PHONY: run test install browser-deps bench lint clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+# torch first and pinned: the CPU build is on local disk; an unpinned torch pulls a multi-GB CUDA build.
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# Real-browser tests need Debian's chromium; install it when we can (root + apt-get), else say why not.
+browser-deps:
+	@if [ -x /usr/bin/chromium ] && command -v pdftoppm >/dev/null; then :; \
+	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
+		echo "installing chromium, chromium-driver and poppler-utils with apt-get"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver poppler-utils >/dev/null; \
+	else \
+		echo "NOTE: /usr/bin/chromium missing and not root with apt-get: browser tests will be skipped"; \
+	fi
+
+run: install
+	$(PY) -m governance.cli demo --if-empty >/dev/null
+	$(PY) -m streamlit run app.py --server.headless=true --server.address=127.0.0.1 --server.port=$(PORT) \
+		--browser.gatherUsageStats=false
+
+test: install browser-deps
+	$(PY) -m pytest
+
+bench: install
+	for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,113 @@
+"""Real-browser fixtures: a Streamlit server on loopback and Debian's headless Chromium.
+
+Skipped, with the reason, when /usr/bin/chromium or the playwright package is missing
+(`make test` installs chromium when it runs as root with apt-get).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip("browser tests need Debian's chromium at /usr/bin/chromium (apt-get install chromium)")
+    playwright = pytest.importorskip("playwright.sync_api", reason="playwright package not installed")
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()
+
+
+class App:
+    """A running app: its URL, its home folder and its log."""
+
+    def __init__(self, url: str, home: Path, proc: subprocess.Popen, log: Path):
+        self.url, self.home, self.proc, self.log = url, home, proc, log
+
+
+def start_app(home: Path, seed_demo: bool = True, extra_env: dict | None = None) -> App:
+    env = {**os.environ, "MEDASSURE_HOME": str(home), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "LITELLM_LOCAL_MODEL_COST_MAP": "True", "MEDASSURE_USER": "browser-test", **(extra_env or {})}
+    if seed_demo:
+        subprocess.run([sys.executable, "-m", "governance.cli", "demo"], env=env, cwd=REPO, check=True,
+                       capture_output=True, timeout=300)
+    port = free_port()
+    log = home / "streamlit.log"
+    home.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
+         f"--server.port={port}", "--server.address=127.0.0.1", "--browser.gatherUsageStats=false",
+         "--server.fileWatcherType=none"],
+        cwd=REPO, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
+                return App(url, home, proc, log)
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError(f"streamlit did not become healthy: {log.read_text()[-2000:]}")
+
+
+@pytest.fixture
+def app_factory(tmp_path):
+    apps: list[App] = []
+
+    def make(seed_demo: bool = True, extra_env: dict | None = None) -> App:
+        app = start_app(tmp_path / f"home{len(apps)}", seed_demo, extra_env)
+        apps.append(app)
+        return app
+
+    yield make
+    for app in apps:
+        app.proc.terminate()
+        try:
+            app.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            app.proc.kill()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    pg.set_default_timeout(90_000)
+    yield pg
+    context.close()
+
+
+def wait_idle(pg) -> None:
+    """Wait until Streamlit has finished the current script run."""
+    pg.wait_for_timeout(300)
+    pg.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=120_000)
+
+
+def goto_page(pg, app: App, title: str) -> None:
+    """Open a page through the sidebar navigation and wait for its heading."""
+    pg.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
+    pg.get_by_role("heading", name=title).first.wait_for()
+    wait_idle(pg)

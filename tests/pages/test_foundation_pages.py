@@ -1,0 +1,74 @@
+"""One AppTest per foundation page: it renders from the store and its main action works."""
+
+from governance.store import Store
+from tests.pages.conftest import open_page
+
+
+def test_dossiers_page_lists_demo(demo_home):
+    at = open_page()
+    assert at.title[0].value == "Dossiers"
+    frame = at.dataframe[0].value
+    assert list(frame["id"]) == ["D-demo-portal"]
+    assert "Risk tier" in at.sidebar.markdown[0].value
+
+
+def test_dossiers_page_seeds_demo_on_click(home):
+    at = open_page(dossier_id=None)
+    assert not at.dataframe
+    at.button(key="seed_demo_button").click().run()
+    assert not at.exception
+    assert at.session_state["dossier_id"] == "D-demo-portal"
+    assert list(at.dataframe[0].value["id"]) == ["D-demo-portal"]
+
+
+def test_intended_use_live_risk_and_save(demo_home):
+    at = open_page("pages/intended_use.py")
+    assert at.title[0].value == "Intended use"
+    assert "moderate" in at.subheader[0].value
+    prefix = "iu_D-demo-portal_2_"
+    at.selectbox(key=prefix + "severity").select("critical").run()
+    assert "high" in at.subheader[0].value  # live, before saving
+    at.button(key="save_intended_use").click().run()
+    assert not at.exception
+    store = Store.open(demo_home / "medassure.duckdb")
+    latest = store.load("D-demo-portal")
+    store.close()
+    assert latest.version == 3 and latest.dossier.intended_use.error_severity == "critical"
+
+
+def test_intended_use_inline_validation_blocks_save(demo_home):
+    at = open_page("pages/intended_use.py")
+    at.text_area(key="iu_D-demo-portal_2_purpose").input("short").run()
+    assert any("purpose" in w.value for w in at.warning)
+    assert at.button(key="save_intended_use").disabled
+
+
+def test_new_dossier_from_intended_use_page(home):
+    at = open_page(dossier_id=None)
+    at.button(key="new_dossier_button").click().run()
+    at.switch_page("pages/intended_use.py").run()
+    p = "iu_new_"
+    at.text_input(key=p + "title").input("Nurse dosing questions").run()
+    at.text_input(key=p + "owner").input("Pharmacy committee").run()
+    at.text_area(key=p + "purpose").input("Answer nurses' questions about drug dosing on the wards.").run()
+    at.text_area(key=p + "users").input("registered nurses").run()
+    at.text_input(key=p + "setting").input("Inpatient wards").run()
+    at.text_input(key=p + "population").input("Adult inpatients").run()
+    assert not at.button(key="save_intended_use").disabled
+    at.button(key="save_intended_use").click().run()
+    assert not at.exception
+    assert at.session_state["dossier_id"].startswith("D-")
+    assert any(r["title"] == "Nurse dosing questions" for r in Store.open(home / "medassure.duckdb").list_dossiers())
+
+
+def test_task_mapping_suggests_and_accepts(demo_home):
+    at = open_page("pages/task_mapping.py")
+    assert at.title[0].value == "Task mapping"
+    first = at.markdown[0].value
+    assert "Patient-Provider Messaging" in first
+    at.button(key="accept_documenting_patient_visits").click().run()
+    assert not at.exception
+    store = Store.open(demo_home / "medassure.duckdb")
+    accepted = store.load("D-demo-portal").dossier.mapping.accepted
+    store.close()
+    assert "documenting_patient_visits" in accepted
