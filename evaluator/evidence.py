@@ -31,6 +31,35 @@ WILSON_METHOD = ("Wilson score interval, 95%; successes = published proportion Ã
                  "(the proportion is published to 3 decimals)")
 
 
+class SubgroupScore(BaseModel):
+    """The score of one subgroup (e.g. ``sex=F``) within an evidence record, on the record's scale."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tag: str = Field(min_length=1)
+    """Subgroup dimension, an ``Instance.subgroups`` key such as ``sex`` or ``age_band``."""
+    group: str = Field(min_length=1)
+    """The group's value for that tag, e.g. ``F`` or ``65+``."""
+    score: float | None = None
+    """The group's score on the evidence record's own scale; None when suppressed."""
+    n: int = Field(ge=0)
+    """Instances in the group."""
+    ci_lower: float | None = None
+    """Lower bound of the group's 95% interval, when one was computed."""
+    ci_upper: float | None = None
+    """Upper bound of the group's 95% interval, when one was computed."""
+    suppressed: bool = False
+    """True when the group is too small to report; its score and interval are then withheld."""
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if (self.ci_lower is None) != (self.ci_upper is None):
+            raise ValueError("give both ci_lower and ci_upper, or neither")
+        if not self.suppressed and self.score is None:
+            raise ValueError("a subgroup that is not suppressed needs its score")
+        return self
+
+
 class Evidence(BaseModel):
     """A score for (model, benchmark, metric) with n, interval and provenance."""
 
@@ -80,6 +109,8 @@ class Evidence(BaseModel):
     """MedHELM subcategory of the benchmark, when it maps to one."""
     caveat: str = ""
     """What a reader must know alongside this score."""
+    subgroups: list[SubgroupScore] | None = None
+    """Per-subgroup scores, when the source reports them (local scenarios with subgroup tags)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -176,7 +207,7 @@ def evidence_frame(evidence: list[Evidence]) -> pd.DataFrame:
 
     Example:
         >>> evidence_frame(published_evidence(["MedQA"])).shape
-        (9, 22)
+        (9, 23)
     """
     columns = list(Evidence.model_fields)
     return pd.DataFrame([e.model_dump() for e in evidence], columns=columns)
