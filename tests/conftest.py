@@ -40,3 +40,12 @@ def store(home):
     s = Store.open(home / "medassure.duckdb")
     yield s
     s.close()
+
+
+@pytest.fixture
+def llm_server():
+    """A fresh local OpenAI-compatible server on 127.0.0.1 (no latency, no faults); ``.configure(...)`` it."""
+    from tests.fakes import FakeConfig, FakeLLMServer
+
+    with FakeLLMServer(FakeConfig()) as server:
+        yield server

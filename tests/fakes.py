@@ -27,6 +27,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 FAULT_KINDS = ("429", "500", "hang", "malformed")
+"""Transient faults a runner must ride out. Also available, not by default: "401" and "400"."""
 Answer = Callable[[dict[str, Any]], str]
 
 
@@ -127,11 +128,19 @@ class _Handler(BaseHTTPRequestHandler):
                            "code": "rate_limit_exceeded"}},
                 {"Retry-After": cfg.retry_after},
             )
+        if fault == "401":
+            return self._json(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
+                                              "code": "invalid_api_key"}})
+        if fault == "400":
+            return self._json(400, {"error": {"message": "This model's maximum context length is exceeded",
+                                              "type": "invalid_request_error"}})
         if fault == "500":
             return self._json(500, {"error": {"message": "injected failure", "type": "server_error"}})
-        if fault == "hang":
+        if fault == "hang":  # past the client's timeout, then drop the connection unanswered
             fake.stopping.wait(cfg.hang_s)
-        elif cfg.latency_s > 0:
+            self.close_connection = True
+            return None
+        if cfg.latency_s > 0:
             fake.stopping.wait(cfg.latency_s)
         if fault == "malformed":
             return self._send(200, b'{"id": "chatcmpl-fake", "choices": [{"index": 0, "mess')
@@ -151,6 +160,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that gave up (timeout, cancel) is expected here, not an error
     request_queue_size = 256  # the default backlog of 5 drops connections at C=64
     fake: FakeLLMServer
 
