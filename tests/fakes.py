@@ -79,6 +79,8 @@ class FakeConfig:
     retry_after: str = "0.05"
     hang_s: float = 3.0
     completion_tokens: int | None = None
+    fault_for: Callable[[dict[str, Any]], str | None] | None = None
+    """Scripted faults: request -> fault kind (or None), applied before the random ones."""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -219,6 +221,10 @@ class FakeLLMServer:
             self.hits += 1
             self.hits_by_prompt[key] += 1
             self.auth_headers.add(auth)
+            scripted = cfg.fault_for(request) if cfg.fault_for else None
+            if scripted:
+                self.faults[scripted] += 1
+                return scripted
             if cfg.fault_rate <= 0 or self._faults_by_prompt[key] >= cfg.max_faults_per_prompt:
                 return None
             if self._rng.random() >= cfg.fault_rate:

@@ -1,0 +1,240 @@
+"""Run one benchmark on one endpoint: bounded, rate-limited, retried, cached, resumable.
+
+Why this shape: committees pay per token and runs take hours against hosted APIs, so the
+runner (1) looks every prompt up in the response cache in one query before sending anything,
+(2) resumes an unfinished run with the same run key, skipping instances already answered,
+(3) records each finished instance at once through the journal-then-batch writer, (4) keeps
+at most ``concurrency`` requests in flight (fixed worker coroutines pulling from a queue, not a
+task per instance) and under the endpoint's requests-per-minute, (5) reserves the upper-bound
+cost of a request before sending it, so ``max_cost_usd`` is never crossed as long as the
+estimate holds, and (6) stops cleanly on cancel (in-flight requests finish and are kept).
+With ``workers > 1`` the model calls run in that many processes (``evaluator.workers``) to
+use more cores; scoring and persistence stay here, in the one process that owns DuckDB.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import duckdb
+
+from evaluator.instance import Instance
+from evaluator.llm import ModelEndpoint, count_prompt_tokens
+from evaluator.retry import CallOutcome, RateLimiter, RetryPolicy, call_with_retries
+from evaluator.run_plan import Render, RunEstimate, RunPlan, estimate_run, plan_run
+from evaluator.run_summary import RunSummary, summarize_run
+from evaluator.runstore import RunStore, now_iso
+
+__all__ = ["RunOptions", "RunSummary", "RunEstimate", "estimate_run", "run_async", "run_benchmark"]
+
+ProgressFn = Callable[[int, int, dict[str, Any] | None], None]
+Score = Callable[[Any, Instance, str], Any]
+
+
+class CancelFlag(Protocol):
+    """``threading.Event`` or ``asyncio.Event``: anything with ``is_set()``."""
+
+    def is_set(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to run (none of this changes the answers, so none of it is in the run key)."""
+
+    concurrency: int = 8
+    """Requests in flight at most (capped by the endpoint's ``max_concurrency``)."""
+    max_cost_usd: float | None = None
+    """Stop before new spending in this invocation would pass this (needs a known price)."""
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    """Retry policy for retryable failures."""
+    workers: int = 1
+    """Processes making model calls (1: this process; 2+: a worker pool, see evaluator.workers)."""
+    flush_every: int = 256
+    """Results per DuckDB batch."""
+    flush_ms: float = 200.0
+    """Longest a result waits in the journal before its batch is written."""
+    seed: int = 0
+    """Seed of the backoff jitter."""
+
+
+def default_score(spec: Any, instance: Instance, text: str) -> Any:
+    """``evaluator.scoring.score_response`` (imported when first needed)."""
+    from evaluator.scoring import score_response
+
+    return score_response(spec, instance, text)
+
+
+def main_metric_name(spec: Any) -> str:
+    """The first metric the spec names, else ``score``."""
+    metrics = getattr(spec, "metrics", None) or []
+    first = metrics[0] if metrics else "score"
+    return str(getattr(first, "name", first))
+
+
+class _Budget:
+    def __init__(self, cap: float | None) -> None:
+        self.cap, self.spent, self.reserved, self.stopped = cap, 0.0, 0.0, False
+
+    def reserve(self, estimate: float) -> bool:
+        if self.cap is not None and self.spent + self.reserved + estimate > self.cap:
+            self.stopped = True
+            return False
+        self.reserved += estimate
+        return True
+
+    def settle(self, estimate: float, actual: float | None) -> None:
+        self.reserved -= estimate
+        self.spent += actual or 0.0
+
+
+def _result_row(run_id: str, instance: Instance, outcome: CallOutcome | None, cached: dict | None,
+                spec: Any, score: Score) -> dict[str, Any]:
+    comp = outcome.completion if outcome else None
+    text = cached["text"] if cached else (comp.text if comp else None)
+    row: dict[str, Any] = {
+        "run_id": run_id, "instance_id": instance.id, "response_text": text, "parsed": None, "score": None,
+        "unparsed": None, "metrics": {}, "cached": cached is not None, "finished_at": now_iso(),
+        "prompt_tokens": cached["prompt_tokens"] if cached else (comp.prompt_tokens if comp else None),
+        "completion_tokens": cached["completion_tokens"] if cached else (comp.completion_tokens if comp else None),
+        "cost_usd": 0.0 if cached else (comp.cost_usd if comp else None),
+        "latency_s": comp.latency_s if comp else None, "attempts": outcome.attempts if outcome else 0,
+        "error": outcome.error.short() if outcome and outcome.error else None,
+    }
+    if text is not None:
+        result = score(spec, instance, text)
+        row.update(parsed=result.parsed, score=result.score, unparsed=bool(result.unparsed),
+                   metrics=dict(result.metrics or {}))
+    return row
+
+
+async def run_async(store: RunStore, spec: Any, instances: Sequence[Instance], endpoint: ModelEndpoint,
+                    options: RunOptions | None = None, *, limit: int | None = None,
+                    on_progress: ProgressFn | None = None, cancel: CancelFlag | None = None,
+                    render: Render | None = None, score: Score | None = None,
+                    pool: Any = None) -> RunSummary:
+    """Run (or resume) ``spec`` over ``instances`` on ``endpoint``; see the module docstring.
+
+    Example:
+        >>> summary = await run_async(RunStore(con), spec, instances, endpoint)   # doctest: +SKIP
+    """
+    options = options or RunOptions()
+    score = score or default_score
+    started = time.perf_counter()
+    plan: RunPlan = plan_run(spec, instances, endpoint, limit=limit, render=render)
+    price = endpoint.price()
+    if options.max_cost_usd is not None and price is None:
+        raise ValueError(f"no price known for {endpoint.model}: set a price override on the endpoint "
+                         "to enforce max_cost_usd")
+    run_id = store.find_resumable(plan.run_key)
+    resumed = run_id is not None
+    if run_id is None:
+        run_id = store.create_run(run_key=plan.run_key, benchmark_id=plan.benchmark_id, hashes=plan.hashes,
+                                  model=endpoint.model, endpoint_name=endpoint.name, api_base=endpoint.api_base,
+                                  params=plan.params, n_planned=len(plan.instances))
+    else:
+        store.set_status(run_id, "running")
+    finished = store.finished_ids(run_id)
+    todo = [(i, m, k) for i, m, k in zip(plan.instances, plan.messages, plan.cache_keys, strict=True)
+            if i.id not in finished]
+    cached = store.cache_lookup([k for _, _, k in todo])
+    total, done = len(plan.instances), len(finished)
+    counters = {"cache_hits": 0, "new_requests": 0}
+    status = "failed"
+    writer = store.writer(run_id, options.flush_every, options.flush_ms)
+
+    def record(row: dict[str, Any], cache_row: dict[str, Any] | None) -> None:
+        nonlocal done
+        writer.add(row, cache_row)
+        done += 1
+        if on_progress:
+            on_progress(done, total, row)
+
+    try:
+        if on_progress:
+            on_progress(done, total, None)
+        queue: deque[tuple[Instance, list[dict], str]] = deque()
+        for inst, msgs, key in todo:
+            if key in cached:
+                counters["cache_hits"] += 1
+                record(_result_row(run_id, inst, None, cached[key], spec, score), None)
+            else:
+                queue.append((inst, msgs, key))
+        budget = _Budget(options.max_cost_usd)
+        limiter = RateLimiter(endpoint.requests_per_minute)
+        rng = random.Random(options.seed)
+        stop = cancel.is_set if cancel is not None else (lambda: False)
+
+        async def send(msgs: list[dict]) -> CallOutcome:
+            if pool is not None:
+                return await pool.call(msgs)
+            return await call_with_retries(endpoint, msgs, plan.params, options.retry, limiter, rng)
+
+        async def worker() -> None:
+            while queue and not stop() and not budget.stopped:
+                inst, msgs, key = queue.popleft()
+                estimate = 0.0
+                if options.max_cost_usd is not None and price is not None:
+                    estimate = price.cost(count_prompt_tokens(endpoint, msgs)[0], plan.params["max_tokens"])
+                if not budget.reserve(estimate):
+                    queue.appendleft((inst, msgs, key))
+                    return
+                outcome = await send(msgs)
+                comp = outcome.completion
+                budget.settle(estimate, comp.cost_usd if comp else 0.0)
+                counters["new_requests"] += outcome.attempts
+                cache_row = None if comp is None else {
+                    "key": key, "model": endpoint.model, "api_base": endpoint.api_base, "response_text": comp.text,
+                    "prompt_tokens": comp.prompt_tokens, "completion_tokens": comp.completion_tokens,
+                    "cost_usd": comp.cost_usd, "created_at": now_iso()}
+                record(_result_row(run_id, inst, outcome, None, spec, score), cache_row)
+
+        concurrency = max(1, min(options.concurrency, endpoint.max_concurrency))
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        status = ("budget_exceeded" if queue and budget.stopped else
+                  "cancelled" if queue and stop() else "completed")
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        status = "cancelled"
+        raise
+    finally:
+        try:
+            writer.close()
+        finally:
+            summary = summarize_run(store, run_id, main_metric_name(spec), status=status, resumed=resumed,
+                                    elapsed_s=time.perf_counter() - started, **counters)
+            store.set_status(run_id, status, summary.model_dump(mode="json", exclude={"metrics"}))
+    return summary
+
+
+def run_benchmark(con: duckdb.DuckDBPyConnection, spec: Any, instances: Sequence[Instance],
+                  endpoint: ModelEndpoint, *, concurrency: int = 8, max_cost_usd: float | None = None,
+                  limit: int | None = None, on_progress: ProgressFn | None = None,
+                  cancel: CancelFlag | None = None, options: RunOptions | None = None,
+                  render: Render | None = None, score: Score | None = None) -> RunSummary:
+    """Synchronous entry point (CLI, Streamlit thread): run or resume, return the summary.
+
+    Example:
+        >>> s = run_benchmark(con, get_benchmark("calc"), load_instances(spec), endpoint,
+        ...                   concurrency=16, max_cost_usd=2.0)              # doctest: +SKIP
+        >>> s.n, s.n_unparsed, s.score.mean, s.cache_hits, s.new_requests   # doctest: +SKIP
+    """
+    base = options or RunOptions()
+    opts = RunOptions(**{**base.__dict__, "concurrency": concurrency, "max_cost_usd": max_cost_usd})
+    store = RunStore(con)
+
+    async def main() -> RunSummary:
+        if opts.workers <= 1:
+            return await run_async(store, spec, instances, endpoint, opts, limit=limit, on_progress=on_progress,
+                                   cancel=cancel, render=render, score=score)
+        from evaluator.workers import WorkerPool
+
+        async with WorkerPool(endpoint, opts, plan_params=None, spec=spec) as pool:
+            return await run_async(store, spec, instances, endpoint, opts, limit=limit, on_progress=on_progress,
+                                   cancel=cancel, render=render, score=score, pool=pool)
+
+    return asyncio.run(main())

@@ -1,0 +1,33 @@
+"""Child process for the SIGKILL test: runs the built-in calculator benchmark against a URL.
+
+Usage: python -m tests.evaluator.run_child DB_PATH API_BASE N [FLUSH_MS]
+Prints one JSON line with the summary when it finishes.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import duckdb
+
+from evaluator.benchmarks import get_benchmark
+from evaluator.llm import ModelEndpoint
+from evaluator.loaders import load_instances
+from evaluator.runner import RunOptions, run_benchmark
+
+
+def main() -> None:
+    db, api_base, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    flush_ms = float(sys.argv[4]) if len(sys.argv) > 4 else 200.0
+    spec = get_benchmark("calc_builtin")
+    endpoint = ModelEndpoint(name="fake", model="openai/fake", api_base=api_base, timeout_s=5)
+    con = duckdb.connect(db)
+    summary = run_benchmark(con, spec, load_instances(spec, limit=n), endpoint, concurrency=4,
+                            options=RunOptions(flush_ms=flush_ms, flush_every=10_000))
+    con.close()
+    print(json.dumps(summary.model_dump(mode="json")), flush=True)
+
+
+if __name__ == "__main__":
+    main()
