@@ -1,7 +1,10 @@
 """One AppTest per foundation page: it renders from the store and its main action works."""
 
+from governance.demo import DEMO_STEPS
 from governance.store import Store
 from tests.pages.conftest import open_page
+
+DEMO_VERSION = 1 + len(DEMO_STEPS)  # the intended use, then one version per demo step
 
 
 def test_dossiers_page_lists_demo(demo_home):
@@ -25,7 +28,7 @@ def test_intended_use_live_risk_and_save(demo_home):
     at = open_page("pages/intended_use.py")
     assert at.title[0].value == "Intended use"
     assert "moderate" in at.subheader[0].value
-    prefix = "iu_D-demo-portal_2_"
+    prefix = f"iu_D-demo-portal_{DEMO_VERSION}_"
     at.selectbox(key=prefix + "severity").select("critical").run()
     assert "high" in at.subheader[0].value  # live, before saving
     at.button(key="save_intended_use").click().run()
@@ -33,12 +36,12 @@ def test_intended_use_live_risk_and_save(demo_home):
     store = Store.open(demo_home / "medassure.duckdb")
     latest = store.load("D-demo-portal")
     store.close()
-    assert latest.version == 3 and latest.dossier.intended_use.error_severity == "critical"
+    assert latest.version == DEMO_VERSION + 1 and latest.dossier.intended_use.error_severity == "critical"
 
 
 def test_intended_use_inline_validation_blocks_save(demo_home):
     at = open_page("pages/intended_use.py")
-    at.text_area(key="iu_D-demo-portal_2_purpose").input("short").run()
+    at.text_area(key=f"iu_D-demo-portal_{DEMO_VERSION}_purpose").input("short").run()
     assert any("purpose" in w.value for w in at.warning)
     assert at.button(key="save_intended_use").disabled
 
