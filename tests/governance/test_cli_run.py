@@ -1,0 +1,66 @@
+"""``medassure benchmarks`` and ``medassure run`` against the local test server."""
+
+import json
+
+from governance.cli import main
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_benchmarks_json_lists_the_builtin_one(home, capsys):
+    code, out, _ = run(capsys, "benchmarks", "--format", "json")
+    rows = {r["id"]: r for r in json.loads(out)}
+    assert code == 0 and rows["calc_builtin"]["needs_dataset_file"] is False
+    assert rows["pubmedqa"]["needs_dataset_file"] is True
+
+
+def test_run_then_rerun_from_cache(home, capsys, llm_server):
+    llm_server.configure(answer=lambda r: "Answer: 12")
+    args = ["run", "--benchmark", "calc_builtin", "--model", "openai/fake", "--api-base", llm_server.url,
+            "--limit", "5", "--concurrency", "3", "--format", "json"]
+    code, out, err = run(capsys, *args)
+    first = json.loads(out)
+    assert code == 0, err
+    assert (first["n"], first["new_requests"], first["cache_hits"], first["status"]) == (5, 5, 0, "completed")
+    assert first["score"]["name"] == "numeric_in_range" and "lower" in first["score"]
+    assert {"run_id", "n_unparsed", "prompt_tokens", "completion_tokens", "cost_usd"} <= set(first)
+    assert "5/5" in err, "progress goes to stderr"
+    code, out, _ = run(capsys, *args)
+    second = json.loads(out)
+    assert (code, second["new_requests"], second["cache_hits"]) == (0, 0, 5)
+    assert llm_server.hits == 5
+
+
+def test_dry_run_sends_nothing(home, capsys, llm_server):
+    code, out, _ = run(capsys, "run", "--benchmark", "calc_builtin", "--model", "openai/fake", "--api-base",
+                       llm_server.url, "--limit", "4", "--dry-run", "--input-price", "1", "--output-price", "2")
+    est = json.loads(out)
+    assert code == 0 and est["dry_run"] and est["n_to_send"] == 4 and est["completion_tokens_max"] == 4 * 64
+    assert est["cost_usd_max"] > 0 and llm_server.hits == 0
+
+
+def test_bad_input_exits_2_with_a_clear_message(home, capsys, monkeypatch):
+    code, _, err = run(capsys, "run", "--benchmark", "nope", "--model", "gpt-4o")
+    assert code == 2 and "unknown benchmark 'nope'" in err
+    code, _, err = run(capsys, "run", "--benchmark", "pubmedqa", "--model", "gpt-4o")
+    assert code == 2 and "--dataset-file" in err
+    monkeypatch.delenv("NO_SUCH_VAR_FOR_TEST", raising=False)
+    code, _, err = run(capsys, "run", "--benchmark", "calc_builtin", "--model", "openai/x", "--api-base",
+                       "https://llm.example.org/v1", "--api-key-env", "NO_SUCH_VAR_FOR_TEST")
+    assert code == 2 and "NO_SUCH_VAR_FOR_TEST is not set" in err
+    code, _, err = run(capsys, "run", "--benchmark", "calc_builtin", "--model", "openai/x", "--concurrency", "0")
+    assert code == 2 and "--concurrency" in err
+
+
+def test_budget_stop_exits_3(home, capsys, llm_server):
+    llm_server.configure(answer=lambda r: "Answer: 1")
+    code, out, err = run(capsys, "run", "--benchmark", "calc_builtin", "--model", "openai/fake", "--api-base",
+                         llm_server.url, "--limit", "10", "--concurrency", "1", "--max-cost", "0.05",
+                         "--input-price", "100", "--output-price", "100")
+    summary = json.loads(out)
+    assert code == 3 and summary["status"] == "budget_exceeded" and "resume" in err
+    assert summary["cost_usd"] <= 0.05 and summary["n"] < 10
