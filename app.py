@@ -18,6 +18,10 @@ PAGES = {
         st.Page("pages/dossiers.py", title="Dossiers", default=True),
         st.Page("pages/intended_use.py", title="Intended use"),
         st.Page("pages/task_mapping.py", title="Task mapping"),
+        st.Page("pages/evidence.py", title="Evidence"),
+    ],
+    "Record": [
+        st.Page("pages/history.py", title="History"),
     ],
 }
 
