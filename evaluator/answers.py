@@ -10,7 +10,8 @@ Decisions (each one is tested in ``tests/evaluator/test_answers.py``):
 
 - Reasoning blocks (``<think>...</think>``) and markdown emphasis are removed first.
 - An explicit marker ("answer is", "Answer:", ``"answer": ...``) wins: the value right after the
-  *last* marker is taken.
+  *last* marker is taken (after its last "=" if it shows a calculation).
+- Bracketed asides ("16 mEq/L (normal 8-12)") are ignored when looking for the answer.
 - Without a marker, a reply that *starts* with a number gives that number ("25.2 mL/min, which
   is ..."); otherwise the number after the last "=" (a worked calculation); otherwise the last
   number in the reply, as MedCalc-Bench's own ``extract_answer`` does.
@@ -128,10 +129,14 @@ def extract_number(text: str | None) -> float | None:
     cleaned = _UNIT_NOISE.sub(" ", clean_reply(text))
     segment = _after_last_marker(cleaned)
     if segment is not None:
-        found = _NUM_RE.search(segment)
-        if found:
-            return _number_at(segment, found)
-    # Without a marker, asides such as "(normal 8-12)" are dropped so they cannot pose as the answer.
+        # "Answer: (140-87)*48/100.8 = 25.2" -> the result after the last "="; asides in brackets
+        # ("25.2 (normal 20-30)") cannot pose as the answer; "Answer: (25.2)" still reads 25.2.
+        bare = _PARENTHETICAL.sub(" ", segment)
+        bare = bare[bare.rindex("=") + 1 :] if "=" in bare else bare
+        for candidate in (bare, segment):
+            found = _NUM_RE.search(candidate)
+            if found:
+                return _number_at(candidate, found)
     cleaned = _PARENTHETICAL.sub(" ", cleaned)
     leading = _NUM_RE.match(cleaned)
     if leading:

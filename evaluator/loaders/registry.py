@@ -10,6 +10,7 @@ committee member who uploaded a spreadsheet, not a developer reading a traceback
 
 from __future__ import annotations
 
+import csv
 import inspect
 import json
 from collections.abc import Callable, Iterable, Mapping
@@ -167,7 +168,7 @@ def load_instances(
                 raise DatasetError(file, f"duplicate id {instance.id!r}", len(instances) + 1)
             seen.add(instance.id)
             instances.append(instance)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, csv.Error) as exc:
         raise DatasetError(file, f"cannot be read as {loader.file_format}: {exc}") from None
     if not instances and limit != 0:
         raise DatasetError(file, "contains no instances")

@@ -95,6 +95,9 @@ def test_not_is_not_no():
         ("Score of 4 out of 9", 4.0),
         ("Using age 87 and weight 48 kg, the CrCl is 25.2", 25.2),  # last number without a marker
         ("HCO3 is 24", 24.0),  # digits glued to a word are not numbers
+        ("The answer is (140-87)*48/(72*1.4) = 25.24", 25.24),  # calculation after the marker
+        ("Answer: 25.2 (reference range 20-30)", 25.2),
+        ("Answer: (25.2)", 25.2),
     ],
 )
 def test_numbers(reply, expected):

@@ -311,3 +311,10 @@ def test_shared_samples_load_with_the_generic_loader(name):
         assert all(isinstance(v, str) for v in item.meta.values())
     if name in ("medcalc_bench", "head_qa"):
         assert all("category" in i.subgroups for i in items)
+
+
+def test_undecodable_file_is_a_dataset_error(tmp_path):
+    path = tmp_path / "latin1.csv"
+    path.write_bytes("id,question\n1,fi\xe8vre?\n".encode("latin-1"))
+    with pytest.raises(DatasetError, match="latin1.csv: cannot be read as generic"):
+        load_instances(spec("generic"), path)
