@@ -25,9 +25,9 @@ SETTINGS = (
 
 DISTRACTORS = (
     "Hemoglobin is {hb} g/dL and the platelet count is {plt} x10^9/L.",
-    "A chest radiograph shows no acute cardiopulmonary process.",
+    "{P} had an appendectomy as a child.",
     "{P} lives with {poss} daughter and walks most days.",
-    "{P} is allergic to penicillin, which causes a rash.",
+    "{P} reports a penicillin allergy (rash).",
     "TSH is within normal limits.",
     "{P} quit smoking {years} years ago.",
     "Family history is notable for colon cancer in {poss} father.",
@@ -80,7 +80,8 @@ def opening(rng: random.Random, age: int, sex: Sex, reason: str) -> str:
     templates = (
         f"A {age}-year-old {noun} presents to the {setting} with {reason}.",
         f"{age}-year-old {noun} seen in the {setting} for {reason}.",
-        f"The patient is a {age}-year-old {noun} who came to the {setting} because of {reason}.",
+        f"The patient is a {age}-year-old {'woman' if sex == 'female' else 'man'} who came to the {setting} "
+        f"because of {reason}.",
         f"HPI: {age}{short} with {reason}, evaluated in the {setting}.",
     )
     return rng.choice(templates)
