@@ -32,10 +32,10 @@ from governance.taxonomy import AccessTier
 WIN_RATE_METHOD = ("HELM mean win rate over the mapped benchmarks, against all published MedHELM "
                    "models: per benchmark, (models strictly worse + half the other models tied) / "
                    "(models − 1), averaged over the benchmarks a model has")
-WIN_RATE_NO_CI = ("no interval: a rank statistic over published point scores; MedHELM publishes no "
+WIN_RATE_NO_CI = ("No interval: a rank statistic over published point scores; MedHELM publishes no "
                   "per-instance results to resample. See the tie groups per benchmark.")
-GROUP_MEAN_METHOD = ("plain mean of normalized scores (jury 1-5 → (x − 1)/4), as MedHELM's "
-                     "category heatmap; no interval: it mixes jury means and proportions whose "
+GROUP_MEAN_METHOD = ("Plain mean of normalized scores (jury 1-5 → (x − 1)/4), as in MedHELM's "
+                     "category heatmap. No interval: it mixes jury means and proportions whose "
                      "per-instance values are not published")
 
 
@@ -244,6 +244,7 @@ def evidence_view(dossier: Dossier, models: list[str] | None = None) -> Evidence
     if unknown:
         raise ValueError(f"not published MedHELM models: {unknown}; published: {published}")
     evidence = published_evidence(names, shown) if names and shown else []
+    evidence.sort(key=lambda e: (names.index(e.benchmark), shown.index(e.model)))
     attached_ids = {e.id for e in dossier.evidence}
     return EvidenceView(
         dossier_id=dossier.id, mapped_benchmarks=names, coverage=coverage_map(dossier),

@@ -1,10 +1,17 @@
 """One AppTest per foundation page: it renders from the store and its main action works."""
 
-from governance.demo import DEMO_STEPS
+from governance.demo import DEMO_ID
 from governance.store import Store
 from tests.pages.conftest import open_page
 
-DEMO_VERSION = 1 + len(DEMO_STEPS)  # the intended use, then one version per demo step
+
+def demo_version(home) -> int:
+    """The seeded demo's latest version (the demo grows a step with each issue)."""
+    store = Store.open(home / "medassure.duckdb")
+    try:
+        return store.load(DEMO_ID).version
+    finally:
+        store.close()
 
 
 def test_dossiers_page_lists_demo(demo_home):
@@ -25,10 +32,11 @@ def test_dossiers_page_seeds_demo_on_click(home):
 
 
 def test_intended_use_live_risk_and_save(demo_home):
+    seeded = demo_version(demo_home)
     at = open_page("pages/intended_use.py")
     assert at.title[0].value == "Intended use"
     assert "moderate" in at.subheader[0].value
-    prefix = f"iu_D-demo-portal_{DEMO_VERSION}_"
+    prefix = f"iu_D-demo-portal_{seeded}_"
     at.selectbox(key=prefix + "severity").select("critical").run()
     assert "high" in at.subheader[0].value  # live, before saving
     at.button(key="save_intended_use").click().run()
@@ -36,12 +44,12 @@ def test_intended_use_live_risk_and_save(demo_home):
     store = Store.open(demo_home / "medassure.duckdb")
     latest = store.load("D-demo-portal")
     store.close()
-    assert latest.version == DEMO_VERSION + 1 and latest.dossier.intended_use.error_severity == "critical"
+    assert latest.version == seeded + 1 and latest.dossier.intended_use.error_severity == "critical"
 
 
 def test_intended_use_inline_validation_blocks_save(demo_home):
     at = open_page("pages/intended_use.py")
-    at.text_area(key=f"iu_D-demo-portal_{DEMO_VERSION}_purpose").input("short").run()
+    at.text_area(key=f"iu_D-demo-portal_{demo_version(demo_home)}_purpose").input("short").run()
     assert any("purpose" in w.value for w in at.warning)
     assert at.button(key="save_intended_use").disabled
 

@@ -1,0 +1,162 @@
+"""Evidence: coverage of the mapped subcategories, published scores with n and intervals, win
+rates and tie groups on the mapped benchmarks, HELM run import with drill-down, attach/detach."""
+
+import streamlit as st
+
+from governance.dossier_evidence import attach_evidence, detach_evidence
+from governance.evidence_coverage import KIND_NOTES
+from governance.evidence_view import evidence_view
+from governance.helm_import_view import attached_run_instances, preview_helm_import
+from pages import evidence_charts as charts
+from pages import ui
+
+st.title("Evidence")
+version = ui.require_dossier()
+dossier = version.dossier
+models_key = f"evidence_models_{dossier.id}"
+view = evidence_view(dossier, models=st.session_state.get(models_key))
+
+
+@st.cache_data(ttl=300, max_entries=4, show_spinner="Reading the HELM run folder...")
+def helm_preview(path: str):
+    return preview_helm_import(path)
+
+
+def attach(ids: list[str], pool: dict, what: str) -> None:
+    current = ui.current().dossier
+    ui.save(attach_evidence(current, [pool[i] for i in ids], by=ui.reviewer()),
+            note=f"evidence: attached {len(ids)} {what}")
+
+
+def detach(ids: list[str]) -> None:
+    current = ui.current().dossier
+    ui.save(detach_evidence(current, ids, by=ui.reviewer()), note=f"evidence: detached {len(ids)}")
+
+
+def instance_drilldown(rows, key: str) -> None:
+    st.dataframe(charts.instance_frame(rows), hide_index=True, width="stretch", height=240)
+    labels = [f"{r.instance_id} · trial {r.trial}" for r in rows]
+    pick = st.selectbox("Show one instance in full", range(len(rows)), format_func=labels.__getitem__,
+                        key=key)
+    row = rows[pick]
+    score = "unscored" if row.score is None else f"{row.score:.3f}"
+    note = f" · {row.note}" if row.note else ""
+    st.markdown(f"**Score** {score} · **reference** {row.references or '—'}{note}")
+    left, right = st.columns(2)
+    left.markdown("**Prompt**")
+    left.code(row.prompt or "(empty)", language=None, wrap_lines=True, height=260)
+    right.markdown("**Completion**")
+    right.code(row.completion or "(empty)", language=None, wrap_lines=True, height=260)
+
+
+st.caption("What is already known about the candidate models on this dossier's kind of task. Every score "
+           "shows its n and its 95% interval, or why there is none.")
+if not view.coverage:
+    st.info("No subcategory is accepted yet. Accept the ones that describe the job on **Task mapping**; "
+            "their benchmarks decide which evidence appears here.")
+    st.stop()
+
+st.subheader("Coverage of the mapped subcategories")
+st.table(charts.coverage_frame(view.coverage), hide_index=True)
+st.caption(" · ".join(f"**{k}**: {v}" for k, v in KIND_NOTES.items()))
+
+st.subheader("Candidate models")
+matched = [f"`{c.candidate}` → {c.published}" for c in view.candidates if c.published]
+unmatched = [f"`{c.candidate}` ({c.reason})" for c in view.candidates if not c.published]
+st.markdown("Matched to MedHELM's published names: " + (", ".join(matched) or "none"))
+if unmatched:
+    st.warning("No published MedHELM scores for: " + ", ".join(unmatched) + ". Only a local run can give "
+               "evidence for these.")
+st.multiselect("Models shown", view.published_models, default=view.default_models, key=models_key,
+               help="Starts from the matched candidates; add other published models to compare.")
+if not view.models:
+    st.info("Choose at least one model.")
+    st.stop()
+
+st.subheader("Published MedHELM scores on the mapped benchmarks")
+st.caption("Colour: normalized score (LLM-jury 1–5 rescaled (x − 1)/4, as MedHELM does); label: the score on "
+           "its own scale. Hover a cell for n and the interval; the table below lists them all.")
+st.altair_chart(charts.heatmap(view.scores, view.mapped_benchmarks, view.models), width="stretch")
+scores = charts.score_frame(view.scores)
+st.dataframe(scores.drop(columns=["normalized", "source", "caveat", "provenance"]), hide_index=True,
+             width="stretch", column_config={"score": st.column_config.NumberColumn(format="%.3f")})
+bases = dict.fromkeys(scores["interval method / why none"])
+st.markdown("**95% intervals**\n" + "\n".join(f"- {b}" for b in bases))
+caveats = sorted({c for c in scores["caveat"] if c})
+if caveats:
+    st.caption("Caveats: " + " · ".join(caveats))
+st.caption(f"Source: {view.scores[0].evidence.source}")
+
+st.subheader("Mean win rate on the mapped benchmarks")
+st.table(charts.win_rate_frame(view.win_rates), hide_index=True)
+st.caption(f"{view.win_rate_method}. {view.win_rate_no_interval}")
+st.markdown("**Tie groups per benchmark** (models whose 95% intervals overlap are not ranked apart)")
+st.table(charts.ties_frame(view.ties), hide_index=True)
+
+st.subheader("Normalized means per taxonomy group")
+level = st.radio("Group by", ["category", "subcategory"], horizontal=True, key="evidence_group_level")
+st.altair_chart(charts.group_means_chart(view.group_means, level, view.models))
+st.caption(view.group_mean_method + ".")
+
+st.subheader("Attach published evidence to the dossier")
+pool = {s.evidence.id: s.evidence for s in view.scores if not s.attached}
+labels = {s.evidence.id: f"{s.evidence.model} · {s.evidence.benchmark} · {s.evidence.score:.3f} "
+          f"(n={s.evidence.n}, 95% CI {s.interval})" for s in view.scores}
+if pool:
+    chosen = st.multiselect("Published scores not yet attached", list(pool), format_func=labels.get,
+                            key=f"attach_pick_{dossier.id}_{version.version}")
+    st.button(f"Attach {len(chosen)} selected", key="attach_published", disabled=not chosen, type="primary",
+              on_click=attach, args=(chosen, pool, "published scores"))
+else:
+    st.success("Every published score shown here is attached.")
+
+st.subheader(f"Attached evidence ({len(view.attached)})")
+if view.attached:
+    attached = charts.score_frame(view.attached)
+    shown = ["provenance", "model", "benchmark", "metric", "score", "scale", "n", "95% interval",
+             "interval method / why none", "source"]
+    st.dataframe(attached[shown], hide_index=True, width="stretch")
+    by_id = {s.evidence.id: f"{s.evidence.provenance} · {s.evidence.model} · {s.evidence.benchmark}"
+             for s in view.attached}
+    gone = st.multiselect("Detach", list(by_id), format_func=by_id.get,
+                          key=f"detach_pick_{dossier.id}_{version.version}")
+    st.button(f"Detach {len(gone)} selected", key="detach_evidence", disabled=not gone, on_click=detach,
+              args=(gone,), help="Earlier versions keep them; the history shows who detached what.")
+    helm = {s.evidence.id: s.evidence for s in view.attached if s.evidence.provenance == "helm-import"}
+    if helm:
+        with st.expander("Drill into an attached HELM run"):
+            ev_id = st.selectbox("Run", list(helm), key="attached_run_pick",
+                                 format_func=lambda i: f"{helm[i].run_id} ({helm[i].model})")
+            rows, reason = attached_run_instances(helm[ev_id])
+            if reason:
+                st.warning(reason)
+            else:
+                instance_drilldown(rows, key="attached_instance_pick")
+else:
+    st.info("Nothing attached yet.")
+
+st.subheader("Import a HELM run folder")
+st.caption("A `benchmark_output/runs/<suite>/` folder (or one run folder in it) on this machine. Nothing is "
+           "imported unless every file reads cleanly.")
+path = st.text_input("Folder", key="helm_path_input", placeholder="/data/helm/benchmark_output/runs/my_suite")
+if st.button("Read folder", key="helm_read", disabled=not path.strip()):
+    st.session_state["helm_import_path"] = path.strip()
+if st.session_state.get("helm_import_path"):
+    preview = helm_preview(st.session_state["helm_import_path"])
+    for error in preview.errors:
+        st.error(error)
+    if preview.runs:
+        st.dataframe(charts.run_frame(preview.runs), hide_index=True, width="stretch")
+        for run in preview.runs:
+            for warning in run.warnings:
+                st.warning(f"{run.run_name}: {warning}")
+            if run.not_attachable:
+                st.info(f"{run.run_name} cannot be attached: {run.not_attachable}")
+        runs = {r.evidence.id: r.evidence for r in preview.runs if r.evidence}
+        new = [i for i in runs if i not in {s.evidence.id for s in view.attached}]
+        st.button(f"Attach {len(new)} importable run(s)", key="helm_attach", disabled=not new,
+                  on_click=attach, args=(new, runs, "HELM runs"))
+        names = [r.run_name for r in preview.runs]
+        pick = st.selectbox("Drill into run", range(len(names)), format_func=names.__getitem__,
+                            key="helm_run_pick")
+        instance_drilldown(preview.runs[pick].instances, key="helm_instance_pick")
