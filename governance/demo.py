@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from governance.demo_decision import DEMO_DECISION_STEPS
 from governance.demo_evidence import attach_published_demo_evidence
 from governance.dossier import Dossier
 from governance.intended_use import example_intended_use
@@ -38,6 +39,7 @@ def _map_taxonomy(store: Store, dossier: Dossier) -> Dossier:
 DEMO_STEPS: list[tuple[str, DemoStep]] = [
     ("map the intended use onto the taxonomy", _map_taxonomy),
     ("attach published MedHELM evidence", attach_published_demo_evidence),
+    *DEMO_DECISION_STEPS,
 ]
 
 

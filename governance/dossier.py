@@ -16,7 +16,12 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator.evidence import Evidence
+from governance.cost import CostSettings
+from governance.decision import CommitteeDecision, SignOff
 from governance.intended_use import IntendedUse
+from governance.judge_agreement import JudgeAgreementSetting
+from governance.oversight import OversightPlan
+from governance.policy import AcceptancePolicy
 from governance.risk import RiskAssessment, assess_risk
 from governance.taxonomy import load_taxonomy
 
@@ -131,6 +136,18 @@ class Dossier(BaseModel):
     """Taxonomy mapping."""
     evidence: list[Evidence] = Field(default_factory=list)
     """Evidence the committee attached (published, imported HELM runs, local runs)."""
+    policy: AcceptancePolicy | None = None
+    """Acceptance rules with their lock and change log (governance.policy)."""
+    judge_agreement: JudgeAgreementSetting | None = None
+    """Measured jury-clinician agreement, read by judge-agreement rules."""
+    cost: CostSettings | None = None
+    """Token profiles, price overrides and evaluation costs for the cost table."""
+    oversight: OversightPlan | None = None
+    """The agreed human review and monitoring plan."""
+    decision: CommitteeDecision | None = None
+    """The committee's decision beside the computed recommendation."""
+    signoffs: list[SignOff] = Field(default_factory=list)
+    """Sign-offs, each bound to the content it signed (governance.decision)."""
 
     @property
     def risk(self) -> RiskAssessment:

@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "governance.cli.dossier",
     "governance.cli.evidence",
     "governance.cli.run",
+    "governance.cli.policy",
 ]
 
 
