@@ -1,0 +1,112 @@
+"""PHI guard: what it finds (true positives), what it must not flag (doses, lab values, ...),
+masking, redaction and the run gate."""
+
+import pytest
+
+from evaluator.instance import Instance
+from evaluator.llm import ModelEndpoint
+from evaluator.phi import check_phi_for_run, find_identifiers, mask, redact_instances, redact_text, scan_instances
+from evaluator.scenarios.run import phi_gate
+
+TRUE_POSITIVES = [
+    ("MRN: 12345678", "mrn", "12345678"),
+    ("MRN#A1234567 on file", "mrn", "A1234567"),
+    ("medical record number 7654321", "mrn", "7654321"),
+    ("Patient ID: 00123456", "mrn", "00123456"),
+    ("chart 4455667788 reviewed", "mrn", "4455667788"),
+    ("SSN 123-45-6789", "ssn", "123-45-6789"),
+    ("social security number 123456789", "ssn", "123456789"),
+    ("call (555) 123-4567 today", "phone", "(555) 123-4567"),
+    ("cell 555-123-4567", "phone", "555-123-4567"),
+    ("555.123.4567", "phone", "555.123.4567"),
+    ("+1 555 123 4567", "phone", "+1 555 123 4567"),
+    ("UK mobile +44 20 7946 0958", "phone", "+44 20 7946 0958"),
+    ("write to jane.doe@example.org please", "email", "jane.doe@example.org"),
+    ("DOB: 01/02/1960", "dob", "01/02/1960"),
+    ("date of birth 1960-02-01", "dob", "1960-02-01"),
+    ("born on March 3, 1955", "dob", "March 3, 1955"),
+    ("admitted 03/14/2023 with chest pain", "date", "03/14/2023"),
+    ("seen on 4 July 2021", "date", "4 July 2021"),
+    ("lives at 12 Oak Street", "address", "12 Oak Street"),
+    ("450 Maple Avenue, apt 2", "address", "450 Maple Avenue"),
+    ("P.O. Box 123", "address", "P.O. Box 123"),
+    ("Mr. Smith reports", "name", "Smith"),
+    ("seen by Dr. Anna Lopez", "name", "Anna Lopez"),
+    ("Mrs O'Brien called", "name", "O'Brien"),
+]
+
+NEAR_MISSES = [
+    "Metformin 500 mg twice daily", "BP 120/80 mmHg", "Na 138 mmol/L, K 4.1", "WBC 12.3 x10^9/L",
+    "take 1/2 tablet", "diagnosed in 2019", "INR 2.3", "benzathine penicillin 2400000 units IM",
+    "glucose 5.5", "ICD-10 I21.4", "pain 5/10", "dose 0.5-1 mg/kg", "platelets 250,000",
+    "Dr. on call was paged", "2 tablets daily", "follow up in 3-4 weeks", "temp 38.5 C", "HbA1c 7.2%",
+    "eGFR 45 mL/min/1.73 m2", "weight 70 kg, height 175 cm", "ratio 1:10", "risk 1 in 1000",
+    "LOINC 2345-7", "QTc 450 ms", "heparin 25000 units in 500 mL", "CHA2DS2-VASc 3", "GCS 15",
+    "troponin 0.04 ng/mL at 14:30", "vitamin D 25000 IU weekly", "seen 2 times in 2022",
+]
+
+
+@pytest.mark.parametrize("text, kind, value", TRUE_POSITIVES)
+def test_true_positive(text, kind, value):
+    found = find_identifiers(text)
+    assert [(k, text[s:e]) for k, s, e in found] == [(kind, value)]
+
+
+@pytest.mark.parametrize("text", NEAR_MISSES)
+def test_near_miss_is_not_flagged(text):
+    assert find_identifiers(text) == []
+
+
+def test_mask_hides_most_characters_and_keeps_shape():
+    assert mask("555-867-5309") == "5**-***-***9"
+    assert mask("jane.doe@example.org") == "j***.***@*******.**g"
+    assert mask("Lee") == "***"  # short values are hidden entirely
+
+
+def test_scan_counts_per_row_and_masks_examples():
+    cases = [Instance(id="a", context="Call 555-867-5309 or 555-867-0000.", reference="x"),
+             Instance(id="b", question="Email jo@clinic.org?", reference="yes"),
+             Instance(id="c", context="Na 138, K 4.1", reference="ok"),
+             Instance(id="d", question="Which?", choices=("Mr. Smith", "nobody"), reference="B")]
+    report = scan_instances(cases)
+    assert report.counts == {"phone": 2, "email": 1, "name": 1}
+    assert [(r.instance_id, r.counts) for r in report.rows] == [
+        ("a", {"phone": 2}), ("b", {"email": 1}), ("d", {"name": 1})]
+    assert report.total == 4 and "3 of 4 cases" in report.summary()
+    shown = " ".join(e.masked for e in report.examples)
+    assert "867" not in shown and "jo@clinic" not in shown and "Smith" not in shown
+    assert {e.field for e in report.examples} == {"context", "question", "choices"}
+
+
+def test_redaction_uses_typed_placeholders_and_leaves_clinical_numbers():
+    text, counts = redact_text("Mr. Smith (MRN 12345678, DOB 03/14/1961) on metformin 500 mg; "
+                               "call (555) 867-5309 or mail a@b.org; lives at 12 Oak Street; SSN 123-45-6789")
+    assert text == ("Mr. [NAME] (MRN [MRN], DOB [DATE]) on metformin 500 mg; call [PHONE] or mail [EMAIL]; "
+                    "lives at [ADDRESS]; SSN [SSN]")
+    assert counts == {"name": 1, "mrn": 1, "dob": 1, "phone": 1, "email": 1, "address": 1, "ssn": 1}
+
+
+def test_redacted_cases_rescan_clean_and_keep_answer_keys():
+    cases = [Instance(id="1", context="Reach Ms. Jones at 555-123-4567.", question="Refill sent?",
+                      choices=("yes", "no"), reference="A", answer_type="choice", subgroups={"sex": "F"})]
+    redacted, counts = redact_instances(cases)
+    assert counts == {"name": 1, "phone": 1}
+    assert redacted[0].context == "Reach Ms. [NAME] at [PHONE]."
+    assert (redacted[0].reference, redacted[0].subgroups, redacted[0].id) == ("A", {"sex": "F"}, "1")
+    assert scan_instances(redacted).total == 0
+
+
+def test_gate_blocks_unapproved_endpoint_and_explains():
+    report = scan_instances([Instance(id="1", context="call 555-867-5309", reference="x")])
+    blocked = check_phi_for_run(report, "Vendor API", phi_approved=False)
+    assert not blocked.allowed and blocked.n_identifiers == 1
+    assert "Vendor API is not approved" in blocked.explanation and "redact" in blocked.explanation
+    assert check_phi_for_run(report, "On-prem vLLM", phi_approved=True).allowed
+    clean = scan_instances([Instance(id="1", context="Na 138", reference="x")])
+    assert check_phi_for_run(clean, "Vendor API", phi_approved=False).allowed
+
+
+def test_phi_gate_reads_the_endpoint_flag():
+    cases = [Instance(id="1", context="mail jo@clinic.org", reference="x")]
+    assert not phi_gate(cases, ModelEndpoint(name="v", model="gpt-4o")).allowed
+    assert phi_gate(cases, ModelEndpoint(name="v", model="gpt-4o", phi_approved=True)).allowed
