@@ -1,0 +1,143 @@
+"""Machine-readable exports of a dossier version: JSON (re-importable), evidence CSV, HTI-1 CSV.
+
+Why the JSON carries the hash and the import checks it: a dossier leaves the building (to a
+vendor, an auditor, another site) and comes back. The export is the version's canonical content
+plus its hash; the import re-validates the content, recomputes the SHA-256 and refuses a file
+whose content no longer matches its hash, so an edit made outside MedAssure cannot pass as the
+signed version. An import that passes saves the same content, hence the same hash.
+
+Why the CSVs neutralise cells: a spreadsheet treats a cell that starts with ``=``, ``+``, ``-``,
+``@`` (or a tab or carriage return) as a formula, and dossier text is typed by people and vendors.
+Such cells get a leading single quote (OWASP's CSV-injection advice), so they open as text.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from pydantic import ValidationError
+
+from evaluator.evidence import Evidence
+from governance.dossier import Dossier
+from governance.store import DossierVersion, Store
+from reports.hti1 import source_attributes
+
+FORMAT = "medassure-dossier"
+FORMAT_VERSION = 1
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+class DossierImportError(ValueError):
+    """A dossier file that cannot be imported, with a message for the user."""
+
+
+def export_json(version: DossierVersion) -> str:
+    """The version as a JSON document: metadata plus the dossier content that the hash covers.
+
+    Example:
+        >>> doc = json.loads(export_json(store.load("D-demo-portal")))  # doctest: +SKIP
+        >>> doc["format"], len(doc["hash"])  # doctest: +SKIP
+        ('medassure-dossier', 64)
+    """
+    doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "dossier_id": version.dossier.id,
+           "version": version.version, "hash": version.hash, "parent_hash": version.parent_hash,
+           "author": version.author, "created_at": version.created_at.isoformat(), "note": version.note,
+           "dossier": json.loads(version.dossier.canonical_json())}
+    return json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+def read_dossier_json(text: str | bytes) -> tuple[Dossier, dict[str, Any]]:
+    """Validate an exported file: returns the dossier and the file's metadata.
+
+    Raises:
+        DossierImportError: not JSON, not a MedAssure dossier export, invalid content, or a content hash
+            that does not match the file's ``hash`` (the content was changed after export).
+    """
+    try:
+        doc = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DossierImportError(f"not valid JSON: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or "dossier" not in doc:
+        raise DossierImportError(
+            f"not a MedAssure dossier export (expected \"format\": \"{FORMAT}\" and a \"dossier\")")
+    if doc.get("format_version") != FORMAT_VERSION:
+        raise DossierImportError(
+            f"format_version {doc.get('format_version')!r} is not supported (expected {FORMAT_VERSION})")
+    try:
+        dossier = Dossier.model_validate(doc["dossier"])
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(dossier)"
+        raise DossierImportError(
+            f"invalid dossier content: {where}: {first['msg']} ({exc.error_count()} error(s))") from None
+    digest = dossier.content_hash()
+    if digest != doc.get("hash"):
+        raise DossierImportError(
+            f"content hash {digest[:12]}… does not match the file's hash {str(doc.get('hash'))[:12]}…: the "
+            "dossier was changed after export, or exported by a MedAssure version with a different format")
+    return dossier, {k: v for k, v in doc.items() if k != "dossier"}
+
+
+def import_json(store: Store, text: str | bytes, author: str) -> DossierVersion:
+    """Validate an exported file and save its dossier as a version (same content, same hash).
+
+    Saving content identical to the dossier's latest version adds nothing and returns that version.
+
+    Example:
+        >>> v = import_json(other_store, export_json(version), author="auditor")  # doctest: +SKIP
+        >>> v.hash == version.hash  # doctest: +SKIP
+        True
+    """
+    dossier, meta = read_dossier_json(text)
+    note = f"imported from export of version {meta.get('version')} by {meta.get('author')}"
+    return store.save(dossier, author=author, note=note)
+
+
+def safe_cell(value: Any) -> Any:
+    """A CSV cell that a spreadsheet will not run as a formula.
+
+    Example:
+        >>> safe_cell("=HYPERLINK(\\"http://x\\")"), safe_cell("-1+2"), safe_cell(0.5), safe_cell("ok")
+        ('\\'=HYPERLINK("http://x")', "'-1+2", 0.5, 'ok')
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def _csv(header: list[str], rows: list[list[Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([safe_cell(h) for h in header])
+    writer.writerows([[safe_cell("" if v is None else v) for v in row] for row in rows])
+    return out.getvalue()
+
+
+EVIDENCE_COLUMNS = [f for f in Evidence.model_fields if f != "subgroups"]
+
+
+def evidence_csv(evidence: list[Evidence]) -> str:
+    """One row per evidence record (all fields but subgroups, which get a row each in ``subgroup_*``).
+
+    Example:
+        >>> evidence_csv([]).splitlines()[0].startswith("id,model,benchmark")
+        True
+    """
+    header = [*EVIDENCE_COLUMNS, "subgroup_tag", "subgroup_group", "subgroup_score", "subgroup_n"]
+    rows: list[list[Any]] = []
+    for e in evidence:
+        base = [getattr(e, c) for c in EVIDENCE_COLUMNS]
+        base = [v.isoformat() if hasattr(v, "isoformat") else v for v in base]
+        rows.append([*base, "", "", "", ""])
+        rows += [[*base, s.tag, s.group, "suppressed" if s.suppressed else s.score, s.n]
+                 for s in e.subgroups or []]
+    return _csv(header, rows)
+
+
+def hti1_csv(dossier: Dossier) -> str:
+    """The 31 HTI-1 source attributes with the dossier's answers (``not provided`` elsewhere)."""
+    return _csv(["number", "group", "attribute", "value", "from_field"],
+                [[a.number, a.group, a.attribute, a.value, a.from_field] for a in source_attributes(dossier)])

@@ -1,0 +1,162 @@
+"""Flowables for the generic blocks of a report section: paragraphs, facts, bullets, tables, charts.
+
+Why every table cell is a Paragraph: a plain string in a reportlab Table never wraps, so one long
+citation or hash would push the table past the page edge. Paragraph cells wrap (long words are
+split) inside column widths scaled to the frame. A table row cannot break across pages, so a
+cell is cut at ``CELL_MAX_CHARS`` (with a note) and a long fact becomes running text. Long
+tables repeat their header row on each page; a chart is kept on one page with its heading and
+caption; a heading that would sit alone at the foot of a page moves to the next one
+(CondPageBreak).
+"""
+
+from __future__ import annotations
+
+import io
+
+from reportlab.lib.utils import ImageReader
+from reportlab.platypus import (
+    CondPageBreak,
+    Flowable,
+    Image,
+    KeepTogether,
+    Paragraph,
+    Spacer,
+    Table,
+    TableStyle,
+)
+
+from reports.model import Chart, Fact, Section
+from reports.model import Table as TableData
+from reports.pdf_style import FRAME_HEIGHT, FRAME_WIDTH, HEADER_FILL, MUTED, RULE, ZEBRA, stylesheet, text
+
+CHART_MAX_HEIGHT = 0.62 * FRAME_HEIGHT
+CSS_PX_TO_PT = 0.75  # Vega's pixels are CSS pixels (96 per inch); a point is 1/72 inch
+PNG_SCALE = 2
+HEADING_ROOM = 110  # points a section heading needs below it, else it starts on the next page
+CAPTION_ROOM = 70  # the same for a table caption with its header row and a first row
+CELL_MAX_CHARS = 1200  # a table row cannot split across pages; longer cells are cut (see ``clip``)
+LONG_FACT_CHARS = 600
+
+
+def chart_png(spec: dict) -> bytes:
+    """Render a Vega-Lite spec to PNG offline (vl-convert; no browser, no network)."""
+    import vl_convert
+
+    return vl_convert.vegalite_to_png(spec, scale=PNG_SCALE)
+
+
+def chart_flowables(chart: Chart, png: bytes | None = None) -> list[Flowable]:
+    """Heading, image (aspect kept, fitted to the frame) and caption, kept on one page."""
+    styles = stylesheet()
+    png = png if png is not None else chart_png(chart.spec)
+    px_w, px_h = ImageReader(io.BytesIO(png)).getSize()
+    width = px_w / PNG_SCALE * CSS_PX_TO_PT
+    height = px_h / PNG_SCALE * CSS_PX_TO_PT
+    fit = min(1.0, FRAME_WIDTH / width, CHART_MAX_HEIGHT / height)
+    image = Image(io.BytesIO(png), width=width * fit, height=height * fit)
+    image.hAlign = "LEFT"
+    parts: list[Flowable] = [Paragraph(text(chart.title), styles["h2"]), image]
+    if chart.caption:
+        parts.append(Paragraph(text(chart.caption), styles["small"]))
+    return [KeepTogether(parts), Spacer(1, 8)]
+
+
+def clip(value: str) -> str:
+    """A table cell's text, cut at ``CELL_MAX_CHARS`` with a pointer to the full text.
+
+    Example:
+        >>> clip("x" * 5000).endswith("the JSON export has the full text)")
+        True
+    """
+    if len(value) <= CELL_MAX_CHARS:
+        return value
+    return value[:CELL_MAX_CHARS].rstrip() + " … (cut here: the JSON export has the full text)"
+
+
+def _col_widths(table: TableData) -> list[float]:
+    weights = table.widths or [1.0] * len(table.columns)
+    total = sum(weights)
+    return [FRAME_WIDTH * w / total for w in weights]
+
+
+def table_flowables(table: TableData) -> list[Flowable]:
+    """Caption, a wrapped table that repeats its header on each page, and its note."""
+    styles = stylesheet()
+    head = [Paragraph(text(c), styles["cellhead"]) for c in table.columns]
+    body = [[Paragraph(text(clip(str(cell))), styles["cell"]) for cell in row] for row in table.rows]
+    grid = Table([head, *body], colWidths=_col_widths(table), repeatRows=1, hAlign="LEFT")
+    commands = [
+        ("BACKGROUND", (0, 0), (-1, 0), HEADER_FILL),
+        ("LINEBELOW", (0, 0), (-1, 0), 0.6, MUTED),
+        ("LINEBELOW", (0, 1), (-1, -1), 0.25, RULE),
+        ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ("LEFTPADDING", (0, 0), (-1, -1), 3), ("RIGHTPADDING", (0, 0), (-1, -1), 3),
+        ("TOPPADDING", (0, 0), (-1, -1), 2), ("BOTTOMPADDING", (0, 0), (-1, -1), 2),
+    ]
+    commands += [("BACKGROUND", (0, i), (-1, i), ZEBRA) for i in range(2, len(body) + 1, 2)]
+    grid.setStyle(TableStyle(commands))
+    out: list[Flowable] = [CondPageBreak(CAPTION_ROOM)]
+    if table.title:
+        out.append(Paragraph(text(table.title), styles["h2"]))
+    out.append(grid)
+    if table.note:
+        out.append(Paragraph(text(table.note), styles["small"]))
+    out.append(Spacer(1, 6))
+    return out
+
+
+def _fact_table(facts: list[Fact]) -> Flowable:
+    styles = stylesheet()
+    rows = [[Paragraph(text(f.label), styles["fact_label"]), Paragraph(text(f.value), styles["fact"])]
+            for f in facts]
+    grid = Table(rows, colWidths=[0.27 * FRAME_WIDTH, 0.73 * FRAME_WIDTH], hAlign="LEFT")
+    grid.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"),
+                              ("LINEBELOW", (0, 0), (-1, -1), 0.25, RULE),
+                              ("LEFTPADDING", (0, 0), (-1, -1), 2), ("TOPPADDING", (0, 0), (-1, -1), 2.5),
+                              ("BOTTOMPADDING", (0, 0), (-1, -1), 2.5)]))
+    return grid
+
+
+def facts_flowables(facts: list[Fact]) -> list[Flowable]:
+    """Label/value rows as a two-column table; a long value (a pasted policy) becomes running text.
+
+    A table row cannot break across pages, so a value longer than ``LONG_FACT_CHARS`` is set as
+    its label followed by ordinary paragraphs, which can.
+    """
+    styles = stylesheet()
+    out: list[Flowable] = []
+    run: list[Fact] = []
+    for fact in facts:
+        if len(fact.value) <= LONG_FACT_CHARS:
+            run.append(fact)
+            continue
+        if run:
+            out.append(_fact_table(run))
+            run = []
+        out.append(Paragraph(text(fact.label), styles["fact_label"]))
+        out += [Paragraph(text(chunk), styles["fact"]) for chunk in fact.value.split("\n") if chunk.strip()]
+    if run:
+        out.append(_fact_table(run))
+    return [*out, Spacer(1, 6)]
+
+
+def section_flowables(number: int | None, section: Section, level: int = 1) -> list[Flowable]:
+    """All flowables of one section, its heading first (numbered when ``number`` is given)."""
+    styles = stylesheet()
+    title = f"{number}. {section.title}" if number is not None else section.title
+    heading = Paragraph(text(title), styles["h1" if level == 1 else "h2"])
+    if level == 1:
+        heading.outline_title = title  # read by the doc template to add a PDF bookmark
+    out: list[Flowable] = [CondPageBreak(HEADING_ROOM if level == 1 else CAPTION_ROOM), heading]
+    para_style = styles["body"] if section.recorded else styles["not_recorded"]
+    out += [Paragraph(text(p), para_style) for p in section.paragraphs]
+    if section.facts:
+        out += facts_flowables(section.facts)
+    out += [Paragraph(text(b), styles["bullet"], bulletText="•") for b in section.bullets]
+    for table in section.tables:
+        out += table_flowables(table)
+    for chart in section.charts:
+        out += chart_flowables(chart)
+    for sub in section.subsections:
+        out += section_flowables(None, sub, level + 1)
+    return out

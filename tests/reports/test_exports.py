@@ -1,0 +1,160 @@
+"""Exports: JSON round trip keeps the hash, CSVs neutralise formulas, the HTI-1 sheet, the CHAI card."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from evaluator.evidence import published_evidence
+from governance.store import Store
+from reports.chai import NAMESPACE, chai_model_card_xml
+from reports.exports import (
+    DossierImportError,
+    evidence_csv,
+    export_json,
+    hti1_csv,
+    import_json,
+    read_dossier_json,
+    safe_cell,
+)
+from tests.reports.conftest import local_run_evidence, with_evidence
+
+CHAI_ORDER = ["BasicInfo", "ReleaseInfo", "ModelSummary", "UsesAndDirections", "Warnings", "TrustIngredients",
+              "KeyMetrics", "Resources", "Bibliography"]
+METRIC_BLOCK = ["MetricGoal", "Results", "Interpretation", "TestType", "TestingDataDescription",
+                "ValidationProcessAndJustification"]
+
+
+def _local(tag: str) -> str:
+    return tag.split("}", 1)[1]
+
+
+# ---- JSON ------------------------------------------------------------------------------------
+def test_json_round_trip_keeps_the_hash(demo_version, tmp_path):
+    text = export_json(demo_version)
+    assert json.loads(text)["hash"] == demo_version.hash
+    other = Store.open(tmp_path / "other.duckdb")
+    imported = import_json(other, text, author="auditor")
+    assert imported.hash == demo_version.hash
+    assert imported.dossier == demo_version.dossier
+    # the same content again adds no version
+    assert import_json(other, text, author="auditor").version == imported.version
+    again = export_json(other.load(demo_version.dossier.id))
+    assert json.loads(again)["dossier"] == json.loads(text)["dossier"]
+    other.close()
+
+
+def test_json_import_refuses_an_edited_file(demo_version):
+    doc = json.loads(export_json(demo_version))
+    doc["dossier"]["title"] = "Quietly renamed"
+    with pytest.raises(DossierImportError, match="does not match the file's hash"):
+        read_dossier_json(json.dumps(doc))
+
+
+@pytest.mark.parametrize("text, message", [
+    ("{not json", "not valid JSON"),
+    ('{"format": "something-else"}', "not a MedAssure dossier export"),
+    ('{"format": "medassure-dossier", "format_version": 99, "dossier": {}}', "format_version 99"),
+    ('{"format": "medassure-dossier", "format_version": 1, "dossier": {"title": "x"}}',
+     "invalid dossier content"),
+])
+def test_json_import_errors_name_the_problem(text, message):
+    with pytest.raises(DossierImportError, match=message):
+        read_dossier_json(text)
+
+
+# ---- CSV -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("cell", ["=1+2", "+SUM(A1)", "-2+3", "@SUM(A1)", "\t=1", "\r=1",
+                                  '=HYPERLINK("http://evil.example","x")'])
+def test_formula_cells_are_neutralised(cell):
+    assert safe_cell(cell) == "'" + cell
+
+
+@pytest.mark.parametrize("cell", ["ok", "0.5 = half", "", 0.5, -1, None])
+def test_other_cells_are_left_alone(cell):
+    assert safe_cell(cell) == cell
+
+
+def test_evidence_csv_neutralises_an_injected_model_name():
+    evil = local_run_evidence(model='=HYPERLINK("http://evil.example","click")')
+    rows = list(csv.DictReader(io.StringIO(evidence_csv([evil]))))
+    assert rows[0]["model"] == "'" + '=HYPERLINK("http://evil.example","click")'
+    assert rows[0]["score"] == "0.8" and rows[0]["n"] == "200" and rows[0]["ci_lower"] == "0.74"
+    assert [r["subgroup_group"] for r in rows] == ["", "F", "M", "90+"]
+    assert rows[3]["subgroup_score"] == "suppressed"
+
+
+def test_evidence_csv_has_provenance_and_interval_columns():
+    rows = list(csv.DictReader(io.StringIO(evidence_csv(published_evidence(["MedQA"], ["DeepSeek R1"])))))
+    assert rows[0]["provenance"] == "published" and rows[0]["ci_method"].startswith("Wilson")
+
+
+# ---- HTI-1 -----------------------------------------------------------------------------------
+def test_hti1_sheet_has_31_attributes_filled_or_not_provided(demo_version):
+    rows = list(csv.DictReader(io.StringIO(hti1_csv(demo_version.dossier))))
+    assert [int(r["number"]) for r in rows] == list(range(1, 32))
+    by_number = {int(r["number"]): r for r in rows}
+    assert by_number[6]["value"] == demo_version.dossier.intended_use.patient_population
+    assert by_number[6]["from_field"] == "intended_use.patient_population"
+    assert by_number[1]["value"] == "not provided" and by_number[1]["from_field"] == ""
+    assert "MedConfInfo" in by_number[23]["value"]
+    assert by_number[27]["value"] == "not provided"  # no local runs in the demo
+
+
+def test_hti1_local_validity_and_neutralised_text(demo_version):
+    version = with_evidence(demo_version, [local_run_evidence()])
+    use = version.dossier.intended_use.model_copy(update={"purpose": "=cmd|' /C calc'!A0 drafts replies"})
+    dossier = version.dossier.model_copy(update={"intended_use": use})
+    rows = list(csv.DictReader(io.StringIO(hti1_csv(dossier))))
+    by_number = {int(r["number"]): r for r in rows}
+    assert by_number[3]["value"].startswith("'=cmd")
+    assert "medication_qa" in by_number[27]["value"] and "sex=F" in by_number[29]["value"]
+
+
+# ---- CHAI ------------------------------------------------------------------------------------
+def test_chai_card_follows_the_v02_sequence(demo_version):
+    root = ET.fromstring(chai_model_card_xml(demo_version).encode())
+    assert root.tag == f"{{{NAMESPACE}}}AppliedModelCard"
+    assert [_local(c.tag) for c in root] == CHAI_ORDER
+    metrics = root.find(f"{{{NAMESPACE}}}KeyMetrics")
+    assert [_local(c.tag) for c in metrics] == ["UsefulnessUsabilityEfficacy", "FairnessEquity",
+                                                "SafetyReliability"]
+    for block in metrics:
+        assert [_local(c.tag) for c in block] == METRIC_BLOCK
+        assert block.findall(f"{{{NAMESPACE}}}Results/{{{NAMESPACE}}}MetricResult")
+    uses = root.find(f"{{{NAMESPACE}}}UsesAndDirections")
+    assert [_local(c.tag) for c in uses] == ["IntendedUseAndWorkflow", "PrimaryIntendedUsers", "HowToUse",
+                                             "TargetedPatientPopulation", "CautionedOutOfScopeSettings"]
+    assert "- Paediatric patients" in uses[4].text
+    maintenance = root.find(f"{{{NAMESPACE}}}TrustIngredients/{{{NAMESPACE}}}AISystemFacts/"
+                            f"{{{NAMESPACE}}}OngoingMaintenance")
+    assert maintenance is not None and maintenance.text
+
+
+def test_chai_metric_values_use_estimate_ci_with_the_interval(demo_version):
+    root = ET.fromstring(chai_model_card_xml(demo_version).encode())
+    ns = f"{{{NAMESPACE}}}"
+    results = root.findall(f"{ns}KeyMetrics/{ns}UsefulnessUsabilityEfficacy/{ns}Results/{ns}MetricResult")
+    assert len(results) == len(demo_version.dossier.evidence)
+    values = {r.find(f"{ns}Label").text: json.loads(r.find(f"{ns}ValueJson").text) for r in results}
+    gpt = next(v for k, v in values.items() if k.startswith("GPT-4o (2024-05-13): MedConfInfo"))
+    assert gpt["kind"] == "estimate_ci" and gpt["level"] == 95
+    assert gpt["lower"] < gpt["estimate"] == 0.772 < gpt["upper"]
+    jury = next(v for k, v in values.items() if "MedicationQA" in k)
+    assert jury["kind"] == "single" and jury["unit"].endswith("(1-5)")
+
+
+def test_chai_fairness_and_safety_from_local_runs(demo_version):
+    version = with_evidence(demo_version, [local_run_evidence()])
+    root = ET.fromstring(chai_model_card_xml(version).encode())
+    ns = f"{{{NAMESPACE}}}"
+    fair = root.findall(f"{ns}KeyMetrics/{ns}FairnessEquity/{ns}Results/{ns}MetricResult")
+    assert len(fair) == 2  # the suppressed group is withheld
+    assert json.loads(fair[0].find(f"{ns}ValueJson").text)["kind"] == "estimate_ci"
+    safety = root.findall(f"{ns}KeyMetrics/{ns}SafetyReliability/{ns}Results/{ns}MetricResult")
+    # (3 unparsed + 1 unscored) / 200
+    assert json.loads(safety[0].find(f"{ns}ValueJson").text)["value"] == 0.02
