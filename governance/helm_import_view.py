@@ -58,6 +58,8 @@ class RunPreview(BaseModel):
     """Main metric (None when unmapped)."""
     mean: float | None
     """Main-metric mean as in ``stats.json``."""
+    scale: str | None
+    """Scale of the mean (``0-1``, or ``1-5`` for the jury; None when unmapped)."""
     n: int
     """Instances scored."""
     n_unscored: int
@@ -113,7 +115,7 @@ def _preview(run: HelmRun) -> RunPreview:
                  else "no per-instance scores for the main metric")
         interval = "none"
     return RunPreview(run_name=run.run_name, model=run.model, benchmark=run.benchmark, metric=run.main_metric,
-                      mean=run.mean, n=run.n, n_unscored=run.n_unscored, interval=interval,
+                      mean=run.mean, scale=run.scale, n=run.n, n_unscored=run.n_unscored, interval=interval,
                       interval_basis=basis, warnings=run.warnings, evidence=evidence,
                       not_attachable=reason, instances=instance_rows(run))
 

@@ -154,7 +154,8 @@ if st.session_state.get("helm_import_path"):
                 st.info(f"{run.run_name} cannot be attached: {run.not_attachable}")
         runs = {r.evidence.id: r.evidence for r in preview.runs if r.evidence}
         new = [i for i in runs if i not in {s.evidence.id for s in view.attached}]
-        st.button(f"Attach {len(new)} importable run(s)", key="helm_attach", disabled=not new,
+        label = f"Attach {len(new)} importable run(s)" if new else "No run left to attach"
+        st.button(label, key="helm_attach", disabled=not new,
                   on_click=attach, args=(new, runs, "HELM runs"))
         names = [r.run_name for r in preview.runs]
         pick = st.selectbox("Drill into run", range(len(names)), format_func=names.__getitem__,
