@@ -115,8 +115,8 @@ def _preview(run: HelmRun) -> RunPreview:
                  else "no per-instance scores for the main metric")
         interval = "none"
     return RunPreview(run_name=run.run_name, model=run.model, benchmark=run.benchmark, metric=run.main_metric,
-                      mean=run.mean, scale=run.scale, n=run.n, n_unscored=run.n_unscored, interval=interval,
-                      interval_basis=basis, warnings=run.warnings, evidence=evidence,
+                      mean=run.mean, scale=run.scale, n=run.n, n_unscored=run.n_unscored,
+                      interval=interval, interval_basis=basis, warnings=run.warnings, evidence=evidence,
                       not_attachable=reason, instances=instance_rows(run))
 
 

@@ -84,7 +84,8 @@ def run_frame(runs: list[RunPreview]) -> pd.DataFrame:
     """The runs of a HELM folder as they would be attached."""
     return pd.DataFrame([{
         "run": r.run_name, "model": r.model, "benchmark": r.benchmark, "metric": r.metric or "",
-        "mean": None if r.mean is None else round(r.mean, 3), "scale": r.scale or "", "n": r.n, "unscored": r.n_unscored, "95% interval": r.interval,
+        "mean": None if r.mean is None else round(r.mean, 3), "scale": r.scale or "", "n": r.n,
+        "unscored": r.n_unscored, "95% interval": r.interval,
         "interval method / why none": r.interval_basis,
         "attachable": "yes" if r.evidence else f"no: {r.not_attachable}",
     } for r in runs])
