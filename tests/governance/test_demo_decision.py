@@ -1,0 +1,53 @@
+"""The demo dossier shows the decision path: three verdict kinds, a locked change, cost, sign-off."""
+
+from __future__ import annotations
+
+import pytest
+
+from governance.committee import assessment_and_recommendation
+from governance.cost import cost_report
+from governance.decision import signoff_status
+from governance.demo import seed_demo
+from governance.store import Store
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    store = Store.open(tmp_path_factory.mktemp("demo") / "medassure.duckdb")
+    seed_demo(store)
+    yield store, store.load("D-demo-portal")
+    store.close()
+
+
+def test_demo_has_all_three_verdict_kinds_with_reasons(demo):
+    _, version = demo
+    assessment, rec = assessment_and_recommendation(version.dossier)
+    counts = assessment.counts()
+    assert counts["pass"] and counts["fail"] and counts["inconclusive"]
+    assert all(v.reason and v.status for v in assessment.verdicts)
+    assert all(v.evidence_ids for v in assessment.verdicts if v.kind == "score")
+    assert rec.outcome == "approve_with_conditions" and "GPT-4o (2024-05-13)" in rec.models
+
+
+def test_demo_rules_are_locked_with_one_recorded_change(demo):
+    _, version = demo
+    policy = version.dossier.policy
+    assert policy.lock is not None and len(policy.changes) == 1
+    change = policy.changes[0]
+    assert change.old is None and change.new.id == "score.privacydetection" and change.why
+    assert "budget" in policy.rule("cost").rationale
+
+
+def test_demo_cost_decision_and_a_valid_signoff(demo):
+    store, version = demo
+    d = version.dossier
+    report = cost_report(d)
+    assert len(report.rows) == 3 and all(r.cost_per_1k for r in report.rows)
+    assert any(r.on_frontier for r in report.rows) and report.published
+    assert d.decision.outcome == "approve_with_conditions" and d.decision.conditions
+    assert d.oversight is not None and d.oversight.review.review_before_release
+    status = signoff_status(d)
+    signed = [r for r in status.roles if r.valid]
+    assert [r.role for r in signed] == ["clinical lead"] and not status.complete and status.decision_current
+    previous = store.load(d.id, version.version - 1)
+    assert d.signoffs[0].version_hash == previous.hash
