@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "governance.cli.evidence",
     "governance.cli.run",
     "governance.cli.policy",
+    "governance.cli.report",
 ]
 
 

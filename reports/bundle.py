@@ -1,0 +1,85 @@
+"""Everything the Report page and ``medassure report`` hand out for one dossier version.
+
+Why a bundle of deferred files: the preview needs only the report model, while a PDF takes a
+second or two (charts). Each download is a function that renders its file when asked, so the
+page can offer five buttons without rendering five files on every rerun, and the CLI renders
+only the files it was asked for. File names carry the dossier id, version and short hash, so a
+file on someone's desktop still says which version it is. CSVs start with a UTF-8 byte-order
+mark, which spreadsheet programs need to read accented names and dashes correctly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from governance.store import DossierVersion, Store
+from reports.chai import chai_model_card_xml
+from reports.exports import evidence_csv, export_json, hti1_csv
+from reports.model import Report, Section, build_report
+from reports.pdf import render_pdf
+from reports.runs import run_ids, run_records
+
+
+@dataclass(frozen=True)
+class Download:
+    """One file the user can take away."""
+
+    kind: str
+    """``pdf``, ``json``, ``chai``, ``hti1`` or ``evidence``."""
+    label: str
+    """Button label."""
+    file_name: str
+    """Suggested file name (dossier id, version, short hash)."""
+    mime: str
+    """MIME type."""
+    make: Callable[[], bytes]
+    """Renders the file's bytes when called."""
+
+
+@dataclass(frozen=True)
+class ReportBundle:
+    """A version, its report model and its downloads."""
+
+    version: DossierVersion
+    """The stored version the report is bound to."""
+    report: Report
+    """The report model (the preview renders it)."""
+    downloads: list[Download]
+    """The files, rendered on demand."""
+
+    def download(self, kind: str) -> Download:
+        """The download of this kind (KeyError naming the kinds when unknown)."""
+        for d in self.downloads:
+            if d.kind == kind:
+                return d
+        raise KeyError(f"no download {kind!r}; kinds: {[d.kind for d in self.downloads]}")
+
+
+def report_bundle(store: Store, dossier_id: str, version: int | None = None,
+                  extra_sections: list[Section] | None = None) -> ReportBundle:
+    """Load a version (the latest by default), build its report and prepare its downloads.
+
+    Raises:
+        DossierNotFound: no such dossier or version.
+
+    Example:
+        >>> bundle = report_bundle(store, "D-demo-portal")  # doctest: +SKIP
+        >>> bundle.download("pdf").make()[:5]  # doctest: +SKIP
+        b'%PDF-'
+    """
+    v = store.load(dossier_id, version)
+    report = build_report(v, runs=run_records(store.con, run_ids(v.dossier)), extra_sections=extra_sections)
+    stem = f"{v.dossier.id}-v{v.version}-{v.hash[:8]}"
+    return ReportBundle(version=v, report=report, downloads=[
+        Download("pdf", "Dossier PDF", f"{stem}.pdf", "application/pdf",
+                 lambda: render_pdf(report, chai_model_card_xml(v))),
+        Download("json", "Dossier JSON (re-importable)", f"{stem}.json", "application/json",
+                 lambda: export_json(v).encode("utf-8")),
+        Download("chai", "CHAI model card XML", f"{stem}-chai.xml", "application/xml",
+                 lambda: chai_model_card_xml(v).encode("utf-8")),
+        Download("hti1", "HTI-1 source attributes CSV", f"{stem}-hti1.csv", "text/csv",
+                 lambda: hti1_csv(v.dossier).encode("utf-8-sig")),
+        Download("evidence", "Evidence CSV", f"{stem}-evidence.csv", "text/csv",
+                 lambda: evidence_csv(v.dossier.evidence).encode("utf-8-sig")),
+    ])

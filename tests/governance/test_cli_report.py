@@ -1,0 +1,74 @@
+"""``medassure report`` writes the PDF and exports; ``medassure import-dossier`` restores the same hash."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evaluator.evidence import published_evidence
+from governance.cli import main
+from governance.dossier import Dossier
+from governance.intended_use import example_intended_use
+from governance.store import Store
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def saved(home) -> tuple[str, str]:
+    """A small dossier with published evidence, saved in the test's home: (id, hash)."""
+    dossier = Dossier(title="Portal replies", owner="committee", intended_use=example_intended_use(),
+                      evidence=published_evidence(["MedConfInfo", "MedicationQA"], ["GPT-4o (2024-05-13)"]))
+    store = Store.open(home / "medassure.duckdb")
+    v = store.save(dossier, author="alice")
+    store.close()
+    return dossier.id, v.hash
+
+
+def test_report_writes_every_file(capsys, saved, tmp_path):
+    dossier_id, digest = saved
+    files = {k: tmp_path / name for k, name in
+             (("out", "d.pdf"), ("json", "d.json"), ("chai", "d.xml"), ("csv", "e.csv"), ("hti1", "h.csv"))}
+    options = [a for k, p in files.items() for a in (f"--{k}", str(p))]
+    code, out, err = run(capsys, "report", dossier_id, *options)
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["hash"] == digest and set(result["files"]) == {"pdf", "json", "chai", "evidence", "hti1"}
+    assert files["out"].read_bytes().startswith(b"%PDF-")
+    assert json.loads(files["json"].read_text())["hash"] == digest
+    assert "<AppliedModelCard" in files["chai"].read_text()
+    assert files["csv"].read_text(encoding="utf-8-sig").startswith("id,model,benchmark")
+    assert len(files["hti1"].read_text(encoding="utf-8-sig").splitlines()) == 32
+    assert "Sign-offs" in result["not_recorded"]
+    assert "wrote" in err
+
+
+def test_report_bad_input_exits_2(capsys, saved, tmp_path):
+    code, _, err = run(capsys, "report", "D-nope", "--out", str(tmp_path / "x.pdf"))
+    assert code == 2 and "No dossier 'D-nope'" in err
+    code, _, err = run(capsys, "report", saved[0], "--out", str(tmp_path / "missing" / "x.pdf"))
+    assert code == 2 and "no such folder" in err
+    code, _, err = run(capsys, "report", saved[0], "--out", str(tmp_path / "x.pdf"), "--version", "9")
+    assert code == 2 and "version 9" in err
+
+
+def test_import_round_trip_and_tampered_file(capsys, saved, tmp_path, monkeypatch):
+    dossier_id, digest = saved
+    path = tmp_path / "d.json"
+    assert run(capsys, "report", dossier_id, "--out", str(tmp_path / "d.pdf"), "--json", str(path))[0] == 0
+    monkeypatch.setenv("MEDASSURE_HOME", str(tmp_path / "elsewhere"))
+    code, out, err = run(capsys, "import-dossier", str(path), "--author", "auditor")
+    assert code == 0, err
+    assert json.loads(out) == {"id": dossier_id, "version": 1, "hash": digest}
+    doc = json.loads(path.read_text())
+    doc["dossier"]["owner"] = "someone else"
+    path.write_text(json.dumps(doc))
+    code, _, err = run(capsys, "import-dossier", str(path))
+    assert code == 2 and "does not match the file's hash" in err
+    code, _, err = run(capsys, "import-dossier", str(tmp_path / "none.json"))
+    assert code == 2 and "no such file" in err
