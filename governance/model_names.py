@@ -15,6 +15,9 @@ page must not guess silently, so the rule is small, strict and written down:
    ``claude-3-5-sonnet`` ↔ ``Claude Sonnet 3.5``). ``gpt-4o`` therefore never matches
    ``GPT-4o mini``: the extra ``mini`` is a different model.
 
+5. A candidate that names a snapshot date is not matched to a published name of another date
+   (``gpt-4o-2024-11-20`` is not the ``GPT-4o (2024-05-13)`` that MedHELM evaluated).
+
 A candidate that matches no published name, or more than one, is reported as unmatched with
 the reason; nothing is picked for the committee.
 """
@@ -43,6 +46,17 @@ class CandidateMatch(BaseModel):
     """The published MedHELM model name it matches, or None."""
     reason: str = ""
     """Why there is no match (empty when matched)."""
+
+
+def snapshot_date(name: str) -> str | None:
+    """The snapshot date a name carries, as ``YYYYMMDD``, if any.
+
+    Example:
+        >>> snapshot_date("GPT-4o (2024-05-13)"), snapshot_date("claude-3-7-sonnet")
+        ('20240513', None)
+    """
+    found = _DATE.search(name)
+    return re.sub(r"\D", "", found.group(0)) if found else None
 
 
 def name_key(name: str) -> tuple[str, ...]:
@@ -81,7 +95,13 @@ def match_candidates(candidates: list[str], published: list[str]) -> list[Candid
     matches = []
     for cand in candidates:
         found = by_key.get(name_key(cand), []) if name_key(cand) else []
-        if len(found) == 1:
+        date = snapshot_date(cand)
+        other = [f for f in found if date and snapshot_date(f) not in (None, date)]
+        found = [f for f in found if f not in other]
+        if other and not found:
+            matches.append(CandidateMatch(candidate=cand, published=None,
+                                          reason=f"different snapshot: MedHELM evaluated {', '.join(other)}"))
+        elif len(found) == 1:
             matches.append(CandidateMatch(candidate=cand, published=found[0]))
         elif found:
             matches.append(CandidateMatch(candidate=cand, published=None,

@@ -51,3 +51,10 @@ def test_order_is_kept_and_a_name_of_only_noise_matches_nothing():
     matches = match_candidates(["llama-3.3-70b", "20250219", "gpt-4o"], PUBLISHED)
     assert [m.candidate for m in matches] == ["llama-3.3-70b", "20250219", "gpt-4o"]
     assert [m.published is not None for m in matches] == [True, False, True]
+
+
+def test_a_candidate_naming_another_snapshot_is_not_given_the_published_one():
+    (match,) = match_candidates(["gpt-4o-2024-11-20"], PUBLISHED)
+    assert match.published is None and "different snapshot" in match.reason and "2024-05-13" in match.reason
+    (same,) = match_candidates(["claude-3-7-sonnet-20250219"], PUBLISHED)
+    assert same.published == "Claude 3.7 Sonnet (20250219)"
