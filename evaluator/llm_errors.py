@@ -112,6 +112,8 @@ def classify_exception(exc: BaseException) -> LLMError:
     if status == 429 or "RateLimitError" in names:
         return LLMError(message, kind="rate_limit", retryable=True, status=429,
                         retry_after=parse_retry_after(_headers_of(exc)))
+    if "JSONDecodeError" in names or "APIResponseValidationError" in names:  # a 200 with a broken body
+        return LLMError(message, kind="malformed", retryable=True, status=status)
     if "APIConnectionError" in names or isinstance(exc, ConnectionError):
         return LLMError(message, kind="connection", retryable=True, status=status)
     if status is not None and (status >= 500 or status in RETRYABLE_STATUS):

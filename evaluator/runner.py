@@ -172,7 +172,7 @@ async def run_async(store: RunStore, spec: Any, instances: Sequence[Instance], e
 
         async def send(msgs: list[dict]) -> CallOutcome:
             if pool is not None:
-                return await pool.call(msgs)
+                return await pool.call(msgs, plan.params)
             return await call_with_retries(endpoint, msgs, plan.params, options.retry, limiter, rng)
 
         async def worker() -> None:
@@ -233,7 +233,7 @@ def run_benchmark(con: duckdb.DuckDBPyConnection, spec: Any, instances: Sequence
                                    cancel=cancel, render=render, score=score)
         from evaluator.workers import WorkerPool
 
-        async with WorkerPool(endpoint, opts, plan_params=None, spec=spec) as pool:
+        async with WorkerPool(endpoint, processes=opts.workers, retry=opts.retry, seed=opts.seed) as pool:
             return await run_async(store, spec, instances, endpoint, opts, limit=limit, on_progress=on_progress,
                                    cancel=cancel, render=render, score=score, pool=pool)
 

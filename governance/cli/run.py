@@ -70,7 +70,8 @@ def _endpoint(args: argparse.Namespace):
         return ModelEndpoint(
             name=args.name or args.model, model=args.model, api_base=args.api_base, api_key_env=args.api_key_env,
             input_price_per_mtok=args.input_price, output_price_per_mtok=args.output_price,
-            max_concurrency=max(args.concurrency, 1), requests_per_minute=args.rpm, timeout_s=args.timeout)
+            max_concurrency=max(args.concurrency, 1), requests_per_minute=args.rpm, timeout_s=args.timeout,
+            transport=args.transport)
     except ValidationError as exc:
         fail("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
 
@@ -151,6 +152,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--input-price", type=float, help="override: USD per 1M prompt tokens")
     p.add_argument("--output-price", type=float, help="override: USD per 1M completion tokens")
     p.add_argument("--limit", type=int, help="first N instances only")
+    p.add_argument("--transport", choices=["litellm", "openai"], default="litellm",
+                   help="openai: call an OpenAI-compatible --api-base with the openai SDK (less CPU per call)")
     p.add_argument("--workers", type=int, default=1, help="processes making model calls (default 1)")
     p.add_argument("--dry-run", action="store_true", help="estimate tokens and cost; send nothing")
     add_format(p)

@@ -225,3 +225,14 @@ def test_sigkill_mid_run_then_restart_resends_nothing_finished(llm_server, tmp_p
     con = duckdb.connect(str(db))
     rows = con.execute("SELECT count(*), count(DISTINCT instance_id) FROM run_results").fetchone()
     assert rows == (n, n)
+
+
+def test_worker_processes_complete_through_faults(llm_server):
+    llm_server.configure(answer=lambda r: "A", fault_rate=0.25, seed=3, hang_s=2.0)
+    con = duckdb.connect()
+    opts = RunOptions(workers=2, retry=RetryPolicy(base_s=0.01, max_s=0.05), flush_ms=20)
+    s = run(con, llm_server, n=40, options=opts, ep=endpoint(llm_server, transport="openai", timeout_s=1.0))
+    assert (s.status, s.n, s.n_errors) == ("completed", 40, 0)
+    # A child's first calls load modules lazily and may time out on a loaded machine: >=, not ==.
+    assert s.new_requests == llm_server.hits >= 40 + sum(llm_server.faults.values())
+    assert sum(llm_server.faults.values()) > 0
