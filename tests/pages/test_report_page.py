@@ -1,0 +1,53 @@
+"""AppTest of the Report page: preview sections, five downloads, a version picker bound to the hash."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaluator.evidence import published_evidence
+from governance.dossier import Dossier
+from governance.intended_use import example_intended_use
+from governance.store import Store
+from tests.pages.conftest import open_page
+
+DOWNLOADS = ["pdf", "json", "chai", "hti1", "evidence"]
+
+
+@pytest.fixture
+def two_versions(home) -> list[str]:
+    """A dossier saved twice (without, then with published evidence); returns the two hashes."""
+    dossier = Dossier(id="D-report", title="Portal replies", owner="committee",
+                      intended_use=example_intended_use())
+    store = Store.open(home / "medassure.duckdb")
+    first = store.save(dossier, author="alice")
+    evidence = published_evidence(["MedConfInfo", "MedicationQA"], ["GPT-4o (2024-05-13)"])
+    second = store.save(dossier.model_copy(update={"evidence": evidence}), author="bob")
+    store.close()
+    return [first.hash, second.hash]
+
+
+def test_report_page_previews_and_offers_downloads(two_versions):
+    at = open_page("pages/report.py", dossier_id="D-report")
+    assert at.title[0].value == "Report"
+    assert two_versions[1] in at.caption[0].value
+    buttons = at.get("download_button")
+    assert len(buttons) == len(DOWNLOADS)
+    labels = [b.proto.label for b in buttons]
+    assert labels[0] == "Dossier PDF" and "CHAI model card XML" in labels
+    titles = [e.label for e in at.expander]
+    assert titles[0] == "1. Executive summary" and "4. Evidence" in titles
+    assert any("Appendix: HTI-1 source attributes" in t for t in titles)
+    text = "\n".join(m.value for m in at.markdown)
+    assert "MedConfInfo" in text and "Not recorded yet" in text
+    assert len(at.get("vega_lite_chart")) == 4
+    assert "Acceptance rules and verdicts" in at.info[0].value
+
+
+def test_report_page_binds_to_the_chosen_version(two_versions):
+    at = open_page("pages/report.py", dossier_id="D-report")
+    at.selectbox(key="report_version_D-report").select(1).run()
+    assert not at.exception
+    assert two_versions[0] in at.caption[0].value
+    text = "\n".join(m.value for m in at.markdown)
+    assert "no evidence is attached" in text
+    assert not at.get("vega_lite_chart")
