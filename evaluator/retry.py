@@ -86,8 +86,12 @@ Caller = Callable[[ModelEndpoint, Sequence[Mapping[str, Any]], Mapping[str, Any]
 
 async def call_with_retries(endpoint: ModelEndpoint, messages: Sequence[Mapping[str, Any]],
                             params: Mapping[str, Any], policy: RetryPolicy, limiter: RateLimiter,
-                            rng: random.Random, caller: Caller = complete) -> CallOutcome:
+                            rng: random.Random, caller: Caller = complete,
+                            stop: Callable[[], bool] | None = None) -> CallOutcome:
     """One instance's request with retries; never raises an ``LLMError`` (it is returned).
+
+    ``stop`` (e.g. a cancel flag's ``is_set``) ends the retrying early: the last error is
+    returned, so the instance is stored as failed and retried when the run resumes.
 
     Example:
         >>> outcome = asyncio.run(call_with_retries(ep, msgs, {}, RetryPolicy(), RateLimiter(None),
@@ -101,6 +105,6 @@ async def call_with_retries(endpoint: ModelEndpoint, messages: Sequence[Mapping[
             return CallOutcome(await caller(endpoint, messages, params), None, attempt)
         except LLMError as err:
             too_long = err.retry_after is not None and err.retry_after > policy.max_retry_after_s
-            if not err.retryable or attempt >= policy.max_attempts or too_long:
+            if not err.retryable or attempt >= policy.max_attempts or too_long or (stop and stop()):
                 return CallOutcome(None, err, attempt)
             await asyncio.sleep(policy.delay(attempt, err.retry_after, rng))

@@ -173,7 +173,7 @@ async def run_async(store: RunStore, spec: Any, instances: Sequence[Instance], e
         async def send(msgs: list[dict]) -> CallOutcome:
             if pool is not None:
                 return await pool.call(msgs, plan.params)
-            return await call_with_retries(endpoint, msgs, plan.params, options.retry, limiter, rng)
+            return await call_with_retries(endpoint, msgs, plan.params, options.retry, limiter, rng, stop=stop)
 
         async def worker() -> None:
             while queue and not stop() and not budget.stopped:
