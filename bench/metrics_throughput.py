@@ -94,10 +94,11 @@ def samples(pairs: list[tuple[str, str]]) -> list[Sample]:
     ]
 
 
-def timed(fn) -> float:
-    start = time.perf_counter()
+def timed(fn) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of this process) of one call."""
+    wall, cpu = time.perf_counter(), time.process_time()
     fn()
-    return time.perf_counter() - start
+    return time.perf_counter() - wall, time.process_time() - cpu
 
 
 def cold_rouge(batch: list[Sample]) -> None:
@@ -116,6 +117,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     short = samples(unique_pairs(rng, args.pairs))
@@ -125,16 +127,19 @@ def main() -> None:
 
     import torch
 
+    if args.threads:
+        torch.set_num_threads(args.threads)
     load_avg = os.getloadavg()[0]
     threads = torch.get_num_threads()
     print(f"metrics throughput, {os.cpu_count()} CPUs, torch threads {threads}, 1-min load {load_avg:.1f}")
     print(f"{len(short)} sentence pairs ({words:.1f} words); {len(long)} note pairs ({long_words:.0f} words)")
     rows = []
-    t = timed(lambda: cold_rouge(short[:50]))  # imports rouge_score/nltk once
-    rows.append(("ROUGE-1/2/L (stemmer), first 50 pairs incl. import", 50, t))
+    rows.append(
+        ("ROUGE-1/2/L (stemmer), first 50 pairs incl. import", 50, timed(lambda: cold_rouge(short[:50])))
+    )
     rows.append(("ROUGE-1/2/L (stemmer), sentence pairs", len(short), timed(lambda: cold_rouge(short))))
     rows.append(("ROUGE-1/2/L (stemmer), note pairs", len(long), timed(lambda: cold_rouge(long))))
-    load = timed(metrics.bert_scorer)
+    load, _ = timed(metrics.bert_scorer)
     rows.append(
         ("BERTScore P/R/F, sentence pairs, one batch", len(short), timed(lambda: cold_bertscore(short)))
     )
@@ -154,9 +159,9 @@ def main() -> None:
     rows.append(("BERTScore P/R/F, one pair per call", 100, timed(one_by_one)))
     rows.append(("BERTScore P/R/F, note pairs, one batch", len(long), timed(lambda: cold_bertscore(long))))
     print(f"BERTScorer build (MiniLM-L6, offline, first use): {load:.2f} s")
-    print(f"{'measurement':52} {'pairs':>6} {'seconds':>8} {'pairs/s':>9}")
-    for label, n, seconds in rows:
-        print(f"{label:52} {n:6d} {seconds:8.2f} {n / seconds:9.0f}")
+    print(f"{'measurement':52} {'pairs':>6} {'wall s':>7} {'pairs/s':>8} {'CPU s':>7} {'pairs/CPU-s':>11}")
+    for label, n, (wall, cpu) in rows:
+        print(f"{label:52} {n:6d} {wall:7.2f} {n / wall:8.0f} {cpu:7.2f} {n / max(cpu, 1e-9):11.0f}")
 
 
 if __name__ == "__main__":
