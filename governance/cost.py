@@ -273,8 +273,13 @@ def published_evaluation_items(evidence: Iterable[Evidence]) -> list[EvaluationC
     return items
 
 
-def cost_report(dossier: Dossier) -> CostReport:
+def cost_report(dossier: Dossier, score_benchmark: str | None = None) -> CostReport:
     """Cost table, frontier and evaluation cost of a dossier.
+
+    Args:
+        dossier: the dossier (its cost settings, evidence and expected volume are read).
+        score_benchmark: benchmark for the score column, overriding the stored choice (a view
+            choice on the Cost page that must not create a new version).
 
     Example:
         >>> report = cost_report(dossier)  # doctest: +SKIP
@@ -284,7 +289,8 @@ def cost_report(dossier: Dossier) -> CostReport:
     settings = dossier.cost or CostSettings()
     profiles = {p.model: p for p in settings.profiles}
     volume = dossier.intended_use.expected_monthly_volume
-    bench = settings.score_benchmark or default_score_benchmark(dossier.evidence, list(profiles))
+    bench = (score_benchmark or settings.score_benchmark
+             or default_score_benchmark(dossier.evidence, list(profiles)))
     scores = _score_evidence(dossier.evidence, bench)
     rows = []
     for p in profiles.values():

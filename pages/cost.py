@@ -1,0 +1,105 @@
+"""Cost: cost per 1,000 requests, monthly cost and cost per acceptable output, against score."""
+
+import pandas as pd
+import streamlit as st
+from pydantic import ValidationError
+
+from evaluator.medhelm_data import published_costs
+from governance.cost import CostSettings, TokenProfile, cost_report, medhelm_token_profile
+from pages import policy_tables as tables
+from pages import ui
+from reports.cost_chart import cost_score_chart
+
+st.title("Cost")
+version = ui.require_dossier()
+dossier = version.dossier
+settings = dossier.cost or CostSettings()
+benches = sorted({e.benchmark for e in dossier.evidence})
+stored = settings.score_benchmark
+choice = st.selectbox("Score shown (benchmark)", ["(automatic)", *benches], key=f"cost_bench_{dossier.id}",
+                      index=0 if stored not in benches else benches.index(stored) + 1,
+                      help="A view choice: the stored default does not change.")
+report = cost_report(dossier, score_benchmark=None if choice == "(automatic)" else choice)
+
+st.caption(f"Expected volume: **{report.monthly_volume:,} requests a month** (from the intended use). "
+           "Cost per request = mean prompt tokens × input price + mean completion tokens × output price. "
+           "Cost per acceptable output divides by the pass rate, only where the score is a share of "
+           "correct outputs.")
+if not report.rows:
+    st.info("No token profile yet: add one per candidate below (from a local run's measured tokens, or "
+            "MedHELM's published token means).")
+else:
+    st.dataframe(tables.cost_frame(report), hide_index=True, width="stretch")
+    if any(r.cost_per_1k is not None and r.score is not None for r in report.rows):
+        st.altair_chart(cost_score_chart(report), width="stretch")
+        st.caption("Green: on the Pareto frontier (no other candidate is both cheaper and at least as good). "
+                   "Dashed: the frontier.")
+
+st.subheader("Cost of the evaluation itself")
+c1, c2 = st.columns(2)
+c1.metric("Measured (our runs and jury)", f"USD {report.evaluation_cost_measured:,.2f}")
+c2.metric("MedHELM's estimate for the published evidence", f"USD {report.evaluation_cost_published:,.2f}",
+          help="Budget-based upper bound at 2025 list prices, jury included: not an invoice.")
+if report.evaluation_items:
+    st.dataframe(pd.DataFrame([i.model_dump() for i in report.evaluation_items]), hide_index=True,
+                 width="stretch")
+
+if report.published:
+    st.subheader("MedHELM's published cost estimates")
+    st.caption("Shown as published: **budget-based upper bounds** (output tokens counted at the max-tokens "
+               "budget, jury priced as the sum of three judges, 2025 list prices). Not comparable with the "
+               "table above and not an invoice.")
+    st.dataframe(pd.DataFrame(report.published), hide_index=True, width="stretch")
+
+st.subheader("Token profile of a candidate")
+models = sorted({e.model for e in dossier.evidence} | {p.model for p in settings.profiles})
+if not models:
+    st.caption("Attach evidence first: candidates are named as in the evidence.")
+    st.stop()
+model = st.selectbox("Candidate", models, key="cost_model")
+existing = next((p for p in settings.profiles if p.model == model), None)
+published_names = set(published_costs()["model"])
+k = f"cost_{model}_"
+price_model = st.text_input("Priced as (litellm model string)",
+                            value=existing.price_model if existing else "",
+                            key=k + "price_model",
+                            help="e.g. gpt-4o, azure/<deployment>, openai/<on-prem name>")
+c1, c2 = st.columns(2)
+prompt = c1.number_input("Mean prompt tokens per request", 0.0, 1e7,
+                         float(existing.mean_prompt_tokens) if existing else 1000.0, key=k + "prompt")
+completion = c2.number_input("Mean completion tokens per request", 0.0, 1e7,
+                             float(existing.mean_completion_tokens) if existing else 300.0,
+                             key=k + "completion")
+c1, c2 = st.columns(2)
+price_in = c1.number_input("Override: USD per 1M prompt tokens (0 = none)", 0.0, 1e4,
+                           float(existing.input_price_per_mtok or 0.0) if existing else 0.0, key=k + "in")
+price_out = c2.number_input("Override: USD per 1M completion tokens (0 = none)", 0.0, 1e4,
+                            float(existing.output_price_per_mtok or 0.0) if existing else 0.0, key=k + "out")
+source = st.text_input("Where the token means come from", value=existing.source if existing else "",
+                       key=k + "source", help="A local run id, a pilot, or a vendor's figures.")
+
+
+def save_profile(profile: TokenProfile, note: str) -> None:
+    current = ui.current().dossier
+    old = current.cost or CostSettings()
+    profiles = [p for p in old.profiles if p.model != profile.model] + [profile]
+    ui.save(current.model_copy(update={"cost": old.model_copy(update={"profiles": profiles})}), note=note)
+    st.rerun()
+
+
+b1, b2 = st.columns(2)
+ready = bool(price_model.strip()) and len(source.strip()) >= 3
+if b1.button("Save token profile", key="cost_save", disabled=not ready):
+    overrides = price_in > 0 or price_out > 0
+    try:
+        profile = TokenProfile(model=model, price_model=price_model.strip(), mean_prompt_tokens=prompt,
+                               mean_completion_tokens=completion, source=source.strip(),
+                               input_price_per_mtok=price_in if overrides else None,
+                               output_price_per_mtok=price_out if overrides else None)
+    except ValidationError as exc:
+        st.error("; ".join(e["msg"] for e in exc.errors()))
+    else:
+        save_profile(profile, f"cost: token profile for {model}")
+if model in published_names and b2.button("Use MedHELM's published token means", key="cost_medhelm",
+                                          disabled=not price_model.strip()):
+    save_profile(medhelm_token_profile(model, price_model.strip()), f"cost: MedHELM token means for {model}")

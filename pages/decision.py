@@ -1,0 +1,111 @@
+"""Decision: the recommendation the verdicts support, the committee's decision beside it, and sign-offs."""
+
+import streamlit as st
+
+from governance import committee
+from governance.decision import OUTCOME_LABELS, DecisionError
+from governance.decision_view import decision_view
+from pages import policy_tables as tables
+from pages import ui
+
+st.title("Decision")
+version = ui.require_dossier()
+dossier = version.dossier
+view = decision_view(ui.store(), dossier.id)
+rec, decision, status = view.recommendation, view.decision, view.status
+
+if view.invalidated:
+    lines = []
+    for b in view.invalidated:
+        what = ", ".join(b.changed) if b.changed else "content"
+        seen = f"version {b.signed_version}" if b.signed_version else "an earlier version"
+        lines.append(f"- **{b.signoff.role}** ({b.signoff.name}) signed {seen}; changed since: {what}")
+    st.error(f"**{len(view.invalidated)} sign-off(s) no longer valid**: the dossier changed after they were "
+             "signed. They stay on record but no longer count; the roles must sign again.\n\n"
+             + "\n".join(lines))
+if decision is not None and status.decision_current is False:
+    st.warning("The dossier changed after the decision was recorded (evidence, rules or plan): review the "
+               "decision and record it again if it still stands.")
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Recommendation (computed)")
+    st.markdown(f"### {OUTCOME_LABELS[rec.outcome]}")
+    for reason in rec.reasons:
+        st.markdown(f"- {reason}")
+    for cand in rec.candidates:
+        with st.expander(f"{cand.model}: {OUTCOME_LABELS[cand.outcome]}"):
+            for line in cand.reasons:
+                st.markdown(f"- {line}")
+            if cand.conditions:
+                st.markdown("**Conditions the verdicts call for**")
+                for c in cand.conditions:
+                    st.markdown(f"- {c}")
+    if not view.assessment.locked:
+        st.caption("The rules are not locked: no verdict is pre-registered.")
+with right:
+    st.subheader("Committee decision")
+    if decision is None:
+        st.info("Not recorded yet.")
+    else:
+        who = f" for **{decision.model}**" if decision.model else ""
+        st.markdown(f"### {OUTCOME_LABELS[decision.outcome]}{who}")
+        st.markdown(f"Recorded by **{decision.decided_by}** on {decision.decided_at:%Y-%m-%d %H:%M} UTC; the "
+                    f"tool recommended *{OUTCOME_LABELS.get(decision.recommended, 'n/a').lower()}*.")
+        st.markdown(f"**Rationale.** {decision.rationale}")
+        for c in decision.conditions:
+            st.markdown(f"- {c}")
+
+with st.expander("Record the committee's decision", expanded=decision is None):
+    outcome = st.radio("Decision", list(OUTCOME_LABELS), format_func=OUTCOME_LABELS.get, horizontal=True,
+                       key="decision_outcome")
+    models = ["(the use as a whole)", *view.assessment.models]
+    model = st.selectbox("Candidate", models, key="decision_model",
+                         index=models.index(rec.models[0]) if rec.models else 0)
+    rationale = st.text_area("Rationale (required)", key="decision_rationale")
+    conditions = st.text_area("Conditions, one per line (required for approve with conditions)",
+                              key="decision_conditions", disabled=outcome != "approve_with_conditions")
+    roles = st.text_input("Roles that must sign off (comma-separated)", key="decision_roles",
+                          value=", ".join(decision.required_roles) if decision else
+                          "clinical lead, CMIO / clinical informatics, privacy / compliance, procurement")
+    if st.button("Record decision", key="decision_record", type="primary",
+                 disabled=len(rationale.strip()) < 10):
+        wanted = outcome == "approve_with_conditions"
+        lines = [c.strip() for c in conditions.splitlines() if c.strip()] if wanted else []
+        try:
+            updated = committee.decide(ui.current().dossier, outcome, rationale, lines, by=ui.reviewer(),
+                                       model=None if model == models[0] else model,
+                                       required_roles=[r.strip() for r in roles.split(",") if r.strip()])
+        except DecisionError as exc:
+            st.error(str(exc))
+        else:
+            ui.save(updated, note=f"decision: {outcome}")
+            st.rerun()
+
+st.subheader("Sign-offs")
+st.caption(f"Each sign-off binds to the dossier's content hash without the sign-off list (now "
+           f"`{status.current_hash[:16]}`); any later change invalidates it. Current version {view.version} "
+           f"(`{view.version_hash[:12]}`).")
+if status.roles:
+    st.dataframe(tables.signoff_frame(status), hide_index=True, width="stretch")
+if status.complete:
+    st.success("Every required role has signed this content.")
+if decision is None:
+    st.info("Record the committee's decision before signing off.")
+    st.stop()
+c1, c2 = st.columns(2)
+choices = [*decision.required_roles, "other role"]
+role = c1.selectbox("Role", choices, key="signoff_role")
+if role == "other role":
+    role = c1.text_input("Which role", key="signoff_other_role")
+name = c2.text_input("Name", value=ui.reviewer(), key="signoff_name")
+note = st.text_input("Note (optional)", key="signoff_note")
+if st.button("Sign off", key="signoff_button", type="primary", disabled=not role.strip() or not name.strip()):
+    current = ui.current()
+    try:
+        signed = committee.sign(current.dossier, role, name, version_hash=current.hash, note=note)
+    except DecisionError as exc:
+        st.error(str(exc))
+    else:
+        ui.save(signed, note=f"sign-off: {role}")
+        st.rerun()

@@ -1,0 +1,104 @@
+"""Display tables for the Rules, Cost, Review and Decision pages (rendering only, no verdict logic).
+
+Every function takes the packages' pydantic values and returns a DataFrame or a short string;
+none computes a verdict, a cost or a hash.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from governance.cost import CostReport
+from governance.decision import SignOffStatus
+from governance.evidence_select import subcategory_name
+from governance.policy import AcceptancePolicy
+from governance.verdicts import Verdict
+
+STATUS_MARK = {"pass": "✅ pass", "fail": "❌ fail", "inconclusive": "⚠️ inconclusive",
+               "not_applicable": "— n/a"}
+
+
+def rule_target(rule) -> str:
+    """Which evidence a rule reads, in words."""
+    parts = [f"benchmark {rule.benchmark}" if rule.benchmark else "",
+             f"subcategory {subcategory_name(rule.subcategory)}" if rule.subcategory else "",
+             f"metric {rule.metric}" if rule.metric else "",
+             f"{'/'.join(rule.provenance)} only" if rule.provenance else ""]
+    return ", ".join(p for p in parts if p) or "all evidence"
+
+
+def rule_bar(rule) -> str:
+    """The rule's number(s) in words."""
+    if rule.kind == "score":
+        extra = f"; n ≥ {rule.min_n}" if rule.min_n else ""
+        return f"≥ {rule.threshold:.3f} normalized (jury {1 + 4 * rule.threshold:.2f}){extra}"
+    if rule.kind == "min_n":
+        return f"n ≥ {rule.threshold}"
+    if rule.kind == "max_unscored_share":
+        return f"≤ {rule.threshold:.1%} unparsed or unscored"
+    if rule.kind == "subgroup_disparity":
+        return f"subgroup/overall within {rule.ratio_lo:.2f}–{rule.ratio_hi:.2f}"
+    if rule.kind == "judge_agreement":
+        return f"ICC lower bound ≥ {rule.threshold:.2f}"
+    return f"≤ USD {rule.threshold:,.2f} per 1,000 requests"
+
+
+def rules_frame(policy: AcceptancePolicy) -> pd.DataFrame:
+    """One row per rule."""
+    return pd.DataFrame([{
+        "rule": r.id, "kind": r.kind, "applies to": rule_target(r), "bar": rule_bar(r),
+        "point estimates accepted": getattr(r, "allow_point_estimate", False), "rationale": r.rationale,
+    } for r in policy.rules])
+
+
+def changes_frame(policy: AcceptancePolicy) -> pd.DataFrame:
+    """The change log after the lock."""
+    return pd.DataFrame([{
+        "when": c.at.strftime("%Y-%m-%d %H:%M"), "who": c.by, "rule": c.rule_id,
+        "before": rule_bar(c.old) if c.old else "(none: added)", "after": rule_bar(c.new) if c.new else
+        "(removed)", "why": c.why,
+    } for c in policy.changes])
+
+
+def _num(x: float | None, digits: int = 3) -> str:
+    return "" if x is None else f"{x:.{digits}f}"
+
+
+VERDICT_COLUMNS = ["verdict", "rule", "candidate", "benchmark", "threshold", "estimate", "95% interval", "n",
+                   "further cases", "reason", "evidence", "pre-registered"]
+
+
+def verdicts_frame(verdicts: list[Verdict]) -> pd.DataFrame:
+    """One row per verdict, with its numbers, evidence ids and reason."""
+    return pd.DataFrame([{
+        "verdict": STATUS_MARK[v.status], "rule": v.rule_id, "candidate": v.model or "",
+        "benchmark": v.benchmark or "",
+        "threshold": _num(v.threshold) + (f"–{_num(v.threshold_upper)}" if v.threshold_upper else ""),
+        "estimate": _num(v.estimate),
+        "95% interval": f"{_num(v.ci_lower)}–{_num(v.ci_upper)}" if v.ci_lower is not None else "",
+        "n": v.n, "further cases": v.further_cases, "reason": v.reason,
+        "evidence": ", ".join(v.evidence_ids), "pre-registered": v.pre_registered,
+    } for v in verdicts], columns=VERDICT_COLUMNS)
+
+
+def cost_frame(report: CostReport) -> pd.DataFrame:
+    """The cost table, one row per candidate."""
+    return pd.DataFrame([{
+        "candidate": r.model, "priced as": r.price_model, "USD / 1M in": r.input_per_mtok,
+        "USD / 1M out": r.output_per_mtok, "prompt tokens": round(r.mean_prompt_tokens),
+        "completion tokens": round(r.mean_completion_tokens), "USD / 1,000 requests": r.cost_per_1k,
+        "USD / month": r.monthly_cost, "score": r.score, "pass rate": r.pass_rate,
+        "USD / 1,000 acceptable": r.cost_per_1k_acceptable, "on frontier": r.on_frontier,
+        "price source": r.price_source or "unknown", "tokens from": r.token_source, "note": r.note,
+    } for r in report.rows])
+
+
+def signoff_frame(status: SignOffStatus) -> pd.DataFrame:
+    """One row per role: who signed, when, and whether it still holds."""
+    return pd.DataFrame([{
+        "role": r.role, "required": r.required,
+        "status": "✅ valid" if r.valid else ("❌ invalidated" if r.signoff else "… not signed"),
+        "signed by": r.signoff.name if r.signoff else "",
+        "signed at": r.signoff.signed_at.strftime("%Y-%m-%d %H:%M") if r.signoff else "",
+        "signed hash": r.signoff.signed_hash[:12] if r.signoff else "", "detail": r.reason,
+    } for r in status.roles])

@@ -1,0 +1,137 @@
+"""Rules & verdicts: set the acceptance rules, lock them, change them with a reason, see every verdict."""
+
+import streamlit as st
+from pydantic import ValidationError
+
+from governance import committee
+from governance.policy import PolicyError, ScoreRule
+from pages import policy_tables as tables
+from pages import ui
+
+st.title("Rules & verdicts")
+version = ui.require_dossier()
+dossier = version.dossier
+policy = dossier.policy
+tier = dossier.risk.tier
+
+
+def apply(action, saved_as: str, **kwargs) -> None:
+    """Run one committee action on the latest version, save it and rerun; refusals show as errors."""
+    try:
+        ui.save(action(ui.current().dossier, **kwargs), note=saved_as)
+    except (PolicyError, ValidationError, ValueError) as exc:
+        st.session_state["rules_error"] = str(exc)
+    st.rerun()
+
+
+st.caption("Rules are the committee's bar, set before new evidence is run. A verdict passes only when the "
+           "whole 95% interval clears the bar, fails when none of it does, and is otherwise inconclusive "
+           "with an estimate of the further cases that would settle it.")
+if error := st.session_state.pop("rules_error", None):
+    st.error(error)
+
+if policy is None or not policy.rules:
+    st.info(f"No rules yet. Start from the defaults for risk tier **{tier}** (one score rule per accepted "
+            "subcategory, and one rule of each other kind), then edit them.")
+    if st.button(f"Start from the {tier} defaults", key="rules_init", type="primary"):
+        apply(committee.start_rules, f"rules: defaults for tier {tier}")
+    st.stop()
+
+if policy.lock:
+    lock = policy.lock
+    note = f" · note: {lock.note}" if lock.note else ""
+    st.success(f"🔒 Locked by **{lock.locked_by}** on {lock.locked_at:%Y-%m-%d %H:%M} UTC · rule-set hash "
+               f"`{lock.rules_hash[:16]}` · {len(lock.evidence_ids_at_lock)} evidence record(s) already "
+               f"attached at the lock · {len(policy.changes)} change(s) since{note}")
+else:
+    st.warning("Draft rules: not locked. Lock them before new evidence is run, so the verdicts are "
+               "pre-registered.")
+assessment, recommendation = committee.assessment_and_recommendation(dossier)
+if assessment.change_log_problem and policy.lock:
+    st.error(f"Change log check failed: {assessment.change_log_problem}.")
+
+st.subheader("Rules")
+st.caption(f"Started from {policy.derived_from or 'the committee'}. Score bars are on MedHELM's normalized "
+           "0-1 scale (jury 1-5 maps to (x − 1)/4).")
+st.dataframe(tables.rules_frame(policy), hide_index=True, width="stretch")
+
+with st.expander("Edit a rule" + (" (recorded in the change log)" if policy.lock else "")):
+    ids = [r.id for r in policy.rules]
+    rule = policy.rule(st.selectbox("Rule", ids, key="rule_pick"))
+    k = f"rule_{rule.id}_"
+    updates: dict = {}
+    if rule.kind == "subgroup_disparity":
+        c1, c2 = st.columns(2)
+        updates["ratio_lo"] = c1.number_input("Lowest ratio", 0.01, 1.0, float(rule.ratio_lo), 0.01,
+                                              key=k + "lo")
+        updates["ratio_hi"] = c2.number_input("Highest ratio", 1.0, 10.0, float(rule.ratio_hi), 0.01,
+                                              key=k + "hi")
+    elif rule.kind == "min_n":
+        updates["threshold"] = int(st.number_input("Minimum n", 1, 10_000_000, int(rule.threshold),
+                                                   key=k + "t"))
+    else:
+        label = {"score": "Threshold (normalized 0-1)", "max_unscored_share": "Maximum share (0-1)",
+                 "judge_agreement": "Minimum ICC",
+                 "max_cost_per_1k": "Maximum USD per 1,000 requests"}[rule.kind]
+        updates["threshold"] = st.number_input(label, value=float(rule.threshold), step=0.01, format="%.3f",
+                                               key=k + "t")
+    if rule.kind == "score":
+        updates["min_n"] = int(st.number_input("Minimum n", 0, 10_000_000, int(rule.min_n), key=k + "n"))
+    if hasattr(rule, "allow_point_estimate"):
+        updates["allow_point_estimate"] = st.checkbox(
+            "Accept evidence without an interval for this rule", value=rule.allow_point_estimate,
+            key=k + "pe", help="Published jury means and mean F1 have no interval; by default they cannot "
+                               "pass or fail alone.")
+    updates["rationale"] = st.text_area("Rationale", value=rule.rationale, key=k + "why_bar")
+    why = (st.text_input("Reason for the change (required once locked)", key=k + "reason")
+           if policy.lock else "")
+    try:
+        edited = type(rule).model_validate({**rule.model_dump(), **updates})
+    except ValidationError as exc:
+        st.warning("; ".join(e["msg"] for e in exc.errors()))
+        edited = None
+    c1, c2 = st.columns(2)
+    if c1.button("Save rule", key="rule_save", disabled=edited is None or edited == rule):
+        apply(committee.change_rule, f"rule changed: {rule.id}", rule=edited, by=ui.reviewer(), why=why)
+    if c2.button("Remove rule", key="rule_remove"):
+        apply(committee.delete_rule, f"rule removed: {rule.id}", rule_id=rule.id, by=ui.reviewer(), why=why)
+
+with st.expander("Add a score rule for one benchmark"):
+    benches = sorted({e.benchmark for e in dossier.evidence})
+    if not benches:
+        st.caption("Attach evidence first: the benchmark list comes from the dossier's evidence.")
+    else:
+        bench = st.selectbox("Benchmark", benches, key="rule_add_bench")
+        threshold = st.number_input("Threshold (normalized 0-1)", 0.0, 1.0, 0.8, 0.01, key="rule_add_t")
+        rationale = st.text_area("Rationale", key="rule_add_why_bar")
+        why = (st.text_input("Reason for adding it (required once locked)", key="rule_add_reason")
+               if policy.lock else "")
+        rid = "score." + "".join(ch for ch in bench.lower() if ch.isalnum())
+        ok = len(rationale.strip()) >= 10 and rid not in [r.id for r in policy.rules]
+        new = (ScoreRule(id=rid, benchmark=bench, threshold=threshold, rationale=rationale.strip())
+               if ok else None)
+        if st.button("Add rule", key="rule_add", disabled=not ok):
+            apply(committee.change_rule, f"rule added: {rid}", rule=new, by=ui.reviewer(), why=why)
+
+if not policy.lock:
+    note = st.text_input("Note for the lock (e.g. the meeting that agreed the rules)", key="lock_note")
+    if st.button("Lock rules", key="rules_lock", type="primary"):
+        apply(committee.lock_rules, "rules locked", by=ui.reviewer(), note=note)
+if policy.changes:
+    st.subheader("Changes after the lock")
+    st.dataframe(tables.changes_frame(policy), hide_index=True, width="stretch")
+
+st.subheader("Verdicts")
+counts = assessment.counts()
+cols = st.columns(4)
+for col, status in zip(cols, ("pass", "fail", "inconclusive", "not_applicable"), strict=True):
+    col.metric(tables.STATUS_MARK[status], counts[status])
+shown = st.multiselect("Show", ["pass", "fail", "inconclusive", "not_applicable"],
+                       default=["pass", "fail", "inconclusive", "not_applicable"], key="verdict_filter")
+st.dataframe(tables.verdicts_frame([v for v in assessment.verdicts if v.status in shown]), hide_index=True,
+             width="stretch")
+st.caption("Further cases: if the estimate holds, about this many more cases would make the interval exclude "
+           "the threshold (Wilson for proportions, 1/√n narrowing otherwise). Pre-registered: the rules were "
+           "locked before the evidence was attached.")
+st.info(f"Recommendation: **{recommendation.reasons[0]}** Details and the committee's decision are on the "
+        "**Decision** page.")

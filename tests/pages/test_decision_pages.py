@@ -1,0 +1,146 @@
+"""AppTest per page of the decision path: Rules & verdicts, Cost, Review & monitoring, Decision."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from governance.decision import signoff_status
+from governance.store import Store
+from tests.pages.conftest import open_page
+
+DEMO = "D-demo-portal"
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory):
+    from governance.demo import seed_demo
+
+    path = tmp_path_factory.mktemp("seeded") / "medassure.duckdb"
+    store = Store.open(path)
+    seed_demo(store)
+    store.close()
+    return path
+
+
+@pytest.fixture
+def demo_copy(home, seeded):
+    """A fresh copy of the seeded demo database for each test (seeding once keeps the suite fast)."""
+    home.mkdir(parents=True, exist_ok=True)
+    shutil.copy(seeded, home / "medassure.duckdb")
+    return home
+
+
+def latest(home):
+    store = Store.open(home / "medassure.duckdb")
+    try:
+        return store.load(DEMO)
+    finally:
+        store.close()
+
+
+def texts(at) -> str:
+    parts = [m.value for m in at.markdown] + [e.value for e in at.error] + [s.value for s in at.success]
+    return "\n".join(parts + [w.value for w in at.warning] + [i.value for i in at.info])
+
+
+def test_rules_page_shows_lock_change_log_and_three_verdict_kinds(demo_copy):
+    at = open_page("pages/rules_verdicts.py")
+    assert at.title[0].value == "Rules & verdicts"
+    assert "Locked by" in at.success[0].value and "1 change(s) since" in at.success[0].value
+    rules, changes, verdicts = (f.value for f in at.dataframe)
+    assert "score.privacydetection" in set(rules["rule"]) and list(changes["rule"]) == ["score.privacydetection"]
+    kinds = set(verdicts["verdict"])
+    assert {"✅ pass", "❌ fail", "⚠️ inconclusive"} <= kinds
+    assert verdicts["reason"].str.len().min() > 10 and (verdicts["evidence"] != "").any()
+
+
+def test_rules_page_locked_change_needs_a_reason_then_is_logged(demo_copy):
+    at = open_page("pages/rules_verdicts.py")
+    at.selectbox(key="rule_pick").select("min_n").run()
+    at.number_input(key="rule_min_n_t").set_value(150).run()
+    at.button(key="rule_save").click().run()
+    assert any("needs a reason" in e.value for e in at.error)
+    assert len(latest(demo_copy).dossier.policy.changes) == 1
+    at.number_input(key="rule_min_n_t").set_value(150).run()
+    at.text_input(key="rule_min_n_reason").input("Pharmacy asked for tighter intervals").run()
+    at.button(key="rule_save").click().run()
+    assert not at.exception
+    policy = latest(demo_copy).dossier.policy
+    assert policy.rule("min_n").threshold == 150 and policy.changes[-1].why.startswith("Pharmacy")
+    assert policy.changes[-1].by == "reviewer"
+
+
+def test_rules_page_starts_from_defaults_and_locks(home):
+    from governance.dossier import Dossier
+    from governance.intended_use import example_intended_use
+
+    store = Store.open(home / "medassure.duckdb")
+    store.save(Dossier(id="D-fresh", title="Fresh dossier", owner="me", intended_use=example_intended_use()),
+               author="me")
+    store.close()
+    at = open_page("pages/rules_verdicts.py", dossier_id="D-fresh")
+    assert any("No rules yet" in i.value for i in at.info)
+    at.button(key="rules_init").click().run()
+    assert any("not locked" in w.value for w in at.warning)
+    at.text_input(key="lock_note").input("meeting 1").run()
+    at.button(key="rules_lock").click().run()
+    assert not at.exception and "Locked by" in at.success[0].value
+    store = Store.open(home / "medassure.duckdb")
+    lock = store.load("D-fresh").dossier.policy.lock
+    store.close()
+    assert lock.note == "meeting 1" and lock.locked_by == "reviewer"
+
+
+def test_cost_page_table_chart_and_profile_save(demo_copy):
+    at = open_page("pages/cost.py")
+    assert at.title[0].value == "Cost"
+    table = at.dataframe[0].value
+    assert len(table) == 3 and table["on frontier"].any() and (table["USD / 1,000 requests"] > 0).all()
+    spec = at.get("vega_lite_chart")[0].proto.spec
+    assert "cost_per_1k" in spec and "frontier" in spec
+    assert any("budget-based upper bounds" in c.value for c in at.caption)
+    at.selectbox(key="cost_model").select("Llama 3.3 Instruct (70B)").run()
+    k = "cost_Llama 3.3 Instruct (70B)_"
+    at.text_input(key=k + "price_model").input("openai/llama-3.3-70b-onprem").run()
+    at.number_input(key=k + "in").set_value(0.0).run()
+    at.text_input(key=k + "source").input("on-prem pilot, 200 portal messages").run()
+    at.number_input(key=k + "prompt").set_value(650.0).run()
+    at.button(key="cost_save").click().run()
+    assert not at.exception
+    (profile,) = [p for p in latest(demo_copy).dossier.cost.profiles if p.model.startswith("Llama")]
+    assert profile.mean_prompt_tokens == 650.0 and profile.price_model == "openai/llama-3.3-70b-onprem"
+
+
+def test_review_page_derives_and_saves_an_edit(demo_copy):
+    at = open_page("pages/review_monitoring.py")
+    assert at.title[0].value == "Review & monitoring"
+    assert any("doubled" in m.value for m in at.markdown)
+    v = latest(demo_copy).version
+    at.number_input(key=f"plan_{v}_rate").set_value(0.2).run()
+    at.button(key="plan_save").click().run()
+    assert not at.exception
+    plan = latest(demo_copy).dossier.oversight
+    assert plan.review.qa_sample_rate == 0.2 and plan.edited_by == "reviewer"
+
+
+def test_decision_page_signoff_then_change_shows_invalidation(demo_copy):
+    at = open_page("pages/decision.py")
+    assert at.title[0].value == "Decision"
+    assert "Approve with conditions" in texts(at) and not at.error
+    roles = at.dataframe[0].value
+    assert list(roles.loc[roles["status"] == "✅ valid", "role"]) == ["clinical lead"]
+    at.selectbox(key="signoff_role").select("CMIO / clinical informatics").run()
+    at.text_input(key="signoff_name").input("Dr. K. Osei").run()
+    at.button(key="signoff_button").click().run()
+    assert not at.exception
+    assert sum(r.valid for r in signoff_status(latest(demo_copy).dossier).roles) == 2
+
+    at.radio(key="decision_outcome").set_value("reject").run()
+    at.text_area(key="decision_rationale").input("The vendor withdrew the product from the market.").run()
+    at.button(key="decision_record").click().run()
+    assert not at.exception
+    assert at.error and "2 sign-off(s) no longer valid" in at.error[0].value
+    assert "decision" in at.error[0].value
+    assert latest(demo_copy).dossier.decision.outcome == "reject"
