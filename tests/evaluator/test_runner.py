@@ -231,7 +231,8 @@ def test_worker_processes_complete_through_faults(llm_server):
     llm_server.configure(answer=lambda r: "A", fault_rate=0.25, seed=3, hang_s=2.0)
     con = duckdb.connect()
     opts = RunOptions(workers=2, retry=RetryPolicy(base_s=0.01, max_s=0.05), flush_ms=20)
-    s = run(con, llm_server, n=40, options=opts, ep=endpoint(llm_server, transport="openai", timeout_s=1.0))
+    s = run(con, llm_server, n=40, options=opts, ep=endpoint(llm_server, transport="openai", timeout_s=1.0,
+                                                          input_price_per_mtok=0.0, output_price_per_mtok=0.0))
     assert (s.status, s.n, s.n_errors) == ("completed", 40, 0)
     # A child's first calls load modules lazily and may time out on a loaded machine: >=, not ==.
     assert s.new_requests == llm_server.hits >= 40 + sum(llm_server.faults.values())
