@@ -1,0 +1,130 @@
+"""Results of a scenario run, read back from the store, and the Evidence record they make.
+
+Why from the store: a page that reloads, or a CLI call an hour later, must show the same numbers
+as the run that produced them, so everything here is computed from ``run_results`` and the
+scenario version's cases, never from a runner's in-memory state. The Evidence record is the
+run's main metric (overall score, n, interval) with ``subgroups`` filled from the subgroup table,
+so acceptance rules can judge disparity; suppressed groups travel without a score.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+import duckdb
+from pydantic import BaseModel, ConfigDict
+
+from evaluator.evidence import Evidence, evidence_id
+from evaluator.run_summary import RunSummary, summarize_run
+from evaluator.runner import main_metric_name
+from evaluator.runstore import RunStore
+from evaluator.scenarios.run import scenario_spec
+from evaluator.scenarios.store import ScenarioStore, ScenarioVersion
+from evaluator.subgroups import MIN_N, SubgroupTable, subgroup_table
+
+
+class ScenarioResults(BaseModel):
+    """One run of one scenario version: its summary and its subgroup table."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    version: ScenarioVersion
+    """The scenario version that was run."""
+    summary: RunSummary
+    """Counts, overall score with interval, tokens and cost (from the stored results)."""
+    subgroups: SubgroupTable
+    """Per-tag, per-group results with ratios, flags and suppression."""
+
+
+def scenario_results(
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    *,
+    min_n: int = MIN_N,
+    reference_groups: Mapping[str, str] | None = None,
+) -> ScenarioResults:
+    """Read a scenario run back: summary and subgroup table.
+
+    Raises:
+        KeyError: ``run_id`` is not a run of a local scenario.
+
+    Example:
+        >>> r = scenario_results(con, "run-20250101-000000-abc123")  # doctest: +SKIP
+        >>> r.subgroups.display_rows()[0]                            # doctest: +SKIP
+    """
+    scenarios = ScenarioStore(con)
+    row = (
+        con.cursor()
+        .execute("SELECT scenario_id, version FROM scenario_runs WHERE run_id = ?", [run_id])
+        .fetchone()
+    )
+    if row is None:
+        raise KeyError(f"run {run_id!r} is not a run of a local scenario")
+    version = scenarios.get(row[0], row[1])
+    runs = RunStore(con, journal_dir=None)
+    stored = runs.get_run(run_id) or {}
+    totals = json.loads(stored["totals"]) if stored.get("totals") else {}
+    summary = summarize_run(
+        runs,
+        run_id,
+        main_metric_name(scenario_spec(version)),
+        cache_hits=int(totals.get("cache_hits", 0)),
+        new_requests=int(totals.get("new_requests", 0)),
+        resumed=bool(totals.get("resumed", False)),
+        elapsed_s=float(totals.get("elapsed_s", 0.0)),
+    )
+    scores = {r["instance_id"]: r["score"] for r in runs.results(run_id) if r["error"] is None}
+    table = subgroup_table(
+        scenarios.instances(version.scenario_id, version.version),
+        scores,
+        min_n=min_n,
+        reference_groups=reference_groups,
+    )
+    return ScenarioResults(version=version, summary=summary, subgroups=table)
+
+
+def _caveats(results: ScenarioResults, evidence: Evidence) -> str:
+    v, table = results.version, results.subgroups
+    notes = [evidence.caveat] if evidence.caveat else []
+    if v.redaction:
+        notes.append(f"cases redacted before the run ({v.redaction.get('summary', 'identifiers replaced')})")
+    if table.rows:
+        refs = ", ".join(f"{t}={g}" for t, g in table.references.items() if g)
+        flagged = [f"{r.tag}={r.group} ({r.ratio:.2f})" for r in table.rows if r.flagged]
+        hidden = sum(1 for r in table.rows if r.suppressed)
+        notes.append(
+            f"subgroup ratios to reference groups {refs or 'none'}; window {table.window[0]}–"
+            f"{table.window[1]}; flagged: {', '.join(flagged) or 'none'}; "
+            f"{hidden} group(s) suppressed (n < {table.min_n})"
+        )
+    notes += table.notes
+    return "; ".join(notes)
+
+
+def scenario_evidence(results: ScenarioResults, *, source: str | None = None) -> Evidence:
+    """The run's main-metric Evidence with its subgroup scores.
+
+    Args:
+        results: from ``scenario_results``.
+        source: overrides the citation (e.g. ``"demo data: ..."``); default the run id.
+
+    Raises:
+        ValueError: the run has no scored case, so there is no score to cite.
+    """
+    records = results.summary.to_evidence()
+    if not records:
+        raise ValueError(f"run {results.summary.run_id} has no scored case; nothing to attach")
+    main = records[0]
+    v = results.version
+    benchmark = f"{v.name} [{v.scenario_id} v{v.version}]"
+    cite = source or main.source
+    return main.model_copy(
+        update={
+            "id": evidence_id("local-run", cite, main.model, benchmark, main.metric, main.run_id),
+            "benchmark": benchmark,
+            "source": cite,
+            "subgroups": results.subgroups.to_subgroup_scores(),
+            "caveat": _caveats(results, main),
+        }
+    )

@@ -1,0 +1,185 @@
+"""Running a local scenario: its benchmark spec, the PHI gate, and the run itself.
+
+Why a gate inside the run function as well as in the page and the CLI: the page and the CLI call
+``phi_gate`` first to *explain* a block before anything happens, and ``run_scenario`` calls it
+again, so no caller can reach the runner with identifiers bound for an endpoint that is not
+approved for PHI. The run itself is the ordinary runner (cache, resume, budget) on a spec derived
+from ``data/benchmarks/generic.yaml``: each case is scored by its own answer type, free-text
+cases stay unscored (and are counted) until a jury is configured.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import duckdb
+
+from evaluator.benchmarks import BenchmarkSpec, get_benchmark
+from evaluator.instance import Instance
+from evaluator.llm import ModelEndpoint
+from evaluator.phi import PhiCheck, check_phi_for_run, scan_instances
+from evaluator.result_writer import insert_batch
+from evaluator.run_summary import RunSummary, summarize_run
+from evaluator.runner import ProgressFn, main_metric_name, run_benchmark
+from evaluator.runstore import RunStore, now_iso, sha256_of
+from evaluator.scenarios.store import ScenarioStore, ScenarioVersion
+
+
+class ScenarioRunBlocked(RuntimeError):
+    """A run refused by the PHI gate; ``check.explanation`` says why and what to do."""
+
+    def __init__(self, check: PhiCheck):
+        super().__init__(check.explanation)
+        self.check = check
+
+
+def scenario_spec(version: ScenarioVersion) -> BenchmarkSpec:
+    """The benchmark a scenario version runs as: the generic spec with its own id and subcategories.
+
+    Example:
+        >>> from datetime import UTC, datetime
+        >>> v = ScenarioVersion(scenario_id="sc_1", version=2, hash="h", parent_hash=None, name="Refills",
+        ...     dossier_id=None, subcategory_ids=["patient_provider_messaging"], source_name=None,
+        ...     source_format=None, source_sha256=None, column_mapping=None, n_instances=1, tag_names=[],
+        ...     phi=None, redaction=None, note="", author="me", created_at=datetime.now(UTC))
+        >>> scenario_spec(v).id, scenario_spec(v).metrics
+        ('sc_1_v2', ('accuracy',))
+    """
+    base = get_benchmark("generic")
+    return base.model_copy(
+        update={
+            "id": f"{version.scenario_id}_v{version.version}",
+            "title": f"{version.name} (local scenario, version {version.version})",
+            "description": f"Local scenario {version.scenario_id} version {version.version} "
+            f"({version.n_instances} "
+            f"cases, content hash {version.hash[:12]}).",
+            "subcategory_ids": tuple(version.subcategory_ids),
+            "dataset_source": version.source_name or "local",
+        }
+    )
+
+
+def phi_gate(instances: list[Instance], endpoint: ModelEndpoint) -> PhiCheck:
+    """The PHI check of exactly these cases against this endpoint (page, CLI and ``run_scenario``).
+
+    Example:
+        >>> ep = ModelEndpoint(name="vendor", model="gpt-4o")
+        >>> phi_gate([Instance(id="1", context="MRN 1234567", reference="x")], ep).allowed
+        False
+    """
+    return check_phi_for_run(scan_instances(instances), endpoint.name, endpoint.phi_approved)
+
+
+def run_scenario(
+    con: duckdb.DuckDBPyConnection,
+    scenario_id: str,
+    endpoint: ModelEndpoint,
+    *,
+    version: int | None = None,
+    concurrency: int = 8,
+    max_cost_usd: float | None = None,
+    limit: int | None = None,
+    on_progress: ProgressFn | None = None,
+    cancel: Any = None,
+) -> RunSummary:
+    """Run (or resume) one scenario version on one endpoint, after the PHI gate.
+
+    Raises:
+        ScenarioRunBlocked: identifiers found and the endpoint is not approved for PHI.
+        KeyError: no such scenario or version.
+
+    Example:
+        >>> summary = run_scenario(con, "sc_3f9a1c2b", endpoint, on_progress=bar)  # doctest: +SKIP
+    """
+    store = ScenarioStore(con)
+    chosen = store.get(scenario_id, version)
+    instances = store.instances(chosen.scenario_id, chosen.version)
+    if limit is not None:
+        instances = instances[:limit]
+    check = phi_gate(instances, endpoint)
+    if not check.allowed:
+        raise ScenarioRunBlocked(check)
+    summary = run_benchmark(
+        con,
+        scenario_spec(chosen),
+        instances,
+        endpoint,
+        concurrency=concurrency,
+        max_cost_usd=max_cost_usd,
+        on_progress=on_progress,
+        cancel=cancel,
+    )
+    store.record_run(chosen, summary.run_id, endpoint.name, endpoint.phi_approved)
+    return summary
+
+
+def record_offline_run(
+    con: duckdb.DuckDBPyConnection,
+    version: ScenarioVersion,
+    model: str,
+    answers: Mapping[str, str],
+    *,
+    endpoint_name: str,
+) -> str:
+    """Store answers produced without calling a model (demo data) as a completed, scored run.
+
+    The answers go through the same scorer as a live run, so the stored results, the summary
+    and the subgroup table are computed exactly as for a real run. Returns the run id.
+
+    Example:
+        >>> run_id = record_offline_run(con, v, "demo", {"c1": "A"}, endpoint_name="demo")  # doctest: +SKIP
+    """
+    from evaluator.scoring import score_response
+
+    spec = scenario_spec(version)
+    instances = ScenarioStore(con).instances(version.scenario_id, version.version)
+    runs = RunStore(con, journal_dir=None)
+    params = {"offline": True, "answers_sha256": sha256_of(dict(answers))}
+    run_id = runs.create_run(
+        run_key=sha256_of({"offline": params, "spec": spec.id, "model": model}),
+        benchmark_id=spec.id,
+        hashes={"dataset": version.hash},
+        model=model,
+        endpoint_name=endpoint_name,
+        api_base=None,
+        params=params,
+        n_planned=len(instances),
+    )
+    rows = []
+    for inst in instances:
+        text = answers.get(inst.id)
+        scored = score_response(spec, inst, text) if text is not None else None
+        rows.append(
+            {
+                "run_id": run_id,
+                "instance_id": inst.id,
+                "response_text": text,
+                "parsed": scored.parsed if scored else None,
+                "score": scored.score if scored else None,
+                "unparsed": scored.unparsed if scored else None,
+                "metrics": dict(scored.metrics) if scored else {},
+                "prompt_tokens": 0,
+                "completion_tokens": 0,
+                "cost_usd": 0.0,
+                "latency_s": 0.0,
+                "attempts": 0,
+                "cached": False,
+                "error": None if scored else "no answer given",
+                "finished_at": now_iso(),
+            }
+        )
+    insert_batch(con.cursor(), rows, [])
+    summary = summarize_run(
+        runs,
+        run_id,
+        main_metric_name(spec),
+        cache_hits=0,
+        new_requests=0,
+        resumed=False,
+        elapsed_s=0.0,
+        status="completed",
+    )
+    runs.set_status(run_id, "completed", summary.model_dump(mode="json", exclude={"metrics"}))
+    ScenarioStore(con).record_run(version, run_id, endpoint_name, phi_approved=False)
+    return run_id
