@@ -14,8 +14,9 @@ from governance.evidence_select import subcategory_name
 from governance.policy import AcceptancePolicy
 from governance.verdicts import Verdict
 
-STATUS_MARK = {"pass": "✅ pass", "fail": "❌ fail", "inconclusive": "⚠️ inconclusive",
-               "not_applicable": "— n/a"}
+STATUS_MARK = {"pass": "✓ pass", "fail": "✗ fail", "inconclusive": "⚠ inconclusive",
+               "not_applicable": "– n/a"}
+"""Plain symbols that every font has (colour emoji are missing on many hospital desktops)."""
 
 
 def rule_target(rule) -> str:
@@ -97,7 +98,7 @@ def signoff_frame(status: SignOffStatus) -> pd.DataFrame:
     """One row per role: who signed, when, and whether it still holds."""
     return pd.DataFrame([{
         "role": r.role, "required": r.required,
-        "status": "✅ valid" if r.valid else ("❌ invalidated" if r.signoff else "… not signed"),
+        "status": "✓ valid" if r.valid else ("✗ invalidated" if r.signoff else "… not signed"),
         "signed by": r.signoff.name if r.signoff else "",
         "signed at": r.signoff.signed_at.strftime("%Y-%m-%d %H:%M") if r.signoff else "",
         "signed hash": r.signoff.signed_hash[:12] if r.signoff else "", "detail": r.reason,

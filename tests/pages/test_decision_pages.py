@@ -52,7 +52,7 @@ def test_rules_page_shows_lock_change_log_and_three_verdict_kinds(demo_copy):
     rules, changes, verdicts = (f.value for f in at.dataframe)
     assert "score.privacydetection" in set(rules["rule"]) and list(changes["rule"]) == ["score.privacydetection"]
     kinds = set(verdicts["verdict"])
-    assert {"✅ pass", "❌ fail", "⚠️ inconclusive"} <= kinds
+    assert {"✓ pass", "✗ fail", "⚠ inconclusive"} <= kinds
     assert verdicts["reason"].str.len().min() > 10 and (verdicts["evidence"] != "").any()
 
 
@@ -130,7 +130,7 @@ def test_decision_page_signoff_then_change_shows_invalidation(demo_copy):
     assert at.title[0].value == "Decision"
     assert "Approve with conditions" in texts(at) and not at.error
     roles = at.dataframe[0].value
-    assert list(roles.loc[roles["status"] == "✅ valid", "role"]) == ["clinical lead"]
+    assert list(roles.loc[roles["status"] == "✓ valid", "role"]) == ["clinical lead"]
     at.selectbox(key="signoff_role").select("CMIO / clinical informatics").run()
     at.text_input(key="signoff_name").input("Dr. K. Osei").run()
     at.button(key="signoff_button").click().run()

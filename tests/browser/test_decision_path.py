@@ -1,0 +1,109 @@
+"""End to end in Chromium: rules → lock → verdicts → decision → sign-off, then an edit invalidates it."""
+
+from __future__ import annotations
+
+import pytest
+
+from governance.store import Store
+from tests.browser.conftest import goto_page, wait_idle
+
+pytestmark = pytest.mark.browser
+
+
+def seed_unruled_dossier(home) -> str:
+    """A dossier with mapping and published evidence but no rules: the state before a committee meets."""
+    from evaluator.evidence import published_evidence
+    from governance.dossier import Dossier
+    from governance.intended_use import example_intended_use
+
+    home.mkdir(parents=True, exist_ok=True)
+    d = Dossier(id="D-walk", title="Portal replies (walk-through)", owner="Primary care AI committee",
+                intended_use=example_intended_use())
+    d = d.model_copy(update={
+        "mapping": d.mapping.decide("patient_provider_messaging", "accepted", by="seed"),
+        "evidence": published_evidence(["MedConfInfo", "ProxySender"],
+                                       ["GPT-4o (2024-05-13)", "Claude 3.7 Sonnet (20250219)"]),
+    })
+    store = Store.open(home / "medassure.duckdb")
+    store.save(d, author="seed", note="seeded for the browser test")
+    store.close()
+    return d.id
+
+
+def fill(pg, locator, text: str) -> None:
+    locator.fill(text)
+    locator.press("Tab")
+    wait_idle(pg)
+
+
+def click(pg, name: str) -> None:
+    pg.get_by_role("button", name=name).first.click()
+    wait_idle(pg)
+
+
+def main_text(pg) -> str:
+    return pg.locator("[data-testid='stMain']").first.inner_text()
+
+
+def test_rules_lock_verdicts_decision_signoff_and_invalidation(page, app_factory, tmp_path):
+    dossier_id = seed_unruled_dossier(tmp_path / "home0")  # app_factory's first home
+    app = app_factory(seed_demo=False)
+    pg = page
+    pg.goto(app.url)
+    pg.get_by_role("heading", name="Dossiers").wait_for()
+    wait_idle(pg)
+
+    goto_page(pg, app, "Rules & verdicts")
+    click(pg, "Start from the moderate defaults")
+    pg.get_by_text("Draft rules: not locked").wait_for()
+    fill(pg, pg.get_by_label("Note for the lock (e.g. the meeting that agreed the rules)"), "Committee meeting 4")
+    click(pg, "Lock rules")
+    pg.get_by_text("Locked by browser-test").wait_for()
+    metrics = pg.locator("[data-testid='stMetric']")
+    values = {m.locator("[data-testid='stMetricLabel']").inner_text().split()[-1]:
+              int(m.locator("[data-testid='stMetricValue']").inner_text()) for m in metrics.all()}
+    assert values["pass"] >= 1 and values["fail"] >= 1 and values["inconclusive"] >= 1, values
+    pg.screenshot(path=str(tmp_path / "rules.png"), full_page=True)
+
+    goto_page(pg, app, "Decision")
+    pg.get_by_text("Recommendation (computed)").wait_for()
+    assert "Approve with conditions" in main_text(pg)
+    pg.locator(".st-key-decision_outcome").get_by_text("Approve with conditions").click()
+    wait_idle(pg)
+    fill(pg, pg.locator(".st-key-decision_rationale textarea"),
+         "GPT-4o clears the bar on MedConfInfo; ProxySender is not settled, so every draft is reviewed.")
+    fill(pg, pg.locator(".st-key-decision_conditions textarea"),
+         "Every draft reviewed before sending.\nLocal evaluation of 300 messages before go-live.")
+    click(pg, "Record decision")
+    pg.get_by_text("Recorded by browser-test").wait_for()
+    click(pg, "Sign off")
+    pg.locator("[data-testid='stSidebar']").get_by_text("Version 5").wait_for()
+    assert "Every required role has signed" not in main_text(pg)  # one of four roles only
+    pg.screenshot(path=str(tmp_path / "decision.png"), full_page=True)
+
+    store_path = app.home / "medassure.duckdb"
+    goto_page(pg, app, "Rules & verdicts")
+    pg.get_by_text("Edit a rule").click()
+    fill(pg, pg.get_by_label("Threshold (normalized 0-1)").first, "0.72")
+    fill(pg, pg.get_by_label("Reason for the change (required once locked)"), "Clinical lead asked for 0.72")
+    click(pg, "Save rule")
+    pg.get_by_text("1 change(s) since").wait_for()
+
+    goto_page(pg, app, "Decision")
+    banner = pg.get_by_text("sign-off(s) no longer valid")
+    banner.wait_for()
+    assert "changed since: policy" in main_text(pg)
+    pg.screenshot(path=str(tmp_path / "invalidated.png"), full_page=True)
+
+    app.proc.terminate()
+    app.proc.wait(20)
+    store = Store.open(store_path)
+    d = store.load(dossier_id).dossier
+    store.close()
+    assert d.policy.lock.note == "Committee meeting 4" and d.policy.changes[0].new.threshold == 0.72
+    assert d.decision.outcome == "approve_with_conditions" and len(d.decision.conditions) == 2
+    (signoff,) = d.signoffs
+    assert (signoff.role, signoff.name) == ("clinical lead", "browser-test")
+    from governance.decision import signoff_status
+
+    assert signoff_status(d).invalidated == [signoff]
