@@ -107,7 +107,11 @@ def _result_row(run_id: str, instance: Instance, outcome: CallOutcome | None, ca
         "error": outcome.error.short() if outcome and outcome.error else None,
     }
     if text is not None:
-        result = score(spec, instance, text)
+        try:
+            result = score(spec, instance, text)
+        except Exception as exc:  # noqa: BLE001 - a scorer bug must not lose a paid answer
+            row["error"] = f"scoring: {type(exc).__name__}: {exc}"[:300]  # re-scored from cache on resume
+            return row
         row.update(parsed=result.parsed, score=result.score, unparsed=bool(result.unparsed),
                    metrics=dict(result.metrics or {}))
     return row
@@ -195,7 +199,12 @@ async def run_async(store: RunStore, spec: Any, instances: Sequence[Instance], e
                 record(_result_row(run_id, inst, outcome, None, spec, score), cache_row)
 
         concurrency = max(1, min(options.concurrency, endpoint.max_concurrency))
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        try:
+            async with asyncio.TaskGroup() as group:  # one failing worker stops the others
+                for _ in range(concurrency):
+                    group.create_task(worker())
+        except BaseExceptionGroup as group_error:
+            raise group_error.exceptions[0] from None
         status = ("budget_exceeded" if queue and budget.stopped else
                   "cancelled" if queue and stop() else "completed")
     except (asyncio.CancelledError, KeyboardInterrupt):

@@ -237,3 +237,21 @@ def test_worker_processes_complete_through_faults(llm_server):
     # A child's first calls load modules lazily and may time out on a loaded machine: >=, not ==.
     assert s.new_requests == llm_server.hits >= 40 + sum(llm_server.faults.values())
     assert sum(llm_server.faults.values()) > 0
+
+
+def test_scorer_bug_keeps_the_answer_and_rescoring_costs_nothing(llm_server):
+    llm_server.configure(answer=lambda r: "A")
+    con = duckdb.connect()
+
+    def flaky(spec, inst, text):
+        if inst.id == "c001":
+            raise KeyError("oops")
+        return score(spec, inst, text)
+
+    ep = endpoint(llm_server)
+    s = run_benchmark(con, Spec(), cases(4), ep, render=render, score=flaky, options=FAST_RETRY)
+    assert (s.n, s.n_errors, s.errors) == (4, 1, {"scoring": 1})
+    fixed = run_benchmark(con, Spec(), cases(4), ep, render=render, score=score, options=FAST_RETRY)
+    # The first run completed (with one error), so this is a new run, answered wholly from the cache.
+    assert (fixed.n_errors, fixed.cache_hits, fixed.new_requests, fixed.score.n) == (0, 4, 0, 4)
+    assert llm_server.hits == 4
