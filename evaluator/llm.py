@@ -12,6 +12,10 @@ An endpoint names the *environment variable* holding its key, never the key; the
 per call and never stored. Prices per 1M tokens come from the endpoint override, else
 ``data/prices.csv`` (models litellm's bundled map lacks), else litellm's bundled map (offline:
 ``LITELLM_LOCAL_MODEL_COST_MAP=True``).
+
+An endpoint may opt into ``transport="openai"`` for an OpenAI-compatible server: the same
+request goes through the openai SDK directly, with about half of litellm's client CPU per call
+(``evaluator.llm_openai``; figures in ``bench/runner_throughput.py``). litellm stays the default.
 """
 
 from __future__ import annotations
