@@ -1,0 +1,150 @@
+"""Local runs for a dossier against the local server: choices, estimate, run, cancel/resume, evidence."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from governance.demo import DEMO_ID, seed_demo
+from governance.run_evidence import (
+    RunInputError,
+    build_request,
+    cancel_run,
+    estimate_request,
+    resume_run,
+    runnable_benchmarks,
+    save_upload,
+    start_run,
+)
+from governance.run_evidence_view import attach_run, dossier_runs, run_id_for_key, run_view
+from governance.run_jobs import RunJobs
+from tests.calc_answers import calculator_answers
+
+
+@pytest.fixture
+def demo(store):
+    seed_demo(store)
+    return store
+
+
+@pytest.fixture
+def calc_server(llm_server):
+    return llm_server.configure(answer=calculator_answers(count=20))
+
+
+def request(server, limit=10, **kw):
+    return build_request("calc_builtin", "openai/fake-calc", api_base=server.url, limit=limit, **kw)
+
+
+def wait_until(predicate, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_mapped_benchmarks_come_first_then_the_builtin_one(demo):
+    dossier = demo.load(DEMO_ID).dossier
+    offered = runnable_benchmarks(dossier)
+    assert [b.id for b in offered] == ["medication_qa", "calc_builtin"]
+    assert offered[0].mapped_to == ["Providing Patient Education Resources"] and offered[0].needs_file
+    assert "jury" in offered[0].note
+    assert offered[1].mapped_to == [] and not offered[1].needs_file
+    everything = runnable_benchmarks(dossier, include_unmapped=True)
+    assert [b.id for b in everything[:2]] == ["medication_qa", "calc_builtin"] and len(everything) == 8
+
+
+def test_bad_requests_name_the_problem(calc_server):
+    with pytest.raises(RunInputError, match="api_key_env"):
+        request(calc_server, api_key_env="sk-live-123")
+    with pytest.raises(RunInputError, match="no price is known"):
+        request(calc_server, max_cost_usd=1.0)
+    with pytest.raises(RunInputError, match="needs a dataset file"):
+        estimate_request(None, build_request("medication_qa", "openai/x", api_base=calc_server.url))
+    req = build_request("calc_builtin", "gpt-4o", api_key_env="MEDASSURE_TEST_NO_SUCH_KEY", limit=2)
+    with pytest.raises(RunInputError, match="MEDASSURE_TEST_NO_SUCH_KEY is not set"):
+        start_run(None, req, RunJobs())
+    blank = build_request("calc_builtin", " openai/m ", api_base="  ", api_key_env="", dataset_path=" ")
+    assert blank.endpoint.api_base is None and blank.endpoint.api_key_env is None
+    assert blank.dataset_path is None and blank.endpoint.model == "openai/m"
+
+
+def test_estimate_is_an_upper_bound_and_sends_nothing(demo, calc_server):
+    view = estimate_request(demo, request(calc_server))
+    est = view.estimate
+    assert (est.n, est.n_to_send, est.n_already_done, est.n_cached) == (10, 10, 0, 0)
+    assert est.completion_tokens_max == 10 * 64 and est.prompt_tokens > 0
+    assert est.cost_usd_max is None and "upper bound" in est.note
+    assert view.key_problem is None and len(view.run_key) == 64
+    priced = estimate_request(demo, request(calc_server, input_price=1.0, output_price=2.0)).estimate
+    assert priced.cost_usd_max == pytest.approx((priced.prompt_tokens * 1.0 + 640 * 2.0) / 1e6)
+    assert calc_server.hits == 0
+
+
+def test_run_completes_and_its_evidence_attaches_with_n_and_interval(demo, calc_server):
+    jobs = RunJobs()
+    req = request(calc_server)
+    job = start_run(demo, req, jobs)
+    progress = job.join(60)
+    assert progress.state == "completed" and progress.done == 10 and not progress.alive
+    assert calc_server.hits == 10
+    summary = progress.summary
+    assert summary.score.mean == 0.5 and summary.n_unparsed == 2 and summary.new_requests == 10
+
+    dossier = demo.load(DEMO_ID)
+    assert [r.run_id for r in dossier_runs(demo, dossier.dossier, jobs=jobs)] == [progress.run_id]
+    view = run_view(demo, progress.run_id, dossier.dossier, jobs=jobs)
+    assert view.state == "completed" and view.record.n_results == 10 and view.record.mean_score == 0.5
+    assert len(view.recent) == 10 and {r.unparsed for r in view.recent} == {True, False}
+    assert not view.attached and len(view.evidence) == 1
+
+    v = attach_run(demo, DEMO_ID, progress.run_id, by="dr.lee")
+    assert v.version == dossier.version + 1 and v.author == "dr.lee"
+    ev = v.dossier.evidence[-1]
+    assert ev.provenance == "local-run" and ev.run_id == progress.run_id and ev.source == progress.run_id
+    assert ev.n == 10 and ev.score == 0.5 and ev.n_unparsed == 2
+    assert ev.ci_lower < 0.5 < ev.ci_upper and "bootstrap" in ev.ci_method
+    assert ev.subcategory == "Supporting Diagnostic Decisions" and ev.model == "openai/fake-calc"
+    assert attach_run(demo, DEMO_ID, progress.run_id, by="dr.lee").version == v.version  # nothing new
+    assert run_view(demo, progress.run_id, v.dossier, jobs=jobs).attached
+
+    again = estimate_request(demo, req).estimate  # a finished run: a new identical run is all cache hits
+    assert (again.n_cached, again.n_to_send) == (10, 0)
+
+
+def test_cancel_then_resume_sends_no_duplicate_request(demo, calc_server):
+    calc_server.configure(latency_s=0.05)
+    jobs = RunJobs()
+    req = request(calc_server, limit=20, concurrency=1)
+    job = start_run(demo, req, jobs)
+    assert start_run(demo, req, jobs) is job  # one live job per run key
+    wait_until(lambda: job.progress().done >= 3)
+    assert cancel_run(job.run_key, jobs)
+    stopped = job.join(30)
+    assert stopped.state == "cancelled" and 3 <= stopped.done < 20
+    dossier = demo.load(DEMO_ID).dossier
+    view = run_view(demo, stopped.run_id, dossier, jobs=jobs)
+    assert view.state == "cancelled" and view.resumable_here and view.evidence == []
+    with pytest.raises(RunInputError, match="resume it to completion"):
+        attach_run(demo, DEMO_ID, stopped.run_id, by="dr.lee")
+    assert estimate_request(demo, req).estimate.n_already_done == stopped.done
+
+    resumed = resume_run(demo, job.run_key, jobs).join(60)
+    assert resumed.state == "completed" and resumed.run_id == stopped.run_id and resumed.summary.resumed
+    assert resumed.summary.new_requests == 20 - stopped.done
+    assert len(calc_server.hits_by_prompt) == 20 and set(calc_server.hits_by_prompt.values()) == {1}
+    assert run_id_for_key(demo, job.run_key, jobs) == stopped.run_id
+    assert not cancel_run(job.run_key, jobs)
+
+
+def test_resume_needs_a_request_this_process_knows(demo):
+    with pytest.raises(RunInputError, match="enter the same benchmark"):
+        resume_run(demo, "unknown-key", RunJobs())
+
+
+def test_uploads_are_kept_by_content(tmp_path):
+    first = save_upload("../my cases.csv", b"id,question\n1,q\n", tmp_path)
+    assert first.parent == tmp_path / "uploads" and first.name.endswith("-my_cases.csv")
+    assert save_upload("other.csv", b"id,question\n1,q\n", tmp_path).read_bytes() == first.read_bytes()
+    assert save_upload("../my cases.csv", b"id,question\n1,q\n", tmp_path) == first
