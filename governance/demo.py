@@ -39,6 +39,7 @@ def _map_taxonomy(store: Store, dossier: Dossier) -> Dossier:
 DEMO_STEPS: list[tuple[str, DemoStep]] = [
     ("map the intended use onto the taxonomy", _map_taxonomy),
     ("attach published MedHELM evidence", attach_published_demo_evidence),
+    ("record judge validity from synthetic demo ratings", __import__("governance.demo_judge_validity").demo_judge_validity.record_demo_judge_validity),
     *DEMO_DECISION_STEPS,
 ]
 

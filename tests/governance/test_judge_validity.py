@@ -1,0 +1,157 @@
+"""Judge validity for a dossier: the view, the record the agreement rule reads, the minimum, the demo."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from evaluator.agreement_io import RatingsError
+from evaluator.jury_store import JuryStore
+from governance.demo import DEMO_STEPS
+from governance.demo_judge_validity import SOURCE, demo_ratings, record_demo_judge_validity
+from governance.judge_validity import (
+    agreement_setting,
+    assess_judge_validity,
+    jury_benchmarks,
+    minimum_rule,
+    record_agreement,
+    sample_size_hint,
+    set_minimum,
+    stored_juries,
+)
+from governance.policy import AcceptancePolicy, JudgeAgreementRule, PolicyError, lock_policy
+from governance.verdicts import assess
+from tests.governance.policy_fixtures import dossier, ev
+
+
+@pytest.fixture(scope="module")
+def demo_frames():
+    return demo_ratings()
+
+
+@pytest.fixture(scope="module")
+def view(demo_frames):
+    clinicians, jury = demo_frames
+    return assess_judge_validity(
+        None, clinicians.to_csv(index=False).encode(), jury=jury.to_csv(index=False).encode(), n_boot=200
+    )
+
+
+def test_view_from_uploaded_files_has_table_rows_beside_medhelm(view):
+    pooled = [r for r in view.rows if r["dataset"] == "ALL"]
+    jury_icc = next(
+        r for r in pooled if r["comparison"] == "jury vs clinicians" and r["statistic"] == "ICC(3,k) z"
+    )
+    assert jury_icc["medhelm"] == 0.47 and jury_icc["ci_lower"] < jury_icc["value"] < jury_icc["ci_upper"]
+    human = next(r for r in pooled if r["comparison"] == "clinician vs clinician")
+    assert human["medhelm"] == 0.43 and human["n"] == 80
+    assert view.jury_source == "upload" and len(view.judges) == 3
+
+
+def test_a_stored_jury_supplies_ratings_and_outputs():
+    con = duckdb.connect()
+    store = JuryStore(con)
+    jury_id = store.create(
+        run_id="run-x",
+        benchmark_id="medication_qa",
+        candidate_model="m",
+        rubric_id="default",
+        rubric_hash="h" * 64,
+        criteria=["accuracy", "completeness", "clarity"],
+        judges=["j1", "j2", "j3"],
+    )
+    values = [1, 2, 3, 4, 5, 2, 3, 4]
+    store.add_instances(
+        jury_id,
+        [
+            {
+                "instance_id": f"c{i}",
+                "reference": "take it with food",
+                "response": "take it with food" if v > 3 else "no idea",
+            }
+            for i, v in enumerate(values)
+        ],
+    )
+    for judge in ("j1", "j2", "j3"):
+        store.add_judgements(
+            jury_id,
+            judge,
+            ["run-j"],
+            [
+                {
+                    "instance_id": f"c{i}",
+                    "scores": {"accuracy": v, "completeness": v, "clarity": v},
+                    "repaired": False,
+                    "calls": 1,
+                }
+                for i, v in enumerate(values)
+            ],
+        )
+    clinicians = "instance_id,rater,accuracy,completeness,clarity\n" + "".join(
+        f"c{i},dr_{r},{v},{v},{v}\n" for i, v in enumerate(values) for r in "ab"
+    )
+    v = assess_judge_validity(con, clinicians.encode(), jury_id=jury_id, n_boot=100)
+    assert v.jury_source == jury_id and v.judges == ["j1", "j2", "j3"]
+    assert v.report.pooled.icc3k_z.value == pytest.approx(1.0)
+    assert [b.metric for b in v.report.pooled.baselines] == ["ROUGE-L"]
+    assert stored_juries(con)[0]["jury_id"] == jury_id
+    with pytest.raises(RatingsError, match="no stored jury"):
+        assess_judge_validity(con, clinicians.encode(), jury_id="jury-nope")
+    with pytest.raises(RatingsError, match="pick a stored jury"):
+        assess_judge_validity(con, clinicians.encode())
+
+
+def test_recorded_agreement_is_what_the_rule_reads(view):
+    jury_ev = ev(3.9, 3.7, 4.1, scale="1-5", metric="jury_score", benchmark="MedicationQA")
+    rule = JudgeAgreementRule(
+        id="judge_agreement", threshold=0.5, rationale="about clinician-level agreement"
+    )
+    d = dossier([jury_ev], policy=AcceptancePolicy(rules=[rule]))
+    assert jury_benchmarks(d) == ["MedicationQA"]
+    setting = agreement_setting(
+        view.report, source="pilot study", benchmarks=["MedicationQA"], judges=view.judges, by="dr.lee"
+    )
+    pooled = view.report.pooled.icc3k_z
+    assert (setting.estimate, setting.ci_lower, setting.n_instances) == (pooled.value, pooled.ci_lower, 80)
+    verdict = assess(record_agreement(d, setting)).verdicts[0]
+    assert verdict.kind == "judge_agreement" and verdict.status == "pass"
+    strict = set_minimum(record_agreement(d, setting), 0.95, by="dr.lee")
+    assert minimum_rule(strict).threshold == 0.95 and assess(strict).verdicts[0].status == "fail"
+
+
+def test_minimum_is_the_rule_threshold_and_logged_once_locked():
+    d = dossier([], policy=AcceptancePolicy())
+    d = set_minimum(d, 0.6, by="chair")  # no rule yet: added from the tier default's rationale
+    assert minimum_rule(d).threshold == 0.6 and "ICC" in minimum_rule(d).rationale
+    locked = d.model_copy(update={"policy": lock_policy(d.policy, by="chair", evidence_ids=[])})
+    with pytest.raises(PolicyError, match="needs a reason"):
+        set_minimum(locked, 0.7, by="chair")
+    changed = set_minimum(locked, 0.7, by="chair", why="pilot showed weaker agreement")
+    assert changed.policy.changes[-1].new.threshold == 0.7
+
+
+def test_no_figure_to_record_is_refused():
+    from evaluator.agreement import compute_agreement
+
+    few = "instance_id,rater,accuracy\n1,a,3\n2,a,4\n1,b,3\n2,b,5\n"
+    report = compute_agreement(
+        few.encode(), few.replace(",a,", ",j,").replace(",b,", ",k,").encode(), n_boot=10
+    )
+    with pytest.raises(RatingsError, match="no agreement figure"):
+        agreement_setting(report, source="x" * 5, benchmarks=[], judges=[], by="me")
+
+
+def test_sample_size_hint_grows_as_the_interval_narrows():
+    wide, narrow = sample_size_hint(0.4, 0.47, n_have=30), sample_size_hint(0.2, 0.47, n_have=30)
+    assert narrow.n_needed > wide.n_needed > 0 and "30 rated now" in narrow.text
+    assert narrow.width_now > 0.4
+
+
+def test_demo_step_is_deterministic_labelled_and_registered(demo_frames):
+    clinicians, jury = demo_frames
+    again = demo_ratings()
+    assert clinicians.equals(again[0]) and jury.equals(again[1])
+    d = record_demo_judge_validity(None, dossier([]))
+    assert d.judge_agreement.source == SOURCE and SOURCE.startswith("DEMO DATA")
+    assert d.judge_agreement.benchmarks == ("MedDialog", "MedicationQA") and d.judge_agreement.has_interval
+    assert any(step is record_demo_judge_validity for _, step in DEMO_STEPS)
