@@ -14,7 +14,9 @@ the bar.
 
 * Wilson intervals (proportions): search n with ``wilson_interval(p̂ · n, n)``.
 * Any other interval (bootstrap, ICC, subgroup ratios): widths shrink as 1/√n, so
-  n_total = n · (half-width / |estimate − bar|)².
+  n_total = n · (reach / |estimate − bar|)², where *reach* is the distance from the estimate to
+  the interval end on the bar's side (bootstrap and ICC intervals are often lopsided, so the
+  half-width would understate it).
 
 Both are expectations, not guarantees: the estimate will move as cases arrive, and about half the
 time the needed number is larger. When the estimate sits exactly on the bar, no number of cases
@@ -89,12 +91,14 @@ def scaled_total_n(estimate: float, lo: float, hi: float, threshold: float, n_no
     Example:
         >>> scaled_total_n(0.8, 0.7, 0.9, 0.75, 100)
         400
+        >>> scaled_total_n(0.8, 0.6, 0.85, 0.75, 100)  # lopsided: the lower end decides
+        1600
     """
     distance = abs(estimate - threshold)
-    half = (hi - lo) / 2
+    reach = estimate - lo if estimate > threshold else hi - estimate
     if _r(distance) == 0 or n_now <= 0:
         return None
-    return max(n_now + 1, math.ceil(n_now * (half / distance) ** 2))
+    return max(n_now + 1, math.ceil(n_now * (reach / distance) ** 2))
 
 
 def further_cases(estimate: float, lo: float, hi: float, threshold: float, n: int | None,

@@ -19,7 +19,7 @@ import math
 
 from evaluator.evidence import Evidence, SubgroupScore
 from evaluator.stats import normalize_score
-from governance.verdict_math import fmt
+from governance.verdict_math import fmt, scaled_total_n
 
 
 def _ratio_interval(g: SubgroupScore, overall: float, scale: str) -> tuple[float, float | None, float | None]:
@@ -41,12 +41,19 @@ def _place(lo: float, hi: float, window: tuple[float, float]) -> str:
 
 def _more_cases(ratio: float, lo: float, hi: float, window: tuple[float, float], g_n: int,
                 total: int) -> int | None:
-    bound = min(window, key=lambda w: abs(ratio - w))
-    distance = abs(ratio - bound)
-    if round(distance, 12) == 0 or g_n <= 0:
+    """Further cases (all groups) until the group's interval clears every window edge it straddles."""
+    a, b = (round(x, 12) for x in window)
+    lo_r, hi_r = round(lo, 12), round(hi, 12)
+    straddled = [edge for edge, hit in ((a, lo_r < a <= hi_r), (b, lo_r <= b < hi_r)) if hit]
+    needed = []
+    for edge in straddled:
+        total_n = scaled_total_n(ratio, lo, hi, edge, g_n)
+        if total_n is None:
+            return None
+        needed.append(total_n)
+    if not needed or g_n <= 0:
         return None
-    needed_in_group = math.ceil(g_n * (((hi - lo) / 2) / distance) ** 2)
-    return max(1, math.ceil((needed_in_group - g_n) * total / g_n))
+    return max(1, math.ceil((max(needed) - g_n) * total / g_n))
 
 
 def subgroup_verdicts(rule, e: Evidence) -> list[dict]:

@@ -82,14 +82,19 @@ def verdicts_frame(verdicts: list[Verdict]) -> pd.DataFrame:
     } for v in verdicts], columns=VERDICT_COLUMNS)
 
 
+def _round(x: float | None, digits: int) -> float | None:
+    return None if x is None else round(x, digits)
+
+
 def cost_frame(report: CostReport) -> pd.DataFrame:
-    """The cost table, one row per candidate."""
+    """The cost table, one row per candidate (USD to the cent, scores to 3 decimals)."""
     return pd.DataFrame([{
         "candidate": r.model, "priced as": r.price_model, "USD / 1M in": r.input_per_mtok,
         "USD / 1M out": r.output_per_mtok, "prompt tokens": round(r.mean_prompt_tokens),
-        "completion tokens": round(r.mean_completion_tokens), "USD / 1,000 requests": r.cost_per_1k,
-        "USD / month": r.monthly_cost, "score": r.score, "pass rate": r.pass_rate,
-        "USD / 1,000 acceptable": r.cost_per_1k_acceptable, "on frontier": r.on_frontier,
+        "completion tokens": round(r.mean_completion_tokens),
+        "USD / 1,000 requests": _round(r.cost_per_1k, 2), "USD / month": _round(r.monthly_cost, 0),
+        "score": _round(r.score, 3), "pass rate": _round(r.pass_rate, 3),
+        "USD / 1,000 acceptable": _round(r.cost_per_1k_acceptable, 2), "on frontier": r.on_frontier,
         "price source": r.price_source or "unknown", "tokens from": r.token_source, "note": r.note,
     } for r in report.rows])
 

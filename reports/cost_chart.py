@@ -32,13 +32,15 @@ def cost_score_chart(report: CostReport, width: int = 640, height: int = 360) ->
     """Candidates as points (USD per 1,000 requests against normalized score), the frontier as a step."""
     df = cost_frame(report)
     title = f"Score on {report.score_benchmark} (normalized 0-1)" if report.score_benchmark else "Score"
+    x_max = float(df["cost_per_1k"].max()) * 1.35 if len(df) else 1.0  # room for the labels
     base = alt.Chart(df).encode(
-        x=alt.X("cost_per_1k:Q", title="USD per 1,000 requests", scale=alt.Scale(zero=True)),
-        y=alt.Y("score:Q", title=title, scale=alt.Scale(zero=False)),
+        x=alt.X("cost_per_1k:Q", title="USD per 1,000 requests", scale=alt.Scale(domain=[0, x_max])),
+        y=alt.Y("score:Q", title=title, scale=alt.Scale(zero=False, padding=12)),
     )
     points = base.mark_point(size=110, filled=True).encode(
-        color=alt.Color("frontier:N", title="", scale=alt.Scale(domain=["on the frontier", "dominated"],
-                                                                 range=["#1b7837", "#999999"])),
+        color=alt.Color("frontier:N", title=None, legend=alt.Legend(orient="bottom"),
+                        scale=alt.Scale(domain=["on the frontier", "dominated"],
+                                        range=["#1b7837", "#999999"])),
         tooltip=["model", alt.Tooltip("cost_per_1k:Q", format=".2f"), alt.Tooltip("score:Q", format=".3f"),
                  alt.Tooltip("monthly_cost:Q", format=",.0f"), "price"],
     )

@@ -230,3 +230,13 @@ def test_subgroup_without_interval_needs_committee_permission():
     groups = [group("sex", "F", 0.8, None, None, 500), group("sex", "M", 0.78, None, None, 500)]
     assert _sub(groups)[0].status == "inconclusive"
     assert _sub(groups, allow_point_estimate=True)[0].status == "pass"
+
+
+def test_subgroup_further_cases_use_the_interval_end_that_crosses_the_window():
+    # ratio 1.00 with interval 0.78-1.10 straddles 0.80: reach 0.22 over distance 0.20 needs
+    # 26 × (0.22/0.20)² = 31.5 → 32 group cases, i.e. 6 more in the group, 10 more in a 26/40 mix
+    e = ev(0.8, 0.77, 0.83, n=40, subgroups=[group("age", "18-64", 0.8, 0.624, 0.88, 26),
+                                              group("age", "65+", 0.8, 0.72, 0.88, 14)])
+    rule = SubgroupDisparityRule(id="g", ratio_lo=0.8, ratio_hi=1.25, rationale=WHY)
+    (v,) = assess(dossier([e], policy=AcceptancePolicy(rules=[rule]))).verdicts
+    assert v.status == "inconclusive" and v.further_cases == 10

@@ -50,7 +50,8 @@ def test_rules_page_shows_lock_change_log_and_three_verdict_kinds(demo_copy):
     assert at.title[0].value == "Rules & verdicts"
     assert "Locked by" in at.success[0].value and "1 change(s) since" in at.success[0].value
     rules, changes, verdicts = (f.value for f in at.dataframe)
-    assert "score.privacydetection" in set(rules["rule"]) and list(changes["rule"]) == ["score.privacydetection"]
+    assert "score.privacydetection" in set(rules["rule"])
+    assert list(changes["rule"]) == ["score.privacydetection"]
     kinds = set(verdicts["verdict"])
     assert {"✓ pass", "✗ fail", "⚠ inconclusive"} <= kinds
     assert verdicts["reason"].str.len().min() > 10 and (verdicts["evidence"] != "").any()
