@@ -2,19 +2,19 @@
 
 Why this shape: a committee compares candidates on money as well as on evidence, and both sides
 of the comparison must be traceable. Cost per request is mean tokens per request × the price per
-token: token means come from the hospital's own runs when there are any (``TokenProfile`` built
-from the runner's per-result token counts) or else from MedHELM's published token totals (whose
-output side is the max-tokens budget, an upper bound); prices come from ``evaluator.prices``
-(an endpoint override, our table, then litellm's bundled map, read offline). From that follow
-the cost per 1,000 requests, the monthly cost at the intended use's volume, and the cost per
-acceptable output (cost ÷ pass rate, only where the score is a share of correct outputs).
+token. Token means come from the hospital's own runs when there are any, else from MedHELM's
+published token totals, whose output side is the max-tokens budget, an upper bound
+(``governance.cost_inputs`` builds both). Prices come from ``evaluator.prices`` (an endpoint
+override, our table, then litellm's bundled map, read offline). From that follow the cost per
+1,000 requests, the monthly cost at the intended use's volume, and the cost per acceptable output
+(cost ÷ pass rate, only where the score is a share of correct outputs).
 MedHELM's own dollar figures are shown beside ours, labelled as the budget-based upper bounds they
 are, never mixed into our numbers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -154,53 +154,6 @@ def cost_per_request(profile: TokenProfile) -> tuple[float | None, object]:
     usd = (profile.mean_prompt_tokens * price.input_per_mtok
            + profile.mean_completion_tokens * price.output_per_mtok) / 1e6
     return usd, price
-
-
-def profile_from_results(model: str, price_model: str, results: Iterable[Mapping], source: str,
-                         evidence_ids: tuple[str, ...] = ()) -> TokenProfile:
-    """Token means from the runner's per-result rows (``prompt_tokens``, ``completion_tokens``).
-
-    Rows without token counts (errors) are skipped; cached rows count, since a live call would
-    have used the same tokens.
-
-    Example:
-        >>> rows = [{"prompt_tokens": 100, "completion_tokens": 20}, {"prompt_tokens": 300,
-        ...          "completion_tokens": 40}, {"prompt_tokens": None, "completion_tokens": None}]
-        >>> p = profile_from_results("m", "gpt-4o", rows, source="run r-1")
-        >>> p.mean_prompt_tokens, p.mean_completion_tokens, p.n_requests
-        (200.0, 30.0, 2)
-    """
-    counted = [(r["prompt_tokens"], r["completion_tokens"]) for r in results
-               if r.get("prompt_tokens") is not None and r.get("completion_tokens") is not None]
-    if not counted:
-        raise ValueError(f"{source}: no result carries token counts")
-    n = len(counted)
-    return TokenProfile(model=model, price_model=price_model, n_requests=n, source=source,
-                        mean_prompt_tokens=sum(p for p, _ in counted) / n,
-                        mean_completion_tokens=sum(c for _, c in counted) / n, evidence_ids=evidence_ids)
-
-
-def medhelm_token_profile(published_model: str, price_model: str) -> TokenProfile:
-    """Token means over MedHELM's 37 benchmarks for a published model (completion side is an upper bound).
-
-    Example:
-        >>> p = medhelm_token_profile("GPT-4o (2024-05-13)", "gpt-4o")
-        >>> round(p.mean_prompt_tokens), p.n_requests
-        (9390, 26166)
-    """
-    df = published_costs()
-    df = df[df["model"] == published_model]
-    if df.empty:
-        raise ValueError(f"no published MedHELM costs for {published_model!r}")
-    total = df[df["benchmark"] == "ALL"].set_index("item")["value"].astype(float)
-    per_bench = df[df["benchmark"] != "ALL"]
-    n = int(per_bench["test_instances"].astype(int).sum())
-    return TokenProfile(
-        model=published_model, price_model=price_model, n_requests=n,
-        mean_prompt_tokens=total["Total Input Tokens (tokens)"] / n,
-        mean_completion_tokens=total["Total Output Tokens (tokens)"] / n,
-        source=("MedHELM token totals over 37 benchmarks ÷ instances (som-shahlab/medhelm "
-                "token_utilization.csv); completion tokens are the max-tokens budget, an upper bound"))
 
 
 def pareto_frontier(points: Iterable[tuple[str, float, float]]) -> set[str]:

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from evaluator.evidence import published_evidence
 from governance import committee
-from governance.cost import CostSettings, medhelm_token_profile
+from governance.cost import CostSettings
+from governance.cost_inputs import medhelm_token_profile
 from governance.dossier import Dossier
 from governance.policy import CostRule, ScoreRule
 from governance.store import Store

@@ -11,10 +11,9 @@ from governance.cost import (
     TokenProfile,
     cost_per_request,
     cost_report,
-    medhelm_token_profile,
     pareto_frontier,
-    profile_from_results,
 )
+from governance.cost_inputs import from_run_summary, medhelm_token_profile, profile_from_results
 from tests.governance.policy_fixtures import dossier, ev
 
 
@@ -96,3 +95,18 @@ def test_published_costs_are_labelled_upper_bounds_and_count_as_evaluation_cost(
     assert pub["benchmark"] == "MedQA" and pub["usd_per_instance"] > 0
     assert report.evaluation_cost_published == pytest.approx(sum(i.usd for i in report.evaluation_items))
     assert all(i.kind == "published_upper_bound" for i in report.evaluation_items)
+
+
+def test_run_summary_gives_profile_and_measured_evaluation_cost():
+    from types import SimpleNamespace
+
+    run = SimpleNamespace(run_id="r-9", model="openai/gpt-4o", benchmark_id="pubmedqa", n=12, n_errors=2,
+                          prompt_tokens=6000, completion_tokens=1000, cost_usd=0.031, cost_known=False)
+    profile, item = from_run_summary(run)
+    assert (profile.mean_prompt_tokens, profile.mean_completion_tokens, profile.n_requests) == (600, 100, 10)
+    assert profile.model == profile.price_model == "openai/gpt-4o"
+    assert item.kind == "measured" and item.usd == 0.031 and "lower bound" in item.label
+    report = cost_report(dossier([], cost=CostSettings(profiles=[profile], evaluation_costs=[item])))
+    assert report.evaluation_cost_measured == 0.031 and report.rows[0].cost_per_1k > 0
+    with pytest.raises(ValueError):
+        from_run_summary(SimpleNamespace(**{**vars(run), "n_errors": 12}))
