@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from governance.decision import add_signoff, record_decision
+from governance.decision import DecisionError, add_signoff, record_decision
 from governance.oversight import MonitoringPlan, ReviewRequirements, derive_oversight, edit_oversight
 from governance.policy import (
     AcceptancePolicy,
@@ -101,7 +101,10 @@ def decide(dossier: Dossier, outcome: str, rationale: str, conditions: list[str]
     Raises:
         DecisionError: incomplete decision (see ``governance.decision``).
     """
-    _, rec = assessment_and_recommendation(dossier)
+    assessment, rec = assessment_and_recommendation(dossier)
+    if model is not None and model not in assessment.models:
+        raise DecisionError(f"no evidence names the candidate {model!r}; candidates with evidence: "
+                            f"{assessment.models or 'none'}")
     recommended = next((c.outcome for c in rec.candidates if c.model == model), rec.outcome)
     return record_decision(dossier, outcome, rationale, conditions, by=by, at=_now(), model=model,
                            recommended=recommended, required_roles=required_roles)

@@ -93,6 +93,8 @@ def test_decide_then_signoff_then_change_invalidates(home, capsys, dossier_id):
     (["decide", "{id}", "--decision", "maybe", "--rationale", "Good enough for a pilot."], "invalid choice"),
     (["signoff", "{id}", "--role", "clinical lead", "--name", "Dr. Chen"], "decision before signing"),
     (["assess", "D-nope"], "No dossier"),
+    (["decide", "{id}", "--decision", "reject", "--rationale", "Not good enough here.", "--model", "m9"],
+     "no evidence names the candidate 'm9'"),
 ])
 def test_bad_input_exits_2_with_a_message(home, capsys, dossier_id, argv, message):
     code = main([a.format(id=dossier_id) for a in argv])
