@@ -1,0 +1,211 @@
+"""Judge validity: does the LLM jury agree with our clinicians? Upload ratings; compare with MedHELM."""
+
+import hashlib
+import io
+
+import pandas as pd
+import streamlit as st
+from pydantic import ValidationError
+
+from evaluator.agreement_io import POOLED, RatingsError, ratings_template
+from governance.committee import assessment_and_recommendation
+from governance.judge_validity import (
+    JudgeValidityView,
+    agreement_setting,
+    assess_judge_validity,
+    jury_benchmarks,
+    minimum_rule,
+    record_agreement,
+    sample_size_hint,
+    set_minimum,
+    stored_juries,
+)
+from governance.policy import PolicyError, load_defaults
+from pages import ui
+
+st.title("Judge validity")
+version = ui.require_dossier()
+dossier = version.dossier
+st.caption(
+    "Jury scores stand in for clinicians' judgement only as far as the jury agrees with them. Have "
+    "clinicians rate a sample of the outputs the jury scored, upload both sets of ratings, and compare the "
+    "agreement with MedHELM's published figures (jury-clinician ICC 0.47, clinician-clinician 0.43)."
+)
+
+if (rec := dossier.judge_agreement) is not None:
+    ci = f" [{rec.ci_lower:.2f}, {rec.ci_upper:.2f}]" if rec.has_interval else " (no interval)"
+    covers = ", ".join(rec.benchmarks) or "all jury-scored evidence"
+    st.info(
+        f"**Recorded on this dossier:** {rec.statistic} {rec.estimate:.2f}{ci}, n = {rec.n_instances}, "
+        f"covers {covers}. Source: {rec.source}"
+    )
+
+st.subheader("1. Clinician ratings")
+st.caption(
+    "One row per case and clinician: `dataset` (the benchmark), `instance_id`, `rater`, then each "
+    "criterion on 1-5. A `comment` column is ignored."
+)
+st.download_button(
+    "Download the ratings template (CSV)",
+    ratings_template(),
+    file_name="clinician_ratings_template.csv",
+    mime="text/csv",
+    key="jv_template",
+)
+clin_file = st.file_uploader("Clinician ratings (CSV)", type=["csv"], key="jv_clinicians")
+
+st.subheader("2. Jury ratings")
+juries = stored_juries(ui.store().con)
+choices = ["A file", "A stored jury run"] if juries else ["A file"]
+source = st.radio("Jury ratings from", choices, horizontal=True, key="jv_source")
+jury_file, jury_id = None, None
+if source == "A file":
+    jury_file = st.file_uploader(
+        "Jury ratings (CSV, same format; rater = judge model)", type=["csv"], key="jv_jury"
+    )
+else:
+    labels = {j["jury_id"]: j["label"] for j in juries}
+    jury_id = st.selectbox("Stored jury", list(labels), format_func=labels.get, key="jv_jury_id")
+with st.expander("Responses and references (optional: ROUGE-L and BERTScore-F1 baselines)"):
+    out_file = st.file_uploader(
+        "CSV with instance_id, response, reference (optional dataset)", type=["csv"], key="jv_outputs"
+    )
+    bertscore = st.checkbox(
+        "Also compare BERTScore-F1 (loads the offline MiniLM model once)", key="jv_bertscore"
+    )
+
+view: JudgeValidityView | None = None
+if clin_file is not None and (jury_file is not None or jury_id):
+    clin_bytes, jury_bytes = clin_file.getvalue(), jury_file.getvalue() if jury_file else None
+    out_bytes = out_file.getvalue() if out_file else None
+    key = hashlib.sha256(
+        b"\x1f".join(
+            [clin_bytes, jury_bytes or str(jury_id).encode(), out_bytes or b"", str(bertscore).encode()]
+        )
+    ).hexdigest()
+    cached = st.session_state.get("jv_result")
+    if cached and cached[0] == key:
+        view = JudgeValidityView.model_validate(cached[1])
+    else:
+        try:
+            with st.spinner("Computing agreement..."):
+                outputs = (
+                    pd.read_csv(io.BytesIO(out_bytes), dtype=str, keep_default_na=False)
+                    if out_bytes
+                    else None
+                )
+                view = assess_judge_validity(
+                    ui.store().con,
+                    clin_bytes,
+                    jury=jury_bytes,
+                    jury_id=jury_id,
+                    outputs=outputs,
+                    bertscore=bertscore,
+                )
+            st.session_state["jv_result"] = (key, view.model_dump(mode="json"))
+        except (RatingsError, pd.errors.ParserError) as exc:
+            st.error(str(exc))
+
+st.subheader("Agreement")
+if view is None:
+    st.info("Upload clinician ratings and give the jury's ratings to see the agreement.")
+else:
+    for note in view.report.notes:
+        st.warning(note)
+    rows = pd.DataFrame(view.rows)
+    rows["95% interval"] = [
+        f"[{lo:.2f}, {hi:.2f}]" if lo is not None and pd.notna(lo) else "—"
+        for lo, hi in zip(rows["ci_lower"], rows["ci_upper"], strict=True)
+    ]
+    table = rows[["dataset", "comparison", "statistic", "value", "95% interval", "n", "medhelm", "note"]]
+    st.dataframe(
+        table.rename(columns={"medhelm": "MedHELM (published)"}),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "value": st.column_config.NumberColumn(format="%.2f"),
+            "MedHELM (published)": st.column_config.NumberColumn(format="%.2f"),
+        },
+    )
+    pooled = view.report.pooled
+    st.caption(
+        f"Criteria averaged into each composite: {', '.join(view.report.criteria)}. Judges: "
+        f"{', '.join(view.judges)}. MedHELM's figures are pooled over its open-ended benchmarks "
+        "(arXiv 2505.23802, v1 abstract); ICC(3,k) z follows MedHELM's analysis code."
+    )
+
+st.subheader("How many cases to rate")
+c1, c2 = st.columns(2)
+width = c1.number_input("Target width of the 95% interval", 0.05, 1.0, 0.3, 0.05, key="jv_width")
+observed = view.report.pooled.icc3k_z.value if view else None
+expected = c2.number_input(
+    "Agreement expected",
+    -0.9,
+    0.95,
+    round(observed if observed is not None else 0.47, 2),
+    0.05,
+    key="jv_expected",
+)
+hint = sample_size_hint(width, expected, view.report.pooled.n_instances if view else 0)
+st.write(hint.text)
+
+st.subheader("Dossier setting")
+rule = minimum_rule(dossier)
+default_min = (
+    rule.threshold if rule else load_defaults().tiers[dossier.risk.tier]["judge_agreement"].threshold
+)
+st.caption(
+    "Jury-scored evidence counts toward a verdict only if the recorded agreement's lower 95% bound "
+    "reaches this minimum (the judge-agreement rule of Rules & verdicts)."
+)
+locked = bool(dossier.policy and dossier.policy.lock)
+m1, m2 = st.columns([1, 3])
+minimum = m1.number_input("Minimum agreement (ICC)", -1.0, 1.0, float(default_min), 0.05, key="jv_minimum")
+why = (
+    m2.text_input("Reason (the rules are locked; the change is logged)", key="jv_minimum_why")
+    if locked
+    else ""
+)
+if st.button("Save minimum", key="jv_save_minimum", disabled=rule is not None and minimum == rule.threshold):
+    try:
+        ui.save(
+            set_minimum(ui.current().dossier, minimum, by=ui.reviewer(), why=why),
+            note=f"judge validity: minimum agreement {minimum:.2f}",
+        )
+        st.rerun()
+    except (PolicyError, ValidationError) as exc:
+        st.error(str(exc))
+
+if view is not None:
+    datasets = [d.dataset for d in view.report.datasets]
+    r1, r2 = st.columns(2)
+    chosen = r1.selectbox("Figure to record", datasets, index=datasets.index(POOLED), key="jv_record_dataset")
+    options = sorted(set(jury_benchmarks(dossier)) | {d for d in datasets if d != POOLED})
+    covers_default = [b for b in options if b in datasets and b in jury_benchmarks(dossier)]
+    covered = r2.multiselect(
+        "Benchmarks it covers (none: all jury-scored evidence)",
+        options,
+        default=covers_default,
+        key="jv_covers",
+    )
+    if st.button("Record this agreement on the dossier", key="jv_record", type="primary"):
+        src = f"local judge-validity study ({view.jury_source}; {pooled.n_instances} cases, {chosen})"
+        try:
+            setting = agreement_setting(
+                view.report,
+                dataset=chosen,
+                source=src,
+                benchmarks=covered,
+                judges=view.judges,
+                by=ui.reviewer(),
+            )
+            ui.save(
+                record_agreement(ui.current().dossier, setting), note=f"judge validity: recorded {chosen}"
+            )
+            st.rerun()
+        except (RatingsError, ValidationError) as exc:
+            st.error(str(exc))
+
+verdicts = [v for v in assessment_and_recommendation(dossier)[0].verdicts if v.kind == "judge_agreement"]
+for v in verdicts:
+    st.markdown(f"**Judge-agreement rule** ({v.model or 'all candidates'}): **{v.status}**. {v.reason}")

@@ -1,0 +1,63 @@
+"""AppTest for the Judge validity page: template, uploads, the agreement table, recording, the minimum."""
+
+from governance.demo_judge_validity import demo_ratings
+from governance.store import Store
+from tests.pages.conftest import open_page
+
+PAGE = "pages/judge_validity.py"
+
+
+def upload(at, key: str, name: str, frame) -> None:
+    at.file_uploader(key=key).set_value((name, frame.to_csv(index=False).encode(), "text/csv"))
+
+
+def latest(home):
+    store = Store.open(home / "medassure.duckdb")
+    try:
+        return store.load("D-demo-portal").dossier
+    finally:
+        store.close()
+
+
+def test_page_shows_demo_record_template_and_hint(demo_home):
+    at = open_page(PAGE)
+    assert at.title[0].value == "Judge validity"
+    assert any("DEMO DATA" in i.value for i in at.info)
+    assert at.get("download_button"), "template download"
+    assert any("instances rated by both" in m.value for m in at.markdown)
+    assert any("Judge-agreement rule" in m.value for m in at.markdown)
+
+
+def test_upload_ratings_see_table_record_and_set_minimum(demo_home):
+    clinicians, jury = demo_ratings(seed=3)
+    at = open_page(PAGE)
+    upload(at, "jv_clinicians", "clinicians.csv", clinicians)
+    upload(at, "jv_jury", "jury.csv", jury)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    table = at.dataframe[0].value
+    pooled = table[(table["dataset"] == "ALL") & (table["comparison"] == "jury vs clinicians")]
+    assert set(pooled["statistic"]) == {"ICC(3,k) z", "ICC(2,1)", "Spearman ρ", "weighted κ"}
+    assert table["MedHELM (published)"].dropna().tolist() == [0.47, 0.43] * 3
+    at.button(key="jv_record").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    recorded = latest(demo_home).judge_agreement
+    assert recorded.source.startswith("local judge-validity study (upload; 80 cases")
+    assert recorded.n_instances == 80 and recorded.entered_by
+    at.number_input(key="jv_minimum").set_value(0.65).run()
+    at.text_input(key="jv_minimum_why").input("Pilot: ask for more than the tier default").run()
+    at.button(key="jv_save_minimum").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    policy = latest(demo_home).policy
+    assert policy.rule("judge_agreement").threshold == 0.65
+    assert policy.changes[-1].rule_id == "judge_agreement" and policy.changes[-1].why.startswith("Pilot")
+
+
+def test_bad_upload_shows_the_problem(demo_home):
+    clinicians, jury = demo_ratings()
+    clinicians.loc[0, "accuracy"] = 9
+    at = open_page(PAGE)
+    upload(at, "jv_clinicians", "clinicians.csv", clinicians)
+    upload(at, "jv_jury", "jury.csv", jury)
+    at.run()
+    assert any("outside the scale 1-5" in e.value for e in at.error)
