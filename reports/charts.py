@@ -116,18 +116,23 @@ def subgroups_chart(evidence: list[Evidence]) -> Chart | None:
     chart = alt.Chart(df).mark_point(filled=True).encode(
         y=alt.Y("group:N", title=None),
         x=alt.X("score:Q", scale=alt.Scale(domain=[0, 1]), title="Normalized score"),
-        color=alt.Color("model:N", legend=alt.Legend(orient="bottom")), shape="benchmark:N",
+        color=alt.Color("model:N", legend=alt.Legend(orient="bottom")),
+        shape=alt.Shape("benchmark:N", legend=alt.Legend(orient="bottom", labelLimit=400)),
     ).properties(width=WIDTH, height=max(60, 18 * df["group"].nunique()))
     return Chart(key="subgroups", title="Subgroup scores", spec=chart.to_dict(),
                  caption="Scores of each subgroup; suppressed (too small) groups are left out.")
 
 
-def charts_section(dossier: Dossier, extra: list[Chart] | None = None) -> Section:
-    """The charts of the dossier's evidence (plus charts other sections contribute)."""
+def charts_section(dossier: Dossier, published_cost: bool = True) -> Section:
+    """The charts of the dossier's evidence.
+
+    ``published_cost`` adds MedHELM's published cost against score; the report leaves it out when
+    the cost section has the dossier's own cost chart.
+    """
     evidence = dossier.evidence
     if not evidence:
         return Section(key="charts", title="Charts", recorded=False,
                        paragraphs=["Not recorded yet: there is no evidence to chart."])
     charts = [scores_chart(evidence), model_means_chart(evidence), coverage_chart(dossier),
-              published_cost_chart(evidence), subgroups_chart(evidence), *(extra or [])]
+              published_cost_chart(evidence) if published_cost else None, subgroups_chart(evidence)]
     return Section(key="charts", title="Charts", charts=[c for c in charts if c is not None])

@@ -107,6 +107,26 @@ def _validation_process(dossier: Dossier) -> str | None:
             "dossier report.")
 
 
+def _monitoring_validity(dossier: Dossier) -> str | None:
+    plan = dossier.oversight
+    if plan is None:
+        return None
+    m = plan.monitoring
+    watched = "; ".join(f"{x.name} ({'at least' if x.direction == 'at_least' else 'at most'} {x.threshold:g})"
+                        for x in m.metrics)
+    return (f"Re-evaluation every {m.schedule_months} months and on: "
+            + "; ".join(t.description for t in m.triggers)
+            + (f". Watched: {watched}" if watched else "") + f". Owner: {m.owner}.")
+
+
+def _monitoring_fairness(dossier: Dossier) -> str | None:
+    plan = dossier.oversight
+    if plan is None or not plan.review.stratify_audit_by_subgroup:
+        return None
+    return (f"The post-release audit ({plan.review.qa_sample_rate:.0%} of outputs) is drawn in equal numbers "
+            f"from each subgroup; re-evaluated every {plan.monitoring.schedule_months} months.")
+
+
 Filler = Callable[[Dossier], str | None]
 FILLERS: dict[int, tuple[str, Filler]] = {
     3: ("intended_use.purpose", lambda d: d.intended_use.purpose),
@@ -126,7 +146,9 @@ FILLERS: dict[int, tuple[str, Filler]] = {
     23: ("evidence (published, helm-import)", lambda d: _evidence_summary(d, {"published", "helm-import"})),
     24: ("evidence subgroups (published, helm-import)",
          lambda d: _subgroup_summary(d, {"published", "helm-import"})),
+    26: ("oversight.monitoring", _monitoring_validity),
     27: ("evidence (local-run)", lambda d: _evidence_summary(d, {"local-run"})),
+    28: ("oversight.review", _monitoring_fairness),
     29: ("evidence subgroups (local-run)", lambda d: _subgroup_summary(d, {"local-run"})),
 }
 

@@ -183,7 +183,7 @@ class Report(BaseModel):
     rule_changes: Section
     """Changes to locked rules."""
     signoffs: Section
-    """Sign-offs bound to the version hash."""
+    """The committee's decision and sign-offs, checked against this version."""
     extra_sections: list[Section] = Field(default_factory=list)
     """Sections added by later steps (candidates compared, re-evaluation addendum)."""
     runs: Section
@@ -220,7 +220,9 @@ def build_report(version: DossierVersion, runs: Mapping[str, Mapping[str, Any] |
         True
     """
     from reports import sections_core as core
-    from reports import sections_governance as gov
+    from reports import sections_decision as decision
+    from reports import sections_oversight as oversight
+    from reports import sections_rules as rules
     from reports import sections_summary as summary
     from reports.charts import charts_section
     from reports.hti1 import source_attributes_section
@@ -228,22 +230,24 @@ def build_report(version: DossierVersion, runs: Mapping[str, Mapping[str, Any] |
     records = {k: v if isinstance(v, RunRecord) else RunRecord.model_validate({"run_id": k, **v})
                for k, v in (runs or {}).items()}
     dossier = version.dossier
+    refs = core.evidence_refs(dossier)
+    cost = oversight.cost_section(dossier)
     parts = {
         "intended_use": core.intended_use_section(dossier),
         "mapping": core.mapping_section(dossier),
         "evidence": core.evidence_section(dossier),
-        "charts": charts_section(dossier),
-        "rules": gov.rules_section(dossier),
+        "charts": charts_section(dossier, published_cost=not cost.charts),
+        "rules": rules.rules_section(dossier, refs),
         "subgroups": core.subgroups_section(dossier),
-        "cost": gov.cost_section(dossier),
-        "human_review": gov.human_review_section(dossier),
-        "monitoring": gov.monitoring_section(dossier),
-        "rule_changes": gov.rule_changes_section(dossier),
-        "signoffs": gov.signoffs_section(dossier, version.hash),
+        "cost": cost,
+        "human_review": oversight.human_review_section(dossier),
+        "monitoring": oversight.monitoring_section(dossier),
+        "rule_changes": rules.rule_changes_section(dossier),
+        "signoffs": decision.signoffs_section(dossier, version.hash),
         "runs": core.runs_section(dossier, records),
         "source_attributes": source_attributes_section(dossier),
         "limitations": summary.limitations_section(dossier),
     }
-    cover = core.cover(version, gov.decision_text(dossier), gov.decision_date(dossier))
+    cover = core.cover(version, decision.decision_text(dossier), decision.decision_date(dossier))
     return Report(cover=cover, executive_summary=summary.executive_summary(version, parts, cover),
                   extra_sections=list(extra_sections or []), **parts)

@@ -45,8 +45,13 @@ def chart_png(spec: dict) -> bytes:
     return vl_convert.vegalite_to_png(spec, scale=PNG_SCALE)
 
 
-def chart_flowables(chart: Chart, png: bytes | None = None) -> list[Flowable]:
-    """Heading, image (aspect kept, fitted to the frame) and caption, kept on one page."""
+def chart_flowables(chart: Chart, png: bytes | None = None,
+                    lead: list[Flowable] | None = None) -> list[Flowable]:
+    """Heading, image (aspect kept, fitted to the frame) and caption, kept on one page.
+
+    ``lead`` flowables (a section heading with nothing else before its first chart) are kept on
+    the same page too, so a heading never ends a page above its chart.
+    """
     styles = stylesheet()
     png = png if png is not None else chart_png(chart.spec)
     px_w, px_h = ImageReader(io.BytesIO(png)).getSize()
@@ -55,7 +60,7 @@ def chart_flowables(chart: Chart, png: bytes | None = None) -> list[Flowable]:
     fit = min(1.0, FRAME_WIDTH / width, CHART_MAX_HEIGHT / height)
     image = Image(io.BytesIO(png), width=width * fit, height=height * fit)
     image.hAlign = "LEFT"
-    parts: list[Flowable] = [Paragraph(text(chart.title), styles["h2"]), image]
+    parts: list[Flowable] = [*(lead or []), Paragraph(text(chart.title), styles["h2"]), image]
     if chart.caption:
         parts.append(Paragraph(text(chart.caption), styles["small"]))
     return [KeepTogether(parts), Spacer(1, 8)]
@@ -148,6 +153,9 @@ def section_flowables(number: int | None, section: Section, level: int = 1) -> l
     if level == 1:
         heading.outline_title = title  # read by the doc template to add a PDF bookmark
     out: list[Flowable] = [CondPageBreak(HEADING_ROOM if level == 1 else CAPTION_ROOM), heading]
+    if section.charts and not (section.paragraphs or section.facts or section.bullets or section.tables):
+        out = [out[0], *chart_flowables(section.charts[0], lead=[heading])]
+        section = section.model_copy(update={"charts": section.charts[1:]})
     para_style = styles["body"] if section.recorded else styles["not_recorded"]
     out += [Paragraph(text(p), para_style) for p in section.paragraphs]
     if section.facts:

@@ -149,6 +149,11 @@ def _not_scored(e: Evidence) -> str:
     return " / ".join("—" if v is None else str(v) for v in (e.n_unparsed, e.n_unscored))
 
 
+def evidence_refs(dossier: Dossier) -> dict[str, str]:
+    """``E1``, ``E2``, ... per evidence id, in the evidence table's row order (verdicts cite these)."""
+    return {e.id: f"E{i}" for i, e in enumerate(_sorted_evidence(dossier.evidence), start=1)}
+
+
 def evidence_section(dossier: Dossier) -> Section:
     """The evidence table (n, score, interval, provenance) with its sources, interval notes and caveats."""
     evidence = dossier.evidence
@@ -157,10 +162,10 @@ def evidence_section(dossier: Dossier) -> Section:
             "Not recorded yet: no evidence is attached to this dossier (Evidence page)."])
     sources, notes, caveats = _Refs("S"), _Refs("M"), _Refs("C")
     rows = []
-    for e in _sorted_evidence(evidence):
+    for i, e in enumerate(_sorted_evidence(evidence), start=1):
         basis = notes.ref(e.ci_method or e.ci_missing_reason or "")
         refs = [sources.ref(e.source)] + ([caveats.ref(e.caveat)] if e.caveat else [])
-        rows.append([e.benchmark, e.model, e.metric, fmt_score(e.score, e.scale),
+        rows.append([f"E{i}", e.benchmark, e.model, e.metric, fmt_score(e.score, e.scale),
                      f"{fmt_interval(e.ci_lower, e.ci_upper)} [{basis}]",
                      str(e.n) if e.n is not None else "—", _not_scored(e),
                      f"{SHORT_PROVENANCE[e.provenance]} [{', '.join(refs)}]", fmt_date(e.date)])
@@ -173,9 +178,9 @@ def evidence_section(dossier: Dossier) -> Section:
                "('n/r': the source does not report them). Bracketed refs point to the sources (S), interval "
                "notes (M) and caveats (C) listed below the table.")
     return Section(key="evidence", title="Evidence", paragraphs=[summary], tables=[
-        Table(title="Scores", columns=["Benchmark", "Model", "Metric", "Score", "95% interval", "n",
+        Table(title="Scores", columns=["Ref", "Benchmark", "Model", "Metric", "Score", "95% interval", "n",
                                        "Not scored", "Source", "Date"],
-              rows=rows, widths=[78, 80, 50, 44, 60, 28, 46, 55, 52]),
+              rows=rows, widths=[22, 74, 74, 48, 44, 60, 28, 46, 50, 51]),
         Table(title="Sources", columns=["Ref", "Citation"], rows=sources.rows(), widths=[0.6, 9]),
         Table(title="Interval methods and reasons for missing intervals", columns=["Ref", "Note"],
               rows=notes.rows(), widths=[0.6, 9]),
@@ -229,4 +234,4 @@ def runs_section(dossier: Dossier, runs: Mapping[str, RunRecord]) -> Section:
         "so their hashes are not recorded here.", note] if p],
         tables=[Table(columns=["Run id", "Kind", "Model identifier", "Benchmark", "Date", "Status",
                                "Prompt hash", "Dataset hash"],
-                      rows=rows, widths=[2.2, 1.2, 1.8, 1.3, 1.1, 1.0, 2.2, 2.2])])
+                      rows=rows, widths=[84, 44, 64, 74, 52, 44, 65, 66])])

@@ -8,6 +8,8 @@ benchmark score can tell a committee, then add what this particular dossier lack
 
 from __future__ import annotations
 
+from governance.committee import assessment_and_recommendation
+from governance.decision import OUTCOME_LABELS, signoff_status
 from governance.dossier import Dossier
 from governance.evidence_coverage import coverage_map
 from governance.store import DossierVersion
@@ -69,6 +71,27 @@ def limitations_section(dossier: Dossier) -> Section:
     return Section(key="limitations", title="Limitations", subsections=subsections)
 
 
+def _governance_facts(d: Dossier) -> list[Fact]:
+    """Verdict counts, the recommendation and the sign-off state, when the dossier has rules."""
+    facts = []
+    if d.policy is not None and d.policy.rules:
+        assessment, rec = assessment_and_recommendation(d)
+        counts = assessment.counts()
+        locked = "locked (pre-registered)" if assessment.locked else "NOT locked"
+        facts += [Fact(label="Verdicts", value=f"{counts['pass']} pass, {counts['fail']} fail, "
+                                               f"{counts['inconclusive']} inconclusive; rules {locked}"),
+                  Fact(label="Recommendation from the verdicts",
+                       value=f"{OUTCOME_LABELS[rec.outcome]}: {', '.join(rec.models) or 'no candidate'}")]
+    if d.decision is not None:
+        status = signoff_status(d)
+        required = [r for r in status.roles if r.required]
+        valid = sum(r.valid for r in required)
+        facts.append(Fact(label="Sign-offs", value=f"{valid} of {len(required)} required roles signed and "
+                                                   f"valid for this content; {len(status.invalidated)} "
+                                                   "invalidated by later changes"))
+    return facts
+
+
 def executive_summary(version: DossierVersion, parts: dict[str, Section], cover: Cover) -> Section:
     """A few lines on the question, the risk, the evidence and the decision, and what is still missing."""
     d = version.dossier
@@ -87,6 +110,7 @@ def executive_summary(version: DossierVersion, parts: dict[str, Section], cover:
         Fact(label="Version hash (SHA-256)", value=version.hash),
         Fact(label="Evidence", value=f"{len(d.evidence)} records; {covered} of {len(cov)} accepted "
                                      "subcategories have attached evidence"),
+        *_governance_facts(d),
     ]
     missing = [s.title for s in parts.values() if not s.recorded]
     subsections = [Section(key="not_recorded", title="Not recorded yet", bullets=missing, paragraphs=[

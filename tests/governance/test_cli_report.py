@@ -44,7 +44,7 @@ def test_report_writes_every_file(capsys, saved, tmp_path):
     assert "<AppliedModelCard" in files["chai"].read_text()
     assert files["csv"].read_text(encoding="utf-8-sig").startswith("id,model,benchmark")
     assert len(files["hti1"].read_text(encoding="utf-8-sig").splitlines()) == 32
-    assert "Sign-offs" in result["not_recorded"]
+    assert "Decision and sign-offs" in result["not_recorded"]
     assert "wrote" in err
 
 

@@ -34,22 +34,22 @@ def _local(tag: str) -> str:
 
 
 # ---- JSON ------------------------------------------------------------------------------------
-def test_json_round_trip_keeps_the_hash(demo_version, tmp_path):
-    text = export_json(demo_version)
-    assert json.loads(text)["hash"] == demo_version.hash
+def test_json_round_trip_keeps_the_hash(base_version, tmp_path):
+    text = export_json(base_version)
+    assert json.loads(text)["hash"] == base_version.hash
     other = Store.open(tmp_path / "other.duckdb")
     imported = import_json(other, text, author="auditor")
-    assert imported.hash == demo_version.hash
-    assert imported.dossier == demo_version.dossier
+    assert imported.hash == base_version.hash
+    assert imported.dossier == base_version.dossier
     # the same content again adds no version
     assert import_json(other, text, author="auditor").version == imported.version
-    again = export_json(other.load(demo_version.dossier.id))
+    again = export_json(other.load(base_version.dossier.id))
     assert json.loads(again)["dossier"] == json.loads(text)["dossier"]
     other.close()
 
 
-def test_json_import_refuses_an_edited_file(demo_version):
-    doc = json.loads(export_json(demo_version))
+def test_json_import_refuses_an_edited_file(base_version):
+    doc = json.loads(export_json(base_version))
     doc["dossier"]["title"] = "Quietly renamed"
     with pytest.raises(DossierImportError, match="does not match the file's hash"):
         read_dossier_json(json.dumps(doc))
@@ -94,19 +94,19 @@ def test_evidence_csv_has_provenance_and_interval_columns():
 
 
 # ---- HTI-1 -----------------------------------------------------------------------------------
-def test_hti1_sheet_has_31_attributes_filled_or_not_provided(demo_version):
-    rows = list(csv.DictReader(io.StringIO(hti1_csv(demo_version.dossier))))
+def test_hti1_sheet_has_31_attributes_filled_or_not_provided(base_version):
+    rows = list(csv.DictReader(io.StringIO(hti1_csv(base_version.dossier))))
     assert [int(r["number"]) for r in rows] == list(range(1, 32))
     by_number = {int(r["number"]): r for r in rows}
-    assert by_number[6]["value"] == demo_version.dossier.intended_use.patient_population
+    assert by_number[6]["value"] == base_version.dossier.intended_use.patient_population
     assert by_number[6]["from_field"] == "intended_use.patient_population"
     assert by_number[1]["value"] == "not provided" and by_number[1]["from_field"] == ""
     assert "MedConfInfo" in by_number[23]["value"]
-    assert by_number[27]["value"] == "not provided"  # no local runs in the demo
+    assert by_number[27]["value"] == "not provided"  # no local runs here
 
 
-def test_hti1_local_validity_and_neutralised_text(demo_version):
-    version = with_evidence(demo_version, [local_run_evidence()])
+def test_hti1_local_validity_and_neutralised_text(base_version):
+    version = with_evidence(base_version, [local_run_evidence()])
     use = version.dossier.intended_use.model_copy(update={"purpose": "=cmd|' /C calc'!A0 drafts replies"})
     dossier = version.dossier.model_copy(update={"intended_use": use})
     rows = list(csv.DictReader(io.StringIO(hti1_csv(dossier))))
@@ -116,8 +116,8 @@ def test_hti1_local_validity_and_neutralised_text(demo_version):
 
 
 # ---- CHAI ------------------------------------------------------------------------------------
-def test_chai_card_follows_the_v02_sequence(demo_version):
-    root = ET.fromstring(chai_model_card_xml(demo_version).encode())
+def test_chai_card_follows_the_v02_sequence(base_version):
+    root = ET.fromstring(chai_model_card_xml(base_version).encode())
     assert root.tag == f"{{{NAMESPACE}}}AppliedModelCard"
     assert [_local(c.tag) for c in root] == CHAI_ORDER
     metrics = root.find(f"{{{NAMESPACE}}}KeyMetrics")
@@ -135,11 +135,11 @@ def test_chai_card_follows_the_v02_sequence(demo_version):
     assert maintenance is not None and maintenance.text
 
 
-def test_chai_metric_values_use_estimate_ci_with_the_interval(demo_version):
-    root = ET.fromstring(chai_model_card_xml(demo_version).encode())
+def test_chai_metric_values_use_estimate_ci_with_the_interval(base_version):
+    root = ET.fromstring(chai_model_card_xml(base_version).encode())
     ns = f"{{{NAMESPACE}}}"
     results = root.findall(f"{ns}KeyMetrics/{ns}UsefulnessUsabilityEfficacy/{ns}Results/{ns}MetricResult")
-    assert len(results) == len(demo_version.dossier.evidence)
+    assert len(results) == len(base_version.dossier.evidence)
     values = {r.find(f"{ns}Label").text: json.loads(r.find(f"{ns}ValueJson").text) for r in results}
     gpt = next(v for k, v in values.items() if k.startswith("GPT-4o (2024-05-13): MedConfInfo"))
     assert gpt["kind"] == "estimate_ci" and gpt["level"] == 95
@@ -148,8 +148,8 @@ def test_chai_metric_values_use_estimate_ci_with_the_interval(demo_version):
     assert jury["kind"] == "single" and jury["unit"].endswith("(1-5)")
 
 
-def test_chai_fairness_and_safety_from_local_runs(demo_version):
-    version = with_evidence(demo_version, [local_run_evidence()])
+def test_chai_fairness_and_safety_from_local_runs(base_version):
+    version = with_evidence(base_version, [local_run_evidence()])
     root = ET.fromstring(chai_model_card_xml(version).encode())
     ns = f"{{{NAMESPACE}}}"
     fair = root.findall(f"{ns}KeyMetrics/{ns}FairnessEquity/{ns}Results/{ns}MetricResult")

@@ -1,4 +1,4 @@
-"""The report model's content: what each section says for the demo dossier and for local-run evidence."""
+"""The report model's content for a dossier with published evidence only, and with a local run."""
 
 from __future__ import annotations
 
@@ -14,25 +14,25 @@ def _row(table, **match):
     return [r for r in table.rows if all(r[cols.index(k)] == v for k, v in match.items())]
 
 
-def test_cover_is_bound_to_the_version(demo_version):
-    report = build_report(demo_version)
+def test_cover_is_bound_to_the_version(base_version):
+    report = build_report(base_version)
     c = report.cover
-    assert c.version_hash == demo_version.hash == demo_version.dossier.content_hash()
-    assert (c.dossier_id, c.version) == ("D-demo-portal", demo_version.version)
-    assert c.date == demo_version.created_at
+    assert c.version_hash == base_version.hash == base_version.dossier.content_hash()
+    assert (c.dossier_id, c.version) == ("D-report-test", base_version.version)
+    assert c.date == base_version.created_at
     assert c.risk_tier == "moderate"
     assert "No decision recorded" in c.decision
 
 
-def test_sections_in_reading_order_with_appendices_last(demo_version):
-    keys = [s.key for s in build_report(demo_version).sections()]
+def test_sections_in_reading_order_with_appendices_last(base_version):
+    keys = [s.key for s in build_report(base_version).sections()]
     assert keys[:5] == ["executive_summary", "intended_use", "mapping", "evidence", "charts"]
     assert keys[-2:] == ["runs", "source_attributes"]
     assert len(keys) == len(set(keys)) == 15
 
 
-def test_evidence_table_has_n_interval_and_provenance(demo_version):
-    evidence = build_report(demo_version).evidence
+def test_evidence_table_has_n_interval_and_provenance(base_version):
+    evidence = build_report(base_version).evidence
     scores, sources, notes = evidence.tables[:3]
     (gpt,) = _row(scores, Benchmark="MedConfInfo", Model="GPT-4o (2024-05-13)")
     cols = scores.columns
@@ -45,32 +45,32 @@ def test_evidence_table_has_n_interval_and_provenance(demo_version):
     assert jury and all(r[cols.index("95% interval")].startswith("none [M") for r in jury)
     ref = jury[0][cols.index("95% interval")].split("[")[1].rstrip("]")
     assert "no interval" in dict((r[0], r[1]) for r in notes.rows)[ref]
-    assert len(scores.rows) == len(demo_version.dossier.evidence)
+    assert len(scores.rows) == len(base_version.dossier.evidence)
 
 
-def test_sections_without_data_say_so(demo_version):
-    report = build_report(demo_version)
+def test_sections_without_data_say_so(base_version):
+    report = build_report(base_version)
     for key in NOT_YET + ["subgroups", "runs"]:
         section = getattr(report, key)
         assert not section.recorded, key
         assert section.paragraphs[0].startswith("Not recorded yet:"), key
         assert not section.tables and not section.charts, key
     missing = report.executive_summary.subsections[0].bullets
-    assert "Acceptance rules and verdicts" in missing and "Sign-offs" in missing
+    assert "Acceptance rules and verdicts" in missing and "Decision and sign-offs" in missing
 
 
-def test_intended_use_and_risk_reasoning(demo_version):
-    section = build_report(demo_version).intended_use
+def test_intended_use_and_risk_reasoning(base_version):
+    section = build_report(base_version).intended_use
     facts = {f.label: f.value for f in section.facts}
     assert facts["Patient population"].startswith("Adult primary care patients")
     assert "Paediatric patients" in facts["Out-of-scope uses"]
     (risk,) = section.subsections
     assert risk.title == "Risk tier: moderate"
-    assert risk.bullets == list(demo_version.dossier.risk.reasons)
+    assert risk.bullets == list(base_version.dossier.risk.reasons)
 
 
-def test_limitations_name_what_benchmarks_cannot_show(demo_version):
-    section = build_report(demo_version).limitations
+def test_limitations_name_what_benchmarks_cannot_show(base_version):
+    section = build_report(base_version).limitations
     general = " ".join(section.subsections[0].bullets).lower()
     for topic in ("workflow", "usability", "privacy", "equity beyond the tested groups", "after deployment"):
         assert topic in general
@@ -78,17 +78,17 @@ def test_limitations_name_what_benchmarks_cannot_show(demo_version):
     assert "own cases" in specific and "MedDialog" in specific  # no local runs; jury means lack intervals
 
 
-def test_four_charts_with_inline_data(demo_version):
-    charts = build_report(demo_version).charts.charts
+def test_four_charts_with_inline_data(base_version):
+    charts = build_report(base_version).charts.charts
     assert [c.key for c in charts] == ["scores", "model_means", "coverage", "published_cost"]
     scores = charts[0].spec
     values = next(iter(scores["datasets"].values()))
-    assert len(values) == len(demo_version.dossier.evidence)
+    assert len(values) == len(base_version.dossier.evidence)
     assert all(0 <= v["score"] <= 1 for v in values)
 
 
-def test_local_run_fills_subgroups_and_runs_appendix(demo_version):
-    version = with_evidence(demo_version, [local_run_evidence()])
+def test_local_run_fills_subgroups_and_runs_appendix(base_version):
+    version = with_evidence(base_version, [local_run_evidence()])
     record = RunRecord(run_id=RUN_ID, model="openai/gpt-4o", benchmark_id="medication_qa", status="finished",
                        prompt_hash="p" * 64, dataset_hash="d" * 64)
     report = build_report(version, runs={RUN_ID: record})
@@ -106,26 +106,26 @@ def test_local_run_fills_subgroups_and_runs_appendix(demo_version):
     assert ev_row[report.evidence.tables[0].columns.index("Not scored")] == "3 / 1"
 
 
-def test_run_missing_from_the_store_is_listed_from_the_evidence(demo_version):
-    version = with_evidence(demo_version, [local_run_evidence()])
+def test_run_missing_from_the_store_is_listed_from_the_evidence(base_version):
+    version = with_evidence(base_version, [local_run_evidence()])
     (row,) = build_report(version, runs={}).runs.tables[0].rows
     assert row[0] == RUN_ID and row[5] == "not in store" and row[-1] == "—"
 
 
-def test_extra_sections_go_before_the_appendices(demo_version):
+def test_extra_sections_go_before_the_appendices(base_version):
     extra = Section(key="candidates", title="Candidates compared", paragraphs=["x"])
-    keys = [s.key for s in build_report(demo_version, extra_sections=[extra]).sections()]
+    keys = [s.key for s in build_report(base_version, extra_sections=[extra]).sections()]
     assert keys[-3:] == ["candidates", "runs", "source_attributes"]
 
 
-def test_same_version_same_report(demo_version):
-    assert build_report(demo_version) == build_report(demo_version)
+def test_same_version_same_report(base_version):
+    assert build_report(base_version) == build_report(base_version)
 
 
-def test_markdown_preview_has_every_heading_and_escapes_text(demo_version):
-    report = build_report(demo_version)
+def test_markdown_preview_has_every_heading_and_escapes_text(base_version):
+    report = build_report(base_version)
     text = report_markdown(report)
     for i, section in enumerate(report.sections(), start=1):
         assert f"## {i}. {section.title}" in text
-    assert demo_version.hash in text
+    assert base_version.hash in text
     assert "| MedConfInfo |" in text

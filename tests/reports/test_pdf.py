@@ -18,61 +18,61 @@ from tests.reports.conftest import local_run_evidence, with_evidence
 
 
 @pytest.fixture(scope="module")
-def demo_pdf(demo_version) -> tuple[bytes, object]:
-    report = build_report(demo_version)
-    return render_pdf(report, chai_model_card_xml(demo_version)), report
+def base_pdf(base_version) -> tuple[bytes, object]:
+    report = build_report(base_version)
+    return render_pdf(report, chai_model_card_xml(base_version)), report
 
 
 def _pages(pdf: bytes) -> list[str]:
     return [" ".join(p.extract_text().split()) for p in PdfReader(io.BytesIO(pdf)).pages]
 
 
-def test_text_has_every_section_heading_and_the_hash(demo_pdf, demo_version):
-    pdf, report = demo_pdf
+def test_text_has_every_section_heading_and_the_hash(base_pdf, base_version):
+    pdf, report = base_pdf
     assert pdf.startswith(b"%PDF-")
     pages = _pages(pdf)
     text = " ".join(pages)
     for number, section in enumerate(report.sections(), start=1):
         assert f"{number}. {section.title}" in text, section.title
-    assert "Governance dossier" in pages[0] and demo_version.dossier.title in pages[0]
+    assert "Governance dossier" in pages[0] and base_version.dossier.title in pages[0]
     for i, page in enumerate(pages, start=1):  # page furniture on every page
-        assert demo_version.hash in page, f"hash missing on page {i}"
+        assert base_version.hash in page, f"hash missing on page {i}"
         assert f"Page {i} of {len(pages)}" in page
-        assert "D-demo-portal" in page
+        assert "D-report-test" in page
 
 
-def test_not_recorded_sections_say_so_in_the_pdf(demo_pdf):
-    text = " ".join(_pages(demo_pdf[0]))
+def test_not_recorded_sections_say_so_in_the_pdf(base_pdf):
+    text = " ".join(_pages(base_pdf[0]))
     assert "Not recorded yet" in text
     assert "not provided" in text  # HTI-1 appendix
 
 
-def test_charts_are_embedded_as_images(demo_pdf):
-    reader = PdfReader(io.BytesIO(demo_pdf[0]))
+def test_charts_are_embedded_as_images(base_pdf):
+    reader = PdfReader(io.BytesIO(base_pdf[0]))
     images = [img for page in reader.pages for img in page.images]
-    assert len(images) == len(demo_pdf[1].charts.charts) == 4
+    assert len(images) == len(base_pdf[1].charts.charts) == 4
     assert all(img.image.width > 300 for img in images)
 
 
-def test_sections_are_bookmarked(demo_pdf):
-    outline = PdfReader(io.BytesIO(demo_pdf[0])).outline
+def test_sections_are_bookmarked(base_pdf):
+    outline = PdfReader(io.BytesIO(base_pdf[0])).outline
     assert [o.title for o in outline][:2] == ["1. Executive summary", "2. Intended use and risk tier"]
 
 
-def test_chai_xml_is_readable_from_the_metadata(demo_pdf, demo_version):
-    meta = read_chai(demo_pdf[0])
+def test_chai_xml_is_readable_from_the_metadata(base_pdf, base_version):
+    meta = read_chai(base_pdf[0])
     assert meta["software_id"] == SOFTWARE_ID
-    assert meta["xml"] == chai_model_card_xml(demo_version)
+    assert meta["xml"] == chai_model_card_xml(base_version)
     root = ET.fromstring(meta["xml"].encode())
     assert root.tag == f"{{{NAMESPACE}}}AppliedModelCard"
 
 
-def test_without_chai_no_custom_keys(demo_version):
-    pdf = render_pdf(build_report(demo_version), charts=False)
+def test_without_chai_no_custom_keys(base_version):
+    pdf = render_pdf(build_report(base_version), charts=False)
     assert read_chai(pdf) == {"xml": None, "software_id": None}
 
 
-def test_long_tables_repeat_their_header_and_long_text_does_not_break_layout(demo_version):
+def test_long_tables_repeat_their_header_and_long_text_does_not_break_layout(base_version):
     """60 evidence rows, a 20 KB purpose and a 5 KB local-task description still lay out."""
     many = published_evidence(
         ["MedCalc-Bench", "MedQA", "MedMCQA", "PubMedQA", "HeadQA", "MedicationQA", "MedDialog", "MIMIC-RRS",
@@ -80,7 +80,7 @@ def test_long_tables_repeat_their_header_and_long_text_does_not_break_layout(dem
         ["GPT-4o (2024-05-13)", "Claude 3.7 Sonnet (20250219)", "Llama 3.3 Instruct (70B)", "DeepSeek R1",
          "Gemini 2.0 Flash"])
     assert len(many) == 60
-    version = with_evidence(demo_version, many + [local_run_evidence()])
+    version = with_evidence(base_version, many + [local_run_evidence()])
     d = version.dossier
     use = d.intended_use.model_copy(update={"purpose": "Policy text. " * 1600})
     mapping = d.mapping.add_local_task("patient_provider_messaging", "Long task", by="x",

@@ -1,0 +1,151 @@
+"""Sections on the committee's rules: the rules with their rationale, verdicts, recommendation, change log.
+
+Why recomputed here rather than stored: verdicts and the recommendation are functions of one
+dossier version (``governance.committee``), so the report recomputes them from the version it is
+bound to and can never show verdicts of another version. Each verdict row points at the evidence
+it used by the evidence table's reference (E1, E2, ...), so a reader can follow a verdict to its
+number, n, interval and source.
+"""
+
+from __future__ import annotations
+
+from governance.committee import assessment_and_recommendation
+from governance.decision import OUTCOME_LABELS
+from governance.dossier import Dossier
+from governance.evidence_select import subcategory_name
+from governance.policy import AcceptancePolicy, change_log_problem
+from reports.model import Fact, Section, Table
+from reports.sections_core import fmt_date
+
+STATUS_LABELS = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE", "not_applicable": "n/a"}
+
+
+def rule_bar(rule) -> str:
+    """A rule's bar in words.
+
+    Example:
+        >>> from governance.policy import MinNRule
+        >>> rule_bar(MinNRule(id="n", threshold=100, rationale="enough cases for an interval"))
+        'n ≥ 100 instances'
+    """
+    if rule.kind == "score":
+        extra = [f"min n {rule.min_n}"] if rule.min_n else []
+        extra += ["point estimates accepted"] if rule.allow_point_estimate else []
+        return f"score {rule.threshold:.2f} (normalized, must be reached)" + "".join(f"; {x}" for x in extra)
+    if rule.kind == "min_n":
+        return f"n ≥ {rule.threshold:,} instances"
+    if rule.kind == "max_unscored_share":
+        return f"unparsed or unscored outputs ≤ {rule.threshold:.0%}"
+    if rule.kind == "subgroup_disparity":
+        return f"subgroup / overall score within [{rule.ratio_lo:.2f}, {rule.ratio_hi:.2f}]"
+    if rule.kind == "judge_agreement":
+        return f"judge-clinician agreement ≥ {rule.threshold:.2f}"
+    return f"≤ USD {rule.threshold:,.2f} per 1,000 requests"
+
+
+def rule_scope(rule) -> str:
+    """Which evidence a rule reads, in words."""
+    parts = []
+    if rule.benchmark:
+        parts.append(f"benchmark {rule.benchmark}")
+    if rule.subcategory:
+        parts.append(f"subcategory {subcategory_name(rule.subcategory)}")
+    if rule.metric:
+        parts.append(f"metric {rule.metric}")
+    if rule.provenance:
+        parts.append("only " + ", ".join(rule.provenance))
+    return "; ".join(parts) or "all evidence"
+
+
+def _lock_text(policy: AcceptancePolicy) -> str:
+    if policy.lock is None:
+        return ("The rules are not locked: they were not pre-registered, so no verdict below can count as a "
+                "pre-registered result.")
+    lock = policy.lock
+    return (f"Locked (pre-registered) by {lock.locked_by} on {lock.locked_at:%Y-%m-%d %H:%M} UTC, rules hash "
+            f"{lock.rules_hash[:16]}…; {len(lock.evidence_ids_at_lock)} evidence record(s) were already "
+            "attached then, so verdicts resting on them are not pre-registered."
+            + (f" Note: {lock.note}" if lock.note else ""))
+
+
+def rules_section(dossier: Dossier, refs: dict[str, str]) -> Section:
+    """The rules in force, every verdict with its reason and evidence, and the recommendation."""
+    policy = dossier.policy
+    if policy is None or not policy.rules:
+        return Section(key="rules", title="Acceptance rules and verdicts", recorded=False, paragraphs=[
+            "Not recorded yet: no acceptance rules are set for this dossier, so no verdicts are computed."])
+    assessment, rec = assessment_and_recommendation(dossier)
+    counts = assessment.counts()
+    paragraphs = [f"Rules derived from {policy.derived_from or 'the committee'}. {_lock_text(policy)}",
+                  "A rule passes when the whole 95% interval clears the bar, fails when none of it does, and "
+                  "is inconclusive otherwise (more cases needed); evidence without an interval is "
+                  "inconclusive unless the committee accepted point estimates for that rule."]
+    if assessment.change_log_problem:
+        paragraphs.append(f"Warning: the rule change log is broken: {assessment.change_log_problem}.")
+    rules = Table(title="Rules in force", columns=["Rule", "Bar", "Applies to", "Rationale"],
+                  rows=[[r.id, rule_bar(r), rule_scope(r), r.rationale] for r in policy.rules],
+                  widths=[1.9, 1.9, 1.6, 4.0])
+    per_rule = [_rule_verdicts(r, [v for v in assessment.verdicts if v.rule_id == r.id], refs)
+                for r in policy.rules]
+    recommendation = Section(
+        key="recommendation", title=f"Recommendation from the verdicts: {OUTCOME_LABELS[rec.outcome]}",
+        paragraphs=["What the verdicts support, computed by a fixed rule (any fail: reject; any "
+                    "inconclusive: approve with conditions; else approve). It is advice: the committee "
+                    "decides."],
+        bullets=rec.reasons,
+        tables=[Table(columns=["Model", "Outcome", "Pass / fail / inconclusive", "Conditions"],
+                      rows=[[c.model, OUTCOME_LABELS[c.outcome],
+                             f"{c.counts['pass']} / {c.counts['fail']} / {c.counts['inconclusive']}",
+                             "\n".join(c.conditions) or "—"] for c in rec.candidates],
+                      widths=[1.6, 1.4, 1.2, 5])])
+    paragraphs.append("Under each rule: its verdicts. 'More cases' is the number of further cases likely "
+                      "to settle an inconclusive verdict if the estimate holds; 'Evidence' points to rows of "
+                      "the evidence table; 'Pre-reg.' says whether the rules were locked before that "
+                      "evidence was attached.")
+    return Section(key="rules", title="Acceptance rules and verdicts", paragraphs=paragraphs,
+                   facts=[Fact(label="Verdicts", value=", ".join(f"{n} {STATUS_LABELS[s]}"
+                                                                   for s, n in counts.items()))],
+                   tables=[rules], subsections=[*per_rule, recommendation])
+
+
+def _rule_verdicts(rule, verdicts: list, refs: dict[str, str]) -> Section:
+    counts = {s: sum(v.status == s for v in verdicts) for s in STATUS_LABELS}
+    summary = ", ".join(f"{n} {STATUS_LABELS[s]}" for s, n in counts.items() if n) or "no verdicts"
+    rows = [[v.model or "—", v.benchmark or "—", STATUS_LABELS[v.status].lower(), v.reason,
+             f"{v.further_cases:,}" if v.further_cases is not None else "—",
+             "yes" if v.pre_registered else "no",
+             ", ".join(refs.get(i, i) for i in v.evidence_ids) or "—"] for v in verdicts]
+    return Section(key=f"verdicts_{rule.id}", title=f"Verdicts of rule {rule.id} ({summary})",
+                   paragraphs=[f"Bar: {rule_bar(rule)}. Applies to: {rule_scope(rule)}."],
+                   tables=[Table(columns=["Model", "Benchmark", "Verdict", "Reason", "More cases", "Pre-reg.",
+                                          "Evidence"], rows=rows, widths=[70, 74, 58, 167, 36, 42, 46])])
+
+
+def _change_text(change) -> str:
+    if change.old is None:
+        return f"added: {rule_bar(change.new)} ({rule_scope(change.new)})"
+    if change.new is None:
+        return f"removed: {rule_bar(change.old)} ({rule_scope(change.old)})"
+    return f"{rule_bar(change.old)} → {rule_bar(change.new)}"
+
+
+def rule_changes_section(dossier: Dossier) -> Section:
+    """The lock and every change made to the rules after it."""
+    policy = dossier.policy
+    if policy is None or policy.lock is None:
+        what = "no acceptance rules are set." if policy is None else "the rules have not been locked."
+        return Section(key="rule_changes", title="Change log of locked rules", recorded=False,
+                       paragraphs=[f"Not recorded yet: {what}"])
+    paragraphs = [_lock_text(policy)]
+    if not policy.changes:
+        paragraphs.append("No rule has been changed since the lock.")
+    problem = change_log_problem(policy)
+    paragraphs.append(f"Warning: {problem}." if problem else
+                      "The change log is an unbroken chain from the locked rules to the rules in force.")
+    tables = [Table(columns=["#", "Rule", "Change", "By", "Date", "Why", "Rules hash before → after"],
+                    rows=[[str(i), c.rule_id, _change_text(c), c.by, fmt_date(c.at), c.why,
+                           f"{c.hash_before[:10]}… → {c.hash_after[:10]}…"]
+                          for i, c in enumerate(policy.changes, start=1)],
+                    widths=[0.3, 1.3, 2.4, 1.2, 1.15, 2.5, 1.6])] if policy.changes else []
+    return Section(key="rule_changes", title="Change log of locked rules", paragraphs=paragraphs,
+                   tables=tables)
