@@ -172,6 +172,8 @@ class AcceptancePolicy(BaseModel):
     """The rules now in force."""
     derived_from: str = ""
     """Where the rules started, e.g. ``data/policies/default.yaml, tier moderate``."""
+    tier: Literal["low", "moderate", "high", "critical"] | None = None
+    """Risk tier the defaults were taken for (a later change of tier calls for a review of the rules)."""
     lock: PolicyLock | None = None
     """The pre-registration, once locked."""
     changes: list[RuleChange] = Field(default_factory=list)
@@ -360,4 +362,5 @@ def default_policy(tier: str, subcategory_ids: list[str]) -> AcceptancePolicy:
                            rationale=why["judge_agreement"]),
         CostRule(id="cost", threshold=d["max_cost_per_1k"].threshold, rationale=why["max_cost_per_1k"]),
     ]
-    return AcceptancePolicy(rules=[*scores, *others], derived_from=f"data/policies/default.yaml, tier {tier}")
+    return AcceptancePolicy(rules=[*scores, *others], tier=tier,
+                            derived_from=f"data/policies/default.yaml, tier {tier}")

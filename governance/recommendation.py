@@ -7,8 +7,9 @@ The rule, kept simple enough to check by hand:
   condition ("settle it", with the number of further cases where it can be estimated), to be met
   while the human review plan covers the gap;
 * otherwise (every applicable rule passed) → **approve**;
-* rules that were never locked, or a broken change log, turn an approve into an approve with
-  conditions: a verdict against rules set after the fact is not a pre-registered result.
+* rules that were never locked, a broken change log, or rules taken for another risk tier than the
+  dossier's current one turn an approve into an approve with conditions: a verdict against rules
+  set after the fact, or for a different risk, is not the result the committee pre-registered.
 
 The overall recommendation is the best candidate's; ties are all named. It is advice to the
 committee, which records its own decision beside it.
@@ -75,8 +76,8 @@ def _conditions(open_: list[Verdict]) -> list[str]:
     return out
 
 
-def recommend_candidate(model: str, verdicts: list[Verdict], locked: bool,
-                        log_problem: str | None) -> CandidateRecommendation:
+def recommend_candidate(model: str, verdicts: list[Verdict], locked: bool, log_problem: str | None,
+                        tier_note: str | None = None) -> CandidateRecommendation:
     """Recommendation for one candidate from its verdicts (see the module docstring).
 
     Example:
@@ -100,6 +101,9 @@ def recommend_candidate(model: str, verdicts: list[Verdict], locked: bool,
     if log_problem:
         conditions.append(f"Resolve the rule change log: {log_problem}.")
         reasons.append(f"The rule change log is broken: {log_problem}.")
+    if tier_note:
+        conditions.append(f"Review the rules: {tier_note}.")
+        reasons.append(f"The risk tier changed: {tier_note}.")
     outcome: Outcome = "approve_with_conditions" if conditions else "approve"
     return CandidateRecommendation(model=model, outcome=outcome, reasons=reasons, conditions=conditions,
                                    counts=counts)
@@ -112,8 +116,9 @@ def recommend(assessment: Assessment) -> Recommendation:
         >>> recommend(assess(dossier)).outcome  # doctest: +SKIP
         'approve_with_conditions'
     """
-    per = [recommend_candidate(m, [v for v in assessment.verdicts if v.model == m], assessment.locked,
-                               assessment.change_log_problem) for m in assessment.models]
+    a = assessment
+    per = [recommend_candidate(m, [v for v in a.verdicts if v.model == m], a.locked, a.change_log_problem,
+                               a.tier_note) for m in a.models]
     per.sort(key=lambda c: (RANK[c.outcome], -c.counts["pass"], c.counts["inconclusive"]))
     if not per:
         return Recommendation(outcome="reject", models=[], candidates=[],

@@ -108,6 +108,8 @@ class Assessment(BaseModel):
     """A break in the lock/change-log chain, if any."""
     models: list[str]
     """Candidates assessed (models with evidence)."""
+    tier_note: str | None = None
+    """Set when the rules were taken for another risk tier than the dossier's current one."""
 
     def counts(self) -> dict[str, int]:
         """Verdicts per status."""
@@ -314,6 +316,9 @@ def assess(dossier: Dossier) -> Assessment:
             ids = row.get("evidence_ids", [])
             pre = lock is not None and not (set(ids) & seen_at_lock)
             verdicts.append(Verdict(rule_id=rule.id, kind=rule.kind, pre_registered=pre, **row))
+    tier = dossier.risk.tier
+    tier_note = (f"the rules were taken for risk tier {policy.tier}, but the dossier is now tier {tier}"
+                 if policy.tier and policy.tier != tier else None)
     return Assessment(verdicts=verdicts, rules_hash=rules_hash(policy.rules) if policy.rules else None,
                       locked=lock is not None, changes_after_lock=len(policy.changes),
-                      change_log_problem=change_log_problem(policy), models=models)
+                      change_log_problem=change_log_problem(policy), models=models, tier_note=tier_note)

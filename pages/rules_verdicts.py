@@ -49,6 +49,9 @@ else:
 assessment, recommendation = committee.assessment_and_recommendation(dossier)
 if assessment.change_log_problem and policy.lock:
     st.error(f"Change log check failed: {assessment.change_log_problem}.")
+if assessment.tier_note:
+    st.warning(f"Review the rules: {assessment.tier_note}. Adjust them here (changes are recorded once "
+               "locked).")
 
 st.subheader("Rules")
 st.caption(f"Started from {policy.derived_from or 'the committee'}. Score bars are on MedHELM's normalized "

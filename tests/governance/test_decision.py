@@ -146,3 +146,14 @@ def test_signable_hash_survives_new_optional_fields_but_not_a_rule_kind_swap():
     from governance.policy import CostRule
     as_cost = d.model_copy(update={"policy": AcceptancePolicy(rules=[CostRule(**swapped)])})
     assert signable_hash(as_cost) != signable_hash(d)
+
+
+def test_rules_for_another_tier_are_flagged_and_block_a_plain_approve():
+    d = committee.lock_rules(committee.start_rules(dossier([ev(0.95, 0.93, 0.97, n=500)])), by="chair")
+    assert d.policy.tier == "moderate" and assess(d).tier_note is None
+    use = d.intended_use.model_copy(update={"error_severity": "critical"})
+    raised = d.model_copy(update={"intended_use": use})
+    a = assess(raised)
+    assert "tier moderate, but the dossier is now tier high" in a.tier_note
+    (cand,) = recommend(a).candidates
+    assert any(c.startswith("Review the rules") for c in cand.conditions)
