@@ -10,6 +10,10 @@ looking at. It is valid only while the current dossier has the same signable has
 second sign-off does not invalidate the first, while any other change (a rule, a piece of
 evidence, the decision, the review plan, the intended use) invalidates them all, visibly.
 
+Re-evaluation addenda (``Dossier.reevaluations``) are left out of both hashes like the sign-offs:
+an addendum reports what a model or prompt change *would* do and changes nothing the committee
+decided on, so recording one neither invalidates the sign-offs nor makes the decision stale.
+
 ``signable_hash`` is deliberately robust to schema growth, because other parts of MedAssure add
 optional fields to the dossier over time: keys whose value is ``None`` are dropped at every level,
 and top-level fields still at their default are dropped, so a new optional field that nobody has
@@ -30,6 +34,8 @@ if TYPE_CHECKING:
     from governance.dossier import Dossier
 
 Outcome = Literal["approve", "approve_with_conditions", "reject"]
+APPENDED = ("reevaluations",)
+"""Records appended after a decision that report on it without changing it (re-evaluation addenda)."""
 OUTCOME_LABELS = {"approve": "Approve", "approve_with_conditions": "Approve with conditions",
                   "reject": "Reject"}
 
@@ -128,12 +134,12 @@ def signable_hash(dossier: Dossier) -> str:
         >>> signable_hash(d) == signable_hash(d.model_copy(update={"title": "demo"}))
         True
     """
-    return _digest(_content_doc(dossier, {"signoffs"}))
+    return _digest(_content_doc(dossier, {"signoffs", *APPENDED}))
 
 
 def decision_basis_hash(dossier: Dossier) -> str:
     """Signable hash without the decision either: what the committee decided on."""
-    return _digest(_content_doc(dossier, {"signoffs", "decision"}))
+    return _digest(_content_doc(dossier, {"signoffs", "decision", *APPENDED}))
 
 
 def record_decision(dossier: Dossier, outcome: str, rationale: str, conditions: list[str], by: str,
@@ -171,6 +177,11 @@ def add_signoff(dossier: Dossier, role: str, name: str, at: datetime, version_ha
 
     Raises:
         DecisionError: no decision yet, or an empty role or name.
+
+    Example:
+        >>> signed = add_signoff(d, "clinical lead", "Dr. Chen", at=now, version_hash=h)  # doctest: +SKIP
+        >>> signed.signoffs[-1].signed_hash == signable_hash(signed)  # doctest: +SKIP
+        True
     """
     if dossier.decision is None:
         raise DecisionError("record the committee's decision before signing off")

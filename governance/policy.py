@@ -272,7 +272,13 @@ def set_rule(policy: AcceptancePolicy, rule, by: str, why: str = "") -> Acceptan
 
 
 def remove_rule(policy: AcceptancePolicy, rule_id: str, by: str, why: str = "") -> AcceptancePolicy:
-    """Remove a rule; logged (and needing ``why``) once locked."""
+    """Remove a rule; logged (and needing ``why``) once locked.
+
+    Example:
+        >>> p = default_policy("low", [])
+        >>> [r.id for r in remove_rule(p, "cost", by="cfo").rules][-1]
+        'judge_agreement'
+    """
     return _apply(policy, rule_id, None, by, why)
 
 
@@ -330,7 +336,12 @@ class PolicyDefaults(BaseModel):
 
 @cache
 def load_defaults(path: Path = POLICY_DIR / "default.yaml") -> PolicyDefaults:
-    """The shipped defaults (validated; a typo in the file fails loudly)."""
+    """The shipped defaults (validated; a typo in the file fails loudly).
+
+    Example:
+        >>> load_defaults().tiers["high"]["score"].threshold
+        0.8
+    """
     return PolicyDefaults.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
 
 

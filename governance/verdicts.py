@@ -134,7 +134,15 @@ def _target(rule) -> str:
 
 
 def score_verdict(rule, e: Evidence, passed_over: list[str] = ()) -> dict:
-    """Verdict fields for a score rule on one evidence record (see the module docstring)."""
+    """Verdict fields for a score rule on one evidence record (see the module docstring).
+
+    Example:
+        >>> from evaluator.evidence import published_evidence
+        >>> from governance.policy import ScoreRule
+        >>> rule = ScoreRule(id="s", threshold=0.7, rationale="usually right, review catches the rest")
+        >>> score_verdict(rule, published_evidence(["ProxySender"], ["GPT-4o (2024-05-13)"])[0])["status"]
+        'inconclusive'
+    """
     direction: Direction = "at_least" if e.higher_is_better else "at_most"
     word = "at least" if e.higher_is_better else "at most"
     lo, hi = _bounds(e)
@@ -175,7 +183,15 @@ def score_verdict(rule, e: Evidence, passed_over: list[str] = ()) -> dict:
 
 
 def min_n_verdict(rule, e: Evidence) -> dict:
-    """Verdict fields for a minimum-n rule on one record (below minimum: inconclusive, never fail)."""
+    """Verdict fields for a minimum-n rule on one record (below minimum: inconclusive, never fail).
+
+    Example:
+        >>> from evaluator.evidence import published_evidence
+        >>> from governance.policy import MinNRule
+        >>> rule = MinNRule(id="n", threshold=500, rationale="tight enough interval")
+        >>> min_n_verdict(rule, published_evidence(["ProxySender"], ["DeepSeek R1"])[0])["further_cases"]
+        200
+    """
     out = dict(threshold=float(rule.threshold), estimate=None if e.n is None else float(e.n), n=e.n)
     if e.n is None:
         return out | dict(status="inconclusive", reason=f"{e.benchmark}: the source does not say on how many "
