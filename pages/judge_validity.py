@@ -113,20 +113,26 @@ else:
     for note in view.report.notes:
         st.warning(note)
     rows = pd.DataFrame(view.rows)
-    rows["95% interval"] = [
-        f"[{lo:.2f}, {hi:.2f}]" if lo is not None and pd.notna(lo) else "—"
-        for lo, hi in zip(rows["ci_lower"], rows["ci_upper"], strict=True)
-    ]
-    table = rows[["dataset", "comparison", "statistic", "value", "95% interval", "n", "medhelm", "note"]]
-    st.dataframe(
-        table.rename(columns={"medhelm": "MedHELM (published)"}),
-        hide_index=True,
-        width="stretch",
-        column_config={
-            "value": st.column_config.NumberColumn(format="%.2f"),
-            "MedHELM (published)": st.column_config.NumberColumn(format="%.2f"),
-        },
+
+    def shown(x: object) -> str:
+        return "—" if x is None or pd.isna(x) else f"{x:.2f}"
+
+    table = pd.DataFrame(
+        {
+            "dataset": rows["dataset"],
+            "comparison": rows["comparison"],
+            "statistic": rows["statistic"],
+            "value": rows["value"].map(shown),
+            "95% interval": [
+                f"[{lo:.2f}, {hi:.2f}]" if lo is not None and pd.notna(lo) else "—"
+                for lo, hi in zip(rows["ci_lower"], rows["ci_upper"], strict=True)
+            ],
+            "n": rows["n"],
+            "MedHELM (published)": rows["medhelm"].map(shown),
+            "note": rows["note"],
+        }
     )
+    st.table(table.set_index("dataset"))  # a small fixed table: plain HTML, readable without the grid
     pooled = view.report.pooled
     st.caption(
         f"Criteria averaged into each composite: {', '.join(view.report.criteria)}. Judges: "

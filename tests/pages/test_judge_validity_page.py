@@ -35,10 +35,11 @@ def test_upload_ratings_see_table_record_and_set_minimum(demo_home):
     upload(at, "jv_jury", "jury.csv", jury)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    table = at.dataframe[0].value
+    table = at.table[0].value.reset_index()
     pooled = table[(table["dataset"] == "ALL") & (table["comparison"] == "jury vs clinicians")]
     assert set(pooled["statistic"]) == {"ICC(3,k) z", "ICC(2,1)", "Spearman ρ", "weighted κ"}
-    assert table["MedHELM (published)"].dropna().tolist() == [0.47, 0.43] * 3
+    assert [v for v in table["MedHELM (published)"] if v != "—"] == ["0.47", "0.43"] * 3
+    assert all(v.startswith("[") for v in pooled["95% interval"])
     at.button(key="jv_record").click().run()
     assert not at.exception, [e.value for e in at.exception]
     recorded = latest(demo_home).judge_agreement
