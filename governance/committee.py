@@ -95,12 +95,19 @@ def edit_plan(dossier: Dossier, review: ReviewRequirements, monitoring: Monitori
 
 
 def decide(dossier: Dossier, outcome: str, rationale: str, conditions: list[str], by: str,
-           model: str | None = None, required_roles: list[str] | None = None) -> Dossier:
+           model: str | None = None, required_roles: list[str] | None = None, store=None) -> Dossier:
     """The dossier with the committee's decision, recording what the tool recommended at that moment.
+
+    With ``store``, the evidence plan (``governance.evidence_plan``) is frozen first, so the
+    decision's hash covers what was run and a re-evaluation can run it again.
 
     Raises:
         DecisionError: incomplete decision (see ``governance.decision``).
     """
+    if store is not None:
+        from governance.evidence_plan import freeze_plan
+
+        dossier = dossier.model_copy(update={"evidence_plan": freeze_plan(store, dossier, by=by)})
     assessment, rec = assessment_and_recommendation(dossier)
     if model is not None and model not in assessment.models:
         raise DecisionError(f"no evidence names the candidate {model!r}; candidates with evidence: "

@@ -16,8 +16,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator.evidence import Evidence
+from governance.addendum import ReevaluationAddendum
 from governance.cost import CostSettings
 from governance.decision import CommitteeDecision, SignOff
+from governance.evidence_plan import EvidencePlan
 from governance.intended_use import IntendedUse
 from governance.judge_agreement import JudgeAgreementSetting
 from governance.oversight import OversightPlan
@@ -148,6 +150,10 @@ class Dossier(BaseModel):
     """The committee's decision beside the computed recommendation."""
     signoffs: list[SignOff] = Field(default_factory=list)
     """Sign-offs, each bound to the content it signed (governance.decision)."""
+    evidence_plan: EvidencePlan | None = None
+    """What was run for the decision, frozen with it (governance.evidence_plan)."""
+    reevaluations: list[ReevaluationAddendum] = Field(default_factory=list)
+    """Re-evaluation addenda, oldest first (governance.reevaluation); sign-offs do not bind to them."""
 
     @property
     def risk(self) -> RiskAssessment:

@@ -75,7 +75,8 @@ with st.expander("Record the committee's decision", expanded=decision is None):
         try:
             updated = committee.decide(ui.current().dossier, outcome, rationale, lines, by=ui.reviewer(),
                                        model=None if model == models[0] else model,
-                                       required_roles=[r.strip() for r in roles.split(",") if r.strip()])
+                                       required_roles=[r.strip() for r in roles.split(",") if r.strip()],
+                                       store=ui.store())
         except DecisionError as exc:
             st.error(str(exc))
         else:

@@ -79,7 +79,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
     roles = [r.strip() for r in args.roles.split(",")] if args.roles else None
     try:
         dossier = decide(dossier, args.decision, args.rationale, args.condition or [], by=_who(args),
-                         model=args.model, required_roles=roles)
+                         model=args.model, required_roles=roles, store=store)
     except DecisionError as exc:
         fail(f"decision not recorded: {exc}")
     v = _save(store, dossier, _who(args), f"decision: {args.decision}")
