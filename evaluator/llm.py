@@ -59,7 +59,7 @@ class ModelEndpoint(BaseModel):
     model: str = Field(min_length=1)
     """litellm model string, e.g. ``gpt-4o``, ``azure/<deployment>``, ``openai/<name>`` for vLLM/Ollama."""
     api_base: str | None = None
-    """Base URL for Azure or an OpenAI-compatible server (``http://host:8000/v1``); None for the provider default."""
+    """Base URL for Azure or an OpenAI-compatible server (``http://host:8000/v1``); None: provider default."""
     api_key_env: str | None = None
     """NAME of the environment variable holding the key (never the key); None lets litellm use its default."""
     extra_params: dict[str, Any] = Field(default_factory=dict)
@@ -90,8 +90,9 @@ class ModelEndpoint(BaseModel):
     @classmethod
     def _looks_like_a_variable_name(cls, value: str | None) -> str | None:
         if value is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
-            raise ValueError("api_key_env must be the NAME of an environment variable (e.g. OPENAI_API_KEY), "
-                             "not a key")
+            raise ValueError(
+                "api_key_env must be the NAME of an environment variable (e.g. OPENAI_API_KEY), not a key"
+            )
         return value
 
     @field_validator("extra_params")
@@ -162,8 +163,10 @@ def api_key_for(endpoint: ModelEndpoint) -> str | None:
             return key
         if endpoint.is_local:
             return DUMMY_KEY
-        raise MissingKeyError(f"environment variable {endpoint.api_key_env} is not set; it must hold the "
-                              f"API key for {endpoint.name} ({endpoint.model})")
+        raise MissingKeyError(
+            f"environment variable {endpoint.api_key_env} is not set; it must hold the "
+            f"API key for {endpoint.name} ({endpoint.model})"
+        )
     return DUMMY_KEY if endpoint.api_base else None
 
 
@@ -189,14 +192,18 @@ def _parse(response: Any, price: Price | None, latency: float) -> Completion:
     prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
     completion = int(getattr(usage, "completion_tokens", 0) or 0)
     return Completion(
-        text=(getattr(message, "content", None) or ""), prompt_tokens=prompt, completion_tokens=completion,
-        cost_usd=price.cost(prompt, completion) if price else None, latency_s=latency,
+        text=(getattr(message, "content", None) or ""),
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        cost_usd=price.cost(prompt, completion) if price else None,
+        latency_s=latency,
         finish_reason=getattr(choices[0], "finish_reason", None),
     )
 
 
-async def complete(endpoint: ModelEndpoint, messages: Sequence[Mapping[str, Any]],
-                   params: Mapping[str, Any] | None = None) -> Completion:
+async def complete(
+    endpoint: ModelEndpoint, messages: Sequence[Mapping[str, Any]], params: Mapping[str, Any] | None = None
+) -> Completion:
     """Send one chat request (one attempt; no retries) and return the answer with its cost.
 
     Raises:
@@ -219,8 +226,14 @@ async def complete(endpoint: ModelEndpoint, messages: Sequence[Mapping[str, Any]
         # Backstop in case a transport ignores ``timeout`` (no extra task, unlike wait_for).
         async with asyncio.timeout(endpoint.timeout_s + 5):
             if endpoint.transport == "openai":
-                response = await openai_chat(endpoint.api_base or "", endpoint.model, messages, key,
-                                             endpoint.timeout_s, {**endpoint.extra_params, **(params or {})})
+                response = await openai_chat(
+                    endpoint.api_base or "",
+                    endpoint.model,
+                    messages,
+                    key,
+                    endpoint.timeout_s,
+                    {**endpoint.extra_params, **(params or {})},
+                )
             else:
                 options = call_options(endpoint, params)
                 if key is not None:
@@ -237,11 +250,14 @@ def count_prompt_tokens(endpoint: ModelEndpoint, messages: Sequence[Mapping[str,
     """Prompt tokens of ``messages`` and how they were counted (litellm tokenizer or chars/4).
 
     Example:
-        >>> count_prompt_tokens(ModelEndpoint(name="x", model="openai/m"), [{"role": "user", "content": "abcd" * 10}])[0] > 0
+        >>> ep = ModelEndpoint(name="x", model="openai/m")
+        >>> count_prompt_tokens(ep, [{"role": "user", "content": "abcd" * 10}])[0] > 0
         True
     """
     try:
-        return int(_litellm().token_counter(model=endpoint.model, messages=list(messages))), "litellm.token_counter"
+        return int(
+            _litellm().token_counter(model=endpoint.model, messages=list(messages))
+        ), "litellm.token_counter"
     except Exception:  # noqa: BLE001 - an unknown tokenizer falls back to the rough rule
         chars = sum(len(str(m.get("content", ""))) for m in messages)
         return max(1, chars // 4), "characters/4"

@@ -18,8 +18,14 @@ from collections.abc import Mapping
 from typing import Any
 
 RETRYABLE_STATUS = {408, 409, 425, 429}
-FATAL_KINDS = {401: "auth", 403: "permission", 404: "not_found", 400: "bad_request", 413: "too_large",
-               422: "bad_request"}
+FATAL_KINDS = {
+    401: "auth",
+    403: "permission",
+    404: "not_found",
+    400: "bad_request",
+    413: "too_large",
+    422: "bad_request",
+}
 
 
 class LLMError(Exception):
@@ -33,8 +39,15 @@ class LLMError(Exception):
         retry_after: seconds the server asked us to wait (429), if it said.
     """
 
-    def __init__(self, message: str, *, kind: str, retryable: bool, status: int | None = None,
-                 retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str,
+        retryable: bool,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.retryable = retryable
@@ -110,16 +123,26 @@ def classify_exception(exc: BaseException) -> LLMError:
     if "Timeout" in names or "APITimeoutError" in names or isinstance(exc, TimeoutError):
         return LLMError(message, kind="timeout", retryable=True, status=status)
     if status == 429 or "RateLimitError" in names:
-        return LLMError(message, kind="rate_limit", retryable=True, status=429,
-                        retry_after=parse_retry_after(_headers_of(exc)))
+        return LLMError(
+            message,
+            kind="rate_limit",
+            retryable=True,
+            status=429,
+            retry_after=parse_retry_after(_headers_of(exc)),
+        )
     if "JSONDecodeError" in names or "APIResponseValidationError" in names:  # a 200 with a broken body
         return LLMError(message, kind="malformed", retryable=True, status=status)
     if "APIConnectionError" in names or isinstance(exc, ConnectionError):
         return LLMError(message, kind="connection", retryable=True, status=status)
     if status is not None and (status >= 500 or status in RETRYABLE_STATUS):
         lowered = message.lower()
-        kind = "connection" if "connection error" in lowered else (
-            "malformed" if any(w in lowered for w in ("unterminated", "expecting", "json")) else "server")
+        kind = (
+            "connection"
+            if "connection error" in lowered
+            else (
+                "malformed" if any(w in lowered for w in ("unterminated", "expecting", "json")) else "server"
+            )
+        )
         return LLMError(message, kind=kind, retryable=True, status=status)
     if status in FATAL_KINDS:
         return LLMError(message, kind=FATAL_KINDS[status], retryable=False, status=status)
@@ -132,11 +155,21 @@ def classify_exception(exc: BaseException) -> LLMError:
 
 def error_record(err: LLMError) -> dict[str, Any]:
     """The error as plain data (for logs and worker processes)."""
-    return {"message": str(err), "kind": err.kind, "retryable": err.retryable, "status": err.status,
-            "retry_after": err.retry_after}
+    return {
+        "message": str(err),
+        "kind": err.kind,
+        "retryable": err.retryable,
+        "status": err.status,
+        "retry_after": err.retry_after,
+    }
 
 
 def error_from_record(record: Mapping[str, Any]) -> LLMError:
     """Inverse of ``error_record``."""
-    return LLMError(str(record["message"]), kind=str(record["kind"]), retryable=bool(record["retryable"]),
-                    status=record.get("status"), retry_after=record.get("retry_after"))
+    return LLMError(
+        str(record["message"]),
+        kind=str(record["kind"]),
+        retryable=bool(record["retryable"]),
+        status=record.get("status"),
+        retry_after=record.get("retry_after"),
+    )

@@ -34,7 +34,7 @@ def served_model_name(model: str) -> str:
     """
     for prefix in PREFIXES:
         if model.startswith(prefix):
-            return model[len(prefix):]
+            return model[len(prefix) :]
     return model
 
 
@@ -42,15 +42,26 @@ def _client(api_base: str) -> AsyncOpenAI:
     loop = asyncio.get_running_loop()
     per_loop = _CLIENTS.setdefault(loop, {})
     if api_base not in per_loop:
-        per_loop[api_base] = AsyncOpenAI(base_url=api_base, api_key="placeholder-key-sent-per-request",
-                                         max_retries=0)
+        per_loop[api_base] = AsyncOpenAI(
+            base_url=api_base, api_key="placeholder-key-sent-per-request", max_retries=0
+        )
     return per_loop[api_base]
 
 
-async def openai_chat(api_base: str, model: str, messages: Sequence[Mapping[str, Any]], key: str | None,
-                      timeout_s: float, params: Mapping[str, Any]) -> Any:
+async def openai_chat(
+    api_base: str,
+    model: str,
+    messages: Sequence[Mapping[str, Any]],
+    key: str | None,
+    timeout_s: float,
+    params: Mapping[str, Any],
+) -> Any:
     """One chat-completions request with the openai SDK (no retries); returns the SDK response."""
     headers = {"Authorization": f"Bearer {key}"} if key else None
     return await _client(api_base).chat.completions.create(
-        model=served_model_name(model), messages=list(messages), timeout=timeout_s, extra_headers=headers,
-        **dict(params))
+        model=served_model_name(model),
+        messages=list(messages),
+        timeout=timeout_s,
+        extra_headers=headers,
+        **dict(params),
+    )

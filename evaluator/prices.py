@@ -39,9 +39,14 @@ class Price(NamedTuple):
 def table_prices(path: Path = PRICES_CSV) -> dict[str, Price]:
     """Our shipped price table, keyed by litellm model string."""
     with path.open(encoding="utf-8") as fh:
-        return {row["model"].strip(): Price(float(row["input_usd_per_mtok"]), float(row["output_usd_per_mtok"]),
-                                            f"data/prices.csv: {row['source']}")
-                for row in csv.DictReader(fh)}
+        return {
+            row["model"].strip(): Price(
+                float(row["input_usd_per_mtok"]),
+                float(row["output_usd_per_mtok"]),
+                f"data/prices.csv: {row['source']}",
+            )
+            for row in csv.DictReader(fh)
+        }
 
 
 @functools.cache
@@ -56,14 +61,17 @@ def litellm_price(model: str) -> Price | None:
     for name in candidates:
         entry = litellm.model_cost.get(name)
         if entry and entry.get("input_cost_per_token") is not None:
-            return Price(float(entry["input_cost_per_token"]) * 1e6,
-                         float(entry.get("output_cost_per_token") or 0.0) * 1e6,
-                         f"litellm bundled cost map ({name})")
+            return Price(
+                float(entry["input_cost_per_token"]) * 1e6,
+                float(entry.get("output_cost_per_token") or 0.0) * 1e6,
+                f"litellm bundled cost map ({name})",
+            )
     return None
 
 
-def resolve_price(model: str, input_override: float | None = None,
-                  output_override: float | None = None) -> Price | None:
+def resolve_price(
+    model: str, input_override: float | None = None, output_override: float | None = None
+) -> Price | None:
     """Override, else our table, else litellm's map; None when no source knows the model.
 
     Example:

@@ -30,27 +30,68 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-RESULT_COLUMNS = ("run_id", "instance_id", "response_text", "parsed", "score", "unparsed", "metrics",
-                  "prompt_tokens", "completion_tokens", "cost_usd", "latency_s", "attempts", "cached",
-                  "error", "finished_at")
-CACHE_COLUMNS = ("key", "model", "api_base", "response_text", "prompt_tokens", "completion_tokens",
-                 "cost_usd", "created_at")
-_RESULT_SCHEMA = pa.schema([
-    ("run_id", pa.string()), ("instance_id", pa.string()), ("response_text", pa.string()),
-    ("parsed", pa.string()), ("score", pa.float64()), ("unparsed", pa.bool_()), ("metrics", pa.string()),
-    ("prompt_tokens", pa.int64()), ("completion_tokens", pa.int64()), ("cost_usd", pa.float64()),
-    ("latency_s", pa.float64()), ("attempts", pa.int64()), ("cached", pa.bool_()), ("error", pa.string()),
-    ("finished_at", pa.string()),
-])
-_CACHE_SCHEMA = pa.schema([
-    ("key", pa.string()), ("model", pa.string()), ("api_base", pa.string()), ("response_text", pa.string()),
-    ("prompt_tokens", pa.int64()), ("completion_tokens", pa.int64()), ("cost_usd", pa.float64()),
-    ("created_at", pa.string()),
-])
+RESULT_COLUMNS = (
+    "run_id",
+    "instance_id",
+    "response_text",
+    "parsed",
+    "score",
+    "unparsed",
+    "metrics",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost_usd",
+    "latency_s",
+    "attempts",
+    "cached",
+    "error",
+    "finished_at",
+)
+CACHE_COLUMNS = (
+    "key",
+    "model",
+    "api_base",
+    "response_text",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost_usd",
+    "created_at",
+)
+_RESULT_SCHEMA = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("instance_id", pa.string()),
+        ("response_text", pa.string()),
+        ("parsed", pa.string()),
+        ("score", pa.float64()),
+        ("unparsed", pa.bool_()),
+        ("metrics", pa.string()),
+        ("prompt_tokens", pa.int64()),
+        ("completion_tokens", pa.int64()),
+        ("cost_usd", pa.float64()),
+        ("latency_s", pa.float64()),
+        ("attempts", pa.int64()),
+        ("cached", pa.bool_()),
+        ("error", pa.string()),
+        ("finished_at", pa.string()),
+    ]
+)
+_CACHE_SCHEMA = pa.schema(
+    [
+        ("key", pa.string()),
+        ("model", pa.string()),
+        ("api_base", pa.string()),
+        ("response_text", pa.string()),
+        ("prompt_tokens", pa.int64()),
+        ("completion_tokens", pa.int64()),
+        ("cost_usd", pa.float64()),
+        ("created_at", pa.string()),
+    ]
+)
 
 
 def insert_batch(cur: duckdb.DuckDBPyConnection, results: list[dict], cache: list[dict]) -> None:
-    """Upsert results and insert-or-ignore cache rows in one transaction (duplicates in a batch: last wins)."""
+    """Upsert results and insert-or-ignore cache rows in one transaction (a batch's duplicates: last wins)."""
     latest = {(r["run_id"], r["instance_id"]): r for r in results}
     unique_cache = {c["key"]: c for c in cache}
     cur.execute("BEGIN TRANSACTION")
@@ -58,14 +99,20 @@ def insert_batch(cur: duckdb.DuckDBPyConnection, results: list[dict], cache: lis
         if latest:
             rows = [{**r, "metrics": json.dumps(r.get("metrics") or {})} for r in latest.values()]
             cur.register("_result_batch", pa.Table.from_pylist(rows, schema=_RESULT_SCHEMA))
-            cur.execute(f"INSERT OR REPLACE INTO run_results ({', '.join(RESULT_COLUMNS)}) "
-                        f"SELECT * REPLACE (CAST(finished_at AS TIMESTAMPTZ) AS finished_at, "
-                        f"CAST(metrics AS JSON) AS metrics) FROM _result_batch")
+            cur.execute(
+                f"INSERT OR REPLACE INTO run_results ({', '.join(RESULT_COLUMNS)}) "
+                f"SELECT * REPLACE (CAST(finished_at AS TIMESTAMPTZ) AS finished_at, "
+                f"CAST(metrics AS JSON) AS metrics) FROM _result_batch"
+            )
             cur.unregister("_result_batch")
         if unique_cache:
-            cur.register("_cache_batch", pa.Table.from_pylist(list(unique_cache.values()), schema=_CACHE_SCHEMA))
-            cur.execute(f"INSERT OR IGNORE INTO response_cache ({', '.join(CACHE_COLUMNS)}) "
-                        f"SELECT * REPLACE (CAST(created_at AS TIMESTAMPTZ) AS created_at) FROM _cache_batch")
+            cur.register(
+                "_cache_batch", pa.Table.from_pylist(list(unique_cache.values()), schema=_CACHE_SCHEMA)
+            )
+            cur.execute(
+                f"INSERT OR IGNORE INTO response_cache ({', '.join(CACHE_COLUMNS)}) "
+                f"SELECT * REPLACE (CAST(created_at AS TIMESTAMPTZ) AS created_at) FROM _cache_batch"
+            )
             cur.unregister("_cache_batch")
         cur.execute("COMMIT")
     except BaseException:
@@ -124,8 +171,13 @@ class ResultWriter:
         >>> w.add(result_row, cache_row); w.close()    # doctest: +SKIP
     """
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, journal_path: Path | None,
-                 flush_every: int = 256, flush_ms: float = 200.0) -> None:
+    def __init__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        journal_path: Path | None,
+        flush_every: int = 256,
+        flush_ms: float = 200.0,
+    ) -> None:
         self._cur = con.cursor()
         self._flush_every = flush_every
         self._flush_s = flush_ms / 1000
@@ -153,7 +205,7 @@ class ResultWriter:
             line = json.dumps({"r": result, "c": cache}, ensure_ascii=False, default=str).encode() + b"\n"
             view = memoryview(line)
             while view:
-                view = view[os.write(self._fd, view):]
+                view = view[os.write(self._fd, view) :]
         with self._lock:
             self._pending.append((dict(result), dict(cache) if cache else None))
             full = len(self._pending) >= self._flush_every

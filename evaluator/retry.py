@@ -84,10 +84,16 @@ class CallOutcome:
 Caller = Callable[[ModelEndpoint, Sequence[Mapping[str, Any]], Mapping[str, Any]], Awaitable[Completion]]
 
 
-async def call_with_retries(endpoint: ModelEndpoint, messages: Sequence[Mapping[str, Any]],
-                            params: Mapping[str, Any], policy: RetryPolicy, limiter: RateLimiter,
-                            rng: random.Random, caller: Caller = complete,
-                            stop: Callable[[], bool] | None = None) -> CallOutcome:
+async def call_with_retries(
+    endpoint: ModelEndpoint,
+    messages: Sequence[Mapping[str, Any]],
+    params: Mapping[str, Any],
+    policy: RetryPolicy,
+    limiter: RateLimiter,
+    rng: random.Random,
+    caller: Caller = complete,
+    stop: Callable[[], bool] | None = None,
+) -> CallOutcome:
     """One instance's request with retries; never raises an ``LLMError`` (it is returned).
 
     ``stop`` (e.g. a cancel flag's ``is_set``) ends the retrying early: the last error is

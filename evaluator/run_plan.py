@@ -37,8 +37,10 @@ def generation_params(spec: Any) -> dict[str, Any]:
         {'temperature': 0.0, 'max_tokens': 64}
     """
     temperature = getattr(spec, "temperature", None)
-    return {"temperature": float(temperature) if temperature is not None else 0.0,
-            "max_tokens": int(getattr(spec, "max_tokens", None) or DEFAULT_MAX_TOKENS)}
+    return {
+        "temperature": float(temperature) if temperature is not None else 0.0,
+        "max_tokens": int(getattr(spec, "max_tokens", None) or DEFAULT_MAX_TOKENS),
+    }
 
 
 def spec_fingerprint(spec: Any) -> Any:
@@ -66,8 +68,14 @@ class RunPlan(BaseModel):
     """Identity of the run for resuming: hashes + model identity + parameters."""
 
 
-def plan_run(spec: Any, instances: Sequence[Instance], endpoint: ModelEndpoint, *, limit: int | None = None,
-             render: Render | None = None) -> RunPlan:
+def plan_run(
+    spec: Any,
+    instances: Sequence[Instance],
+    endpoint: ModelEndpoint,
+    *,
+    limit: int | None = None,
+    render: Render | None = None,
+) -> RunPlan:
     """Render every prompt and derive the run and cache keys.
 
     Example:
@@ -81,11 +89,18 @@ def plan_run(spec: Any, instances: Sequence[Instance], endpoint: ModelEndpoint, 
     messages = [render(spec, inst) for inst in chosen]
     params = generation_params(spec)
     identity = endpoint.identity()
-    hashes = {"spec": sha256_of(spec_fingerprint(spec)), "prompt": sha256_of(messages),
-              "dataset": sha256_of([i.model_dump(mode="json") for i in chosen])}
+    hashes = {
+        "spec": sha256_of(spec_fingerprint(spec)),
+        "prompt": sha256_of(messages),
+        "dataset": sha256_of([i.model_dump(mode="json") for i in chosen]),
+    }
     return RunPlan(
-        benchmark_id=str(getattr(spec, "id", "unknown")), instances=chosen, messages=messages,
-        cache_keys=[cache_key(identity, params, m) for m in messages], params=params, hashes=hashes,
+        benchmark_id=str(getattr(spec, "id", "unknown")),
+        instances=chosen,
+        messages=messages,
+        cache_keys=[cache_key(identity, params, m) for m in messages],
+        params=params,
+        hashes=hashes,
         run_key=sha256_of({"hashes": hashes, "model": identity, "params": params}),
     )
 
@@ -115,8 +130,15 @@ class RunEstimate(BaseModel):
     """How to read the figures."""
 
 
-def estimate_run(spec: Any, instances: Sequence[Instance], endpoint: ModelEndpoint, *, limit: int | None = None,
-                 store: RunStore | None = None, render: Render | None = None) -> RunEstimate:
+def estimate_run(
+    spec: Any,
+    instances: Sequence[Instance],
+    endpoint: ModelEndpoint,
+    *,
+    limit: int | None = None,
+    store: RunStore | None = None,
+    render: Render | None = None,
+) -> RunEstimate:
     """Estimate tokens and cost before sending anything (cache and resume taken into account if ``store``).
 
     Example:
@@ -131,17 +153,26 @@ def estimate_run(spec: Any, instances: Sequence[Instance], endpoint: ModelEndpoi
         run_id = store.find_resumable(plan.run_key)
         done = store.finished_ids(run_id) if run_id else set()
         cached = set(store.cache_lookup(plan.cache_keys))
-    to_send = [(m, k) for inst, m, k in zip(plan.instances, plan.messages, plan.cache_keys, strict=True)
-               if inst.id not in done and k not in cached]
+    to_send = [
+        (m, k)
+        for inst, m, k in zip(plan.instances, plan.messages, plan.cache_keys, strict=True)
+        if inst.id not in done and k not in cached
+    ]
     counted = [count_prompt_tokens(endpoint, m) for m, _ in to_send]
     prompt_tokens = sum(c for c, _ in counted)
     completion_max = len(to_send) * plan.params["max_tokens"]
     price = endpoint.price()
     return RunEstimate(
-        n=len(plan.instances), n_already_done=len(done),
-        n_cached=sum(1 for inst, k in zip(plan.instances, plan.cache_keys, strict=True)
-                     if inst.id not in done and k in cached),
-        n_to_send=len(to_send), prompt_tokens=prompt_tokens, completion_tokens_max=completion_max,
+        n=len(plan.instances),
+        n_already_done=len(done),
+        n_cached=sum(
+            1
+            for inst, k in zip(plan.instances, plan.cache_keys, strict=True)
+            if inst.id not in done and k in cached
+        ),
+        n_to_send=len(to_send),
+        prompt_tokens=prompt_tokens,
+        completion_tokens_max=completion_max,
         cost_usd_max=price.cost(prompt_tokens, completion_max) if price else None,
         price_source=price.source if price else None,
         token_method=counted[0][1] if counted else "none to send",

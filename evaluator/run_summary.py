@@ -103,18 +103,41 @@ class RunSummary(BaseModel):
         out = []
         for m in self.metrics:
             interval: dict[str, Any] = (
-                {"ci_lower": m.lower, "ci_upper": m.upper,
-                 "ci_method": f"percentile bootstrap over instances, {N_RESAMPLES} resamples, seed {SEED}"}
-                if m.lower is not None else {"ci_missing_reason": f"only {m.n} scored instance(s)"})
-            caveat = (f"{self.n_errors} instance(s) without an answer excluded ({self.errors})"
-                      if self.n_errors else "")
+                {
+                    "ci_lower": m.lower,
+                    "ci_upper": m.upper,
+                    "ci_method": f"percentile bootstrap over instances, {N_RESAMPLES} resamples, seed {SEED}",
+                }
+                if m.lower is not None
+                else {"ci_missing_reason": f"only {m.n} scored instance(s)"}
+            )
+            caveat = (
+                f"{self.n_errors} instance(s) without an answer excluded ({self.errors})"
+                if self.n_errors
+                else ""
+            )
             if self.status != "completed":
                 caveat = f"run {self.status}: {self.n} of {self.n_planned} instances. " + caveat
-            out.append(Evidence(
-                id=evidence_id("local-run", self.run_id, self.model, self.benchmark_id, m.name, self.run_id),
-                model=self.model, benchmark=self.benchmark_id, metric=m.name, score=m.mean, n=m.n,
-                provenance="local-run", source=self.run_id, date=date or datetime.now(UTC), run_id=self.run_id,
-                n_unparsed=self.n_unparsed, n_unscored=self.n - self.n_scored, caveat=caveat.strip(), **interval))
+            out.append(
+                Evidence(
+                    id=evidence_id(
+                        "local-run", self.run_id, self.model, self.benchmark_id, m.name, self.run_id
+                    ),
+                    model=self.model,
+                    benchmark=self.benchmark_id,
+                    metric=m.name,
+                    score=m.mean,
+                    n=m.n,
+                    provenance="local-run",
+                    source=self.run_id,
+                    date=date or datetime.now(UTC),
+                    run_id=self.run_id,
+                    n_unparsed=self.n_unparsed,
+                    n_unscored=self.n - self.n_scored,
+                    caveat=caveat.strip(),
+                    **interval,
+                )
+            )
         return out
 
 
@@ -133,8 +156,17 @@ def summarize_metric(name: str, values: list[float]) -> MetricSummary | None:
     return MetricSummary(name=name, mean=mean, lower=lo, upper=hi, n=len(values))
 
 
-def summarize_run(store: RunStore, run_id: str, main_metric: str, *, cache_hits: int, new_requests: int,
-                  resumed: bool, elapsed_s: float, status: str | None = None) -> RunSummary:
+def summarize_run(
+    store: RunStore,
+    run_id: str,
+    main_metric: str,
+    *,
+    cache_hits: int,
+    new_requests: int,
+    resumed: bool,
+    elapsed_s: float,
+    status: str | None = None,
+) -> RunSummary:
     """Build the summary of ``run_id`` from its stored results."""
     run = store.get_run(run_id) or {}
     rows = store.results(run_id)
@@ -146,23 +178,43 @@ def summarize_run(store: RunStore, run_id: str, main_metric: str, *, cache_hits:
             kind = str(r["error"]).split(":", 1)[0].split(" ", 1)[0]
             errors[kind] = errors.get(kind, 0) + 1
     main = summarize_metric(main_metric, [float(r["score"]) for r in scored])
-    metric_names = sorted({k for r in scored for k, v in r["metrics"].items()
-                           if isinstance(v, int | float) and not isinstance(v, bool)} - {main_metric})
+    metric_names = sorted(
+        {
+            k
+            for r in scored
+            for k, v in r["metrics"].items()
+            if isinstance(v, int | float) and not isinstance(v, bool)
+        }
+        - {main_metric}
+    )
     metrics = [main] if main else []
     for name in metric_names:
-        values = [float(r["metrics"][name]) for r in scored if isinstance(r["metrics"].get(name), int | float)]
+        values = [
+            float(r["metrics"][name]) for r in scored if isinstance(r["metrics"].get(name), int | float)
+        ]
         summary = summarize_metric(name, values)
         if summary:
             metrics.append(summary)
     return RunSummary(
-        run_id=run_id, benchmark_id=str(run.get("benchmark_id", "")), model=str(run.get("model", "")),
-        endpoint_name=str(run.get("endpoint_name") or ""), status=status or str(run.get("status", "")),
-        n_planned=int(run.get("n_planned") or 0), n=len(rows), n_scored=len(scored),
-        n_unparsed=sum(1 for r in answered if r["unparsed"]), n_errors=len(rows) - len(answered),
-        errors=errors, score=main, metrics=metrics,
+        run_id=run_id,
+        benchmark_id=str(run.get("benchmark_id", "")),
+        model=str(run.get("model", "")),
+        endpoint_name=str(run.get("endpoint_name") or ""),
+        status=status or str(run.get("status", "")),
+        n_planned=int(run.get("n_planned") or 0),
+        n=len(rows),
+        n_scored=len(scored),
+        n_unparsed=sum(1 for r in answered if r["unparsed"]),
+        n_errors=len(rows) - len(answered),
+        errors=errors,
+        score=main,
+        metrics=metrics,
         prompt_tokens=sum(int(r["prompt_tokens"] or 0) for r in rows),
         completion_tokens=sum(int(r["completion_tokens"] or 0) for r in rows),
         cost_usd=sum(float(r["cost_usd"] or 0.0) for r in rows if not r["cached"]),
         cost_known=all(r["cost_usd"] is not None for r in answered if not r["cached"]),
-        cache_hits=cache_hits, new_requests=new_requests, resumed=resumed, elapsed_s=elapsed_s,
+        cache_hits=cache_hits,
+        new_requests=new_requests,
+        resumed=resumed,
+        elapsed_s=elapsed_s,
     )

@@ -93,17 +93,28 @@ class _Budget:
         self.spent += actual or 0.0
 
 
-def _result_row(run_id: str, instance: Instance, outcome: CallOutcome | None, cached: dict | None,
-                spec: Any, score: Score) -> dict[str, Any]:
+def _result_row(
+    run_id: str, instance: Instance, outcome: CallOutcome | None, cached: dict | None, spec: Any, score: Score
+) -> dict[str, Any]:
     comp = outcome.completion if outcome else None
     text = cached["text"] if cached else (comp.text if comp else None)
     row: dict[str, Any] = {
-        "run_id": run_id, "instance_id": instance.id, "response_text": text, "parsed": None, "score": None,
-        "unparsed": None, "metrics": {}, "cached": cached is not None, "finished_at": now_iso(),
+        "run_id": run_id,
+        "instance_id": instance.id,
+        "response_text": text,
+        "parsed": None,
+        "score": None,
+        "unparsed": None,
+        "metrics": {},
+        "cached": cached is not None,
+        "finished_at": now_iso(),
         "prompt_tokens": cached["prompt_tokens"] if cached else (comp.prompt_tokens if comp else None),
-        "completion_tokens": cached["completion_tokens"] if cached else (comp.completion_tokens if comp else None),
+        "completion_tokens": cached["completion_tokens"]
+        if cached
+        else (comp.completion_tokens if comp else None),
         "cost_usd": 0.0 if cached else (comp.cost_usd if comp else None),
-        "latency_s": comp.latency_s if comp else None, "attempts": outcome.attempts if outcome else 0,
+        "latency_s": comp.latency_s if comp else None,
+        "attempts": outcome.attempts if outcome else 0,
         "error": outcome.error.short() if outcome and outcome.error else None,
     }
     if text is not None:
@@ -112,16 +123,29 @@ def _result_row(run_id: str, instance: Instance, outcome: CallOutcome | None, ca
         except Exception as exc:  # noqa: BLE001 - a scorer bug must not lose a paid answer
             row["error"] = f"scoring: {type(exc).__name__}: {exc}"[:300]  # re-scored from cache on resume
             return row
-        row.update(parsed=result.parsed, score=result.score, unparsed=bool(result.unparsed),
-                   metrics=dict(result.metrics or {}))
+        row.update(
+            parsed=result.parsed,
+            score=result.score,
+            unparsed=bool(result.unparsed),
+            metrics=dict(result.metrics or {}),
+        )
     return row
 
 
-async def run_async(store: RunStore, spec: Any, instances: Sequence[Instance], endpoint: ModelEndpoint,
-                    options: RunOptions | None = None, *, limit: int | None = None,
-                    on_progress: ProgressFn | None = None, cancel: CancelFlag | None = None,
-                    render: Render | None = None, score: Score | None = None,
-                    pool: Any = None) -> RunSummary:
+async def run_async(
+    store: RunStore,
+    spec: Any,
+    instances: Sequence[Instance],
+    endpoint: ModelEndpoint,
+    options: RunOptions | None = None,
+    *,
+    limit: int | None = None,
+    on_progress: ProgressFn | None = None,
+    cancel: CancelFlag | None = None,
+    render: Render | None = None,
+    score: Score | None = None,
+    pool: Any = None,
+) -> RunSummary:
     """Run (or resume) ``spec`` over ``instances`` on ``endpoint``; see the module docstring.
 
     Example:
@@ -133,19 +157,31 @@ async def run_async(store: RunStore, spec: Any, instances: Sequence[Instance], e
     plan: RunPlan = plan_run(spec, instances, endpoint, limit=limit, render=render)
     price = endpoint.price()
     if options.max_cost_usd is not None and price is None:
-        raise ValueError(f"no price known for {endpoint.model}: set a price override on the endpoint "
-                         "to enforce max_cost_usd")
+        raise ValueError(
+            f"no price known for {endpoint.model}: set a price override on the endpoint "
+            "to enforce max_cost_usd"
+        )
     run_id = store.find_resumable(plan.run_key)
     resumed = run_id is not None
     if run_id is None:
-        run_id = store.create_run(run_key=plan.run_key, benchmark_id=plan.benchmark_id, hashes=plan.hashes,
-                                  model=endpoint.model, endpoint_name=endpoint.name, api_base=endpoint.api_base,
-                                  params=plan.params, n_planned=len(plan.instances))
+        run_id = store.create_run(
+            run_key=plan.run_key,
+            benchmark_id=plan.benchmark_id,
+            hashes=plan.hashes,
+            model=endpoint.model,
+            endpoint_name=endpoint.name,
+            api_base=endpoint.api_base,
+            params=plan.params,
+            n_planned=len(plan.instances),
+        )
     else:
         store.set_status(run_id, "running")
     finished = store.finished_ids(run_id)
-    todo = [(i, m, k) for i, m, k in zip(plan.instances, plan.messages, plan.cache_keys, strict=True)
-            if i.id not in finished]
+    todo = [
+        (i, m, k)
+        for i, m, k in zip(plan.instances, plan.messages, plan.cache_keys, strict=True)
+        if i.id not in finished
+    ]
     cached = store.cache_lookup([k for _, _, k in todo])
     total, done = len(plan.instances), len(finished)
     counters = {"cache_hits": 0, "new_requests": 0}
@@ -177,7 +213,9 @@ async def run_async(store: RunStore, spec: Any, instances: Sequence[Instance], e
         async def send(msgs: list[dict]) -> CallOutcome:
             if pool is not None:
                 return await pool.call(msgs, plan.params)
-            return await call_with_retries(endpoint, msgs, plan.params, options.retry, limiter, rng, stop=stop)
+            return await call_with_retries(
+                endpoint, msgs, plan.params, options.retry, limiter, rng, stop=stop
+            )
 
         async def worker() -> None:
             while queue and not stop() and not budget.stopped:
@@ -192,10 +230,20 @@ async def run_async(store: RunStore, spec: Any, instances: Sequence[Instance], e
                 comp = outcome.completion
                 budget.settle(estimate, comp.cost_usd if comp else 0.0)
                 counters["new_requests"] += outcome.attempts
-                cache_row = None if comp is None else {
-                    "key": key, "model": endpoint.model, "api_base": endpoint.api_base, "response_text": comp.text,
-                    "prompt_tokens": comp.prompt_tokens, "completion_tokens": comp.completion_tokens,
-                    "cost_usd": comp.cost_usd, "created_at": now_iso()}
+                cache_row = (
+                    None
+                    if comp is None
+                    else {
+                        "key": key,
+                        "model": endpoint.model,
+                        "api_base": endpoint.api_base,
+                        "response_text": comp.text,
+                        "prompt_tokens": comp.prompt_tokens,
+                        "completion_tokens": comp.completion_tokens,
+                        "cost_usd": comp.cost_usd,
+                        "created_at": now_iso(),
+                    }
+                )
                 record(_result_row(run_id, inst, outcome, None, spec, score), cache_row)
 
         concurrency = max(1, min(options.concurrency, endpoint.max_concurrency))
@@ -205,8 +253,13 @@ async def run_async(store: RunStore, spec: Any, instances: Sequence[Instance], e
                     group.create_task(worker())
         except BaseExceptionGroup as group_error:
             raise group_error.exceptions[0] from None
-        status = ("budget_exceeded" if queue and budget.stopped else
-                  "cancelled" if queue and stop() else "completed")
+        status = (
+            "budget_exceeded"
+            if queue and budget.stopped
+            else "cancelled"
+            if queue and stop()
+            else "completed"
+        )
     except (asyncio.CancelledError, KeyboardInterrupt):
         status = "cancelled"
         raise
@@ -214,17 +267,34 @@ async def run_async(store: RunStore, spec: Any, instances: Sequence[Instance], e
         try:
             writer.close()
         finally:
-            summary = summarize_run(store, run_id, main_metric_name(spec), status=status, resumed=resumed,
-                                    elapsed_s=time.perf_counter() - started, **counters)
+            summary = summarize_run(
+                store,
+                run_id,
+                main_metric_name(spec),
+                status=status,
+                resumed=resumed,
+                elapsed_s=time.perf_counter() - started,
+                **counters,
+            )
             store.set_status(run_id, status, summary.model_dump(mode="json", exclude={"metrics"}))
     return summary
 
 
-def run_benchmark(con: duckdb.DuckDBPyConnection, spec: Any, instances: Sequence[Instance],
-                  endpoint: ModelEndpoint, *, concurrency: int = 8, max_cost_usd: float | None = None,
-                  limit: int | None = None, on_progress: ProgressFn | None = None,
-                  cancel: CancelFlag | None = None, options: RunOptions | None = None,
-                  render: Render | None = None, score: Score | None = None) -> RunSummary:
+def run_benchmark(
+    con: duckdb.DuckDBPyConnection,
+    spec: Any,
+    instances: Sequence[Instance],
+    endpoint: ModelEndpoint,
+    *,
+    concurrency: int = 8,
+    max_cost_usd: float | None = None,
+    limit: int | None = None,
+    on_progress: ProgressFn | None = None,
+    cancel: CancelFlag | None = None,
+    options: RunOptions | None = None,
+    render: Render | None = None,
+    score: Score | None = None,
+) -> RunSummary:
     """Synchronous entry point (CLI, Streamlit thread): run or resume, return the summary.
 
     Example:
@@ -238,12 +308,33 @@ def run_benchmark(con: duckdb.DuckDBPyConnection, spec: Any, instances: Sequence
 
     async def main() -> RunSummary:
         if opts.workers <= 1:
-            return await run_async(store, spec, instances, endpoint, opts, limit=limit, on_progress=on_progress,
-                                   cancel=cancel, render=render, score=score)
+            return await run_async(
+                store,
+                spec,
+                instances,
+                endpoint,
+                opts,
+                limit=limit,
+                on_progress=on_progress,
+                cancel=cancel,
+                render=render,
+                score=score,
+            )
         from evaluator.workers import WorkerPool
 
         async with WorkerPool(endpoint, processes=opts.workers, retry=opts.retry, seed=opts.seed) as pool:
-            return await run_async(store, spec, instances, endpoint, opts, limit=limit, on_progress=on_progress,
-                                   cancel=cancel, render=render, score=score, pool=pool)
+            return await run_async(
+                store,
+                spec,
+                instances,
+                endpoint,
+                opts,
+                limit=limit,
+                on_progress=on_progress,
+                cancel=cancel,
+                render=render,
+                score=score,
+                pool=pool,
+            )
 
     return asyncio.run(main())

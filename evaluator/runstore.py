@@ -67,7 +67,8 @@ def cache_key(model_identity: dict[str, Any], params: dict[str, Any], messages: 
     """The response-cache key of one request.
 
     Example:
-        >>> len(cache_key({"model": "m", "api_base": None}, {"temperature": 0}, [{"role": "user", "content": "x"}]))
+        >>> msgs = [{"role": "user", "content": "x"}]
+        >>> len(cache_key({"model": "m", "api_base": None}, {"temperature": 0}, msgs))
         64
     """
     return sha256_of({"model": model_identity, "params": params, "messages": messages})
@@ -81,7 +82,8 @@ def now_iso() -> str:
 def journal_dir_for(con: duckdb.DuckDBPyConnection) -> Path | None:
     """``<database file>.journal/`` beside the DuckDB file; None for an in-memory database."""
     row = con.execute(
-        "SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchone()
+        "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+    ).fetchone()
     if not row or not row[0]:
         return None
     db = Path(row[0])
@@ -114,26 +116,52 @@ class RunStore:
         """The latest unfinished run with this key, if any."""
         row = self.con.execute(
             f"SELECT run_id FROM runs WHERE run_key = ? AND status IN {RESUMABLE} "
-            "ORDER BY created_at DESC LIMIT 1", [run_key]).fetchone()
+            "ORDER BY created_at DESC LIMIT 1",
+            [run_key],
+        ).fetchone()
         return row[0] if row else None
 
-    def create_run(self, *, run_key: str, benchmark_id: str, hashes: dict[str, str], model: str,
-                   endpoint_name: str, api_base: str | None, params: dict[str, Any], n_planned: int) -> str:
+    def create_run(
+        self,
+        *,
+        run_key: str,
+        benchmark_id: str,
+        hashes: dict[str, str],
+        model: str,
+        endpoint_name: str,
+        api_base: str | None,
+        params: dict[str, Any],
+        n_planned: int,
+    ) -> str:
         """Insert a new run in status ``running``; returns its id."""
         run_id = f"run-{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
         self.con.execute(
             "INSERT INTO runs (run_id, run_key, benchmark_id, spec_hash, prompt_hash, dataset_hash, model, "
             "endpoint_name, api_base, params, status, n_planned, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, now())",
-            [run_id, run_key, benchmark_id, hashes.get("spec"), hashes.get("prompt"), hashes.get("dataset"),
-             model, endpoint_name, api_base, canonical_json(params), n_planned])
+            [
+                run_id,
+                run_key,
+                benchmark_id,
+                hashes.get("spec"),
+                hashes.get("prompt"),
+                hashes.get("dataset"),
+                model,
+                endpoint_name,
+                api_base,
+                canonical_json(params),
+                n_planned,
+            ],
+        )
         return run_id
 
     def set_status(self, run_id: str, status: str, totals: dict[str, Any] | None = None) -> None:
         """Update a run's status (and totals); a terminal status stamps ``finished_at``."""
         finished = "now()" if status != "running" else "NULL"
-        self.con.execute(f"UPDATE runs SET status = ?, totals = ?, finished_at = {finished} WHERE run_id = ?",
-                         [status, canonical_json(totals) if totals is not None else None, run_id])
+        self.con.execute(
+            f"UPDATE runs SET status = ?, totals = ?, finished_at = {finished} WHERE run_id = ?",
+            [status, canonical_json(totals) if totals is not None else None, run_id],
+        )
 
     def get_run(self, run_id: str) -> dict[str, Any] | None:
         """One run record as a dict, or None."""
@@ -143,8 +171,9 @@ class RunStore:
 
     def finished_ids(self, run_id: str) -> set[str]:
         """Instances of the run that have an answer (errored ones are retried on resume)."""
-        rows = self.con.execute("SELECT instance_id FROM run_results WHERE run_id = ? AND error IS NULL",
-                                [run_id]).fetchall()
+        rows = self.con.execute(
+            "SELECT instance_id FROM run_results WHERE run_id = ? AND error IS NULL", [run_id]
+        ).fetchall()
         return {r[0] for r in rows}
 
     def results(self, run_id: str) -> list[dict[str, Any]]:
@@ -164,9 +193,13 @@ class RunStore:
             return {}
         cur = self.con.execute(
             "SELECT key, response_text, prompt_tokens, completion_tokens, cost_usd FROM response_cache "
-            "WHERE key IN (SELECT unnest(?::VARCHAR[]))", [keys])
-        return {k: {"text": t, "prompt_tokens": p, "completion_tokens": c, "cost_usd": cost}
-                for k, t, p, c, cost in cur.fetchall()}
+            "WHERE key IN (SELECT unnest(?::VARCHAR[]))",
+            [keys],
+        )
+        return {
+            k: {"text": t, "prompt_tokens": p, "completion_tokens": c, "cost_usd": cost}
+            for k, t, p, c, cost in cur.fetchall()
+        }
 
     def writer(self, run_id: str, flush_every: int = 256, flush_ms: float = 200.0) -> ResultWriter:
         """A journal-then-batch writer for this run (close it in a ``finally``)."""

@@ -60,9 +60,16 @@ async def _child_loop(sock: socket.socket) -> None:
 
     async def handle(job_id: int, messages: list, params: dict) -> None:
         out = await call_with_retries(endpoint, messages, params, retry, limiter, rng)
-        writer.write(_frame({"id": job_id, "attempts": out.attempts,
-                             "completion": out.completion.model_dump() if out.completion else None,
-                             "error": error_record(out.error) if out.error else None}))
+        writer.write(
+            _frame(
+                {
+                    "id": job_id,
+                    "attempts": out.attempts,
+                    "completion": out.completion.model_dump() if out.completion else None,
+                    "error": error_record(out.error) if out.error else None,
+                }
+            )
+        )
 
     while (msg := await _read_frame(reader)) is not None:
         task = asyncio.create_task(handle(msg["id"], msg["messages"], msg["params"]))
@@ -74,8 +81,9 @@ async def _child_loop(sock: socket.socket) -> None:
 
 
 class _Child:
-    def __init__(self, process: subprocess.Popen, reader: asyncio.StreamReader,
-                 writer: asyncio.StreamWriter) -> None:
+    def __init__(
+        self, process: subprocess.Popen, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
         self.process, self.reader, self.writer = process, reader, writer
         self.in_flight = 0
         self.pump: asyncio.Task | None = None
@@ -89,8 +97,9 @@ class WorkerPool:
         ...     outcome = await pool.call([{"role": "user", "content": "hi"}], {"max_tokens": 5})
     """
 
-    def __init__(self, endpoint: ModelEndpoint, *, processes: int = 2, retry: RetryPolicy | None = None,
-                 seed: int = 0) -> None:
+    def __init__(
+        self, endpoint: ModelEndpoint, *, processes: int = 2, retry: RetryPolicy | None = None, seed: int = 0
+    ) -> None:
         self.endpoint, self.processes = endpoint, processes
         self.retry = retry or RetryPolicy()
         self.seed = seed
@@ -104,18 +113,35 @@ class WorkerPool:
         Plain subprocesses, not multiprocessing: spawn/forkserver re-import ``__main__``, which
         under Streamlit or a script without a main guard would run the app again in each child.
         """
-        rpm = self.endpoint.requests_per_minute / self.processes if self.endpoint.requests_per_minute else None
+        rpm = (
+            self.endpoint.requests_per_minute / self.processes if self.endpoint.requests_per_minute else None
+        )
         root = str(Path(__file__).resolve().parents[1])
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p),
+        }
         for i in range(self.processes):
             mine, theirs = socket.socketpair()
-            proc = subprocess.Popen([sys.executable, "-m", "evaluator.workers", str(theirs.fileno())],
-                                    pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.DEVNULL, env=env)
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "evaluator.workers", str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                env=env,
+            )
             theirs.close()
             reader, writer = await asyncio.open_connection(sock=mine)
-            writer.write(_frame({"endpoint": self.endpoint.model_dump_json(), "retry": self.retry, "rpm": rpm,
-                                 "seed": self.seed + i}))
+            writer.write(
+                _frame(
+                    {
+                        "endpoint": self.endpoint.model_dump_json(),
+                        "retry": self.retry,
+                        "rpm": rpm,
+                        "seed": self.seed + i,
+                    }
+                )
+            )
             self._children.append(_Child(proc, reader, writer))
         for i, child in enumerate(self._children):
             ready = await _read_frame(child.reader)

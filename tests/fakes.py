@@ -126,16 +126,36 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "429":
             return self._json(
                 429,
-                {"error": {"message": "Rate limit reached", "type": "rate_limit_error",
-                           "code": "rate_limit_exceeded"}},
+                {
+                    "error": {
+                        "message": "Rate limit reached",
+                        "type": "rate_limit_error",
+                        "code": "rate_limit_exceeded",
+                    }
+                },
                 {"Retry-After": cfg.retry_after},
             )
         if fault == "401":
-            return self._json(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
-                                              "code": "invalid_api_key"}})
+            return self._json(
+                401,
+                {
+                    "error": {
+                        "message": "Incorrect API key provided",
+                        "type": "invalid_request_error",
+                        "code": "invalid_api_key",
+                    }
+                },
+            )
         if fault == "400":
-            return self._json(400, {"error": {"message": "This model's maximum context length is exceeded",
-                                              "type": "invalid_request_error"}})
+            return self._json(
+                400,
+                {
+                    "error": {
+                        "message": "This model's maximum context length is exceeded",
+                        "type": "invalid_request_error",
+                    }
+                },
+            )
         if fault == "500":
             return self._json(500, {"error": {"message": "injected failure", "type": "server_error"}})
         if fault == "hang":  # past the client's timeout, then drop the connection unanswered
@@ -149,15 +169,30 @@ class _Handler(BaseHTTPRequestHandler):
         content = cfg.answer(request)
         fake.count_ok(request)
         prompt_tokens = max(1, len(prompt_text(request).split()))
-        completion = cfg.completion_tokens if cfg.completion_tokens is not None else max(1, len(content.split()))
-        self._json(200, {
-            "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
-            "model": request.get("model", ""),
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": content}}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion,
-                      "total_tokens": prompt_tokens + completion},
-        })
+        completion = (
+            cfg.completion_tokens if cfg.completion_tokens is not None else max(1, len(content.split()))
+        )
+        self._json(
+            200,
+            {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": request.get("model", ""),
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": content},
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion,
+                    "total_tokens": prompt_tokens + completion,
+                },
+            },
+        )
 
 
 class _Server(ThreadingHTTPServer):
@@ -165,6 +200,7 @@ class _Server(ThreadingHTTPServer):
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass  # a client that gave up (timeout, cancel) is expected here, not an error
+
     request_queue_size = 256  # the default backlog of 5 drops connections at C=64
     fake: FakeLLMServer
 
@@ -272,8 +308,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fault-rate", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    config = FakeConfig(latency_s=args.latency_ms / 1000, answer=constant_answer(args.answer),
-                        fault_rate=args.fault_rate, seed=args.seed)
+    config = FakeConfig(
+        latency_s=args.latency_ms / 1000,
+        answer=constant_answer(args.answer),
+        fault_rate=args.fault_rate,
+        seed=args.seed,
+    )
     server = FakeLLMServer(config, port=args.port)
     print(f"fake LLM server listening on {server.url}", flush=True)
     try:

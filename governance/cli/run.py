@@ -24,10 +24,20 @@ def cmd_benchmarks(args: argparse.Namespace) -> int:
     from evaluator.benchmarks import list_benchmarks
     from evaluator.loaders import get_loader
 
-    rows = [{"id": s.id, "title": s.title, "answer_type": s.answer_type, "metrics": list(s.metrics),
-             "subcategory_ids": list(s.subcategory_ids), "loader": s.loader, "access": s.access,
-             "needs_dataset_file": get_loader(s.loader).needs_file and not s.dataset_path,
-             "max_tokens": s.max_tokens} for s in list_benchmarks()]
+    rows = [
+        {
+            "id": s.id,
+            "title": s.title,
+            "answer_type": s.answer_type,
+            "metrics": list(s.metrics),
+            "subcategory_ids": list(s.subcategory_ids),
+            "loader": s.loader,
+            "access": s.access,
+            "needs_dataset_file": get_loader(s.loader).needs_file and not s.dataset_path,
+            "max_tokens": s.max_tokens,
+        }
+        for s in list_benchmarks()
+    ]
     if args.format == "text":
         for r in rows:
             sys.stdout.write(f"{r['id']:<16} {r['answer_type']:<14} {r['title']}\n")
@@ -68,10 +78,17 @@ def _endpoint(args: argparse.Namespace):
 
     try:
         return ModelEndpoint(
-            name=args.name or args.model, model=args.model, api_base=args.api_base, api_key_env=args.api_key_env,
-            input_price_per_mtok=args.input_price, output_price_per_mtok=args.output_price,
-            max_concurrency=max(args.concurrency, 1), requests_per_minute=args.rpm, timeout_s=args.timeout,
-            transport=args.transport)
+            name=args.name or args.model,
+            model=args.model,
+            api_base=args.api_base,
+            api_key_env=args.api_key_env,
+            input_price_per_mtok=args.input_price,
+            output_price_per_mtok=args.output_price,
+            max_concurrency=max(args.concurrency, 1),
+            requests_per_minute=args.rpm,
+            timeout_s=args.timeout,
+            transport=args.transport,
+        )
     except ValidationError as exc:
         fail("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
 
@@ -88,6 +105,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             fail(f"--{flag} must be at least 1 (got {value})")
     if args.max_cost is not None and args.max_cost <= 0:
         fail(f"--max-cost must be positive (got {args.max_cost})")
+    if args.scenario:  # a local scenario instead of a benchmark: governance/cli/scenario_run.py
+        from governance.cli.scenario_run import cmd_run_scenario
+
+        return cmd_run_scenario(args)
+    if not args.benchmark:
+        fail("give --benchmark ID (`medassure benchmarks`) or --scenario ID (`medassure scenario list`)")
     try:
         spec = get_benchmark(args.benchmark)
         instances = load_instances(spec, args.dataset_file, limit=args.limit)
@@ -111,15 +134,31 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
 
     if args.dry_run:
         estimate = estimate_run(spec, instances, endpoint, store=RunStore(store.con))
-        emit({"dry_run": True, "benchmark": spec.id, "model": endpoint.model, **estimate.model_dump(mode="json")})
+        emit(
+            {
+                "dry_run": True,
+                "benchmark": spec.id,
+                "model": endpoint.model,
+                **estimate.model_dump(mode="json"),
+            }
+        )
         return 0
     if args.max_cost is not None and endpoint.price() is None:
-        fail(f"no price known for {endpoint.model}; give --input-price and --output-price (USD per 1M tokens) "
-             "to use --max-cost")
+        fail(
+            f"no price known for {endpoint.model}; give --input-price and --output-price (USD per 1M tokens) "
+            "to use --max-cost"
+        )
     bar = ProgressBar(f"{spec.id} × {endpoint.model}")
-    summary = run_benchmark(store.con, spec, instances, endpoint, concurrency=args.concurrency,
-                            max_cost_usd=args.max_cost, on_progress=bar,
-                            options=RunOptions(workers=args.workers or 1))
+    summary = run_benchmark(
+        store.con,
+        spec,
+        instances,
+        endpoint,
+        concurrency=args.concurrency,
+        max_cost_usd=args.max_cost,
+        on_progress=bar,
+        options=RunOptions(workers=args.workers or 1),
+    )
     emit(summary.model_dump(mode="json"))
     if summary.status != "completed":
         say(f"run {summary.run_id} stopped: {summary.status}; run the same command again to resume")
@@ -136,12 +175,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_format(p)
     p.set_defaults(func=cmd_benchmarks)
 
-    p = sub.add_parser("run", help="run a benchmark on a model (resumes an unfinished identical run)",
-                       description=__doc__)
-    p.add_argument("--benchmark", required=True, help="benchmark id (see `medassure benchmarks`)")
+    p = sub.add_parser(
+        "run", help="run a benchmark on a model (resumes an unfinished identical run)", description=__doc__
+    )
+    p.add_argument("--benchmark", help="benchmark id (see `medassure benchmarks`); or --scenario")
     p.add_argument("--dataset-file", help="dataset file in the benchmark's format (nothing is downloaded)")
-    p.add_argument("--model", required=True, help="litellm model string, e.g. gpt-4o, azure/<deployment>, "
-                                                  "openai/<name> with --api-base for vLLM/Ollama")
+    p.add_argument(
+        "--model",
+        required=True,
+        help="litellm model string, e.g. gpt-4o, azure/<deployment>, "
+        "openai/<name> with --api-base for vLLM/Ollama",
+    )
     p.add_argument("--api-base", help="base URL of an OpenAI-compatible server or Azure resource")
     p.add_argument("--api-key-env", help="NAME of the environment variable holding the key")
     p.add_argument("--name", help="label for the endpoint (default: the model string)")
@@ -152,9 +196,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--input-price", type=float, help="override: USD per 1M prompt tokens")
     p.add_argument("--output-price", type=float, help="override: USD per 1M completion tokens")
     p.add_argument("--limit", type=int, help="first N instances only")
-    p.add_argument("--transport", choices=["litellm", "openai"], default="litellm",
-                   help="openai: call an OpenAI-compatible --api-base with the openai SDK (less CPU per call)")
+    p.add_argument(
+        "--transport",
+        choices=["litellm", "openai"],
+        default="litellm",
+        help="openai: call an OpenAI-compatible --api-base with the openai SDK (less CPU per call)",
+    )
     p.add_argument("--workers", type=int, default=1, help="processes making model calls (default 1)")
     p.add_argument("--dry-run", action="store_true", help="estimate tokens and cost; send nothing")
     add_format(p)
+    from governance.cli.scenario_run import add_run_arguments  # --scenario, --phi-approved, --dossier
+
+    add_run_arguments(p)
     p.set_defaults(func=cmd_run)

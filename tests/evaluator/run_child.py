@@ -23,11 +23,24 @@ def main() -> None:
     spec = get_benchmark("calc_builtin")
     # openai transport and a price override: no litellm import (10-25 s on a loaded 2-core box);
     # the litellm path is covered in-process by the other runner tests.
-    endpoint = ModelEndpoint(name="fake", model="openai/fake", api_base=api_base, timeout_s=5, transport="openai",
-                             input_price_per_mtok=0.0, output_price_per_mtok=0.0)
+    endpoint = ModelEndpoint(
+        name="fake",
+        model="openai/fake",
+        api_base=api_base,
+        timeout_s=5,
+        transport="openai",
+        input_price_per_mtok=0.0,
+        output_price_per_mtok=0.0,
+    )
     con = duckdb.connect(db)
-    summary = run_benchmark(con, spec, load_instances(spec, limit=n), endpoint, concurrency=4,
-                            options=RunOptions(flush_ms=flush_ms, flush_every=10_000))
+    summary = run_benchmark(
+        con,
+        spec,
+        load_instances(spec, limit=n),
+        endpoint,
+        concurrency=4,
+        options=RunOptions(flush_ms=flush_ms, flush_every=10_000),
+    )
     con.close()
     print(json.dumps(summary.model_dump(mode="json")), flush=True)
 

@@ -15,8 +15,14 @@ MESSAGES = [{"role": "user", "content": "What is the anion gap?"}]
 
 
 def endpoint(server, **kw) -> ModelEndpoint:
-    base = dict(name="fake", model="openai/fake", api_base=server.url, timeout_s=0.5,
-                input_price_per_mtok=2.0, output_price_per_mtok=10.0)
+    base = dict(
+        name="fake",
+        model="openai/fake",
+        api_base=server.url,
+        timeout_s=5.0,
+        input_price_per_mtok=2.0,
+        output_price_per_mtok=10.0,
+    )
     return ModelEndpoint(**{**base, **kw})
 
 
@@ -37,9 +43,15 @@ TRANSPORTS = pytest.mark.parametrize("transport", ["litellm", "openai"])
 
 
 @TRANSPORTS
-@pytest.mark.parametrize(("fault", "kind", "status"), [
-    ("429", "rate_limit", 429), ("500", "server", 500), ("malformed", "malformed", 500), ("hang", "timeout", 408),
-])
+@pytest.mark.parametrize(
+    ("fault", "kind", "status"),
+    [
+        ("429", "rate_limit", 429),
+        ("500", "server", 500),
+        ("malformed", "malformed", 500),
+        ("hang", "timeout", 408),
+    ],
+)
 def test_transient_faults_are_retryable(llm_server, fault, kind, status, transport):
     llm_server.configure(fault_rate=1.0, fault_kinds=(fault,), retry_after="1.5", hang_s=2.0)
     with pytest.raises(LLMError) as info:
@@ -84,7 +96,9 @@ def test_openai_transport_needs_api_base():
 
 def test_missing_key_dummy_for_local_clear_error_for_remote(monkeypatch):
     monkeypatch.delenv("NO_SUCH_KEY_VAR", raising=False)
-    local = ModelEndpoint(name="l", model="openai/m", api_base="http://localhost:8000/v1", api_key_env="NO_SUCH_KEY_VAR")
+    local = ModelEndpoint(
+        name="l", model="openai/m", api_base="http://localhost:8000/v1", api_key_env="NO_SUCH_KEY_VAR"
+    )
     assert api_key_for(local) == DUMMY_KEY
     remote = local.model_copy(update={"api_base": "https://llm.hospital.example/v1"})
     with pytest.raises(LLMError, match="NO_SUCH_KEY_VAR is not set") as info:

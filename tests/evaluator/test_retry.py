@@ -28,8 +28,11 @@ def scripted(*events):
 
 
 def retry(*events, policy=FAST, stop=None):
-    return asyncio.run(call_with_retries(EP, [], {}, policy, RateLimiter(None), random.Random(0),
-                                         caller=scripted(*events), stop=stop))
+    return asyncio.run(
+        call_with_retries(
+            EP, [], {}, policy, RateLimiter(None), random.Random(0), caller=scripted(*events), stop=stop
+        )
+    )
 
 
 def rate_limited(after=None):

@@ -45,8 +45,12 @@ def render(spec, inst):
 
 def score(spec, inst, text):
     parsed = text.strip() if text.strip() in ("A", "B") else None
-    return SimpleNamespace(score=float(parsed == inst.reference), parsed=parsed, unparsed=parsed is None,
-                           metrics={"accuracy": float(parsed == inst.reference)})
+    return SimpleNamespace(
+        score=float(parsed == inst.reference),
+        parsed=parsed,
+        unparsed=parsed is None,
+        metrics={"accuracy": float(parsed == inst.reference)},
+    )
 
 
 def cases(n: int) -> list[Instance]:
@@ -54,8 +58,16 @@ def cases(n: int) -> list[Instance]:
 
 
 def endpoint(server, **kw) -> ModelEndpoint:
-    return ModelEndpoint(**{"name": "fake", "model": "openai/fake", "api_base": server.url, "timeout_s": 0.4,
-                            "max_concurrency": 64, **kw})
+    return ModelEndpoint(
+        **{
+            "name": "fake",
+            "model": "openai/fake",
+            "api_base": server.url,
+            "timeout_s": 5.0,
+            "max_concurrency": 64,
+            **kw,
+        }
+    )
 
 
 def run(con, server, n=40, **kw):
@@ -66,13 +78,15 @@ def run(con, server, n=40, **kw):
 
 
 def test_every_instance_completes_through_25_percent_faults(llm_server):
-    llm_server.configure(answer=lambda r: "A", fault_rate=0.25, seed=7, hang_s=1.0)
+    llm_server.configure(answer=lambda r: "A", fault_rate=0.25, seed=7, hang_s=2.5)
     con = duckdb.connect()
-    s = run(con, llm_server, n=60)
+    s = run(con, llm_server, n=60, ep=endpoint(llm_server, timeout_s=1.0))
     assert (s.status, s.n, s.n_errors, s.n_scored) == ("completed", 60, 0, 60)
     assert sum(llm_server.faults.values()) >= 10, "the fault injection must actually have fired"
     assert set(llm_server.faults) == {"429", "500", "hang", "malformed"}
-    assert s.new_requests == llm_server.hits == 60 + sum(llm_server.faults.values())
+    # Every fault was retried; on a loaded machine a slow attempt may also time out client-side
+    # (counted by us, sometimes before the server saw it), hence >= rather than ==.
+    assert s.new_requests >= llm_server.hits >= 60 + sum(llm_server.faults.values())
     assert s.score.mean == pytest.approx(40 / 60) and s.score.lower < s.score.mean < s.score.upper
 
 
@@ -89,18 +103,20 @@ def test_second_identical_run_sends_nothing(llm_server):
 
 
 def test_timeouts_are_retried(llm_server):
-    llm_server.configure(answer=lambda r: "A", fault_rate=1.0, fault_kinds=("hang",), max_faults_per_prompt=1,
-                         hang_s=2.0)
+    llm_server.configure(
+        answer=lambda r: "A", fault_rate=1.0, fault_kinds=("hang",), max_faults_per_prompt=1, hang_s=4.0
+    )
     con = duckdb.connect()
-    s = run(con, llm_server, n=6, ep=endpoint(llm_server, timeout_s=0.3))
-    assert (s.n, s.n_errors, s.new_requests) == (6, 0, 12)
+    s = run(con, llm_server, n=6, ep=endpoint(llm_server, timeout_s=1.0))
+    assert (s.n, s.n_errors, llm_server.faults["hang"]) == (6, 0, 6)
     rows = RunStore(con).results(s.run_id)
-    assert {r["attempts"] for r in rows} == {2}
+    assert all(r["attempts"] >= 2 for r in rows), "every first attempt hung past the timeout"
 
 
 def test_fatal_error_is_reported_per_instance_and_retried_on_resume(llm_server):
-    llm_server.configure(answer=lambda r: "A",
-                         fault_for=lambda r: "401" if "c002" in last_user_text(r) else None)
+    llm_server.configure(
+        answer=lambda r: "A", fault_for=lambda r: "401" if "c002" in last_user_text(r) else None
+    )
     con = duckdb.connect()
     s = run(con, llm_server, n=5)
     assert (s.status, s.n, s.n_errors, s.errors, s.n_scored) == ("completed", 5, 1, {"auth": 1}, 4)
@@ -192,7 +208,9 @@ def test_real_benchmark_counts_unparsed_and_becomes_evidence(llm_server):
 def test_sigkill_mid_run_then_restart_resends_nothing_finished(llm_server, tmp_path):
     n = 40
     spec = get_benchmark("calc_builtin")
-    prompts = {i.id: last_user_text({"messages": render_messages(spec, i)}) for i in load_instances(spec, limit=n)}
+    prompts = {
+        i.id: last_user_text({"messages": render_messages(spec, i)}) for i in load_instances(spec, limit=n)
+    }
     llm_server.configure(answer=lambda r: "Answer: 42", latency_s=0.15)
     db = tmp_path / "kill.duckdb"
     cmd = [sys.executable, "-m", "tests.evaluator.run_child", str(db), llm_server.url, str(n), "60000"]
@@ -218,7 +236,12 @@ def test_sigkill_mid_run_then_restart_resends_nothing_finished(llm_server, tmp_p
     out = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=180)
     assert out.returncode == 0, out.stderr[-2000:]
     summary = json.loads(out.stdout.strip().splitlines()[-1])
-    assert (summary["run_id"], summary["n"], summary["status"], summary["resumed"]) == (run_id, n, "completed", True)
+    assert (summary["run_id"], summary["n"], summary["status"], summary["resumed"]) == (
+        run_id,
+        n,
+        "completed",
+        True,
+    )
     for iid in finished:
         assert llm_server.ok_by_prompt[prompts[iid]] == before[prompts[iid]] == 1, f"{iid} was re-sent"
     assert summary["new_requests"] == n - len(finished)
@@ -231,8 +254,15 @@ def test_worker_processes_complete_through_faults(llm_server):
     llm_server.configure(answer=lambda r: "A", fault_rate=0.25, seed=3, hang_s=2.0)
     con = duckdb.connect()
     opts = RunOptions(workers=2, retry=RetryPolicy(base_s=0.01, max_s=0.05), flush_ms=20)
-    s = run(con, llm_server, n=40, options=opts, ep=endpoint(llm_server, transport="openai", timeout_s=1.0,
-                                                          input_price_per_mtok=0.0, output_price_per_mtok=0.0))
+    s = run(
+        con,
+        llm_server,
+        n=40,
+        options=opts,
+        ep=endpoint(
+            llm_server, transport="openai", timeout_s=1.0, input_price_per_mtok=0.0, output_price_per_mtok=0.0
+        ),
+    )
     assert (s.status, s.n, s.n_errors) == ("completed", 40, 0)
     # A child's first calls load modules lazily and may time out on a loaded machine: >=, not ==.
     assert s.new_requests == llm_server.hits >= 40 + sum(llm_server.faults.values())

@@ -11,15 +11,36 @@ from evaluator.runstore import RunStore, cache_key, now_iso
 
 
 def result(run_id: str, iid: str, error: str | None = None) -> dict:
-    return {"run_id": run_id, "instance_id": iid, "response_text": "A", "parsed": "A", "score": 1.0,
-            "unparsed": False, "metrics": {"accuracy": 1.0}, "prompt_tokens": 3, "completion_tokens": 1,
-            "cost_usd": 0.001, "latency_s": 0.1, "attempts": 1, "cached": False, "error": error,
-            "finished_at": now_iso()}
+    return {
+        "run_id": run_id,
+        "instance_id": iid,
+        "response_text": "A",
+        "parsed": "A",
+        "score": 1.0,
+        "unparsed": False,
+        "metrics": {"accuracy": 1.0},
+        "prompt_tokens": 3,
+        "completion_tokens": 1,
+        "cost_usd": 0.001,
+        "latency_s": 0.1,
+        "attempts": 1,
+        "cached": False,
+        "error": error,
+        "finished_at": now_iso(),
+    }
 
 
 def new_run(store: RunStore) -> str:
-    return store.create_run(run_key="k", benchmark_id="b", hashes={}, model="m", endpoint_name="e",
-                            api_base=None, params={}, n_planned=3)
+    return store.create_run(
+        run_key="k",
+        benchmark_id="b",
+        hashes={},
+        model="m",
+        endpoint_name="e",
+        api_base=None,
+        params={},
+        n_planned=3,
+    )
 
 
 def test_journal_replay_recovers_results_skips_torn_line_and_is_idempotent(tmp_path):
@@ -42,9 +63,19 @@ def test_live_writer_journal_is_not_replayed_and_close_commits(tmp_path):
     store = RunStore(duckdb.connect(str(tmp_path / "s.duckdb")))
     run_id = new_run(store)
     writer = store.writer(run_id, flush_every=10_000, flush_ms=60_000)
-    writer.add(result(run_id, "a"), {"key": "k1", "model": "m", "api_base": None, "response_text": "A",
-                                     "prompt_tokens": 3, "completion_tokens": 1, "cost_usd": 0.0,
-                                     "created_at": now_iso()})
+    writer.add(
+        result(run_id, "a"),
+        {
+            "key": "k1",
+            "model": "m",
+            "api_base": None,
+            "response_text": "A",
+            "prompt_tokens": 3,
+            "completion_tokens": 1,
+            "cost_usd": 0.0,
+            "created_at": now_iso(),
+        },
+    )
     assert replay_journals(store.con, store.journal_dir) == 0, "the writer holds the journal's lock"
     assert store.finished_ids(run_id) == set()
     writer.close()

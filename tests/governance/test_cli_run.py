@@ -20,8 +20,21 @@ def test_benchmarks_json_lists_the_builtin_one(home, capsys):
 
 def test_run_then_rerun_from_cache(home, capsys, llm_server):
     llm_server.configure(answer=lambda r: "Answer: 12")
-    args = ["run", "--benchmark", "calc_builtin", "--model", "openai/fake", "--api-base", llm_server.url,
-            "--limit", "5", "--concurrency", "3", "--format", "json"]
+    args = [
+        "run",
+        "--benchmark",
+        "calc_builtin",
+        "--model",
+        "openai/fake",
+        "--api-base",
+        llm_server.url,
+        "--limit",
+        "5",
+        "--concurrency",
+        "3",
+        "--format",
+        "json",
+    ]
     code, out, err = run(capsys, *args)
     first = json.loads(out)
     assert code == 0, err
@@ -36,8 +49,23 @@ def test_run_then_rerun_from_cache(home, capsys, llm_server):
 
 
 def test_dry_run_sends_nothing(home, capsys, llm_server):
-    code, out, _ = run(capsys, "run", "--benchmark", "calc_builtin", "--model", "openai/fake", "--api-base",
-                       llm_server.url, "--limit", "4", "--dry-run", "--input-price", "1", "--output-price", "2")
+    code, out, _ = run(
+        capsys,
+        "run",
+        "--benchmark",
+        "calc_builtin",
+        "--model",
+        "openai/fake",
+        "--api-base",
+        llm_server.url,
+        "--limit",
+        "4",
+        "--dry-run",
+        "--input-price",
+        "1",
+        "--output-price",
+        "2",
+    )
     est = json.loads(out)
     assert code == 0 and est["dry_run"] and est["n_to_send"] == 4 and est["completion_tokens_max"] == 4 * 64
     assert est["cost_usd_max"] > 0 and llm_server.hits == 0
@@ -49,18 +77,47 @@ def test_bad_input_exits_2_with_a_clear_message(home, capsys, monkeypatch):
     code, _, err = run(capsys, "run", "--benchmark", "pubmedqa", "--model", "gpt-4o")
     assert code == 2 and "--dataset-file" in err
     monkeypatch.delenv("NO_SUCH_VAR_FOR_TEST", raising=False)
-    code, _, err = run(capsys, "run", "--benchmark", "calc_builtin", "--model", "openai/x", "--api-base",
-                       "https://llm.example.org/v1", "--api-key-env", "NO_SUCH_VAR_FOR_TEST")
+    code, _, err = run(
+        capsys,
+        "run",
+        "--benchmark",
+        "calc_builtin",
+        "--model",
+        "openai/x",
+        "--api-base",
+        "https://llm.example.org/v1",
+        "--api-key-env",
+        "NO_SUCH_VAR_FOR_TEST",
+    )
     assert code == 2 and "NO_SUCH_VAR_FOR_TEST is not set" in err
-    code, _, err = run(capsys, "run", "--benchmark", "calc_builtin", "--model", "openai/x", "--concurrency", "0")
+    code, _, err = run(
+        capsys, "run", "--benchmark", "calc_builtin", "--model", "openai/x", "--concurrency", "0"
+    )
     assert code == 2 and "--concurrency" in err
 
 
 def test_budget_stop_exits_3(home, capsys, llm_server):
     llm_server.configure(answer=lambda r: "Answer: 1")
-    code, out, err = run(capsys, "run", "--benchmark", "calc_builtin", "--model", "openai/fake", "--api-base",
-                         llm_server.url, "--limit", "10", "--concurrency", "1", "--max-cost", "0.05",
-                         "--input-price", "100", "--output-price", "100")
+    code, out, err = run(
+        capsys,
+        "run",
+        "--benchmark",
+        "calc_builtin",
+        "--model",
+        "openai/fake",
+        "--api-base",
+        llm_server.url,
+        "--limit",
+        "10",
+        "--concurrency",
+        "1",
+        "--max-cost",
+        "0.05",
+        "--input-price",
+        "100",
+        "--output-price",
+        "100",
+    )
     summary = json.loads(out)
     assert code == 3 and summary["status"] == "budget_exceeded" and "resume" in err
     assert summary["cost_usd"] <= 0.05 and summary["n"] < 10
