@@ -178,8 +178,12 @@ async def run_jury_async(
     """Judge every answered instance of ``run_id`` with each judge of ``config``; see the module docstring.
 
     Raises:
-        JuryError: unknown run, or instances that do not match the run.
+        JuryError: unknown run, instances that do not match the run, or a budget with an unpriced judge.
     """
+    options = options or RunOptions()
+    unpriced = [j.model for j in config.judges if j.price() is None]
+    if options.max_cost_usd is not None and unpriced:
+        raise JuryError(f"no price known for judge(s) {unpriced}; a budget needs every judge's price")
     runs, juries = RunStore(con), JuryStore(con)
     run = runs.get_run(run_id)
     if run is None:
@@ -227,7 +231,6 @@ async def run_jury_async(
         stage="judge",
         max_tokens=config.max_tokens,
     )
-    options = options or RunOptions()
     tally = JudgeTally(len(judged) * len(config.judges), on_progress)
     status = "completed"
     try:

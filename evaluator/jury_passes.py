@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from evaluator.instance import Instance
@@ -62,6 +63,12 @@ class JudgeTally:
 
         return report
 
+    def capped(self, options: RunOptions) -> RunOptions:
+        """``options`` with the jury's budget left for the next pass (earlier passes' cost is spent)."""
+        if options.max_cost_usd is None:
+            return options
+        return replace(options, max_cost_usd=max(options.max_cost_usd - self.cost, 0.0))
+
     def add(self, summary: Any) -> None:
         self.base += summary.n
         self.cost += summary.cost_usd
@@ -93,7 +100,7 @@ async def judge_one(
         spec,
         judged,
         endpoint,
-        options,
+        tally.capped(options),
         render=lambda _s, i: first[i.id],
         score=_runner_score(rubric),
         on_progress=tally.hook(endpoint.model, "judge"),
@@ -129,7 +136,7 @@ async def judge_one(
             spec.model_copy(update={"stage": "repair"}),
             repair,
             endpoint,
-            options,
+            tally.capped(options),
             render=lambda _s, i: msgs[i.id],
             score=_runner_score(rubric),
             on_progress=tally.hook(endpoint.model, "repair"),

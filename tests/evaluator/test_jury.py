@@ -67,9 +67,9 @@ def judge_answer(request: dict) -> str:
     if case == "planted":
         return obeys_if_unfenced(text)
     if case == "good":
-        return {"judge-a": good(4), "judge-b": good(5), "judge-c": good(4)}[model]
+        return {"judge-a": good(4), "judge-b": good(5), "judge-c": good(4)}.get(model, good(3))
     if case == "disagree":
-        return {"judge-a": good(5), "judge-b": good(5), "judge-c": good(2)}[model]
+        return {"judge-a": good(5), "judge-b": good(5), "judge-c": good(2)}.get(model, good(3))
     if case == "repaired":  # judge-a wraps the JSON in prose, then obeys the repair request
         return good(3) if model != "judge-a" or repair else ADVERSARIAL["prose"]
     return ADVERSARIAL[case]  # every judge, both calls
@@ -250,3 +250,41 @@ def test_dataset_mismatch_and_too_few_judges_are_refused(judged):
         run_jury(judged.con, judged.run_id, judged.instances[:2], jury(judged.server))
     with pytest.raises(JuryError, match="at least 3"):
         jury_config_for(None, ["openai/a", "openai/b", "openai/a"])
+
+
+def priced(server, names) -> JuryConfig:
+    """Expensive judges with a short reply budget: the upper-bound reservation is near the real cost."""
+    endpoints = tuple(
+        ModelEndpoint(
+            name=m, model=m, api_base=server.url, input_price_per_mtok=1000.0, output_price_per_mtok=1000.0
+        )
+        for m in names
+    )
+    return JuryConfig(judges=endpoints, max_tokens=48)
+
+
+def test_one_budget_spans_the_whole_jury(judged):
+    from evaluator.runner import RunOptions
+
+    measured = run_jury(
+        judged.con,
+        judged.run_id,
+        judged.instances,
+        priced(judged.server, ["openai/p", "openai/q", "openai/r"]),
+    )
+    per_judge = measured.cost_usd / 3
+    cap = 1.5 * per_judge  # enough for the first judge, not for the second
+    s = run_jury(
+        judged.con,
+        judged.run_id,
+        judged.instances,
+        priced(judged.server, ["openai/x", "openai/y", "openai/z"]),
+        options=RunOptions(max_cost_usd=cap),
+    )
+    assert s.status == "budget_exceeded" and per_judge * 0.9 < s.cost_usd <= cap
+    assert s.by_judge["openai/x"].n_scored == 4 and s.by_judge["openai/z"].n_scored == 0
+    unpriced = JuryConfig(
+        judges=tuple(ModelEndpoint(name=m, model=m, api_base=judged.server.url) for m in JUDGES)
+    )
+    with pytest.raises(JuryError, match="no price known"):
+        run_jury(judged.con, judged.run_id, judged.instances, unpriced, options=RunOptions(max_cost_usd=1.0))
