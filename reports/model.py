@@ -231,13 +231,14 @@ def build_report(version: DossierVersion, runs: Mapping[str, Mapping[str, Any] |
                for k, v in (runs or {}).items()}
     dossier = version.dossier
     refs = core.evidence_refs(dossier)
+    assessed = rules.assessed(dossier)
     cost = oversight.cost_section(dossier)
     parts = {
         "intended_use": core.intended_use_section(dossier),
         "mapping": core.mapping_section(dossier),
         "evidence": core.evidence_section(dossier),
         "charts": charts_section(dossier, published_cost=not cost.charts),
-        "rules": rules.rules_section(dossier, refs),
+        "rules": rules.rules_section(dossier, refs, assessed),
         "subgroups": core.subgroups_section(dossier),
         "cost": cost,
         "human_review": oversight.human_review_section(dossier),
@@ -249,5 +250,5 @@ def build_report(version: DossierVersion, runs: Mapping[str, Mapping[str, Any] |
         "limitations": summary.limitations_section(dossier),
     }
     cover = core.cover(version, decision.decision_text(dossier), decision.decision_date(dossier))
-    return Report(cover=cover, executive_summary=summary.executive_summary(version, parts, cover),
+    return Report(cover=cover, executive_summary=summary.executive_summary(version, parts, cover, assessed),
                   extra_sections=list(extra_sections or []), **parts)

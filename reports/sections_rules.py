@@ -14,6 +14,8 @@ from governance.decision import OUTCOME_LABELS
 from governance.dossier import Dossier
 from governance.evidence_select import subcategory_name
 from governance.policy import AcceptancePolicy, change_log_problem
+from governance.recommendation import Recommendation
+from governance.verdicts import Assessment
 from reports.model import Fact, Section, Table
 from reports.sections_core import fmt_date
 
@@ -68,13 +70,21 @@ def _lock_text(policy: AcceptancePolicy) -> str:
             + (f" Note: {lock.note}" if lock.note else ""))
 
 
-def rules_section(dossier: Dossier, refs: dict[str, str]) -> Section:
+def assessed(dossier: Dossier) -> tuple[Assessment, Recommendation] | None:
+    """Verdicts and recommendation of the dossier's rules (None without rules); computed once per report."""
+    if dossier.policy is None or not dossier.policy.rules:
+        return None
+    return assessment_and_recommendation(dossier)
+
+
+def rules_section(dossier: Dossier, refs: dict[str, str],
+                  result: tuple[Assessment, Recommendation] | None) -> Section:
     """The rules in force, every verdict with its reason and evidence, and the recommendation."""
     policy = dossier.policy
-    if policy is None or not policy.rules:
+    if policy is None or result is None:
         return Section(key="rules", title="Acceptance rules and verdicts", recorded=False, paragraphs=[
             "Not recorded yet: no acceptance rules are set for this dossier, so no verdicts are computed."])
-    assessment, rec = assessment_and_recommendation(dossier)
+    assessment, rec = result
     counts = assessment.counts()
     paragraphs = [f"Rules derived from {policy.derived_from or 'the committee'}. {_lock_text(policy)}",
                   "A rule passes when the whole 95% interval clears the bar, fails when none of it does, and "

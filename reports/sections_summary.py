@@ -8,7 +8,6 @@ benchmark score can tell a committee, then add what this particular dossier lack
 
 from __future__ import annotations
 
-from governance.committee import assessment_and_recommendation
 from governance.decision import OUTCOME_LABELS, signoff_status
 from governance.dossier import Dossier
 from governance.evidence_coverage import coverage_map
@@ -71,11 +70,11 @@ def limitations_section(dossier: Dossier) -> Section:
     return Section(key="limitations", title="Limitations", subsections=subsections)
 
 
-def _governance_facts(d: Dossier) -> list[Fact]:
+def _governance_facts(d: Dossier, assessed: tuple | None) -> list[Fact]:
     """Verdict counts, the recommendation and the sign-off state, when the dossier has rules."""
     facts = []
-    if d.policy is not None and d.policy.rules:
-        assessment, rec = assessment_and_recommendation(d)
+    if assessed is not None:
+        assessment, rec = assessed
         counts = assessment.counts()
         locked = "locked (pre-registered)" if assessment.locked else "NOT locked"
         facts += [Fact(label="Verdicts", value=f"{counts['pass']} pass, {counts['fail']} fail, "
@@ -92,8 +91,12 @@ def _governance_facts(d: Dossier) -> list[Fact]:
     return facts
 
 
-def executive_summary(version: DossierVersion, parts: dict[str, Section], cover: Cover) -> Section:
-    """A few lines on the question, the risk, the evidence and the decision, and what is still missing."""
+def executive_summary(version: DossierVersion, parts: dict[str, Section], cover: Cover,
+                      assessed: tuple | None = None) -> Section:
+    """A few lines on the question, the risk, the evidence and the decision, and what is still missing.
+
+    ``assessed`` is the verdicts and recommendation (``sections_rules.assessed``), None without rules.
+    """
     d = version.dossier
     use = d.intended_use
     candidates = ", ".join(use.candidate_models) or "the candidate models"
@@ -110,7 +113,7 @@ def executive_summary(version: DossierVersion, parts: dict[str, Section], cover:
         Fact(label="Version hash (SHA-256)", value=version.hash),
         Fact(label="Evidence", value=f"{len(d.evidence)} records; {covered} of {len(cov)} accepted "
                                      "subcategories have attached evidence"),
-        *_governance_facts(d),
+        *_governance_facts(d, assessed),
     ]
     missing = [s.title for s in parts.values() if not s.recorded]
     subsections = [Section(key="not_recorded", title="Not recorded yet", bullets=missing, paragraphs=[
