@@ -156,8 +156,9 @@ def section_flowables(number: int | None, section: Section, level: int = 1) -> l
     if section.charts and not (section.paragraphs or section.facts or section.bullets or section.tables):
         out = [out[0], *chart_flowables(section.charts[0], lead=[heading])]
         section = section.model_copy(update={"charts": section.charts[1:]})
-    para_style = styles["body"] if section.recorded else styles["not_recorded"]
-    out += [Paragraph(text(p), para_style) for p in section.paragraphs]
+    # the "Not recorded yet" line stands out; any note after it is ordinary text
+    out += [Paragraph(text(p), styles["not_recorded" if i == 0 and not section.recorded else "body"])
+            for i, p in enumerate(section.paragraphs)]
     if section.facts:
         out += facts_flowables(section.facts)
     out += [Paragraph(text(b), styles["bullet"], bulletText="•") for b in section.bullets]
