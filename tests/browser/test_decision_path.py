@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from governance.store import Store
-from tests.browser.conftest import goto_page, wait_idle
+from tests.browser.conftest import goto_page as _goto_page
+from tests.browser.conftest import wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -28,6 +29,15 @@ def seed_unruled_dossier(home) -> str:
     store.save(d, author="seed", note="seeded for the browser test")
     store.close()
     return d.id
+
+
+def goto_page(pg, app, title: str) -> None:
+    """Open a page from the sidebar, first expanding the navigation when it shows "View more"."""
+    link = pg.locator('[data-testid="stSidebarNav"] a', has_text=title).first
+    more = pg.locator('[data-testid="stSidebarNavViewButton"]')
+    if not link.is_visible() and more.count() and "more" in more.first.inner_text().lower():
+        more.first.click()
+    _goto_page(pg, app, title)
 
 
 def fill(pg, locator, text: str) -> None:
