@@ -7,11 +7,19 @@ redact), ``store`` (versions), ``run`` (PHI gate and run), ``results`` (subgroup
 Evidence). Dossier linkage (subcategories, attaching evidence) lives in ``governance.scenarios``.
 """
 
-from evaluator.scenarios.columns import ColumnMapping, MappingError, parse_map_args, suggest_mapping
+from evaluator.scenarios.columns import (
+    FIELDS,
+    ColumnMapping,
+    MappingError,
+    build_mapping,
+    parse_map_args,
+    suggest_mapping,
+)
 from evaluator.scenarios.importer import (
     ImportPreview,
     import_scenario,
     preview_import,
+    preview_table,
     redact_version,
     store_preview,
 )
@@ -29,6 +37,7 @@ from evaluator.scenarios.table import DEFAULT_MAX_BYTES, read_table, read_table_
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
+    "FIELDS",
     "ColumnMapping",
     "ImportIssue",
     "ImportPreview",
@@ -38,10 +47,12 @@ __all__ = [
     "ScenarioRunBlocked",
     "ScenarioStore",
     "ScenarioVersion",
+    "build_mapping",
     "import_scenario",
     "parse_map_args",
     "phi_gate",
     "preview_import",
+    "preview_table",
     "read_table",
     "read_table_file",
     "record_offline_run",

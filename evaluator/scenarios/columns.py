@@ -174,3 +174,19 @@ def check_mapping(mapping: ColumnMapping, columns: Sequence[str]) -> list[str]:
     used = mapping.columns_used()
     problems += [f"column {c!r} is mapped twice" for c in sorted({c for c in used if used.count(c) > 1})]
     return problems
+
+
+def build_mapping(field_columns: dict[str, str | None], tag_columns: Iterable[str],
+                  default_answer_type: AnswerType | None = None) -> ColumnMapping:
+    """A mapping from the page's choices: field → column (None: unmapped) and the tag columns.
+
+    A tag column's tag name is its name without a ``tag_`` prefix, normalised.
+
+    Example:
+        >>> m = build_mapping({"id": "Case", "context": None}, ["tag_sex", "Age band"])
+        >>> m.fields, m.tags
+        ({'id': 'Case'}, {'sex': 'tag_sex', 'age_band': 'Age band'})
+    """
+    tags = {(_tag_name(c) or normalize(c)): c for c in tag_columns}
+    return ColumnMapping(fields={f: c for f, c in field_columns.items() if c}, tags=tags,
+                         default_answer_type=default_answer_type)

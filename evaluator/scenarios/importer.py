@@ -58,9 +58,8 @@ def phi_summary(report: PhiReport) -> dict:
     }
 
 
-def preview_import(
-    name: str, data: bytes, mapping: ColumnMapping | None = None, max_bytes: int = DEFAULT_MAX_BYTES
-) -> ImportPreview:
+def preview_import(name: str, data: bytes, mapping: ColumnMapping | None = None,
+                   max_bytes: int = DEFAULT_MAX_BYTES) -> ImportPreview:
     """Read, map, validate and scan an upload; writes nothing.
 
     Example:
@@ -72,13 +71,17 @@ def preview_import(
         table = read_table(name, data, max_bytes)
     except ImportRejected as exc:
         return ImportPreview(source_name=name, table=None, mapping=None, issues=exc.issues)
+    return preview_table(table, mapping)
+
+
+def preview_table(table: RawTable, mapping: ColumnMapping | None = None) -> ImportPreview:
+    """Map, validate and scan an already read table (the suggested mapping when none is given)."""
     mapping = mapping or suggest_mapping(table.columns)
     cases, issues = validate_table(table, mapping)
     if issues:
-        return ImportPreview(source_name=name, table=table, mapping=mapping, issues=issues)
-    return ImportPreview(
-        source_name=name, table=table, mapping=mapping, instances=cases, phi=scan_instances(cases)
-    )
+        return ImportPreview(source_name=table.source_name, table=table, mapping=mapping, issues=issues)
+    return ImportPreview(source_name=table.source_name, table=table, mapping=mapping, instances=cases,
+                         phi=scan_instances(cases))
 
 
 def store_preview(

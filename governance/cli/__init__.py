@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "governance.cli.run",
     "governance.cli.policy",
     "governance.cli.report",
+    "governance.cli.scenario",
     "governance.cli.jury",
 ]
 

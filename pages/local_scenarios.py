@@ -1,0 +1,204 @@
+"""Local scenarios: import the hospital's own cases (preview, column mapping, validation, PHI scan),
+keep versions, redact identifiers, run a version on an endpoint behind the PHI gate, and read the
+results with the subgroup table before attaching them to the dossier."""
+
+import pandas as pd
+import streamlit as st
+
+from evaluator.llm import ModelEndpoint
+from evaluator.scenarios import (
+    FIELDS,
+    ImportRejected,
+    build_mapping,
+    preview_table,
+    read_table,
+    run_scenario,
+    scenario_results,
+    suggest_mapping,
+)
+from evaluator.subgroups import MIN_N
+from governance.scenarios import (
+    attach_run,
+    import_for_dossier,
+    redact_scenario,
+    run_gate,
+    scenario_rows,
+    version_view,
+)
+from governance.taxonomy import load_taxonomy
+from pages import ui
+
+NONE = "—"
+TYPES = ["infer per row", "choice", "exact", "numeric_range", "free_text"]
+
+st.title("Local scenarios")
+dossier = ui.require_dossier().dossier
+store = ui.store()
+tax = load_taxonomy()
+st.caption("Test the candidates on cases from your own patients and workflows. Nothing is stored until the "
+           "file passes every check; each save, edit or redaction makes a new, hashed version.")
+if flash := st.session_state.pop("ls_flash", None):
+    st.success(flash)
+
+
+@st.cache_data(max_entries=4, show_spinner="Reading the file...")
+def read(name: str, data: bytes):
+    try:
+        return read_table(name, data), []
+    except ImportRejected as exc:
+        return None, exc.issues
+
+
+def issues_frame(issues) -> pd.DataFrame:
+    return pd.DataFrame([{"row": i.row, "column": i.column or "", "reason": i.reason} for i in issues],
+                        columns=["row", "column", "reason"])
+
+
+def phi_tables(report) -> None:
+    if not report.total:
+        st.success(f"PHI scan: {report.summary()}.")
+        return
+    st.warning(f"PHI scan: {report.summary()}. Examples are masked.")
+    left, right = st.columns(2)
+    left.dataframe(pd.DataFrame([{"case": r.instance_id, **r.counts} for r in report.rows]).fillna(0),
+                   hide_index=True, width="stretch", height=200)
+    examples = [{"case": e.instance_id, "field": e.field, "kind": e.kind, "example": e.masked}
+                for e in report.examples]
+    right.dataframe(pd.DataFrame(examples), hide_index=True, width="stretch", height=200)
+
+
+st.subheader("1. Import cases")
+upload = st.file_uploader("Cases file (CSV, XLSX or JSONL; UTF-8; at most 20 MB)",
+                          type=["csv", "xlsx", "jsonl"], key="ls_upload")
+if upload is not None:
+    table, problems = read(upload.name, upload.getvalue())
+    if table is None:
+        st.error(f"{upload.name} cannot be read; nothing was stored.")
+        st.dataframe(issues_frame(problems), hide_index=True, width="stretch")
+    else:
+        tag = table.sha256[:8]
+        st.caption(f"{len(table.rows)} rows · {len(table.columns)} columns · {table.file_format} "
+                   f"({table.encoding}). First rows:")
+        st.dataframe(pd.DataFrame([r.cells for r in table.rows[:20]]), hide_index=True, width="stretch")
+        suggested = suggest_mapping(table.columns)
+        st.markdown("**Column mapping**: which column holds each part of a case (suggested from the names).")
+        cols = st.columns(4)
+        options = [NONE, *table.columns]
+        chosen = {}
+        for i, field in enumerate(FIELDS):
+            default = suggested.fields.get(field, NONE)
+            chosen[field] = cols[i % 4].selectbox(field, options, index=options.index(default),
+                                                  key=f"ls_map_{field}_{tag}")
+        tags = st.multiselect("Subgroup tag columns", table.columns, default=list(suggested.tags.values()),
+                              key=f"ls_tags_{tag}")
+        kind = st.selectbox("Answer type of rows without one", TYPES, key=f"ls_type_{tag}")
+        mapping = build_mapping({f: (None if c == NONE else c) for f, c in chosen.items()}, tags,
+                                None if kind == TYPES[0] else kind)
+        preview = preview_table(table, mapping)
+        if preview.issues:
+            st.error(f"{len(preview.issues)} problem(s): fix the file or the mapping; nothing is saved.")
+            st.dataframe(issues_frame(preview.issues), hide_index=True, width="stretch")
+        else:
+            st.success(f"All {len(preview.instances)} cases are valid.")
+            phi_tables(preview.phi)
+            name = st.text_input("Scenario name", value=upload.name.rsplit(".", 1)[0], key=f"ls_name_{tag}")
+            subs = st.multiselect("Subcategories it provides evidence for", [s.id for s in tax.subcategories],
+                                  default=list(dossier.mapping.accepted), key=f"ls_subs_{tag}",
+                                  format_func=lambda s: tax.subcategory(s).name)
+            if st.button("Save scenario", key="ls_save", type="primary", disabled=not name.strip()):
+                saved = import_for_dossier(store, preview, name=name.strip(), author=ui.reviewer(),
+                                           dossier=dossier, subcategory_ids=subs)
+                st.session_state["ls_selected"] = (saved.scenario_id, saved.version)
+                st.session_state["ls_flash"] = f"Saved {saved.scenario_id} version {saved.version}."
+                st.rerun()
+
+st.subheader("2. Scenario versions")
+rows = [r for r in scenario_rows(store) if r["dossier_id"] == dossier.id]
+if not rows:
+    st.info("No local scenario for this dossier yet: import one above.")
+    st.stop()
+st.dataframe(pd.DataFrame(rows)[["scenario_id", "version", "name", "n_instances", "tags", "phi", "redacted",
+                                 "author", "created_at", "note"]], hide_index=True, width="stretch")
+keys = [(r["scenario_id"], r["version"]) for r in rows]
+current = st.session_state.get("ls_selected")
+labels = {k: f"{r['name']} ({k[0]}) · version {k[1]}" for k, r in zip(keys, rows, strict=True)}
+pick = st.selectbox("Scenario version", range(len(keys)), format_func=lambda i: labels[keys[i]],
+                    index=keys.index(current) if current in keys else 0, key="ls_version_pick")
+sid, ver = keys[pick]
+st.session_state["ls_selected"] = (sid, ver)
+view = version_view(store, sid, ver)
+v = view.version
+st.caption(f"{v.n_instances} cases · tags: {', '.join(v.tag_names) or 'none'} · subcategories: "
+           f"{', '.join(tax.subcategory(s).name for s in v.subcategory_ids) or 'none'} · hash `{v.hash[:12]}`"
+           + (f" · redacted from version {v.redaction['from_version']} ({v.redaction['summary']})"
+              if v.redaction else ""))
+phi_tables(view.phi)
+if view.phi.total and st.button("Redact identifiers (new version)", key="ls_redact"):
+    redacted = redact_scenario(store, sid, author=ui.reviewer(), version=ver)
+    st.session_state["ls_selected"] = (sid, redacted.version)
+    st.session_state["ls_flash"] = (f"Saved version {redacted.version}: {redacted.redaction['summary']} "
+                                    "replaced by typed placeholders.")
+    st.rerun()
+
+st.subheader("3. Run on an endpoint")
+left, mid, right = st.columns([2, 2, 1])
+model = left.text_input("litellm model string", key="ls_model", placeholder="gpt-4o, openai/<name>")
+api_base = mid.text_input("API base (optional)", key="ls_api_base", placeholder="http://127.0.0.1:8000/v1")
+approved = right.checkbox("Approved for PHI", key="ls_phi_ok",
+                          help="On-premises, or covered by a business associate agreement.")
+endpoint = None
+if model.strip():
+    endpoint = ModelEndpoint(name=model.strip(), model=model.strip(), api_base=api_base.strip() or None,
+                             phi_approved=approved)
+    gate = run_gate(store, sid, ver, endpoint)
+    if not gate.allowed:
+        st.error(gate.explanation)
+    elif gate.n_identifiers:
+        st.info(gate.explanation)
+    if st.button("Run", key="ls_run", type="primary", disabled=not gate.allowed):
+        bar = st.progress(0.0, text="Starting...")
+        summary = run_scenario(store.con, sid, endpoint, version=ver,
+                               on_progress=lambda d, t, _: bar.progress(d / max(t, 1), text=f"{d}/{t} cases"))
+        st.session_state["ls_run_id"] = summary.run_id
+        st.session_state["ls_flash"] = f"Run {summary.run_id} {summary.status}: {summary.n} cases."
+        st.rerun()
+
+st.subheader("4. Results")
+if not view.runs:
+    st.info("No run of this version yet.")
+    st.stop()
+run_ids = [r["run_id"] for r in view.runs]
+chosen_run = st.session_state.get("ls_run_id")
+endpoints = {r["run_id"]: r["endpoint_name"] for r in view.runs}
+run_id = st.selectbox("Run", run_ids, index=run_ids.index(chosen_run) if chosen_run in run_ids else 0,
+                      format_func=lambda r: f"{r} · {endpoints[r]}", key="ls_run_pick")
+first = scenario_results(store.con, run_id)
+refs = {}
+for tag_name, default in first.subgroups.references.items():
+    shown = [r.group for r in first.subgroups.rows if r.tag == tag_name and not r.suppressed]
+    if shown:
+        refs[tag_name] = st.selectbox(f"Reference group for {tag_name}", shown, index=shown.index(default),
+                                      key=f"ls_ref_{run_id}_{tag_name}")
+results = scenario_results(store.con, run_id, reference_groups=refs)
+s = results.summary
+m = st.columns(4)
+m[0].metric("Cases scored", f"{s.n_scored} of {s.n_planned}")
+m[1].metric("Accuracy", "—" if s.score is None else f"{s.score.mean:.3f}")
+m[2].metric("95% interval", "—" if s.score is None or s.score.lower is None else
+            f"{s.score.lower:.3f}–{s.score.upper:.3f}")
+m[3].metric("Unparsed / errors", f"{s.n_unparsed} / {s.n_errors}")
+low, high = results.subgroups.window
+st.markdown(f"**Subgroups**: ratio of each group's score to its tag's reference group; ratios outside "
+            f"{low}–{high} are flagged; groups with fewer than {MIN_N} scored cases are suppressed and never "
+            "shown.")
+if results.subgroups.rows:
+    st.table(pd.DataFrame(results.subgroups.display_rows()).set_index(["tag", "group"]))
+else:
+    st.caption("This scenario has no subgroup tags.")
+for note in results.subgroups.notes:
+    st.caption(note)
+if st.button("Attach to dossier (new version)", key="ls_attach", disabled=not s.n_scored):
+    updated = attach_run(store, ui.current().dossier, run_id, by=ui.reviewer(), reference_groups=refs)
+    ui.save(updated, note=f"evidence: local scenario {sid} v{ver}, run {run_id}")
+    st.session_state["ls_flash"] = "Evidence attached, with its subgroup scores."
+    st.rerun()

@@ -1,0 +1,89 @@
+"""End to end in a real Chromium: upload cases with a phone number, see the PHI block for an endpoint
+that is not approved, redact, run against the local test server, read the subgroup table."""
+
+from __future__ import annotations
+
+import pytest
+
+from governance.store import Store
+from tests.browser.conftest import goto_page, wait_idle
+from tests.fakes import constant_answer
+
+pytestmark = pytest.mark.browser
+
+
+def write_cases(path):
+    rows = ["id,context,question,choices,reference,tag_site"]
+    rows += [f"n{i},Portal message {i},Same-day review?,yes|no,A,North" for i in range(15)]
+    rows += [f"s{i},Portal message {i},Same-day review?,yes|no,{'AB'[i % 2 == 0]},South" for i in range(12)]
+    rows += [f"e{i},Portal message {i},Same-day review?,yes|no,A,East" for i in range(3)]
+    rows.append('p1,"Please call me back on 555-867-5309 today",Same-day review?,yes|no,A,North')
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def main_text(pg) -> str:
+    return pg.locator("[data-testid='stMain']").first.inner_text()
+
+
+def fill(pg, label: str, text: str) -> None:
+    box = pg.get_by_label(label, exact=True)
+    box.fill(text)
+    box.press("Tab")
+    wait_idle(pg)
+
+
+def test_phi_block_redaction_run_and_subgroup_table(page, app_factory, tmp_path, llm_server):
+    llm_server.configure(answer=constant_answer("A"))
+    app = app_factory(seed_demo=True)
+    pg = page
+    pg.goto(app.url)
+    pg.get_by_role("heading", name="Dossiers").wait_for()
+    wait_idle(pg)
+    goto_page(pg, app, "Local scenarios")
+
+    pg.locator("input[type='file']").first.set_input_files(str(write_cases(tmp_path / "ward_cases.csv")))
+    pg.get_by_text("All 31 cases are valid.").wait_for()
+    wait_idle(pg)
+    assert "phone 1" in main_text(pg)
+    pg.get_by_role("button", name="Save scenario").click()
+    pg.get_by_text("version 1.", exact=False).first.wait_for()
+    wait_idle(pg)
+
+    fill(pg, "litellm model string", "openai/fake")
+    fill(pg, "API base (optional)", llm_server.url)
+    pg.get_by_text("not approved for protected health information", exact=False).wait_for()
+    assert pg.get_by_role("button", name="Run", exact=True).is_disabled()
+    pg.screenshot(path=str(tmp_path / "blocked.png"), full_page=True)
+    assert llm_server.hits == 0
+
+    pg.get_by_role("button", name="Redact identifiers (new version)").click()
+    pg.get_by_text("Saved version 2", exact=False).wait_for()
+    wait_idle(pg)
+    run_button = pg.get_by_role("button", name="Run", exact=True)
+    assert run_button.is_enabled()
+    run_button.click()
+    # The first run in a fresh app process imports litellm (10-30 s on a busy 2-core machine).
+    pg.get_by_text("completed: 31 cases", exact=False).wait_for(timeout=300_000)
+    wait_idle(pg)
+    pg.locator("[data-testid='stTable']").last.wait_for()
+    table = pg.locator("[data-testid='stTable']").last.inner_text()
+    assert "North" in table and "reference" in table
+    assert "South" in table and "outside 0.8–1.25" in table
+    assert "East" in table and "suppressed (n < 10)" in table
+    pg.screenshot(path=str(tmp_path / "results.png"), full_page=True)
+    assert llm_server.hits == 31
+    assert all("867" not in prompt for prompt in llm_server.hits_by_prompt)
+    assert any("[PHONE]" in prompt for prompt in llm_server.hits_by_prompt)
+
+    pg.get_by_role("button", name="Attach to dossier (new version)").click()
+    pg.get_by_text("Evidence attached", exact=False).wait_for()
+    app.proc.terminate()
+    app.proc.wait(20)
+    store = Store.open(app.home / "medassure.duckdb")
+    latest = store.load("D-demo-portal").dossier
+    store.close()
+    attached = latest.evidence[-1]
+    assert attached.provenance == "local-run" and attached.model == "openai/fake"
+    assert {(s.group, s.suppressed) for s in attached.subgroups} == {("North", False), ("South", False),
+                                                                     ("East", True)}

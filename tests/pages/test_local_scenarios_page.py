@@ -1,0 +1,103 @@
+"""AppTest for the Local scenarios page: demo results, a rejected upload, and import → PHI block →
+redaction → run → subgroup table → attach."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evaluator.scenarios import ScenarioStore
+from governance.demo import DEMO_ID
+from governance.demo_scenario import attach_demo_scenario
+from governance.store import Store
+from tests.fakes import constant_answer
+from tests.pages.conftest import open_page
+
+PAGE = "pages/local_scenarios.py"
+BAD = Path(__file__).resolve().parents[1] / "data" / "bad_inputs"
+
+
+def cases_csv() -> bytes:
+    rows = ["id,context,question,choices,reference,tag_site"]
+    rows += [f"n{i},Message {i},Same-day review?,yes|no,A,North" for i in range(15)]
+    rows += [f"s{i},Message {i},Same-day review?,yes|no,{'A' if i % 2 else 'B'},South" for i in range(12)]
+    rows += [f"e{i},Message {i},Same-day review?,yes|no,A,East" for i in range(3)]
+    rows.append('p1,"Please call me back on 555-867-5309",Same-day review?,yes|no,A,North')
+    return ("\n".join(rows) + "\n").encode()
+
+
+def table_text(at) -> str:
+    return "\n".join(df.value.to_string() for df in at.dataframe)
+
+
+@pytest.fixture
+def scenario_home(demo_home):
+    """The demo dossier with the synthetic local scenario step applied (whether or not it is registered)."""
+    store = Store.open(demo_home / "medassure.duckdb")
+    if not ScenarioStore(store.con).list_versions():
+        dossier = store.load(DEMO_ID).dossier
+        store.save(attach_demo_scenario(store, dossier), author="demo", note="demo: local scenario")
+    store.close()
+    return demo_home
+
+
+def test_demo_scenario_results_show_a_flag_and_a_suppressed_group(scenario_home):
+    at = open_page(PAGE)
+    assert at.title[0].value == "Local scenarios"
+    assert "Portal triage (demo)" in table_text(at)
+    language = at.table[-1].value.loc["language"]
+    assert language.loc["es", "flag"] == "outside 0.8–1.25"
+    assert language.loc["en", "ratio to reference"] == "reference"
+    hidden = language.loc["vi"].to_dict()
+    assert hidden["score"] == hidden["n"] == "suppressed (n < 10)"
+    assert not any(ch.isdigit() for v in hidden.values() for ch in v.replace("10", ""))  # not even its n
+
+
+def test_bad_upload_shows_row_errors_and_stores_nothing(demo_home):
+    at = open_page(PAGE)
+    data = (BAD / "duplicate_ids.csv").read_bytes()
+    at.file_uploader(key="ls_upload").set_value(("dups.csv", data, "text/csv")).run()
+    assert not at.exception
+    assert any("problem(s)" in e.value for e in at.error)
+    assert "duplicate id 'q2'" in table_text(at)
+    assert not [b for b in at.button if b.key == "ls_save"]  # no way to save an invalid file
+    store = Store.open(demo_home / "medassure.duckdb")
+    assert ScenarioStore(store.con).table_counts()["scenario_versions"] == 0
+    store.close()
+
+
+def test_import_block_redact_run_and_attach(demo_home, llm_server):
+    llm_server.configure(answer=constant_answer("A"))
+    at = open_page(PAGE)
+    at.file_uploader(key="ls_upload").set_value(("ward.csv", cases_csv(), "text/csv")).run()
+    assert any("All 31 cases are valid" in s.value for s in at.success)
+    assert any("phone 1" in w.value for w in at.warning) and "867" not in table_text(at)
+    at.button(key="ls_save").click().run()
+    assert not at.exception and any("version 1" in s.value for s in at.success)
+
+    at.text_input(key="ls_model").input("openai/fake").run()
+    at.text_input(key="ls_api_base").input(llm_server.url).run()
+    assert any("not approved for protected health information" in e.value for e in at.error)
+    assert at.button(key="ls_run").disabled and llm_server.hits == 0
+
+    at.button(key="ls_redact").click().run()
+    assert any("Saved version 2" in s.value for s in at.success)
+    assert not at.error and not at.button(key="ls_run").disabled
+    at.button(key="ls_run").click().run()
+    assert not at.exception and llm_server.hits == 31
+    subgroups = at.table[-1].value.loc["site"]
+    assert subgroups.loc["South", "flag"] and subgroups.loc["East", "score"] == "suppressed (n < 10)"
+
+    store = Store.open(demo_home / "medassure.duckdb")
+    before = store.load(DEMO_ID).version
+    store.close()
+    at.button(key="ls_attach").click().run()
+    assert not at.exception
+    store = Store.open(demo_home / "medassure.duckdb")
+    latest = store.load(DEMO_ID)
+    store.close()
+    assert latest.version == before + 1
+    attached = latest.dossier.evidence[-1]
+    assert attached.provenance == "local-run"
+    assert {s.group for s in attached.subgroups} == {"North", "South", "East"}
