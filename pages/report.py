@@ -5,6 +5,7 @@ import streamlit as st
 from pages import ui
 from reports.bundle import report_bundle
 from reports.markdown import section_markdown
+from reports.preview import pdf_page_images
 
 st.title("Report")
 current = ui.require_dossier()
@@ -30,6 +31,16 @@ missing = [s.title for s in report.sections() if not s.recorded]
 if missing:
     st.info("Not recorded yet, and said so in the report: " + "; ".join(missing) + ".")
 
+if st.toggle("Show the first PDF pages", key="report_pdf_pages",
+             help="Renders the PDF (a few seconds) and shows its first two pages."):
+    with st.spinner("Rendering the PDF..."):
+        images = pdf_page_images(bundle.download("pdf").make(), first=1, last=2)
+    if images:
+        for column, image in zip(st.columns(len(images)), images, strict=True):
+            column.image(image, width="stretch")
+    else:
+        st.caption("Page images need poppler's pdftoppm, which is not installed here.")
+
 st.subheader("Preview")
 for number, section in enumerate(report.sections(), start=1):
     with st.expander(f"{number}. {section.title}", expanded=number <= 2):
@@ -39,4 +50,4 @@ for number, section in enumerate(report.sections(), start=1):
                 st.vega_lite_chart(chart.spec, width="stretch")
                 st.caption(chart.caption)
             section = section.model_copy(update={"charts": []})
-        st.markdown(section_markdown(section, level=4))
+        st.markdown(section_markdown(section, level=4, heading=False))

@@ -36,10 +36,11 @@ def table_markdown(table: Table) -> str:
     return "\n".join(lines)
 
 
-def section_markdown(section: Section, level: int = 2, number: int | None = None) -> str:
-    """One section (and its sub-sections) as Markdown."""
+def section_markdown(section: Section, level: int = 2, number: int | None = None,
+                     heading: bool = True) -> str:
+    """One section (and its sub-sections) as Markdown; ``heading=False`` leaves out its own heading."""
     title = f"{number}. {section.title}" if number is not None else section.title
-    parts = [f"{'#' * level} {md(title)}"]
+    parts = [f"{'#' * level} {md(title)}"] if heading else []
     parts += [md(p) for p in section.paragraphs]
     if section.facts:
         parts.append("\n".join(f"- **{md(f.label)}:** {md(f.value)}" for f in section.facts))

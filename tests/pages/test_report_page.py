@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from evaluator.evidence import published_evidence
@@ -41,6 +43,16 @@ def test_report_page_previews_and_offers_downloads(two_versions):
     assert "MedConfInfo" in text and "Not recorded yet" in text
     assert len(at.get("vega_lite_chart")) == 4
     assert "Acceptance rules and verdicts" in at.info[0].value
+
+
+def test_report_page_shows_pdf_pages_on_request(two_versions):
+    if not shutil.which("pdftoppm"):
+        pytest.skip("pdftoppm (poppler-utils) is not installed")
+    at = open_page("pages/report.py", dossier_id="D-report")
+    assert not at.get("image")
+    at.toggle(key="report_pdf_pages").set_value(True).run()
+    assert not at.exception
+    assert len(at.get("image")) == 2
 
 
 def test_report_page_binds_to_the_chosen_version(two_versions):
