@@ -88,7 +88,8 @@ def decide_and_sign(store: Store, dossier: Dossier) -> Dossier:
             "(as the intended use states).",
             "Before go-live, run a local evaluation on 300 de-identified portal messages tagged by age band "
             "and preferred language, to settle the open score, unscored-share and subgroup rules.",
-            "Measure jury-clinician agreement on 100 clinician-rated drafts before relying on jury scores.",
+            "Confirm jury-clinician agreement on 100 drafts rated by our own clinicians before relying on "
+            "jury scores.",
         ])
     v = store.save(dossier, author=DEMO_AUTHOR, note="demo: committee decision")
     return committee.sign(dossier, "clinical lead", "Dr. M. Chen", version_hash=v.hash,
