@@ -154,6 +154,10 @@ class BenchmarkComparison(BaseModel):
     """With the prompt unchanged: whether the frozen prompt renders exactly the baseline's prompts."""
     evidence_after: list[Evidence] = Field(default_factory=list)
     """Evidence of the re-run, as its source produced it (not attached to the dossier)."""
+    verdicts_before: dict[str, str] = Field(default_factory=dict)
+    """Rule id → verdict on this benchmark for the candidate, before the change."""
+    verdicts_after: dict[str, str] = Field(default_factory=dict)
+    """Rule id → verdict on this benchmark for the candidate, after the change."""
 
 
 class VerdictChange(BaseModel):

@@ -37,7 +37,7 @@ from governance.evidence_plan import EvidencePlan, PlanItem, freeze_plan
 from governance.reevaluation_compare import decision_impact, subgroup_comparisons, verdict_changes
 from governance.reevaluation_rerun import ReevaluationError, rerun_item
 from governance.store import DossierVersion, Store
-from governance.verdicts import assess
+from governance.verdicts import Assessment, assess
 
 __all__ = ["AfterRun", "PlanChange", "ReevaluationError", "ReevaluationResult", "build_addendum",
            "reevaluate"]
@@ -131,6 +131,19 @@ def _standing_in(dossier: Dossier, comparisons: list[BenchmarkComparison], plan:
     return dossier.model_copy(update={"evidence": [e for e in evidence if e is not None]})
 
 
+def _statuses(assessment: Assessment, comparison: BenchmarkComparison) -> dict[str, str]:
+    """Rule id → status of the candidate's verdicts on this benchmark (``#2``... for further tags)."""
+    out: dict[str, str] = {}
+    for v in assessment.verdicts:
+        if v.model == comparison.candidate and v.benchmark == comparison.benchmark:
+            key, k = v.rule_id, 1
+            while key in out:
+                k += 1
+                key = f"{v.rule_id}#{k}"
+            out[key] = v.status
+    return out
+
+
 def _caveats(plan: EvidencePlan, frozen_at_decision: bool,
              comparisons: list[BenchmarkComparison]) -> list[str]:
     notes = [METHOD, STANDS_IN]
@@ -169,6 +182,8 @@ def build_addendum(con: duckdb.DuckDBPyConnection, current: DossierVersion, plan
     comparisons = [_comparison(con, a, [old[i] for i in a.item.evidence_ids if i in old]) for a in afters]
     before, after = assess(dossier), assess(_standing_in(dossier, comparisons, plan))
     n, changes = verdict_changes(before, after)
+    comparisons = [c.model_copy(update={"verdicts_before": _statuses(before, c),
+                                        "verdicts_after": _statuses(after, c)}) for c in comparisons]
     return ReevaluationAddendum(
         id=f"R-{secrets.token_hex(4)}", created_at=datetime.now(UTC), by=by, change=change, plan=plan,
         plan_frozen_at_decision=frozen_at_decision, based_on_version=current.version, comparisons=comparisons,

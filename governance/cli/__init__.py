@@ -23,6 +23,7 @@ COMMAND_MODULES = [
     "governance.cli.report",
     "governance.cli.scenario",
     "governance.cli.jury",
+    "governance.cli.reevaluate",
 ]
 
 
