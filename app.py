@@ -19,6 +19,7 @@ PAGES = {
         st.Page("pages/intended_use.py", title="Intended use"),
         st.Page("pages/task_mapping.py", title="Task mapping"),
         st.Page("pages/evidence.py", title="Evidence"),
+        st.Page("pages/run_evidence.py", title="Run evidence"),
         st.Page("pages/local_scenarios.py", title="Local scenarios"),
         st.Page("pages/judge_validity.py", title="Judge validity"),
         st.Page("pages/rules_verdicts.py", title="Rules & verdicts"),

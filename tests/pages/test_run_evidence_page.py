@@ -1,0 +1,118 @@
+"""AppTest for the Run evidence page: choices for the demo, estimate, run, cancel/resume, attach."""
+
+import time
+
+import pytest
+
+from governance.demo import DEMO_ID
+from governance.run_jobs import JOBS
+from governance.store import Store
+from tests.calc_answers import calculator_answers
+from tests.pages.conftest import open_page
+
+PAGE = "pages/run_evidence.py"
+OTHER = "another model"
+
+
+def latest(home):
+    store = Store.open(home / "medassure.duckdb")
+    try:
+        return store.load(DEMO_ID)
+    finally:
+        store.close()
+
+
+def wait_for_runs(timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while JOBS.live():
+        assert time.monotonic() < deadline, "run did not finish"
+        time.sleep(0.05)
+
+
+def fill_calc_request(at, server, limit, concurrency=8):
+    at.selectbox(key="run_benchmark").select("calc_builtin").run()
+    at.selectbox(key="run_candidate").select(OTHER).run()
+    at.text_input(key="run_model_other").input("openai/fake-calc")
+    at.text_input(key="run_api_base").input(server.url)
+    at.number_input(key="run_concurrency").set_value(concurrency)
+    at.number_input(key="run_limit").set_value(limit).run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+@pytest.fixture
+def calc_server(llm_server):
+    return llm_server.configure(answer=calculator_answers(count=20))
+
+
+def test_offers_mapped_benchmarks_first_and_asks_for_a_dataset(demo_home):
+    at = open_page(PAGE)
+    assert at.title[0].value == "Run evidence"
+    bench = at.selectbox(key="run_benchmark")
+    assert bench.options == ["MedicationQA · mapped",
+                             "Built-in clinical calculators (synthetic, offline) · not mapped"]
+    assert any("accepted subcategory: Providing Patient Education Resources" in c.value for c in at.caption)
+    assert at.radio(key="run_dataset_how").value == "Path on this machine"
+    candidates = at.selectbox(key="run_candidate").options
+    assert candidates == ["gpt-4o", "claude-3-7-sonnet", "llama-3.3-70b", OTHER]
+    assert "No run of these benchmarks yet." in [i.value for i in at.info]
+    at.text_input(key="run_path_medication_qa").input("/no/such/file.xlsx").run()
+    at.button(key="run_estimate_button").click().run()
+    assert any("file not found" in e.value for e in at.error)
+
+
+def test_estimate_run_watch_and_attach(demo_home, calc_server):
+    start = latest(demo_home)
+    at = open_page(PAGE)
+    fill_calc_request(at, calc_server, limit=10)
+    assert any("not evidence for this job" in i.value for i in at.info)
+    at.button(key="run_estimate_button").click().run()
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Requests to send"] == "10" and metrics["Cost, at most"] == "—"
+    estimate = next(c.value for c in at.caption if "**Upper bound**" in c.value)
+    assert "10 request(s) to send, at most 640 completion tokens" in estimate
+    assert calc_server.hits == 0
+    at.button(key="run_start").click().run()
+    wait_for_runs()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert calc_server.hits == 10
+    table = at.dataframe[0].value
+    assert len(table) == 10 and table["unparsed"].sum() == 2 and table["score"].sum() == 5
+    summary = next(m.value for m in at.markdown if m.value.startswith("**numeric_in_range: 0.500**"))
+    assert "95% CI 0.200–0.800" in summary and "n=10" in summary and "2 unparsed" in summary
+    run_id = next(s for s in at.selectbox if s.label == "Run").value
+    at.button(key=f"run_attach_{run_id}").click().run()
+    v = latest(demo_home)
+    assert v.version == start.version + 1 and v.author == "reviewer"
+    ev = v.dossier.evidence[-1]
+    assert ev.provenance == "local-run" and ev.run_id == run_id and ev.n == 10 and ev.ci_lower is not None
+    assert any(s.value.startswith("Attached: saved version") for s in at.success)
+    assert "This run's evidence is attached to the dossier." in [s.value for s in at.success]
+
+
+def test_cancel_then_resume_from_the_page(demo_home, calc_server):
+    calc_server.configure(latency_s=0.1)
+    at = open_page(PAGE)
+    fill_calc_request(at, calc_server, limit=20, concurrency=1)
+    at.button(key="run_estimate_button").click().run()
+    at.button(key="run_start").click().run()
+    deadline = time.monotonic() + 30
+    while not any(b.key and b.key.startswith("run_cancel_") for b in at.button):
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+        at.run()
+    cancel = next(b for b in at.button if b.key and b.key.startswith("run_cancel_"))
+    cancel.click().run()
+    wait_for_runs()
+    at.run()
+    assert "cancelled" in at.get("progress")[0].proto.text
+    run_id = cancel.key.removeprefix("run_cancel_")
+    sent = calc_server.hits
+    assert 0 < sent < 20
+    assert not any(b.key == f"run_attach_{run_id}" for b in at.button)
+    at.button(key=f"run_resume_{run_id}").click().run()
+    wait_for_runs()
+    at.run()
+    assert "20 of 20 instances · completed" in at.get("progress")[0].proto.text
+    assert calc_server.hits == 20 and set(calc_server.hits_by_prompt.values()) == {1}
+    assert any(b.key == f"run_attach_{run_id}" for b in at.button)
