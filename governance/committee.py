@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from governance.candidate_items import with_vendor_items
 from governance.decision import DecisionError, add_signoff, record_decision
 from governance.oversight import MonitoringPlan, ReviewRequirements, derive_oversight, edit_oversight
 from governance.policy import (
@@ -74,7 +75,7 @@ def delete_rule(dossier: Dossier, rule_id: str, by: str, why: str = "") -> Dossi
 def assessment_and_recommendation(dossier: Dossier) -> tuple[Assessment, Recommendation]:
     """Verdicts and the recommendation they support (never stored; recomputed per version)."""
     assessment = assess(dossier)
-    return assessment, recommend(assessment)
+    return assessment, with_vendor_items(dossier, recommend(assessment))
 
 
 def derive_plan(dossier: Dossier, model: str | None = None) -> Dossier:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator.evidence import Evidence
 from governance.addendum import ReevaluationAddendum
+from governance.candidates import Candidate
 from governance.cost import CostSettings
 from governance.decision import CommitteeDecision, SignOff
 from governance.evidence_plan import EvidencePlan
@@ -154,6 +155,8 @@ class Dossier(BaseModel):
     """What was run for the decision, frozen with it (governance.evidence_plan)."""
     reevaluations: list[ReevaluationAddendum] = Field(default_factory=list)
     """Re-evaluation addenda, oldest first (governance.reevaluation); sign-offs do not bind to them."""
+    candidates: list[Candidate] = Field(default_factory=list)
+    """Vendor products compared for this use: prices, contracts, attestations (governance.candidates)."""
 
     @property
     def risk(self) -> RiskAssessment:
