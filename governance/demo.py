@@ -40,6 +40,7 @@ DEMO_STEPS: list[tuple[str, DemoStep]] = [
     ("map the intended use onto the taxonomy", _map_taxonomy),
     ("attach published MedHELM evidence", attach_published_demo_evidence),
     ("record judge validity from synthetic demo ratings", __import__("governance.demo_judge_validity").demo_judge_validity.record_demo_judge_validity),
+    ("record vendor candidates and attestations", __import__("governance.demo_candidates").demo_candidates.record_demo_candidates),
     *DEMO_DECISION_STEPS,
 ]
 
