@@ -29,10 +29,11 @@ PAGES = {
     ],
     "Record": [
         st.Page("pages/history.py", title="History"),
+        st.Page("pages/reevaluation.py", title="Re-evaluation"),
         st.Page("pages/report.py", title="Report"),
     ],
 }
 
-page = st.navigation(PAGES)
+page = st.navigation(PAGES, expanded=True)  # every step of the path visible, no "View more"
 ui.sidebar()
 page.run()
