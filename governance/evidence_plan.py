@@ -157,6 +157,14 @@ class EvidencePlan(BaseModel):
         """Items that can be run again."""
         return [i for i in self.items if i.rerunnable]
 
+    def display_rows(self) -> list[dict[str, Any]]:
+        """One plain row per item, as pages list the plan (hashes shortened, never a key)."""
+        return [{"benchmark": i.benchmark, "kind": i.kind, "candidate": i.model_label,
+                 "model": i.endpoint.model, "server": i.endpoint.api_base or "provider default",
+                 "key variable": i.endpoint.api_key_env or "", "dataset hash": (i.dataset_hash or "")[:12],
+                 "prompt hash": i.prompt.template_hash[:12] if i.prompt else "", "run": i.run_id,
+                 "re-runnable": "yes" if i.rerunnable else f"no: {i.note}"} for i in self.items]
+
 
 def spec_with_prompt(spec: BenchmarkSpec, system_prompt: str, prompt_template: str) -> BenchmarkSpec:
     """A validated copy of ``spec`` with another prompt (placeholders checked as on load).

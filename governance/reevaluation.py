@@ -39,8 +39,8 @@ from governance.reevaluation_rerun import ReevaluationError, rerun_item
 from governance.store import DossierVersion, Store
 from governance.verdicts import Assessment, assess
 
-__all__ = ["AfterRun", "PlanChange", "ReevaluationError", "ReevaluationResult", "build_addendum",
-           "reevaluate"]
+__all__ = ["AfterRun", "PlanChange", "ReevaluationError", "ReevaluationResult", "added_addenda",
+           "build_addendum", "current_plan", "reevaluate"]
 
 METHOD = ("Paired comparison of each instance's main-metric score before and after: mean difference "
           "with a 95% percentile bootstrap over instances (2,000 resamples, seed 0); McNemar's exact test "
@@ -199,6 +199,29 @@ def save_addendum(store: Store, dossier: Dossier, addendum: ReevaluationAddendum
     updated = dossier.model_copy(update={"reevaluations": [*dossier.reevaluations, addendum]})
     return store.save(updated, author=by, note=f"re-evaluation {addendum.id}: {addendum.change.describe()}; "
                                                f"the decision {answer}")
+
+
+def added_addenda(store: Store, dossier_id: str, from_version: int,
+                  to_version: int) -> list[ReevaluationAddendum]:
+    """Re-evaluation addenda present in ``to_version`` but not in ``from_version`` (for the history diff).
+
+    Example:
+        >>> [a.id for a in added_addenda(store, "D-1", 5, 6)]  # doctest: +SKIP
+        ['R-3f9a1c2b']
+    """
+    old = {a.id for a in store.load(dossier_id, from_version).dossier.reevaluations}
+    return [a for a in store.load(dossier_id, to_version).dossier.reevaluations if a.id not in old]
+
+
+def current_plan(store: Store, dossier: Dossier) -> tuple[EvidencePlan, bool]:
+    """The plan a re-evaluation would run, and whether it was frozen with the decision.
+
+    Example:
+        >>> plan, at_decision = current_plan(store, dossier)  # doctest: +SKIP
+    """
+    if dossier.evidence_plan is not None:
+        return dossier.evidence_plan, True
+    return freeze_plan(store, dossier, by="(not frozen yet)"), False
 
 
 def reevaluate(store: Store, dossier_id: str, change: PlanChange | None = None, *, by: str,

@@ -51,23 +51,34 @@ def read_prompt_file(path: str | Path) -> dict[str, str]:
     p = Path(path)
     if not p.is_file():
         raise ReevaluationError(f"{path}: no such prompt file")
+    return read_prompt_bytes(p.name, p.read_bytes())
+
+
+def read_prompt_bytes(name: str, data: bytes) -> dict[str, str]:
+    """``read_prompt_file`` for an upload: the file's name decides how its bytes are read.
+
+    Example:
+        >>> read_prompt_bytes("p.yaml", b"system_prompt: Be brief.")["system_prompt"]
+        'Be brief.'
+    """
     try:
-        text = p.read_text(encoding="utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ReevaluationError(f"{path}: not UTF-8 text ({exc.reason})") from None
-    out: dict[str, str] = {"prompt_source": p.name}
-    if p.suffix.lower() in (".yaml", ".yml", ".json"):
+        raise ReevaluationError(f"{name}: not UTF-8 text ({exc.reason})") from None
+    out: dict[str, str] = {"prompt_source": Path(name).name}
+    suffix = Path(name).suffix.lower()
+    if suffix in (".yaml", ".yml", ".json"):
         try:
-            data = json.loads(text) if p.suffix.lower() == ".json" else yaml.safe_load(text)
+            parsed = json.loads(text) if suffix == ".json" else yaml.safe_load(text)
         except (json.JSONDecodeError, yaml.YAMLError) as exc:
-            raise ReevaluationError(f"{path}: not valid {p.suffix[1:].upper()} ({exc})") from None
-        if not isinstance(data, dict) or not data or set(data) - PROMPT_KEYS:
-            got = sorted(data) if isinstance(data, dict) else type(data).__name__
-            raise ReevaluationError(f"{path}: expected a mapping with prompt_template and/or system_prompt "
+            raise ReevaluationError(f"{name}: not valid {suffix[1:].upper()} ({exc})") from None
+        if not isinstance(parsed, dict) or not parsed or set(parsed) - PROMPT_KEYS:
+            got = sorted(parsed) if isinstance(parsed, dict) else type(parsed).__name__
+            raise ReevaluationError(f"{name}: expected a mapping with prompt_template and/or system_prompt "
                                     f"only (got {got})")
-        return out | {k: str(v) for k, v in data.items()}
+        return out | {k: str(v) for k, v in parsed.items()}
     if not text.strip():
-        raise ReevaluationError(f"{path}: the prompt file is empty")
+        raise ReevaluationError(f"{name}: the prompt file is empty")
     return out | {"prompt_template": text.rstrip("\n")}
 
 

@@ -4,7 +4,10 @@ import pandas as pd
 import streamlit as st
 
 from governance.history import diff_versions, timeline
+from governance.reevaluation import added_addenda
 from pages import ui
+from reports.markdown import section_markdown
+from reports.sections_reevaluation import addendum_section
 
 st.title("History")
 version = ui.require_dossier()
@@ -33,3 +36,6 @@ if not diff.changes:
 else:
     st.markdown("Sections changed: " + ", ".join(f"**{s}**" for s in diff.sections))
     st.dataframe(pd.DataFrame([c.model_dump() for c in diff.changes]), hide_index=True, width="stretch")
+    for addendum in added_addenda(ui.store(), dossier_id, older, newer):
+        with st.expander(f"Re-evaluation {addendum.id}: {addendum.change.describe()}", expanded=True):
+            st.markdown(section_markdown(addendum_section(addendum), level=4, heading=False))

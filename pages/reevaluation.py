@@ -1,0 +1,82 @@
+"""Re-evaluation: re-run the decision's frozen plan with a changed model or prompt; read the addenda."""
+
+import streamlit as st
+
+from governance.addendum import PlanChange
+from governance.reevaluation import current_plan, reevaluate
+from governance.reevaluation_rerun import read_prompt_bytes
+from pages import ui
+from reports.markdown import section_markdown
+from reports.sections_reevaluation import addendum_section
+
+st.title("Re-evaluation")
+version = ui.require_dossier()
+dossier = version.dossier
+if dossier.decision is None:
+    st.info("Record the committee's decision first (page **Decision**): a re-evaluation asks whether a model "
+            "or prompt change would change that decision.")
+    st.stop()
+
+plan, at_decision = current_plan(ui.store(), dossier)
+st.subheader("Frozen evidence plan")
+when = "Frozen with the decision" if at_decision else (
+    "The decision predates plan freezing; this plan is read from the dossier's evidence now")
+st.caption(f"{when} on {plan.frozen_at:%Y-%m-%d %H:%M} UTC. {plan.note} Keys are never stored: only the "
+           "name of the environment variable that holds one.")
+if plan.items:
+    st.dataframe(plan.display_rows(), hide_index=True, width="stretch")
+
+st.subheader("Re-evaluate")
+st.caption("Leave a field empty to keep it as frozen. Requests whose model, server, parameters and prompt "
+           "are unchanged are answered from the response cache: nothing is sent and nothing is paid.")
+with st.form("reeval_form"):
+    c1, c2 = st.columns(2)
+    model = c1.text_input("New model (litellm model string)", key="reeval_model", placeholder="as frozen")
+    api_base = c2.text_input("New API base", key="reeval_api_base", placeholder="as frozen")
+    key_env = c1.text_input("Key variable NAME for the new endpoint", key="reeval_key_env",
+                            placeholder="as frozen")
+    upload = c2.file_uploader("New prompt file (a text template, or YAML/JSON with prompt_template and/or "
+                              "system_prompt)", type=["txt", "md", "yaml", "yml", "json"],
+                              key="reeval_prompt")
+    p1, p2 = st.columns(2)
+    in_price = p1.number_input("New model's USD per 1M prompt tokens (optional)", value=None,
+                               min_value=0.0, key="reeval_in_price")
+    out_price = p2.number_input("New model's USD per 1M completion tokens (optional)", value=None,
+                                min_value=0.0, key="reeval_out_price")
+    phi = st.checkbox("The new endpoint is approved for PHI", key="reeval_phi")
+    submitted = st.form_submit_button("Run re-evaluation", type="primary", disabled=not plan.rerunnable)
+
+if submitted:
+    bar = st.progress(0.0, text="starting")
+
+    def progress(benchmark: str, done: int, total: int) -> None:
+        bar.progress(done / total if total else 1.0, text=f"{benchmark}: {done}/{total}")
+
+    try:
+        prompt = read_prompt_bytes(upload.name, upload.getvalue()) if upload is not None else {}
+        change = PlanChange(model=model.strip() or None, api_base=api_base.strip() or None,
+                            api_key_env=key_env.strip() or None, phi_approved=True if phi else None,
+                            input_price_per_mtok=in_price, output_price_per_mtok=out_price, **prompt)
+        result = reevaluate(ui.store(), dossier.id, change, by=ui.reviewer(), on_progress=progress)
+    except ValueError as exc:  # ReevaluationError, or a change the form cannot express
+        st.error(f"Re-evaluation not done: {exc}")
+    else:
+        st.session_state["reeval_shown"] = result.addendum.id
+        st.toast(f"Saved version {result.version.version} with re-evaluation {result.addendum.id}.")
+        st.rerun()
+
+addenda = list(reversed(ui.current().dossier.reevaluations))
+st.subheader("Addenda")
+if not addenda:
+    st.info("No re-evaluation recorded yet.")
+    st.stop()
+labels = {a.id: f"{a.id} · {a.created_at:%Y-%m-%d %H:%M} · {a.change.describe()}" for a in addenda}
+ids = list(labels)
+shown = st.session_state.get("reeval_shown")
+chosen = st.selectbox("Addendum", ids, index=ids.index(shown) if shown in ids else 0, key="reeval_pick",
+                      format_func=labels.get)
+addendum = next(a for a in addenda if a.id == chosen)
+answer = f"**Would this change the decision? {'Yes' if addendum.impact.would_change else 'No'}.** "
+(st.error if addendum.impact.would_change else st.success)(answer + addendum.impact.why[0])
+body = addendum_section(addendum).model_copy(update={"paragraphs": []})
+st.markdown(section_markdown(body, level=3, heading=False))

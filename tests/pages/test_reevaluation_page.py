@@ -1,0 +1,56 @@
+"""Re-evaluation page (AppTest): frozen plan, a re-run with a worse model, the addendum; the History diff."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.governance.reevaluation_fixtures import (
+    DOSSIER_ID,
+    MODEL_A,
+    MODEL_B,
+    N,
+    scripted_models,
+    seed_decided_dossier,
+)
+from tests.pages.conftest import open_page
+
+
+@pytest.fixture
+def decided(store, llm_server):
+    llm_server.configure(answer=scripted_models())
+    seed_decided_dossier(store, llm_server.url)
+    return store, llm_server
+
+
+def test_page_runs_a_reevaluation_and_shows_the_addendum(decided):
+    store, server = decided
+    at = open_page("pages/reevaluation.py", dossier_id=DOSSIER_ID)
+    assert at.title[0].value == "Re-evaluation"
+    plan = at.dataframe[0].value
+    assert list(plan["model"]) == [MODEL_A] and list(plan["re-runnable"]) == ["yes"]
+    assert any("No re-evaluation recorded yet" in i.value for i in at.info)
+    at.text_input(key="reeval_model").input(MODEL_B)
+    at.number_input(key="reeval_in_price").set_value(0.5)
+    at.number_input(key="reeval_out_price").set_value(1.5)
+    next(b for b in at.button if b.label == "Run re-evaluation").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert server.hits == 2 * N
+    assert any("Would this change the decision? Yes." in e.value for e in at.error)
+    text = " ".join(m.value for m in at.markdown)
+    assert "Paired comparison" in text and "Instances that changed" in text and "score.calc" in text
+    assert at.selectbox(key="reeval_pick").value.startswith("R-")
+
+    history = open_page("pages/history.py", dossier_id=DOSSIER_ID)
+    timeline = history.dataframe[0].value
+    assert timeline["kind"].iloc[0] == "re-evaluation"
+    assert any(e.label.startswith("Re-evaluation R-") for e in history.expander)
+
+
+def test_undecided_dossier_gets_a_hint(store):
+    from governance.dossier import Dossier
+    from governance.intended_use import example_intended_use
+
+    store.save(Dossier(id="D-open", title="Not decided", owner="c", intended_use=example_intended_use()), "a")
+    at = open_page("pages/reevaluation.py", dossier_id="D-open")
+    assert not at.exception
+    assert "Record the committee's decision first" in at.info[0].value and not at.dataframe
