@@ -165,7 +165,9 @@ def chai_model_card_xml(version: DossierVersion) -> str:
     d, use = version.dossier, version.dossier.intended_use
     root = ET.Element(f"{{{NAMESPACE}}}AppliedModelCard")
     models = ", ".join(use.candidate_models) or NOT_PROVIDED
-    _fill(root, "BasicInfo", [("ModelName", f"{d.title} (candidates: {models})"),
+    decided = d.decision.model if d.decision is not None and d.decision.model else None
+    name = f"{decided} for: {d.title}" if decided else f"{d.title} (candidates: {models})"
+    _fill(root, "BasicInfo", [("ModelName", name),
                               ("ModelDeveloper", NOT_PROVIDED), ("DeveloperContact", NOT_PROVIDED)])
     _fill(root, "ReleaseInfo", [("ReleaseStage", NOT_PROVIDED), ("ReleaseDate", NOT_PROVIDED),
                                 ("ReleaseVersion", NOT_PROVIDED), ("GlobalAvailability", NOT_PROVIDED)])

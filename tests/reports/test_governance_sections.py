@@ -112,6 +112,7 @@ def test_a_later_change_shows_the_signoff_invalidated(governed_version):
 def test_chai_and_hti1_take_maintenance_from_the_plan(governed_version):
     root = ET.fromstring(chai_model_card_xml(governed_version).encode())
     ns = f"{{{NAMESPACE}}}"
+    assert root.find(f"{ns}BasicInfo/{ns}ModelName").text.startswith(f"{GPT4O} for: ")
     maintenance = root.find(f"{ns}TrustIngredients/{ns}AISystemFacts/{ns}OngoingMaintenance").text
     assert "every 6 months" in maintenance and "model version change" in maintenance
     assert "Human review" in root.find(f"{ns}UsesAndDirections/{ns}HowToUse").text
