@@ -19,6 +19,7 @@ from reports.exports import evidence_csv, export_json, hti1_csv
 from reports.model import Report, Section, build_report
 from reports.pdf import render_pdf
 from reports.runs import run_ids, run_records
+from reports.sections_candidates import candidates_sections
 from reports.sections_reevaluation import reevaluation_sections
 
 
@@ -70,7 +71,7 @@ def report_bundle(store: Store, dossier_id: str, version: int | None = None,
         b'%PDF-'
     """
     v = store.load(dossier_id, version)
-    extra = [*(extra_sections or []), *reevaluation_sections(v.dossier)]
+    extra = [*(extra_sections or []), *candidates_sections(v.dossier), *reevaluation_sections(v.dossier)]
     report = build_report(v, runs=run_records(store.con, run_ids(v.dossier)), extra_sections=extra)
     stem = f"{v.dossier.id}-v{v.version}-{v.hash[:8]}"
     return ReportBundle(version=v, report=report, downloads=[
