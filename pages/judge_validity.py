@@ -56,9 +56,15 @@ clin_file = st.file_uploader("Clinician ratings (CSV)", type=["csv"], key="jv_cl
 
 st.subheader("2. Jury ratings")
 juries = stored_juries(ui.store().con)
-choices = ["A file", "A stored jury run"] if juries else ["A file"]
-source = st.radio("Jury ratings from", choices, horizontal=True, key="jv_source")
 jury_file, jury_id = None, None
+source = "A file"
+if juries:
+    source = st.radio("Jury ratings from", ["A file", "A stored jury run"], horizontal=True, key="jv_source")
+else:
+    st.caption(
+        "No jury has been run in this database yet (`medassure jury --run RUN_ID`); upload the jury's "
+        "ratings instead."
+    )
 if source == "A file":
     jury_file = st.file_uploader(
         "Jury ratings (CSV, same format; rater = judge model)", type=["csv"], key="jv_jury"

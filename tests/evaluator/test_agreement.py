@@ -209,3 +209,15 @@ def test_vectorised_bootstrap_kappa_equals_scikit_learn():
     fast = bootstrap_weighted_kappa(hx, hy, idx)
     slow = [cohen_kappa_score(hx[i], hy[i], weights="quadratic", labels=[1, 2, 3, 4, 5]) for i in idx]
     assert fast == pytest.approx(slow)
+
+
+def test_bertscore_baseline_is_computed_offline_when_asked():
+    t = {("a", f"c{k}"): float(1 + k % 5) for k in range(8)}
+    reference = "Take one tablet twice daily with food."
+    answers = ["No.", "Maybe ask someone.", "Take tablets.", "Take one tablet daily.", reference]
+    outputs = pd.DataFrame([{"instance_id": i, "reference": reference, "response": answers[int(v) - 1]}
+                            for (_, i), v in t.items()])  # no dataset column: taken from the ratings
+    report = compute_agreement(clinicians(t), jury(t), outputs=outputs, bertscore=True, n_boot=50)
+    metrics = {b.metric: b for b in report.pooled.baselines}
+    assert set(metrics) == {"ROUGE-L", "BERTScore-F1"}
+    assert metrics["BERTScore-F1"].spearman.n == 8 and metrics["BERTScore-F1"].spearman.value > 0.5
