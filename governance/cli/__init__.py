@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "governance.cli.scenario",
     "governance.cli.jury",
     "governance.cli.reevaluate",
+    "governance.cli.candidates",
 ]
 
 
