@@ -128,7 +128,7 @@ def _rule_verdicts(rule, verdicts: list, refs: dict[str, str]) -> Section:
     return Section(key=f"verdicts_{rule.id}", title=f"Verdicts of rule {rule.id} ({summary})",
                    paragraphs=[f"Bar: {rule_bar(rule)}. Applies to: {rule_scope(rule)}."],
                    tables=[Table(columns=["Model", "Benchmark", "Verdict", "Reason", "More cases", "Pre-reg.",
-                                          "Evidence"], rows=rows, widths=[70, 74, 58, 167, 36, 42, 46])])
+                                          "Evidence"], rows=rows, widths=[70, 74, 58, 161, 42, 42, 46])])
 
 
 def _change_text(change) -> str:
