@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import Any
 
 from governance.cli._common import add_format, emit, fail, open_store, say
@@ -47,25 +46,18 @@ def cmd_benchmarks(args: argparse.Namespace) -> int:
 
 
 class ProgressBar:
-    """A one-line progress bar on stderr (a line per 10% when stderr is not a terminal)."""
+    """Progress on stderr: the tqdm bar notebooks also use on a terminal, else a line per 10%."""
 
     def __init__(self, label: str) -> None:
-        self.label, self.tty, self.last, self.last_decile = label, sys.stderr.isatty(), 0.0, -1
-        self.started = time.monotonic()
+        from evaluator.progress import tqdm_progress
+
+        self.label, self.tty, self.last_decile = label, sys.stderr.isatty(), -1
+        self.bar = tqdm_progress(label, file=sys.stderr, notebook=False) if self.tty else None
 
     def __call__(self, done: int, total: int, row: dict[str, Any] | None) -> None:
-        now = time.monotonic()
         frac = done / total if total else 1.0
-        if self.tty:
-            if now - self.last < 0.1 and done < total:
-                return
-            self.last = now
-            bar = "#" * int(frac * 30)
-            rate = done / max(now - self.started, 1e-9)
-            sys.stderr.write(f"\r{self.label} [{bar:<30}] {done}/{total} {rate:.1f}/s")
-            if done >= total:
-                sys.stderr.write("\n")
-            sys.stderr.flush()
+        if self.bar is not None:
+            self.bar(done, total, row)
         elif int(frac * 10) > self.last_decile:
             self.last_decile = int(frac * 10)
             say(f"{self.label}: {done}/{total}")
