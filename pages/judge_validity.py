@@ -154,7 +154,7 @@ expected = c2.number_input(
     "Agreement expected",
     -0.9,
     0.95,
-    round(observed if observed is not None else 0.47, 2),
+    round(min(max(observed, -0.9), 0.95) if observed is not None else 0.47, 2),
     0.05,
     key="jv_expected",
 )

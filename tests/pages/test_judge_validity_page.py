@@ -62,3 +62,64 @@ def test_bad_upload_shows_the_problem(demo_home):
     upload(at, "jv_jury", "jury.csv", jury)
     at.run()
     assert any("outside the scale 1-5" in e.value for e in at.error)
+
+
+def test_a_stored_jury_run_can_be_picked(demo_home):
+    import pandas as pd
+
+    from evaluator.jury_store import JuryStore
+
+    store = Store.open(demo_home / "medassure.duckdb")
+    juries = JuryStore(store.con)
+    jury_id = juries.create(
+        run_id="run-demo",
+        benchmark_id="MedicationQA",
+        candidate_model="m",
+        rubric_id="default",
+        rubric_hash="h" * 64,
+        criteria=["accuracy", "completeness", "clarity"],
+        judges=["j1", "j2", "j3"],
+    )
+    values = [1, 2, 3, 4, 5, 2, 3, 4, 5, 1]
+    juries.add_instances(
+        jury_id,
+        [
+            {
+                "instance_id": f"c{i}",
+                "reference": "take it with food",
+                "response": "take it with food" if v > 3 else "no",
+            }
+            for i, v in enumerate(values)
+        ],
+    )
+    for judge in ("j1", "j2", "j3"):
+        juries.add_judgements(
+            jury_id,
+            judge,
+            ["run-j"],
+            [
+                {
+                    "instance_id": f"c{i}",
+                    "scores": dict.fromkeys(["accuracy", "completeness", "clarity"], v),
+                    "repaired": False,
+                    "calls": 1,
+                }
+                for i, v in enumerate(values)
+            ],
+        )
+    store.close()
+    clinicians = pd.DataFrame(
+        [
+            {"instance_id": f"c{i}", "rater": r, "accuracy": v, "completeness": v, "clarity": v}
+            for i, v in enumerate(values)
+            for r in ("dr_a", "dr_b")
+        ]
+    )
+    at = open_page(PAGE)
+    at.radio(key="jv_source").set_value("A stored jury run").run()
+    upload(at, "jv_clinicians", "clinicians.csv", clinicians)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    table = at.table[0].value.reset_index()
+    assert "ROUGE-L vs clinicians" in set(table["comparison"])
+    assert set(table["dataset"]) == {"MedicationQA", "ALL"}
