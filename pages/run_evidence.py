@@ -170,11 +170,15 @@ def run_panel(run_id: str, live_mode: bool) -> None:
             cancel_run(rec.run_key)
     st.markdown(f"**Latest results** ({len(view.recent)} most recent)")
     st.dataframe(results_frame(view), hide_index=True, width="stretch",
-                 column_config={"score": st.column_config.NumberColumn(format="%.2f")})
+                 column_config={"instance": st.column_config.TextColumn(width="medium"),
+                                "parsed answer": st.column_config.TextColumn(width="small"),
+                                "score": st.column_config.NumberColumn(format="%.2f", width="small")})
     if view.summary and view.summary.score:
         s = view.summary.score
         ci = "no interval (n < 2)" if s.lower is None else f"95% CI {s.lower:.3f}–{s.upper:.3f}"
-        st.markdown(f"**{s.name}: {s.mean:.3f}** ({ci}, n={s.n}; percentile bootstrap over instances) · "
+        partial = "" if view.state == "completed" else f"So far ({view.state}): "
+        st.markdown(f"{partial}**{s.name}: {s.mean:.3f}** ({ci}, n={s.n}; percentile bootstrap over "
+                    "instances) · "
                     f"{view.summary.n_unparsed} unparsed · {view.summary.n_errors} without an answer · "
                     f"{view.summary.prompt_tokens + view.summary.completion_tokens:,} tokens · "
                     + ("cost unknown" if not view.summary.cost_known else f"${view.summary.cost_usd:,.4f}"))
