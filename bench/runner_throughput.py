@@ -188,7 +188,8 @@ def main() -> None:
             inspect_rate(url, 20, 8, "warm")
         print(
             f"# {n} requests (100 at C=1), 100 ms server latency, {os.cpu_count()} cores, server in its own "
-            f"process; req/s, ratio to the bound C/latency, client CPU ms/request"
+            f"process; load average at start {os.getloadavg()[0]:.1f}; req/s, ratio to the bound "
+            f"C/latency, client CPU ms/request"
         )
         print(f"{'':<34} {'req/s':>8} {'ratio':>6} {'cpu ms':>7}")
         for c in (1, 8, 32, 64):

@@ -28,13 +28,13 @@ from evaluator.instance import Instance
 from evaluator.llm import ModelEndpoint, count_prompt_tokens
 from evaluator.retry import CallOutcome, RateLimiter, RetryPolicy, call_with_retries
 from evaluator.run_plan import Render, RunEstimate, RunPlan, estimate_run, plan_run
+from evaluator.run_records import Budget, Score, cache_row, result_row
 from evaluator.run_summary import RunSummary, summarize_run
-from evaluator.runstore import RunStore, now_iso
+from evaluator.runstore import RunStore
 
 __all__ = ["RunOptions", "RunSummary", "RunEstimate", "estimate_run", "run_async", "run_benchmark"]
 
 ProgressFn = Callable[[int, int, dict[str, Any] | None], None]
-Score = Callable[[Any, Instance, str], Any]
 
 
 class CancelFlag(Protocol):
@@ -75,61 +75,6 @@ def main_metric_name(spec: Any) -> str:
     metrics = getattr(spec, "metrics", None) or []
     first = metrics[0] if metrics else "score"
     return str(getattr(first, "name", first))
-
-
-class _Budget:
-    def __init__(self, cap: float | None) -> None:
-        self.cap, self.spent, self.reserved, self.stopped = cap, 0.0, 0.0, False
-
-    def reserve(self, estimate: float) -> bool:
-        if self.cap is not None and self.spent + self.reserved + estimate > self.cap:
-            self.stopped = True
-            return False
-        self.reserved += estimate
-        return True
-
-    def settle(self, estimate: float, actual: float | None) -> None:
-        self.reserved -= estimate
-        self.spent += actual or 0.0
-
-
-def _result_row(
-    run_id: str, instance: Instance, outcome: CallOutcome | None, cached: dict | None, spec: Any, score: Score
-) -> dict[str, Any]:
-    comp = outcome.completion if outcome else None
-    text = cached["text"] if cached else (comp.text if comp else None)
-    row: dict[str, Any] = {
-        "run_id": run_id,
-        "instance_id": instance.id,
-        "response_text": text,
-        "parsed": None,
-        "score": None,
-        "unparsed": None,
-        "metrics": {},
-        "cached": cached is not None,
-        "finished_at": now_iso(),
-        "prompt_tokens": cached["prompt_tokens"] if cached else (comp.prompt_tokens if comp else None),
-        "completion_tokens": cached["completion_tokens"]
-        if cached
-        else (comp.completion_tokens if comp else None),
-        "cost_usd": 0.0 if cached else (comp.cost_usd if comp else None),
-        "latency_s": comp.latency_s if comp else None,
-        "attempts": outcome.attempts if outcome else 0,
-        "error": outcome.error.short() if outcome and outcome.error else None,
-    }
-    if text is not None:
-        try:
-            result = score(spec, instance, text)
-        except Exception as exc:  # noqa: BLE001 - a scorer bug must not lose a paid answer
-            row["error"] = f"scoring: {type(exc).__name__}: {exc}"[:300]  # re-scored from cache on resume
-            return row
-        row.update(
-            parsed=result.parsed,
-            score=result.score,
-            unparsed=bool(result.unparsed),
-            metrics=dict(result.metrics or {}),
-        )
-    return row
 
 
 async def run_async(
@@ -188,9 +133,9 @@ async def run_async(
     status = "failed"
     writer = store.writer(run_id, options.flush_every, options.flush_ms)
 
-    def record(row: dict[str, Any], cache_row: dict[str, Any] | None) -> None:
+    def record(row: dict[str, Any], new_cache: dict[str, Any] | None) -> None:
         nonlocal done
-        writer.add(row, cache_row)
+        writer.add(row, new_cache)
         done += 1
         if on_progress:
             on_progress(done, total, row)
@@ -202,10 +147,10 @@ async def run_async(
         for inst, msgs, key in todo:
             if key in cached:
                 counters["cache_hits"] += 1
-                record(_result_row(run_id, inst, None, cached[key], spec, score), None)
+                record(result_row(run_id, inst, None, cached[key], spec, score), None)
             else:
                 queue.append((inst, msgs, key))
-        budget = _Budget(options.max_cost_usd)
+        budget = Budget(options.max_cost_usd)
         limiter = RateLimiter(endpoint.requests_per_minute)
         rng = random.Random(options.seed)
         stop = cancel.is_set if cancel is not None else (lambda: False)
@@ -230,21 +175,8 @@ async def run_async(
                 comp = outcome.completion
                 budget.settle(estimate, comp.cost_usd if comp else 0.0)
                 counters["new_requests"] += outcome.attempts
-                cache_row = (
-                    None
-                    if comp is None
-                    else {
-                        "key": key,
-                        "model": endpoint.model,
-                        "api_base": endpoint.api_base,
-                        "response_text": comp.text,
-                        "prompt_tokens": comp.prompt_tokens,
-                        "completion_tokens": comp.completion_tokens,
-                        "cost_usd": comp.cost_usd,
-                        "created_at": now_iso(),
-                    }
-                )
-                record(_result_row(run_id, inst, outcome, None, spec, score), cache_row)
+                new_cache = cache_row(key, endpoint, comp) if comp is not None else None
+                record(result_row(run_id, inst, outcome, None, spec, score), new_cache)
 
         concurrency = max(1, min(options.concurrency, endpoint.max_concurrency))
         try:
