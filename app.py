@@ -24,6 +24,7 @@ PAGES = {
         st.Page("pages/judge_validity.py", title="Judge validity"),
         st.Page("pages/rules_verdicts.py", title="Rules & verdicts"),
         st.Page("pages/cost.py", title="Cost"),
+        st.Page("pages/candidates.py", title="Candidates"),
         st.Page("pages/review_monitoring.py", title="Review & monitoring"),
         st.Page("pages/decision.py", title="Decision"),
     ],

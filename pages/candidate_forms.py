@@ -1,0 +1,278 @@
+"""Forms of the Candidates page: a candidate's record, and the vendor's questionnaire answers.
+
+Widgets only: each form builds the packages' pydantic values (``Candidate``, an answer from
+``make_answer``), applies one governance function to the latest dossier and saves it as a new
+version. Uploaded documents go to ``governance.documents`` and are cited by their SHA-256.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pandas as pd
+import streamlit as st
+from pydantic import ValidationError
+
+from evaluator.llm import ModelEndpoint
+from governance.attestations import STATUS_TEXT, AttestationError, load_questionnaire, make_answer, statuses
+from governance.candidates import (
+    Candidate,
+    ContractFacts,
+    Pricing,
+    record_attestation,
+    remove_candidate,
+    slugify,
+    upsert_candidate,
+)
+from governance.documents import DocumentError, DocumentStore
+from governance.dossier import Dossier
+from pages import ui
+
+NEW = "(new candidate)"
+TRI = {"not known": None, "yes": True, "no": False}
+
+
+def _tri(label: str, value: bool | None, key: str) -> bool | None:
+    options = list(TRI)
+    index = options.index(next(k for k, v in TRI.items() if v is value))
+    return TRI[st.selectbox(label, options, index=index, key=key)]
+
+
+def _errors(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'candidate'}: {e['msg']}" for e in exc.errors())
+
+
+def candidate_editor(dossier: Dossier) -> None:
+    """Add, edit or remove a candidate."""
+    ids = [c.id for c in dossier.candidates]
+    chosen = st.selectbox("Candidate", [NEW, *ids], key=f"cand_pick_{dossier.id}")
+    old = next((c for c in dossier.candidates if c.id == chosen), None)
+    k = f"cand_{dossier.id}_{chosen}_"
+    c1, c2 = st.columns(2)
+    vendor = c1.text_input("Vendor", old.vendor if old else "", key=k + "vendor")
+    product = c2.text_input("Product", old.product if old else "", key=k + "product")
+    c1, c2, c3 = st.columns(3)
+    model_id = c1.text_input(
+        "Underlying model id",
+        old.model_id if old else "",
+        key=k + "model",
+        help="e.g. gpt-4o, claude-3-7-sonnet, llama-3.3-70b",
+    )
+    model_version = c2.text_input("Model version", old.model_version if old else "", key=k + "version")
+    prompt = c3.text_input(
+        "Prompt / configuration version", old.prompt_version if old else "", key=k + "prompt"
+    )
+    evidence = sorted({e.model for e in dossier.evidence})
+    linked = st.multiselect(
+        "Evidence models (empty: matched from the model id and version)",
+        evidence,
+        default=[m for m in (old.evidence_models if old else []) if m in evidence],
+        key=k + "evidence",
+    )
+    kind = st.radio(
+        "Pricing",
+        ["per_token", "per_seat", "none yet"],
+        horizontal=True,
+        key=k + "kind",
+        index=["per_token", "per_seat"].index(old.pricing.kind) if old and old.pricing else 2,
+    )
+    p = old.pricing if old and old.pricing else None
+    c1, c2, c3 = st.columns(3)
+    if kind == "per_token":
+        a = c1.number_input(
+            "USD per 1M prompt tokens", 0.0, 1e4, p.input_usd_per_mtok or 0.0 if p else 0.0, key=k + "in"
+        )
+        b = c2.number_input(
+            "USD per 1M completion tokens",
+            0.0,
+            1e4,
+            p.output_usd_per_mtok or 0.0 if p else 0.0,
+            key=k + "out",
+        )
+    elif kind == "per_seat":
+        a = c1.number_input(
+            "USD per seat per month", 0.0, 1e6, p.usd_per_seat_month or 0.0 if p else 0.0, key=k + "seat"
+        )
+        b = c2.number_input("Seats", 1, 1_000_000, p.seats or 1 if p else 1, key=k + "seats")
+    source = c3.text_input("Price source (quote, list page)", p.source if p else "", key=k + "source")
+    st.markdown("**Contract facts**")
+    f = old.contract if old else ContractFacts()
+    c1, c2, c3, c4 = st.columns(4)
+    residency = c1.text_input("Data residency", f.data_residency or "", key=k + "residency")
+    with c2:
+        phi = _tri("PHI agreement in place", f.phi_agreement, k + "phi")
+    with c3:
+        pinning = _tri("Version pinning available", f.version_pinning, k + "pin")
+    notice = c4.number_input(
+        "Change notice (days; -1 = not known)",
+        -1,
+        3650,
+        -1 if f.change_notice_days is None else f.change_notice_days,
+        key=k + "notice",
+    )
+    st.markdown("**Endpoint for local runs** (optional; the key stays in an environment variable)")
+    e = old.endpoint if old else None
+    c1, c2, c3, c4 = st.columns(4)
+    ep_model = c1.text_input("litellm model string", e.model if e else "", key=k + "ep_model")
+    ep_base = c2.text_input("API base", e.api_base or "" if e else "", key=k + "ep_base")
+    ep_key = c3.text_input(
+        "Key variable NAME",
+        e.api_key_env or "" if e else "",
+        key=k + "ep_key",
+        help="e.g. VENDOR_API_KEY; never paste a key here",
+    )
+    ep_phi = c4.checkbox("PHI approved", e.phi_approved if e else False, key=k + "ep_phi")
+    b1, b2 = st.columns(2)
+    if b1.button(
+        "Save candidate", key=k + "save", type="primary", disabled=not (vendor and product and model_id)
+    ):
+        try:
+            pricing = (
+                None
+                if kind == "none yet"
+                else Pricing(kind="per_token", input_usd_per_mtok=a, output_usd_per_mtok=b, source=source)
+                if kind == "per_token"
+                else Pricing(kind="per_seat", usd_per_seat_month=a, seats=int(b), source=source)
+            )
+            endpoint = (
+                ModelEndpoint(
+                    name=f"{vendor} · {product}",
+                    model=ep_model.strip(),
+                    api_base=ep_base.strip() or None,
+                    api_key_env=ep_key.strip() or None,
+                    phi_approved=ep_phi,
+                )
+                if ep_model.strip()
+                else None
+            )
+            candidate = Candidate(
+                id=old.id if old else slugify(f"{vendor} {product}"),
+                vendor=vendor,
+                product=product,
+                model_id=model_id,
+                model_version=model_version,
+                prompt_version=prompt,
+                endpoint=endpoint,
+                pricing=pricing,
+                evidence_models=linked,
+                added_by=ui.reviewer(),
+                added_at=datetime.now(UTC),
+                contract=ContractFacts(
+                    data_residency=residency.strip() or None,
+                    phi_agreement=phi,
+                    version_pinning=pinning,
+                    change_notice_days=None if notice < 0 else notice,
+                ),
+            )
+        except ValidationError as exc:
+            st.error(_errors(exc))
+        else:
+            ui.save(upsert_candidate(ui.current().dossier, candidate), note=f"candidate {candidate.id} saved")
+            st.rerun()
+    if old and b2.button("Remove candidate", key=k + "remove"):
+        ui.save(remove_candidate(ui.current().dossier, old.id), note=f"candidate {old.id} removed")
+        st.rerun()
+
+
+def attestation_editor(dossier: Dossier) -> None:
+    """The questionnaire of one candidate: answers with status, and a form to record one."""
+    q = load_questionnaire()
+    labels = {c.id: c.label for c in dossier.candidates}
+    cid = st.selectbox("Candidate", list(labels), format_func=labels.get, key=f"att_cand_{dossier.id}")
+    candidate = next(c for c in dossier.candidates if c.id == cid)
+    rows = statuses(candidate.attestations, q)
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "question": s.question.id,
+                    "topic": s.question.topic,
+                    "status": STATUS_TEXT[s.status],
+                    "answer": s.answer_text,
+                    "entered by": s.answer.entered_by if s.answer else "",
+                    "entered at": f"{s.answer.entered_at:%Y-%m-%d %H:%M}" if s.answer else "",
+                    "document": f"{s.answer.document.filename} ({s.answer.document.sha256[:12]}…)"
+                    if s.answer and s.answer.document
+                    else "",
+                }
+                for s in rows
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+        key="att_table",
+    )
+    qid = st.selectbox(
+        "Question",
+        [s.question.id for s in rows],
+        key=f"att_q_{cid}",
+        format_func=lambda i: f"{i}: {next(s for s in rows if s.question.id == i).status}",
+    )
+    s = next(x for x in rows if x.question.id == qid)
+    question, k = s.question, f"att_{cid}_{qid}_"
+    st.markdown(f"**{question.topic}.** {question.text}  \n*Satisfactory:* {question.satisfactory}")
+    judgement = None
+    if question.options:
+        options = list(question.options)
+        value = st.radio(
+            "Answer",
+            options,
+            format_func=question.options.get,
+            key=k + "value",
+            index=options.index(s.answer.value) if s.answer and s.answer.value in options else 0,
+        )
+    else:
+        value = st.text_area(
+            "Answer (the vendor's words)", s.answer.value if s.answer else "", key=k + "value"
+        )
+        verdicts = ["not judged yet", "satisfactory", "unsatisfactory"]
+        judgement = st.radio(
+            "Your judgement against the bar above", verdicts, horizontal=True, key=k + "judge"
+        )
+        judgement = None if judgement == verdicts[0] else judgement
+    note = st.text_input("Where the answer comes from (contract clause, e-mail, document)", key=k + "note")
+    upload = (
+        st.file_uploader(
+            "Supporting document" + (" (required)" if question.document == "required" else ""), key=k + "doc"
+        )
+        if question.document != "none"
+        else None
+    )
+    if st.button("Save answer", key=k + "save", type="primary"):
+        try:
+            ref = (
+                DocumentStore(ui.store().con).put(
+                    upload.getvalue(), upload.name, upload.type, by=ui.reviewer()
+                )
+                if upload is not None
+                else s.answer.document
+                if s.answer
+                else None
+            )
+            answer = make_answer(
+                qid,
+                value,
+                by=ui.reviewer(),
+                at=datetime.now(UTC),
+                note=note,
+                document=ref,
+                judgement=judgement,
+                questionnaire=q,
+            )
+        except (AttestationError, DocumentError) as exc:
+            st.error(str(exc))
+        else:
+            ui.save(
+                record_attestation(ui.current().dossier, cid, answer), note=f"attestation {qid} for {cid}"
+            )
+            st.rerun()
+    if s.answer and s.answer.document:
+        ref = s.answer.document
+        st.download_button(
+            f"Download {ref.filename}",
+            lambda: DocumentStore(ui.store().con).get(ref.sha256),
+            file_name=ref.filename,
+            mime=ref.media_type,
+            key=k + "download",
+            on_click="ignore",
+        )

@@ -1,0 +1,152 @@
+"""Candidates page (AppTest) on the demo, and the same numbers on the page, in the CLI and in the PDF."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+
+import pytest
+from pypdf import PdfReader
+
+from governance.decision import signoff_status
+from governance.documents import DocumentStore, sha256_hex
+from governance.store import Store
+from tests.pages.conftest import open_page
+
+DEMO = "D-demo-portal"
+PAGE = "pages/candidates.py"
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory):
+    from governance.demo import seed_demo
+
+    path = tmp_path_factory.mktemp("seeded") / "medassure.duckdb"
+    store = Store.open(path)
+    seed_demo(store)
+    store.close()
+    return path
+
+
+@pytest.fixture
+def demo_copy(home, seeded):
+    """A fresh copy of the seeded demo database for each test (seeding once keeps the suite fast)."""
+    home.mkdir(parents=True, exist_ok=True)
+    shutil.copy(seeded, home / "medassure.duckdb")
+    return home
+
+
+def latest(home):
+    store = Store.open(home / "medassure.duckdb")
+    try:
+        return store.load(DEMO)
+    finally:
+        store.close()
+
+
+def texts(at) -> str:
+    return "\n".join(
+        [m.value for m in at.markdown] + [c.value for c in at.caption] + [e.label for e in at.expander]
+    )
+
+
+def test_demo_has_three_candidates_a_missing_attestation_and_a_valid_signoff(demo_copy):
+    d = latest(demo_copy).dossier
+    assert [c.model_id for c in d.candidates] == ["gpt-4o", "claude-3-7-sonnet", "llama-3.3-70b"]
+    northwind = d.candidates[1]
+    assert "subgroup_performance" not in {a.question_id for a in northwind.attestations}
+    assert (
+        signoff_status(d).roles[0].valid and d.decision.content_hash
+    )  # the candidates came before the decision
+
+
+def test_page_shows_table_chart_ties_and_the_open_item(demo_copy):
+    at = open_page(PAGE)
+    assert at.title[0].value == "Candidates"
+    summary = at.dataframe[0].value
+    assert list(summary["id"]) == ["contoso-gpt-4o", "northwind-messageassist", "onprem-llama-3-3-70b"]
+    assert summary["usd_per_1k"].notna().all() and set(summary["pricing"]) == {"per_token", "per_seat"}
+    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    assert "layer" in spec
+    scores = at.dataframe[1].value
+    assert len(scores) == 3 * len(set(scores["benchmark"])) and "tie_group" in scores
+    shown = texts(at)
+    assert "Subgroup performance reported (subgroup_performance): not answered" in shown
+    assert "Tie groups" in shown and "MedConfInfo: {" in shown
+    assert at.get("download_button")
+
+
+def test_page_cli_and_pdf_show_the_same_numbers(demo_copy, capsys):
+    from governance.cli import main
+    from reports.bundle import report_bundle
+
+    page = open_page(PAGE).dataframe[0].value.set_index("id")
+    assert main(["--home", str(demo_copy), "candidates", DEMO, "--format", "json"]) == 0
+    cli = {c["id"]: c for c in json.loads(capsys.readouterr().out)["candidates"]}
+    store = Store.open(demo_copy / "medassure.duckdb")
+    try:
+        pdf = report_bundle(store, DEMO).download("pdf").make()
+    finally:
+        store.close()
+    text = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(io.BytesIO(pdf)).pages)
+    assert "Candidates compared" in text
+    assert set(page.index) == set(cli) and len(cli) == 3
+    for cid, c in cli.items():
+        for column, key in [
+            ("usd_per_1k", "cost_per_1k"),
+            ("usd_per_1k_acceptable", "cost_per_1k_acceptable"),
+        ]:
+            assert page.loc[cid, column] == round(c[key], 2), (cid, column)
+            assert f"USD {round(c[key], 2):,.2f}" in text, (cid, column)
+        assert page.loc[cid, "open_items"] == len(c["open_items"])
+        assert f"{c['answered']} / {c['satisfactory']} / {c['questions']}" in text
+        assert bool(page.loc[cid, "on_frontier"]) is c["on_frontier"]
+
+
+def test_add_a_candidate_from_the_page(demo_copy):
+    at = open_page(PAGE)
+    k = "cand_D-demo-portal_(new candidate)_"
+    at.text_input(key=k + "vendor").input("Fabrikam AI").run()
+    at.text_input(key=k + "product").input("ReplyBot").run()
+    at.text_input(key=k + "model").input("gpt-4o-mini").run()
+    at.radio(key=k + "kind").set_value("per_seat").run()
+    at.number_input(key=k + "seat").set_value(20.0).run()
+    at.number_input(key=k + "seats").set_value(10).run()
+    at.text_input(key=k + "ep_model").input("openai/gpt-4o-mini").run()
+    at.text_input(key=k + "ep_key").input("FABRIKAM_KEY").run()
+    at.button(key=k + "save").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    d = latest(demo_copy).dossier
+    new = d.candidates[-1]
+    assert (new.id, new.pricing.seats, new.endpoint.api_key_env) == (
+        "fabrikam-ai-replybot",
+        10,
+        "FABRIKAM_KEY",
+    )
+    assert new.added_by == "reviewer" and not signoff_status(d).roles[0].valid  # a change after sign-off
+    assert "fabrikam-ai-replybot" in list(at.dataframe[0].value["id"])
+
+
+def test_answer_an_attestation_with_a_document(demo_copy):
+    at = open_page(PAGE)
+    at.selectbox(key="att_cand_D-demo-portal").select("northwind-messageassist").run()
+    at.selectbox(key="att_q_northwind-messageassist").select("subgroup_performance").run()
+    k = "att_northwind-messageassist_subgroup_performance_"
+    at.radio(key=k + "value").set_value("relevant").run()
+    at.text_input(key=k + "note").input("Vendor report, section 5").run()
+    data = b"DEMO subgroup results by age band and language"
+    at.file_uploader(key=k + "doc").set_value(("subgroups.txt", data, "text/plain")).run()
+    at.button(key=k + "save").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    d = latest(demo_copy).dossier
+    answer = next(a for a in d.candidates[1].attestations if a.question_id == "subgroup_performance")
+    assert (answer.value, answer.entered_by, answer.document.sha256) == (
+        "relevant",
+        "reviewer",
+        sha256_hex(data),
+    )
+    store = Store.open(demo_copy / "medassure.duckdb")
+    assert DocumentStore(store.con).get(answer.document.sha256) == data
+    store.close()
+    assert "Subgroup performance reported (subgroup_performance): not answered" not in texts(at)
