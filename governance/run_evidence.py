@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
 
@@ -25,9 +26,12 @@ from evaluator.loaders import DatasetError, get_loader, load_instances
 from evaluator.run_plan import RunEstimate, estimate_run, plan_run
 from evaluator.runstore import RunStore
 from governance.dossier import Dossier
-from governance.run_jobs import JOBS, RunJob, RunJobs, RunRequest
+from governance.run_jobs import JOBS, RunJob, RunJobs, RunProgress, RunRequest
 from governance.store import Store, default_home
 from governance.taxonomy import load_taxonomy
+
+if TYPE_CHECKING:
+    from evaluator.runner import ProgressFn
 
 BUILTIN_ID = "calc_builtin"
 
@@ -233,6 +237,60 @@ def start_run(store: Store, request: RunRequest, jobs: RunJobs = JOBS) -> RunJob
         raise RunInputError(problem)
     run_key = plan_run(spec, instances, request.endpoint).run_key
     return jobs.start(store.cursor(), request, run_key, spec, instances)
+
+
+def run_and_wait(store: Store, request: RunRequest, on_progress: ProgressFn | None = None, *,
+                 poll_s: float = 0.2, jobs: RunJobs = JOBS) -> RunProgress:
+    """Start (or resume) the run as the Run evidence page does and wait for it, reporting progress.
+
+    For notebooks and scripts. The run works in the page's background thread (``start_run``):
+    a Jupyter cell already runs an event loop, so the runner's own ``asyncio.run`` cannot be
+    called from it. ``on_progress`` gets ``(done, total, None)`` whenever the count changes.
+    Stopping the cell (Ctrl-C) cancels the run; the same request started again resumes it.
+
+    Args:
+        store: the open store (the run and its results are written to it).
+        request: from ``build_request``.
+        on_progress: e.g. ``evaluator.tqdm_progress("calc_builtin")``; closed at the end when it
+            has a ``close()``.
+        poll_s: seconds between looks at the job.
+        jobs: the registry of running jobs (the app's by default).
+
+    Returns:
+        The final snapshot: ``state`` (``completed``, ``cancelled``, ``budget_exceeded``, ...),
+        ``run_id`` and the runner's ``summary``.
+
+    Raises:
+        RunInputError: as ``start_run``, or the run thread stopped with an error (its message).
+
+    Example:
+        >>> from evaluator import tqdm_progress
+        >>> req = build_request("calc_builtin", "openai/m", api_base="http://127.0.0.1:8000/v1", limit=12)
+        >>> done = run_and_wait(store, req, tqdm_progress("calc_builtin"))  # doctest: +SKIP
+        >>> done.state, done.summary.n                                      # doctest: +SKIP
+        ('completed', 12)
+    """
+    job = start_run(store, request, jobs)
+    seen: tuple[int, int] | None = None
+    try:
+        while True:
+            progress = job.join(poll_s)
+            if on_progress is not None and (progress.done, progress.total) != seen:
+                seen = (progress.done, progress.total)
+                on_progress(progress.done, progress.total, None)
+            if not progress.alive:
+                break
+    except KeyboardInterrupt:
+        job.cancel()
+        job.join()
+        raise
+    finally:
+        close = getattr(on_progress, "close", None)
+        if callable(close):
+            close()
+    if progress.state == "error":
+        raise RunInputError(f"the run stopped with an error: {progress.error}")
+    return progress
 
 
 def cancel_run(run_key: str, jobs: RunJobs = JOBS) -> bool:
