@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import functools
-import os
 from pathlib import Path
 from typing import NamedTuple
 
@@ -52,8 +51,9 @@ def table_prices(path: Path = PRICES_CSV) -> dict[str, Price]:
 @functools.cache
 def litellm_price(model: str) -> Price | None:
     """The price in litellm's bundled map for ``model`` (also tried without its provider prefix)."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
+    from evaluator.llm import _litellm  # llm.py stays the one importer of litellm
+
+    litellm = _litellm()
 
     candidates = [model]
     if "/" in model:

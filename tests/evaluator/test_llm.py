@@ -150,3 +150,20 @@ def test_unknown_exception_is_fatal_other():
 def test_count_prompt_tokens_uses_tokenizer():
     n, method = count_prompt_tokens(ModelEndpoint(name="x", model="gpt-4o"), MESSAGES)
     assert 5 <= n <= 20 and method == "litellm.token_counter"
+
+
+def test_llm_is_the_only_importer_of_litellm():
+    import ast
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    importers = set()
+    for folder in ("evaluator", "governance", "reports", "pages"):
+        for path in (repo / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+                if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    names = [node.module]
+                if any(n.split(".")[0] == "litellm" for n in names):
+                    importers.add(str(path.relative_to(repo)))
+    assert importers == {"evaluator/llm.py"}
