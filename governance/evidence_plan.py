@@ -224,7 +224,9 @@ def _item(con, run: dict[str, Any], evidence: list, jobs: RunJobs | None) -> Pla
     params = json.loads(run["params"]) if isinstance(run["params"], str) else dict(run["params"] or {})
     job = jobs.get(run["run_key"]) if jobs is not None else None
     request = job.request if job is not None else None
-    known = request.endpoint if request is not None and request.endpoint.model == run["model"] else None
+    same = request is not None and (request.endpoint.model, request.endpoint.api_base) == (run["model"],
+                                                                                          run["api_base"])
+    known = request.endpoint if same else None
     endpoint = PlanEndpoint(
         name=run["endpoint_name"] or run["model"], model=run["model"], api_base=run["api_base"],
         api_key_env=known.api_key_env if known else None,
