@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from governance.store import DossierVersion, Store
 from reports.chai import chai_model_card_xml
@@ -41,7 +42,13 @@ class Download:
 
 @dataclass(frozen=True)
 class ReportBundle:
-    """A version, its report model and its downloads."""
+    """A version, its report model and its downloads.
+
+    Example:
+        >>> bundle = report_bundle(store, "D-demo-portal")          # doctest: +SKIP
+        >>> [d.kind for d in bundle.downloads]                       # doctest: +SKIP
+        ['pdf', 'json', 'chai', 'hti1', 'evidence']
+    """
 
     version: DossierVersion
     """The stored version the report is bound to."""
@@ -56,6 +63,21 @@ class ReportBundle:
             if d.kind == kind:
                 return d
         raise KeyError(f"no download {kind!r}; kinds: {[d.kind for d in self.downloads]}")
+
+    def write(self, kind: str, path: str | Path) -> Path:
+        """Render the file of this kind and write it to ``path`` (a folder gets the suggested file name).
+
+        Example:
+            >>> bundle = report_bundle(store, "D-demo-portal")          # doctest: +SKIP
+            >>> bundle.write("pdf", "/tmp").name                         # doctest: +SKIP
+            'D-demo-portal-v7-1a2b3c4d.pdf'
+        """
+        download = self.download(kind)
+        target = Path(path)
+        if target.is_dir():
+            target = target / download.file_name
+        target.write_bytes(download.make())
+        return target
 
 
 def report_bundle(store: Store, dossier_id: str, version: int | None = None,

@@ -69,6 +69,12 @@ class Chart(BaseModel):
     caption: str = ""
     """What the chart shows and what it does not."""
 
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        """Drawn inline in a notebook by altair's active renderer (``alt.renderers.enable("png")`` offline)."""
+        import altair as alt
+
+        return alt.renderers.get()(self.spec)
+
 
 class Section(BaseModel):
     """One section of the report: generic blocks rendered in order."""

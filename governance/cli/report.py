@@ -33,10 +33,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     bundle = report_bundle(open_store(args), args.id, args.version)
     written = {}
     for kind, path in targets.items():
-        data = bundle.download(kind).make()
-        path.write_bytes(data)
-        written[kind] = {"path": str(path), "bytes": len(data)}
-        say(f"wrote {path} ({len(data):,} bytes)")
+        size = bundle.write(kind, path).stat().st_size
+        written[kind] = {"path": str(path), "bytes": size}
+        say(f"wrote {path} ({size:,} bytes)")
     v = bundle.version
     emit({"id": v.dossier.id, "version": v.version, "hash": v.hash, "files": written,
           "not_recorded": [s.title for s in bundle.report.sections() if not s.recorded]})
