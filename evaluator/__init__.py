@@ -1,0 +1,40 @@
+"""Evidence: benchmarks, model endpoints, the runner, published MedHELM results.
+
+The public API below is what notebooks and scripts use; the pages and the CLI call the same
+functions. Names are imported on first use (``evaluator.lazy_exports``), so ``import
+evaluator.db`` stays cheap. evaluator never imports governance or reports.
+
+Example:
+    >>> from evaluator import evidence_frame, published_evidence
+    >>> evidence_frame(published_evidence(["MedCalc-Bench"], ["DeepSeek R1"]))[["model", "score"]].shape
+    (1, 2)
+"""
+
+from typing import TYPE_CHECKING
+
+from evaluator.lazy_exports import lazy_exports
+
+_EXPORTS = {
+    "Evidence": "evaluator.evidence",
+    "published_evidence": "evaluator.evidence",
+    "evidence_frame": "evaluator.evidence",
+    "list_benchmarks": "evaluator.benchmarks",
+    "get_benchmark": "evaluator.benchmarks",
+    "load_instances": "evaluator.loaders",
+    "ModelEndpoint": "evaluator.llm",
+    "run_benchmark": "evaluator.runner",
+    "tqdm_progress": "evaluator.progress",
+}
+__all__ = [  # literal, so tools see the public names; tests check it matches _EXPORTS
+    "Evidence", "published_evidence", "evidence_frame", "list_benchmarks", "get_benchmark",
+    "load_instances", "ModelEndpoint", "run_benchmark", "tqdm_progress",
+]
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
+
+if TYPE_CHECKING:  # for editors and type checkers; at run time the names load on first use
+    from evaluator.benchmarks import get_benchmark, list_benchmarks
+    from evaluator.evidence import Evidence, evidence_frame, published_evidence
+    from evaluator.llm import ModelEndpoint
+    from evaluator.loaders import load_instances
+    from evaluator.progress import tqdm_progress
+    from evaluator.runner import run_benchmark

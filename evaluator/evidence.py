@@ -61,7 +61,13 @@ class SubgroupScore(BaseModel):
 
 
 class Evidence(BaseModel):
-    """A score for (model, benchmark, metric) with n, interval and provenance."""
+    """A score for (model, benchmark, metric) with n, interval and provenance.
+
+    Example:
+        >>> e = published_evidence(["MedCalc-Bench"], ["DeepSeek R1"])[0]
+        >>> e.provenance, e.has_interval, e.ci_lower < e.score < e.ci_upper
+        ('published', True, True)
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -50,7 +50,13 @@ def _secret_names(params: Mapping[str, Any]) -> list[str]:
 
 
 class ModelEndpoint(BaseModel):
-    """A model as MedAssure calls it: litellm model string, where it lives, limits, prices."""
+    """A model as MedAssure calls it: litellm model string, where it lives, limits, prices.
+
+    Example:
+        >>> e = ModelEndpoint(name="ward model", model="openai/llama-3.3-70b", api_base="http://127.0.0.1:8000/v1")
+        >>> e.is_local, e.api_key_env is None
+        (True, True)
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

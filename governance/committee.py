@@ -52,7 +52,15 @@ def start_rules(dossier: Dossier, replace: bool = False) -> Dossier:
 
 
 def lock_rules(dossier: Dossier, by: str, note: str = "") -> Dossier:
-    """The dossier with its rules locked (pre-registered) against the evidence attached so far."""
+    """The dossier with its rules locked (pre-registered) against the evidence attached so far.
+
+    Example:
+        >>> from governance.dossier import Dossier
+        >>> from governance.intended_use import example_intended_use
+        >>> d = start_rules(Dossier(title="Portal replies", owner="me", intended_use=example_intended_use()))
+        >>> lock_rules(d, by="chair").policy.lock.locked_by
+        'chair'
+    """
     if dossier.policy is None:
         raise PolicyError("there are no rules to lock; start from the defaults first")
     policy = lock_policy(dossier.policy, by=by, evidence_ids=[e.id for e in dossier.evidence], note=note)
@@ -73,7 +81,13 @@ def delete_rule(dossier: Dossier, rule_id: str, by: str, why: str = "") -> Dossi
 
 
 def assessment_and_recommendation(dossier: Dossier) -> tuple[Assessment, Recommendation]:
-    """Verdicts and the recommendation they support (never stored; recomputed per version)."""
+    """Verdicts and the recommendation they support (never stored; recomputed per version).
+
+    Example:
+        >>> assessment, rec = assessment_and_recommendation(dossier)  # doctest: +SKIP
+        >>> assessment.counts()["pass"], rec.outcome                   # doctest: +SKIP
+        (20, 'approve_with_conditions')
+    """
     assessment = assess(dossier)
     return assessment, with_vendor_items(dossier, recommend(assessment))
 

@@ -80,7 +80,14 @@ class LocalTask(BaseModel):
 
 
 class TaskMapping(BaseModel):
-    """How the intended use maps onto the MedHELM taxonomy."""
+    """How the intended use maps onto the MedHELM taxonomy.
+
+    Example:
+        >>> m = TaskMapping().decide("supporting_diagnostic_decisions", "accepted", by="a.analyst")
+        >>> m = m.decide("providing_patient_education_resources", "rejected", by="a.analyst")
+        >>> m.accepted
+        ['supporting_diagnostic_decisions']
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -121,7 +128,14 @@ class TaskMapping(BaseModel):
 
 
 class Dossier(BaseModel):
-    """Everything a committee records about one intended use."""
+    """Everything a committee records about one intended use.
+
+    Example:
+        >>> from governance.intended_use import example_intended_use
+        >>> d = Dossier(title="Portal replies", owner="dr.lee", intended_use=example_intended_use())
+        >>> d.id.startswith("D-"), d.status, d.risk.tier
+        (True, 'draft', 'moderate')
+    """
 
     model_config = ConfigDict(extra="forbid")
 

@@ -43,7 +43,17 @@ PHI_LABELS = {
 
 
 class IntendedUse(BaseModel):
-    """The use a committee is asked to approve, in the committee's own words."""
+    """The use a committee is asked to approve, in the committee's own words.
+
+    Example:
+        >>> use = IntendedUse(
+        ...     purpose="Answer nurses' drug-dosing questions on the wards; a pharmacist checks each answer.",
+        ...     intended_users=["registered nurses"], care_setting="Adult inpatient wards",
+        ...     patient_population="Adults (18+)", decision_role="informs", error_severity="serious",
+        ...     human_oversight="every_output", phi_exposure="deidentified")
+        >>> use.text_for_mapping().splitlines()[1]
+        'Users: registered nurses'
+    """
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 

@@ -164,7 +164,18 @@ class Store:
 
     @classmethod
     def open(cls, path: Path | None = None) -> Store:
-        """Open (creating if needed) the store at ``path`` or ``default_home()/medassure.duckdb``."""
+        """Open (creating if needed) the store at ``path`` or ``default_home()/medassure.duckdb``.
+
+        Raises:
+            StoreLockedError: another process holds the file (one writer per DuckDB file).
+            StoreCorruptError: the file is not a readable MedAssure database.
+
+        Example:
+            >>> import tempfile
+            >>> store = Store.open(Path(tempfile.mkdtemp()) / "medassure.duckdb")
+            >>> store.is_empty()
+            True
+        """
         path = path or default_home() / "medassure.duckdb"
         con = connect(path)
         try:
@@ -197,6 +208,16 @@ class Store:
             dossier: the full dossier content.
             author: who saves it (recorded in the version and the audit log).
             note: what the save was for.
+
+        Example:
+            >>> import tempfile
+            >>> from governance.intended_use import example_intended_use
+            >>> store = Store.open(Path(tempfile.mkdtemp()) / "medassure.duckdb")
+            >>> d = Dossier(title="Portal replies", owner="dr.lee", intended_use=example_intended_use())
+            >>> store.save(d, author="dr.lee", note="created").version
+            1
+            >>> store.save(d, author="dr.lee").version  # unchanged content: no new version
+            1
         """
         if not author or not author.strip():
             raise StoreError("A save needs an author (who is making this change).")
@@ -247,7 +268,21 @@ class Store:
         return self._row_to_version(row) if row else None
 
     def load(self, dossier_id: str, version: int | None = None) -> DossierVersion:
-        """A version of a dossier (the newest by default)."""
+        """A version of a dossier (the newest by default).
+
+        Raises:
+            DossierNotFound: no such dossier or version.
+
+        Example:
+            >>> import tempfile
+            >>> from governance.intended_use import example_intended_use
+            >>> store = Store.open(Path(tempfile.mkdtemp()) / "medassure.duckdb")
+            >>> d = Dossier(id="D-example", title="Portal replies", owner="dr.lee",
+            ...             intended_use=example_intended_use())
+            >>> _ = store.save(d, author="dr.lee")
+            >>> store.load("D-example").dossier.title, store.load("D-example", version=1).version
+            ('Portal replies', 1)
+        """
         if version is None:
             found = self.latest_or_none(dossier_id)
         else:

@@ -28,7 +28,14 @@ def _norm(value: float | None, scale: str) -> float | None:
 
 
 def scores_chart(evidence: list[Evidence]) -> Chart:
-    """Each model's normalized score per benchmark, with its 95% interval where there is one."""
+    """Each model's normalized score per benchmark, with its 95% interval where there is one.
+
+    Example:
+        >>> from evaluator.evidence import published_evidence
+        >>> chart = scores_chart(published_evidence(["MedCalc-Bench"], ["DeepSeek R1"]))
+        >>> chart.key, len(chart.spec["layer"])
+        ('scores', 2)
+    """
     df = pd.DataFrame([{"benchmark": e.benchmark, "model": e.model, "metric": e.metric,
                         "score": e.normalized_score, "lower": _norm(e.ci_lower, e.scale),
                         "upper": _norm(e.ci_upper, e.scale), "n": e.n} for e in evidence])
