@@ -148,3 +148,29 @@ def test_uploads_are_kept_by_content(tmp_path):
     assert first.parent == tmp_path / "uploads" and first.name.endswith("-my_cases.csv")
     assert save_upload("other.csv", b"id,question\n1,q\n", tmp_path).read_bytes() == first.read_bytes()
     assert save_upload("../my cases.csv", b"id,question\n1,q\n", tmp_path) == first
+
+
+def test_a_budget_stop_resumes_with_a_larger_budget(demo, calc_server):
+    jobs = RunJobs()
+    prices = {"input_price": 1000.0, "output_price": 1000.0}  # ~0.2 USD per request at most
+    stopped = start_run(demo, request(calc_server, max_cost_usd=0.5, **prices), jobs).join(60)
+    assert stopped.state == "budget_exceeded" and 0 < stopped.done < 10
+    larger = request(calc_server, max_cost_usd=100.0, **prices)
+    assert estimate_request(demo, larger).estimate.n_already_done == stopped.done
+    done = start_run(demo, larger, jobs).join(60)
+    assert done.state == "completed" and done.run_id == stopped.run_id
+    assert set(calc_server.hits_by_prompt.values()) == {1} and calc_server.hits == 10
+
+
+def test_a_run_left_running_by_a_dead_process_shows_as_interrupted(demo):
+    from evaluator.runstore import RunStore
+
+    cur = demo.cursor()
+    run_id = RunStore(cur, journal_dir=None).create_run(
+        run_key="k" * 64, benchmark_id="calc_builtin", hashes={}, model="openai/m", endpoint_name="m",
+        api_base=None, params={}, n_planned=5)
+    cur.close()
+    view = run_view(demo, run_id, demo.load(DEMO_ID).dossier, jobs=RunJobs())
+    assert view.state == "interrupted" and not view.resumable_here and view.summary is None
+    with pytest.raises(RunInputError, match="is running"):
+        attach_run(demo, DEMO_ID, run_id, by="dr.lee")
