@@ -68,8 +68,9 @@ def phi_tables(report) -> None:
 
 
 st.subheader("1. Import cases")
+st.session_state.setdefault("ls_uploads", 0)  # bumped after a save, which empties the uploader
 upload = st.file_uploader("Cases file (CSV, XLSX or JSONL; UTF-8; at most 20 MB)",
-                          type=["csv", "xlsx", "jsonl"], key="ls_upload")
+                          type=["csv", "xlsx", "jsonl"], key=f"ls_upload_{st.session_state['ls_uploads']}")
 if upload is not None:
     table, problems = read(upload.name, upload.getvalue())
     if table is None:
@@ -108,7 +109,8 @@ if upload is not None:
             if st.button("Save scenario", key="ls_save", type="primary", disabled=not name.strip()):
                 saved = import_for_dossier(store, preview, name=name.strip(), author=ui.reviewer(),
                                            dossier=dossier, subcategory_ids=subs)
-                st.session_state["ls_selected"] = (saved.scenario_id, saved.version)
+                st.session_state["ls_show_version"] = f"{saved.scenario_id}@{saved.version}"
+                st.session_state["ls_uploads"] += 1
                 st.session_state["ls_flash"] = f"Saved {saved.scenario_id} version {saved.version}."
                 st.rerun()
 
@@ -119,13 +121,13 @@ if not rows:
     st.stop()
 st.dataframe(pd.DataFrame(rows)[["scenario_id", "version", "name", "n_instances", "tags", "phi", "redacted",
                                  "author", "created_at", "note"]], hide_index=True, width="stretch")
-keys = [(r["scenario_id"], r["version"]) for r in rows]
-current = st.session_state.get("ls_selected")
-labels = {k: f"{r['name']} ({k[0]}) · version {k[1]}" for k, r in zip(keys, rows, strict=True)}
-pick = st.selectbox("Scenario version", range(len(keys)), format_func=lambda i: labels[keys[i]],
-                    index=keys.index(current) if current in keys else 0, key="ls_version_pick")
-sid, ver = keys[pick]
-st.session_state["ls_selected"] = (sid, ver)
+labels = {f"{r['scenario_id']}@{r['version']}": f"{r['name']} ({r['scenario_id']}) · version {r['version']}"
+          for r in rows}
+# A version just saved or redacted is shown next (app state, applied to the widget before it renders).
+if (wanted := st.session_state.pop("ls_show_version", None)) in labels:
+    st.session_state["ls_version_pick"] = wanted
+pick = st.selectbox("Scenario version", list(labels), format_func=labels.get, key="ls_version_pick")
+sid, ver = pick.split("@")[0], int(pick.split("@")[1])
 view = version_view(store, sid, ver)
 v = view.version
 st.caption(f"{v.n_instances} cases · tags: {', '.join(v.tag_names) or 'none'} · subcategories: "
@@ -135,7 +137,7 @@ st.caption(f"{v.n_instances} cases · tags: {', '.join(v.tag_names) or 'none'} �
 phi_tables(view.phi)
 if view.phi.total and st.button("Redact identifiers (new version)", key="ls_redact"):
     redacted = redact_scenario(store, sid, author=ui.reviewer(), version=ver)
-    st.session_state["ls_selected"] = (sid, redacted.version)
+    st.session_state["ls_show_version"] = f"{sid}@{redacted.version}"
     st.session_state["ls_flash"] = (f"Saved version {redacted.version}: {redacted.redaction['summary']} "
                                     "replaced by typed placeholders.")
     st.rerun()
@@ -159,7 +161,7 @@ if model.strip():
         bar = st.progress(0.0, text="Starting...")
         summary = run_scenario(store.con, sid, endpoint, version=ver,
                                on_progress=lambda d, t, _: bar.progress(d / max(t, 1), text=f"{d}/{t} cases"))
-        st.session_state["ls_run_id"] = summary.run_id
+        st.session_state["ls_show_run"] = summary.run_id
         st.session_state["ls_flash"] = f"Run {summary.run_id} {summary.status}: {summary.n} cases."
         st.rerun()
 
@@ -168,10 +170,10 @@ if not view.runs:
     st.info("No run of this version yet.")
     st.stop()
 run_ids = [r["run_id"] for r in view.runs]
-chosen_run = st.session_state.get("ls_run_id")
+if (new_run := st.session_state.pop("ls_show_run", None)) in run_ids:
+    st.session_state["ls_run_pick"] = new_run
 endpoints = {r["run_id"]: r["endpoint_name"] for r in view.runs}
-run_id = st.selectbox("Run", run_ids, index=run_ids.index(chosen_run) if chosen_run in run_ids else 0,
-                      format_func=lambda r: f"{r} · {endpoints[r]}", key="ls_run_pick")
+run_id = st.selectbox("Run", run_ids, format_func=lambda r: f"{r} · {endpoints[r]}", key="ls_run_pick")
 first = scenario_results(store.con, run_id)
 refs = {}
 for tag_name, default in first.subgroups.references.items():

@@ -59,6 +59,7 @@ def test_phi_block_redaction_run_and_subgroup_table(page, app_factory, tmp_path,
 
     pg.get_by_role("button", name="Redact identifiers (new version)").click()
     pg.get_by_text("Saved version 2", exact=False).wait_for()
+    pg.get_by_text("redacted from version 1", exact=False).wait_for()  # the new version is selected
     wait_idle(pg)
     run_button = pg.get_by_role("button", name="Run", exact=True)
     assert run_button.is_enabled()

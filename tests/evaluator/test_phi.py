@@ -5,7 +5,14 @@ import pytest
 
 from evaluator.instance import Instance
 from evaluator.llm import ModelEndpoint
-from evaluator.phi import check_phi_for_run, find_identifiers, mask, redact_instances, redact_text, scan_instances
+from evaluator.phi import (
+    check_phi_for_run,
+    find_identifiers,
+    mask,
+    redact_instances,
+    redact_text,
+    scan_instances,
+)
 from evaluator.scenarios.run import phi_gate
 
 TRUE_POSITIVES = [

@@ -57,7 +57,7 @@ def test_demo_scenario_results_show_a_flag_and_a_suppressed_group(scenario_home)
 def test_bad_upload_shows_row_errors_and_stores_nothing(demo_home):
     at = open_page(PAGE)
     data = (BAD / "duplicate_ids.csv").read_bytes()
-    at.file_uploader(key="ls_upload").set_value(("dups.csv", data, "text/csv")).run()
+    at.file_uploader(key="ls_upload_0").set_value(("dups.csv", data, "text/csv")).run()
     assert not at.exception
     assert any("problem(s)" in e.value for e in at.error)
     assert "duplicate id 'q2'" in table_text(at)
@@ -70,11 +70,12 @@ def test_bad_upload_shows_row_errors_and_stores_nothing(demo_home):
 def test_import_block_redact_run_and_attach(demo_home, llm_server):
     llm_server.configure(answer=constant_answer("A"))
     at = open_page(PAGE)
-    at.file_uploader(key="ls_upload").set_value(("ward.csv", cases_csv(), "text/csv")).run()
+    at.file_uploader(key="ls_upload_0").set_value(("ward.csv", cases_csv(), "text/csv")).run()
     assert any("All 31 cases are valid" in s.value for s in at.success)
     assert any("phone 1" in w.value for w in at.warning) and "867" not in table_text(at)
     at.button(key="ls_save").click().run()
     assert not at.exception and any("version 1" in s.value for s in at.success)
+    assert not [b for b in at.button if b.key == "ls_save"]  # the uploader is emptied: no double save
 
     at.text_input(key="ls_model").input("openai/fake").run()
     at.text_input(key="ls_api_base").input(llm_server.url).run()
@@ -83,6 +84,7 @@ def test_import_block_redact_run_and_attach(demo_home, llm_server):
 
     at.button(key="ls_redact").click().run()
     assert any("Saved version 2" in s.value for s in at.success)
+    assert any("redacted from version 1" in c.value for c in at.caption)  # the new version is shown
     assert not at.error and not at.button(key="ls_run").disabled
     at.button(key="ls_run").click().run()
     assert not at.exception and llm_server.hits == 31
