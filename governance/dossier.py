@@ -178,9 +178,18 @@ class Dossier(BaseModel):
         return assess_risk(self.intended_use)
 
     def canonical_json(self) -> str:
-        """Sorted-key, whitespace-free JSON: the text the version hash is taken over."""
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"),
-                          ensure_ascii=False)
+        """Sorted-key, whitespace-free JSON: the text the version hash is taken over.
+
+        Top-level sections still at their defaults are left out, so that a later release adding an
+        optional section does not change the hash of content saved before it (stored hashes,
+        signed hashes and exported files stay verifiable across upgrades). Nested values are kept
+        whole: their ``kind`` discriminators must survive.
+        """
+        doc = self.model_dump(mode="json")
+        for name, field in type(self).model_fields.items():
+            if not field.is_required() and getattr(self, name) == field.get_default(call_default_factory=True):
+                doc.pop(name, None)
+        return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
     def content_hash(self) -> str:
         """SHA-256 hex digest of the canonical JSON."""

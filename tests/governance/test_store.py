@@ -28,7 +28,7 @@ def test_every_save_appends_a_version_with_a_chained_hash(store):
     assert store.load(d.id).dossier.mapping.accepted == ["patient_provider_messaging"]
     audit = store.audit_log(d.id)
     assert [a["action"] for a in audit] == ["create", "save"]
-    assert audit[1]["actor"] == "bob" and audit[1]["detail"]["changed"] == ["mapping.decisions"]
+    assert audit[1]["actor"] == "bob" and audit[1]["detail"]["changed"] == ["mapping"]
 
 
 def test_unchanged_save_is_not_a_new_version(store):
@@ -94,3 +94,13 @@ def test_list_dossiers_reports_latest(store):
     assert len(rows) == 1 and rows[0]["version"] == 2 and rows[0]["title"] == "Portal replies v2"
     assert rows[0]["risk_tier"] == "moderate"
     json.dumps(rows)
+
+
+def test_hash_ignores_sections_still_at_their_defaults():
+    # A release that adds an optional section must not change the hash of older content.
+    d = make()
+    doc = json.loads(d.canonical_json())
+    assert "evidence" not in doc and "mapping" not in doc
+    assert Dossier.model_validate(doc).content_hash() == d.content_hash()
+    mapped = d.model_copy(update={"mapping": d.mapping.decide("planning_treatments", "accepted", by="x")})
+    assert mapped.content_hash() != d.content_hash()
