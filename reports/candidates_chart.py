@@ -52,7 +52,7 @@ def candidates_chart(cmp: CandidateComparison, width: int = 560) -> alt.LayerCha
     df = chart_frame(cmp)
     order = [b.name for b in cmp.benchmarks]
     y = alt.Y("benchmark:N", sort=order, title=None, axis=alt.Axis(labelLimit=180))
-    colour = alt.Color("candidate:N", title="Candidate", legend=alt.Legend(orient="bottom", columns=1))
+    colour = alt.Color("candidate:N", title="Candidate", legend=alt.Legend(orient="top", columns=2))
     offset = alt.YOffset("candidate:N")
     base = alt.Chart(df).encode(y=y, yOffset=offset, color=colour)
     bars = (
@@ -80,5 +80,6 @@ def candidates_chart(cmp: CandidateComparison, width: int = 560) -> alt.LayerCha
             "interval",
         ],
     )
-    height = max(120, 22 * len(order) * max(1, df["candidate"].nunique()))
+    # room for the axis and the legend, which a container-fitted chart (Streamlit) counts in its height
+    height = 80 + 20 * len(order) * max(1, df["candidate"].nunique())
     return alt.layer(bars, points).properties(width=width, height=height)
