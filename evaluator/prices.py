@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import csv
 import functools
+import importlib.util
+import json
 from pathlib import Path
 from typing import NamedTuple
 
@@ -49,18 +51,38 @@ def table_prices(path: Path = PRICES_CSV) -> dict[str, Price]:
 
 
 @functools.cache
+def _bundled_cost_map() -> dict:
+    """litellm's bundled price map, read as the JSON file it ships, without importing litellm.
+
+    Importing litellm costs 2.5 s on a quiet machine and 30-50 s on a loaded one; a price lookup
+    (cost page, report, dry-run estimate) needs only this file, which is the same map litellm loads
+    with ``LITELLM_LOCAL_MODEL_COST_MAP=True``. Nothing is fetched.
+    """
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or not spec.submodule_search_locations:
+        return {}
+    path = Path(next(iter(spec.submodule_search_locations))) / "model_prices_and_context_window_backup.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+@functools.cache
 def litellm_price(model: str) -> Price | None:
-    """The price in litellm's bundled map for ``model`` (also tried without its provider prefix)."""
-    from evaluator.llm import _litellm  # llm.py stays the one importer of litellm
+    """The price in litellm's bundled map for ``model`` (also tried without its provider prefix).
 
-    litellm = _litellm()
-
+    Example:
+        >>> litellm_price("gpt-4o").input_per_mtok > 0
+        True
+    """
+    cost_map = _bundled_cost_map()
     candidates = [model]
     if "/" in model:
         candidates.append(model.split("/", 1)[1])
     for name in candidates:
-        entry = litellm.model_cost.get(name)
-        if entry and entry.get("input_cost_per_token") is not None:
+        entry = cost_map.get(name)
+        if isinstance(entry, dict) and entry.get("input_cost_per_token") is not None:
             return Price(
                 float(entry["input_cost_per_token"]) * 1e6,
                 float(entry.get("output_cost_per_token") or 0.0) * 1e6,
