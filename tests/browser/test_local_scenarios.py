@@ -3,6 +3,8 @@ that is not approved, redact, run against the local test server, read the subgro
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from governance.store import Store
@@ -26,11 +28,25 @@ def main_text(pg) -> str:
     return pg.locator("[data-testid='stMain']").first.inner_text()
 
 
+def one(pg, locator, timeout_s: float = 120.0):
+    """The locator once exactly one element matches (a rerun briefly shows stale copies of widgets)."""
+    deadline = time.monotonic() + timeout_s
+    while locator.count() != 1 and time.monotonic() < deadline:
+        pg.wait_for_timeout(200)
+    return locator
+
+
 def fill(pg, label: str, text: str) -> None:
-    box = pg.get_by_label(label, exact=True)
+    wait_idle(pg)
+    box = one(pg, pg.get_by_label(label, exact=True))
     box.fill(text)
     box.press("Tab")
     wait_idle(pg)
+
+
+def click(pg, name: str) -> None:
+    wait_idle(pg)
+    one(pg, pg.get_by_role("button", name=name, exact=True)).click()
 
 
 def test_phi_block_redaction_run_and_subgroup_table(page, app_factory, tmp_path, llm_server):
@@ -46,24 +62,23 @@ def test_phi_block_redaction_run_and_subgroup_table(page, app_factory, tmp_path,
     pg.get_by_text("All 31 cases are valid.").wait_for()
     wait_idle(pg)
     assert "phone 1" in main_text(pg)
-    pg.get_by_role("button", name="Save scenario").click()
+    click(pg, "Save scenario")
     pg.get_by_text("version 1.", exact=False).first.wait_for()
     wait_idle(pg)
 
     fill(pg, "litellm model string", "openai/fake")
     fill(pg, "API base (optional)", llm_server.url)
     pg.get_by_text("not approved for protected health information", exact=False).wait_for()
-    assert pg.get_by_role("button", name="Run", exact=True).is_disabled()
+    assert one(pg, pg.get_by_role("button", name="Run", exact=True)).is_disabled()
     pg.screenshot(path=str(tmp_path / "blocked.png"), full_page=True)
     assert llm_server.hits == 0
 
-    pg.get_by_role("button", name="Redact identifiers (new version)").click()
+    click(pg, "Redact identifiers (new version)")
     pg.get_by_text("Saved version 2", exact=False).wait_for()
     pg.get_by_text("redacted from version 1", exact=False).wait_for()  # the new version is selected
     wait_idle(pg)
-    run_button = pg.get_by_role("button", name="Run", exact=True)
-    assert run_button.is_enabled()
-    run_button.click()
+    assert one(pg, pg.get_by_role("button", name="Run", exact=True)).is_enabled()
+    click(pg, "Run")
     # The first run in a fresh app process imports litellm (10-30 s on a busy 2-core machine).
     pg.get_by_text("completed: 31 cases", exact=False).wait_for(timeout=300_000)
     wait_idle(pg)
@@ -77,7 +92,7 @@ def test_phi_block_redaction_run_and_subgroup_table(page, app_factory, tmp_path,
     assert all("867" not in prompt for prompt in llm_server.hits_by_prompt)
     assert any("[PHONE]" in prompt for prompt in llm_server.hits_by_prompt)
 
-    pg.get_by_role("button", name="Attach to dossier (new version)").click()
+    click(pg, "Attach to dossier (new version)")
     pg.get_by_text("Evidence attached", exact=False).wait_for()
     app.proc.terminate()
     app.proc.wait(20)
