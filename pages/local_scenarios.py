@@ -106,9 +106,14 @@ if upload is not None:
             subs = st.multiselect("Subcategories it provides evidence for", [s.id for s in tax.subcategories],
                                   default=list(dossier.mapping.accepted), key=f"ls_subs_{tag}",
                                   format_func=lambda s: tax.subcategory(s).name)
+            existing = {r["scenario_id"]: r["name"] for r in scenario_rows(store)
+                        if r["dossier_id"] == dossier.id}
+            target = st.selectbox("Save as", [None, *existing], key=f"ls_target_{tag}",
+                                  format_func=lambda t: "a new scenario" if t is None else
+                                  f"a new version of {existing[t]} ({t})")
             if st.button("Save scenario", key="ls_save", type="primary", disabled=not name.strip()):
                 saved = import_for_dossier(store, preview, name=name.strip(), author=ui.reviewer(),
-                                           dossier=dossier, subcategory_ids=subs)
+                                           dossier=dossier, subcategory_ids=subs, scenario_id=target)
                 st.session_state["ls_show_version"] = f"{saved.scenario_id}@{saved.version}"
                 st.session_state["ls_uploads"] += 1
                 st.session_state["ls_flash"] = f"Saved {saved.scenario_id} version {saved.version}."

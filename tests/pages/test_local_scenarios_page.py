@@ -103,3 +103,23 @@ def test_import_block_redact_run_and_attach(demo_home, llm_server):
     attached = latest.dossier.evidence[-1]
     assert attached.provenance == "local-run"
     assert {s.group for s in attached.subgroups} == {"North", "South", "East"}
+
+
+def test_editing_a_scenario_saves_a_new_version_of_it(demo_home):
+    at = open_page(PAGE)
+    at.file_uploader(key="ls_upload_0").set_value(("ward.csv", cases_csv(), "text/csv")).run()
+    at.button(key="ls_save").click().run()
+    store = Store.open(demo_home / "medassure.duckdb")
+    (first,) = ScenarioStore(store.con).list_versions()
+    store.close()
+    edited = cases_csv() + b"x1,One more message,Same-day review?,yes|no,B,South\n"
+    at.file_uploader(key="ls_upload_1").set_value(("ward_v2.csv", edited, "text/csv")).run()
+    target = next(s for s in at.selectbox if s.key and s.key.startswith("ls_target_"))
+    target.set_value(first.scenario_id).run()
+    at.button(key="ls_save").click().run()
+    assert not at.exception
+    store = Store.open(demo_home / "medassure.duckdb")
+    versions = ScenarioStore(store.con).list_versions(first.scenario_id)
+    store.close()
+    assert [(v.version, v.n_instances) for v in versions] == [(2, 32), (1, 31)]
+    assert versions[0].parent_hash == first.hash and versions[0].source_name == "ward_v2.csv"
