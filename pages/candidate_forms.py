@@ -266,8 +266,11 @@ def attestation_editor(dossier: Dossier) -> None:
                 record_attestation(ui.current().dossier, cid, answer), note=f"attestation {qid} for {cid}"
             )
             st.rerun()
-    if s.answer and s.answer.document:
-        ref = s.answer.document
+    ref = s.answer.document if s.answer else None
+    if ref is not None and not DocumentStore(ui.store().con).exists(ref.sha256):
+        st.caption(f"The linked document {ref.filename} ({ref.sha256[:12]}…) is not in this database "
+                   "(e.g. an imported dossier): the answer cites it by its SHA-256 only.")
+    elif ref is not None:
         st.download_button(
             f"Download {ref.filename}",
             lambda: DocumentStore(ui.store().con).get(ref.sha256),
