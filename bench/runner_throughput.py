@@ -19,6 +19,7 @@ import argparse
 import asyncio
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -178,6 +179,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer requests (smoke run)")
     parser.add_argument("--no-inspect", action="store_true")
+    parser.add_argument("--no-pool", action="store_true", help="skip the worker-process rows")
+    parser.add_argument("--no-slow", action="store_true", help="skip the 1 s latency case")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32, 64])
+    parser.add_argument("--repeat", type=int, default=1, help="measurements per cell (median reported)")
     args = parser.parse_args()
     n = 100 if args.quick else 500
     server, url = start_server(100)
@@ -191,34 +196,44 @@ def main() -> None:
             f"process; load average at start {os.getloadavg()[0]:.1f}; req/s, ratio to the bound "
             f"C/latency, client CPU ms/request"
         )
-        print(f"{'':<34} {'req/s':>8} {'ratio':>6} {'cpu ms':>7}")
-        for c in (1, 8, 32, 64):
+        print(f"{'':<34} {'req/s':>8} {'ratio':>6} {'cpu ms':>7}   (median of {args.repeat}, interleaved)")
+        for c in args.concurrency:
             size = min(n, 100) if c == 1 else n
             bound = c / 0.1
             print(f"C={c} (bound {bound:.0f} req/s)")
-            rates = {}
-            for transport in ("litellm", "openai"):
-                rate, cpu, _ = asyncio.run(runner_rate(url, size, c, f"r{c}{transport}", transport=transport))
-                rates[transport] = rate
-                print("  " + row(f"runner, transport={transport}", rate, bound, cpu), flush=True)
-            if c >= 32:
+            samples: dict[str, list[tuple[float, float]]] = {}
+            for r in range(args.repeat):
                 for transport in ("litellm", "openai"):
-                    rate, cpu, start = asyncio.run(
-                        runner_rate(url, n, c, f"p{c}{transport}", pool_processes=2, transport=transport)
+                    rate, cpu, _ = asyncio.run(
+                        runner_rate(url, size, c, f"r{c}{transport}{r}", transport=transport)
                     )
-                    rates[f"{transport}+2 workers"] = rate
-                    print(
-                        "  "
-                        + row(f"runner, {transport}, 2 worker procs", rate, bound, cpu)
-                        + f"   (cpu: parent only; pool start {start:.1f} s excluded)",
-                        flush=True,
-                    )
-            peer = None if args.no_inspect else inspect_rate(url, size, c, f"i{c}")
-            if peer:
-                print("  " + row("inspect_ai eval()", peer[0], bound, peer[1]))
+                    samples.setdefault(f"runner, transport={transport}", []).append((rate, cpu))
+                    if c >= 32 and not args.no_pool:
+                        rate, cpu, _ = asyncio.run(
+                            runner_rate(
+                                url, n, c, f"p{c}{transport}{r}", pool_processes=2, transport=transport
+                            )
+                        )
+                        samples.setdefault(f"runner, {transport}, 2 worker procs", []).append((rate, cpu))
+                peer = None if args.no_inspect else inspect_rate(url, size, c, f"i{c}{r}")
+                if peer:
+                    samples.setdefault("inspect_ai eval()", []).append(peer)
+            medians = {
+                k: (statistics.median(s[0] for s in v), statistics.median(s[1] for s in v))
+                for k, v in samples.items()
+            }
+            for label, (rate, cpu) in medians.items():
+                note = "   (cpu: parent only; pool start excluded)" if "worker" in label else ""
+                print("  " + row(label, rate, bound, cpu) + note, flush=True)
+            if "inspect_ai eval()" in medians:
+                peer_rate = medians["inspect_ai eval()"][0]
                 print(
                     "  speed-up over inspect_ai: "
-                    + ", ".join(f"{k} {v / peer[0]:.2f}x" for k, v in rates.items()),
+                    + ", ".join(
+                        f"{k.replace('runner, ', '')} {v[0] / peer_rate:.2f}x"
+                        for k, v in medians.items()
+                        if k != "inspect_ai eval()"
+                    ),
                     flush=True,
                 )
         bare_rate, bare_cpu = asyncio.run(bare_litellm_cpu(url, n, 32))
@@ -231,6 +246,8 @@ def main() -> None:
         )
     finally:
         server.terminate()
+    if args.no_slow:
+        return
     slow, slow_url = start_server(1000)
     try:
         m = 64 if args.quick else 200

@@ -1,14 +1,15 @@
 """Persist each finished instance at once, yet write DuckDB in batches.
 
 Why this shape: a run must never lose an answer it has paid for, but DuckDB single-row inserts
-cost ~5 ms each on our 2-core machine (STACK_NOTES §7, and measured again here) — more than the
-model call's own client CPU. So every finished result is first appended as one JSON line to a
-per-run journal file with a single ``os.write`` (≈10 µs; once it returns, the kernel holds the
-bytes and a SIGKILL of this process cannot lose them), and a writer thread moves the journal's
-new lines into DuckDB in one transaction every ``flush_every`` results or ``flush_ms`` ms,
-after an ``fsync`` of the journal (group commit). The journal is deleted once the run's writer
-closes with everything committed; a journal left behind by a killed process is replayed into
-DuckDB (idempotently: results upsert, cache rows are insert-or-ignore) before the run resumes.
+cost ~5 ms each on our 2-core machine (STACK_NOTES §7, and measured again here), a third of
+litellm's own client CPU per call, while a batch of hundreds costs ~6-20 ms. So every finished
+result is first appended as one JSON line to a per-run journal file with a single ``os.write``
+(≈10 µs; once it returns, the kernel holds the bytes and a SIGKILL of this process cannot lose
+them), and a writer thread moves the journal's new lines into DuckDB in one transaction every
+``flush_every`` results or ``flush_ms`` ms (default 500), after an ``fsync`` of the journal
+(group commit). The journal is deleted once the run's writer closes with everything committed;
+a journal left behind by a killed process is replayed into DuckDB (idempotently: results
+upsert, cache rows are insert-or-ignore) before the run resumes.
 
 At-most-lost window: none for a process crash or SIGKILL (the journal line is written before a
 result counts as finished). For an OS crash or power loss, results finished in the last
@@ -176,7 +177,7 @@ class ResultWriter:
         con: duckdb.DuckDBPyConnection,
         journal_path: Path | None,
         flush_every: int = 256,
-        flush_ms: float = 200.0,
+        flush_ms: float = 500.0,
     ) -> None:
         self._cur = con.cursor()
         self._flush_every = flush_every

@@ -57,7 +57,7 @@ class RunOptions:
     """Processes making model calls (1: this process; 2+: a worker pool, see evaluator.workers)."""
     flush_every: int = 256
     """Results per DuckDB batch."""
-    flush_ms: float = 200.0
+    flush_ms: float = 500.0
     """Longest a result waits in the journal before its batch is written."""
     seed: int = 0
     """Seed of the backoff jitter."""

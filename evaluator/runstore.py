@@ -201,6 +201,6 @@ class RunStore:
             for k, t, p, c, cost in cur.fetchall()
         }
 
-    def writer(self, run_id: str, flush_every: int = 256, flush_ms: float = 200.0) -> ResultWriter:
+    def writer(self, run_id: str, flush_every: int = 256, flush_ms: float = 500.0) -> ResultWriter:
         """A journal-then-batch writer for this run (close it in a ``finally``)."""
         return ResultWriter(self.con, self._journal_path(run_id), flush_every=flush_every, flush_ms=flush_ms)
