@@ -60,7 +60,8 @@ def test_csv_has_a_row_per_candidate_and_benchmark_and_neutralises_formulas(doss
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == 4 * 3  # a row per candidate and benchmark, evidence or not
     evil = rows[-1]
-    assert evil["candidate"].startswith("'=HYPERLINK") and (evil["verdict"], evil["score"]) == ("no evidence", "")
+    assert evil["candidate"].startswith("'=HYPERLINK")
+    assert (evil["verdict"], evil["score"]) == ("no evidence", "")
     assert comparison_csv(compare_candidates(base_dossier([hostile]))).count("'=HYPERLINK") == 1
     gpt = next(r for r in rows if r["id"] == "gpt" and r["benchmark"] == "PrivacyDetection")
     assert (gpt["usd_per_1k"], gpt["score"], gpt["verdict"]) == ("4.5", "0.983", "pass")
