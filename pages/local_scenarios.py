@@ -8,6 +8,7 @@ import streamlit as st
 from evaluator.llm import ModelEndpoint
 from evaluator.scenarios import (
     FIELDS,
+    ColumnMapping,
     ImportRejected,
     build_mapping,
     preview_table,
@@ -47,6 +48,12 @@ def read(name: str, data: bytes):
         return read_table(name, data), []
     except ImportRejected as exc:
         return None, exc.issues
+
+
+@st.cache_data(max_entries=4, show_spinner="Checking every case and scanning for identifiers...")
+def check(_table, sha256: str, mapping_json: str):
+    """Validation and PHI scan of one upload under one mapping (keyed by the file hash and the mapping)."""
+    return preview_table(_table, ColumnMapping.model_validate_json(mapping_json))
 
 
 def issues_frame(issues) -> pd.DataFrame:
@@ -95,7 +102,7 @@ if upload is not None:
         kind = st.selectbox("Answer type of rows without one", TYPES, key=f"ls_type_{tag}")
         mapping = build_mapping({f: (None if c == NONE else c) for f, c in chosen.items()}, tags,
                                 None if kind == TYPES[0] else kind)
-        preview = preview_table(table, mapping)
+        preview = check(table, table.sha256, mapping.model_dump_json())
         if preview.issues:
             st.error(f"{len(preview.issues)} problem(s): fix the file or the mapping; nothing is saved.")
             st.dataframe(issues_frame(preview.issues), hide_index=True, width="stretch")
