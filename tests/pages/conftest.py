@@ -1,22 +1,48 @@
 """AppTest helpers: the app under test with an isolated home and a seeded demo dossier."""
 
+import shutil
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
+DEMO = "D-demo-portal"
 
 
-@pytest.fixture
-def demo_home(home):
+@pytest.fixture(scope="session")
+def seeded(tmp_path_factory) -> Path:
+    """A database with the demo dossier, seeded once per test session (seeding takes 10-40 s)."""
     from governance.demo import seed_demo
     from governance.store import Store
 
-    store = Store.open(home / "medassure.duckdb")
+    path = tmp_path_factory.mktemp("seeded") / "medassure.duckdb"
+    store = Store.open(path)
     seed_demo(store)
     store.close()
+    return path
+
+
+@pytest.fixture
+def demo_home(home, seeded) -> Path:
+    """A fresh copy of the seeded demo database for each test."""
+    home.mkdir(parents=True, exist_ok=True)
+    shutil.copy(seeded, home / "medassure.duckdb")
     return home
+
+
+demo_copy = demo_home  # the name some page tests use
+
+
+def latest(home: Path):
+    """The newest version of the demo dossier in ``home``."""
+    from governance.store import Store
+
+    store = Store.open(home / "medassure.duckdb")
+    try:
+        return store.load(DEMO)
+    finally:
+        store.close()
 
 
 def open_page(page: str | None = None, dossier_id: str | None = "D-demo-portal") -> AppTest:

@@ -4,45 +4,15 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 
-import pytest
 from pypdf import PdfReader
 
 from governance.decision import signoff_status
 from governance.documents import DocumentStore, sha256_hex
 from governance.store import Store
-from tests.pages.conftest import open_page
+from tests.pages.conftest import DEMO, latest, open_page
 
-DEMO = "D-demo-portal"
 PAGE = "pages/candidates.py"
-
-
-@pytest.fixture(scope="module")
-def seeded(tmp_path_factory):
-    from governance.demo import seed_demo
-
-    path = tmp_path_factory.mktemp("seeded") / "medassure.duckdb"
-    store = Store.open(path)
-    seed_demo(store)
-    store.close()
-    return path
-
-
-@pytest.fixture
-def demo_copy(home, seeded):
-    """A fresh copy of the seeded demo database for each test (seeding once keeps the suite fast)."""
-    home.mkdir(parents=True, exist_ok=True)
-    shutil.copy(seeded, home / "medassure.duckdb")
-    return home
-
-
-def latest(home):
-    store = Store.open(home / "medassure.duckdb")
-    try:
-        return store.load(DEMO)
-    finally:
-        store.close()
 
 
 def texts(at) -> str:

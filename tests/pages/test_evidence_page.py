@@ -11,18 +11,10 @@ from governance.dossier import Dossier
 from governance.intended_use import example_intended_use
 from governance.store import Store
 from tests.evaluator.test_importers_helm import RUN_NAME, SUITE, _make_jury_run
-from tests.pages.conftest import open_page
+from tests.pages.conftest import latest, open_page
 
 PAGE = "pages/evidence.py"
 BENCHMARKS = ["MedDialog", "MedConfInfo", "ProxySender", "PrivacyDetection", "MedicationQA"]
-
-
-def latest(home):
-    store = Store.open(home / "medassure.duckdb")
-    try:
-        return store.load(DEMO_ID)
-    finally:
-        store.close()
 
 
 def test_renders_for_the_demo_with_heatmap_tables_and_intervals(demo_home):
