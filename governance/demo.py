@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from governance.demo_decision import DEMO_DECISION_STEPS
 from governance.demo_evidence import attach_published_demo_evidence
+from governance.demo_scenario import attach_demo_scenario
 from governance.dossier import Dossier
 from governance.intended_use import example_intended_use
 from governance.store import Store
@@ -41,6 +42,7 @@ DEMO_STEPS: list[tuple[str, DemoStep]] = [
     ("attach published MedHELM evidence", attach_published_demo_evidence),
     ("record judge validity from synthetic demo ratings", __import__("governance.demo_judge_validity").demo_judge_validity.record_demo_judge_validity),
     ("record vendor candidates and attestations", __import__("governance.demo_candidates").demo_candidates.record_demo_candidates),
+    ("attach a synthetic local scenario with subgroups", attach_demo_scenario),
     *DEMO_DECISION_STEPS,
 ]
 
