@@ -29,7 +29,8 @@ def test_renders_for_the_demo_with_heatmap_tables_and_intervals(demo_home):
     coverage, win_rates, ties = (t.value for t in at.table)
     assert list(coverage["subcategory"]) == ["Patient-Provider Messaging",
                                              "Providing Patient Education Resources"]
-    assert list(coverage["evidence kinds"]) == ["public · private", "public"]
+    # the demo attaches a local scenario run to Patient-Provider Messaging
+    assert list(coverage["evidence kinds"]) == ["public · private · local-run", "public"]
     assert set(win_rates["candidate"]) == {"gpt-4o", "claude-3-7-sonnet", "llama-3.3-70b"}
     assert set(win_rates["benchmarks (n)"]) == {5}
     assert ties.set_index("benchmark").loc["MedDialog", "tie groups, best first"].startswith("not grouped")
