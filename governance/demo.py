@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from governance.demo_candidates import record_demo_candidates
 from governance.demo_decision import DEMO_DECISION_STEPS
 from governance.demo_evidence import attach_published_demo_evidence
+from governance.demo_judge_validity import record_demo_judge_validity
 from governance.demo_scenario import attach_demo_scenario
 from governance.dossier import Dossier
 from governance.intended_use import example_intended_use
@@ -40,8 +42,8 @@ def _map_taxonomy(store: Store, dossier: Dossier) -> Dossier:
 DEMO_STEPS: list[tuple[str, DemoStep]] = [
     ("map the intended use onto the taxonomy", _map_taxonomy),
     ("attach published MedHELM evidence", attach_published_demo_evidence),
-    ("record judge validity from synthetic demo ratings", __import__("governance.demo_judge_validity").demo_judge_validity.record_demo_judge_validity),
-    ("record vendor candidates and attestations", __import__("governance.demo_candidates").demo_candidates.record_demo_candidates),
+    ("record judge validity from synthetic demo ratings", record_demo_judge_validity),
+    ("record vendor candidates and attestations", record_demo_candidates),
     ("attach a synthetic local scenario with subgroups", attach_demo_scenario),
     *DEMO_DECISION_STEPS,
 ]
