@@ -12,7 +12,7 @@ import altair as alt
 import pandas as pd
 
 from governance.comparison import CandidateComparison
-from reports.candidates_table import score_rows
+from reports.candidates_table import SCORE_COLUMNS, score_rows
 
 
 def chart_frame(cmp: CandidateComparison) -> pd.DataFrame:
@@ -29,21 +29,7 @@ def chart_frame(cmp: CandidateComparison) -> pd.DataFrame:
     ]
     return pd.DataFrame(
         rows,
-        columns=[
-            "benchmark",
-            "kind",
-            "candidate",
-            "score",
-            "lower",
-            "upper",
-            "verdict",
-            "tie_group",
-            "metric",
-            "provenance",
-            "n",
-            "rules",
-            "interval",
-        ],
+        columns=[*SCORE_COLUMNS, "interval"],
     )
 
 
