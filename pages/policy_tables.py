@@ -12,6 +12,7 @@ from governance.cost import CostReport
 from governance.decision import SignOffStatus
 from governance.evidence_select import subcategory_name
 from governance.policy import AcceptancePolicy
+from governance.rule_text import rule_bar
 from governance.verdicts import Verdict
 
 STATUS_MARK = {"pass": "✓ pass", "fail": "✗ fail", "inconclusive": "⚠ inconclusive",
@@ -26,22 +27,6 @@ def rule_target(rule) -> str:
              f"metric {rule.metric}" if rule.metric else "",
              f"{'/'.join(rule.provenance)} only" if rule.provenance else ""]
     return ", ".join(p for p in parts if p) or "all evidence"
-
-
-def rule_bar(rule) -> str:
-    """The rule's number(s) in words."""
-    if rule.kind == "score":
-        extra = f"; n ≥ {rule.min_n}" if rule.min_n else ""
-        return f"≥ {rule.threshold:.3f} normalized (jury {1 + 4 * rule.threshold:.2f}){extra}"
-    if rule.kind == "min_n":
-        return f"n ≥ {rule.threshold}"
-    if rule.kind == "max_unscored_share":
-        return f"≤ {rule.threshold:.1%} unparsed or unscored"
-    if rule.kind == "subgroup_disparity":
-        return f"subgroup/overall within {rule.ratio_lo:.2f}–{rule.ratio_hi:.2f}"
-    if rule.kind == "judge_agreement":
-        return f"ICC lower bound ≥ {rule.threshold:.2f}"
-    return f"≤ USD {rule.threshold:,.2f} per 1,000 requests"
 
 
 def rules_frame(policy: AcceptancePolicy) -> pd.DataFrame:

@@ -15,34 +15,12 @@ from governance.dossier import Dossier
 from governance.evidence_select import subcategory_name
 from governance.policy import AcceptancePolicy, change_log_problem
 from governance.recommendation import Recommendation
+from governance.rule_text import rule_bar
 from governance.verdicts import Assessment
 from reports.model import Fact, Section, Table
 from reports.sections_core import fmt_date
 
 STATUS_LABELS = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE", "not_applicable": "n/a"}
-
-
-def rule_bar(rule) -> str:
-    """A rule's bar in words.
-
-    Example:
-        >>> from governance.policy import MinNRule
-        >>> rule_bar(MinNRule(id="n", threshold=100, rationale="enough cases for an interval"))
-        'n ≥ 100 instances'
-    """
-    if rule.kind == "score":
-        extra = [f"min n {rule.min_n}"] if rule.min_n else []
-        extra += ["point estimates accepted"] if rule.allow_point_estimate else []
-        return f"score {rule.threshold:.2f} (normalized, must be reached)" + "".join(f"; {x}" for x in extra)
-    if rule.kind == "min_n":
-        return f"n ≥ {rule.threshold:,} instances"
-    if rule.kind == "max_unscored_share":
-        return f"unparsed or unscored outputs ≤ {rule.threshold:.0%}"
-    if rule.kind == "subgroup_disparity":
-        return f"subgroup / overall score within [{rule.ratio_lo:.2f}, {rule.ratio_hi:.2f}]"
-    if rule.kind == "judge_agreement":
-        return f"judge-clinician agreement ≥ {rule.threshold:.2f}"
-    return f"≤ USD {rule.threshold:,.2f} per 1,000 requests"
 
 
 def rule_scope(rule) -> str:
