@@ -15,6 +15,7 @@ use more cores; scoring and persistence stay here, in the one process that owns 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 from collections import deque
@@ -212,6 +213,18 @@ async def run_async(
     return summary
 
 
+@contextlib.asynccontextmanager
+async def _call_pool(endpoint: ModelEndpoint, opts: RunOptions):
+    """Worker processes for model calls when ``opts.workers`` > 1, else None (calls stay in this process)."""
+    if opts.workers <= 1:
+        yield None
+        return
+    from evaluator.workers import WorkerPool
+
+    async with WorkerPool(endpoint, processes=opts.workers, retry=opts.retry, seed=opts.seed) as pool:
+        yield pool
+
+
 def run_benchmark(
     con: duckdb.DuckDBPyConnection,
     spec: Any,
@@ -239,34 +252,9 @@ def run_benchmark(
     store = RunStore(con)
 
     async def main() -> RunSummary:
-        if opts.workers <= 1:
-            return await run_async(
-                store,
-                spec,
-                instances,
-                endpoint,
-                opts,
-                limit=limit,
-                on_progress=on_progress,
-                cancel=cancel,
-                render=render,
-                score=score,
-            )
-        from evaluator.workers import WorkerPool
-
-        async with WorkerPool(endpoint, processes=opts.workers, retry=opts.retry, seed=opts.seed) as pool:
-            return await run_async(
-                store,
-                spec,
-                instances,
-                endpoint,
-                opts,
-                limit=limit,
-                on_progress=on_progress,
-                cancel=cancel,
-                render=render,
-                score=score,
-                pool=pool,
-            )
+        async with _call_pool(endpoint, opts) as pool:
+            return await run_async(store, spec, instances, endpoint, opts, limit=limit,
+                                   on_progress=on_progress, cancel=cancel, render=render, score=score,
+                                   pool=pool)
 
     return asyncio.run(main())
