@@ -36,12 +36,17 @@ browser-deps:
 	fi
 
 run: install
-	$(PY) -m governance.cli demo --if-empty >/dev/null
+	$(PY) -m cli demo --if-empty >/dev/null
 	$(PY) -m streamlit run app.py --server.headless=true --server.address=127.0.0.1 --server.port=$(PORT) \
 		--browser.gatherUsageStats=false
 
 test: install browser-deps
 	$(PY) -m pytest
+
+# Architecture and style: ruff, then the import-linter contracts in pyproject.toml.
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 
 bench: install
 	for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

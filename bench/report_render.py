@@ -31,13 +31,13 @@ from datetime import UTC, datetime
 from pypdf import PdfReader
 
 from evaluator.evidence import published_evidence
-from governance import committee
-from governance.cost import CostSettings
-from governance.cost_inputs import medhelm_token_profile
-from governance.dossier import Dossier, TaskMapping
-from governance.intended_use import example_intended_use
-from governance.store import DossierVersion
-from governance.taxonomy import load_taxonomy
+from governance.decision import committee
+from governance.dossier.intended_use import example_intended_use
+from governance.dossier.record import Dossier, TaskMapping
+from governance.dossier.store import DossierVersion
+from governance.mapping.taxonomy import load_taxonomy
+from governance.procurement.cost import CostSettings
+from governance.procurement.cost_inputs import medhelm_token_profile
 from reports.chai import chai_model_card_xml
 from reports.model import build_report
 from reports.pdf import render_pdf

@@ -34,10 +34,10 @@ sys.path.insert(0, str(REPO))
 import duckdb  # noqa: E402
 
 from evaluator.benchmarks import get_benchmark, render_messages  # noqa: E402
+from evaluator.gateway.llm import ModelEndpoint, _litellm  # noqa: E402
 from evaluator.instance import Instance  # noqa: E402
-from evaluator.llm import ModelEndpoint, _litellm  # noqa: E402
-from evaluator.runner import RunOptions, run_async  # noqa: E402
-from evaluator.runstore import RunStore  # noqa: E402
+from evaluator.runs.runner import RunOptions, run_async  # noqa: E402
+from evaluator.runs.store import RunStore  # noqa: E402
 
 
 def free_port() -> int:
@@ -99,7 +99,7 @@ async def runner_rate(
         store = RunStore(con)
         pool, s0 = None, time.perf_counter()
         if pool_processes > 1:
-            from evaluator.workers import WorkerPool
+            from evaluator.runs.workers import WorkerPool
 
             pool = await WorkerPool(endpoint, processes=pool_processes).start()
             warm = [[{"role": "user", "content": f"warm-up {tag} {i}"}] for i in range(4 * pool_processes)]

@@ -21,9 +21,9 @@ _EXPORTS = {
     "list_benchmarks": "evaluator.benchmarks",
     "get_benchmark": "evaluator.benchmarks",
     "load_instances": "evaluator.loaders",
-    "ModelEndpoint": "evaluator.llm",
-    "run_benchmark": "evaluator.runner",
-    "tqdm_progress": "evaluator.progress",
+    "ModelEndpoint": "evaluator.gateway.llm",
+    "run_benchmark": "evaluator.runs.runner",
+    "tqdm_progress": "evaluator.runs.progress",
 }
 __all__ = [  # literal, so tools see the public names; tests check it matches _EXPORTS
     "Evidence", "published_evidence", "evidence_frame", "list_benchmarks", "get_benchmark",
@@ -34,7 +34,7 @@ __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 if TYPE_CHECKING:  # for editors and type checkers; at run time the names load on first use
     from evaluator.benchmarks import get_benchmark, list_benchmarks
     from evaluator.evidence import Evidence, evidence_frame, published_evidence
-    from evaluator.llm import ModelEndpoint
+    from evaluator.gateway.llm import ModelEndpoint
     from evaluator.loaders import load_instances
-    from evaluator.progress import tqdm_progress
-    from evaluator.runner import run_benchmark
+    from evaluator.runs.progress import tqdm_progress
+    from evaluator.runs.runner import run_benchmark

@@ -27,8 +27,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from evaluator.answers import LETTERS
 from evaluator.instance import AnswerType, Instance
+from evaluator.paths import DATA_DIR
 
-DEFAULT_DIR = Path(__file__).resolve().parents[1] / "data" / "benchmarks"
+DEFAULT_DIR = DATA_DIR / "benchmarks"
 PLACEHOLDERS = frozenset({"context", "question", "choices"})
 
 
@@ -101,7 +102,7 @@ class BenchmarkSpec(BaseModel):
         except ValueError as exc:
             raise ValueError(
                 f"prompt_template is not a valid format string ({exc}); write literal braces as {{{{ }}}}"
-            )
+            ) from exc
         unknown = names - PLACEHOLDERS
         if unknown:
             raise ValueError(

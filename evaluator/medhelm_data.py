@@ -10,13 +10,14 @@ is cached.
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 from typing import Literal
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+from evaluator.paths import DATA_DIR
+
+DATA_DIR = DATA_DIR
 BENCHMARKS_FILE = DATA_DIR / "medhelm_benchmarks.csv"
 PUBLISHED_FILE = DATA_DIR / "medhelm_published.csv"
 COSTS_FILE = DATA_DIR / "medhelm_costs.csv"

@@ -92,8 +92,8 @@ def compare_paired(before: Mapping[str, float | None], after: Mapping[str, float
     xa = np.array([a_ok[i] for i in ids])
     deltas = xa - xb
     binary = bool(np.isin(xb, (0.0, 1.0)).all() and np.isin(xa, (0.0, 1.0)).all())
-    worse = tuple(i for i, d in zip(ids, deltas) if d < 0)
-    better = tuple(i for i, d in zip(ids, deltas) if d > 0)
+    worse = tuple(i for i, d in zip(ids, deltas, strict=True) if d < 0)
+    better = tuple(i for i, d in zip(ids, deltas, strict=True) if d > 0)
     return PairedComparison(
         n_pairs=len(ids), mean_before=float(xb.mean()), mean_after=float(xa.mean()),
         mean_delta=float(deltas.mean()),

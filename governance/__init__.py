@@ -2,7 +2,7 @@
 
 The public API below is what notebooks and scripts use; the pages and the CLI call the same
 functions. Names are imported on first use (``evaluator.lazy_exports``), so ``import
-governance.store`` stays cheap and no import cycle appears. A typical path::
+governance.dossier.store`` stays cheap and no import cycle appears. A typical path::
 
     store = Store.open()                                  # $MEDASSURE_HOME/medassure.duckdb
     dossier = Dossier(title=..., owner=..., intended_use=IntendedUse(...))
@@ -23,21 +23,21 @@ from typing import TYPE_CHECKING
 from evaluator.lazy_exports import lazy_exports
 
 _EXPORTS = {
-    "Store": "governance.store",
-    "Dossier": "governance.dossier",
-    "TaskMapping": "governance.dossier",
-    "IntendedUse": "governance.intended_use",
-    "example_intended_use": "governance.intended_use",
-    "suggest_mapping": "governance.mapping",
-    "mapped_benchmarks": "governance.dossier_evidence",
-    "attach_evidence": "governance.dossier_evidence",
-    "start_rules": "governance.committee",
-    "lock_rules": "governance.committee",
-    "assess": "governance.verdicts",
-    "assessment_and_recommendation": "governance.committee",
-    "build_request": "governance.run_evidence",
-    "run_and_wait": "governance.run_evidence",
-    "attach_run": "governance.run_evidence_view",
+    "Store": "governance.dossier.store",
+    "Dossier": "governance.dossier.record",
+    "TaskMapping": "governance.dossier.record",
+    "IntendedUse": "governance.dossier.intended_use",
+    "example_intended_use": "governance.dossier.intended_use",
+    "suggest_mapping": "governance.mapping.suggest",
+    "mapped_benchmarks": "governance.evidence.attach",
+    "attach_evidence": "governance.evidence.attach",
+    "start_rules": "governance.decision.committee",
+    "lock_rules": "governance.decision.committee",
+    "assess": "governance.rules.verdicts",
+    "assessment_and_recommendation": "governance.decision.committee",
+    "build_request": "governance.evidence.local_runs",
+    "run_and_wait": "governance.evidence.local_runs",
+    "attach_run": "governance.evidence.local_run_view",
 }
 __all__ = [  # literal, so tools see the public names; tests check it matches _EXPORTS
     "Store", "Dossier", "TaskMapping", "IntendedUse", "example_intended_use", "suggest_mapping",
@@ -47,12 +47,12 @@ __all__ = [  # literal, so tools see the public names; tests check it matches _E
 __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 
 if TYPE_CHECKING:  # for editors and type checkers; at run time the names load on first use
-    from governance.committee import assessment_and_recommendation, lock_rules, start_rules
-    from governance.dossier import Dossier, TaskMapping
-    from governance.dossier_evidence import attach_evidence, mapped_benchmarks
-    from governance.intended_use import IntendedUse, example_intended_use
-    from governance.mapping import suggest_mapping
-    from governance.run_evidence import build_request, run_and_wait
-    from governance.run_evidence_view import attach_run
-    from governance.store import Store
-    from governance.verdicts import assess
+    from governance.decision.committee import assessment_and_recommendation, lock_rules, start_rules
+    from governance.dossier.intended_use import IntendedUse, example_intended_use
+    from governance.dossier.record import Dossier, TaskMapping
+    from governance.dossier.store import Store
+    from governance.evidence.attach import attach_evidence, mapped_benchmarks
+    from governance.evidence.local_run_view import attach_run
+    from governance.evidence.local_runs import build_request, run_and_wait
+    from governance.mapping.suggest import suggest_mapping
+    from governance.rules.verdicts import assess

@@ -2,7 +2,7 @@
 
 Widgets only: each form builds the packages' pydantic values (``Candidate``, an answer from
 ``make_answer``), applies one governance function to the latest dossier and saves it as a new
-version. Uploaded documents go to ``governance.documents`` and are cited by their SHA-256.
+version. Uploaded documents go to ``governance.dossier.documents`` and are cited by their SHA-256.
 """
 
 from __future__ import annotations
@@ -13,9 +13,17 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from evaluator.llm import ModelEndpoint
-from governance.attestations import STATUS_TEXT, AttestationError, load_questionnaire, make_answer, statuses
-from governance.candidates import (
+from evaluator.gateway.llm import ModelEndpoint
+from governance.dossier.documents import DocumentError, DocumentStore
+from governance.dossier.record import Dossier
+from governance.procurement.attestations import (
+    STATUS_TEXT,
+    AttestationError,
+    load_questionnaire,
+    make_answer,
+    statuses,
+)
+from governance.procurement.candidates import (
     Candidate,
     ContractFacts,
     Pricing,
@@ -24,8 +32,6 @@ from governance.candidates import (
     slugify,
     upsert_candidate,
 )
-from governance.documents import DocumentError, DocumentStore
-from governance.dossier import Dossier
 from pages import ui
 
 NEW = "(new candidate)"

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from governance.comparison import compare_candidates
+from governance.procurement.comparison import compare_candidates
 from pages import candidate_forms as forms
 from pages import ui
 from reports.candidates_chart import candidates_chart

@@ -5,8 +5,8 @@ import streamlit as st
 from pydantic import ValidationError
 
 from evaluator.medhelm_data import published_costs
-from governance.cost import CostSettings, TokenProfile, cost_report
-from governance.cost_inputs import medhelm_token_profile
+from governance.procurement.cost import CostSettings, TokenProfile, cost_report
+from governance.procurement.cost_inputs import medhelm_token_profile
 from pages import policy_tables as tables
 from pages import ui
 from reports.cost_chart import cost_score_chart

@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from governance import committee
-from governance.decision import OUTCOME_LABELS, DecisionError
-from governance.decision_view import decision_view
+from governance.decision import committee
+from governance.decision.signoff import OUTCOME_LABELS, DecisionError
+from governance.decision.view import decision_view
 from pages import policy_tables as tables
 from pages import ui
 

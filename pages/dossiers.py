@@ -6,9 +6,9 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from governance.demo import seed_demo
-from governance.dossier import Dossier
-from governance.intended_use import IntendedUse
+from governance.demo.seed import seed_demo
+from governance.dossier.intended_use import IntendedUse
+from governance.dossier.record import Dossier
 from pages import ui
 
 st.title("Dossiers")

@@ -3,10 +3,10 @@ rates and tie groups on the mapped benchmarks, HELM run import with drill-down, 
 
 import streamlit as st
 
-from governance.dossier_evidence import attach_evidence, detach_evidence
-from governance.evidence_coverage import KIND_NOTES
-from governance.evidence_view import evidence_view
-from governance.helm_import_view import attached_run_instances, preview_helm_import
+from governance.evidence.attach import attach_evidence, detach_evidence
+from governance.evidence.coverage import KIND_NOTES
+from governance.evidence.helm_import import attached_run_instances, preview_helm_import
+from governance.evidence.view import evidence_view
 from pages import evidence_charts as charts
 from pages import ui
 

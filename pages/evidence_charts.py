@@ -9,9 +9,9 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from governance.evidence_coverage import CoverageRow
-from governance.evidence_view import BenchmarkTies, GroupMeanRow, ScoreRow, WinRateRow
-from governance.helm_import_view import InstanceRow, RunPreview
+from governance.evidence.coverage import CoverageRow
+from governance.evidence.helm_import import InstanceRow, RunPreview
+from governance.evidence.view import BenchmarkTies, GroupMeanRow, ScoreRow, WinRateRow
 
 
 def score_frame(rows: list[ScoreRow]) -> pd.DataFrame:

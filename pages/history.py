@@ -3,8 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from governance.history import diff_versions, timeline
-from governance.reevaluation import added_addenda
+from governance.dossier.history import diff_versions, timeline
+from governance.reevaluation.reevaluate import added_addenda
 from pages import ui
 from reports.markdown import section_markdown
 from reports.sections_reevaluation import addendum_section
@@ -14,12 +14,28 @@ version = ui.require_dossier()
 dossier_id = version.dossier.id
 
 events = timeline(ui.store(), dossier_id)
-st.caption("Every save is a version; none is ever overwritten. Each hash covers the whole dossier content and "
-           "names its parent, so the chain can be checked.")
-st.dataframe(pd.DataFrame([{
-    "version": e["version"], "when": e["created_at"][:19].replace("T", " "), "who": e["author"], "kind": e["kind"],
-    "note": e["note"], "changed": ", ".join(e["changed"][:6]), "hash": e["hash"][:16],
-} for e in reversed(events)]), hide_index=True, width="stretch")
+st.caption(
+    "Every save is a version; none is ever overwritten. Each hash covers the whole dossier content and "
+    "names its parent, so the chain can be checked."
+)
+st.dataframe(
+    pd.DataFrame(
+        [
+            {
+                "version": e["version"],
+                "when": e["created_at"][:19].replace("T", " "),
+                "who": e["author"],
+                "kind": e["kind"],
+                "note": e["note"],
+                "changed": ", ".join(e["changed"][:6]),
+                "hash": e["hash"][:16],
+            }
+            for e in reversed(events)
+        ]
+    ),
+    hide_index=True,
+    width="stretch",
+)
 
 if len(events) < 2:
     st.info("Only one version so far: nothing to compare.")

@@ -3,15 +3,15 @@
 import streamlit as st
 from pydantic import ValidationError
 
-from governance.dossier import Dossier
-from governance.intended_use import (
+from governance.dossier.intended_use import (
     DECISION_ROLE_LABELS,
     OVERSIGHT_LABELS,
     PHI_LABELS,
     SEVERITY_LABELS,
     IntendedUse,
 )
-from governance.risk import assess_risk
+from governance.dossier.record import Dossier
+from governance.dossier.risk import assess_risk
 from pages import ui
 
 st.title("Intended use")
@@ -24,13 +24,21 @@ use = dossier.intended_use if dossier else None
 prefix = f"iu_{version.dossier.id}_{version.version}_" if version else "iu_new_"
 
 if creating:
-    st.caption("A new dossier. Fill in the intended use; the risk tier follows from severity, decision role "
-               "and oversight.")
-    if st.session_state.get("new_dossier") and ui.current() is not None and st.button("Cancel", key="cancel_new"):
+    st.caption(
+        "A new dossier. Fill in the intended use; the risk tier follows from severity, decision role "
+        "and oversight."
+    )
+    if (
+        st.session_state.get("new_dossier")
+        and ui.current() is not None
+        and st.button("Cancel", key="cancel_new")
+    ):
         st.session_state["new_dossier"] = False
         st.rerun()
 else:
-    st.caption(f"Dossier {dossier.id}, version {version.version}. Saving creates version {version.version + 1}.")
+    st.caption(
+        f"Dossier {dossier.id}, version {version.version}. Saving creates version {version.version + 1}."
+    )
 
 
 def lines(text: str) -> list[str]:
@@ -39,44 +47,83 @@ def lines(text: str) -> list[str]:
 
 def choice(label: str, options: dict, current: str | None, key: str) -> str:
     keys = list(options)
-    return st.selectbox(label, keys, index=keys.index(current) if current in keys else 0,
-                        format_func=options.get, key=prefix + key)
+    return st.selectbox(
+        label,
+        keys,
+        index=keys.index(current) if current in keys else 0,
+        format_func=options.get,
+        key=prefix + key,
+    )
 
 
 col1, col2 = st.columns([3, 2])
 with col1:
     title = st.text_input("Title", value=dossier.title if dossier else "", key=prefix + "title")
-    owner = st.text_input("Owner (accountable person or committee)", value=dossier.owner if dossier else "",
-                          key=prefix + "owner")
+    owner = st.text_input(
+        "Owner (accountable person or committee)",
+        value=dossier.owner if dossier else "",
+        key=prefix + "owner",
+    )
     values = {
-        "purpose": st.text_area("Purpose: what the model does, for whom and why",
-                                value=use.purpose if use else "", key=prefix + "purpose", height=100),
-        "workflow": st.text_area("Workflow: where the output appears and what happens to it next",
-                                 value=use.workflow if use else "", key=prefix + "workflow", height=100),
-        "intended_users": lines(st.text_area("Intended users (one per line)",
-                                             value="\n".join(use.intended_users) if use else "",
-                                             key=prefix + "users")),
-        "care_setting": st.text_input("Care setting", value=use.care_setting if use else "",
-                                      key=prefix + "setting"),
-        "patient_population": st.text_input("Patient population", value=use.patient_population if use else "",
-                                            key=prefix + "population"),
-        "out_of_scope_uses": lines(st.text_area("Out-of-scope uses (one per line)",
-                                                value="\n".join(use.out_of_scope_uses) if use else "",
-                                                key=prefix + "out_of_scope")),
-        "candidate_models": lines(st.text_area("Candidate models or products (one per line)",
-                                               value="\n".join(use.candidate_models) if use else "",
-                                               key=prefix + "candidates")),
+        "purpose": st.text_area(
+            "Purpose: what the model does, for whom and why",
+            value=use.purpose if use else "",
+            key=prefix + "purpose",
+            height=100,
+        ),
+        "workflow": st.text_area(
+            "Workflow: where the output appears and what happens to it next",
+            value=use.workflow if use else "",
+            key=prefix + "workflow",
+            height=100,
+        ),
+        "intended_users": lines(
+            st.text_area(
+                "Intended users (one per line)",
+                value="\n".join(use.intended_users) if use else "",
+                key=prefix + "users",
+            )
+        ),
+        "care_setting": st.text_input(
+            "Care setting", value=use.care_setting if use else "", key=prefix + "setting"
+        ),
+        "patient_population": st.text_input(
+            "Patient population", value=use.patient_population if use else "", key=prefix + "population"
+        ),
+        "out_of_scope_uses": lines(
+            st.text_area(
+                "Out-of-scope uses (one per line)",
+                value="\n".join(use.out_of_scope_uses) if use else "",
+                key=prefix + "out_of_scope",
+            )
+        ),
+        "candidate_models": lines(
+            st.text_area(
+                "Candidate models or products (one per line)",
+                value="\n".join(use.candidate_models) if use else "",
+                key=prefix + "candidates",
+            )
+        ),
     }
 with col2:
     values["decision_role"] = choice("Decision role", DECISION_ROLE_LABELS, use and use.decision_role, "role")
-    values["error_severity"] = choice("Severity of an uncaught wrong output", SEVERITY_LABELS,
-                                      use and use.error_severity, "severity")
-    values["human_oversight"] = choice("Human oversight before the output takes effect", OVERSIGHT_LABELS,
-                                       use and use.human_oversight, "oversight")
+    values["error_severity"] = choice(
+        "Severity of an uncaught wrong output", SEVERITY_LABELS, use and use.error_severity, "severity"
+    )
+    values["human_oversight"] = choice(
+        "Human oversight before the output takes effect",
+        OVERSIGHT_LABELS,
+        use and use.human_oversight,
+        "oversight",
+    )
     values["phi_exposure"] = choice("Patient data exposure", PHI_LABELS, use and use.phi_exposure, "phi")
     values["expected_monthly_volume"] = st.number_input(
-        "Expected requests per month", min_value=0, value=use.expected_monthly_volume if use else 0,
-        step=1000, key=prefix + "volume")
+        "Expected requests per month",
+        min_value=0,
+        value=use.expected_monthly_volume if use else 0,
+        step=1000,
+        key=prefix + "volume",
+    )
 
     risk = assess_risk(IntendedUse.model_construct(**values))
     st.subheader(f"Risk tier: :{ui.TIER_COLOURS[risk.tier]}[{risk.tier}]")
@@ -96,15 +143,20 @@ if not owner.strip():
 
 if errors:
     st.warning("Not saved yet. To save, fix:\n\n" + "\n".join(f"- {e}" for e in errors))
-if st.button("Save dossier" if creating else "Save new version", key="save_intended_use", type="primary",
-             disabled=bool(errors)):
+if st.button(
+    "Save dossier" if creating else "Save new version",
+    key="save_intended_use",
+    type="primary",
+    disabled=bool(errors),
+):
     if creating:
         new = Dossier(title=title.strip(), owner=owner.strip(), intended_use=candidate)
         saved = ui.save(new, note="created on the intended-use page")
         st.session_state["new_dossier"] = False
         st.session_state["dossier_id"] = new.id
     else:
-        updated = dossier.model_copy(update={"title": title.strip(), "owner": owner.strip(),
-                                             "intended_use": candidate})
+        updated = dossier.model_copy(
+            update={"title": title.strip(), "owner": owner.strip(), "intended_use": candidate}
+        )
         saved = ui.save(updated, note="intended use edited")
     st.rerun()

@@ -7,9 +7,9 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from evaluator.agreement_io import POOLED, RatingsError, ratings_template
-from governance.committee import assessment_and_recommendation
-from governance.judge_validity import (
+from evaluator.agreement.ratings import POOLED, RatingsError, ratings_template
+from governance.decision.committee import assessment_and_recommendation
+from governance.evidence.judge_validity import (
     JudgeValidityView,
     agreement_setting,
     assess_judge_validity,
@@ -20,7 +20,7 @@ from governance.judge_validity import (
     set_minimum,
     stored_juries,
 )
-from governance.policy import PolicyError, load_defaults
+from governance.rules.policy import PolicyError, load_defaults
 from pages import ui
 
 st.title("Judge validity")

@@ -5,7 +5,7 @@ results with the subgroup table before attaching them to the dossier."""
 import pandas as pd
 import streamlit as st
 
-from evaluator.llm import ModelEndpoint
+from evaluator.gateway.llm import ModelEndpoint
 from evaluator.scenarios import (
     FIELDS,
     ColumnMapping,
@@ -18,7 +18,7 @@ from evaluator.scenarios import (
     suggest_mapping,
 )
 from evaluator.subgroups import MIN_N
-from governance.scenarios import (
+from governance.evidence.local_scenarios import (
     attach_run,
     import_for_dossier,
     redact_scenario,
@@ -26,7 +26,7 @@ from governance.scenarios import (
     scenario_rows,
     version_view,
 )
-from governance.taxonomy import load_taxonomy
+from governance.mapping.taxonomy import load_taxonomy
 from pages import ui
 
 NONE = "—"

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from governance.cost import CostReport
-from governance.decision import SignOffStatus
-from governance.evidence_select import subcategory_name
-from governance.policy import AcceptancePolicy
-from governance.rule_text import rule_bar
-from governance.verdicts import Verdict
+from governance.decision.signoff import SignOffStatus
+from governance.evidence.select import subcategory_name
+from governance.procurement.cost import CostReport
+from governance.rules.policy import AcceptancePolicy
+from governance.rules.rule_text import rule_bar
+from governance.rules.verdicts import Verdict
 
 STATUS_MARK = {"pass": "✓ pass", "fail": "✗ fail", "inconclusive": "⚠ inconclusive",
                "not_applicable": "– n/a"}

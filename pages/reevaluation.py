@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from governance.addendum import PlanChange
-from governance.reevaluation import current_plan, reevaluate
-from governance.reevaluation_rerun import read_prompt_bytes
+from governance.reevaluation.addendum import PlanChange
+from governance.reevaluation.reevaluate import current_plan, reevaluate
+from governance.reevaluation.rerun import read_prompt_bytes
 from pages import ui
 from reports.markdown import section_markdown
 from reports.sections_reevaluation import addendum_section

@@ -4,8 +4,8 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from governance import committee
-from governance.oversight import MonitoredMetric, Trigger
+from governance.decision import committee
+from governance.decision.oversight import MonitoredMetric, Trigger
 from pages import ui
 
 st.title("Review & monitoring")

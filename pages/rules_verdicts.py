@@ -3,8 +3,8 @@
 import streamlit as st
 from pydantic import ValidationError
 
-from governance import committee
-from governance.policy import PolicyError, ScoreRule
+from governance.decision import committee
+from governance.rules.policy import PolicyError, ScoreRule
 from pages import policy_tables as tables
 from pages import ui
 

@@ -6,7 +6,9 @@ so this page renders from the store: a rerun, a reload or a second tab shows the
 import pandas as pd
 import streamlit as st
 
-from governance.run_evidence import (
+from evaluator.runs.jobs import JOBS
+from governance.evidence.local_run_view import RunView, attach_run, dossier_runs, run_id_for_key, run_view
+from governance.evidence.local_runs import (
     RunInputError,
     RunnableBenchmark,
     build_request,
@@ -18,8 +20,6 @@ from governance.run_evidence import (
     start_run,
     suggested_models,
 )
-from governance.run_evidence_view import RunView, attach_run, dossier_runs, run_id_for_key, run_view
-from governance.run_jobs import JOBS
 from pages import ui
 
 OTHER = "another model"

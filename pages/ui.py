@@ -10,8 +10,8 @@ import os
 
 import streamlit as st
 
-from governance.dossier import Dossier
-from governance.store import DossierVersion, Store, StoreError, default_home
+from governance.dossier.record import Dossier
+from governance.dossier.store import DossierVersion, Store, StoreError, default_home
 
 TIER_COLOURS = {"low": "green", "moderate": "orange", "high": "red", "critical": "violet"}
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from governance.store import DossierVersion, Store
+from governance.dossier.store import DossierVersion, Store
 from reports.chai import chai_model_card_xml
 from reports.exports import evidence_csv, export_json, hti1_csv
 from reports.model import Report, Section, build_report

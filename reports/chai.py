@@ -16,10 +16,10 @@ import json
 import xml.etree.ElementTree as ET
 
 from evaluator.evidence import Evidence, SubgroupScore
-from governance.committee import assessment_and_recommendation
-from governance.decision import OUTCOME_LABELS
-from governance.dossier import Dossier
-from governance.store import DossierVersion
+from governance.decision.committee import assessment_and_recommendation
+from governance.decision.signoff import OUTCOME_LABELS
+from governance.dossier.record import Dossier
+from governance.dossier.store import DossierVersion
 from reports.markdown import section_markdown
 from reports.model import NOT_PROVIDED, Section
 from reports.sections_decision import decision_text

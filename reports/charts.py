@@ -15,8 +15,8 @@ import pandas as pd
 from evaluator.evidence import Evidence
 from evaluator.medhelm_data import published_costs
 from evaluator.stats import normalize_score
-from governance.dossier import Dossier
-from governance.evidence_coverage import coverage_map
+from governance.dossier.record import Dossier
+from governance.evidence.coverage import coverage_map
 from reports.model import Chart, Section
 
 WIDTH = 420

@@ -1,7 +1,7 @@
 """The cost-versus-score chart with its Pareto frontier, for the Cost page and the PDF alike.
 
 Why in ``reports``: it is rendering, not arithmetic (the frontier is computed in
-``governance.cost``), and both the page and the dossier PDF draw the same picture from the same
+``governance.procurement.cost``), and both the page and the dossier PDF draw the same picture from the same
 ``CostReport``, so there is one chart definition.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from governance.cost import CostReport
+from governance.procurement.cost import CostReport
 
 
 def cost_frame(report: CostReport) -> pd.DataFrame:

@@ -21,8 +21,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from evaluator.evidence import Evidence
-from governance.dossier import Dossier
-from governance.store import DossierVersion, Store
+from governance.dossier.record import Dossier
+from governance.dossier.store import DossierVersion, Store
 from reports.hti1 import source_attributes
 
 FORMAT = "medassure-dossier"

@@ -13,15 +13,15 @@ from __future__ import annotations
 import csv
 from collections.abc import Callable
 from functools import cache
-from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from governance.dossier import Dossier
-from governance.intended_use import DECISION_ROLE_LABELS
+from evaluator.paths import DATA_DIR
+from governance.dossier.intended_use import DECISION_ROLE_LABELS
+from governance.dossier.record import Dossier
 from reports.model import NOT_PROVIDED, Section, Table
 
-ATTRIBUTES_FILE = Path(__file__).resolve().parent.parent / "data" / "hti1_attributes.csv"
+ATTRIBUTES_FILE = DATA_DIR / "hti1_attributes.csv"
 PARTY = {"published": "Stanford MedHELM (published results)",
          "helm-import": "the hospital (its own HELM runs)",
          "local-run": "the hospital (runs made in MedAssure)"}
@@ -157,7 +157,7 @@ def source_attributes(dossier: Dossier) -> list[SourceAttribute]:
     """All 31 attributes, answered from the dossier where it holds the fact.
 
     Example:
-        >>> from governance.intended_use import example_intended_use
+        >>> from governance.dossier.intended_use import example_intended_use
         >>> attrs = source_attributes(Dossier(title="demo", owner="me", intended_use=example_intended_use()))
         >>> len(attrs), attrs[0].value, attrs[5].from_field
         (31, 'not provided', 'intended_use.patient_population')

@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from governance.store import DossierVersion
+from governance.dossier.store import DossierVersion
 
 NOT_PROVIDED = "not provided"
 
@@ -70,7 +70,7 @@ class Chart(BaseModel):
     """What the chart shows and what it does not."""
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        """Drawn inline in a notebook by altair's active renderer (``alt.renderers.enable("png")`` offline)."""
+        """Drawn inline in a notebook by altair's active renderer (``alt.renderers.enable("png")``)."""
         import altair as alt
 
         return alt.renderers.get()(self.spec)
@@ -204,14 +204,29 @@ class Report(BaseModel):
             >>> [s.key for s in report.sections()][:2]  # doctest: +SKIP
             ['executive_summary', 'intended_use']
         """
-        body = [self.executive_summary, self.intended_use, self.mapping, self.evidence, self.charts,
-                self.rules, self.subgroups, self.cost, self.human_review, self.monitoring,
-                self.limitations, self.rule_changes, self.signoffs]
+        body = [
+            self.executive_summary,
+            self.intended_use,
+            self.mapping,
+            self.evidence,
+            self.charts,
+            self.rules,
+            self.subgroups,
+            self.cost,
+            self.human_review,
+            self.monitoring,
+            self.limitations,
+            self.rule_changes,
+            self.signoffs,
+        ]
         return [*body, *self.extra_sections, self.runs, self.source_attributes]
 
 
-def build_report(version: DossierVersion, runs: Mapping[str, Mapping[str, Any] | RunRecord] | None = None,
-                 extra_sections: list[Section] | None = None) -> Report:
+def build_report(
+    version: DossierVersion,
+    runs: Mapping[str, Mapping[str, Any] | RunRecord] | None = None,
+    extra_sections: list[Section] | None = None,
+) -> Report:
     """The report of one stored dossier version.
 
     Args:
@@ -233,8 +248,10 @@ def build_report(version: DossierVersion, runs: Mapping[str, Mapping[str, Any] |
     from reports.charts import charts_section
     from reports.hti1 import source_attributes_section
 
-    records = {k: v if isinstance(v, RunRecord) else RunRecord.model_validate({"run_id": k, **v})
-               for k, v in (runs or {}).items()}
+    records = {
+        k: v if isinstance(v, RunRecord) else RunRecord.model_validate({"run_id": k, **v})
+        for k, v in (runs or {}).items()
+    }
     dossier = version.dossier
     refs = core.evidence_refs(dossier)
     assessed = rules.assessed(dossier)
@@ -256,5 +273,9 @@ def build_report(version: DossierVersion, runs: Mapping[str, Mapping[str, Any] |
         "limitations": summary.limitations_section(dossier),
     }
     cover = core.cover(version, decision.decision_text(dossier), decision.decision_date(dossier))
-    return Report(cover=cover, executive_summary=summary.executive_summary(version, parts, cover, assessed),
-                  extra_sections=list(extra_sections or []), **parts)
+    return Report(
+        cover=cover,
+        executive_summary=summary.executive_summary(version, parts, cover, assessed),
+        extra_sections=list(extra_sections or []),
+        **parts,
+    )

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import duckdb
 
-from evaluator.runstore import RunStore
-from governance.dossier import Dossier
+from evaluator.runs.store import RunStore
+from governance.dossier.record import Dossier
 from reports.model import RunRecord
 
 
@@ -18,7 +18,7 @@ def run_ids(dossier: Dossier) -> list[str]:
     """Run ids named by the dossier's evidence, in first-seen order.
 
     Example:
-        >>> from governance.intended_use import example_intended_use
+        >>> from governance.dossier.intended_use import example_intended_use
         >>> run_ids(Dossier(title="demo", owner="me", intended_use=example_intended_use()))
         []
     """

@@ -11,11 +11,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from evaluator.evidence import Evidence
-from governance.dossier import Dossier
-from governance.evidence_coverage import coverage_map
-from governance.intended_use import DECISION_ROLE_LABELS, OVERSIGHT_LABELS, PHI_LABELS, SEVERITY_LABELS
-from governance.store import DossierVersion
-from governance.taxonomy import TaxonomyError, load_taxonomy
+from governance.dossier.intended_use import (
+    DECISION_ROLE_LABELS,
+    OVERSIGHT_LABELS,
+    PHI_LABELS,
+    SEVERITY_LABELS,
+)
+from governance.dossier.record import Dossier
+from governance.dossier.store import DossierVersion
+from governance.evidence.coverage import coverage_map
+from governance.mapping.taxonomy import TaxonomyError, load_taxonomy
 from reports.model import Cover, Fact, RunRecord, Section, Table
 
 PROVENANCE_LABELS = {"published": "published MedHELM", "helm-import": "imported HELM run",

@@ -1,7 +1,7 @@
 """The committee's decision and its sign-offs, each checked against the version the report is bound to.
 
 Why the report re-checks the sign-offs: a sign-off holds only while the dossier content it signed
-is unchanged (``governance.decision.signoff_status``). A PDF of a later version must therefore
+is unchanged (``governance.decision.signoff.signoff_status``). A PDF of a later version must therefore
 show an earlier sign-off as invalidated, not as a signature, and say which content it was bound
 to. The recommendation computed from the verdicts sits in the rules section; here the decision
 records what the tool recommended at the moment the committee decided.
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from governance.decision import OUTCOME_LABELS, signoff_status
-from governance.dossier import Dossier
+from governance.decision.signoff import OUTCOME_LABELS, signoff_status
+from governance.dossier.record import Dossier
 from reports.model import Fact, Section, Table
 
 
@@ -20,7 +20,7 @@ def decision_text(dossier: Dossier) -> str:
     """The committee's decision in words, or a not-recorded line.
 
     Example:
-        >>> from governance.intended_use import example_intended_use
+        >>> from governance.dossier.intended_use import example_intended_use
         >>> decision_text(Dossier(title="demo", owner="me", intended_use=example_intended_use()))
         'No decision recorded yet'
     """

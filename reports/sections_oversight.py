@@ -3,14 +3,14 @@
 Why these show the agreed plan and not a fresh derivation: the dossier stores the review and
 monitoring plan the committee agreed (derived from tier and verdicts, then possibly edited, with
 who edited it), so the report prints that record. Cost figures are recomputed from the dossier's
-cost inputs by ``governance.cost``; MedHELM's published dollar figures appear beside ours,
+cost inputs by ``governance.procurement.cost``; MedHELM's published dollar figures appear beside ours,
 labelled as the budget-based upper bounds they are.
 """
 
 from __future__ import annotations
 
-from governance.cost import MEDHELM_BASIS, cost_report
-from governance.dossier import Dossier
+from governance.dossier.record import Dossier
+from governance.procurement.cost import MEDHELM_BASIS, cost_report
 from reports.cost_chart import cost_frame, cost_score_chart
 from reports.model import Chart, Fact, Section, Table
 from reports.sections_core import fmt_date

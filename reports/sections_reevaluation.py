@@ -6,14 +6,14 @@ no section, because nothing was re-evaluated). Each addendum leads with the answ
 this change the decision?" and its reasons, then the numbers behind it: the paired comparison
 per benchmark, the flipped instances by id, the subgroups (small groups show their size only),
 the verdicts that changed or crossed their threshold, and the caveats. Only formatting happens
-here; every number comes from ``governance.reevaluation``.
+here; every number comes from ``governance.reevaluation.reevaluate``.
 """
 
 from __future__ import annotations
 
-from governance.addendum import BenchmarkComparison, ReevaluationAddendum
-from governance.decision import OUTCOME_LABELS
-from governance.dossier import Dossier
+from governance.decision.signoff import OUTCOME_LABELS
+from governance.dossier.record import Dossier
+from governance.reevaluation.addendum import BenchmarkComparison, ReevaluationAddendum
 from reports.model import Fact, Section, Table
 
 IDS_PER_CELL = 60

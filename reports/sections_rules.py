@@ -1,7 +1,7 @@
 """Sections on the committee's rules: the rules with their rationale, verdicts, recommendation, change log.
 
 Why recomputed here rather than stored: verdicts and the recommendation are functions of one
-dossier version (``governance.committee``), so the report recomputes them from the version it is
+dossier version (``governance.decision.committee``), so the report recomputes them from the version it is
 bound to and can never show verdicts of another version. Each verdict row points at the evidence
 it used by the evidence table's reference (E1, E2, ...), so a reader can follow a verdict to its
 number, n, interval and source.
@@ -9,14 +9,14 @@ number, n, interval and source.
 
 from __future__ import annotations
 
-from governance.committee import assessment_and_recommendation
-from governance.decision import OUTCOME_LABELS
-from governance.dossier import Dossier
-from governance.evidence_select import subcategory_name
-from governance.policy import AcceptancePolicy, change_log_problem
-from governance.recommendation import Recommendation
-from governance.rule_text import rule_bar
-from governance.verdicts import Assessment
+from governance.decision.committee import assessment_and_recommendation
+from governance.decision.signoff import OUTCOME_LABELS
+from governance.dossier.record import Dossier
+from governance.evidence.select import subcategory_name
+from governance.rules.policy import AcceptancePolicy, change_log_problem
+from governance.rules.recommendation import Recommendation
+from governance.rules.rule_text import rule_bar
+from governance.rules.verdicts import Assessment
 from reports.model import Fact, Section, Table
 from reports.sections_core import fmt_date
 

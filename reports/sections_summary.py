@@ -8,10 +8,10 @@ benchmark score can tell a committee, then add what this particular dossier lack
 
 from __future__ import annotations
 
-from governance.decision import OUTCOME_LABELS, signoff_status
-from governance.dossier import Dossier
-from governance.evidence_coverage import coverage_map
-from governance.store import DossierVersion
+from governance.decision.signoff import OUTCOME_LABELS, signoff_status
+from governance.dossier.record import Dossier
+from governance.dossier.store import DossierVersion
+from governance.evidence.coverage import coverage_map
 from reports.model import Cover, Fact, Section
 
 GENERAL_LIMITS = [

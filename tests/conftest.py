@@ -35,7 +35,7 @@ def home(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture
 def store(home):
-    from governance.store import Store
+    from governance.dossier.store import Store
 
     s = Store.open(home / "medassure.duckdb")
     yield s

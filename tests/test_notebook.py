@@ -116,7 +116,7 @@ def test_the_notebook_runs_top_to_bottom(tmp_path, monkeypatch):
     pdfs = list((home / "reports").glob("*.pdf"))
     assert len(pdfs) == 1 and pdfs[0].read_bytes().startswith(b"%PDF-")
 
-    from governance.store import Store
+    from governance.dossier.store import Store
 
     store = Store.open(home / "medassure.duckdb")  # the notebook closed it
     try:

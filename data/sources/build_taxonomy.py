@@ -34,8 +34,7 @@ CATEGORY_DEFS = {
 SUBCATEGORY_DEFS = {
     "Supporting Diagnostic Decisions": "Deriving findings, scores or the presence of a "
     "condition from patient information to inform a diagnosis.",
-    "Planning Treatments": "Proposing or checking management plans and spotting errors in "
-    "documented care.",
+    "Planning Treatments": "Proposing or checking management plans and spotting errors in documented care.",
     "Predicting Patient Risks and Outcomes": "Estimating whether a future clinical event will "
     "happen from a patient's record.",
     "Providing Clinical Knowledge Support": "Answering clinicians' medical knowledge questions "
@@ -43,8 +42,7 @@ SUBCATEGORY_DEFS = {
     "Documenting Patient Visits": "Writing encounter notes, discharge instructions and hospital "
     "course summaries from conversations or records.",
     "Recording Procedures": "Documenting what was done during operations and procedures.",
-    "Documenting Diagnostic Reports": "Writing or summarising reports of diagnostic studies "
-    "such as imaging.",
+    "Documenting Diagnostic Reports": "Writing or summarising reports of diagnostic studies such as imaging.",
     "Documenting Care Plans": "Turning care plans into structured, usable documentation.",
     "Providing Patient Education Resources": "Answering patients' questions about conditions "
     "and medications in plain language.",
@@ -56,10 +54,8 @@ SUBCATEGORY_DEFS = {
     "information findable and understandable for lay readers.",
     "Facilitating Patient Engagement and Support": "Engaging and supporting patients, including "
     "empathetic and mental-health conversations.",
-    "Conducting Literature Research": "Finding and interpreting evidence in the biomedical "
-    "literature.",
-    "Analyzing Clinical Research Data": "Querying and analysing clinical data for research "
-    "questions.",
+    "Conducting Literature Research": "Finding and interpreting evidence in the biomedical literature.",
+    "Analyzing Clinical Research Data": "Querying and analysing clinical data for research questions.",
     "Recording Research Processes": "Abstracting and recording facts needed by research "
     "registries and study records.",
     "Ensuring Clinical Research Quality": "Checking generated or published content for bias, "
@@ -67,8 +63,7 @@ SUBCATEGORY_DEFS = {
     "Managing Research Enrollment": "Screening patients against trial eligibility criteria.",
     "Scheduling Resources and Staff": "Deciding who needs which service or resource and when, "
     "such as hospice referral.",
-    "Overseeing Financial Activities": "Coding, billing and other financial tasks of care "
-    "delivery.",
+    "Overseeing Financial Activities": "Coding, billing and other financial tasks of care delivery.",
     "Organizing Workflow Processes": "Routing work through the organisation, such as deciding "
     "on clinic referrals.",
     "Care Coordination and Planning": "Coordinating care across teams: documentation queries, "

@@ -4,7 +4,8 @@ versioned in the app's DuckDB file and run like any benchmark.
 Modules, in the order an upload passes through them: ``table`` (read the bytes), ``columns``
 (which column is which field), ``validate`` (row-level rules), ``importer`` (preview, store,
 redact), ``store`` (versions), ``run`` (PHI gate and run), ``results`` (subgroup table and
-Evidence). Dossier linkage (subcategories, attaching evidence) lives in ``governance.scenarios``.
+Evidence). Dossier linkage (subcategories, attaching evidence) lives in
+``governance.evidence.local_scenarios``.
 """
 
 from evaluator.scenarios.columns import (

@@ -16,9 +16,9 @@ import duckdb
 from pydantic import BaseModel, ConfigDict
 
 from evaluator.evidence import Evidence, evidence_id
-from evaluator.run_summary import RunSummary, summarize_run
-from evaluator.runner import main_metric_name
-from evaluator.runstore import RunStore
+from evaluator.runs.runner import main_metric_name
+from evaluator.runs.store import RunStore
+from evaluator.runs.summary import RunSummary, summarize_run
 from evaluator.scenarios.run import scenario_spec
 from evaluator.scenarios.store import ScenarioStore, ScenarioVersion
 from evaluator.subgroups import MIN_N, SubgroupTable, subgroup_table

@@ -16,13 +16,13 @@ from typing import Any
 import duckdb
 
 from evaluator.benchmarks import BenchmarkSpec, get_benchmark
+from evaluator.gateway.llm import ModelEndpoint
 from evaluator.instance import Instance
-from evaluator.llm import ModelEndpoint
 from evaluator.phi import PhiCheck, check_phi_for_run, scan_instances
-from evaluator.result_writer import insert_batch
-from evaluator.run_summary import RunSummary, summarize_run
-from evaluator.runner import ProgressFn, main_metric_name, run_benchmark
-from evaluator.runstore import RunStore, now_iso, sha256_of
+from evaluator.runs.runner import ProgressFn, main_metric_name, run_benchmark
+from evaluator.runs.store import RunStore, now_iso, sha256_of
+from evaluator.runs.summary import RunSummary, summarize_run
+from evaluator.runs.writer import insert_batch
 from evaluator.scenarios.store import ScenarioStore, ScenarioVersion
 
 

@@ -27,7 +27,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict
 
 from evaluator.db import apply_migrations
 from evaluator.instance import Instance
-from evaluator.runstore import canonical_json, sha256_of
+from evaluator.runs.store import canonical_json, sha256_of
 
 MIGRATIONS = [
     """

@@ -50,7 +50,7 @@ def start_app(home: Path, seed_demo: bool = True, extra_env: dict | None = None)
     env = {**os.environ, "MEDASSURE_HOME": str(home), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "LITELLM_LOCAL_MODEL_COST_MAP": "True", "MEDASSURE_USER": "browser-test", **(extra_env or {})}
     if seed_demo:
-        subprocess.run([sys.executable, "-m", "governance.cli", "demo"], env=env, cwd=REPO, check=True,
+        subprocess.run([sys.executable, "-m", "cli", "demo"], env=env, cwd=REPO, check=True,
                        capture_output=True, timeout=300)
     port = free_port()
     log = home / "streamlit.log"

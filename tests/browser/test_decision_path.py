@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from governance.store import Store
+from governance.dossier.store import Store
 from tests.browser.conftest import goto_page as _goto_page
 from tests.browser.conftest import wait_idle
 
@@ -14,8 +14,8 @@ pytestmark = pytest.mark.browser
 def seed_unruled_dossier(home) -> str:
     """A dossier with mapping and published evidence but no rules: the state before a committee meets."""
     from evaluator.evidence import published_evidence
-    from governance.dossier import Dossier
-    from governance.intended_use import example_intended_use
+    from governance.dossier.intended_use import example_intended_use
+    from governance.dossier.record import Dossier
 
     home.mkdir(parents=True, exist_ok=True)
     d = Dossier(id="D-walk", title="Portal replies (walk-through)", owner="Primary care AI committee",
@@ -115,6 +115,6 @@ def test_rules_lock_verdicts_decision_signoff_and_invalidation(page, app_factory
     assert d.decision.outcome == "approve_with_conditions" and len(d.decision.conditions) == 2
     (signoff,) = d.signoffs
     assert (signoff.role, signoff.name) == ("clinical lead", "browser-test")
-    from governance.decision import signoff_status
+    from governance.decision.signoff import signoff_status
 
     assert signoff_status(d).invalidated == [signoff]

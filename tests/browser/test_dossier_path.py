@@ -2,7 +2,7 @@
 
 import pytest
 
-from governance.store import Store
+from governance.dossier.store import Store
 from tests.browser.conftest import goto_page, wait_idle
 
 pytestmark = pytest.mark.browser

@@ -2,8 +2,8 @@
 
 import pytest
 
-from governance.demo_judge_validity import demo_ratings
-from governance.store import Store
+from governance.demo.judge_validity import demo_ratings
+from governance.dossier.store import Store
 from tests.browser.conftest import goto_page, wait_idle
 
 pytestmark = pytest.mark.browser

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from governance.store import Store
+from governance.dossier.store import Store
 from tests.browser.conftest import goto_page, wait_idle
 from tests.fakes import constant_answer
 

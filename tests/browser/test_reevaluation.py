@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from governance.store import Store
+from governance.dossier.store import Store
 from tests.browser.conftest import goto_page, wait_idle
 from tests.fakes import FakeConfig, FakeLLMServer
 from tests.governance.reevaluation_fixtures import MODEL_B, N, bad_ids, scripted_models, seed_decided_dossier

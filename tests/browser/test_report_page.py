@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from governance.store import Store
+from governance.dossier.store import Store
 from tests.browser.conftest import wait_idle
 
 pytestmark = pytest.mark.browser

@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from governance.store import Store
+from governance.dossier.store import Store
 from tests.browser.conftest import REPO, free_port, goto_page, wait_idle
 
 pytestmark = pytest.mark.browser

@@ -12,9 +12,9 @@ import sys
 import duckdb
 
 from evaluator.benchmarks import get_benchmark
-from evaluator.llm import ModelEndpoint
+from evaluator.gateway.llm import ModelEndpoint
 from evaluator.loaders import load_instances
-from evaluator.runner import RunOptions, run_benchmark
+from evaluator.runs.runner import RunOptions, run_benchmark
 
 
 def main() -> None:

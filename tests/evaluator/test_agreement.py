@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaluator.agreement import compute_agreement, published_agreement
-from evaluator.agreement_io import RatingsError, most_overlapping_pair, ratings_template, read_ratings
-from evaluator.agreement_stats import icc3k_interval_width, icc3k_z, icc21, sample_size_for_width, spearman
+from evaluator.agreement.analysis import compute_agreement, published_agreement
+from evaluator.agreement.ratings import RatingsError, most_overlapping_pair, ratings_template, read_ratings
+from evaluator.agreement.stats import icc3k_interval_width, icc3k_z, icc21, sample_size_for_width, spearman
 
 CRITERIA = ["accuracy", "completeness", "clarity"]
 
@@ -201,7 +201,7 @@ def test_published_figures_and_sample_size_hint():
 def test_vectorised_bootstrap_kappa_equals_scikit_learn():
     from sklearn.metrics import cohen_kappa_score
 
-    from evaluator.agreement_stats import bootstrap_weighted_kappa
+    from evaluator.agreement.stats import bootstrap_weighted_kappa
 
     rng = np.random.default_rng(11)
     hx, hy = rng.integers(1, 6, 40), rng.integers(1, 6, 40)

@@ -9,11 +9,11 @@ from types import SimpleNamespace
 import duckdb
 import pytest
 
+from evaluator.gateway.llm import ModelEndpoint
 from evaluator.instance import Instance
-from evaluator.jury import JuryConfig, JuryError, jury_config_for, load_jury_summary, run_jury
-from evaluator.jury_store import JuryStore
-from evaluator.llm import ModelEndpoint
-from evaluator.runner import run_benchmark
+from evaluator.jury.panel import JuryConfig, JuryError, jury_config_for, load_jury_summary, run_jury
+from evaluator.jury.store import JuryStore
+from evaluator.runs.runner import run_benchmark
 from tests.fakes import FakeConfig, FakeLLMServer, last_user_text, prompt_text
 
 JUDGES = ("openai/judge-a", "openai/judge-b", "openai/judge-c")
@@ -264,7 +264,7 @@ def priced(server, names) -> JuryConfig:
 
 
 def test_one_budget_spans_the_whole_jury(judged):
-    from evaluator.runner import RunOptions
+    from evaluator.runs.runner import RunOptions
 
     measured = run_jury(
         judged.con,

@@ -7,14 +7,14 @@ import json
 import pytest
 
 from evaluator.instance import Instance
-from evaluator.jury_prompt import (
+from evaluator.jury.prompt import (
     fence_markers,
     fence_nonce,
     judge_messages,
     parse_judge_reply,
     repair_messages,
 )
-from evaluator.rubrics import get_rubric
+from evaluator.jury.rubrics import get_rubric
 
 RUBRIC = get_rubric()
 CASE = Instance(
@@ -46,7 +46,7 @@ def test_nonce_changes_with_the_candidate_and_is_stable():
 
 
 def test_a_candidate_quoting_a_nonce_never_gets_that_nonce(monkeypatch):
-    import evaluator.jury_prompt as jp
+    import evaluator.jury.prompt as jp
 
     real = jp.hashlib.sha256
     calls = []

@@ -7,9 +7,16 @@ import asyncio
 import pytest
 from pydantic import ValidationError
 
-from evaluator.llm import DUMMY_KEY, ModelEndpoint, api_key_for, call_options, complete, count_prompt_tokens
-from evaluator.llm_errors import LLMError, classify_exception, parse_retry_after
-from evaluator.prices import resolve_price, table_prices
+from evaluator.gateway.errors import LLMError, classify_exception, parse_retry_after
+from evaluator.gateway.llm import (
+    DUMMY_KEY,
+    ModelEndpoint,
+    api_key_for,
+    call_options,
+    complete,
+    count_prompt_tokens,
+)
+from evaluator.gateway.prices import resolve_price, table_prices
 
 MESSAGES = [{"role": "user", "content": "What is the anion gap?"}]
 
@@ -166,4 +173,4 @@ def test_llm_is_the_only_importer_of_litellm():
                     names = [node.module]
                 if any(n.split(".")[0] == "litellm" for n in names):
                     importers.add(str(path.relative_to(repo)))
-    assert importers == {"evaluator/llm.py"}
+    assert importers == {"evaluator/gateway/llm.py"}

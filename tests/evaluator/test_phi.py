@@ -3,8 +3,8 @@ masking, redaction and the run gate."""
 
 import pytest
 
+from evaluator.gateway.llm import ModelEndpoint
 from evaluator.instance import Instance
-from evaluator.llm import ModelEndpoint
 from evaluator.phi import (
     check_phi_for_run,
     find_identifiers,

@@ -1,11 +1,11 @@
-"""The tqdm progress callback shared by the CLI, notebooks and scripts (evaluator.progress)."""
+"""The tqdm progress callback shared by the CLI, notebooks and scripts (evaluator.runs.progress)."""
 
 import importlib.util
 import io
 
 import pytest
 
-from evaluator.progress import TqdmProgress, in_notebook, tqdm_progress
+from evaluator.runs.progress import TqdmProgress, in_notebook, tqdm_progress
 
 
 def test_bar_follows_done_and_closes_at_total():

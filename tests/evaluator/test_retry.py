@@ -6,9 +6,9 @@ import asyncio
 import random
 import time
 
-from evaluator.llm import Completion, ModelEndpoint
-from evaluator.llm_errors import LLMError
-from evaluator.retry import RateLimiter, RetryPolicy, call_with_retries
+from evaluator.gateway.errors import LLMError
+from evaluator.gateway.llm import Completion, ModelEndpoint
+from evaluator.runs.retry import RateLimiter, RetryPolicy, call_with_retries
 
 EP = ModelEndpoint(name="x", model="openai/x", api_base="http://127.0.0.1:1/v1")
 FAST = RetryPolicy(max_attempts=4, base_s=0.001, max_s=0.002)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from evaluator.benchmarks import list_benchmarks
-from evaluator.jury import DEFAULT_JUDGES, jury_config_for
-from evaluator.prices import resolve_price
-from evaluator.rubrics import RUBRIC_DIR, RubricError, get_rubric, load_rubrics, parse_rubric
+from evaluator.gateway.prices import resolve_price
+from evaluator.jury.panel import DEFAULT_JUDGES, jury_config_for
+from evaluator.jury.rubrics import RUBRIC_DIR, RubricError, get_rubric, load_rubrics, parse_rubric
 
 
 def test_default_rubric_is_medhelms_criteria_on_1_to_5():

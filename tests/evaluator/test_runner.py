@@ -17,13 +17,13 @@ import pytest
 from pydantic import BaseModel
 
 from evaluator.benchmarks import get_benchmark, render_messages
+from evaluator.gateway.llm import ModelEndpoint
 from evaluator.instance import Instance
-from evaluator.llm import ModelEndpoint
 from evaluator.loaders import load_instances
-from evaluator.retry import RetryPolicy
-from evaluator.run_plan import estimate_run
-from evaluator.runner import RunOptions, run_benchmark
-from evaluator.runstore import RunStore
+from evaluator.runs.plan import estimate_run
+from evaluator.runs.retry import RetryPolicy
+from evaluator.runs.runner import RunOptions, run_benchmark
+from evaluator.runs.store import RunStore
 from tests.fakes import last_user_text
 
 REPO = Path(__file__).resolve().parents[2]

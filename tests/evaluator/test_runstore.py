@@ -6,8 +6,8 @@ import json
 
 import duckdb
 
-from evaluator.result_writer import ResultWriter, replay_journals
-from evaluator.runstore import RunStore, cache_key, now_iso
+from evaluator.runs.store import RunStore, cache_key, now_iso
+from evaluator.runs.writer import ResultWriter, replay_journals
 
 
 def result(run_id: str, iid: str, error: str | None = None) -> dict:

@@ -9,8 +9,8 @@ import duckdb
 import openpyxl
 import pytest
 
-from evaluator.llm import ModelEndpoint
-from evaluator.runstore import RunStore
+from evaluator.gateway.llm import ModelEndpoint
+from evaluator.runs.store import RunStore
 from evaluator.scenarios import (
     ColumnMapping,
     MappingError,

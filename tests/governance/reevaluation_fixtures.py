@@ -11,7 +11,7 @@ not clear with certainty (17/20), and the committee approved A with the plan fro
 from __future__ import annotations
 
 from evaluator.benchmarks import get_benchmark
-from evaluator.llm import ModelEndpoint
+from evaluator.gateway.llm import ModelEndpoint
 from evaluator.loaders import load_instances
 from tests.fakes import Answer, prompt_text
 
@@ -55,13 +55,13 @@ def scripted_models(n: int = N) -> Answer:
 
 def seed_decided_dossier(store, server_url: str, *, n: int = N, sign: bool = True) -> str:
     """Run model A on the calculator cases, attach the evidence, lock a rule, approve A (plan frozen)."""
-    from governance import committee
-    from governance.dossier import Dossier
-    from governance.intended_use import example_intended_use
-    from governance.policy import AcceptancePolicy, ScoreRule
-    from governance.run_evidence import start_run
-    from governance.run_evidence_view import attach_run
-    from governance.run_jobs import RunRequest
+    from evaluator.runs.jobs import RunRequest
+    from governance.decision import committee
+    from governance.dossier.intended_use import example_intended_use
+    from governance.dossier.record import Dossier
+    from governance.evidence.local_run_view import attach_run
+    from governance.evidence.local_runs import start_run
+    from governance.rules.policy import AcceptancePolicy, ScoreRule
 
     d = Dossier(id=DOSSIER_ID, title="Calculator helper (re-evaluation test)", owner="AI committee",
                 intended_use=example_intended_use())

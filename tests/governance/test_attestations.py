@@ -7,7 +7,9 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from governance.attestations import (
+from governance.decision.committee import assessment_and_recommendation
+from governance.dossier.documents import MAX_BYTES, DocumentError, DocumentStore
+from governance.procurement.attestations import (
     QUESTIONNAIRE_DIR,
     AttestationError,
     Questionnaire,
@@ -15,12 +17,10 @@ from governance.attestations import (
     make_answer,
     statuses,
 )
-from governance.candidate_items import vendor_items, with_vendor_items
-from governance.candidates import ContractFacts, record_attestation
-from governance.committee import assessment_and_recommendation
-from governance.documents import MAX_BYTES, DocumentError, DocumentStore
-from governance.recommendation import recommend
-from governance.verdicts import assess
+from governance.procurement.candidate_items import vendor_items, with_vendor_items
+from governance.procurement.candidates import ContractFacts, record_attestation
+from governance.rules.recommendation import recommend
+from governance.rules.verdicts import assess
 from tests.governance.candidate_fixtures import GPT4O, NOW, answers, base_dossier, candidate, three_candidates
 
 TOPICS = [
@@ -76,7 +76,7 @@ def test_make_answer_checks_values_and_records_who_and_when():
 
 
 def test_statuses_follow_the_documented_rules():
-    from governance.attestations import DocumentRef
+    from governance.procurement.attestations import DocumentRef
 
     doc = DocumentRef(sha256="b" * 64, filename="soc2.pdf", size=3)
     given = [

@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from evaluator.llm import ModelEndpoint
-from governance.candidate_cost import candidate_cost, per_seat_cost, per_token_cost
-from governance.candidates import (
+from evaluator.gateway.llm import ModelEndpoint
+from governance.decision.signoff import signable_hash
+from governance.dossier.record import Dossier
+from governance.procurement.candidate_cost import candidate_cost, per_seat_cost, per_token_cost
+from governance.procurement.candidates import (
     CandidateError,
     Pricing,
     candidate_models,
@@ -16,8 +18,6 @@ from governance.candidates import (
     remove_candidate,
     upsert_candidate,
 )
-from governance.decision import signable_hash
-from governance.dossier import Dossier
 from tests.governance.candidate_fixtures import CLAUDE, GPT4O, LLAMA, NOW, base_dossier, candidate
 
 
@@ -71,7 +71,7 @@ def test_upsert_replaces_by_id_keeps_answers_and_remove_checks_the_id():
 
 
 def test_a_recorded_answer_changes_the_signable_content():
-    from governance.attestations import make_answer
+    from governance.procurement.attestations import make_answer
 
     d = base_dossier()
     d2 = record_attestation(d, "gpt", make_answer("model_updates", "no", by="buyer", at=NOW))

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from governance.cli import main
-from governance.documents import DocumentStore, sha256_hex
-from governance.store import Store
+from cli import main
+from governance.dossier.documents import DocumentStore, sha256_hex
+from governance.dossier.store import Store
 from tests.governance.candidate_fixtures import base_dossier
 
 

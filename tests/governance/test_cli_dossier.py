@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-from governance.cli import main
+from cli import main
 
 
 def run(capsys, *argv) -> tuple[int, str, str]:
@@ -84,7 +84,7 @@ def test_demo_is_idempotent(home, capsys):
 
 def test_console_script_reports_corrupt_database(tmp_path):
     (tmp_path / "medassure.duckdb").write_bytes(b"garbage" * 500)
-    out = subprocess.run([sys.executable, "-m", "governance.cli", "--home", str(tmp_path), "dossier", "list"],
+    out = subprocess.run([sys.executable, "-m", "cli", "--home", str(tmp_path), "dossier", "list"],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 2
     assert "not a readable MedAssure database" in out.stderr and "Traceback" not in out.stderr

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from governance.cli import main
+from cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 SUITE = REPO / ".." / "shared" / "helm_runs" / "suite_simple"
@@ -96,7 +96,7 @@ def test_import_helm_broken_folder_exits_2_naming_the_file(home, capsys, tmp_pat
 
 
 def test_console_script_runs_as_a_subprocess(home):
-    proc = subprocess.run([sys.executable, "-m", "governance.cli", "winrate", "--published"],
+    proc = subprocess.run([sys.executable, "-m", "cli", "winrate", "--published"],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert len(json.loads(proc.stdout)) == 9

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from governance.cli import main
-from governance.demo_judge_validity import demo_ratings
+from cli import main
+from governance.demo.judge_validity import demo_ratings
 from tests.fakes import prompt_text
 
 JUDGES = "openai/judge-a,openai/judge-b,openai/judge-c"

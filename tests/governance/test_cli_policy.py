@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from governance.cli import main
-from governance.store import Store
+from cli import main
+from governance.dossier.store import Store
 from tests.governance.policy_fixtures import dossier, ev
 
 
@@ -80,7 +80,7 @@ def test_decide_then_signoff_then_change_invalidates(home, capsys, dossier_id):
 
     # a later change (re-deciding) invalidates both sign-offs, visibly
     run(capsys, "decide", dossier_id, "--decision", "reject", "--rationale", "Vendor withdrew the product.")
-    from governance.decision import signoff_status
+    from governance.decision.signoff import signoff_status
 
     status = signoff_status(latest(home, dossier_id).dossier)
     assert len(status.invalidated) == 2 and not any(r.valid for r in status.roles)

@@ -2,7 +2,7 @@
 
 import io
 
-from governance.cli.run import ProgressBar
+from cli.run import ProgressBar
 
 
 class _Terminal(io.StringIO):

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from governance.cli import main
+from cli import main
 from tests.governance.reevaluation_fixtures import MODEL_B, N, bad_ids, scripted_models, seed_decided_dossier
 
 

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
+from cli import main
 from evaluator.evidence import published_evidence
-from governance.cli import main
-from governance.dossier import Dossier
-from governance.intended_use import example_intended_use
-from governance.store import Store
+from governance.dossier.intended_use import example_intended_use
+from governance.dossier.record import Dossier
+from governance.dossier.store import Store
 
 
 def run(capsys, *argv) -> tuple[int, str, str]:

@@ -2,7 +2,7 @@
 
 import json
 
-from governance.cli import main
+from cli import main
 
 
 def run(capsys, *argv) -> tuple[int, str, str]:

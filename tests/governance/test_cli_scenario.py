@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from cli import main
 from evaluator.scenarios.store import TABLES
-from governance.cli import main
-from governance.store import Store
+from governance.dossier.store import Store
 from tests.fakes import constant_answer
 
 BAD = Path(__file__).resolve().parents[1] / "data" / "bad_inputs"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from governance.cost import (
+from governance.procurement.cost import (
     MEDHELM_BASIS,
     CostSettings,
     EvaluationCostItem,
@@ -13,7 +13,7 @@ from governance.cost import (
     cost_report,
     pareto_frontier,
 )
-from governance.cost_inputs import from_run_summary, medhelm_token_profile, profile_from_results
+from governance.procurement.cost_inputs import from_run_summary, medhelm_token_profile, profile_from_results
 from tests.governance.policy_fixtures import dossier, ev
 
 

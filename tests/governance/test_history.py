@@ -1,7 +1,7 @@
-from governance.demo import DEMO_ID, seed_demo
-from governance.dossier import Dossier
-from governance.history import diff_versions, timeline
-from governance.intended_use import example_intended_use
+from governance.demo.seed import DEMO_ID, seed_demo
+from governance.dossier.history import diff_versions, timeline
+from governance.dossier.intended_use import example_intended_use
+from governance.dossier.record import Dossier
 
 
 def test_diff_shows_fields_and_keyed_list_changes(store):

@@ -5,11 +5,11 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from evaluator.agreement_io import RatingsError
-from evaluator.jury_store import JuryStore
-from governance.demo import DEMO_STEPS
-from governance.demo_judge_validity import SOURCE, demo_ratings, record_demo_judge_validity
-from governance.judge_validity import (
+from evaluator.agreement.ratings import RatingsError
+from evaluator.jury.store import JuryStore
+from governance.demo.judge_validity import SOURCE, demo_ratings, record_demo_judge_validity
+from governance.demo.seed import DEMO_STEPS
+from governance.evidence.judge_validity import (
     agreement_setting,
     assess_judge_validity,
     jury_benchmarks,
@@ -19,8 +19,8 @@ from governance.judge_validity import (
     set_minimum,
     stored_juries,
 )
-from governance.policy import AcceptancePolicy, JudgeAgreementRule, PolicyError, lock_policy
-from governance.verdicts import assess
+from governance.rules.policy import AcceptancePolicy, JudgeAgreementRule, PolicyError, lock_policy
+from governance.rules.verdicts import assess
 from tests.governance.policy_fixtures import dossier, ev
 
 
@@ -131,7 +131,7 @@ def test_minimum_is_the_rule_threshold_and_logged_once_locked():
 
 
 def test_no_figure_to_record_is_refused():
-    from evaluator.agreement import compute_agreement
+    from evaluator.agreement.analysis import compute_agreement
 
     few = "instance_id,rater,accuracy\n1,a,3\n2,a,4\n1,b,3\n2,b,5\n"
     report = compute_agreement(

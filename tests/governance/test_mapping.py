@@ -1,5 +1,5 @@
-from governance.dossier import TaskMapping
-from governance.mapping import embedding_status, suggest_mapping, terms
+from governance.dossier.record import TaskMapping
+from governance.mapping.suggest import embedding_status, suggest_mapping, terms
 
 PORTAL = ("Draft replies to patient portal messages about medications, test results and appointments "
           "for clinicians to review before sending.")

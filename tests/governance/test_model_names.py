@@ -3,7 +3,7 @@
 import pytest
 
 from evaluator.medhelm_data import published_scores
-from governance.model_names import match_candidates, name_key
+from governance.mapping.model_names import match_candidates, name_key
 
 PUBLISHED = sorted(published_scores()["model"].unique())
 

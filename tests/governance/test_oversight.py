@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from governance.oversight import derive_oversight, edit_oversight, load_oversight_defaults
-from governance.policy import default_policy
-from governance.verdicts import Verdict
+from governance.decision.oversight import derive_oversight, edit_oversight, load_oversight_defaults
+from governance.rules.policy import default_policy
+from governance.rules.verdicts import Verdict
 
 
 def v(status: str, kind: str = "score", model: str = "m") -> Verdict:

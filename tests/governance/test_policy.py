@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from governance.policy import (
+from governance.rules.policy import (
     AcceptancePolicy,
     MinNRule,
     PolicyError,

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from evaluator.benchmarks import get_benchmark, prompt_hash
-from evaluator.runstore import RunStore
-from governance.addendum import PlanChange
-from governance.decision import signoff_status
-from governance.history import diff_versions, timeline
-from governance.reevaluation import ReevaluationError, reevaluate
-from governance.reevaluation_rerun import read_prompt_file
+from evaluator.runs.store import RunStore
+from governance.decision.signoff import signoff_status
+from governance.dossier.history import diff_versions, timeline
+from governance.reevaluation.addendum import PlanChange
+from governance.reevaluation.reevaluate import ReevaluationError, reevaluate
+from governance.reevaluation.rerun import read_prompt_file
 from tests.governance.reevaluation_fixtures import (
     KEY_ENV,
     MODEL_A,
@@ -132,8 +132,8 @@ def test_refusals_name_the_problem_and_save_nothing(decided, tmp_path):
 
 
 def test_undecided_dossier_is_refused(store):
-    from governance.dossier import Dossier
-    from governance.intended_use import example_intended_use
+    from governance.dossier.intended_use import example_intended_use
+    from governance.dossier.record import Dossier
 
     store.save(Dossier(id="D-open", title="Open", owner="c", intended_use=example_intended_use()), "a")
     with pytest.raises(ReevaluationError, match="has no decision yet"):

@@ -7,16 +7,16 @@ import json
 import pytest
 
 from evaluator.benchmarks import get_benchmark
-from evaluator.llm import ModelEndpoint
+from evaluator.gateway.llm import ModelEndpoint
 from evaluator.loaders import load_instances
-from evaluator.runner import run_benchmark
-from governance import committee
-from governance.addendum import PlanChange
-from governance.dossier import Dossier
-from governance.intended_use import example_intended_use
-from governance.reevaluation import ReevaluationError, reevaluate
-from governance.run_evidence import save_upload
-from governance.run_evidence_view import attach_run
+from evaluator.runs.runner import run_benchmark
+from governance.decision import committee
+from governance.dossier.intended_use import example_intended_use
+from governance.dossier.record import Dossier
+from governance.evidence.local_run_view import attach_run
+from governance.evidence.local_runs import save_upload
+from governance.reevaluation.addendum import PlanChange
+from governance.reevaluation.reevaluate import ReevaluationError, reevaluate
 
 PRICES = {"input_price_per_mtok": 0.5, "output_price_per_mtok": 1.5}
 ROWS = [{"id": f"q{i}", "question": f"Is {i} even? Reply yes or no.",

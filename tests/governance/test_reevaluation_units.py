@@ -6,12 +6,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from governance.addendum import PlanChange
-from governance.decision import CommitteeDecision
-from governance.evidence_plan import PlanEndpoint, PlanItem
-from governance.reevaluation_compare import decision_impact, verdict_changes
-from governance.reevaluation_rerun import ReevaluationError, item_endpoint, read_prompt_bytes
-from governance.verdicts import Assessment, Verdict
+from governance.decision.signoff import CommitteeDecision
+from governance.reevaluation.addendum import PlanChange
+from governance.reevaluation.compare import decision_impact, verdict_changes
+from governance.reevaluation.plan import PlanEndpoint, PlanItem
+from governance.reevaluation.rerun import ReevaluationError, item_endpoint, read_prompt_bytes
+from governance.rules.verdicts import Assessment, Verdict
 
 
 def test_prompt_files_plain_yaml_json_and_their_errors():

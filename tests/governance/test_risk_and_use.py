@@ -1,8 +1,8 @@
 import pytest
 from pydantic import ValidationError
 
-from governance.intended_use import IntendedUse, example_intended_use
-from governance.risk import assess_risk
+from governance.dossier.intended_use import IntendedUse, example_intended_use
+from governance.dossier.risk import assess_risk
 
 
 def use(**changes) -> IntendedUse:
@@ -12,15 +12,15 @@ def use(**changes) -> IntendedUse:
 @pytest.mark.parametrize(
     "severity, role, oversight, tier",
     [
-        ("negligible", "informs", "every_output", "low"),       # 0+0-1 = -1
-        ("minor", "augments", "every_output", "low"),            # 1+1-1 = 1
-        ("moderate", "augments", "every_output", "moderate"),    # 2+1-1 = 2
-        ("moderate", "replaces", "sampled", "high"),             # 2+2+0 = 4
-        ("serious", "informs", "every_output", "moderate"),      # 3+0-1 = 2
-        ("critical", "informs", "every_output", "high"),         # 4+0-1 = 3 -> floor high
-        ("critical", "replaces", "none", "critical"),            # 4+2+1 = 7
-        ("minor", "replaces", "none", "high"),                   # 1+2+1 = 4
-        ("negligible", "replaces", "none", "high"),              # 0+2+1 = 3 -> floor high
+        ("negligible", "informs", "every_output", "low"),  # 0+0-1 = -1
+        ("minor", "augments", "every_output", "low"),  # 1+1-1 = 1
+        ("moderate", "augments", "every_output", "moderate"),  # 2+1-1 = 2
+        ("moderate", "replaces", "sampled", "high"),  # 2+2+0 = 4
+        ("serious", "informs", "every_output", "moderate"),  # 3+0-1 = 2
+        ("critical", "informs", "every_output", "high"),  # 4+0-1 = 3 -> floor high
+        ("critical", "replaces", "none", "critical"),  # 4+2+1 = 7
+        ("minor", "replaces", "none", "high"),  # 1+2+1 = 4
+        ("negligible", "replaces", "none", "high"),  # 0+2+1 = 3 -> floor high
     ],
 )
 def test_risk_tier_rule(severity, role, oversight, tier):
@@ -30,7 +30,9 @@ def test_risk_tier_rule(severity, role, oversight, tier):
 
 
 def test_floor_is_explained():
-    result = assess_risk(use(error_severity="critical", decision_role="informs", human_oversight="every_output"))
+    result = assess_risk(
+        use(error_severity="critical", decision_role="informs", human_oversight="every_output")
+    )
     assert result.points == 3
     assert result.reasons[-1].startswith("Raised to high")
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from governance.dossier import Dossier
-from governance.intended_use import example_intended_use
-from governance.run_evidence import RunInputError, build_request, run_and_wait
-from governance.run_evidence_view import attach_run
-from governance.run_jobs import RunJobs
+from evaluator.runs.jobs import RunJobs
+from governance.dossier.intended_use import example_intended_use
+from governance.dossier.record import Dossier
+from governance.evidence.local_run_view import attach_run
+from governance.evidence.local_runs import RunInputError, build_request, run_and_wait
 from tests.calc_answers import calculator_answers
 
 
@@ -36,8 +36,9 @@ def calc_server(llm_server):
 
 
 def test_waits_for_the_run_reports_progress_and_the_result_attaches(store, calc_server):
-    request = build_request("calc_builtin", "openai/fake-calc", api_base=calc_server.url, limit=10,
-                            concurrency=2)
+    request = build_request(
+        "calc_builtin", "openai/fake-calc", api_base=calc_server.url, limit=10, concurrency=2
+    )
     bar = Recorder()
     done = run_and_wait(store, request, bar, poll_s=0.01, jobs=RunJobs())
     assert done.state == "completed" and not done.alive
@@ -46,7 +47,9 @@ def test_waits_for_the_run_reports_progress_and_the_result_attaches(store, calc_
     assert [d for d, _ in bar.calls] == sorted(d for d, _ in bar.calls), "progress never goes back"
     assert len(set(bar.calls)) == len(bar.calls), "a count is reported once"
 
-    dossier = Dossier(title="Nurses' dosing questions", owner="a.analyst", intended_use=example_intended_use())
+    dossier = Dossier(
+        title="Nurses' dosing questions", owner="a.analyst", intended_use=example_intended_use()
+    )
     store.save(dossier, author="a.analyst")
     version = attach_run(store, dossier.id, done.run_id, by="a.analyst")
     assert [e.provenance for e in version.dossier.evidence] == ["local-run"]
@@ -55,8 +58,9 @@ def test_waits_for_the_run_reports_progress_and_the_result_attaches(store, calc_
 
 def test_interrupting_the_wait_cancels_the_run_and_the_same_request_resumes(store, calc_server):
     calc_server.configure(latency_s=0.05)
-    request = build_request("calc_builtin", "openai/fake-calc", api_base=calc_server.url, limit=10,
-                            concurrency=1)
+    request = build_request(
+        "calc_builtin", "openai/fake-calc", api_base=calc_server.url, limit=10, concurrency=1
+    )
     jobs = RunJobs()
     bar = Recorder(interrupt_at=2)
     with pytest.raises(KeyboardInterrupt):

@@ -6,8 +6,10 @@ import time
 
 import pytest
 
-from governance.demo import DEMO_ID, seed_demo
-from governance.run_evidence import (
+from evaluator.runs.jobs import RunJobs
+from governance.demo.seed import DEMO_ID, seed_demo
+from governance.evidence.local_run_view import attach_run, dossier_runs, run_id_for_key, run_view
+from governance.evidence.local_runs import (
     RunInputError,
     build_request,
     cancel_run,
@@ -17,8 +19,6 @@ from governance.run_evidence import (
     save_upload,
     start_run,
 )
-from governance.run_evidence_view import attach_run, dossier_runs, run_id_for_key, run_view
-from governance.run_jobs import RunJobs
 from tests.calc_answers import calculator_answers
 
 
@@ -163,7 +163,7 @@ def test_a_budget_stop_resumes_with_a_larger_budget(demo, calc_server):
 
 
 def test_a_run_left_running_by_a_dead_process_shows_as_interrupted(demo):
-    from evaluator.runstore import RunStore
+    from evaluator.runs.store import RunStore
 
     cur = demo.cursor()
     run_id = RunStore(cur, journal_dir=None).create_run(

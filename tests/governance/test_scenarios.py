@@ -5,12 +5,18 @@ from __future__ import annotations
 import pytest
 
 from evaluator.scenarios import ImportRejected, ScenarioStore, preview_import, record_offline_run
-from governance.demo import DEMO_ID, seed_demo
-from governance.demo_scenario import DEMO_SOURCE, attach_demo_scenario, demo_cases_csv
-from governance.dossier import Dossier
-from governance.intended_use import example_intended_use
-from governance.scenarios import attach_run, import_for_dossier, redact_scenario, run_evidence, scenario_rows
-from governance.taxonomy import TaxonomyError
+from governance.demo.scenario import DEMO_SOURCE, attach_demo_scenario, demo_cases_csv
+from governance.demo.seed import DEMO_ID, seed_demo
+from governance.dossier.intended_use import example_intended_use
+from governance.dossier.record import Dossier
+from governance.evidence.local_scenarios import (
+    attach_run,
+    import_for_dossier,
+    redact_scenario,
+    run_evidence,
+    scenario_rows,
+)
+from governance.mapping.taxonomy import TaxonomyError
 
 
 @pytest.fixture

@@ -5,10 +5,10 @@ import textwrap
 
 import pytest
 
-from governance.dossier import Dossier
-from governance.intended_use import example_intended_use
-from governance.store import DossierNotFound, Store, StoreCorruptError, StoreLockedError
-from governance.taxonomy import TaxonomyError
+from governance.dossier.intended_use import example_intended_use
+from governance.dossier.record import Dossier
+from governance.dossier.store import DossierNotFound, Store, StoreCorruptError, StoreLockedError
+from governance.mapping.taxonomy import TaxonomyError
 
 
 def make() -> Dossier:
@@ -18,7 +18,9 @@ def make() -> Dossier:
 def test_every_save_appends_a_version_with_a_chained_hash(store):
     d = make()
     v1 = store.save(d, "alice", "created")
-    d2 = d.model_copy(update={"mapping": d.mapping.decide("patient_provider_messaging", "accepted", by="bob")})
+    d2 = d.model_copy(
+        update={"mapping": d.mapping.decide("patient_provider_messaging", "accepted", by="bob")}
+    )
     v2 = store.save(d2, "bob", "mapped")
     history = store.history(d.id)
     assert [h["version"] for h in history] == [1, 2]
@@ -73,7 +75,7 @@ def test_second_process_gets_lock_message(tmp_path):
     holder.save(make(), "alice")
     code = textwrap.dedent(f"""
         from pathlib import Path
-        from governance.store import Store, StoreLockedError
+        from governance.dossier.store import Store, StoreLockedError
         try:
             Store.open(Path({str(path)!r}))
         except StoreLockedError as exc:

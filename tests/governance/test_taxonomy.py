@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from governance.taxonomy import TaxonomyError, load_taxonomy
+from governance.mapping.taxonomy import TaxonomyError, load_taxonomy
 from tests.conftest import shared_path
 
 
@@ -30,7 +30,9 @@ def test_matches_reference_and_invents_no_tasks():
     ref = json.loads(shared_path("reference", "medhelm_taxonomy.json").read_text())
     tax = load_taxonomy()
     assert [c["name"] for c in ref["categories"]] == [c.name for c in tax.categories]
-    assert [s["name"] for c in ref["categories"] for s in c["subcategories"]] == [s.name for s in tax.subcategories]
+    assert [s["name"] for c in ref["categories"] for s in c["subcategories"]] == [
+        s.name for s in tax.subcategories
+    ]
     verified = {t["task"] for t in ref["tasks_recovered"]}
     tasks = [t for s in tax.subcategories for t in s.tasks]
     assert {t.name for t in tasks} <= verified

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from governance.cost import CostSettings, TokenProfile
-from governance.judge_agreement import JudgeAgreementSetting
-from governance.policy import (
+from governance.evidence.judge_agreement import JudgeAgreementSetting
+from governance.procurement.cost import CostSettings, TokenProfile
+from governance.rules.policy import (
     AcceptancePolicy,
     CostRule,
     JudgeAgreementRule,
@@ -16,8 +16,8 @@ from governance.policy import (
     UnscoredShareRule,
     lock_policy,
 )
-from governance.verdict_math import compare, further_cases, wilson_total_n
-from governance.verdicts import assess, score_verdict, unscored_verdict
+from governance.rules.verdict_math import compare, further_cases, wilson_total_n
+from governance.rules.verdicts import assess, score_verdict, unscored_verdict
 from tests.governance.policy_fixtures import WILSON, dossier, ev, group
 
 WHY = "a committee's reason for this bar"

@@ -13,8 +13,8 @@ DEMO = "D-demo-portal"
 @pytest.fixture(scope="session")
 def seeded(tmp_path_factory) -> Path:
     """A database with the demo dossier, seeded once per test session (seeding takes 10-40 s)."""
-    from governance.demo import seed_demo
-    from governance.store import Store
+    from governance.demo.seed import seed_demo
+    from governance.dossier.store import Store
 
     path = tmp_path_factory.mktemp("seeded") / "medassure.duckdb"
     store = Store.open(path)
@@ -36,7 +36,7 @@ demo_copy = demo_home  # the name some page tests use
 
 def latest(home: Path):
     """The newest version of the demo dossier in ``home``."""
-    from governance.store import Store
+    from governance.dossier.store import Store
 
     store = Store.open(home / "medassure.duckdb")
     try:

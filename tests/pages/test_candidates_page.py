@@ -7,9 +7,9 @@ import json
 
 from pypdf import PdfReader
 
-from governance.decision import signoff_status
-from governance.documents import DocumentStore, sha256_hex
-from governance.store import Store
+from governance.decision.signoff import signoff_status
+from governance.dossier.documents import DocumentStore, sha256_hex
+from governance.dossier.store import Store
 from tests.pages.conftest import DEMO, latest, open_page
 
 PAGE = "pages/candidates.py"
@@ -48,7 +48,7 @@ def test_page_shows_table_chart_ties_and_the_open_item(demo_copy):
 
 
 def test_page_cli_and_pdf_show_the_same_numbers(demo_copy, capsys):
-    from governance.cli import main
+    from cli import main
     from reports.bundle import report_bundle
 
     page = open_page(PAGE).dataframe[0].value.set_index("id")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from governance.decision import signoff_status
-from governance.store import Store
+from governance.decision.signoff import signoff_status
+from governance.dossier.store import Store
 from tests.pages.conftest import latest, open_page
 
 
@@ -41,8 +41,8 @@ def test_rules_page_locked_change_needs_a_reason_then_is_logged(demo_copy):
 
 
 def test_rules_page_starts_from_defaults_and_locks(home):
-    from governance.dossier import Dossier
-    from governance.intended_use import example_intended_use
+    from governance.dossier.intended_use import example_intended_use
+    from governance.dossier.record import Dossier
 
     store = Store.open(home / "medassure.duckdb")
     store.save(Dossier(id="D-fresh", title="Fresh dossier", owner="me", intended_use=example_intended_use()),

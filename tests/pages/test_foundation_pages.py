@@ -1,7 +1,7 @@
 """One AppTest per foundation page: it renders from the store and its main action works."""
 
-from governance.demo import DEMO_ID
-from governance.store import Store
+from governance.demo.seed import DEMO_ID
+from governance.dossier.store import Store
 from tests.pages.conftest import open_page
 
 

@@ -1,7 +1,7 @@
 """AppTest for the Judge validity page: template, uploads, the agreement table, recording, the minimum."""
 
-from governance.demo_judge_validity import demo_ratings
-from governance.store import Store
+from governance.demo.judge_validity import demo_ratings
+from governance.dossier.store import Store
 from tests.pages.conftest import open_page
 
 PAGE = "pages/judge_validity.py"
@@ -67,7 +67,7 @@ def test_bad_upload_shows_the_problem(demo_home):
 def test_a_stored_jury_run_can_be_picked(demo_home):
     import pandas as pd
 
-    from evaluator.jury_store import JuryStore
+    from evaluator.jury.store import JuryStore
 
     store = Store.open(demo_home / "medassure.duckdb")
     juries = JuryStore(store.con)

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from evaluator.scenarios import ScenarioStore
-from governance.demo import DEMO_ID
-from governance.demo_scenario import attach_demo_scenario
-from governance.store import Store
+from governance.demo.scenario import attach_demo_scenario
+from governance.demo.seed import DEMO_ID
+from governance.dossier.store import Store
 from tests.fakes import constant_answer
 from tests.pages.conftest import open_page
 

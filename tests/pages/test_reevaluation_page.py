@@ -47,8 +47,8 @@ def test_page_runs_a_reevaluation_and_shows_the_addendum(decided):
 
 
 def test_undecided_dossier_gets_a_hint(store):
-    from governance.dossier import Dossier
-    from governance.intended_use import example_intended_use
+    from governance.dossier.intended_use import example_intended_use
+    from governance.dossier.record import Dossier
 
     store.save(Dossier(id="D-open", title="Not decided", owner="c", intended_use=example_intended_use()), "a")
     at = open_page("pages/reevaluation.py", dossier_id="D-open")

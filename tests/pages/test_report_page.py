@@ -7,9 +7,9 @@ import shutil
 import pytest
 
 from evaluator.evidence import published_evidence
-from governance.dossier import Dossier
-from governance.intended_use import example_intended_use
-from governance.store import Store
+from governance.dossier.intended_use import example_intended_use
+from governance.dossier.record import Dossier
+from governance.dossier.store import Store
 from tests.pages.conftest import open_page
 
 DOWNLOADS = ["pdf", "json", "chai", "hti1", "evidence"]

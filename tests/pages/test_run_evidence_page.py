@@ -4,9 +4,9 @@ import time
 
 import pytest
 
-from governance.demo import DEMO_ID
-from governance.run_jobs import JOBS
-from governance.store import Store
+from evaluator.runs.jobs import JOBS
+from governance.demo.seed import DEMO_ID
+from governance.dossier.store import Store
 from tests.calc_answers import calculator_answers
 from tests.pages.conftest import open_page
 

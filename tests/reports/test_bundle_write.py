@@ -6,8 +6,8 @@ import altair as alt
 import pytest
 
 from evaluator.evidence import published_evidence
-from governance.dossier import Dossier
-from governance.intended_use import example_intended_use
+from governance.dossier.intended_use import example_intended_use
+from governance.dossier.record import Dossier
 from reports.bundle import report_bundle
 from reports.charts import scores_chart
 

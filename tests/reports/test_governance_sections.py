@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from pypdf import PdfReader
 
-from governance.committee import assessment_and_recommendation
+from governance.decision.committee import assessment_and_recommendation
 from reports.chai import NAMESPACE, chai_model_card_xml
 from reports.exports import hti1_csv
 from reports.model import build_report

@@ -7,7 +7,9 @@ from datetime import UTC, datetime
 
 from pypdf import PdfReader
 
-from governance.addendum import (
+from governance.dossier.intended_use import example_intended_use
+from governance.dossier.record import Dossier
+from governance.reevaluation.addendum import (
     BenchmarkComparison,
     DecisionImpact,
     PlanChange,
@@ -15,9 +17,7 @@ from governance.addendum import (
     SubgroupComparison,
     VerdictChange,
 )
-from governance.dossier import Dossier
-from governance.evidence_plan import EvidencePlan
-from governance.intended_use import example_intended_use
+from governance.reevaluation.plan import EvidencePlan
 from reports.bundle import report_bundle
 from reports.pdf import render_pdf
 from reports.sections_reevaluation import reevaluation_sections

@@ -90,9 +90,9 @@ def files() -> dict[str, bytes]:
         "binary_junk.csv": bytes(rng.randrange(256) for _ in range(4096)),
         "formula_equals.csv": (HEAD + 'q1,"=HYPERLINK(""http://x.example"",""click"")",yes\n').encode(),
         "formula_plus_at.csv": (HEAD + "q1,+cmd|' /C calc'!A0,yes\nq2,@SUM(1+1),no\n").encode(),
-        "formula_minus.csv": ("id,question,reference,answer_type,lower,upper\n"
-                              "q1,Serum base excess?,-5,numeric_range,-6,-4\n"
-                              "q2,-2+3+cmd|' /C calc'!A0,yes,exact,,\n").encode(),
+        "formula_minus.csv": (b"id,question,reference,answer_type,lower,upper\n"
+                              b"q1,Serum base excess?,-5,numeric_range,-6,-4\n"
+                              b"q2,-2+3+cmd|' /C calc'!A0,yes,exact,,\n"),
         "latin1.csv": (HEAD + "q1,Patient has a café-au-lait spot?,yes\n").encode("latin-1"),
         "mixed_encoding.csv": (HEAD + "q1,Névus present?,yes\n").encode() +
                               "q2,Café-au-lait spot?,no\n".encode("latin-1"),

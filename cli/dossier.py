@@ -1,0 +1,176 @@
+"""``medassure taxonomy``, ``medassure dossier ...`` and ``medassure demo``."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+
+from pydantic import ValidationError
+
+from cli._common import add_format, emit, fail, open_store, read_json_file, say, validation_message
+from governance.dossier.intended_use import IntendedUse, example_intended_use
+from governance.dossier.record import Dossier
+
+
+def _author(args: argparse.Namespace) -> str:
+    if getattr(args, "author", None):
+        return args.author
+    try:
+        return os.environ.get("MEDASSURE_USER") or getpass.getuser()
+    except (KeyError, OSError):
+        return "cli"
+
+
+def _dossier_payload(dossier: Dossier) -> dict:
+    out = dossier.model_dump(mode="json")
+    out["risk"] = dossier.risk.model_dump(mode="json")
+    out["accepted_subcategories"] = dossier.mapping.accepted
+    return out
+
+
+def _parse_use_file(path: str) -> tuple[IntendedUse, dict]:
+    """An intended-use JSON, or a wrapper ``{title, owner, intended_use}``."""
+    raw = read_json_file(path)
+    if not isinstance(raw, dict):
+        fail(f"{path}: expected a JSON object with the intended-use fields")
+    wrapper = {}
+    if "intended_use" in raw:
+        wrapper = {k: v for k, v in raw.items() if k != "intended_use"}
+        unknown = set(wrapper) - {"title", "owner"}
+        if unknown:
+            fail(f"{path}: unknown top-level field(s) {sorted(unknown)}; allowed: title, owner, intended_use")
+        raw = raw["intended_use"]
+    try:
+        return IntendedUse.model_validate(raw), wrapper
+    except ValidationError as exc:
+        fail(validation_message(exc, path))
+
+
+def cmd_taxonomy(args: argparse.Namespace) -> int:
+    from governance.mapping.taxonomy import load_taxonomy
+
+    emit(load_taxonomy().model_dump(mode="json"))
+    return 0
+
+
+def cmd_example(args: argparse.Namespace) -> int:
+    emit(example_intended_use().model_dump(mode="json"))
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    emit(open_store(args).list_dossiers())
+    return 0
+
+
+def cmd_create(args: argparse.Namespace) -> int:
+    use, wrapper = _parse_use_file(args.file)
+    title = args.title or wrapper.get("title") or use.purpose[:80].rstrip()
+    owner = args.owner or wrapper.get("owner") or _author(args)
+    try:
+        dossier = Dossier(
+            title=title if len(title) >= 3 else f"Dossier: {title}", owner=owner, intended_use=use
+        )
+    except ValidationError as exc:
+        fail(validation_message(exc, args.file))
+    open_store(args).save(dossier, author=_author(args), note="created from " + args.file)
+    say(f"created dossier {dossier.id} (version 1, risk tier {dossier.risk.tier})")
+    print(dossier.id)
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    v = open_store(args).load(args.id, args.version)
+    payload = _dossier_payload(v.dossier)
+    payload["version"] = {
+        "number": v.version,
+        "hash": v.hash,
+        "parent_hash": v.parent_hash,
+        "author": v.author,
+        "created_at": v.created_at.isoformat(),
+        "note": v.note,
+    }
+    emit(payload)
+    return 0
+
+
+def cmd_update(args: argparse.Namespace) -> int:
+    use, wrapper = _parse_use_file(args.file)
+    store = open_store(args)
+    current = store.load(args.id).dossier
+    updates: dict = {"intended_use": use}
+    for key in ("title", "owner"):
+        value = getattr(args, key) or wrapper.get(key)
+        if value:
+            updates[key] = value
+    try:
+        dossier = Dossier.model_validate({**current.model_dump(), **updates})
+    except ValidationError as exc:
+        fail(validation_message(exc, args.file))
+    before = store.load(args.id).version
+    v = store.save(dossier, author=_author(args), note="updated from " + args.file)
+    say(f"dossier {args.id}: version {v.version}" + (" (nothing changed)" if v.version == before else ""))
+    emit({"id": args.id, "version": v.version, "hash": v.hash})
+    return 0
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    emit(open_store(args).history(args.id))
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from governance.demo.seed import seed_demo
+
+    store = open_store(args)
+    if args.if_empty and not store.is_empty():
+        say("database already holds dossiers; demo not seeded")
+        emit({"id": None})
+        return 0
+    dossier_id = seed_demo(store)
+    say(f"demo dossier ready: {dossier_id}")
+    emit({"id": dossier_id})
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("taxonomy", help="the MedHELM taxonomy (categories, subcategories, benchmarks)")
+    add_format(p)
+    p.set_defaults(func=cmd_taxonomy)
+
+    p = sub.add_parser("demo", help="seed the demo dossier (idempotent)")
+    p.add_argument("--if-empty", action="store_true", help="only when the database holds no dossier yet")
+    add_format(p)
+    p.set_defaults(func=cmd_demo)
+
+    dossier = sub.add_parser("dossier", help="create, show, update and list dossiers")
+    dsub = dossier.add_subparsers(dest="dossier_command", required=True)
+    p = dsub.add_parser("example", help="print a complete, valid intended-use JSON")
+    add_format(p)
+    p.set_defaults(func=cmd_example)
+    p = dsub.add_parser("list", help="all dossiers (latest versions)")
+    add_format(p)
+    p.set_defaults(func=cmd_list)
+    for name, func, helptext in (
+        ("create", cmd_create, "create a dossier from an intended-use JSON file"),
+        ("update", cmd_update, "replace a dossier's intended use (new version)"),
+    ):
+        p = dsub.add_parser(name, help=helptext)
+        if name == "update":
+            p.add_argument("id")
+        p.add_argument("--file", required=True, help="intended-use JSON (see `medassure dossier example`)")
+        p.add_argument("--title")
+        p.add_argument("--owner")
+        p.add_argument("--author", help="who makes this change (default $MEDASSURE_USER or the login name)")
+        add_format(p)
+        p.set_defaults(func=func)
+    p = dsub.add_parser("show", help="one dossier version as JSON")
+    p.add_argument("id")
+    p.add_argument("--version", type=int)
+    add_format(p)
+    p.set_defaults(func=cmd_show)
+    p = dsub.add_parser("history", help="versions with hash, timestamp and author")
+    p.add_argument("id")
+    add_format(p)
+    p.set_defaults(func=cmd_history)

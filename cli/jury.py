@@ -1,0 +1,177 @@
+"""``medassure jury`` and ``medassure agreement``: judge a run; check the judges against clinicians.
+
+Thin wrappers: ``jury`` loads the run's instances (the run records only their hash, so the
+dataset file is needed unless the benchmark is built in), builds the jury (judges from
+``--judges``, else the benchmark's jury block, else the default vendor trio) and runs it through
+``evaluator.jury.panel`` with a progress bar on stderr. ``agreement`` reads two ratings CSVs (or a
+stored jury) and prints, per dataset and ``ALL``, the figures of ``evaluator.agreement.analysis``.
+Exit codes: 0 done; 2 bad input; 3 the jury stopped early (budget or interrupt; run it again,
+the cache keeps what was paid for); 4 no instance could be scored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from cli._common import add_format, emit, fail, open_store, say
+
+EXIT_STOPPED, EXIT_NONE_SCORED = 3, 4
+
+
+def _names(text: str | None) -> list[str] | None:
+    return [n.strip() for n in text.split(",") if n.strip()] if text else None
+
+
+def _jury_inputs(args: argparse.Namespace, con: Any) -> tuple[list, Any]:
+    from evaluator.benchmarks import BenchmarkError, get_benchmark
+    from evaluator.gateway.errors import LLMError
+    from evaluator.gateway.llm import api_key_for
+    from evaluator.jury.panel import JuryError, jury_config_for
+    from evaluator.loaders import DatasetError, load_instances
+    from evaluator.runs.store import RunStore
+
+    run = RunStore(con).get_run(args.run)
+    if run is None:
+        fail(f"no run {args.run!r} in this database")
+    if str(run["benchmark_id"]).startswith("jury:"):
+        fail(f"{args.run} is a judge run; give the run of the model being judged")
+    try:
+        spec = get_benchmark(run["benchmark_id"])
+        instances = load_instances(spec, args.dataset_file)
+        config = jury_config_for(spec, _names(args.judges), args.api_base, args.api_key_env, args.concurrency)
+        for judge in config.judges:
+            api_key_for(judge)
+    except (BenchmarkError, DatasetError, JuryError, LLMError) as exc:
+        fail(str(exc))
+    return instances, config
+
+
+def cmd_jury(args: argparse.Namespace) -> int:
+    from cli.run import ProgressBar
+    from evaluator.jury.panel import JuryError, run_jury
+    from evaluator.runs.runner import RunOptions
+
+    if args.concurrency < 1:
+        fail(f"--concurrency must be at least 1 (got {args.concurrency})")
+    if args.max_cost is not None and args.max_cost <= 0:
+        fail(f"--max-cost must be positive (got {args.max_cost})")
+    store = open_store(args)
+    try:
+        instances, config = _jury_inputs(args, store.con)
+        try:
+            summary = run_jury(
+                store.con,
+                args.run,
+                instances,
+                config,
+                on_progress=ProgressBar(f"jury {args.run}"),
+                options=RunOptions(concurrency=args.concurrency, max_cost_usd=args.max_cost),
+            )
+        except JuryError as exc:
+            fail(str(exc))
+    finally:
+        store.close()
+    doc = summary.model_dump(mode="json", exclude=None if args.instances else {"instances"})
+    if args.format == "text":
+        mean = (
+            "n/a"
+            if summary.mean is None
+            else f"{summary.mean:.2f} (normalized {summary.normalized_mean:.2f})"
+        )
+        sys.stdout.write(
+            f"{summary.jury_id}: jury score {mean}; scored {summary.n_scored}, unscored "
+            f"{summary.n_unscored}, judges disagree on {summary.n_flagged}\n"
+        )
+    else:
+        emit(doc)
+    if summary.status != "completed":
+        say(f"jury {summary.jury_id} stopped: {summary.status}; run the same command again to resume")
+        return EXIT_STOPPED
+    if summary.n and not summary.n_scored:
+        say(f"no instance could be scored: {summary.unscored_reasons}")
+        return EXIT_NONE_SCORED
+    return 0
+
+
+def cmd_agreement(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from evaluator.agreement.ratings import RatingsError
+    from governance.evidence.judge_validity import assess_judge_validity
+
+    if bool(args.jury) == bool(args.jury_id):
+        fail("give the jury's ratings with exactly one of --jury FILE or --jury-id ID")
+    store = open_store(args) if args.jury_id else None
+    try:
+        outputs = pd.read_csv(args.outputs, dtype=str, keep_default_na=False) if args.outputs else None
+        view = assess_judge_validity(
+            store.con if store else None,
+            args.clinicians,
+            jury=args.jury,
+            jury_id=args.jury_id,
+            outputs=outputs,
+            datasets=_names(args.datasets),
+            bertscore=args.bertscore,
+            n_boot=args.n_boot,
+        )
+    except (RatingsError, OSError, pd.errors.ParserError) as exc:
+        fail(str(exc))
+    finally:
+        if store:
+            store.close()
+    for note in view.report.notes:
+        say(f"note: {note}")
+    if args.format == "text":
+        for name, row in view.report.as_cli().items():
+            ci = row["icc3k_z_ci"]
+            shown = (
+                "n/a"
+                if row["icc3k_z"] is None
+                else f"{row['icc3k_z']:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+            )
+            sys.stdout.write(f"{name:<20} n={row['n_instances']:<5} ICC(3,k) z {shown}\n")
+    else:
+        emit(view.report.as_cli())
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``jury`` and ``agreement``."""
+    p = sub.add_parser("jury", help="score a run's free-text responses with an LLM jury", description=__doc__)
+    p.add_argument("--run", required=True, help="id of the run whose responses are judged")
+    p.add_argument(
+        "--judges",
+        help="comma-separated litellm model strings, at least 3 (default: the benchmark's "
+        "jury, else OpenAI + Anthropic + Llama 3.3 70B)",
+    )
+    p.add_argument("--api-base", help="one OpenAI-compatible server for all judges (e.g. vLLM on premises)")
+    p.add_argument("--api-key-env", help="NAME of the environment variable holding the judges' key")
+    p.add_argument(
+        "--dataset-file", help="the dataset file the run was made on (not needed for built-in ones)"
+    )
+    p.add_argument("--concurrency", type=int, default=8, help="judge requests in flight (default 8)")
+    p.add_argument("--max-cost", type=float, help="stop before the jury's new spending passes USD")
+    p.add_argument("--instances", action="store_true", help="include the per-instance breakdown in the JSON")
+    add_format(p)
+    p.set_defaults(func=cmd_jury)
+
+    p = sub.add_parser(
+        "agreement", help="agreement of jury ratings with clinician ratings (ICC, ρ, κ)", description=__doc__
+    )
+    p.add_argument(
+        "--clinicians", required=True, help="CSV: instance_id, rater, <criteria…>, optional dataset"
+    )
+    p.add_argument("--jury", help="CSV of the jury's ratings in the same format (rater = judge)")
+    p.add_argument("--jury-id", help="a stored jury instead of --jury (see `medassure jury`)")
+    p.add_argument("--datasets", help="comma-separated datasets to keep; ALL then pools only these")
+    p.add_argument(
+        "--outputs",
+        help="CSV: instance_id, response, reference (optional dataset) for the "
+        "ROUGE-L/BERTScore-F1 baselines",
+    )
+    p.add_argument("--bertscore", action="store_true", help="also compare BERTScore-F1 (loads MiniLM once)")
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for κ's interval")
+    add_format(p)
+    p.set_defaults(func=cmd_agreement)

@@ -1,0 +1,143 @@
+"""``medassure rules``, ``assess``, ``decide`` and ``signoff``: the committee's path from the command line.
+
+Thin wrappers over ``governance.decision.committee``: load the latest version, apply one action, save a
+new version as the acting person, print JSON. A refused action (rules already locked, a decision
+without rationale, a sign-off before any decision) exits 2 with the reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+
+from cli._common import add_format, emit, fail, open_store, say
+from governance.decision.signoff import OUTCOME_LABELS, DecisionError
+from governance.rules.policy import PolicyError
+
+
+def _who(args: argparse.Namespace) -> str:
+    if getattr(args, "by", None):
+        return args.by
+    try:
+        return os.environ.get("MEDASSURE_USER") or getpass.getuser()
+    except (KeyError, OSError):
+        return "cli"
+
+
+def _save(store, dossier, author: str, note: str):
+    v = store.save(dossier, author=author, note=note)
+    say(f"dossier {dossier.id}: version {v.version} ({v.hash[:12]})")
+    return v
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    from governance.decision import committee
+    store = open_store(args)
+    current = store.load(args.id)
+    dossier = current.dossier
+    try:
+        if args.init:
+            dossier = committee.start_rules(dossier, replace=args.replace)
+        if args.lock:
+            dossier = committee.lock_rules(dossier, by=_who(args), note=args.note or "")
+    except PolicyError as exc:
+        fail(str(exc))
+    if dossier is not current.dossier:
+        steps = (("rules from defaults", args.init), ("rules locked", args.lock))
+        action = " and ".join(a for a, on in steps if on)
+        _save(store, dossier, _who(args), action)
+    policy = dossier.policy
+    emit(policy.model_dump(mode="json") if policy else {"rules": [], "lock": None, "changes": []})
+    return 0
+
+
+def cmd_assess(args: argparse.Namespace) -> int:
+    from governance.decision.committee import assessment_payload
+
+    v = open_store(args).load(args.id, args.version)
+    payload = {"dossier_id": v.dossier.id, "version": v.version, "hash": v.hash,
+               **assessment_payload(v.dossier)}
+    if args.format == "text":
+        for row in payload["verdicts"]:
+            where = " / ".join(x for x in (row["model"], row["benchmark"]) if x)
+            sys.stdout.write(f"{row['verdict']:<14} {row['rule_id']:<36} {where}\n    {row['reason']}\n")
+        rec = payload["recommendation"]
+        sys.stdout.write(f"\nRecommendation: {OUTCOME_LABELS[rec['outcome']]} ({', '.join(rec['models'])})\n")
+    else:
+        emit(payload)
+    return 0
+
+
+def cmd_decide(args: argparse.Namespace) -> int:
+    from governance.decision.committee import decide
+
+    store = open_store(args)
+    dossier = store.load(args.id).dossier
+    roles = [r.strip() for r in args.roles.split(",")] if args.roles else None
+    try:
+        dossier = decide(dossier, args.decision, args.rationale, args.condition or [], by=_who(args),
+                         model=args.model, required_roles=roles, store=store)
+    except DecisionError as exc:
+        fail(f"decision not recorded: {exc}")
+    v = _save(store, dossier, _who(args), f"decision: {args.decision}")
+    emit({"id": args.id, "version": v.version, "hash": v.hash,
+          "decision": dossier.decision.model_dump(mode="json")})
+    return 0
+
+
+def cmd_signoff(args: argparse.Namespace) -> int:
+    from governance.decision.committee import sign
+    from governance.decision.signoff import signoff_status
+
+    store = open_store(args)
+    current = store.load(args.id)
+    try:
+        dossier = sign(current.dossier, args.role, args.name, version_hash=current.hash, note=args.note or "")
+    except DecisionError as exc:
+        fail(f"sign-off not recorded: {exc}")
+    if dossier.decision and args.role.strip() not in dossier.decision.required_roles:
+        say(f"note: {args.role!r} is not among the required roles {dossier.decision.required_roles}; "
+            "recorded as an additional sign-off")
+    v = _save(store, dossier, args.name, f"sign-off: {args.role}")
+    emit({"id": args.id, "version": v.version, "hash": v.hash,
+          "status": signoff_status(dossier).model_dump(mode="json")})
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("rules", help="show a dossier's acceptance rules; start them from defaults; lock them")
+    p.add_argument("id", help="dossier id")
+    p.add_argument("--init", action="store_true", help="start from the risk tier's default rules")
+    p.add_argument("--replace", action="store_true", help="with --init: replace existing (unlocked) rules")
+    p.add_argument("--lock", action="store_true", help="lock (pre-register) the rules now")
+    p.add_argument("--note", help="note recorded with the lock")
+    p.add_argument("--by", help="who acts (default $MEDASSURE_USER or the login name)")
+    add_format(p)
+    p.set_defaults(func=cmd_rules)
+
+    p = sub.add_parser("assess", help="verdict of every rule for every candidate, and the recommendation")
+    p.add_argument("id", help="dossier id")
+    p.add_argument("--version", type=int, help="a past version (default: latest)")
+    add_format(p)
+    p.set_defaults(func=cmd_assess)
+
+    p = sub.add_parser("decide", help="record the committee's decision (new version)")
+    p.add_argument("id", help="dossier id")
+    p.add_argument("--decision", required=True, choices=list(OUTCOME_LABELS))
+    p.add_argument("--rationale", required=True, help="why, in the committee's words")
+    p.add_argument("--condition", action="append", help="a condition of approval (repeatable)")
+    p.add_argument("--model", help="the candidate decided on, as named in the evidence")
+    p.add_argument("--roles", help="comma-separated roles that must sign off (default from data/policies)")
+    p.add_argument("--by", help="who records the decision (default $MEDASSURE_USER or the login name)")
+    add_format(p)
+    p.set_defaults(func=cmd_decide)
+
+    p = sub.add_parser("signoff", help="sign off the dossier as it is now, for one role (new version)")
+    p.add_argument("id", help="dossier id")
+    p.add_argument("--role", required=True, help="e.g. 'clinical lead'")
+    p.add_argument("--name", required=True, help="who signs")
+    p.add_argument("--note", help="optional remark")
+    add_format(p)
+    p.set_defaults(func=cmd_signoff)

@@ -1,0 +1,203 @@
+"""``medassure benchmarks`` and ``medassure run``: list benchmarks, run one on a model.
+
+Thin wrappers over ``evaluator.runs.runner``: parse flags into a ``ModelEndpoint``, load the
+instances, print the dry-run estimate or run with a progress bar on stderr, and print the
+summary as JSON on stdout. Exit codes: 0 the run completed (instances that failed are counted in
+``n_errors``), 2 bad input (unknown benchmark, unreadable dataset, key variable not set), 3 the
+run stopped early (budget reached or interrupted; run it again to resume), 4 every instance
+failed (e.g. a wrong key or URL).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from cli._common import add_format, emit, fail, open_store, say
+
+EXIT_STOPPED, EXIT_ALL_FAILED = 3, 4
+
+
+def cmd_benchmarks(args: argparse.Namespace) -> int:
+    from evaluator.benchmarks import list_benchmarks
+    from evaluator.loaders import get_loader
+
+    rows = [
+        {
+            "id": s.id,
+            "title": s.title,
+            "answer_type": s.answer_type,
+            "metrics": list(s.metrics),
+            "subcategory_ids": list(s.subcategory_ids),
+            "loader": s.loader,
+            "access": s.access,
+            "needs_dataset_file": get_loader(s.loader).needs_file and not s.dataset_path,
+            "max_tokens": s.max_tokens,
+        }
+        for s in list_benchmarks()
+    ]
+    if args.format == "text":
+        for r in rows:
+            sys.stdout.write(f"{r['id']:<16} {r['answer_type']:<14} {r['title']}\n")
+    else:
+        emit(rows)
+    return 0
+
+
+class ProgressBar:
+    """Progress on stderr: the tqdm bar notebooks also use on a terminal, else a line per 10%."""
+
+    def __init__(self, label: str) -> None:
+        from evaluator.runs.progress import tqdm_progress
+
+        self.label, self.tty, self.last_decile = label, sys.stderr.isatty(), -1
+        self.bar = tqdm_progress(label, file=sys.stderr, notebook=False) if self.tty else None
+
+    def __call__(self, done: int, total: int, row: dict[str, Any] | None) -> None:
+        frac = done / total if total else 1.0
+        if self.bar is not None:
+            self.bar(done, total, row)
+        elif int(frac * 10) > self.last_decile:
+            self.last_decile = int(frac * 10)
+            say(f"{self.label}: {done}/{total}")
+
+
+def _endpoint(args: argparse.Namespace):
+    from pydantic import ValidationError
+
+    from evaluator.gateway.llm import ModelEndpoint
+
+    try:
+        return ModelEndpoint(
+            name=args.name or args.model,
+            model=args.model,
+            api_base=args.api_base,
+            api_key_env=args.api_key_env,
+            input_price_per_mtok=args.input_price,
+            output_price_per_mtok=args.output_price,
+            max_concurrency=max(args.concurrency, 1),
+            requests_per_minute=args.rpm,
+            timeout_s=args.timeout,
+            transport=args.transport,
+        )
+    except ValidationError as exc:
+        fail("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from evaluator.benchmarks import BenchmarkError, get_benchmark
+    from evaluator.gateway.errors import LLMError
+    from evaluator.gateway.llm import api_key_for
+    from evaluator.loaders import DatasetError, load_instances
+
+    for flag in ("concurrency", "limit", "workers"):
+        value = getattr(args, flag)
+        if value is not None and value < 1:
+            fail(f"--{flag} must be at least 1 (got {value})")
+    if args.max_cost is not None and args.max_cost <= 0:
+        fail(f"--max-cost must be positive (got {args.max_cost})")
+    if args.scenario:  # a local scenario instead of a benchmark: cli/scenario_run.py
+        from cli.scenario_run import cmd_run_scenario
+
+        return cmd_run_scenario(args)
+    if not args.benchmark:
+        fail("give --benchmark ID (`medassure benchmarks`) or --scenario ID (`medassure scenario list`)")
+    try:
+        spec = get_benchmark(args.benchmark)
+        instances = load_instances(spec, args.dataset_file, limit=args.limit)
+    except (BenchmarkError, DatasetError) as exc:
+        fail(str(exc))
+    endpoint = _endpoint(args)
+    try:
+        api_key_for(endpoint)
+    except LLMError as exc:
+        fail(str(exc))
+    store = open_store(args)
+    try:
+        return _run(args, store, spec, instances, endpoint)
+    finally:
+        store.close()
+
+
+def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpoint: Any) -> int:
+    from evaluator.runs.runner import RunOptions, estimate_run, run_benchmark
+    from evaluator.runs.store import RunStore
+
+    if args.dry_run:
+        estimate = estimate_run(spec, instances, endpoint, store=RunStore(store.con))
+        emit(
+            {
+                "dry_run": True,
+                "benchmark": spec.id,
+                "model": endpoint.model,
+                **estimate.model_dump(mode="json"),
+            }
+        )
+        return 0
+    if args.max_cost is not None and endpoint.price() is None:
+        fail(
+            f"no price known for {endpoint.model}; give --input-price and --output-price (USD per 1M tokens) "
+            "to use --max-cost"
+        )
+    bar = ProgressBar(f"{spec.id} × {endpoint.model}")
+    summary = run_benchmark(
+        store.con,
+        spec,
+        instances,
+        endpoint,
+        concurrency=args.concurrency,
+        max_cost_usd=args.max_cost,
+        on_progress=bar,
+        options=RunOptions(workers=args.workers or 1),
+    )
+    emit(summary.model_dump(mode="json"))
+    if summary.status != "completed":
+        say(f"run {summary.run_id} stopped: {summary.status}; run the same command again to resume")
+        return EXIT_STOPPED
+    if summary.n and summary.n_errors == summary.n:
+        say(f"every instance failed: {summary.errors}")
+        return EXIT_ALL_FAILED
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``benchmarks`` and ``run``."""
+    p = sub.add_parser("benchmarks", help="the benchmarks MedAssure can run")
+    add_format(p)
+    p.set_defaults(func=cmd_benchmarks)
+
+    p = sub.add_parser(
+        "run", help="run a benchmark on a model (resumes an unfinished identical run)", description=__doc__
+    )
+    p.add_argument("--benchmark", help="benchmark id (see `medassure benchmarks`); or --scenario")
+    p.add_argument("--dataset-file", help="dataset file in the benchmark's format (nothing is downloaded)")
+    p.add_argument(
+        "--model",
+        required=True,
+        help="litellm model string, e.g. gpt-4o, azure/<deployment>, "
+        "openai/<name> with --api-base for vLLM/Ollama",
+    )
+    p.add_argument("--api-base", help="base URL of an OpenAI-compatible server or Azure resource")
+    p.add_argument("--api-key-env", help="NAME of the environment variable holding the key")
+    p.add_argument("--name", help="label for the endpoint (default: the model string)")
+    p.add_argument("--concurrency", type=int, default=8, help="requests in flight (default 8)")
+    p.add_argument("--rpm", type=float, help="requests per minute to stay under")
+    p.add_argument("--timeout", type=float, default=60.0, help="per-request timeout in seconds")
+    p.add_argument("--max-cost", type=float, help="stop before this run's new spending passes USD")
+    p.add_argument("--input-price", type=float, help="override: USD per 1M prompt tokens")
+    p.add_argument("--output-price", type=float, help="override: USD per 1M completion tokens")
+    p.add_argument("--limit", type=int, help="first N instances only")
+    p.add_argument(
+        "--transport",
+        choices=["litellm", "openai"],
+        default="litellm",
+        help="openai: call an OpenAI-compatible --api-base with the openai SDK (less CPU per call)",
+    )
+    p.add_argument("--workers", type=int, default=1, help="processes making model calls (default 1)")
+    p.add_argument("--dry-run", action="store_true", help="estimate tokens and cost; send nothing")
+    add_format(p)
+    from cli.scenario_run import add_run_arguments  # --scenario, --phi-approved, --dossier
+
+    add_run_arguments(p)
+    p.set_defaults(func=cmd_run)

@@ -1,0 +1,100 @@
+"""``medassure run --scenario ID``: run a local scenario, after the PHI gate.
+
+Why its own module: ``cli.run`` owns ``medassure run`` for benchmarks; it registers
+these options and hands over when ``--scenario`` is given. The PHI gate runs before anything is
+sent: likely identifiers bound for an endpoint without ``--phi-approved`` print the explanation
+and exit 5 (``EXIT_PHI_BLOCKED``). Otherwise the output is ``medassure run``'s summary plus the
+scenario, the PHI check and the subgroup table, and exit codes are those of ``medassure run``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from cli._common import emit, fail, open_store, say
+
+EXIT_PHI_BLOCKED = 5
+
+
+def add_run_arguments(p: argparse.ArgumentParser) -> None:
+    """The ``--scenario`` options of ``medassure run``."""
+    p.add_argument("--scenario",
+                   help="run a local scenario (`medassure scenario list`) instead of a benchmark")
+    p.add_argument("--scenario-version", type=int, help="scenario version (default: the latest)")
+    p.add_argument("--phi-approved", action="store_true",
+                   help="the endpoint is approved for PHI (on-premises, or covered by an agreement)")
+    p.add_argument("--dossier", help="attach the run's Evidence (with subgroups) to this dossier")
+
+
+def cmd_run_scenario(args: argparse.Namespace) -> int:
+    """PHI gate, then the ordinary runner; see the module docstring."""
+    from cli.run import _endpoint
+    from evaluator.gateway.errors import LLMError
+    from evaluator.gateway.llm import api_key_for
+    from evaluator.scenarios import ScenarioStore, phi_gate
+
+    if args.benchmark or args.dataset_file:
+        fail("--scenario replaces --benchmark and --dataset-file; give only one of them")
+    for flag in ("concurrency", "limit"):
+        if getattr(args, flag) is not None and getattr(args, flag) < 1:
+            fail(f"--{flag} must be at least 1 (got {getattr(args, flag)})")
+    endpoint = _endpoint(args).model_copy(update={"phi_approved": args.phi_approved})
+    store = open_store(args)
+    try:
+        scenarios = ScenarioStore(store.con)
+        try:
+            version = scenarios.get(args.scenario, args.scenario_version)
+        except KeyError as exc:
+            fail(str(exc.args[0]))
+        instances = scenarios.instances(version.scenario_id, version.version)[:args.limit]
+        check = phi_gate(instances, endpoint)
+        if not check.allowed:
+            emit({"blocked": True, "scenario_id": version.scenario_id, "version": version.version,
+                  "phi_check": check.model_dump(mode="json")})
+            say(check.explanation)
+            return EXIT_PHI_BLOCKED
+        try:
+            api_key_for(endpoint)
+        except LLMError as exc:
+            fail(str(exc))
+        return _run(args, store, version, instances, endpoint, check)
+    finally:
+        store.close()
+
+
+def _run(args: argparse.Namespace, store: Any, version: Any, instances: list, endpoint: Any,
+         check: Any) -> int:
+    from cli.run import EXIT_ALL_FAILED, EXIT_STOPPED, ProgressBar
+    from evaluator.runs.runner import estimate_run
+    from evaluator.runs.store import RunStore
+    from evaluator.scenarios import run_scenario, scenario_results, scenario_spec
+    from governance.evidence.local_scenarios import attach_run
+
+    head = {"scenario_id": version.scenario_id, "version": version.version,
+            "phi_check": check.model_dump(mode="json")}
+    if args.dry_run:
+        estimate = estimate_run(scenario_spec(version), instances, endpoint, store=RunStore(store.con))
+        emit({"dry_run": True, "model": endpoint.model, **head, **estimate.model_dump(mode="json")})
+        return 0
+    bar = ProgressBar(f"{version.scenario_id} v{version.version} × {endpoint.model}")
+    summary = run_scenario(store.con, version.scenario_id, endpoint, version=version.version,
+                           concurrency=args.concurrency, max_cost_usd=args.max_cost, limit=args.limit,
+                           on_progress=bar)
+    out: dict[str, Any] = {**summary.model_dump(mode="json"), **head}
+    if summary.n_scored:
+        out["subgroups"] = scenario_results(store.con, summary.run_id).subgroups.display_rows()
+        if args.dossier:
+            by = os.environ.get("MEDASSURE_USER", "cli")
+            dossier = attach_run(store, store.load(args.dossier).dossier, summary.run_id, by=by)
+            saved = store.save(dossier, author=by, note=f"evidence: local scenario run {summary.run_id}")
+            out["attached"] = {"dossier_id": saved.dossier.id, "version": saved.version}
+    emit(out)
+    if summary.status != "completed":
+        say(f"run {summary.run_id} stopped: {summary.status}; run the same command again to resume")
+        return EXIT_STOPPED
+    if summary.n and summary.n_errors == summary.n:
+        say(f"every instance failed: {summary.errors}")
+        return EXIT_ALL_FAILED
+    return 0

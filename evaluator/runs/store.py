@@ -1,0 +1,206 @@
+"""Runs, their per-instance results and the response cache, in the app's one DuckDB file.
+
+Why this shape: a run is one model × one benchmark × one prompt and dataset version. Its
+identity for resuming is the *run key*, a hash of exactly those (spec, rendered prompts,
+instances, model, server, generation parameters); an unfinished run with the same key is
+continued rather than restarted. Results are keyed (run_id, instance_id), so resuming can
+never duplicate an instance. The response cache is keyed by SHA-256 of the canonical JSON of
+(model identity, parameters, messages), as HELM's caching client does, so a second run of the
+same prompts costs nothing. Writes go through ``ResultWriter`` (journal, then batched DuckDB
+inserts; see ``evaluator.runs.writer`` for the loss window). API keys are never passed here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from evaluator.db import apply_migrations
+from evaluator.runs.writer import ResultWriter, replay_journals
+
+MIGRATIONS = [
+    """
+    CREATE TABLE runs (
+        run_id VARCHAR PRIMARY KEY, run_key VARCHAR NOT NULL, benchmark_id VARCHAR NOT NULL,
+        spec_hash VARCHAR, prompt_hash VARCHAR, dataset_hash VARCHAR, model VARCHAR NOT NULL,
+        endpoint_name VARCHAR, api_base VARCHAR, params JSON, status VARCHAR NOT NULL,
+        n_planned INTEGER, created_at TIMESTAMPTZ NOT NULL, finished_at TIMESTAMPTZ, totals JSON
+    );
+    CREATE INDEX runs_by_key ON runs (run_key);
+    CREATE TABLE run_results (
+        run_id VARCHAR NOT NULL, instance_id VARCHAR NOT NULL, response_text VARCHAR, parsed VARCHAR,
+        score DOUBLE, unparsed BOOLEAN, metrics JSON, prompt_tokens BIGINT, completion_tokens BIGINT,
+        cost_usd DOUBLE, latency_s DOUBLE, attempts BIGINT, cached BOOLEAN, error VARCHAR,
+        finished_at TIMESTAMPTZ, PRIMARY KEY (run_id, instance_id)
+    );
+    CREATE TABLE response_cache (
+        key VARCHAR PRIMARY KEY, model VARCHAR, api_base VARCHAR, response_text VARCHAR,
+        prompt_tokens BIGINT, completion_tokens BIGINT, cost_usd DOUBLE, created_at TIMESTAMPTZ
+    );
+    """,
+]
+RESUMABLE = ("running", "cancelled", "budget_exceeded", "failed")
+
+
+def canonical_json(obj: Any) -> str:
+    """Sorted keys, no spaces, UTF-8 kept: one text per value.
+
+    Example:
+        >>> canonical_json({"b": 1, "a": [1, 2]})
+        '{"a":[1,2],"b":1}'
+    """
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def sha256_of(obj: Any) -> str:
+    """SHA-256 hex of the canonical JSON of ``obj``."""
+    return hashlib.sha256(canonical_json(obj).encode()).hexdigest()
+
+
+def cache_key(model_identity: dict[str, Any], params: dict[str, Any], messages: list[dict[str, Any]]) -> str:
+    """The response-cache key of one request.
+
+    Example:
+        >>> msgs = [{"role": "user", "content": "x"}]
+        >>> len(cache_key({"model": "m", "api_base": None}, {"temperature": 0}, msgs))
+        64
+    """
+    return sha256_of({"model": model_identity, "params": params, "messages": messages})
+
+
+def now_iso() -> str:
+    """Current UTC time as ISO 8601."""
+    return datetime.now(UTC).isoformat()
+
+
+def journal_dir_for(con: duckdb.DuckDBPyConnection) -> Path | None:
+    """``<database file>.journal/`` beside the DuckDB file; None for an in-memory database."""
+    row = con.execute(
+        "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+    ).fetchone()
+    if not row or not row[0]:
+        return None
+    db = Path(row[0])
+    return db.with_name(db.name + ".journal")
+
+
+class RunStore:
+    """Run records, results and the response cache over a DuckDB connection.
+
+    Example:
+        >>> store = RunStore(duckdb.connect())
+        >>> store.find_resumable("no-such-key") is None
+        True
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, journal_dir: Path | None | str = "auto") -> None:
+        self.con = con
+        apply_migrations(con, "runs", MIGRATIONS)
+        self.journal_dir = journal_dir_for(con) if journal_dir == "auto" else journal_dir
+        self.recover()
+
+    def recover(self) -> int:
+        """Replay journals left by killed runs; returns how many results were recovered."""
+        return replay_journals(self.con, self.journal_dir if isinstance(self.journal_dir, Path) else None)
+
+    def _journal_path(self, run_id: str) -> Path | None:
+        return self.journal_dir / f"{run_id}.jsonl" if isinstance(self.journal_dir, Path) else None
+
+    def find_resumable(self, run_key: str) -> str | None:
+        """The latest unfinished run with this key, if any."""
+        row = self.con.execute(
+            f"SELECT run_id FROM runs WHERE run_key = ? AND status IN {RESUMABLE} "
+            "ORDER BY created_at DESC LIMIT 1",
+            [run_key],
+        ).fetchone()
+        return row[0] if row else None
+
+    def create_run(
+        self,
+        *,
+        run_key: str,
+        benchmark_id: str,
+        hashes: dict[str, str],
+        model: str,
+        endpoint_name: str,
+        api_base: str | None,
+        params: dict[str, Any],
+        n_planned: int,
+    ) -> str:
+        """Insert a new run in status ``running``; returns its id."""
+        run_id = f"run-{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+        self.con.execute(
+            "INSERT INTO runs (run_id, run_key, benchmark_id, spec_hash, prompt_hash, dataset_hash, model, "
+            "endpoint_name, api_base, params, status, n_planned, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, now())",
+            [
+                run_id,
+                run_key,
+                benchmark_id,
+                hashes.get("spec"),
+                hashes.get("prompt"),
+                hashes.get("dataset"),
+                model,
+                endpoint_name,
+                api_base,
+                canonical_json(params),
+                n_planned,
+            ],
+        )
+        return run_id
+
+    def set_status(self, run_id: str, status: str, totals: dict[str, Any] | None = None) -> None:
+        """Update a run's status (and totals); a terminal status stamps ``finished_at``."""
+        finished = "now()" if status != "running" else "NULL"
+        self.con.execute(
+            f"UPDATE runs SET status = ?, totals = ?, finished_at = {finished} WHERE run_id = ?",
+            [status, canonical_json(totals) if totals is not None else None, run_id],
+        )
+
+    def get_run(self, run_id: str) -> dict[str, Any] | None:
+        """One run record as a dict, or None."""
+        cur = self.con.execute("SELECT * FROM runs WHERE run_id = ?", [run_id])
+        row = cur.fetchone()
+        return dict(zip([d[0] for d in cur.description], row, strict=True)) if row else None
+
+    def finished_ids(self, run_id: str) -> set[str]:
+        """Instances of the run that have an answer (errored ones are retried on resume)."""
+        rows = self.con.execute(
+            "SELECT instance_id FROM run_results WHERE run_id = ? AND error IS NULL", [run_id]
+        ).fetchall()
+        return {r[0] for r in rows}
+
+    def results(self, run_id: str) -> list[dict[str, Any]]:
+        """All result rows of a run, metrics decoded, in instance order."""
+        cur = self.con.execute("SELECT * FROM run_results WHERE run_id = ? ORDER BY instance_id", [run_id])
+        names = [d[0] for d in cur.description]
+        out = []
+        for row in cur.fetchall():
+            rec = dict(zip(names, row, strict=True))
+            rec["metrics"] = json.loads(rec["metrics"]) if rec["metrics"] else {}
+            out.append(rec)
+        return out
+
+    def cache_lookup(self, keys: list[str]) -> dict[str, dict[str, Any]]:
+        """Cached responses for the given keys (one query for all of them)."""
+        if not keys:
+            return {}
+        cur = self.con.execute(
+            "SELECT key, response_text, prompt_tokens, completion_tokens, cost_usd FROM response_cache "
+            "WHERE key IN (SELECT unnest(?::VARCHAR[]))",
+            [keys],
+        )
+        return {
+            k: {"text": t, "prompt_tokens": p, "completion_tokens": c, "cost_usd": cost}
+            for k, t, p, c, cost in cur.fetchall()
+        }
+
+    def writer(self, run_id: str, flush_every: int = 256, flush_ms: float = 500.0) -> ResultWriter:
+        """A journal-then-batch writer for this run (close it in a ``finally``)."""
+        return ResultWriter(self.con, self._journal_path(run_id), flush_every=flush_every, flush_ms=flush_ms)

@@ -1,0 +1,220 @@
+"""The outcome of a run, computed from the stored results, and its conversion to Evidence.
+
+Why from the store and not from the runner's counters: a resumed run's results come from
+several processes; the DuckDB rows are the one complete record. Errored instances (no answer
+after all retries, or a fatal error) are excluded from the scores and counted in ``n_errors``;
+unparsed answers are scored wrong by the scorer and counted in ``n_unparsed``. Intervals are
+seeded percentile bootstraps (``evaluator.stats.bootstrap_mean``).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel
+
+from evaluator.runs.store import RunStore
+
+N_RESAMPLES = 2000
+SEED = 0
+
+
+def _bootstrap(values: list[float]) -> tuple[float, float, float]:
+    try:
+        from evaluator.stats import bootstrap_mean
+    except ImportError:  # pragma: no cover - stats ships with the package
+        import numpy as np
+
+        x = np.asarray(values, dtype=float)
+        rng = np.random.default_rng(SEED)
+        means = x[rng.integers(0, x.size, size=(N_RESAMPLES, x.size))].mean(axis=1)
+        lo, hi = np.quantile(means, [0.025, 0.975])
+        return float(x.mean()), float(lo), float(hi)
+    r = bootstrap_mean(values, n_resamples=N_RESAMPLES, seed=SEED)
+    return r.estimate, r.lower, r.upper
+
+
+class MetricSummary(BaseModel):
+    """Mean of one metric over the scored instances, with a 95% bootstrap interval."""
+
+    name: str
+    """Metric name (the benchmark's main metric first)."""
+    mean: float
+    """Mean over scored instances."""
+    lower: float | None
+    """2.5th percentile of bootstrap means (None when n < 2)."""
+    upper: float | None
+    """97.5th percentile of bootstrap means (None when n < 2)."""
+    n: int
+    """Instances the mean is over."""
+
+
+class RunSummary(BaseModel):
+    """What a run produced: counts, scores with intervals, tokens, cost, and what was sent."""
+
+    run_id: str
+    """Run identifier (stable across resumes)."""
+    benchmark_id: str
+    """Benchmark id."""
+    model: str
+    """litellm model string of the endpoint."""
+    endpoint_name: str
+    """Endpoint label."""
+    status: str
+    """``completed``, ``cancelled``, ``budget_exceeded`` or ``failed``."""
+    n_planned: int
+    """Instances in the run."""
+    n: int
+    """Instances with a stored result (answered or errored)."""
+    n_scored: int
+    """Instances with a score."""
+    n_unparsed: int
+    """Answers that could not be parsed (scored wrong, counted here)."""
+    n_errors: int
+    """Instances with no answer (fatal error or retries exhausted), excluded from scores."""
+    errors: dict[str, int]
+    """Error kinds and how many instances each."""
+    score: MetricSummary | None
+    """The main metric."""
+    metrics: list[MetricSummary]
+    """Every metric (main first)."""
+    prompt_tokens: int
+    """Prompt tokens over all results (cached ones included)."""
+    completion_tokens: int
+    """Completion tokens over all results (cached ones included)."""
+    cost_usd: float
+    """USD actually spent on this run's requests (cache hits cost nothing)."""
+    cost_known: bool
+    """False when some answered instance had no known price."""
+    cache_hits: int
+    """Instances answered from the response cache in this invocation."""
+    new_requests: int
+    """HTTP requests sent in this invocation, retries included."""
+    resumed: bool
+    """Whether this invocation continued an earlier unfinished run."""
+    elapsed_s: float
+    """Wall time of this invocation."""
+
+    def to_evidence(self, date: datetime | None = None) -> list[Any]:
+        """One ``Evidence`` (provenance ``local-run``) per metric."""
+        from evaluator.evidence import Evidence, evidence_id
+
+        out = []
+        for m in self.metrics:
+            interval: dict[str, Any] = (
+                {
+                    "ci_lower": m.lower,
+                    "ci_upper": m.upper,
+                    "ci_method": f"percentile bootstrap over instances, {N_RESAMPLES} resamples, seed {SEED}",
+                }
+                if m.lower is not None
+                else {"ci_missing_reason": f"only {m.n} scored instance(s)"}
+            )
+            caveat = (
+                f"{self.n_errors} instance(s) without an answer excluded ({self.errors})"
+                if self.n_errors
+                else ""
+            )
+            if self.status != "completed":
+                caveat = f"run {self.status}: {self.n} of {self.n_planned} instances. " + caveat
+            out.append(
+                Evidence(
+                    id=evidence_id(
+                        "local-run", self.run_id, self.model, self.benchmark_id, m.name, self.run_id
+                    ),
+                    model=self.model,
+                    benchmark=self.benchmark_id,
+                    metric=m.name,
+                    score=m.mean,
+                    n=m.n,
+                    provenance="local-run",
+                    source=self.run_id,
+                    date=date or datetime.now(UTC),
+                    run_id=self.run_id,
+                    n_unparsed=self.n_unparsed,
+                    n_unscored=self.n - self.n_scored,
+                    caveat=caveat.strip(),
+                    **interval,
+                )
+            )
+        return out
+
+
+def summarize_metric(name: str, values: list[float]) -> MetricSummary | None:
+    """Mean and bootstrap interval of ``values`` (None when empty).
+
+    Example:
+        >>> summarize_metric("acc", [1, 0, 1, 1]).mean
+        0.75
+    """
+    if not values:
+        return None
+    if len(values) < 2:
+        return MetricSummary(name=name, mean=float(values[0]), lower=None, upper=None, n=1)
+    mean, lo, hi = _bootstrap(values)
+    return MetricSummary(name=name, mean=mean, lower=lo, upper=hi, n=len(values))
+
+
+def summarize_run(
+    store: RunStore,
+    run_id: str,
+    main_metric: str,
+    *,
+    cache_hits: int,
+    new_requests: int,
+    resumed: bool,
+    elapsed_s: float,
+    status: str | None = None,
+) -> RunSummary:
+    """Build the summary of ``run_id`` from its stored results."""
+    run = store.get_run(run_id) or {}
+    rows = store.results(run_id)
+    answered = [r for r in rows if r["error"] is None]
+    scored = [r for r in answered if r["score"] is not None]
+    errors: dict[str, int] = {}
+    for r in rows:
+        if r["error"] is not None:
+            kind = str(r["error"]).split(":", 1)[0].split(" ", 1)[0]
+            errors[kind] = errors.get(kind, 0) + 1
+    main = summarize_metric(main_metric, [float(r["score"]) for r in scored])
+    metric_names = sorted(
+        {
+            k
+            for r in scored
+            for k, v in r["metrics"].items()
+            if isinstance(v, int | float) and not isinstance(v, bool)
+        }
+        - {main_metric}
+    )
+    metrics = [main] if main else []
+    for name in metric_names:
+        values = [
+            float(r["metrics"][name]) for r in scored if isinstance(r["metrics"].get(name), int | float)
+        ]
+        summary = summarize_metric(name, values)
+        if summary:
+            metrics.append(summary)
+    return RunSummary(
+        run_id=run_id,
+        benchmark_id=str(run.get("benchmark_id", "")),
+        model=str(run.get("model", "")),
+        endpoint_name=str(run.get("endpoint_name") or ""),
+        status=status or str(run.get("status", "")),
+        n_planned=int(run.get("n_planned") or 0),
+        n=len(rows),
+        n_scored=len(scored),
+        n_unparsed=sum(1 for r in answered if r["unparsed"]),
+        n_errors=len(rows) - len(answered),
+        errors=errors,
+        score=main,
+        metrics=metrics,
+        prompt_tokens=sum(int(r["prompt_tokens"] or 0) for r in rows),
+        completion_tokens=sum(int(r["completion_tokens"] or 0) for r in rows),
+        cost_usd=sum(float(r["cost_usd"] or 0.0) for r in rows if not r["cached"]),
+        cost_known=all(r["cost_usd"] is not None for r in answered if not r["cached"]),
+        cache_hits=cache_hits,
+        new_requests=new_requests,
+        resumed=resumed,
+        elapsed_s=elapsed_s,
+    )

@@ -1,0 +1,198 @@
+"""Model calls in worker processes, so a run can use more than one core.
+
+Why: litellm spends several ms of CPU per call (STACK_NOTES' throughput table; more on slower
+machines), so one asyncio process saturates one core well below the concurrency × latency bound
+on fast local servers. The pool starts ``processes`` children (spawned, so no inherited threads
+or DuckDB handles); each runs an event loop that makes calls with the same gateway, retries and
+(its share of the) rate limit. The parent keeps everything that must be single: dispatch
+order, the budget, scoring, the DuckDB writer, progress. Parent and child talk over a socket pair
+with length-prefixed pickle frames through asyncio streams: no blocking writes, so no deadlock
+when both sides have much to say.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pickle
+import random
+import socket
+import struct
+import subprocess
+import sys
+from typing import Any
+
+from evaluator.gateway.errors import error_from_record, error_record
+from evaluator.gateway.llm import Completion, ModelEndpoint
+from evaluator.paths import REPO_ROOT
+from evaluator.runs.retry import CallOutcome, RateLimiter, RetryPolicy, call_with_retries
+
+_HEADER = struct.Struct("!I")
+
+
+def _frame(obj: Any) -> bytes:
+    body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    return _HEADER.pack(len(body)) + body
+
+
+async def _read_frame(reader: asyncio.StreamReader) -> Any:
+    try:
+        header = await reader.readexactly(_HEADER.size)
+        return pickle.loads(await reader.readexactly(_HEADER.unpack(header)[0]))
+    except (asyncio.IncompleteReadError, ConnectionError):
+        return None
+
+
+async def _child_loop(sock: socket.socket) -> None:
+    reader, writer = await asyncio.open_connection(sock=sock)
+    config = await _read_frame(reader)
+    endpoint = ModelEndpoint.model_validate_json(config["endpoint"])
+    retry, rpm, seed = config["retry"], config["rpm"], config["seed"]
+    if endpoint.transport == "openai":  # pay the imports before saying ready
+        import evaluator.gateway.openai_transport  # noqa: F401
+    else:
+        from evaluator.gateway.llm import _litellm
+
+        _litellm()
+    limiter, rng = RateLimiter(rpm), random.Random(seed)
+    writer.write(_frame({"ready": True}))
+    tasks: set[asyncio.Task] = set()
+
+    async def handle(job_id: int, messages: list, params: dict) -> None:
+        out = await call_with_retries(endpoint, messages, params, retry, limiter, rng)
+        writer.write(
+            _frame(
+                {
+                    "id": job_id,
+                    "attempts": out.attempts,
+                    "completion": out.completion.model_dump() if out.completion else None,
+                    "error": error_record(out.error) if out.error else None,
+                }
+            )
+        )
+
+    while (msg := await _read_frame(reader)) is not None:
+        task = asyncio.create_task(handle(msg["id"], msg["messages"], msg["params"]))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+    if tasks:
+        await asyncio.gather(*tasks)
+    writer.close()
+
+
+class _Child:
+    def __init__(
+        self, process: subprocess.Popen, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        self.process, self.reader, self.writer = process, reader, writer
+        self.in_flight = 0
+        self.pump: asyncio.Task | None = None
+
+
+class WorkerPool:
+    """``processes`` children making model calls for one endpoint; ``await pool.call(messages, params)``.
+
+    Example:
+        >>> async with WorkerPool(endpoint, processes=2) as pool:        # doctest: +SKIP
+        ...     outcome = await pool.call([{"role": "user", "content": "hi"}], {"max_tokens": 5})
+    """
+
+    def __init__(
+        self, endpoint: ModelEndpoint, *, processes: int = 2, retry: RetryPolicy | None = None, seed: int = 0
+    ) -> None:
+        self.endpoint, self.processes = endpoint, processes
+        self.retry = retry or RetryPolicy()
+        self.seed = seed
+        self._children: list[_Child] = []
+        self._futures: dict[int, asyncio.Future[CallOutcome]] = {}
+        self._next_id = 0
+
+    async def start(self) -> WorkerPool:
+        """Start the children (``python -m evaluator.runs.workers``) and wait until each has imported litellm.
+
+        Plain subprocesses, not multiprocessing: spawn/forkserver re-import ``__main__``, which
+        under Streamlit or a script without a main guard would run the app again in each child.
+        """
+        rpm = (
+            self.endpoint.requests_per_minute / self.processes if self.endpoint.requests_per_minute else None
+        )
+        root = str(REPO_ROOT)
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p),
+        }
+        for i in range(self.processes):
+            mine, theirs = socket.socketpair()
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "evaluator.runs.workers", str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                env=env,
+            )
+            theirs.close()
+            reader, writer = await asyncio.open_connection(sock=mine)
+            writer.write(
+                _frame(
+                    {
+                        "endpoint": self.endpoint.model_dump_json(),
+                        "retry": self.retry,
+                        "rpm": rpm,
+                        "seed": self.seed + i,
+                    }
+                )
+            )
+            self._children.append(_Child(proc, reader, writer))
+        for i, child in enumerate(self._children):
+            ready = await _read_frame(child.reader)
+            if not ready:
+                raise RuntimeError(f"worker process {i} failed to start (exit code {child.process.poll()})")
+            child.pump = asyncio.create_task(self._pump(child))
+        return self
+
+    async def _pump(self, child: _Child) -> None:
+        while (msg := await _read_frame(child.reader)) is not None:
+            child.in_flight -= 1
+            fut = self._futures.pop(msg["id"])
+            comp = Completion(**msg["completion"]) if msg["completion"] else None
+            err = error_from_record(msg["error"]) if msg["error"] else None
+            fut.set_result(CallOutcome(comp, err, msg["attempts"]))
+        for fut in list(self._futures.values()):  # a child died: fail its calls, never hang
+            if not fut.done():
+                fut.set_exception(RuntimeError(f"worker process {child.process.pid} exited"))
+
+    async def call(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> CallOutcome:
+        """One instance's call with retries, in the least busy child."""
+        child = min(self._children, key=lambda c: c.in_flight)
+        job_id, self._next_id = self._next_id, self._next_id + 1
+        fut: asyncio.Future[CallOutcome] = asyncio.get_running_loop().create_future()
+        self._futures[job_id] = fut
+        child.in_flight += 1
+        child.writer.write(_frame({"id": job_id, "messages": messages, "params": params}))
+        await child.writer.drain()
+        return await fut
+
+    async def close(self) -> None:
+        """Let in-flight calls finish, then stop the children."""
+        for child in self._children:
+            if child.writer.can_write_eof():
+                child.writer.write_eof()
+        for child in self._children:
+            if child.pump:
+                await child.pump
+            child.writer.close()
+            try:
+                await asyncio.to_thread(child.process.wait, 30)
+            except subprocess.TimeoutExpired:
+                child.process.kill()
+        self._children.clear()
+
+    async def __aenter__(self) -> WorkerPool:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(_child_loop(socket.socket(fileno=int(sys.argv[1]))))

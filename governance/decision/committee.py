@@ -1,0 +1,164 @@
+"""The committee's actions on a dossier, each a function from a dossier to a new dossier.
+
+Why one module of verbs: the Rules, Decision and Review pages, the CLI and the demo perform the
+same actions (start the rules from defaults, lock them, change a rule with a reason, derive the
+review plan, record the decision, sign off). Each action here takes the current dossier and
+returns the next one, never saving: the caller saves it as a new version, so the store's author
+and audit log record who did it. The clock is read here, once per action.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from governance.decision.oversight import MonitoringPlan, ReviewRequirements, derive_oversight, edit_oversight
+from governance.decision.signoff import DecisionError, add_signoff, record_decision
+from governance.procurement.candidate_items import with_vendor_items
+from governance.rules.policy import (
+    AcceptancePolicy,
+    PolicyError,
+    default_policy,
+    lock_policy,
+    remove_rule,
+    set_rule,
+)
+from governance.rules.recommendation import Recommendation, recommend
+from governance.rules.verdicts import Assessment, assess
+
+if TYPE_CHECKING:
+    from governance.dossier.record import Dossier
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def start_rules(dossier: Dossier, replace: bool = False) -> Dossier:
+    """The dossier with default rules for its risk tier and accepted subcategories.
+
+    Raises:
+        PolicyError: rules exist already (and ``replace`` is false), or they are locked.
+
+    Example:
+        >>> start_rules(dossier).policy.derived_from  # doctest: +SKIP
+        'data/policies/default.yaml, tier moderate'
+    """
+    if dossier.policy is not None and dossier.policy.lock is not None:
+        raise PolicyError("the rules are locked; change them one by one with a reason")
+    if dossier.policy is not None and dossier.policy.rules and not replace:
+        raise PolicyError("the dossier already has rules; pass replace to start again from the defaults")
+    return dossier.model_copy(update={"policy": default_policy(dossier.risk.tier, dossier.mapping.accepted)})
+
+
+def lock_rules(dossier: Dossier, by: str, note: str = "") -> Dossier:
+    """The dossier with its rules locked (pre-registered) against the evidence attached so far.
+
+    Example:
+        >>> from governance.dossier.record import Dossier
+        >>> from governance.dossier.intended_use import example_intended_use
+        >>> d = start_rules(Dossier(title="Portal replies", owner="me", intended_use=example_intended_use()))
+        >>> lock_rules(d, by="chair").policy.lock.locked_by
+        'chair'
+    """
+    if dossier.policy is None:
+        raise PolicyError("there are no rules to lock; start from the defaults first")
+    policy = lock_policy(dossier.policy, by=by, evidence_ids=[e.id for e in dossier.evidence], note=note)
+    return dossier.model_copy(update={"policy": policy})
+
+
+def change_rule(dossier: Dossier, rule, by: str, why: str = "") -> Dossier:
+    """The dossier with one rule added or replaced (logged with ``why`` once locked)."""
+    policy = dossier.policy or AcceptancePolicy()
+    return dossier.model_copy(update={"policy": set_rule(policy, rule, by=by, why=why)})
+
+
+def delete_rule(dossier: Dossier, rule_id: str, by: str, why: str = "") -> Dossier:
+    """The dossier without one rule (logged with ``why`` once locked)."""
+    if dossier.policy is None:
+        raise PolicyError(f"no rule {rule_id!r}")
+    return dossier.model_copy(update={"policy": remove_rule(dossier.policy, rule_id, by=by, why=why)})
+
+
+def assessment_and_recommendation(dossier: Dossier) -> tuple[Assessment, Recommendation]:
+    """Verdicts and the recommendation they support (never stored; recomputed per version).
+
+    Example:
+        >>> assessment, rec = assessment_and_recommendation(dossier)  # doctest: +SKIP
+        >>> assessment.counts()["pass"], rec.outcome                   # doctest: +SKIP
+        (20, 'approve_with_conditions')
+    """
+    assessment = assess(dossier)
+    return assessment, with_vendor_items(dossier, recommend(assessment))
+
+
+def derive_plan(dossier: Dossier, model: str | None = None) -> Dossier:
+    """The dossier with a review and monitoring plan derived from its tier and verdicts."""
+    assessment = assess(dossier)
+    model = model or (dossier.decision.model if dossier.decision else None)
+    plan = derive_oversight(dossier.risk.tier, dossier.intended_use.human_oversight, assessment.verdicts,
+                            dossier.policy.rules if dossier.policy else [], owner=dossier.owner, model=model)
+    return dossier.model_copy(update={"oversight": plan})
+
+
+def edit_plan(dossier: Dossier, review: ReviewRequirements, monitoring: MonitoringPlan, by: str) -> Dossier:
+    """The dossier with the committee's edits to its review and monitoring plan."""
+    if dossier.oversight is None:
+        dossier = derive_plan(dossier)
+    plan = edit_oversight(dossier.oversight, review, monitoring, by=by, at=_now())
+    return dossier.model_copy(update={"oversight": plan})
+
+
+def decide(dossier: Dossier, outcome: str, rationale: str, conditions: list[str], by: str,
+           model: str | None = None, required_roles: list[str] | None = None, store=None) -> Dossier:
+    """The dossier with the committee's decision, recording what the tool recommended at that moment.
+
+    With ``store``, the evidence plan (``governance.reevaluation.plan``) is frozen first, so the
+    decision's hash covers what was run and a re-evaluation can run it again.
+
+    Raises:
+        DecisionError: incomplete decision (see ``governance.decision.signoff``).
+    """
+    if store is not None:
+        from governance.reevaluation.plan import freeze_plan
+
+        dossier = dossier.model_copy(update={"evidence_plan": freeze_plan(store, dossier, by=by)})
+    assessment, rec = assessment_and_recommendation(dossier)
+    if model is not None and model not in assessment.models:
+        raise DecisionError(f"no evidence names the candidate {model!r}; candidates with evidence: "
+                            f"{assessment.models or 'none'}")
+    recommended = next((c.outcome for c in rec.candidates if c.model == model), rec.outcome)
+    return record_decision(dossier, outcome, rationale, conditions, by=by, at=_now(), model=model,
+                           recommended=recommended, required_roles=required_roles)
+
+
+def sign(dossier: Dossier, role: str, name: str, version_hash: str | None, note: str = "") -> Dossier:
+    """The dossier with one more sign-off bound to its current content."""
+    return add_signoff(dossier, role, name, at=_now(), version_hash=version_hash, note=note)
+
+
+def assessment_payload(dossier: Dossier) -> dict:
+    """The assessment as plain JSON data (the ``medassure assess`` contract).
+
+    Example:
+        >>> sorted(assessment_payload(dossier))  # doctest: +SKIP
+        ['change_log_problem', 'changes', 'counts', 'lock', 'locked', 'recommendation', ...]
+    """
+    assessment, rec = assessment_and_recommendation(dossier)
+    verdicts = [{
+        "rule_id": v.rule_id, "kind": v.kind, "model": v.model, "benchmark": v.benchmark, "metric": v.metric,
+        "verdict": v.status, "threshold": v.threshold, "threshold_upper": v.threshold_upper,
+        "direction": v.direction, "estimate": v.estimate,
+        "interval": None if v.ci_lower is None else [v.ci_lower, v.ci_upper], "n": v.n,
+        "evidence_ids": v.evidence_ids, "reason": v.reason, "further_cases": v.further_cases,
+        "further_cases_method": v.further_cases_method, "pre_registered": v.pre_registered,
+    } for v in assessment.verdicts]
+    policy = dossier.policy
+    return {
+        "locked": assessment.locked, "rules_hash": assessment.rules_hash,
+        "lock": policy.lock.model_dump(mode="json") if policy and policy.lock else None,
+        "changes": [c.model_dump(mode="json") for c in policy.changes] if policy else [],
+        "change_log_problem": assessment.change_log_problem, "counts": assessment.counts(),
+        "rules": [r.model_dump(mode="json") for r in policy.rules] if policy else [],
+        "verdicts": verdicts, "recommendation": rec.model_dump(mode="json"),
+    }

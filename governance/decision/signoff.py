@@ -1,0 +1,270 @@
+"""The decision: a recommendation computed from the verdicts, the committee's own decision, sign-offs.
+
+Why the recommendation and the decision are separate records: the tool can say what the evidence
+supports; only people decide. The committee's decision stands beside the recommendation, with a
+rationale (required) and its conditions, so a reader sees where and why they differ.
+
+Sign-offs and what they bind to. A sign-off records ``signed_hash``: the SHA-256 of the dossier's
+content *without its sign-off list* (``signable_hash``), plus the store version hash the signer was
+looking at. It is valid only while the current dossier has the same signable hash, so adding a
+second sign-off does not invalidate the first, while any other change (a rule, a piece of
+evidence, the decision, the review plan, the intended use) invalidates them all, visibly.
+
+Re-evaluation addenda (``Dossier.reevaluations``) are left out of both hashes like the sign-offs:
+an addendum reports what a model or prompt change *would* do and changes nothing the committee
+decided on, so recording one neither invalidates the sign-offs nor makes the decision stale.
+
+``signable_hash`` is deliberately robust to schema growth, because other parts of MedAssure add
+optional fields to the dossier over time: keys whose value is ``None`` are dropped at every level,
+and top-level fields still at their default are dropped, so a new optional field that nobody has
+set does not invalidate existing sign-offs. Both steps are injective for a given schema (a dropped
+key reads back as exactly the value that was dropped), so two different contents never share a hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+if TYPE_CHECKING:
+    from governance.dossier.record import Dossier
+
+Outcome = Literal["approve", "approve_with_conditions", "reject"]
+APPENDED = ("reevaluations",)
+"""Records appended after a decision that report on it without changing it (re-evaluation addenda)."""
+OUTCOME_LABELS = {"approve": "Approve", "approve_with_conditions": "Approve with conditions",
+                  "reject": "Reject"}
+
+
+class DecisionError(ValueError):
+    """A decision or sign-off that cannot be recorded, with a message for the user."""
+
+
+class CommitteeDecision(BaseModel):
+    """What the committee decided, why, and on what conditions."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    outcome: Outcome
+    """approve / approve_with_conditions / reject."""
+    model: str | None = None
+    """The candidate the decision is about (None: the use as a whole)."""
+    rationale: str = Field(min_length=10, max_length=20_000)
+    """Why, in the committee's words."""
+    conditions: list[str] = Field(default_factory=list)
+    """Conditions of an approval (at least one for approve_with_conditions)."""
+    decided_by: str = Field(min_length=1)
+    """Who recorded the decision (chair or secretary)."""
+    decided_at: datetime
+    """When."""
+    recommended: Outcome | None = None
+    """What the tool recommended at that moment, for the record."""
+    required_roles: list[str] = Field(min_length=1)
+    """Roles whose sign-off the decision needs."""
+    content_hash: str
+    """``decision_basis_hash`` of the dossier the committee decided on (status already ``decided``)."""
+
+    @model_validator(mode="after")
+    def _conditions_fit_outcome(self):
+        conditions = [c for c in self.conditions if c.strip()]
+        if len(conditions) != len(self.conditions):
+            raise ValueError("conditions must not be empty")
+        if self.outcome == "approve_with_conditions" and not conditions:
+            raise ValueError("approve_with_conditions needs at least one condition")
+        if self.outcome != "approve_with_conditions" and conditions:
+            raise ValueError(f"{self.outcome} takes no conditions; use approve_with_conditions")
+        return self
+
+
+class SignOff(BaseModel):
+    """One person's sign-off, bound to the content they saw."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: str = Field(min_length=2, max_length=200)
+    """Role signed for, e.g. ``clinical lead``."""
+    name: str = Field(min_length=1, max_length=200)
+    """Who signed."""
+    signed_at: datetime
+    """When."""
+    signed_hash: str
+    """``signable_hash`` of the dossier when signed."""
+    version_hash: str | None = None
+    """Store version hash of the version the signer was shown."""
+    note: str = Field(default="", max_length=5000)
+    """Optional remark."""
+
+
+def _drop_none(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_drop_none(v) for v in value]
+    return value
+
+
+def _content_doc(dossier: Dossier, exclude: set[str]) -> dict:
+    doc = dossier.model_dump(mode="json", exclude=exclude)
+    for name, field in type(dossier).model_fields.items():
+        if name in doc and not field.is_required():
+            default = field.get_default(call_default_factory=True)
+            if isinstance(default, BaseModel):
+                default = default.model_dump(mode="json")
+            if doc[name] == default:
+                del doc[name]
+    return _drop_none(doc)
+
+
+def _digest(doc: dict) -> str:
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def signable_hash(dossier: Dossier) -> str:
+    """SHA-256 of the dossier's content without its sign-offs (see the module docstring).
+
+    Example:
+        >>> from governance.dossier.record import Dossier
+        >>> from governance.dossier.intended_use import example_intended_use
+        >>> d = Dossier(id="D-x", title="demo", owner="me", intended_use=example_intended_use())
+        >>> signable_hash(d) == signable_hash(d.model_copy(update={"title": "demo"}))
+        True
+    """
+    return _digest(_content_doc(dossier, {"signoffs", *APPENDED}))
+
+
+def decision_basis_hash(dossier: Dossier) -> str:
+    """Signable hash without the decision either: what the committee decided on."""
+    return _digest(_content_doc(dossier, {"signoffs", "decision", *APPENDED}))
+
+
+def record_decision(dossier: Dossier, outcome: str, rationale: str, conditions: list[str], by: str,
+                    at: datetime, model: str | None = None, recommended: str | None = None,
+                    required_roles: list[str] | None = None) -> Dossier:
+    """The dossier with the committee's decision recorded and its status set to ``decided``.
+
+    Raises:
+        DecisionError: the decision is incomplete (no rationale, conditions that do not fit).
+
+    Example:
+        >>> record_decision(d, "reject", "fails the privacy rule", [], by="chair", at=now)  # doctest: +SKIP
+    """
+    from pydantic import ValidationError
+
+    from governance.rules.policy import load_defaults
+
+    dossier = dossier.model_copy(update={"status": "decided"})
+    try:
+        decision = CommitteeDecision(
+            outcome=outcome, model=model, rationale=rationale.strip(),
+            conditions=[c.strip() for c in conditions],
+            decided_by=by.strip(), decided_at=at, recommended=recommended,
+            required_roles=required_roles or list(load_defaults().signoff_roles),
+            content_hash=decision_basis_hash(dossier))
+    except ValidationError as exc:
+        raise DecisionError("; ".join(f"{'.'.join(map(str, e['loc'])) or 'decision'}: {e['msg']}"
+                                      for e in exc.errors())) from None
+    return dossier.model_copy(update={"decision": decision})
+
+
+def add_signoff(dossier: Dossier, role: str, name: str, at: datetime, version_hash: str | None,
+                note: str = "") -> Dossier:
+    """The dossier with one more sign-off, bound to its current signable hash.
+
+    Raises:
+        DecisionError: no decision yet, or an empty role or name.
+
+    Example:
+        >>> signed = add_signoff(d, "clinical lead", "Dr. Chen", at=now, version_hash=h)  # doctest: +SKIP
+        >>> signed.signoffs[-1].signed_hash == signable_hash(signed)  # doctest: +SKIP
+        True
+    """
+    if dossier.decision is None:
+        raise DecisionError("record the committee's decision before signing off")
+    if not role.strip() or not name.strip():
+        raise DecisionError("a sign-off needs a role and a name")
+    signoff = SignOff(role=role.strip(), name=name.strip(), signed_at=at, signed_hash=signable_hash(dossier),
+                      version_hash=version_hash, note=note.strip())
+    return dossier.model_copy(update={"signoffs": [*dossier.signoffs, signoff]})
+
+
+class RoleStatus(BaseModel):
+    """Whether a role has a sign-off that still holds."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: str
+    """The role."""
+    required: bool
+    """Whether the decision requires this role."""
+    signoff: SignOff | None
+    """The role's latest sign-off, if any."""
+    valid: bool
+    """The latest sign-off matches the current content."""
+    reason: str
+    """Why it is or is not valid."""
+
+
+class SignOffStatus(BaseModel):
+    """All sign-offs of a dossier checked against its current content."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    current_hash: str
+    """Signable hash of the dossier now."""
+    roles: list[RoleStatus]
+    """Required roles first, then any other role that signed."""
+    invalidated: list[SignOff]
+    """Sign-offs whose content has since changed (every one, not only the latest per role)."""
+    complete: bool
+    """Every required role has a valid sign-off."""
+    decision_current: bool | None
+    """Whether the dossier is unchanged since the decision (None: no decision)."""
+
+
+def signoff_status(dossier: Dossier) -> SignOffStatus:
+    """Check every sign-off against the current signable hash.
+
+    Example:
+        >>> signoff_status(dossier).complete  # doctest: +SKIP
+        False
+    """
+    now = signable_hash(dossier)
+    required = list(dossier.decision.required_roles) if dossier.decision else []
+    latest: dict[str, SignOff] = {}
+    for s in dossier.signoffs:
+        latest[s.role] = s
+    roles = []
+    for role in [*required, *[r for r in latest if r not in required]]:
+        s = latest.get(role)
+        if s is None:
+            roles.append(RoleStatus(role=role, required=role in required, signoff=None, valid=False,
+                                    reason="not signed yet"))
+            continue
+        valid = s.signed_hash == now
+        reason = (f"signed by {s.name} on {s.signed_at:%Y-%m-%d %H:%M}; content unchanged since" if valid else
+                  f"signed by {s.name} on {s.signed_at:%Y-%m-%d %H:%M}, but the dossier changed afterwards "
+                  f"(signed {s.signed_hash[:12]}, now {now[:12]}): sign again")
+        roles.append(RoleStatus(role=role, required=role in required, signoff=s, valid=valid, reason=reason))
+    decision_current = None
+    if dossier.decision is not None:
+        decision_current = dossier.decision.content_hash == decision_basis_hash(dossier)
+    return SignOffStatus(current_hash=now, roles=roles,
+                         invalidated=[s for s in dossier.signoffs if s.signed_hash != now],
+                         complete=bool(required) and all(r.valid for r in roles if r.required),
+                         decision_current=decision_current)
+
+
+def changed_fields(before: Dossier, after: Dossier) -> list[str]:
+    """Top-level dossier fields that differ between two versions (sign-offs ignored).
+
+    Example:
+        >>> changed_fields(signed_version, current)  # doctest: +SKIP
+        ['policy']
+    """
+    a, b = _content_doc(before, {"signoffs"}), _content_doc(after, {"signoffs"})
+    return sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))

@@ -1,0 +1,84 @@
+"""What the Decision page shows, in one value: recommendation, decision, sign-offs and what broke them.
+
+Why a view model: an invalidated sign-off is only useful to a committee if it says *what* changed
+since it was signed, which needs the version the signer saw from the store. Gathering that here
+keeps the page to widgets and rendering, and gives the report the same facts.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from governance.decision.committee import assessment_and_recommendation
+from governance.decision.signoff import (
+    CommitteeDecision,
+    SignOff,
+    SignOffStatus,
+    changed_fields,
+    signoff_status,
+)
+from governance.dossier.store import Store
+from governance.rules.recommendation import Recommendation
+from governance.rules.verdicts import Assessment
+
+
+class InvalidatedSignOff(BaseModel):
+    """A sign-off that no longer holds, and what changed since."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    signoff: SignOff
+    """The sign-off."""
+    signed_version: int | None
+    """Store version the signer saw, when it can be found."""
+    changed: list[str]
+    """Top-level dossier fields that differ between that version and now."""
+
+
+class DecisionView(BaseModel):
+    """Everything the Decision page renders for one dossier version."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    version: int
+    """Current version number."""
+    version_hash: str
+    """Current store version hash."""
+    assessment: Assessment
+    """Verdicts."""
+    recommendation: Recommendation
+    """What the verdicts support."""
+    decision: CommitteeDecision | None
+    """The committee's decision, if recorded."""
+    status: SignOffStatus
+    """Sign-offs checked against the current content."""
+    invalidated: list[InvalidatedSignOff]
+    """Sign-offs broken by later changes, with what changed."""
+
+
+def decision_view(store: Store, dossier_id: str) -> DecisionView:
+    """The Decision page's content for the latest version of a dossier.
+
+    Example:
+        >>> view = decision_view(store, "D-demo-portal")  # doctest: +SKIP
+        >>> view.recommendation.outcome  # doctest: +SKIP
+        'approve_with_conditions'
+    """
+    current = store.load(dossier_id)
+    dossier = current.dossier
+    assessment, recommendation = assessment_and_recommendation(dossier)
+    status = signoff_status(dossier)
+    numbers = {h["hash"]: h["version"] for h in store.history(dossier_id)}
+    seen: dict[int, object] = {}
+    broken = []
+    for s in status.invalidated:
+        number = numbers.get(s.version_hash or "")
+        changed: list[str] = []
+        if number is not None:
+            if number not in seen:
+                seen[number] = store.load(dossier_id, number).dossier
+            changed = changed_fields(seen[number], dossier)
+        broken.append(InvalidatedSignOff(signoff=s, signed_version=number, changed=changed))
+    return DecisionView(version=current.version, version_hash=current.hash, assessment=assessment,
+                        recommendation=recommendation, decision=dossier.decision, status=status,
+                        invalidated=broken)

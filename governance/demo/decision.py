@@ -1,0 +1,105 @@
+"""Demo steps from rules to sign-off, so the demo dossier shows a full, defensible decision path.
+
+What the demo committee does, and why (each choice is written as the committee would record it):
+
+1. starts from the moderate-tier defaults and sets its cost ceiling from its budget, then locks
+   the rules. Published MedHELM evidence was already attached, so the lock records it as seen and
+   no verdict on it is marked pre-registered: honest about what published evidence can be;
+2. after the lock, the privacy officer asks for a stricter bar on PrivacyDetection; the change is
+   recorded with its reason;
+3. records cost inputs: MedHELM's published token means per request (an overestimate for short
+   portal messages, and labelled so) at the prices the hospital would pay;
+4. derives the review and monitoring plan from the tier and the open verdicts;
+5. records its decision (approve GPT-4o with conditions) beside the recommendation, and the
+   clinical lead signs off.
+
+Published evidence is normally attached by the evidence demo step; if it is missing, a few
+published records are attached here so these steps always have something to judge.
+"""
+
+from __future__ import annotations
+
+from evaluator.evidence import published_evidence
+from governance.decision import committee
+from governance.dossier.record import Dossier
+from governance.dossier.store import Store
+from governance.procurement.cost import CostSettings
+from governance.procurement.cost_inputs import medhelm_token_profile
+from governance.rules.policy import CostRule, ScoreRule
+
+DEMO_AUTHOR = "demo"
+GPT4O, CLAUDE, LLAMA = "GPT-4o (2024-05-13)", "Claude 3.7 Sonnet (20250219)", "Llama 3.3 Instruct (70B)"
+PRICE_MODELS = {GPT4O: "gpt-4o", CLAUDE: "claude-3-7-sonnet-20250219", LLAMA: "groq/llama-3.3-70b-versatile"}
+DEMO_BENCHMARKS = ["MedDialog", "MedConfInfo", "ProxySender", "PrivacyDetection", "MedicationQA"]
+
+
+def _ensure_evidence(dossier: Dossier) -> Dossier:
+    if dossier.evidence:
+        return dossier
+    return dossier.model_copy(update={"evidence": published_evidence(DEMO_BENCHMARKS, list(PRICE_MODELS))})
+
+
+def set_and_lock_rules(store: Store, dossier: Dossier) -> Dossier:
+    """Defaults for the tier, the committee's budget-based cost ceiling, then the lock."""
+    dossier = committee.start_rules(_ensure_evidence(dossier), replace=True)
+    cost = CostRule(id="cost", threshold=25.0, rationale=(
+        "The clinic's budget for drafting is USD 1,000 a month for about 40,000 portal messages, "
+        "i.e. USD 25 per 1,000 requests; a candidate above that cannot be afforded at full volume."))
+    dossier = committee.change_rule(dossier, cost, by="Primary care AI committee")
+    return committee.lock_rules(dossier, by="Dr. A. Rivera (chair)",
+                                note="Agreed at the committee meeting before any local evaluation.")
+
+
+def privacy_rule_after_lock(store: Store, dossier: Dossier) -> Dossier:
+    """A recorded tightening after the lock."""
+    rule = ScoreRule(id="score.privacydetection", benchmark="PrivacyDetection", threshold=0.95, min_n=100,
+                     rationale=("A draft that discloses a third party's information is a reportable privacy "
+                                "breach, so detecting privacy-sensitive requests needs a stricter bar than "
+                                "the subcategory default."))
+    return committee.change_rule(dossier, rule, by="J. Okafor (privacy officer)",
+                                 why="Privacy office review after the lock: breaches are reportable events, "
+                                     "so this benchmark gets its own stricter rule.")
+
+
+def cost_inputs(store: Store, dossier: Dossier) -> Dossier:
+    """Token profiles from MedHELM's published token means for the candidates that have evidence."""
+    models = [m for m in PRICE_MODELS if any(e.model == m for e in dossier.evidence)]
+    profiles = [medhelm_token_profile(m, PRICE_MODELS[m]) for m in models]
+    settings = CostSettings(profiles=profiles, score_benchmark="MedConfInfo")
+    return dossier.model_copy(update={"cost": settings})
+
+
+def review_plan(store: Store, dossier: Dossier) -> Dossier:
+    """Review and monitoring derived for the candidate the committee is considering."""
+    return committee.derive_plan(dossier, model=GPT4O)
+
+
+def decide_and_sign(store: Store, dossier: Dossier) -> Dossier:
+    """The committee's decision; saved, then the clinical lead signs that version."""
+    dossier = committee.decide(
+        dossier, "approve_with_conditions", model=GPT4O, by="Dr. A. Rivera (chair)",
+        rationale=("GPT-4o runs in the hospital's Azure tenant under the existing business associate "
+                   "agreement and stays within budget. Llama 3.3 70B was as well supported and cheaper, "
+                   "but no PHI-approved endpoint exists for it yet. The published evidence does not settle "
+                   "ProxySender, the jury-scored benchmarks or subgroup performance, so approval is "
+                   "conditional on a local evaluation while every draft is reviewed."),
+        conditions=[
+            "Every draft is reviewed and edited by a nurse or physician before it is sent "
+            "(as the intended use states).",
+            "Before go-live, run a local evaluation on 300 de-identified portal messages tagged by age band "
+            "and preferred language, to settle the open score, unscored-share and subgroup rules.",
+            "Confirm jury-clinician agreement on 100 drafts rated by our own clinicians before relying on "
+            "jury scores.",
+        ])
+    v = store.save(dossier, author=DEMO_AUTHOR, note="demo: committee decision")
+    return committee.sign(dossier, "clinical lead", "Dr. M. Chen", version_hash=v.hash,
+                          note="Signed after the committee meeting.")
+
+
+DEMO_DECISION_STEPS = [
+    ("set and lock the acceptance rules", set_and_lock_rules),
+    ("change a locked rule with a reason", privacy_rule_after_lock),
+    ("record cost inputs", cost_inputs),
+    ("derive human review and monitoring", review_plan),
+    ("decide and sign off", decide_and_sign),
+]

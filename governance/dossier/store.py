@@ -1,0 +1,396 @@
+"""The dossier store: one DuckDB file, append-only versions and an append-only audit log.
+
+Storage design:
+
+* ``$MEDASSURE_HOME/medassure.duckdb`` (default ``~/.medassure``) holds all state. Other
+  components (the run store, ...) add their own tables through the same migration helper.
+* ``dossier_versions`` rows are never updated or deleted. A save appends version n+1 with the
+  SHA-256 of the dossier's canonical JSON and the hash of its parent, so the history is a chain
+  a reviewer can verify. Saving unchanged content is a no-op, not a new version.
+* ``audit_log`` records who did what and when, including which fields a save changed.
+* DuckDB allows one writing process per file (STACK_NOTES §7). A second process gets a
+  ``StoreLockedError`` naming the holder, and a file that is not a readable database gets a
+  ``StoreCorruptError``; in both cases nothing is written.
+
+Only this module writes dossier SQL, so a shared deployment could later swap DuckDB for
+PostgreSQL behind the same methods.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+from pydantic import BaseModel, ConfigDict
+
+from evaluator.db import apply_migrations
+from governance.dossier.record import Dossier, utcnow
+
+MIGRATIONS = [
+    """
+    CREATE TABLE dossier_versions (
+        dossier_id VARCHAR NOT NULL,
+        version INTEGER NOT NULL,
+        hash VARCHAR NOT NULL,
+        parent_hash VARCHAR,
+        author VARCHAR NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL,
+        note VARCHAR,
+        content JSON NOT NULL,
+        PRIMARY KEY (dossier_id, version)
+    );
+    CREATE SEQUENCE audit_seq;
+    CREATE TABLE audit_log (
+        seq BIGINT PRIMARY KEY DEFAULT nextval('audit_seq'),
+        logged_at TIMESTAMPTZ NOT NULL,
+        actor VARCHAR NOT NULL,
+        dossier_id VARCHAR,
+        action VARCHAR NOT NULL,
+        detail JSON
+    );
+    """,
+]
+
+
+class StoreError(RuntimeError):
+    """A store problem with a message meant for the user."""
+
+
+class StoreLockedError(StoreError):
+    """Another process holds the database file."""
+
+
+class StoreCorruptError(StoreError):
+    """The file exists but is not a readable MedAssure database."""
+
+
+class DossierNotFound(StoreError):
+    """No dossier (or version) with that id."""
+
+
+class DossierVersion(BaseModel):
+    """One saved version of a dossier."""
+
+    model_config = ConfigDict(frozen=True)
+
+    dossier: Dossier
+    """The content."""
+    version: int
+    """1-based version number."""
+    hash: str
+    """SHA-256 of the canonical JSON."""
+    parent_hash: str | None
+    """Hash of the previous version, None for the first."""
+    author: str
+    """Who saved it."""
+    created_at: datetime
+    """When it was saved."""
+    note: str = ""
+    """What the save was for."""
+
+
+def default_home() -> Path:
+    """``$MEDASSURE_HOME`` or ``~/.medassure``."""
+    return Path(os.environ.get("MEDASSURE_HOME") or Path.home() / ".medassure")
+
+
+def _holder_description(message: str) -> str:
+    match = re.search(r"PID (\d+)", message)
+    if not match:
+        return "another process"
+    pid = match.group(1)
+    try:
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+    except OSError:
+        cmd = ""
+    return f"process {pid}" + (f" ({cmd[:120]})" if cmd else "")
+
+
+def connect(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open the database file with user-facing errors for the two common failures."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return duckdb.connect(str(path), read_only=read_only)
+    except duckdb.IOException as exc:
+        text = str(exc)
+        if "lock" in text.lower():
+            raise StoreLockedError(
+                f"The database {path} is in use by {_holder_description(text)}. Only one process can "
+                "write to it: close the app or command that holds it, or set MEDASSURE_HOME to use "
+                "another database. Nothing was changed."
+            ) from None
+        raise StoreCorruptError(
+            f"{path} is not a readable MedAssure database ({text.splitlines()[0]}). Nothing was changed: "
+            "move the file aside or set MEDASSURE_HOME to another folder."
+        ) from None
+    except duckdb.Error as exc:
+        raise StoreCorruptError(
+            f"{path} is not a readable MedAssure database ({str(exc).splitlines()[0]}). Nothing was "
+            "changed: move the file aside or set MEDASSURE_HOME to another folder."
+        ) from None
+
+
+def _changed_paths(old: Any, new: Any, prefix: str = "", limit: int = 40) -> list[str]:
+    """Dotted paths whose values differ between two JSON values (capped at ``limit``)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[str] = []
+        for key in sorted(set(old) | set(new)):
+            out += _changed_paths(old.get(key), new.get(key), f"{prefix}.{key}" if prefix else key, limit)
+            if len(out) >= limit:
+                return out[:limit]
+        return out
+    return [] if old == new else [prefix or "(root)"]
+
+
+class Store:
+    """Dossier versions and the audit log in one DuckDB connection.
+
+    Example:
+        >>> store = Store.open(Path("/tmp/doctest-medassure/medassure.duckdb"))  # doctest: +SKIP
+        >>> v = store.save(dossier, author="dr.lee", note="created")  # doctest: +SKIP
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, path: Path | None = None):
+        self.con = con
+        self.path = path
+        self._lock = threading.RLock()
+        apply_migrations(con, "dossier", MIGRATIONS)
+
+    @classmethod
+    def open(cls, path: Path | None = None) -> Store:
+        """Open (creating if needed) the store at ``path`` or ``default_home()/medassure.duckdb``.
+
+        Raises:
+            StoreLockedError: another process holds the file (one writer per DuckDB file).
+            StoreCorruptError: the file is not a readable MedAssure database.
+
+        Example:
+            >>> import tempfile
+            >>> store = Store.open(Path(tempfile.mkdtemp()) / "medassure.duckdb")
+            >>> store.is_empty()
+            True
+        """
+        path = path or default_home() / "medassure.duckdb"
+        con = connect(path)
+        try:
+            return cls(con, path)
+        except duckdb.Error as exc:
+            con.close()
+            raise StoreCorruptError(f"{path} could not be prepared: {exc}. Nothing was changed.") from None
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A cursor for use from another thread (DuckDB connections are not thread-safe)."""
+        return self.con.cursor()
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.con.close()
+
+    # ---- writes -------------------------------------------------------------------------
+    def audit(
+        self, actor: str, action: str, dossier_id: str | None = None, detail: dict | None = None
+    ) -> None:
+        """Append one audit record."""
+        with self._lock:
+            self.con.execute(
+                "INSERT INTO audit_log (logged_at, actor, dossier_id, action, detail)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                [utcnow(), actor, dossier_id, action, json.dumps(detail or {}, default=str)],
+            )
+
+    def save(self, dossier: Dossier, author: str, note: str = "") -> DossierVersion:
+        """Append a new version (or return the latest if the content did not change).
+
+        Args:
+            dossier: the full dossier content.
+            author: who saves it (recorded in the version and the audit log).
+            note: what the save was for.
+
+        Example:
+            >>> import tempfile
+            >>> from governance.dossier.intended_use import example_intended_use
+            >>> store = Store.open(Path(tempfile.mkdtemp()) / "medassure.duckdb")
+            >>> d = Dossier(title="Portal replies", owner="dr.lee", intended_use=example_intended_use())
+            >>> store.save(d, author="dr.lee", note="created").version
+            1
+            >>> store.save(d, author="dr.lee").version  # unchanged content: no new version
+            1
+        """
+        if not author or not author.strip():
+            raise StoreError("A save needs an author (who is making this change).")
+        digest = dossier.content_hash()
+        with self._lock:
+            latest = self.latest_or_none(dossier.id)
+            if latest is not None and latest.hash == digest:
+                return latest
+            number = 1 if latest is None else latest.version + 1
+            now = utcnow()
+            content = dossier.canonical_json()
+            changed = (
+                ["(created)"]
+                if latest is None
+                else _changed_paths(json.loads(latest.dossier.canonical_json()), json.loads(content))
+            )
+            self.con.execute("BEGIN TRANSACTION")
+            try:
+                self.con.execute(
+                    "INSERT INTO dossier_versions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [dossier.id, number, digest, latest.hash if latest else None, author, now, note, content],
+                )
+                self.con.execute(
+                    "INSERT INTO audit_log (logged_at, actor, dossier_id, action, detail)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    [
+                        now,
+                        author,
+                        dossier.id,
+                        "create" if latest is None else "save",
+                        json.dumps({"version": number, "hash": digest, "note": note, "changed": changed}),
+                    ],
+                )
+                self.con.execute("COMMIT")
+            except Exception:
+                self.con.execute("ROLLBACK")
+                raise
+        return DossierVersion(
+            dossier=dossier,
+            version=number,
+            hash=digest,
+            parent_hash=latest.hash if latest else None,
+            author=author,
+            created_at=now,
+            note=note,
+        )
+
+    # ---- reads --------------------------------------------------------------------------
+    def _row_to_version(self, row: tuple) -> DossierVersion:
+        dossier_id, version, digest, parent, author, created_at, note, content = row
+        return DossierVersion(
+            dossier=Dossier.model_validate_json(content),
+            version=version,
+            hash=digest,
+            parent_hash=parent,
+            author=author,
+            created_at=created_at,
+            note=note or "",
+        )
+
+    def latest_or_none(self, dossier_id: str) -> DossierVersion | None:
+        """The newest version, or None when the dossier does not exist."""
+        with self._lock:
+            row = self.con.execute(
+                "SELECT * FROM dossier_versions WHERE dossier_id = ? ORDER BY version DESC LIMIT 1",
+                [dossier_id],
+            ).fetchone()
+        return self._row_to_version(row) if row else None
+
+    def load(self, dossier_id: str, version: int | None = None) -> DossierVersion:
+        """A version of a dossier (the newest by default).
+
+        Raises:
+            DossierNotFound: no such dossier or version.
+
+        Example:
+            >>> import tempfile
+            >>> from governance.dossier.intended_use import example_intended_use
+            >>> store = Store.open(Path(tempfile.mkdtemp()) / "medassure.duckdb")
+            >>> d = Dossier(id="D-example", title="Portal replies", owner="dr.lee",
+            ...             intended_use=example_intended_use())
+            >>> _ = store.save(d, author="dr.lee")
+            >>> store.load("D-example").dossier.title, store.load("D-example", version=1).version
+            ('Portal replies', 1)
+        """
+        if version is None:
+            found = self.latest_or_none(dossier_id)
+        else:
+            with self._lock:
+                row = self.con.execute(
+                    "SELECT * FROM dossier_versions WHERE dossier_id = ? AND version = ?",
+                    [dossier_id, version],
+                ).fetchone()
+            found = self._row_to_version(row) if row else None
+        if found is None:
+            what = f"version {version} of dossier" if version else "dossier"
+            raise DossierNotFound(f"No {what} {dossier_id!r}. `medassure dossier list` shows the ids.")
+        return found
+
+    def history(self, dossier_id: str) -> list[dict]:
+        """Versions of one dossier, oldest first: version, hash, parent, timestamp, author, note."""
+        with self._lock:
+            rows = self.con.execute(
+                "SELECT version, hash, parent_hash, created_at, author, note FROM dossier_versions "
+                "WHERE dossier_id = ? ORDER BY version",
+                [dossier_id],
+            ).fetchall()
+        if not rows:
+            raise DossierNotFound(f"No dossier {dossier_id!r}. `medassure dossier list` shows the ids.")
+        return [
+            {
+                "version": v,
+                "hash": h,
+                "parent_hash": p,
+                "created_at": c.isoformat(),
+                "author": a,
+                "note": n or "",
+            }
+            for v, h, p, c, a, n in rows
+        ]
+
+    def list_dossiers(self) -> list[dict]:
+        """One summary per dossier (latest version), newest first."""
+        with self._lock:
+            rows = self.con.execute(
+                """
+                SELECT dossier_id, version, hash, created_at, content FROM dossier_versions
+                QUALIFY row_number() OVER (PARTITION BY dossier_id ORDER BY version DESC) = 1
+                ORDER BY created_at DESC
+                """
+            ).fetchall()
+        out = []
+        for dossier_id, version, digest, created_at, content in rows:
+            d = Dossier.model_validate_json(content)
+            out.append(
+                {
+                    "id": dossier_id,
+                    "title": d.title,
+                    "owner": d.owner,
+                    "status": d.status,
+                    "risk_tier": d.risk.tier,
+                    "version": version,
+                    "hash": digest,
+                    "updated_at": created_at.isoformat(),
+                }
+            )
+        return out
+
+    def audit_log(self, dossier_id: str | None = None) -> list[dict]:
+        """Audit records, oldest first, optionally for one dossier."""
+        sql = "SELECT seq, logged_at, actor, dossier_id, action, detail FROM audit_log"
+        params: list = []
+        if dossier_id:
+            sql += " WHERE dossier_id = ?"
+            params.append(dossier_id)
+        with self._lock:
+            rows = self.con.execute(sql + " ORDER BY seq", params).fetchall()
+        return [
+            {
+                "seq": s,
+                "at": at.isoformat(),
+                "actor": a,
+                "dossier_id": d,
+                "action": act,
+                "detail": json.loads(det) if det else {},
+            }
+            for s, at, a, d, act, det in rows
+        ]
+
+    def is_empty(self) -> bool:
+        """True when no dossier has been saved yet."""
+        with self._lock:
+            return self.con.execute("SELECT count(*) FROM dossier_versions").fetchone()[0] == 0

@@ -1,0 +1,184 @@
+"""What a local run has produced so far, read from the store, and its attachment as Evidence.
+
+Why from the store: a run outlives the page that started it (a rerun, a reload, a dropped
+connection), and its finished instances are written as they complete. So every view here is
+rebuilt from the stored run and its results; the background job (``evaluator.runs.jobs``), when
+this process has one, only adds whether it is still working and the error that stopped it. A
+finished run becomes ``Evidence`` (provenance ``local-run``) through the runner's own
+``RunSummary.to_evidence``, so the CLI and the page produce identical records; attaching it
+saves a new dossier version authored by the reviewer.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from evaluator.benchmarks import BenchmarkError, get_benchmark
+from evaluator.evidence import Evidence
+from evaluator.runs.jobs import JOBS, RunJobs, RunProgress
+from evaluator.runs.reads import (
+    ResultRecord,
+    RunRecord,
+    ensure_run_tables,
+    get_run_record,
+    list_runs,
+    recent_results,
+)
+from evaluator.runs.runner import main_metric_name
+from evaluator.runs.store import RunStore
+from evaluator.runs.summary import RunSummary, summarize_run
+from governance.dossier.record import Dossier
+from governance.dossier.store import DossierVersion, Store
+from governance.evidence.attach import attach_evidence
+from governance.evidence.local_runs import RunInputError, runnable_benchmarks
+from governance.mapping.taxonomy import load_taxonomy
+
+STOPPED = ("cancelled", "budget_exceeded", "failed")
+
+
+class RunView(BaseModel):
+    """One run as a page shows it: progress, the latest results, and once finished, its evidence."""
+
+    record: RunRecord
+    """The stored run with its counts so far."""
+    live: RunProgress | None
+    """The background job of this process working on it, if any."""
+    state: str
+    """``running``, ``interrupted`` (stored as running, no job here), or the stored status."""
+    recent: list[ResultRecord]
+    """The latest results, newest first."""
+    summary: RunSummary | None
+    """Scores with intervals from the stored results (None while running or with no result)."""
+    evidence: list[Evidence]
+    """What attaching would add (completed runs only)."""
+    attached: bool
+    """True when every evidence record of the run is already on the dossier."""
+    resumable_here: bool
+    """True when this process knows the run's request, so a Resume button can continue it."""
+
+
+def _read(store: Store, fn, *args, **kwargs):
+    cur = store.cursor()
+    try:
+        ensure_run_tables(cur)
+        return fn(cur, *args, **kwargs)
+    finally:
+        cur.close()
+
+
+def dossier_runs(store: Store, dossier: Dossier, limit: int = 20, jobs: RunJobs = JOBS) -> list[RunRecord]:
+    """Stored runs of the benchmarks offered for this dossier, working ones first, then newest first.
+
+    Example:
+        >>> [r.run_id for r in dossier_runs(store, dossier)]   # doctest: +SKIP
+        ['run-20260101-101500-a1b2c3']
+    """
+    ids = [b.id for b in runnable_benchmarks(dossier, include_unmapped=True)]
+    runs = _read(store, list_runs, ids, limit)
+    working = {j.run_key for j in jobs.live()}
+    return sorted(runs, key=lambda r: r.run_key not in working)
+
+
+def run_id_for_key(store: Store, run_key: str, jobs: RunJobs = JOBS) -> str | None:
+    """The run a request's key points at: the job's run once known, else the newest stored one."""
+    job = jobs.get(run_key)
+    if job is not None and job.progress().run_id:
+        return job.progress().run_id
+    runs = [r for r in _read(store, list_runs, None, 200) if r.run_key == run_key]
+    return runs[0].run_id if runs else None
+
+
+def _subcategory(benchmark_id: str, dossier: Dossier | None) -> dict[str, str]:
+    try:
+        ids = list(get_benchmark(benchmark_id).subcategory_ids)
+    except BenchmarkError:
+        return {}
+    accepted = dossier.mapping.accepted if dossier else []
+    chosen = next((s for s in ids if s in accepted), ids[0] if ids else None)
+    if chosen is None:
+        return {}
+    tax = load_taxonomy()
+    return {"subcategory": tax.subcategory(chosen).name, "category": tax.category_of(chosen).name}
+
+
+def stored_summary(store: Store, record: RunRecord) -> RunSummary | None:
+    """The run's summary computed from its stored results (None when it has none)."""
+    if record.n_results == 0:
+        return None
+    try:
+        metric = main_metric_name(get_benchmark(record.benchmark_id))
+    except BenchmarkError:
+        metric = "score"
+    cur = store.cursor()
+    try:
+        return summarize_run(RunStore(cur, journal_dir=None), record.run_id, metric, cache_hits=0,
+                             new_requests=0, resumed=False, elapsed_s=0.0)
+    finally:
+        cur.close()
+
+
+def run_evidence(summary: RunSummary, record: RunRecord, dossier: Dossier | None = None) -> list[Evidence]:
+    """Evidence records (provenance ``local-run``) of a run, tagged with the dossier's matching subcategory.
+
+    Example:
+        >>> [e.provenance for e in run_evidence(summary, record)]   # doctest: +SKIP
+        ['local-run']
+    """
+    extra = _subcategory(record.benchmark_id, dossier)
+    date = record.finished_at or record.created_at
+    return [e.model_copy(update=extra) for e in summary.to_evidence(date=date)]
+
+
+def run_view(store: Store, run_id: str, dossier: Dossier, recent: int = 20,
+             jobs: RunJobs = JOBS) -> RunView | None:
+    """Everything the page shows about one run; None when no such run is stored.
+
+    Example:
+        >>> run_view(store, "run-x", dossier) is None   # doctest: +SKIP
+        True
+    """
+    record = _read(store, get_run_record, run_id)
+    if record is None:
+        return None
+    job = jobs.get(record.run_key)
+    progress = job.progress() if job is not None else None
+    mine = progress is not None and (progress.run_id == run_id or
+                                     (progress.run_id is None and record.status == "running"))
+    live = progress if mine else None
+    working = live is not None and live.alive
+    state = ("running" if working else
+             "interrupted" if record.status == "running" else record.status)
+    summary = None if working else stored_summary(store, record)
+    evidence = run_evidence(summary, record, dossier) if summary and record.status == "completed" else []
+    attached_ids = {e.id for e in dossier.evidence}
+    return RunView(record=record, live=live, state=state, recent=_read(store, recent_results, run_id, recent),
+                   summary=summary, evidence=evidence,
+                   attached=bool(evidence) and all(e.id in attached_ids for e in evidence),
+                   resumable_here=job is not None and not working and state in (*STOPPED, "interrupted"))
+
+
+def attach_run(store: Store, dossier_id: str, run_id: str, by: str) -> DossierVersion:
+    """Attach a completed run's evidence to the dossier as a new version authored by ``by``.
+
+    Raises:
+        RunInputError: no such run, or the run has not completed (resume it first).
+
+    Example:
+        >>> v = attach_run(store, "D-demo-portal", run_id, by="dr.lee")   # doctest: +SKIP
+        >>> v.dossier.evidence[-1].provenance                             # doctest: +SKIP
+        'local-run'
+    """
+    record = _read(store, get_run_record, run_id)
+    if record is None:
+        raise RunInputError(f"no stored run {run_id!r}")
+    if record.status != "completed":
+        raise RunInputError(f"run {run_id} is {record.status} ({record.n_results} of {record.n_planned} "
+                            "instances): resume it to completion before attaching")
+    summary = stored_summary(store, record)
+    if summary is None or not summary.metrics:
+        raise RunInputError(f"run {run_id} has no scored instance to attach")
+    current = store.load(dossier_id).dossier
+    evidence = run_evidence(summary, record, current)
+    updated = attach_evidence(current, evidence, by=by)
+    return store.save(updated, author=by, note=f"evidence: attached local run {run_id} "
+                                                f"({record.benchmark_id} × {record.model})")

@@ -1,0 +1,322 @@
+"""Producing local evidence for a dossier: which benchmarks to run, on what, at what cost.
+
+Why here: the Run evidence page, and anything else that starts runs for a dossier, needs the
+same choices (the benchmarks of the dossier's accepted subcategories first, then the built-in
+calculator benchmark that needs no dataset), the same request checks (a dataset where one is
+needed, a key variable that is set, a price when a budget is given) and the same dry-run
+estimate before anything is sent. The runner does the work (``evaluator.runs.runner``); runs go to
+background threads through ``evaluator.runs.jobs``; what a run produced is read back from the
+store by ``governance.evidence.local_run_view``. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ValidationError
+
+from evaluator.benchmarks import BenchmarkError, BenchmarkSpec, get_benchmark, list_benchmarks
+from evaluator.gateway.errors import LLMError
+from evaluator.gateway.llm import ModelEndpoint, api_key_for
+from evaluator.instance import Instance
+from evaluator.loaders import DatasetError, get_loader, load_instances
+from evaluator.runs.jobs import JOBS, RunJob, RunJobs, RunProgress, RunRequest
+from evaluator.runs.plan import RunEstimate, estimate_run, plan_run
+from evaluator.runs.store import RunStore
+from governance.dossier.record import Dossier
+from governance.dossier.store import Store, default_home
+from governance.mapping.taxonomy import load_taxonomy
+
+if TYPE_CHECKING:
+    from evaluator.runs.runner import ProgressFn
+
+BUILTIN_ID = "calc_builtin"
+
+
+class RunInputError(ValueError):
+    """A run request that cannot be started, with a message for the person who filled the form."""
+
+
+class RunnableBenchmark(BaseModel):
+    """A benchmark offered for a dossier, with what running it needs."""
+
+    id: str
+    """Benchmark id."""
+    title: str
+    """Human-readable name."""
+    description: str
+    """What it tests and where its data comes from."""
+    mapped_to: list[str]
+    """Names of the dossier's accepted subcategories it gives evidence for (empty: not mapped)."""
+    needs_file: bool
+    """True when the user must give a dataset file."""
+    file_format: str
+    """Format the loader reads."""
+    dataset_source: str
+    """Where a committee obtains the official file."""
+    answer_type: str
+    """Main answer type."""
+    metrics: list[str]
+    """Metric names, main first."""
+    note: str
+    """What a reader must know before running it (e.g. the LLM jury is not run here)."""
+
+
+def _offered(spec: BenchmarkSpec, accepted: list[str]) -> RunnableBenchmark:
+    tax = load_taxonomy()
+    loader = get_loader(spec.loader)
+    note = ("MedHELM's main score here is its LLM jury; this run computes the reference metrics only "
+            f"({', '.join(spec.metrics)})." if spec.jury else "")
+    return RunnableBenchmark(
+        id=spec.id, title=spec.title, description=spec.description,
+        mapped_to=[tax.subcategory(s).name for s in spec.subcategory_ids if s in accepted],
+        needs_file=loader.needs_file and not spec.dataset_path, file_format=loader.file_format,
+        dataset_source=spec.dataset_source, answer_type=spec.answer_type, metrics=list(spec.metrics),
+        note=note)
+
+
+def runnable_benchmarks(dossier: Dossier, include_unmapped: bool = False) -> list[RunnableBenchmark]:
+    """Benchmarks of the dossier's accepted subcategories, then the built-in one, then (optionally) the rest.
+
+    Example:
+        >>> from governance.dossier.intended_use import example_intended_use
+        >>> d = Dossier(title="demo", owner="me", intended_use=example_intended_use())
+        >>> [b.id for b in runnable_benchmarks(d)]
+        ['calc_builtin']
+    """
+    accepted = dossier.mapping.accepted
+    specs = list_benchmarks()
+    mapped = [s for s in specs if set(s.subcategory_ids) & set(accepted)]
+    rest = [s for s in specs if s not in mapped]
+    builtin = [s for s in rest if s.id == BUILTIN_ID]
+    others = [s for s in rest if s.id != BUILTIN_ID] if include_unmapped else []
+    return [_offered(s, accepted) for s in [*mapped, *builtin, *others]]
+
+
+def suggested_models(dossier: Dossier) -> list[str]:
+    """The dossier's candidate models, as first guesses for litellm model strings.
+
+    Example:
+        >>> from governance.dossier.intended_use import example_intended_use
+        >>> suggested_models(Dossier(title="demo", owner="me", intended_use=example_intended_use()))[0]
+        'gpt-4o'
+    """
+    return list(dossier.intended_use.candidate_models)
+
+
+def _blank(value: str | None) -> str | None:
+    return value.strip() if value and value.strip() else None
+
+
+def build_request(benchmark_id: str, model: str, *, dataset_path: str | None = None,
+                  api_base: str | None = None, api_key_env: str | None = None, name: str | None = None,
+                  concurrency: int = 8,
+                  max_cost_usd: float | None = None, limit: int | None = None,
+                  input_price: float | None = None, output_price: float | None = None) -> RunRequest:
+    """A checked run request from form values (blank strings count as not given).
+
+    Raises:
+        RunInputError: naming each field that is wrong.
+
+    Example:
+        >>> build_request("calc_builtin", "openai/m", api_base="http://127.0.0.1:9/v1", limit=5).limit
+        5
+    """
+    model = (model or "").strip()
+    try:
+        endpoint = ModelEndpoint(name=_blank(name) or model or "?", model=model, api_base=_blank(api_base),
+                                 api_key_env=_blank(api_key_env), max_concurrency=max(int(concurrency), 1),
+                                 input_price_per_mtok=input_price, output_price_per_mtok=output_price)
+        request = RunRequest(benchmark_id=benchmark_id, dataset_path=_blank(dataset_path), endpoint=endpoint,
+                             concurrency=concurrency, max_cost_usd=max_cost_usd or None, limit=limit or None)
+    except ValidationError as exc:
+        raise RunInputError("; ".join(f"{'.'.join(map(str, e['loc'])) or 'request'}: {e['msg']}"
+                                      for e in exc.errors())) from None
+    if request.max_cost_usd is not None and endpoint.price() is None:
+        raise RunInputError(f"no price is known for {model}: give input and output prices "
+                            "(USD per 1M tokens) to use a cost limit")
+    return request
+
+
+def save_upload(filename: str, data: bytes, home: Path | None = None) -> Path:
+    """Keep an uploaded dataset under ``<home>/uploads`` named by its content hash; returns its path.
+
+    The same bytes always land on the same path, so a re-upload after a reload resumes the same run.
+
+    Example:
+        >>> import tempfile
+        >>> save_upload("my cases.csv", b"id,question\\n1,q\\n", Path(tempfile.mkdtemp())).name
+        'd2e823b3d1b1-my_cases.csv'
+    """
+    folder = (home or default_home()) / "uploads"
+    folder.mkdir(parents=True, exist_ok=True)
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(filename).name).strip("._") or "dataset"
+    path = folder / f"{hashlib.sha256(data).hexdigest()[:12]}-{safe}"
+    if not path.exists():
+        path.write_bytes(data)
+    return path
+
+
+def _load(request: RunRequest) -> tuple[BenchmarkSpec, list[Instance]]:
+    try:
+        spec = get_benchmark(request.benchmark_id)
+        return spec, load_instances(spec, request.dataset_path, limit=request.limit)
+    except (BenchmarkError, DatasetError) as exc:
+        raise RunInputError(str(exc)) from None
+
+
+def key_problem(endpoint: ModelEndpoint) -> str | None:
+    """Why the endpoint's key cannot be read now, or None when it can (the key itself is never returned).
+
+    Example:
+        >>> key_problem(ModelEndpoint(name="x", model="gpt-4o", api_key_env="NO_SUCH_VARIABLE_XYZ"))[:29]
+        'environment variable NO_SUCH_'
+    """
+    try:
+        api_key_for(endpoint)
+    except LLMError as exc:
+        return str(exc)
+    return None
+
+
+class RunPlanView(BaseModel):
+    """The dry run of a request: its run key, what it would send and its upper-bound cost."""
+
+    request: RunRequest
+    """The request estimated."""
+    run_key: str
+    """The run's identity (an unfinished run with this key is resumed)."""
+    estimate: RunEstimate
+    """Tokens and cost (an upper bound), with resume and cache taken into account."""
+    key_problem: str | None
+    """Why the key cannot be read, when it cannot (the run would fail every request)."""
+
+
+def estimate_request(store: Store, request: RunRequest) -> RunPlanView:
+    """Load the instances and estimate the run without sending anything.
+
+    Raises:
+        RunInputError: unknown benchmark, missing or unreadable dataset.
+
+    Example:
+        >>> req = build_request("calc_builtin", "openai/m", limit=5)
+        >>> view = estimate_request(store, req)                    # doctest: +SKIP
+        >>> view.estimate.n, view.estimate.cost_usd_max            # doctest: +SKIP
+        (5, None)
+    """
+    spec, instances = _load(request)
+    cur = store.cursor()
+    try:
+        estimate = estimate_run(spec, instances, request.endpoint, store=RunStore(cur, journal_dir=None))
+    finally:
+        cur.close()
+    return RunPlanView(request=request, run_key=plan_run(spec, instances, request.endpoint).run_key,
+                       estimate=estimate, key_problem=key_problem(request.endpoint))
+
+
+def start_run(store: Store, request: RunRequest, jobs: RunJobs = JOBS) -> RunJob:
+    """Start (or resume) the request's run in a background thread; returns its job.
+
+    An identical request whose run is unfinished continues it: finished instances are not sent
+    again. While a job with the same run key is working, that job is returned instead.
+
+    Raises:
+        RunInputError: bad benchmark or dataset, or a key variable that is not set.
+
+    Example:
+        >>> job = start_run(store, request)   # doctest: +SKIP
+        >>> job.join(60).state                # doctest: +SKIP
+        'completed'
+    """
+    spec, instances = _load(request)
+    problem = key_problem(request.endpoint)
+    if problem:
+        raise RunInputError(problem)
+    run_key = plan_run(spec, instances, request.endpoint).run_key
+    return jobs.start(store.cursor(), request, run_key, spec, instances)
+
+
+def run_and_wait(store: Store, request: RunRequest, on_progress: ProgressFn | None = None, *,
+                 poll_s: float = 0.2, jobs: RunJobs = JOBS) -> RunProgress:
+    """Start (or resume) the run as the Run evidence page does and wait for it, reporting progress.
+
+    For notebooks and scripts. The run works in the page's background thread (``start_run``):
+    a Jupyter cell already runs an event loop, so the runner's own ``asyncio.run`` cannot be
+    called from it. ``on_progress`` gets ``(done, total, None)`` whenever the count changes.
+    Stopping the cell (Ctrl-C) cancels the run; the same request started again resumes it.
+
+    Args:
+        store: the open store (the run and its results are written to it).
+        request: from ``build_request``.
+        on_progress: e.g. ``evaluator.tqdm_progress("calc_builtin")``; closed at the end when it
+            has a ``close()``.
+        poll_s: seconds between looks at the job.
+        jobs: the registry of running jobs (the app's by default).
+
+    Returns:
+        The final snapshot: ``state`` (``completed``, ``cancelled``, ``budget_exceeded``, ...),
+        ``run_id`` and the runner's ``summary``.
+
+    Raises:
+        RunInputError: as ``start_run``, or the run thread stopped with an error (its message).
+
+    Example:
+        >>> from evaluator import tqdm_progress
+        >>> req = build_request("calc_builtin", "openai/m", api_base="http://127.0.0.1:8000/v1", limit=12)
+        >>> done = run_and_wait(store, req, tqdm_progress("calc_builtin"))  # doctest: +SKIP
+        >>> done.state, done.summary.n                                      # doctest: +SKIP
+        ('completed', 12)
+    """
+    job = start_run(store, request, jobs)
+    seen: tuple[int, int] | None = None
+    try:
+        while True:
+            progress = job.join(poll_s)
+            if on_progress is not None and (progress.done, progress.total) != seen:
+                seen = (progress.done, progress.total)
+                on_progress(progress.done, progress.total, None)
+            if not progress.alive:
+                break
+    except KeyboardInterrupt:
+        job.cancel()
+        job.join()
+        raise
+    finally:
+        close = getattr(on_progress, "close", None)
+        if callable(close):
+            close()
+    if progress.state == "error":
+        raise RunInputError(f"the run stopped with an error: {progress.error}")
+    return progress
+
+
+def cancel_run(run_key: str, jobs: RunJobs = JOBS) -> bool:
+    """Ask the live job with this key to stop; False when none is working.
+
+    Example:
+        >>> cancel_run("no-such-key", RunJobs())
+        False
+    """
+    job = jobs.get(run_key)
+    if job is None or not job.alive:
+        return False
+    job.cancel()
+    return True
+
+
+def resume_run(store: Store, run_key: str, jobs: RunJobs = JOBS) -> RunJob:
+    """Start the same request again for a stopped run this process started (it continues where it stopped).
+
+    Raises:
+        RunInputError: this process never started that run (e.g. the app restarted): enter the same
+            settings again; the estimate then shows the instances already done.
+    """
+    job = jobs.get(run_key)
+    if job is None:
+        raise RunInputError("this run was started before the app restarted: enter the same benchmark, "
+                            "dataset and endpoint again and press Estimate; finished instances are not "
+                            "sent again")
+    return start_run(store, job.request, jobs)

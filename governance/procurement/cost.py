@@ -1,0 +1,311 @@
+"""Cost-performance: what each candidate would cost at this dossier's volume, and for what score.
+
+Why this shape: a committee compares candidates on money as well as on evidence, and both sides
+of the comparison must be traceable. Cost per request is mean tokens per request × the price per
+token. Token means come from the hospital's own runs when there are any, else from MedHELM's
+published token totals, whose output side is the max-tokens budget, an upper bound
+(``governance.procurement.cost_inputs`` builds both). Prices come from
+``evaluator.gateway.prices`` (an endpoint override, our table, then litellm's bundled map, read
+offline). From that follow the cost per 1,000 requests, the monthly cost at the intended use's
+volume, and the cost per acceptable output (cost ÷ pass rate, only where the score is a share of
+correct outputs).
+MedHELM's own dollar figures are shown beside ours, labelled as the budget-based upper bounds they
+are, never mixed into our numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evaluator.evidence import Evidence
+from evaluator.gateway.prices import resolve_price
+from evaluator.medhelm_data import published_costs
+from governance.evidence.select import is_share, preferred
+
+if TYPE_CHECKING:
+    from governance.dossier.record import Dossier
+
+MEDHELM_BASIS = "MedHELM published estimate: budget-based upper bound at 2025 list prices, not an invoice"
+
+
+class TokenProfile(BaseModel):
+    """Mean tokens per request for one candidate, and the price it is charged at."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str = Field(min_length=1)
+    """Candidate as named in the evidence (so cost and score line up)."""
+    price_model: str = Field(min_length=1)
+    """litellm model string used to look up the price, e.g. ``gpt-4o``."""
+    mean_prompt_tokens: float = Field(ge=0)
+    """Mean prompt tokens per request."""
+    mean_completion_tokens: float = Field(ge=0)
+    """Mean completion tokens per request."""
+    n_requests: int | None = Field(default=None, ge=0)
+    """Requests the means are taken over, when known."""
+    source: str = Field(min_length=3)
+    """Where the means come from (run ids, or MedHELM's totals)."""
+    evidence_ids: tuple[str, ...] = ()
+    """Evidence records of the runs the tokens were measured in."""
+    input_price_per_mtok: float | None = Field(default=None, ge=0)
+    """Override: USD per 1M prompt tokens actually paid (negotiated rate, 0 on-prem)."""
+    output_price_per_mtok: float | None = Field(default=None, ge=0)
+    """Override: USD per 1M completion tokens actually paid."""
+
+
+class EvaluationCostItem(BaseModel):
+    """Money spent (or estimated) on producing the evidence itself."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    label: str = Field(min_length=1)
+    """What was run, e.g. ``run r-12: gpt-4o on MedicationQA`` or ``LLM jury for run r-12``."""
+    usd: float = Field(ge=0)
+    """USD."""
+    kind: Literal["measured", "published_upper_bound"]
+    """Measured by our runner, or MedHELM's published budget-based estimate."""
+    source: str = Field(min_length=1)
+    """Run id or citation."""
+
+
+class CostSettings(BaseModel):
+    """The dossier's cost inputs."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    profiles: list[TokenProfile] = Field(default_factory=list)
+    """One token profile per candidate (latest wins when a model repeats)."""
+    evaluation_costs: list[EvaluationCostItem] = Field(default_factory=list)
+    """Cost of producing the evidence (runs and jury)."""
+    score_benchmark: str | None = None
+    """Benchmark whose score is plotted and used as the pass rate (None: chosen automatically)."""
+
+
+class CostRow(BaseModel):
+    """One candidate's cost and score."""
+
+    model: str
+    """Candidate."""
+    price_model: str
+    """litellm model string priced."""
+    price_source: str | None
+    """Where the price comes from; None when no source knows the model."""
+    input_per_mtok: float | None
+    """USD per 1M prompt tokens."""
+    output_per_mtok: float | None
+    """USD per 1M completion tokens."""
+    mean_prompt_tokens: float
+    """Mean prompt tokens per request."""
+    mean_completion_tokens: float
+    """Mean completion tokens per request."""
+    token_source: str
+    """Where the token means come from."""
+    cost_per_1k: float | None
+    """USD per 1,000 requests."""
+    monthly_cost: float | None
+    """USD per month at the dossier's expected volume."""
+    score: float | None
+    """Normalized 0-1 score on the score benchmark."""
+    score_evidence_id: str | None
+    """Evidence the score comes from."""
+    pass_rate: float | None
+    """Share of acceptable outputs, when the score is such a share."""
+    cost_per_1k_acceptable: float | None
+    """USD per 1,000 acceptable outputs (cost ÷ pass rate)."""
+    on_frontier: bool = False
+    """On the cost-score Pareto frontier (no candidate is cheaper and at least as good)."""
+    note: str = ""
+    """What to keep in mind when reading the row."""
+
+
+class CostReport(BaseModel):
+    """The cost-performance table of a dossier."""
+
+    rows: list[CostRow]
+    """One row per candidate with a token profile."""
+    monthly_volume: int
+    """Expected requests per month (from the intended use)."""
+    score_benchmark: str | None
+    """Benchmark the score column is on."""
+    evaluation_cost_measured: float
+    """USD our own runs (and jury) cost."""
+    evaluation_cost_published: float
+    """USD of MedHELM's published upper-bound estimates for the evidence we rely on."""
+    evaluation_items: list[EvaluationCostItem]
+    """The items behind the two totals."""
+    published: list[dict]
+    """MedHELM's published cost estimates for these models, each labelled with its basis."""
+
+
+def cost_per_request(profile: TokenProfile) -> tuple[float | None, object]:
+    """USD per request and the resolved price (None, None when the price is unknown).
+
+    Example:
+        >>> p = TokenProfile(model="m", price_model="gpt-4o", mean_prompt_tokens=1000,
+        ...                  mean_completion_tokens=100, source="example")
+        >>> round(cost_per_request(p)[0], 6)
+        0.0035
+    """
+    price = resolve_price(profile.price_model, profile.input_price_per_mtok, profile.output_price_per_mtok)
+    if price is None:
+        return None, None
+    usd = (
+        profile.mean_prompt_tokens * price.input_per_mtok
+        + profile.mean_completion_tokens * price.output_per_mtok
+    ) / 1e6
+    return usd, price
+
+
+def pareto_frontier(points: Iterable[tuple[str, float, float]]) -> set[str]:
+    """Names not dominated by another point (cheaper-or-equal and better-or-equal, one strictly).
+
+    Example:
+        >>> sorted(pareto_frontier([("a", 1, 0.5), ("b", 2, 0.9), ("c", 3, 0.8), ("d", 1, 0.4)]))
+        ['a', 'b']
+    """
+    pts = list(points)
+    return {
+        name
+        for name, cost, score in pts
+        if not any(c <= cost and s >= score and (c < cost or s > score) for _, c, s in pts)
+    }
+
+
+def _score_evidence(evidence: list[Evidence], benchmark: str | None) -> dict[str, Evidence]:
+    kept, _ = preferred(e for e in evidence if benchmark and e.benchmark == benchmark)
+    out: dict[str, Evidence] = {}
+    for e in kept:  # one metric per model: a share beats another metric
+        if e.model not in out or (is_share(e) and not is_share(out[e.model])):
+            out[e.model] = e
+    return out
+
+
+def default_score_benchmark(evidence: list[Evidence], models: list[str]) -> str | None:
+    """The benchmark with share-type scores for most of these models (then any scores), if any."""
+    counts: dict[str, tuple[int, int]] = {}
+    for e in evidence:
+        if e.model in models:
+            shares, alls = counts.get(e.benchmark, (0, 0))
+            counts[e.benchmark] = (shares + is_share(e), alls + 1)
+    return max(counts, key=lambda b: counts[b]) if counts else None
+
+
+def published_cost_rows(models: list[str], benchmark: str | None) -> list[dict]:
+    """MedHELM's estimated costs (total and on ``benchmark``) for the published models among ``models``."""
+    df = published_costs()
+    df = df[df["model"].isin(models)]
+    rows = []
+    for model, g in df.groupby("model", sort=False):
+        total = g[(g["benchmark"] == "ALL") & (g["item"] == "Total Cost (USD)")]["value"]
+        row = {
+            "model": model,
+            "total_usd_37_benchmarks": float(total.iloc[0]) if len(total) else None,
+            "benchmark": benchmark,
+            "benchmark_usd": None,
+            "benchmark_instances": None,
+            "usd_per_instance": None,
+            "basis": MEDHELM_BASIS,
+        }
+        bench = g[g["benchmark"] == benchmark]
+        if len(bench):
+            usd, n = float(bench["value"].iloc[0]), int(bench["test_instances"].iloc[0])
+            row.update(benchmark_usd=usd, benchmark_instances=n, usd_per_instance=usd / n if n else None)
+        rows.append(row)
+    return rows
+
+
+def published_evaluation_items(evidence: Iterable[Evidence]) -> list[EvaluationCostItem]:
+    """What MedHELM estimated it spent (jury included) producing each published record we rely on.
+
+    Example:
+        >>> from evaluator.evidence import published_evidence
+        >>> [i.usd for i in published_evaluation_items(published_evidence(["MedicationQA"], ["DeepSeek R1"]))]
+        [104.67]
+    """
+    df = published_costs()
+    df = df[df["benchmark"] != "ALL"].set_index(["model", "benchmark"])
+    items = []
+    for e in evidence:
+        if e.provenance == "published" and (e.model, e.benchmark) in df.index:
+            row = df.loc[(e.model, e.benchmark)]
+            row = row.iloc[0] if row.ndim > 1 else row
+            items.append(
+                EvaluationCostItem(
+                    label=f"MedHELM: {e.model} on {e.benchmark} (jury included)",
+                    usd=float(row["value"]),
+                    kind="published_upper_bound",
+                    source=str(row["source"]),
+                )
+            )
+    return items
+
+
+def cost_report(dossier: Dossier, score_benchmark: str | None = None) -> CostReport:
+    """Cost table, frontier and evaluation cost of a dossier.
+
+    Args:
+        dossier: the dossier (its cost settings, evidence and expected volume are read).
+        score_benchmark: benchmark for the score column, overriding the stored choice (a view
+            choice on the Cost page that must not create a new version).
+
+    Example:
+        >>> report = cost_report(dossier)  # doctest: +SKIP
+        >>> [r.model for r in report.rows if r.on_frontier]  # doctest: +SKIP
+        ['Llama 3.3 Instruct (70B)']
+    """
+    settings = dossier.cost or CostSettings()
+    profiles = {p.model: p for p in settings.profiles}
+    volume = dossier.intended_use.expected_monthly_volume
+    bench = (
+        score_benchmark
+        or settings.score_benchmark
+        or default_score_benchmark(dossier.evidence, list(profiles))
+    )
+    scores = _score_evidence(dossier.evidence, bench)
+    rows = []
+    for p in profiles.values():
+        usd, price = cost_per_request(p)
+        e = scores.get(p.model)
+        share = e is not None and is_share(e)
+        notes = [] if price else [f"no price known for {p.price_model!r}: set an override"]
+        if e is not None and not share:
+            notes.append(f"{e.metric} is not a share of correct outputs: no cost per acceptable output")
+        per_1k = usd * 1000 if usd is not None else None
+        rows.append(
+            CostRow(
+                model=p.model,
+                price_model=p.price_model,
+                price_source=price.source if price else None,
+                input_per_mtok=price.input_per_mtok if price else None,
+                output_per_mtok=price.output_per_mtok if price else None,
+                mean_prompt_tokens=p.mean_prompt_tokens,
+                mean_completion_tokens=p.mean_completion_tokens,
+                token_source=p.source,
+                cost_per_1k=per_1k,
+                monthly_cost=usd * volume if usd is not None else None,
+                score=e.normalized_score if e else None,
+                score_evidence_id=e.id if e else None,
+                pass_rate=e.score if share else None,
+                cost_per_1k_acceptable=per_1k / e.score
+                if share and per_1k is not None and e.score > 0
+                else None,
+                note="; ".join(notes),
+            )
+        )
+    frontier = pareto_frontier(
+        (r.model, r.cost_per_1k, r.score) for r in rows if r.cost_per_1k is not None and r.score is not None
+    )
+    rows = [r.model_copy(update={"on_frontier": r.model in frontier}) for r in rows]
+    items = [*settings.evaluation_costs, *published_evaluation_items(dossier.evidence)]
+    return CostReport(
+        rows=rows,
+        monthly_volume=volume,
+        score_benchmark=bench,
+        evaluation_items=items,
+        evaluation_cost_measured=sum(i.usd for i in items if i.kind == "measured"),
+        evaluation_cost_published=sum(i.usd for i in items if i.kind == "published_upper_bound"),
+        published=published_cost_rows(list(profiles) + [e.model for e in dossier.evidence], bench),
+    )

@@ -1,0 +1,272 @@
+"""Re-evaluation: re-run a decided dossier's frozen plan with a changed model or prompt, compare, record.
+
+Why this shape: the committee's question after a vendor update is not "what is the new score?"
+but "would our decision change?". So ``reevaluate`` re-runs every re-runnable item of the frozen
+plan with only the change applied (``governance.reevaluation.rerun``; unchanged requests come
+from the response cache and cost nothing), compares each item's per-instance results with its
+baseline run (``governance.reevaluation.compare``), re-applies the dossier's rules with the new
+evidence standing in for the old, and answers the question. The result is appended to the
+dossier as a ``ReevaluationAddendum`` in a new version whose note says "re-evaluation", so the
+history shows it; the evidence the committee decided on is left as it was.
+
+``build_addendum`` works from stored runs only, so the demo can build an addendum from answers
+recorded without a model (``governance.demo_reevaluation``) by exactly the same code.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+from pydantic import BaseModel, ConfigDict
+
+from evaluator.benchmarks import get_benchmark, prompt_hash
+from evaluator.evidence import Evidence
+from evaluator.instance import Instance
+from evaluator.paired import compare_paired
+from evaluator.runs.runner import main_metric_name
+from evaluator.runs.store import RunStore
+from evaluator.runs.summary import summarize_run
+from governance.dossier.record import Dossier
+from governance.dossier.store import DossierVersion, Store
+from governance.reevaluation.addendum import BenchmarkComparison, PlanChange, ReevaluationAddendum
+from governance.reevaluation.compare import decision_impact, subgroup_comparisons, verdict_changes
+from governance.reevaluation.plan import EvidencePlan, PlanItem, freeze_plan
+from governance.reevaluation.rerun import ReevaluationError, rerun_item
+from governance.rules.verdicts import Assessment, assess
+
+__all__ = ["AfterRun", "PlanChange", "ReevaluationError", "ReevaluationResult", "added_addenda",
+           "build_addendum", "current_plan", "reevaluate"]
+
+METHOD = ("Paired comparison of each instance's main-metric score before and after: mean difference "
+          "with a 95% percentile bootstrap over instances (2,000 resamples, seed 0); McNemar's exact test "
+          "over the discordant pairs when scores are 0/1; flipped instances listed by id. Subgroups with "
+          "fewer than 10 pairs show their size only.")
+STANDS_IN = ("Verdicts after the change are computed with the re-run evidence standing in for the "
+             "candidate's local evidence from the frozen runs; published and imported evidence, cost "
+             "profiles and judge agreement are unchanged, because only the frozen plan was re-run.")
+
+
+@dataclass(frozen=True)
+class AfterRun:
+    """A plan item and the stored run to compare with its baseline."""
+
+    item: PlanItem
+    run_id: str
+    instances: list[Instance]
+    model: str
+    prompt_hash: str | None
+    new_requests: int = 0
+    cache_hits: int = 0
+    baseline_reproduced: bool | None = None
+
+
+class ReevaluationResult(BaseModel):
+    """The addendum and the dossier version that holds it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    addendum: ReevaluationAddendum
+    """What the re-evaluation found."""
+    version: DossierVersion
+    """The new dossier version (note contains "re-evaluation")."""
+
+
+def _scores(store: RunStore, run_id: str) -> dict[str, float | None]:
+    return {r["instance_id"]: (None if r["error"] is not None else r["score"]) for r in store.results(run_id)}
+
+
+def _evidence_after(con: duckdb.DuckDBPyConnection, item: PlanItem, run_id: str,
+                    old: list[Evidence]) -> list[Evidence]:
+    """The re-run's evidence, produced as the baseline's was, labelled with the baseline's taxonomy."""
+    if item.kind == "scenario":
+        from evaluator.scenarios import scenario_evidence, scenario_results
+
+        records = [scenario_evidence(scenario_results(con, run_id))]
+    else:
+        metric = main_metric_name(get_benchmark(item.benchmark_id))
+        summary = summarize_run(RunStore(con, journal_dir=None), run_id, metric, cache_hits=0, new_requests=0,
+                                resumed=False, elapsed_s=0.0)
+        records = summary.to_evidence()
+    by_metric = {e.metric: e for e in old}
+    return [e.model_copy(update={"category": by_metric[e.metric].category,
+                                 "subcategory": by_metric[e.metric].subcategory})
+            if e.metric in by_metric else e for e in records]
+
+
+def _comparison(con: duckdb.DuckDBPyConnection, after: AfterRun, old: list[Evidence]) -> BenchmarkComparison:
+    runs = RunStore(con, journal_dir=None)
+    before, now = _scores(runs, after.item.run_id), _scores(runs, after.run_id)
+    c = compare_paired(before, now)
+    evidence = _evidence_after(con, after.item, after.run_id, old)
+    return BenchmarkComparison(
+        benchmark=after.item.benchmark, kind=after.item.kind,
+        metric=evidence[0].metric if evidence else (after.item.metrics or ["score"])[0],
+        candidate=after.item.model_label, run_before=after.item.run_id, run_after=after.run_id,
+        model_before=after.item.endpoint.model, model_after=after.model,
+        prompt_hash_before=after.item.prompt.template_hash if after.item.prompt else None,
+        prompt_hash_after=after.prompt_hash, n_pairs=c.n_pairs, mean_before=c.mean_before,
+        mean_after=c.mean_after, mean_delta=c.mean_delta, delta_ci=c.delta_ci, binary=c.binary,
+        mcnemar_p=c.mcnemar_p, worse=list(c.worse), better=list(c.better),
+        unpaired=len(c.only_before) + len(c.only_after),
+        subgroups=subgroup_comparisons(after.instances, before, now), new_requests=after.new_requests,
+        cache_hits=after.cache_hits, baseline_reproduced=after.baseline_reproduced, evidence_after=evidence)
+
+
+def _standing_in(dossier: Dossier, comparisons: list[BenchmarkComparison], plan: EvidencePlan) -> Dossier:
+    """The dossier as it would be with each re-run's evidence in place of its baseline's."""
+    items = {i.run_id: i for i in plan.items}
+    replace: dict[str, Evidence | None] = {}
+    for comp in comparisons:
+        item = items[comp.run_before]
+        new = {e.metric: e.model_copy(update={"model": item.model_label}) for e in comp.evidence_after}
+        for e in dossier.evidence:
+            if e.id in item.evidence_ids:
+                replace[e.id] = new.get(e.metric)
+    evidence = [replace.get(e.id, e) for e in dossier.evidence]
+    return dossier.model_copy(update={"evidence": [e for e in evidence if e is not None]})
+
+
+def _statuses(assessment: Assessment, comparison: BenchmarkComparison) -> dict[str, str]:
+    """Rule id → status of the candidate's verdicts on this benchmark (``#2``... for further tags)."""
+    out: dict[str, str] = {}
+    for v in assessment.verdicts:
+        if v.model == comparison.candidate and v.benchmark == comparison.benchmark:
+            key, k = v.rule_id, 1
+            while key in out:
+                k += 1
+                key = f"{v.rule_id}#{k}"
+            out[key] = v.status
+    return out
+
+
+def _caveats(plan: EvidencePlan, frozen_at_decision: bool,
+             comparisons: list[BenchmarkComparison]) -> list[str]:
+    notes = [METHOD, STANDS_IN]
+    if not frozen_at_decision:
+        notes.append("The decision predates plan freezing: the plan was frozen from the dossier's evidence "
+                     "for this re-evaluation.")
+    juried = sorted({i.benchmark for i in plan.rerunnable if i.judge})
+    if juried:
+        notes.append(f"The LLM jury configured for {', '.join(juried)} was not re-run; only reference "
+                     "metrics were compared.")
+    for comp in comparisons:
+        if comp.baseline_reproduced is False:
+            notes.append(f"{comp.benchmark}: the frozen prompt no longer renders exactly the baseline's "
+                         "prompts (the benchmark's rendering changed since the run); differences may come "
+                         "from that.")
+        if comp.unpaired:
+            notes.append(f"{comp.benchmark}: {comp.unpaired} instance(s) had an answer on one side only and "
+                         "were left out of the comparison.")
+    return notes
+
+
+def build_addendum(con: duckdb.DuckDBPyConnection, current: DossierVersion, plan: EvidencePlan,
+                   change: PlanChange, afters: list[AfterRun], *, by: str, frozen_at_decision: bool = True,
+                   skipped: list[str] | None = None,
+                   caveats: list[str] | None = None) -> ReevaluationAddendum:
+    """The addendum for stored before/after runs of a dossier version (nothing is run or saved here).
+
+    Example:
+        >>> v = store.load("D-1")  # doctest: +SKIP
+        >>> a = build_addendum(con, v, plan, PlanChange(), afters, by="dr.lee")  # doctest: +SKIP
+        >>> a.impact.would_change  # doctest: +SKIP
+        False
+    """
+    dossier = current.dossier
+    old = {e.id: e for e in dossier.evidence}
+    comparisons = [_comparison(con, a, [old[i] for i in a.item.evidence_ids if i in old]) for a in afters]
+    before, after = assess(dossier), assess(_standing_in(dossier, comparisons, plan))
+    n, changes = verdict_changes(before, after)
+    comparisons = [c.model_copy(update={"verdicts_before": _statuses(before, c),
+                                        "verdicts_after": _statuses(after, c)}) for c in comparisons]
+    return ReevaluationAddendum(
+        id=f"R-{secrets.token_hex(4)}", created_at=datetime.now(UTC), by=by, change=change, plan=plan,
+        plan_frozen_at_decision=frozen_at_decision, based_on_version=current.version, comparisons=comparisons,
+        skipped=list(skipped or []), verdicts_compared=n, verdict_changes=changes,
+        impact=decision_impact(dossier.decision, before, after, changes),
+        new_requests=sum(a.new_requests for a in afters), cache_hits=sum(a.cache_hits for a in afters),
+        caveats=[*_caveats(plan, frozen_at_decision, comparisons), *(caveats or [])])
+
+
+def save_addendum(store: Store, dossier: Dossier, addendum: ReevaluationAddendum, by: str) -> DossierVersion:
+    """Append the addendum to the dossier as a new version (note: "re-evaluation: ...")."""
+    answer = "would change" if addendum.impact.would_change else "would not change"
+    updated = dossier.model_copy(update={"reevaluations": [*dossier.reevaluations, addendum]})
+    return store.save(updated, author=by, note=f"re-evaluation {addendum.id}: {addendum.change.describe()}; "
+                                               f"the decision {answer}")
+
+
+def added_addenda(store: Store, dossier_id: str, from_version: int,
+                  to_version: int) -> list[ReevaluationAddendum]:
+    """Re-evaluation addenda present in ``to_version`` but not in ``from_version`` (for the history diff).
+
+    Example:
+        >>> [a.id for a in added_addenda(store, "D-1", 5, 6)]  # doctest: +SKIP
+        ['R-3f9a1c2b']
+    """
+    old = {a.id for a in store.load(dossier_id, from_version).dossier.reevaluations}
+    return [a for a in store.load(dossier_id, to_version).dossier.reevaluations if a.id not in old]
+
+
+def current_plan(store: Store, dossier: Dossier) -> tuple[EvidencePlan, bool]:
+    """The plan a re-evaluation would run, and whether it was frozen with the decision.
+
+    Example:
+        >>> plan, at_decision = current_plan(store, dossier)  # doctest: +SKIP
+    """
+    if dossier.evidence_plan is not None:
+        return dossier.evidence_plan, True
+    return freeze_plan(store, dossier, by="(not frozen yet)"), False
+
+
+def reevaluate(store: Store, dossier_id: str, change: PlanChange | None = None, *, by: str,
+               concurrency: int = 8, jobs=None,
+               on_progress: Callable[[str, int, int], None] | None = None) -> ReevaluationResult:
+    """Re-run the decided dossier's frozen plan with ``change``, compare, and save the addendum.
+
+    Raises:
+        ReevaluationError: no decision, nothing re-runnable, cases changed, key not set, PHI gate closed,
+            or a re-run without any answer. Nothing is saved then.
+
+    Example:
+        >>> r = reevaluate(store, "D-1", PlanChange(model="openai/model-b"), by="dr.lee")  # doctest: +SKIP
+        >>> r.addendum.impact.would_change, r.version.note[:13]  # doctest: +SKIP
+        (True, 're-evaluation')
+    """
+    change = change or PlanChange()
+    if not by.strip():
+        raise ReevaluationError("say who runs the re-evaluation")
+    current = store.load(dossier_id)
+    dossier = current.dossier
+    if dossier.decision is None:
+        raise ReevaluationError(f"dossier {dossier_id} has no decision yet: a re-evaluation compares a "
+                                "change against the evidence a decision was based on")
+    plan = dossier.evidence_plan
+    frozen_at_decision = plan is not None
+    if plan is None:
+        plan = freeze_plan(store, dossier, by=by, jobs=jobs)
+    if not plan.rerunnable:
+        why = "; ".join(f"{i.benchmark}: {i.note}" for i in plan.items) or plan.note
+        raise ReevaluationError(f"nothing in the evidence plan can be re-run ({why})")
+    uploads = Path(store.path).parent / "uploads" if getattr(store, "path", None) else None
+    cur = store.cursor()
+    try:
+        afters = []
+        for item in plan.rerunnable:
+            progress = (lambda d, t, _row, b=item.benchmark: on_progress(b, d, t)) if on_progress else None
+            r = rerun_item(cur, item, change, concurrency=concurrency, uploads=uploads, on_progress=progress)
+            afters.append(AfterRun(item=item, run_id=r.summary.run_id, instances=r.instances,
+                                   model=r.endpoint.model, prompt_hash=prompt_hash(r.spec),
+                                   new_requests=r.summary.new_requests, cache_hits=r.summary.cache_hits,
+                                   baseline_reproduced=r.baseline_reproduced))
+        skipped = [f"{i.benchmark} (run {i.run_id}): {i.note}" for i in plan.items if not i.rerunnable]
+        addendum = build_addendum(cur, current, plan, change, afters, by=by,
+                                  frozen_at_decision=frozen_at_decision, skipped=skipped)
+    finally:
+        cur.close()
+    return ReevaluationResult(addendum=addendum, version=save_addendum(store, dossier, addendum, by))

@@ -1,0 +1,6 @@
+"""Acceptance rules and what they conclude: the per-risk-tier policy, verdicts (pass / fail /
+inconclusive from an interval and a bar), the arithmetic behind a verdict, subgroup verdicts,
+the wording of a rule's bar, and the recommendation the verdicts support.
+
+Arrow Evidence -> Assessment of the path.
+"""

@@ -1,0 +1,378 @@
+"""Acceptance rules: what the evidence must show, set and locked before the evidence is run.
+
+Why this shape: a committee can only defend a verdict if the bar was fixed before anyone saw the
+result. Rules therefore start from per-tier defaults (``data/policies/default.yaml``, each number
+with its rationale), are edited freely while the policy is a draft, and are then *locked*: the
+lock records who, when, the SHA-256 of the rule set and which evidence was already attached.
+A locked rule can still be changed, because committees learn, but every change after the lock
+goes into an append-only change log (old rule, new rule, who, when, why, hashes before and
+after) that pages and reports show. ``change_log_problem`` re-checks that chain, so an edit that
+bypassed the log is visible.
+
+Each rule kind is its own pydantic model with a ``kind`` discriminator. Thresholds of ``score``
+rules are on MedHELM's normalized 0-1 scale (jury 1-5 maps to (x - 1) / 4) so one number can
+apply to every benchmark of a subcategory; the direction comes from the evidence.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+from typing import Annotated, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from evaluator.evidence import Provenance
+from evaluator.paths import DATA_DIR
+
+POLICY_DIR = DATA_DIR / "policies"
+RuleKind = Literal["score", "min_n", "max_unscored_share", "subgroup_disparity", "judge_agreement",
+                   "max_cost_per_1k"]
+RULE_ID = r"^[a-z0-9][a-z0-9_.-]{0,79}$"
+
+
+class PolicyError(ValueError):
+    """A policy edit that is not allowed, with a message for the user."""
+
+
+class _RuleBase(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(pattern=RULE_ID)
+    """Stable id, unique within the policy, e.g. ``score.patient_provider_messaging``."""
+    benchmark: str | None = None
+    """Only evidence on this benchmark (name as the evidence gives it); None: any benchmark."""
+    subcategory: str | None = None
+    """Only evidence in this taxonomy subcategory (id or name); None: any subcategory."""
+    metric: str | None = None
+    """Only evidence with this metric name; None: any metric."""
+    provenance: tuple[Provenance, ...] = ()
+    """Only evidence of these provenances; empty: any."""
+    rationale: str = Field(min_length=10, max_length=5000)
+    """Why the committee chose this number, in its own words."""
+
+
+class ScoreRule(_RuleBase):
+    """Each matching benchmark score must be at least as good as the threshold."""
+
+    kind: Literal["score"] = "score"
+    """Rule kind."""
+    threshold: float = Field(ge=0, le=1)
+    """Bar on the normalized 0-1 scale; "at least" when higher is better, "at most" otherwise."""
+    min_n: int = Field(default=0, ge=0)
+    """Evidence on fewer instances is inconclusive, whatever its interval."""
+    allow_point_estimate: bool = False
+    """Committee accepts evidence without an interval (e.g. published jury means) for this rule."""
+
+
+class MinNRule(_RuleBase):
+    """Each matching evidence record must rest on at least ``threshold`` instances."""
+
+    kind: Literal["min_n"] = "min_n"
+    """Rule kind."""
+    threshold: int = Field(ge=1)
+    """Minimum number of instances."""
+
+
+class UnscoredShareRule(_RuleBase):
+    """Share of outputs that were unparsed or unscored must stay at or below the threshold."""
+
+    kind: Literal["max_unscored_share"] = "max_unscored_share"
+    """Rule kind."""
+    threshold: float = Field(ge=0, le=1)
+    """Maximum share, 0-1, of (unparsed + unscored) / (scored + unscored) instances."""
+
+
+class SubgroupDisparityRule(_RuleBase):
+    """Every subgroup's score divided by the overall score must lie within [ratio_lo, ratio_hi]."""
+
+    kind: Literal["subgroup_disparity"] = "subgroup_disparity"
+    """Rule kind."""
+    ratio_lo: float = Field(gt=0, le=1)
+    """Lowest acceptable subgroup/overall ratio (e.g. 0.8)."""
+    ratio_hi: float = Field(ge=1)
+    """Highest acceptable subgroup/overall ratio (e.g. 1.25)."""
+    allow_point_estimate: bool = False
+    """Committee accepts subgroup scores without an interval for this rule."""
+
+
+class JudgeAgreementRule(_RuleBase):
+    """Measured judge-clinician agreement (ICC) must reach the threshold for jury-scored evidence."""
+
+    kind: Literal["judge_agreement"] = "judge_agreement"
+    """Rule kind."""
+    threshold: float = Field(ge=-1, le=1)
+    """Minimum ICC that the interval's lower bound must reach."""
+    allow_point_estimate: bool = False
+    """Committee accepts an agreement figure without an interval for this rule."""
+
+
+class CostRule(_RuleBase):
+    """Projected cost per 1,000 requests must not exceed the threshold."""
+
+    kind: Literal["max_cost_per_1k"] = "max_cost_per_1k"
+    """Rule kind."""
+    threshold: float = Field(ge=0)
+    """Maximum USD per 1,000 requests."""
+
+
+Rule = Annotated[ScoreRule | MinNRule | UnscoredShareRule | SubgroupDisparityRule | JudgeAgreementRule
+                 | CostRule, Field(discriminator="kind")]
+
+
+class PolicyLock(BaseModel):
+    """The pre-registration of a rule set."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    locked_at: datetime
+    """When the rules were locked (timezone-aware)."""
+    locked_by: str = Field(min_length=1)
+    """Who locked them."""
+    rules_hash: str
+    """SHA-256 of the rule set as locked (``rules_hash``)."""
+    evidence_ids_at_lock: tuple[str, ...] = ()
+    """Evidence already attached when the rules were locked (not pre-registered for it)."""
+    note: str = ""
+    """Optional note, e.g. the meeting that agreed the rules."""
+
+
+class RuleChange(BaseModel):
+    """One change to a locked rule set: what, who, when, why."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    rule_id: str
+    """Id of the rule added, changed or removed."""
+    old: Rule | None
+    """The rule before (None: added)."""
+    new: Rule | None
+    """The rule after (None: removed)."""
+    by: str = Field(min_length=1)
+    """Who changed it."""
+    at: datetime
+    """When."""
+    why: str = Field(min_length=5)
+    """The committee's reason."""
+    hash_before: str
+    """Rule-set hash before the change."""
+    hash_after: str
+    """Rule-set hash after the change."""
+
+
+class AcceptancePolicy(BaseModel):
+    """A dossier's acceptance rules with their lock and change log."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    rules: list[Rule] = Field(default_factory=list)
+    """The rules now in force."""
+    derived_from: str = ""
+    """Where the rules started, e.g. ``data/policies/default.yaml, tier moderate``."""
+    tier: Literal["low", "moderate", "high", "critical"] | None = None
+    """Risk tier the defaults were taken for (a later change of tier calls for a review of the rules)."""
+    lock: PolicyLock | None = None
+    """The pre-registration, once locked."""
+    changes: list[RuleChange] = Field(default_factory=list)
+    """Changes made after the lock, oldest first."""
+
+    @model_validator(mode="after")
+    def _unique_ids(self):
+        ids = [r.id for r in self.rules]
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        if dup:
+            raise ValueError(f"rule ids must be unique; repeated: {dup}")
+        return self
+
+    def rule(self, rule_id: str) -> Rule:
+        """The rule of this id (PolicyError when there is none)."""
+        for r in self.rules:
+            if r.id == rule_id:
+                return r
+        raise PolicyError(f"no rule {rule_id!r}; rules: {[r.id for r in self.rules]}")
+
+
+def rules_hash(rules: list) -> str:
+    """SHA-256 of the rules' canonical JSON, independent of their order.
+
+    Example:
+        >>> r = MinNRule(id="n", threshold=100, rationale="enough cases for a tight interval")
+        >>> rules_hash([r]) == rules_hash([r]) and len(rules_hash([r])) == 64
+        True
+    """
+    docs = sorted((r.model_dump(mode="json") for r in rules), key=lambda d: d["id"])
+    return hashlib.sha256(json.dumps(docs, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def lock_policy(policy: AcceptancePolicy, by: str, evidence_ids: list[str],
+                note: str = "") -> AcceptancePolicy:
+    """Pre-register the rules: record who, when, the rule-set hash and the evidence already seen.
+
+    Raises:
+        PolicyError: already locked, no rules, or no name.
+
+    Example:
+        >>> p = AcceptancePolicy(rules=[MinNRule(id="n", threshold=100, rationale="tight enough interval")])
+        >>> lock_policy(p, by="dr.lee", evidence_ids=[]).lock.locked_by
+        'dr.lee'
+    """
+    if policy.lock is not None:
+        raise PolicyError(f"the rules are already locked (by {policy.lock.locked_by} at "
+                          f"{policy.lock.locked_at:%Y-%m-%d %H:%M}); change a rule with a reason instead")
+    if not policy.rules:
+        raise PolicyError("there are no rules to lock")
+    if not by.strip():
+        raise PolicyError("say who locks the rules")
+    lock = PolicyLock(locked_at=_now(), locked_by=by.strip(), rules_hash=rules_hash(policy.rules),
+                      evidence_ids_at_lock=tuple(evidence_ids), note=note)
+    return policy.model_copy(update={"lock": lock})
+
+
+def _apply(policy: AcceptancePolicy, rule_id: str, new, by: str, why: str) -> AcceptancePolicy:
+    old = next((r for r in policy.rules if r.id == rule_id), None)
+    if old is None and new is None:
+        raise PolicyError(f"no rule {rule_id!r} to remove")
+    if old == new:
+        return policy
+    rules = [r for r in policy.rules if r.id != rule_id]
+    if new is not None:
+        at = next((i for i, r in enumerate(policy.rules) if r.id == rule_id), len(policy.rules))
+        rules.insert(at, new)
+    if policy.lock is None:
+        return policy.model_copy(update={"rules": rules})
+    if len(why.strip()) < 5:
+        raise PolicyError(f"the rules are locked: changing {rule_id!r} needs a reason "
+                          "(at least 5 characters)")
+    if not by.strip():
+        raise PolicyError("say who changes the rule")
+    change = RuleChange(rule_id=rule_id, old=old, new=new, by=by.strip(), at=_now(), why=why.strip(),
+                        hash_before=rules_hash(policy.rules), hash_after=rules_hash(rules))
+    return policy.model_copy(update={"rules": rules, "changes": [*policy.changes, change]})
+
+
+def set_rule(policy: AcceptancePolicy, rule, by: str, why: str = "") -> AcceptancePolicy:
+    """Add a rule or replace the rule of the same id; logged (and needing ``why``) once locked.
+
+    Example:
+        >>> p = AcceptancePolicy(rules=[MinNRule(id="n", threshold=100, rationale="tight enough interval")])
+        >>> p = lock_policy(p, by="a", evidence_ids=[])
+        >>> p = set_rule(p, MinNRule(id="n", threshold=200, rationale="tighter interval"),
+        ...                by="b", why="CMIO asked")
+        >>> p.changes[0].old.threshold, p.changes[0].new.threshold
+        (100, 200)
+    """
+    return _apply(policy, rule.id, rule, by, why)
+
+
+def remove_rule(policy: AcceptancePolicy, rule_id: str, by: str, why: str = "") -> AcceptancePolicy:
+    """Remove a rule; logged (and needing ``why``) once locked.
+
+    Example:
+        >>> p = default_policy("low", [])
+        >>> [r.id for r in remove_rule(p, "cost", by="cfo").rules][-1]
+        'judge_agreement'
+    """
+    return _apply(policy, rule_id, None, by, why)
+
+
+def change_log_problem(policy: AcceptancePolicy) -> str | None:
+    """None when lock, change log and current rules form an unbroken chain, else what is wrong.
+
+    Example:
+        >>> change_log_problem(AcceptancePolicy()) is None
+        True
+    """
+    if policy.lock is None:
+        return "the rules are not locked" if policy.changes else None
+    expected = policy.lock.rules_hash
+    for i, change in enumerate(policy.changes, start=1):
+        if change.hash_before != expected:
+            return f"change {i} ({change.rule_id}) does not follow from the rules before it"
+        expected = change.hash_after
+    if rules_hash(policy.rules) != expected:
+        return "the rules differ from the locked rules plus the recorded changes (an unrecorded edit)"
+    return None
+
+
+# ---- defaults --------------------------------------------------------------------------------
+class RuleDefault(BaseModel):
+    """One default number and why."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    threshold: float | None = None
+    """The number (meaning depends on the rule kind)."""
+    ratio_lo: float | None = None
+    """Lower ratio bound (subgroup disparity only)."""
+    ratio_hi: float | None = None
+    """Upper ratio bound (subgroup disparity only)."""
+    provenance: tuple[Provenance, ...] = ()
+    """Evidence kinds the rule reads (empty: all)."""
+    rationale: str = Field(min_length=20)
+    """Why this number."""
+
+
+class PolicyDefaults(BaseModel):
+    """``data/policies/default.yaml``: per-tier defaults and the sign-off roles."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    version: int
+    """File format version."""
+    note: str
+    """What the file is and how to read it."""
+    tiers: dict[Literal["low", "moderate", "high", "critical"], dict[RuleKind, RuleDefault]]
+    """Defaults per risk tier and rule kind."""
+    signoff_roles: list[str] = Field(min_length=1)
+    """Roles whose sign-off a decision needs by default."""
+
+
+@cache
+def load_defaults(path: Path = POLICY_DIR / "default.yaml") -> PolicyDefaults:
+    """The shipped defaults (validated; a typo in the file fails loudly).
+
+    Example:
+        >>> load_defaults().tiers["high"]["score"].threshold
+        0.8
+    """
+    return PolicyDefaults.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+
+
+def default_policy(tier: str, subcategory_ids: list[str]) -> AcceptancePolicy:
+    """The default rules for a risk tier: one score rule per accepted subcategory, one of each other kind.
+
+    Example:
+        >>> p = default_policy("moderate", ["patient_provider_messaging"])
+        >>> [r.id for r in p.rules][:2]
+        ['score.patient_provider_messaging', 'min_n']
+    """
+    d = load_defaults().tiers[tier]  # type: ignore[index]
+    why = {k: f"{v.rationale.strip()} (default for tier {tier})" for k, v in d.items()}
+    min_n = int(d["min_n"].threshold)
+    scores = [ScoreRule(id=f"score.{s}", subcategory=s, threshold=d["score"].threshold, min_n=min_n,
+                        provenance=d["score"].provenance, rationale=why["score"]) for s in subcategory_ids]
+    if not scores:
+        scores = [ScoreRule(id="score.all", threshold=d["score"].threshold, min_n=min_n,
+                            provenance=d["score"].provenance, rationale=why["score"])]
+    others = [
+        MinNRule(id="min_n", threshold=min_n, provenance=d["min_n"].provenance, rationale=why["min_n"]),
+        UnscoredShareRule(id="unscored", threshold=d["max_unscored_share"].threshold,
+                          provenance=d["max_unscored_share"].provenance, rationale=why["max_unscored_share"]),
+        SubgroupDisparityRule(id="disparity", ratio_lo=d["subgroup_disparity"].ratio_lo,
+                              ratio_hi=d["subgroup_disparity"].ratio_hi,
+                              provenance=d["subgroup_disparity"].provenance,
+                              rationale=why["subgroup_disparity"]),
+        JudgeAgreementRule(id="judge_agreement", threshold=d["judge_agreement"].threshold,
+                           rationale=why["judge_agreement"]),
+        CostRule(id="cost", threshold=d["max_cost_per_1k"].threshold, rationale=why["max_cost_per_1k"]),
+    ]
+    return AcceptancePolicy(rules=[*scores, *others], tier=tier,
+                            derived_from=f"data/policies/default.yaml, tier {tier}")
