@@ -19,10 +19,11 @@ PAGES = {
         st.Page("pages/intended_use.py", title="Intended use"),
         st.Page("pages/task_mapping.py", title="Task mapping"),
         st.Page("pages/evidence.py", title="Evidence"),
+        # Rules are set and locked before new evidence is run (pre-registration), so they come first.
+        st.Page("pages/rules_verdicts.py", title="Rules & verdicts"),
         st.Page("pages/run_evidence.py", title="Run evidence"),
         st.Page("pages/local_scenarios.py", title="Local scenarios"),
         st.Page("pages/judge_validity.py", title="Judge validity"),
-        st.Page("pages/rules_verdicts.py", title="Rules & verdicts"),
         st.Page("pages/cost.py", title="Cost"),
         st.Page("pages/candidates.py", title="Candidates"),
         st.Page("pages/review_monitoring.py", title="Review & monitoring"),

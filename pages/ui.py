@@ -16,6 +16,29 @@ from governance.dossier.store import DossierVersion, Store, StoreError, default_
 TIER_COLOURS = {"low": "green", "moderate": "orange", "high": "red", "critical": "violet"}
 
 
+def _through_the_router() -> None:
+    """Send a page that Streamlit started without ``app.py`` back through the router.
+
+    Streamlit sees our ``pages/`` folder at start-up and, until some session has run ``app.py``'s
+    ``st.navigation``, serves a deep link such as ``/decision`` by running the page file alone (its
+    old multipage mode): no sidebar, no current dossier. Every page imports this module, so the
+    first such run switches that mode off and reruns, and the rerun goes through ``app.py``, which
+    resolves the same URL to the same page. ``PagesManager`` is Streamlit's internal switch (the
+    one ``st.navigation`` itself clears); if it moves, this does nothing and the browser test
+    ``tests/browser/test_app_shell.py`` says so.
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # a later Streamlit without the switch
+        return
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+_through_the_router()
+
+
 @st.cache_resource(show_spinner=False)
 def _store(path: str) -> Store:
     return Store.open(__import__("pathlib").Path(path))
