@@ -90,6 +90,11 @@ def save(dossier: Dossier, note: str) -> DossierVersion:
     return v
 
 
+def _choose_dossier() -> None:
+    st.session_state["dossier_id"] = st.session_state["sidebar_dossier"]
+    st.session_state["new_dossier"] = False
+
+
 def _copy_reviewer() -> None:
     st.session_state["reviewer"] = st.session_state["reviewer_input"].strip()
 
@@ -104,9 +109,11 @@ def sidebar() -> None:
             labels = {d["id"]: f"{d['title'][:40]} ({d['id']})" for d in dossiers}
             if st.session_state.get("dossier_id") not in ids:
                 st.session_state["dossier_id"] = ids[0]
-            chosen = st.selectbox("Dossier", ids, index=ids.index(st.session_state["dossier_id"]),
-                                  format_func=labels.get, key="sidebar_dossier")
-            st.session_state["dossier_id"] = chosen
+            # App state leads and the widget follows: a save on another page (a new dossier) changes
+            # ``dossier_id``, and the selectbox's own remembered choice must not switch it back.
+            st.session_state["sidebar_dossier"] = st.session_state["dossier_id"]
+            st.selectbox("Dossier", ids, format_func=labels.get, key="sidebar_dossier",
+                         on_change=_choose_dossier)
             v = current()
             if v is not None:
                 tier = v.dossier.risk.tier
