@@ -77,8 +77,8 @@ def sidebar() -> None:
     with st.sidebar:
         dossiers = store().list_dossiers()
         if dossiers:
-            ids = [d["id"] for d in dossiers]
-            labels = {d["id"]: f"{d['title'][:40]} ({d['id']})" for d in dossiers}
+            ids = [d.id for d in dossiers]
+            labels = {d.id: f"{d.title[:40]} ({d.id})" for d in dossiers}
             if st.session_state.get("dossier_id") not in ids:
                 st.session_state["dossier_id"] = ids[0]
             chosen = st.selectbox("Dossier", ids, index=ids.index(st.session_state["dossier_id"]),
