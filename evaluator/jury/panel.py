@@ -260,7 +260,7 @@ async def run_jury_async(
         raise
     finally:
         summary = load_jury_summary(
-            con,
+            juries,
             jury_id,
             status=status,
             cost_usd=tally.cost,
@@ -289,14 +289,14 @@ def run_jury(
 
 
 def load_jury_summary(
-    con: duckdb.DuckDBPyConnection, jury_id: str, *, status: str | None = None, **counts: Any
+    con: duckdb.DuckDBPyConnection | JuryStore, jury_id: str, *, status: str | None = None, **counts: Any
 ) -> JurySummary:
     """Recompute a jury's summary from its stored judgements (counts from the stored summary if not given).
 
     Raises:
         JuryError: no jury with this id.
     """
-    juries = JuryStore(con)
+    juries = JuryStore(con) if isinstance(con, duckdb.DuckDBPyConnection) else con
     jury = juries.get(jury_id)
     if jury is None:
         raise JuryError(f"no jury {jury_id!r} in this database")
