@@ -92,6 +92,7 @@ def test_the_scan_leaves_prose_and_store_calls_alone():
 
 
 def _members(cls: type) -> dict[str, object]:
+    """The methods and properties a protocol declares (attributes such as ``path`` are checked apart)."""
     return {n: v for n, v in vars(cls).items()
             if not n.startswith("_") and (callable(v) or isinstance(v, property))}
 
@@ -110,6 +111,7 @@ def test_the_duckdb_store_implements_every_method_of_the_storage_interface(tmp_p
             want = [(p.name, p.kind, p.default) for p in inspect.signature(declared).parameters.values()]
             got = [(p.name, p.kind, p.default) for p in inspect.signature(actual).parameters.values()]
             assert got == want, f"Store.{name} takes {got}, the interface says {want}"
+        assert "path" in DossierStorage.__annotations__ and store.path == tmp_path / "medassure.duckdb"
         view = store.for_thread()
         assert isinstance(view, DossierStorage) and view.is_empty()
         view.close()

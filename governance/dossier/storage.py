@@ -33,7 +33,10 @@ from governance.dossier.record import Dossier, DossierStatus
 from governance.dossier.risk import RiskTier
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from evaluator.jury.store import JuryStore
+    from evaluator.runs.reads import RunReads
     from evaluator.runs.store import RunStore
     from evaluator.scenarios.store import ScenarioStore
     from governance.dossier.documents import DocumentStore
@@ -146,7 +149,15 @@ class AuditEvent(BaseModel):
 
 @runtime_checkable
 class DossierStorage(Protocol):
-    """Every storage operation the code above the store uses. ``Store`` (DuckDB) implements it."""
+    """Every storage operation the code above the store uses. ``Store`` (DuckDB) implements it.
+
+    One DuckDB-only exception remains outside the interface: ``Store.cursor``, a raw cursor the
+    run manager's background thread takes (``governance/evidence/local_runs.py`` hands it to
+    ``evaluator.runs.jobs``) until that thread takes component stores instead.
+    """
+
+    path: Path | None
+    """Where the database lives, when it is a file (uploads are kept beside it); None otherwise."""
 
     # ---- dossiers -----------------------------------------------------------------------
     def save(self, dossier: Dossier, author: str, note: str = "", *,
@@ -194,8 +205,19 @@ class DossierStorage(Protocol):
     # ---- component stores ---------------------------------------------------------------
     @property
     def runs(self) -> RunStore:
-        """Model runs, their per-case results and the response cache (each result row is
-        committed as it finishes, so an interrupted run resumes)."""
+        """Model runs, their per-case results and the response cache, for reading and direct
+        writes; reading never replays a killed run's journal (that is ``journaled_runs``)."""
+        ...
+
+    @property
+    def journaled_runs(self) -> RunStore:
+        """The run store the runner writes through: each finished result is journaled, then
+        committed in batches; opening it replays (commits) the journals of killed runs."""
+        ...
+
+    @property
+    def run_reads(self) -> RunReads:
+        """Read-only run views (lists, counts, latest results) for pages polling a live run."""
         ...
 
     @property
