@@ -57,7 +57,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_answer(args: argparse.Namespace) -> int:
-    from governance.dossier.documents import DocumentError, DocumentStore
+    from governance.dossier.documents import DocumentError
     from governance.procurement.attestations import AttestationError, make_answer
     from governance.procurement.candidates import CandidateError, record_attestation
 
@@ -70,7 +70,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
             path = Path(args.document)
             if not path.is_file():
                 fail(f"{args.document}: no such file")
-            document = DocumentStore(store.con).put(path.read_bytes(), path.name, None, by=by)
+            document = store.documents.put(path.read_bytes(), path.name, None, by=by)
         answer = make_answer(args.question, args.value, by=by, at=datetime.now(UTC), note=args.note or "",
                              document=document, judgement=args.judgement)
         dossier = record_attestation(dossier, args.candidate, answer)

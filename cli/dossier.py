@@ -60,7 +60,7 @@ def cmd_example(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    emit(open_store(args).list_dossiers())
+    emit([d.model_dump(mode="json") for d in open_store(args).list_dossiers()])
     return 0
 
 
@@ -116,7 +116,7 @@ def cmd_update(args: argparse.Namespace) -> int:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    emit(open_store(args).history(args.id))
+    emit([h.model_dump(mode="json") for h in open_store(args).history(args.id)])
     return 0
 
 

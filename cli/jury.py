@@ -24,15 +24,14 @@ def _names(text: str | None) -> list[str] | None:
     return [n.strip() for n in text.split(",") if n.strip()] if text else None
 
 
-def _jury_inputs(args: argparse.Namespace, con: Any) -> tuple[list, Any]:
+def _jury_inputs(args: argparse.Namespace, store: Any) -> tuple[list, Any]:
     from evaluator.benchmarks import BenchmarkError, get_benchmark
     from evaluator.gateway.errors import LLMError
     from evaluator.gateway.llm import api_key_for
     from evaluator.jury.panel import JuryError, jury_config_for
     from evaluator.loaders import DatasetError, load_instances
-    from evaluator.runs.store import RunStore
 
-    run = RunStore(con).get_run(args.run)
+    run = store.journaled_runs.get_run(args.run)
     if run is None:
         fail(f"no run {args.run!r} in this database")
     if str(run["benchmark_id"]).startswith("jury:"):
@@ -59,10 +58,10 @@ def cmd_jury(args: argparse.Namespace) -> int:
         fail(f"--max-cost must be positive (got {args.max_cost})")
     store = open_store(args)
     try:
-        instances, config = _jury_inputs(args, store.con)
+        instances, config = _jury_inputs(args, store)
         try:
             summary = run_jury(
-                store.con,
+                store,
                 args.run,
                 instances,
                 config,
@@ -107,7 +106,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     try:
         outputs = pd.read_csv(args.outputs, dtype=str, keep_default_na=False) if args.outputs else None
         view = assess_judge_validity(
-            store.con if store else None,
+            store.juries if store else None,
             args.clinicians,
             jury=args.jury,
             jury_id=args.jury_id,

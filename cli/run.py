@@ -122,10 +122,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpoint: Any) -> int:
     from evaluator.runs.runner import RunOptions, estimate_run, run_benchmark
-    from evaluator.runs.store import RunStore
 
     if args.dry_run:
-        estimate = estimate_run(spec, instances, endpoint, store=RunStore(store.con))
+        estimate = estimate_run(spec, instances, endpoint, store=store.journaled_runs)
         emit(
             {
                 "dry_run": True,
@@ -142,7 +141,7 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
         )
     bar = ProgressBar(f"{spec.id} × {endpoint.model}")
     summary = run_benchmark(
-        store.con,
+        store,
         spec,
         instances,
         endpoint,

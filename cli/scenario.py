@@ -110,7 +110,7 @@ def cmd_results(args: argparse.Namespace) -> int:
     store = open_store(args)
     try:
         try:
-            results = scenario_results(store.con, args.run_id, min_n=args.min_n, reference_groups=refs)
+            results = scenario_results(store, args.run_id, min_n=args.min_n, reference_groups=refs)
         except KeyError as exc:
             fail(str(exc.args[0]))
         v = results.version

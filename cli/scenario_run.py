@@ -33,7 +33,7 @@ def cmd_run_scenario(args: argparse.Namespace) -> int:
     from cli.run import _endpoint
     from evaluator.gateway.errors import LLMError
     from evaluator.gateway.llm import api_key_for
-    from evaluator.scenarios import ScenarioStore, phi_gate
+    from evaluator.scenarios import phi_gate
 
     if args.benchmark or args.dataset_file:
         fail("--scenario replaces --benchmark and --dataset-file; give only one of them")
@@ -43,7 +43,7 @@ def cmd_run_scenario(args: argparse.Namespace) -> int:
     endpoint = _endpoint(args).model_copy(update={"phi_approved": args.phi_approved})
     store = open_store(args)
     try:
-        scenarios = ScenarioStore(store.con)
+        scenarios = store.scenarios
         try:
             version = scenarios.get(args.scenario, args.scenario_version)
         except KeyError as exc:
@@ -68,23 +68,22 @@ def _run(args: argparse.Namespace, store: Any, version: Any, instances: list, en
          check: Any) -> int:
     from cli.run import EXIT_ALL_FAILED, EXIT_STOPPED, ProgressBar
     from evaluator.runs.runner import estimate_run
-    from evaluator.runs.store import RunStore
     from evaluator.scenarios import run_scenario, scenario_results, scenario_spec
     from governance.evidence.local_scenarios import attach_run
 
     head = {"scenario_id": version.scenario_id, "version": version.version,
             "phi_check": check.model_dump(mode="json")}
     if args.dry_run:
-        estimate = estimate_run(scenario_spec(version), instances, endpoint, store=RunStore(store.con))
+        estimate = estimate_run(scenario_spec(version), instances, endpoint, store=store.journaled_runs)
         emit({"dry_run": True, "model": endpoint.model, **head, **estimate.model_dump(mode="json")})
         return 0
     bar = ProgressBar(f"{version.scenario_id} v{version.version} × {endpoint.model}")
-    summary = run_scenario(store.con, version.scenario_id, endpoint, version=version.version,
+    summary = run_scenario(store, version.scenario_id, endpoint, version=version.version,
                            concurrency=args.concurrency, max_cost_usd=args.max_cost, limit=args.limit,
                            on_progress=bar)
     out: dict[str, Any] = {**summary.model_dump(mode="json"), **head}
     if summary.n_scored:
-        out["subgroups"] = scenario_results(store.con, summary.run_id).subgroups.display_rows()
+        out["subgroups"] = scenario_results(store, summary.run_id).subgroups.display_rows()
         if args.dossier:
             by = os.environ.get("MEDASSURE_USER", "cli")
             dossier = attach_run(store, store.load(args.dossier).dossier, summary.run_id, by=by)

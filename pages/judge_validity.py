@@ -55,7 +55,7 @@ st.download_button(
 clin_file = st.file_uploader("Clinician ratings (CSV)", type=["csv"], key="jv_clinicians")
 
 st.subheader("2. Jury ratings")
-juries = stored_juries(ui.store().con)
+juries = stored_juries(ui.store().juries)
 jury_file, jury_id = None, None
 source = "A file"
 if juries:
@@ -101,7 +101,7 @@ if clin_file is not None and (jury_file is not None or jury_id):
                     else None
                 )
                 view = assess_judge_validity(
-                    ui.store().con,
+                    ui.store().juries,
                     clin_bytes,
                     jury=jury_bytes,
                     jury_id=jury_id,

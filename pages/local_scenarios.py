@@ -171,7 +171,7 @@ if model.strip():
         st.info(gate.explanation)
     if st.button("Run", key="ls_run", type="primary", disabled=not gate.allowed):
         bar = st.progress(0.0, text="Starting...")
-        summary = run_scenario(store.con, sid, endpoint, version=ver,
+        summary = run_scenario(store, sid, endpoint, version=ver,
                                on_progress=lambda d, t, _: bar.progress(d / max(t, 1), text=f"{d}/{t} cases"))
         st.session_state["ls_show_run"] = summary.run_id
         st.session_state["ls_flash"] = f"Run {summary.run_id} {summary.status}: {summary.n} cases."
@@ -186,14 +186,14 @@ if (new_run := st.session_state.pop("ls_show_run", None)) in run_ids:
     st.session_state["ls_run_pick"] = new_run
 endpoints = {r["run_id"]: r["endpoint_name"] for r in view.runs}
 run_id = st.selectbox("Run", run_ids, format_func=lambda r: f"{r} · {endpoints[r]}", key="ls_run_pick")
-first = scenario_results(store.con, run_id)
+first = scenario_results(store, run_id)
 refs = {}
 for tag_name, default in first.subgroups.references.items():
     shown = [r.group for r in first.subgroups.rows if r.tag == tag_name and not r.suppressed]
     if shown:
         refs[tag_name] = st.selectbox(f"Reference group for {tag_name}", shown, index=shown.index(default),
                                       key=f"ls_ref_{run_id}_{tag_name}")
-results = scenario_results(store.con, run_id, reference_groups=refs)
+results = scenario_results(store, run_id, reference_groups=refs)
 s = results.summary
 m = st.columns(4)
 m[0].metric("Cases scored", f"{s.n_scored} of {s.n_planned}")

@@ -105,8 +105,8 @@ def sidebar() -> None:
     with st.sidebar:
         dossiers = store().list_dossiers()
         if dossiers:
-            ids = [d["id"] for d in dossiers]
-            labels = {d["id"]: f"{d['title'][:40]} ({d['id']})" for d in dossiers}
+            ids = [d.id for d in dossiers]
+            labels = {d.id: f"{d.title[:40]} ({d.id})" for d in dossiers}
             if st.session_state.get("dossier_id") not in ids:
                 st.session_state["dossier_id"] = ids[0]
             # App state leads and the widget follows: a save on another page (a new dossier) changes

@@ -21,7 +21,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import duckdb
 
@@ -32,6 +32,9 @@ from evaluator.runs.records import Budget, Score, cache_row, result_row
 from evaluator.runs.retry import CallOutcome, RateLimiter, RetryPolicy, call_with_retries
 from evaluator.runs.store import RunStore
 from evaluator.runs.summary import RunSummary, summarize_run
+
+if TYPE_CHECKING:
+    from evaluator.stores import ComponentStores
 
 __all__ = ["RunOptions", "RunSummary", "RunEstimate", "estimate_run", "run_async", "run_benchmark"]
 
@@ -226,7 +229,7 @@ async def _call_pool(endpoint: ModelEndpoint, opts: RunOptions):
 
 
 def run_benchmark(
-    con: duckdb.DuckDBPyConnection,
+    con: duckdb.DuckDBPyConnection | ComponentStores,
     spec: Any,
     instances: Sequence[Instance],
     endpoint: ModelEndpoint,
@@ -242,6 +245,9 @@ def run_benchmark(
 ) -> RunSummary:
     """Synchronous entry point (CLI, Streamlit thread): run or resume, return the summary.
 
+    ``con`` is the component stores (the dossier ``Store`` is one) or, inside the evaluator and its
+    tests, a raw DuckDB connection.
+
     Example:
         >>> s = run_benchmark(con, get_benchmark("calc"), load_instances(spec), endpoint,
         ...                   concurrency=16, max_cost_usd=2.0)              # doctest: +SKIP
@@ -249,7 +255,7 @@ def run_benchmark(
     """
     base = options or RunOptions()
     opts = RunOptions(**{**base.__dict__, "concurrency": concurrency, "max_cost_usd": max_cost_usd})
-    store = RunStore(con)
+    store = RunStore(con) if isinstance(con, duckdb.DuckDBPyConnection) else con.journaled_runs
 
     async def main() -> RunSummary:
         async with _call_pool(endpoint, opts) as pool:

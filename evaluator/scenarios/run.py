@@ -11,19 +11,19 @@ cases stay unscored (and are counted) until a jury is configured.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from evaluator.benchmarks import BenchmarkSpec, get_benchmark
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.instance import Instance
 from evaluator.phi import PhiCheck, check_phi_for_run, scan_instances
 from evaluator.runs.runner import ProgressFn, main_metric_name, run_benchmark
-from evaluator.runs.store import RunStore, now_iso, sha256_of
+from evaluator.runs.store import now_iso, sha256_of
 from evaluator.runs.summary import RunSummary, summarize_run
-from evaluator.runs.writer import insert_batch
-from evaluator.scenarios.store import ScenarioStore, ScenarioVersion
+from evaluator.scenarios.store import ScenarioVersion
+
+if TYPE_CHECKING:
+    from evaluator.stores import ComponentStores
 
 
 class ScenarioRunBlocked(RuntimeError):
@@ -72,7 +72,7 @@ def phi_gate(instances: list[Instance], endpoint: ModelEndpoint) -> PhiCheck:
 
 
 def run_scenario(
-    con: duckdb.DuckDBPyConnection,
+    stores: ComponentStores,
     scenario_id: str,
     endpoint: ModelEndpoint,
     *,
@@ -90,9 +90,9 @@ def run_scenario(
         KeyError: no such scenario or version.
 
     Example:
-        >>> summary = run_scenario(con, "sc_3f9a1c2b", endpoint, on_progress=bar)  # doctest: +SKIP
+        >>> summary = run_scenario(store, "sc_3f9a1c2b", endpoint, on_progress=bar)  # doctest: +SKIP
     """
-    store = ScenarioStore(con)
+    store = stores.scenarios
     chosen = store.get(scenario_id, version)
     instances = store.instances(chosen.scenario_id, chosen.version)
     if limit is not None:
@@ -101,7 +101,7 @@ def run_scenario(
     if not check.allowed:
         raise ScenarioRunBlocked(check)
     summary = run_benchmark(
-        con,
+        stores,
         scenario_spec(chosen),
         instances,
         endpoint,
@@ -115,7 +115,7 @@ def run_scenario(
 
 
 def record_offline_run(
-    con: duckdb.DuckDBPyConnection,
+    stores: ComponentStores,
     version: ScenarioVersion,
     model: str,
     answers: Mapping[str, str],
@@ -128,13 +128,13 @@ def record_offline_run(
     and the subgroup table are computed exactly as for a real run. Returns the run id.
 
     Example:
-        >>> run_id = record_offline_run(con, v, "demo", {"c1": "A"}, endpoint_name="demo")  # doctest: +SKIP
+        >>> run_id = record_offline_run(store, v, "demo", {"c1": "A"}, endpoint_name="demo")  # doctest: +SKIP
     """
     from evaluator.scoring import score_response
 
     spec = scenario_spec(version)
-    instances = ScenarioStore(con).instances(version.scenario_id, version.version)
-    runs = RunStore(con, journal_dir=None)
+    instances = stores.scenarios.instances(version.scenario_id, version.version)
+    runs = stores.runs
     params = {"offline": True, "answers_sha256": sha256_of(dict(answers))}
     run_id = runs.create_run(
         run_key=sha256_of({"offline": params, "spec": spec.id, "model": model}),
@@ -169,7 +169,7 @@ def record_offline_run(
                 "finished_at": now_iso(),
             }
         )
-    insert_batch(con.cursor(), rows, [])
+    runs.insert_results(rows)
     summary = summarize_run(
         runs,
         run_id,
@@ -181,5 +181,5 @@ def record_offline_run(
         status="completed",
     )
     runs.set_status(run_id, "completed", summary.model_dump(mode="json", exclude={"metrics"}))
-    ScenarioStore(con).record_run(version, run_id, endpoint_name, phi_approved=False)
+    stores.scenarios.record_run(version, run_id, endpoint_name, phi_approved=False)
     return run_id

@@ -68,7 +68,7 @@ def decision_view(store: Store, dossier_id: str) -> DecisionView:
     dossier = current.dossier
     assessment, recommendation = assessment_and_recommendation(dossier)
     status = signoff_status(dossier)
-    numbers = {h["hash"]: h["version"] for h in store.history(dossier_id)}
+    numbers = {h.hash: h.version for h in store.history(dossier_id)}
     seen: dict[int, object] = {}
     broken = []
     for s in status.invalidated:

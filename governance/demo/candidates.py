@@ -124,7 +124,7 @@ def record_demo_candidates(store: Store, dossier: Dossier) -> Dossier:
         [11, 10, 11]
     """
     now = datetime.now(UTC)
-    docs = DocumentStore(store.con)
+    docs = store.documents
     required = {q.id for q in load_questionnaire().questions if q.document == "required"}
     for candidate in demo_candidates(now):
         dossier = upsert_candidate(dossier, candidate)

@@ -82,9 +82,9 @@ def attach_demo_scenario(store: Store, dossier: Dossier) -> Dossier:
     preview = preview_import("portal_triage_demo.csv", demo_cases_csv())
     version = import_for_dossier(store, preview, name="Portal triage (demo)", author=DEMO_AUTHOR,
                                  dossier=dossier)
-    scenarios = ScenarioStore(store.con)
+    scenarios = store.scenarios
     answers = demo_answers(scenarios, version.scenario_id, version.version)
-    run_id = record_offline_run(store.con, version, DEMO_MODEL, answers,
+    run_id = record_offline_run(store, version, DEMO_MODEL, answers,
                                 endpoint_name="demo data (no model called)")
     evidence = run_evidence(store, run_id, source=DEMO_SOURCE)
     evidence = evidence.model_copy(update={"caveat": f"DEMO DATA, not a measurement. {evidence.caveat}"})

@@ -129,14 +129,15 @@ def timeline(store: Store, dossier_id: str) -> list[dict]:
     """
     versions = store.history(dossier_id)
     audit = {
-        a["detail"].get("version"): a
+        a.detail.get("version"): a
         for a in store.audit_log(dossier_id)
-        if a["action"] in ("create", "save")
+        if a.action in ("create", "save")
     }
     out = []
     for v in versions:
-        changed = audit.get(v["version"], {}).get("detail", {}).get("changed", [])
-        out.append({**v, "kind": _kind(v["note"], changed), "changed": changed})
+        event = audit.get(v.version)
+        changed = event.detail.get("changed", []) if event else []
+        out.append({**v.model_dump(mode="json"), "kind": _kind(v.note, changed), "changed": changed})
     return out
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-import duckdb
 import pandas as pd
 from pydantic import BaseModel
 
@@ -43,13 +42,13 @@ class JudgeValidityView(BaseModel):
     """Judge names found in the jury ratings."""
 
 
-def stored_juries(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+def stored_juries(juries: JuryStore) -> list[dict[str, Any]]:
     """Stored juries for a picker: id, label, benchmark, candidate model (newest first)."""
     return [{**j, "label": f"{j['jury_id']} · {j['benchmark_id']} · {j['candidate_model']} ({j['status']})"}
-            for j in JuryStore(con).list_juries()]
+            for j in juries.list_juries()]
 
 
-def assess_judge_validity(con: duckdb.DuckDBPyConnection | None, clinicians: Any, *, jury: Any = None,
+def assess_judge_validity(juries: JuryStore | None, clinicians: Any, *, jury: Any = None,
                           jury_id: str | None = None, outputs: pd.DataFrame | None = None,
                           datasets: list[str] | None = None, bertscore: bool = False,
                           n_boot: int = 1000) -> JudgeValidityView:
@@ -62,12 +61,14 @@ def assess_judge_validity(con: duckdb.DuckDBPyConnection | None, clinicians: Any
         RatingsError: unusable files, no jury given, or an unknown jury id.
 
     Example:
-        >>> view = assess_judge_validity(con, clinician_csv_bytes, jury_id="jury-…")  # doctest: +SKIP
+        >>> view = assess_judge_validity(store.juries, clinician_csv, jury_id="jury-…")  # doctest: +SKIP
         >>> view.report.pooled.icc3k_z.value                                        # doctest: +SKIP
     """
     source = "upload"
     if jury_id:
-        store = JuryStore(con)
+        if juries is None:
+            raise RatingsError(f"no database to read stored jury {jury_id!r} from")
+        store = juries
         record = store.get(jury_id)
         if record is None:
             raise RatingsError(f"no stored jury {jury_id!r}")

@@ -11,21 +11,16 @@ saves a new dossier version authored by the reviewer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from pydantic import BaseModel
 
 from evaluator.benchmarks import BenchmarkError, get_benchmark
 from evaluator.evidence import Evidence
 from evaluator.runs.jobs import JOBS, RunJobs, RunProgress
-from evaluator.runs.reads import (
-    ResultRecord,
-    RunRecord,
-    ensure_run_tables,
-    get_run_record,
-    list_runs,
-    recent_results,
-)
+from evaluator.runs.reads import ResultRecord, RunReads, RunRecord
 from evaluator.runs.runner import main_metric_name
-from evaluator.runs.store import RunStore
 from evaluator.runs.summary import RunSummary, summarize_run
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion, Store
@@ -34,6 +29,7 @@ from governance.evidence.local_runs import RunInputError, runnable_benchmarks
 from governance.mapping.taxonomy import load_taxonomy
 
 STOPPED = ("cancelled", "budget_exceeded", "failed")
+T = TypeVar("T")
 
 
 class RunView(BaseModel):
@@ -57,13 +53,10 @@ class RunView(BaseModel):
     """True when this process knows the run's request, so a Resume button can continue it."""
 
 
-def _read(store: Store, fn, *args, **kwargs):
-    cur = store.cursor()
-    try:
-        ensure_run_tables(cur)
-        return fn(cur, *args, **kwargs)
-    finally:
-        cur.close()
+def _read(store: Store, fn: Callable[[RunReads], T]) -> T:
+    """``fn`` on the run views over this thread's own cursor (a page polls while a run writes)."""
+    with store.for_thread() as db:
+        return fn(db.run_reads)
 
 
 def dossier_runs(store: Store, dossier: Dossier, limit: int = 20, jobs: RunJobs = JOBS) -> list[RunRecord]:
@@ -74,7 +67,7 @@ def dossier_runs(store: Store, dossier: Dossier, limit: int = 20, jobs: RunJobs 
         ['run-20260101-101500-a1b2c3']
     """
     ids = [b.id for b in runnable_benchmarks(dossier, include_unmapped=True)]
-    runs = _read(store, list_runs, ids, limit)
+    runs = _read(store, lambda r: r.list_runs(ids, limit))
     working = {j.run_key for j in jobs.live()}
     return sorted(runs, key=lambda r: r.run_key not in working)
 
@@ -84,7 +77,7 @@ def run_id_for_key(store: Store, run_key: str, jobs: RunJobs = JOBS) -> str | No
     job = jobs.get(run_key)
     if job is not None and job.progress().run_id:
         return job.progress().run_id
-    runs = [r for r in _read(store, list_runs, None, 200) if r.run_key == run_key]
+    runs = [r for r in _read(store, lambda r: r.list_runs(None, 200)) if r.run_key == run_key]
     return runs[0].run_id if runs else None
 
 
@@ -109,12 +102,9 @@ def stored_summary(store: Store, record: RunRecord) -> RunSummary | None:
         metric = main_metric_name(get_benchmark(record.benchmark_id))
     except BenchmarkError:
         metric = "score"
-    cur = store.cursor()
-    try:
-        return summarize_run(RunStore(cur, journal_dir=None), record.run_id, metric, cache_hits=0,
+    with store.for_thread() as db:
+        return summarize_run(db.runs, record.run_id, metric, cache_hits=0,
                              new_requests=0, resumed=False, elapsed_s=0.0)
-    finally:
-        cur.close()
 
 
 def run_evidence(summary: RunSummary, record: RunRecord, dossier: Dossier | None = None) -> list[Evidence]:
@@ -137,7 +127,7 @@ def run_view(store: Store, run_id: str, dossier: Dossier, recent: int = 20,
         >>> run_view(store, "run-x", dossier) is None   # doctest: +SKIP
         True
     """
-    record = _read(store, get_run_record, run_id)
+    record = _read(store, lambda r: r.get_run_record(run_id))
     if record is None:
         return None
     job = jobs.get(record.run_key)
@@ -151,7 +141,8 @@ def run_view(store: Store, run_id: str, dossier: Dossier, recent: int = 20,
     summary = None if working else stored_summary(store, record)
     evidence = run_evidence(summary, record, dossier) if summary and record.status == "completed" else []
     attached_ids = {e.id for e in dossier.evidence}
-    return RunView(record=record, live=live, state=state, recent=_read(store, recent_results, run_id, recent),
+    latest = _read(store, lambda r: r.recent_results(run_id, recent))
+    return RunView(record=record, live=live, state=state, recent=latest,
                    summary=summary, evidence=evidence,
                    attached=bool(evidence) and all(e.id in attached_ids for e in evidence),
                    resumable_here=job is not None and not working and state in (*STOPPED, "interrupted"))
@@ -168,7 +159,7 @@ def attach_run(store: Store, dossier_id: str, run_id: str, by: str) -> DossierVe
         >>> v.dossier.evidence[-1].provenance                             # doctest: +SKIP
         'local-run'
     """
-    record = _read(store, get_run_record, run_id)
+    record = _read(store, lambda r: r.get_run_record(run_id))
     if record is None:
         raise RunInputError(f"no stored run {run_id!r}")
     if record.status != "completed":

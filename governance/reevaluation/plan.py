@@ -29,6 +29,7 @@ from evaluator.gateway.llm import ModelEndpoint
 
 if TYPE_CHECKING:
     from evaluator.runs.jobs import RunJobs
+    from evaluator.stores import ComponentStores
     from governance.dossier.record import Dossier
     from governance.dossier.store import Store
 
@@ -190,24 +191,23 @@ def plan_prompt(spec: BenchmarkSpec, rendered_hash: str | None = None) -> PlanPr
                       template_hash=prompt_hash(spec), rendered_hash=rendered_hash)
 
 
-def _scenario_of(con, benchmark_id: str, run_id: str) -> tuple[str, int, bool] | None:
+def _scenario_of(stores: ComponentStores, benchmark_id: str, run_id: str) -> tuple[str, int, bool] | None:
     """(scenario id, version, phi_approved) when the run was made on a local scenario."""
-    from evaluator.scenarios import ScenarioStore
-
     match = _SCENARIO_BENCHMARK.match(benchmark_id)
     if not match:
         return None
     sid, version = match["sid"], int(match["version"])
-    runs = [r for r in ScenarioStore(con).runs(sid, version) if r["run_id"] == run_id]
+    runs = [r for r in stores.scenarios.runs(sid, version) if r["run_id"] == run_id]
     return (sid, version, bool(runs[0]["phi_approved"])) if runs else None
 
 
-def _spec_for(con, benchmark_id: str, scenario: tuple[str, int, bool] | None) -> BenchmarkSpec | None:
+def _spec_for(stores: ComponentStores, benchmark_id: str,
+              scenario: tuple[str, int, bool] | None) -> BenchmarkSpec | None:
     if scenario is not None:
-        from evaluator.scenarios import ScenarioStore, scenario_spec
+        from evaluator.scenarios import scenario_spec
 
         try:
-            return scenario_spec(ScenarioStore(con).get(scenario[0], scenario[1]))
+            return scenario_spec(stores.scenarios.get(scenario[0], scenario[1]))
         except KeyError:
             return None
     try:
@@ -216,11 +216,11 @@ def _spec_for(con, benchmark_id: str, scenario: tuple[str, int, bool] | None) ->
         return None
 
 
-def _item(con, run: dict[str, Any], evidence: list, jobs: RunJobs | None) -> PlanItem:
+def _item(stores: ComponentStores, run: dict[str, Any], evidence: list, jobs: RunJobs | None) -> PlanItem:
     import json
 
-    scenario = _scenario_of(con, run["benchmark_id"], run["run_id"])
-    spec = _spec_for(con, run["benchmark_id"], scenario)
+    scenario = _scenario_of(stores, run["benchmark_id"], run["run_id"])
+    spec = _spec_for(stores, run["benchmark_id"], scenario)
     params = json.loads(run["params"]) if isinstance(run["params"], str) else dict(run["params"] or {})
     job = jobs.get(run["run_key"]) if jobs is not None else None
     request = job.request if job is not None else None
@@ -281,8 +281,6 @@ def freeze_plan(store: Store, dossier: Dossier, *, by: str = "", jobs: RunJobs |
         >>> [(i.benchmark_id, i.endpoint.model, i.dataset_hash[:8]) for i in plan.items]  # doctest: +SKIP
         [('calc_builtin', 'openai/fake-a', '3f9a1c2b')]
     """
-    from evaluator.runs.store import RunStore
-
     if jobs is None:
         from evaluator.runs.jobs import JOBS as jobs
     by_run: dict[str, list] = {}
@@ -290,15 +288,15 @@ def freeze_plan(store: Store, dossier: Dossier, *, by: str = "", jobs: RunJobs |
         if e.provenance == "local-run" and e.run_id:
             by_run.setdefault(e.run_id, []).append(e)
     others = sum(1 for e in dossier.evidence if e.provenance != "local-run" or not e.run_id)
-    cur = store.cursor()
+    db = store.for_thread()
     try:
-        runs = RunStore(cur, journal_dir=None)
+        runs = db.runs
         items = []
         for run_id, evidence in by_run.items():
             run = runs.get_run(run_id)
-            items.append(_item(cur, run, evidence, jobs) if run else _missing_item(run_id, evidence))
+            items.append(_item(db, run, evidence, jobs) if run else _missing_item(run_id, evidence))
     finally:
-        cur.close()
+        db.close()
     if items:
         note = (f"{len(items)} local run(s) frozen; {others} published or imported record(s) cannot be "
                 "re-run here.")

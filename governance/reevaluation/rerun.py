@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import yaml
 from pydantic import ValidationError
 
@@ -27,8 +26,9 @@ from evaluator.gateway.errors import LLMError
 from evaluator.gateway.llm import ModelEndpoint, api_key_for
 from evaluator.instance import Instance
 from evaluator.loaders import DatasetError, get_loader, load_instances
-from evaluator.runs.store import RunStore, sha256_of
+from evaluator.runs.store import sha256_of
 from evaluator.runs.summary import RunSummary
+from evaluator.stores import ComponentStores
 from governance.reevaluation.addendum import PlanChange
 from governance.reevaluation.plan import PlanItem, spec_with_prompt
 
@@ -82,13 +82,13 @@ def read_prompt_bytes(name: str, data: bytes) -> dict[str, str]:
     return out | {"prompt_template": text.rstrip("\n")}
 
 
-def item_spec(con: duckdb.DuckDBPyConnection, item: PlanItem, change: PlanChange) -> BenchmarkSpec:
+def item_spec(stores: ComponentStores, item: PlanItem, change: PlanChange) -> BenchmarkSpec:
     """The spec to run: the item's benchmark with the frozen (or the new) prompt and parameters."""
     try:
         if item.kind == "scenario":
-            from evaluator.scenarios import ScenarioStore, scenario_spec
+            from evaluator.scenarios import scenario_spec
 
-            spec = scenario_spec(ScenarioStore(con).get(item.scenario_id or "", item.scenario_version))
+            spec = scenario_spec(stores.scenarios.get(item.scenario_id or "", item.scenario_version))
         else:
             spec = get_benchmark(item.benchmark_id)
     except (BenchmarkError, KeyError) as exc:
@@ -130,13 +130,11 @@ def _hash(instances: list[Instance]) -> str:
     return sha256_of([i.model_dump(mode="json") for i in instances])
 
 
-def item_instances(con: duckdb.DuckDBPyConnection, item: PlanItem, spec: BenchmarkSpec, ids: list[str],
+def item_instances(stores: ComponentStores, item: PlanItem, spec: BenchmarkSpec, ids: list[str],
                    uploads: Path | None = None) -> list[Instance]:
     """The baseline's instances, in run order, checked against the frozen dataset hash."""
     if item.kind == "scenario":
-        from evaluator.scenarios import ScenarioStore
-
-        instances = ScenarioStore(con).instances(item.scenario_id or "", item.scenario_version or 0)
+        instances = stores.scenarios.instances(item.scenario_id or "", item.scenario_version or 0)
     else:
         path: Path | str | None = item.dataset_path
         if get_loader(spec.loader).needs_file and not spec.dataset_path:
@@ -201,7 +199,7 @@ class Rerun:
     baseline_reproduced: bool | None
 
 
-def rerun_item(con: duckdb.DuckDBPyConnection, item: PlanItem, change: PlanChange, *, concurrency: int = 8,
+def rerun_item(stores: ComponentStores, item: PlanItem, change: PlanChange, *, concurrency: int = 8,
                uploads: Path | None = None,
                on_progress: Callable[[int, int, dict | None], None] | None = None) -> Rerun:
     """Run one plan item again with the change applied (cached requests are not sent).
@@ -211,31 +209,30 @@ def rerun_item(con: duckdb.DuckDBPyConnection, item: PlanItem, change: PlanChang
     """
     from evaluator.runs.runner import run_benchmark
 
-    spec = item_spec(con, item, change)
-    baseline = RunStore(con, journal_dir=None).results(item.run_id)
+    spec = item_spec(stores, item, change)
+    baseline = stores.runs.results(item.run_id)
     if not baseline:
         raise ReevaluationError(f"{item.benchmark}: run {item.run_id} has no stored results")
-    instances = item_instances(con, item, spec, [r["instance_id"] for r in baseline], uploads)
+    instances = item_instances(stores, item, spec, [r["instance_id"] for r in baseline], uploads)
     endpoint = item_endpoint(item, change, concurrency)
     version = None
     if item.kind == "scenario":
-        from evaluator.scenarios import ScenarioStore, phi_gate
+        from evaluator.scenarios import phi_gate
 
         check = phi_gate(instances, endpoint)
         if not check.allowed:
             raise ReevaluationError(f"{item.benchmark}: {check.explanation}")
-        version = ScenarioStore(con).get(item.scenario_id or "", item.scenario_version)
-    summary = run_benchmark(con, spec, instances, endpoint, concurrency=concurrency, on_progress=on_progress)
+        version = stores.scenarios.get(item.scenario_id or "", item.scenario_version)
+    summary = run_benchmark(stores, spec, instances, endpoint, concurrency=concurrency,
+                            on_progress=on_progress)
     if version is not None:
-        from evaluator.scenarios import ScenarioStore
-
-        ScenarioStore(con).record_run(version, summary.run_id, endpoint.name, endpoint.phi_approved)
+        stores.scenarios.record_run(version, summary.run_id, endpoint.name, endpoint.phi_approved)
     if summary.n_scored == 0:
         raise ReevaluationError(f"{item.benchmark}: the re-run on {endpoint.model} produced no scored answer "
                                 f"({summary.n_errors} error(s): {summary.errors}); nothing was saved")
     reproduced = None
     if not change.changes_prompt and item.prompt and item.prompt.rendered_hash:
-        run = RunStore(con, journal_dir=None).get_run(summary.run_id) or {}
+        run = stores.runs.get_run(summary.run_id) or {}
         reproduced = run.get("prompt_hash") == item.prompt.rendered_hash
     return Rerun(item=item, spec=spec, instances=instances, endpoint=endpoint, summary=summary,
                  baseline_reproduced=reproduced)

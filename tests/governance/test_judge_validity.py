@@ -90,15 +90,15 @@ def test_a_stored_jury_supplies_ratings_and_outputs():
     clinicians = "instance_id,rater,accuracy,completeness,clarity\n" + "".join(
         f"c{i},dr_{r},{v},{v},{v}\n" for i, v in enumerate(values) for r in "ab"
     )
-    v = assess_judge_validity(con, clinicians.encode(), jury_id=jury_id, n_boot=100)
+    v = assess_judge_validity(JuryStore(con), clinicians.encode(), jury_id=jury_id, n_boot=100)
     assert v.jury_source == jury_id and v.judges == ["j1", "j2", "j3"]
     assert v.report.pooled.icc3k_z.value == pytest.approx(1.0)
     assert [b.metric for b in v.report.pooled.baselines] == ["ROUGE-L"]
-    assert stored_juries(con)[0]["jury_id"] == jury_id
+    assert stored_juries(JuryStore(con))[0]["jury_id"] == jury_id
     with pytest.raises(RatingsError, match="no stored jury"):
-        assess_judge_validity(con, clinicians.encode(), jury_id="jury-nope")
+        assess_judge_validity(JuryStore(con), clinicians.encode(), jury_id="jury-nope")
     with pytest.raises(RatingsError, match="pick a stored jury"):
-        assess_judge_validity(con, clinicians.encode())
+        assess_judge_validity(JuryStore(con), clinicians.encode())
 
 
 def test_recorded_agreement_is_what_the_rule_reads(view):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from evaluator.benchmarks import get_benchmark, prompt_hash
-from evaluator.runs.store import RunStore
 from governance.decision.signoff import signoff_status
 from governance.dossier.history import diff_versions, timeline
 from governance.reevaluation.addendum import PlanChange
@@ -35,7 +34,7 @@ def test_decision_freezes_the_plan_with_hashes_endpoint_and_run(decided):
     store, server, dossier_id = decided
     d = store.load(dossier_id).dossier
     (item,) = d.evidence_plan.items
-    run = RunStore(store.con, journal_dir=None).get_run(item.run_id)
+    run = store.runs.get_run(item.run_id)
     spec = get_benchmark("calc_builtin")
     assert item.kind == "benchmark" and item.benchmark_id == "calc_builtin" and item.rerunnable
     assert item.dataset_hash == run["dataset_hash"] and item.n_instances == N

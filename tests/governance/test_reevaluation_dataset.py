@@ -33,7 +33,7 @@ def decided_on_a_file(store, home, llm_server):
     endpoint = ModelEndpoint(name="A", model="openai/a", api_base=llm_server.url, transport="openai",
                              **PRICES)
     # run directly (not through the app's job registry), so the plan cannot know the file's path
-    summary = run_benchmark(store.con, spec, load_instances(spec, path), endpoint)
+    summary = run_benchmark(store, spec, load_instances(spec, path), endpoint)
     d = Dossier(id="D-file", title="Own cases", owner="c", intended_use=example_intended_use())
     store.save(d, author="a")
     attach_run(store, "D-file", summary.run_id, by="a")

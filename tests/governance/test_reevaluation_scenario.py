@@ -6,7 +6,7 @@ import pytest
 
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.instance import Instance
-from evaluator.scenarios import ScenarioStore, run_scenario, scenario_evidence, scenario_results
+from evaluator.scenarios import run_scenario, scenario_evidence, scenario_results
 from governance.decision import committee
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
@@ -45,12 +45,12 @@ def answers(request: dict) -> str:
 @pytest.fixture
 def decided_scenario(store, llm_server):
     llm_server.configure(answer=answers)
-    version = ScenarioStore(store.con).save(scenario_cases(), name="Portal triage", author="seed",
+    version = store.scenarios.save(scenario_cases(), name="Portal triage", author="seed",
                                             subcategory_ids=["patient_provider_messaging"])
     endpoint = ModelEndpoint(name="model A", model="openai/model-a", api_base=llm_server.url,
                              transport="openai", **PRICES)
-    summary = run_scenario(store.con, version.scenario_id, endpoint)
-    evidence = scenario_evidence(scenario_results(store.con, summary.run_id))
+    summary = run_scenario(store, version.scenario_id, endpoint)
+    evidence = scenario_evidence(scenario_results(store, summary.run_id))
     d = Dossier(id="D-sc", title="Portal triage", owner="AI committee", intended_use=example_intended_use())
     rule = SubgroupDisparityRule(id="disparity", ratio_lo=0.8, ratio_hi=1.25, allow_point_estimate=True,
                                  rationale="Every language group must be served about equally well.")
@@ -82,18 +82,18 @@ def test_scenario_regression_is_located_in_its_subgroup(decided_scenario):
     assert crossing.estimate_before == 1.0 and crossing.estimate_after == pytest.approx(0.769, abs=1e-3)
     assert not a.impact.would_change and "crossed their threshold" in a.impact.why[-1]
     assert server.hits == 60
-    assert ScenarioStore(store.con).runs(version.scenario_id)[0]["run_id"] == c.run_after
+    assert store.scenarios.runs(version.scenario_id)[0]["run_id"] == c.run_after
 
 
 def test_phi_gate_closes_for_a_new_endpoint(store, llm_server):
     llm_server.configure(answer=lambda r: "no")
     cases = [Instance(id="p1", context="MRN 1234567, call 555-867-5309.", question="Urgent?", reference="no",
                       answer_type="exact")]
-    version = ScenarioStore(store.con).save(cases, name="With identifiers", author="seed")
+    version = store.scenarios.save(cases, name="With identifiers", author="seed")
     approved = ModelEndpoint(name="on-prem", model="openai/local", api_base=llm_server.url,
                              transport="openai", phi_approved=True, **PRICES)
-    summary = run_scenario(store.con, version.scenario_id, approved)
-    evidence = scenario_evidence(scenario_results(store.con, summary.run_id))
+    summary = run_scenario(store, version.scenario_id, approved)
+    evidence = scenario_evidence(scenario_results(store, summary.run_id))
     d = Dossier(id="D-phi", title="PHI scenario", owner="c", intended_use=example_intended_use())
     d = committee.decide(attach_evidence(d, [evidence], by="s"), "reject", "Not good enough yet.", [],
                          by="chair", store=store)

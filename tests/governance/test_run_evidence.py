@@ -163,13 +163,10 @@ def test_a_budget_stop_resumes_with_a_larger_budget(demo, calc_server):
 
 
 def test_a_run_left_running_by_a_dead_process_shows_as_interrupted(demo):
-    from evaluator.runs.store import RunStore
-
-    cur = demo.cursor()
-    run_id = RunStore(cur, journal_dir=None).create_run(
-        run_key="k" * 64, benchmark_id="calc_builtin", hashes={}, model="openai/m", endpoint_name="m",
-        api_base=None, params={}, n_planned=5)
-    cur.close()
+    with demo.for_thread() as db:
+        run_id = db.runs.create_run(
+            run_key="k" * 64, benchmark_id="calc_builtin", hashes={}, model="openai/m", endpoint_name="m",
+            api_base=None, params={}, n_planned=5)
     view = run_view(demo, run_id, demo.load(DEMO_ID).dossier, jobs=RunJobs())
     assert view.state == "interrupted" and not view.resumable_here and view.summary is None
     with pytest.raises(RunInputError, match="is running"):

@@ -69,7 +69,7 @@ def test_new_dossier_from_intended_use_page(home):
     at.button(key="save_intended_use").click().run()
     assert not at.exception
     assert at.session_state["dossier_id"].startswith("D-")
-    titles = [r["title"] for r in Store.open(home / "medassure.duckdb").list_dossiers()]
+    titles = [r.title for r in Store.open(home / "medassure.duckdb").list_dossiers()]
     assert "Nurse dosing questions" in titles
 
 

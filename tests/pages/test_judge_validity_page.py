@@ -67,10 +67,8 @@ def test_bad_upload_shows_the_problem(demo_home):
 def test_a_stored_jury_run_can_be_picked(demo_home):
     import pandas as pd
 
-    from evaluator.jury.store import JuryStore
-
     store = Store.open(demo_home / "medassure.duckdb")
-    juries = JuryStore(store.con)
+    juries = store.juries
     jury_id = juries.create(
         run_id="run-demo",
         benchmark_id="MedicationQA",
