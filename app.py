@@ -8,6 +8,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import streamlit as st  # noqa: E402
 
+from governance.mapping.suggest import warm_up_in_background  # noqa: E402
 from pages import ui  # noqa: E402
 
 st.set_page_config(page_title="MedAssure", layout="wide")
@@ -36,6 +37,14 @@ PAGES = {
     ],
 }
 
+
+@st.cache_resource(show_spinner=False)
+def _warm_up() -> None:
+    """Load the mapping's sentence model in the background once per app process (issue: 26–40 s wait)."""
+    warm_up_in_background()
+
+
+_warm_up()
 page = st.navigation(PAGES, expanded=True)  # every step of the path visible, no "View more"
 ui.sidebar()
 page.run()
