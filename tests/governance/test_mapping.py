@@ -47,7 +47,8 @@ def test_terms_stems_and_drops_stopwords():
 
 
 def test_matched_terms_are_the_reviewers_own_words_not_stems():
-    top = suggest_mapping("Draft replies to patient portal messages about medications", top_k=3, semantic=False)
+    text = "Draft replies to patient portal messages about medications"
+    top = suggest_mapping(text, top_k=3, semantic=False)
     words = {w for s in top for w in s.matched_terms}
     assert "messages" in words
     assert not {"messag", "medic", "medicat"} & words
