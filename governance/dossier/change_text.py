@@ -9,6 +9,7 @@ by what names it (a benchmark, a model, a role) instead of being dumped.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from typing import Any
@@ -76,10 +77,8 @@ def value_text(raw: Any) -> str:
         return "—"
     value = raw
     if isinstance(raw, str) and raw[:1] in '["{':
-        try:
+        with contextlib.suppress(ValueError):  # text that merely starts like JSON stays text
             value = json.loads(raw)
-        except ValueError:
-            pass  # text that merely starts like JSON
     return _words(value)
 
 
