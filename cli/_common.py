@@ -27,7 +27,7 @@ def fail(message: str, code: int = 2) -> None:
 def user_errors() -> tuple[type[BaseException], ...]:
     """Exception types whose message is already written for users."""
     from governance.dossier.store import StoreError
-    from governance.mapping.taxonomy import TaxonomyError
+    from governance.dossier.taxonomy import TaxonomyError
 
     return (StoreError, TaxonomyError)
 

@@ -38,7 +38,8 @@ def cmd_candidates(args: argparse.Namespace) -> int:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    from governance.procurement.candidates import Candidate, upsert_candidate
+    from governance.dossier.procurement_records import Candidate
+    from governance.procurement.candidates import upsert_candidate
 
     doc = read_json_file(args.file)
     if not isinstance(doc, dict):

@@ -48,7 +48,7 @@ def _parse_use_file(path: str) -> tuple[IntendedUse, dict]:
 
 
 def cmd_taxonomy(args: argparse.Namespace) -> int:
-    from governance.mapping.taxonomy import load_taxonomy
+    from governance.dossier.taxonomy import load_taxonomy
 
     emit(load_taxonomy().model_dump(mode="json"))
     return 0

@@ -14,7 +14,7 @@ import sys
 
 from cli._common import add_format, emit, fail, open_store, say
 from governance.decision.signoff import OUTCOME_LABELS, DecisionError
-from governance.rules.policy import PolicyError
+from governance.dossier.rules_records import PolicyError
 
 
 def _who(args: argparse.Namespace) -> str:

@@ -22,7 +22,7 @@ EXIT_FLIPPED = 3
 def _change(args: argparse.Namespace):
     from pydantic import ValidationError
 
-    from governance.reevaluation.addendum import PlanChange
+    from governance.dossier.addendum_records import PlanChange
     from governance.reevaluation.rerun import ReevaluationError, read_prompt_file
 
     prompt: dict[str, str] = {}

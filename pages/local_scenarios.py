@@ -18,6 +18,7 @@ from evaluator.scenarios import (
     suggest_mapping,
 )
 from evaluator.subgroups import MIN_N
+from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.local_scenarios import (
     attach_run,
     import_for_dossier,
@@ -26,7 +27,6 @@ from governance.evidence.local_scenarios import (
     scenario_rows,
     version_view,
 )
-from governance.mapping.taxonomy import load_taxonomy
 from pages import ui
 
 NONE = "—"

@@ -19,8 +19,8 @@ from governance.dossier.intended_use import (
 )
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion
+from governance.dossier.taxonomy import TaxonomyError, load_taxonomy
 from governance.evidence.coverage import coverage_map
-from governance.mapping.taxonomy import TaxonomyError, load_taxonomy
 from reports.model import Cover, Fact, RunRecord, Section, Table
 
 PROVENANCE_LABELS = {"published": "published MedHELM", "helm-import": "imported HELM run",

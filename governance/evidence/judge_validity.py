@@ -21,10 +21,11 @@ from evaluator.agreement.analysis import AgreementReport, compute_agreement
 from evaluator.agreement.ratings import POOLED, RatingsError, read_ratings
 from evaluator.agreement.stats import icc3k_interval_width, sample_size_for_width
 from evaluator.jury.store import JuryStore
+from governance.dossier.evidence_records import JudgeAgreementSetting
 from governance.dossier.record import Dossier
-from governance.evidence.judge_agreement import JudgeAgreementSetting
+from governance.dossier.rules_records import JudgeAgreementRule
 from governance.evidence.select import is_jury_scored
-from governance.rules.policy import JudgeAgreementRule, load_defaults
+from governance.rules.policy import load_defaults
 
 STATISTIC = "ICC3k-z"
 RULE_ID = "judge_agreement"

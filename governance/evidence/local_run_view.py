@@ -29,9 +29,9 @@ from evaluator.runs.store import RunStore
 from evaluator.runs.summary import RunSummary, summarize_run
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion, Store
+from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.attach import attach_evidence
 from governance.evidence.local_runs import RunInputError, runnable_benchmarks
-from governance.mapping.taxonomy import load_taxonomy
 
 STOPPED = ("cancelled", "budget_exceeded", "failed")
 

@@ -31,8 +31,8 @@ from evaluator.scenarios import (
 from evaluator.subgroups import MIN_N
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store
+from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.attach import attach_evidence
-from governance.mapping.taxonomy import load_taxonomy
 
 
 def default_subcategories(dossier: Dossier | None) -> list[str]:

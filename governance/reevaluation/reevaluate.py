@@ -31,11 +31,12 @@ from evaluator.paired import compare_paired
 from evaluator.runs.runner import main_metric_name
 from evaluator.runs.store import RunStore
 from evaluator.runs.summary import summarize_run
+from governance.dossier.addendum_records import BenchmarkComparison, PlanChange, ReevaluationAddendum
+from governance.dossier.plan_records import EvidencePlan, PlanItem
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion, Store
-from governance.reevaluation.addendum import BenchmarkComparison, PlanChange, ReevaluationAddendum
 from governance.reevaluation.compare import decision_impact, subgroup_comparisons, verdict_changes
-from governance.reevaluation.plan import EvidencePlan, PlanItem, freeze_plan
+from governance.reevaluation.plan import freeze_plan
 from governance.reevaluation.rerun import ReevaluationError, rerun_item
 from governance.rules.verdicts import Assessment, assess
 

@@ -29,8 +29,9 @@ from evaluator.instance import Instance
 from evaluator.loaders import DatasetError, get_loader, load_instances
 from evaluator.runs.store import RunStore, sha256_of
 from evaluator.runs.summary import RunSummary
-from governance.reevaluation.addendum import PlanChange
-from governance.reevaluation.plan import PlanItem, spec_with_prompt
+from governance.dossier.addendum_records import PlanChange
+from governance.dossier.plan_records import PlanItem
+from governance.reevaluation.plan import spec_with_prompt
 
 PROMPT_KEYS = {"prompt_template", "system_prompt"}
 

@@ -9,6 +9,7 @@ from governance.demo.scenario import DEMO_SOURCE, attach_demo_scenario, demo_cas
 from governance.demo.seed import DEMO_ID, seed_demo
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
+from governance.dossier.taxonomy import TaxonomyError
 from governance.evidence.local_scenarios import (
     attach_run,
     import_for_dossier,
@@ -16,7 +17,6 @@ from governance.evidence.local_scenarios import (
     run_evidence,
     scenario_rows,
 )
-from governance.mapping.taxonomy import TaxonomyError
 
 
 @pytest.fixture

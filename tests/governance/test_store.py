@@ -8,7 +8,7 @@ import pytest
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierNotFound, Store, StoreCorruptError, StoreLockedError
-from governance.mapping.taxonomy import TaxonomyError
+from governance.dossier.taxonomy import TaxonomyError
 
 
 def make() -> Dossier:
