@@ -38,8 +38,8 @@ from governance.dossier.record import Dossier, TaskMapping
 from governance.dossier.store import DossierVersion
 from governance.dossier.taxonomy import load_taxonomy
 from governance.procurement.cost_inputs import medhelm_token_profile
+from reports.build import build_report
 from reports.chai import chai_model_card_xml
-from reports.model import build_report
 from reports.pdf import render_pdf
 from reports.pdf_blocks import chart_png
 

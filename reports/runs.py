@@ -11,7 +11,7 @@ import duckdb
 
 from evaluator.runs.store import RunStore
 from governance.dossier.record import Dossier
-from reports.model import RunRecord
+from reports.model import AppendixRun
 
 
 def run_ids(dossier: Dossier) -> list[str]:
@@ -25,7 +25,7 @@ def run_ids(dossier: Dossier) -> list[str]:
     return list(dict.fromkeys(e.run_id for e in dossier.evidence if e.run_id))
 
 
-def run_records(con: duckdb.DuckDBPyConnection, ids: list[str]) -> dict[str, RunRecord]:
+def run_records(con: duckdb.DuckDBPyConnection, ids: list[str]) -> dict[str, AppendixRun]:
     """The stored record of each run id that the run store knows (others are left out).
 
     Example:
@@ -36,4 +36,4 @@ def run_records(con: duckdb.DuckDBPyConnection, ids: list[str]) -> dict[str, Run
         return {}
     store = RunStore(con, journal_dir=None)
     found = {i: store.get_run(i) for i in ids}
-    return {i: RunRecord.model_validate(row) for i, row in found.items() if row}
+    return {i: AppendixRun.model_validate(row) for i, row in found.items() if row}

@@ -9,8 +9,8 @@ import pytest
 from pypdf import PdfReader
 
 from evaluator.evidence import published_evidence
+from reports.build import build_report
 from reports.chai import NAMESPACE, SOFTWARE_ID, chai_model_card_xml
-from reports.model import build_report
 from reports.pdf import render_pdf
 from reports.pdf_blocks import clip
 from reports.pdf_meta import read_chai
