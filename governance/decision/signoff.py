@@ -28,9 +28,10 @@ import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from governance.dossier.decision_records import CommitteeDecision, SignOff
+from governance.rules.policy import load_defaults
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
@@ -99,10 +100,6 @@ def record_decision(dossier: Dossier, outcome: str, rationale: str, conditions: 
     Example:
         >>> record_decision(d, "reject", "fails the privacy rule", [], by="chair", at=now)  # doctest: +SKIP
     """
-    from pydantic import ValidationError
-
-    from governance.rules.policy import load_defaults
-
     dossier = dossier.model_copy(update={"status": "decided"})
     try:
         decision = CommitteeDecision(

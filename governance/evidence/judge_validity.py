@@ -21,6 +21,7 @@ from evaluator.agreement.analysis import AgreementReport, compute_agreement
 from evaluator.agreement.ratings import POOLED, RatingsError, read_ratings
 from evaluator.agreement.stats import icc3k_interval_width, sample_size_for_width
 from evaluator.jury.store import JuryStore
+from governance.decision.committee import change_rule
 from governance.dossier.evidence_records import JudgeAgreementSetting
 from governance.dossier.record import Dossier
 from governance.dossier.rules_records import JudgeAgreementRule
@@ -161,8 +162,6 @@ def set_minimum(dossier: Dossier, threshold: float, by: str, why: str = "") -> D
     Raises:
         PolicyError: the rules are locked and ``why`` is missing or too short.
     """
-    from governance.decision.committee import change_rule
-
     rule = minimum_rule(dossier)
     if rule is None:
         rationale = load_defaults().tiers[dossier.risk.tier]["judge_agreement"].rationale.strip()

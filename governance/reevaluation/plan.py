@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from evaluator.benchmarks import BenchmarkError, BenchmarkSpec, get_benchmark, prompt_hash
+from evaluator.runs.store import RunStore
 from governance.dossier.plan_records import EvidencePlan, PlanEndpoint, PlanItem, PlanPrompt
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def plan_prompt(spec: BenchmarkSpec, rendered_hash: str | None = None) -> PlanPr
 
 def _scenario_of(con, benchmark_id: str, run_id: str) -> tuple[str, int, bool] | None:
     """(scenario id, version, phi_approved) when the run was made on a local scenario."""
-    from evaluator.scenarios import ScenarioStore
+    from evaluator.scenarios import ScenarioStore  # lazy: +0.9 s (pandas) for every importer of this module
 
     match = _SCENARIO_BENCHMARK.match(benchmark_id)
     if not match:
@@ -71,7 +72,7 @@ def _scenario_of(con, benchmark_id: str, run_id: str) -> tuple[str, int, bool] |
 
 def _spec_for(con, benchmark_id: str, scenario: tuple[str, int, bool] | None) -> BenchmarkSpec | None:
     if scenario is not None:
-        from evaluator.scenarios import ScenarioStore, scenario_spec
+        from evaluator.scenarios import ScenarioStore, scenario_spec  # lazy: +0.9 s, see _scenario_of
 
         try:
             return scenario_spec(ScenarioStore(con).get(scenario[0], scenario[1]))
@@ -148,8 +149,6 @@ def freeze_plan(store: Store, dossier: Dossier, *, by: str = "", jobs: RunJobs |
         >>> [(i.benchmark_id, i.endpoint.model, i.dataset_hash[:8]) for i in plan.items]  # doctest: +SKIP
         [('calc_builtin', 'openai/fake-a', '3f9a1c2b')]
     """
-    from evaluator.runs.store import RunStore
-
     if jobs is None:
         from evaluator.runs.jobs import JOBS as jobs
     by_run: dict[str, list] = {}

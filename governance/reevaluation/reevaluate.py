@@ -31,6 +31,7 @@ from evaluator.paired import compare_paired
 from evaluator.runs.runner import main_metric_name
 from evaluator.runs.store import RunStore
 from evaluator.runs.summary import summarize_run
+from evaluator.scenarios import scenario_evidence, scenario_results
 from governance.dossier.addendum_records import BenchmarkComparison, PlanChange, ReevaluationAddendum
 from governance.dossier.plan_records import EvidencePlan, PlanItem
 from governance.dossier.record import Dossier
@@ -85,8 +86,6 @@ def _evidence_after(con: duckdb.DuckDBPyConnection, item: PlanItem, run_id: str,
                     old: list[Evidence]) -> list[Evidence]:
     """The re-run's evidence, produced as the baseline's was, labelled with the baseline's taxonomy."""
     if item.kind == "scenario":
-        from evaluator.scenarios import scenario_evidence, scenario_results
-
         records = [scenario_evidence(scenario_results(con, run_id))]
     else:
         metric = main_metric_name(get_benchmark(item.benchmark_id))

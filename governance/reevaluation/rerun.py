@@ -27,8 +27,10 @@ from evaluator.gateway.errors import LLMError
 from evaluator.gateway.llm import ModelEndpoint, api_key_for
 from evaluator.instance import Instance
 from evaluator.loaders import DatasetError, get_loader, load_instances
+from evaluator.runs.runner import run_benchmark
 from evaluator.runs.store import RunStore, sha256_of
 from evaluator.runs.summary import RunSummary
+from evaluator.scenarios import ScenarioStore, phi_gate, scenario_spec
 from governance.dossier.addendum_records import PlanChange
 from governance.dossier.plan_records import PlanItem
 from governance.reevaluation.plan import spec_with_prompt
@@ -87,8 +89,6 @@ def item_spec(con: duckdb.DuckDBPyConnection, item: PlanItem, change: PlanChange
     """The spec to run: the item's benchmark with the frozen (or the new) prompt and parameters."""
     try:
         if item.kind == "scenario":
-            from evaluator.scenarios import ScenarioStore, scenario_spec
-
             spec = scenario_spec(ScenarioStore(con).get(item.scenario_id or "", item.scenario_version))
         else:
             spec = get_benchmark(item.benchmark_id)
@@ -135,8 +135,6 @@ def item_instances(con: duckdb.DuckDBPyConnection, item: PlanItem, spec: Benchma
                    uploads: Path | None = None) -> list[Instance]:
     """The baseline's instances, in run order, checked against the frozen dataset hash."""
     if item.kind == "scenario":
-        from evaluator.scenarios import ScenarioStore
-
         instances = ScenarioStore(con).instances(item.scenario_id or "", item.scenario_version or 0)
     else:
         path: Path | str | None = item.dataset_path
@@ -210,8 +208,6 @@ def rerun_item(con: duckdb.DuckDBPyConnection, item: PlanItem, change: PlanChang
     Raises:
         ReevaluationError: cases changed, dataset missing, key not set, PHI gate closed, no answer at all.
     """
-    from evaluator.runs.runner import run_benchmark
-
     spec = item_spec(con, item, change)
     baseline = RunStore(con, journal_dir=None).results(item.run_id)
     if not baseline:
@@ -220,16 +216,12 @@ def rerun_item(con: duckdb.DuckDBPyConnection, item: PlanItem, change: PlanChang
     endpoint = item_endpoint(item, change, concurrency)
     version = None
     if item.kind == "scenario":
-        from evaluator.scenarios import ScenarioStore, phi_gate
-
         check = phi_gate(instances, endpoint)
         if not check.allowed:
             raise ReevaluationError(f"{item.benchmark}: {check.explanation}")
         version = ScenarioStore(con).get(item.scenario_id or "", item.scenario_version)
     summary = run_benchmark(con, spec, instances, endpoint, concurrency=concurrency, on_progress=on_progress)
     if version is not None:
-        from evaluator.scenarios import ScenarioStore
-
         ScenarioStore(con).record_run(version, summary.run_id, endpoint.name, endpoint.phi_approved)
     if summary.n_scored == 0:
         raise ReevaluationError(f"{item.benchmark}: the re-run on {endpoint.model} produced no scored answer "
