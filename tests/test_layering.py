@@ -44,7 +44,7 @@ def import_cycles(*packages: str) -> list[list[str]]:
     import grimp
     import networkx as nx
 
-    graph = grimp.build_graph(*packages, exclude_type_checking_imports=False, cache_dir=None)  # no stale cache
+    graph = grimp.build_graph(*packages, exclude_type_checking_imports=False, cache_dir=None)  # never stale
     edges = nx.DiGraph()
     for module in graph.modules:
         edges.add_node(module)
