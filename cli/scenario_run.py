@@ -71,7 +71,7 @@ def _run(args: argparse.Namespace, store: Any, version: Any, instances: list, en
     from evaluator.runs.runner import estimate_run
     from evaluator.runs.store import RunStore
     from evaluator.scenarios import run_scenario, scenario_results, scenario_spec
-    from governance.evidence.local_scenarios import attach_run
+    from governance.evidence.local_scenarios import attach_scenario_run
 
     head = {"scenario_id": version.scenario_id, "version": version.version,
             "phi_check": check.model_dump(mode="json")}
@@ -88,7 +88,7 @@ def _run(args: argparse.Namespace, store: Any, version: Any, instances: list, en
         out["subgroups"] = scenario_results(store.con, summary.run_id).subgroups.display_rows()
         if args.dossier:
             by = os.environ.get("MEDASSURE_USER", "cli")
-            dossier = attach_run(store, store.load(args.dossier).dossier, summary.run_id, by=by)
+            dossier = attach_scenario_run(store, store.load(args.dossier).dossier, summary.run_id, by=by)
             saved = store.save(dossier, author=by, note=f"evidence: local scenario run {summary.run_id}")
             out["attached"] = {"dossier_id": saved.dossier.id, "version": saved.version}
     emit(out)

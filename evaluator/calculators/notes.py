@@ -2,7 +2,7 @@
 
 The notes must read like varied clinical prose (so a model cannot pattern-match one template)
 while leaving no room for interpretation, because the answer key is computed from the generated
-inputs. The rules from CALCULATORS.md §13 apply: one lab panel, explicit wording for each item,
+inputs. So: one lab panel, explicit wording for each item,
 BUN in mg/dL, bilirubin in mg/dL. Values are drawn already rounded to what the note shows, and
 every answer is computed from the value *as written* (e.g. pounds converted to kg), never from a
 hidden unrounded draw. Distractor sentences come from a pool that no built-in calculator reads.

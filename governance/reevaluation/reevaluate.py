@@ -9,8 +9,8 @@ evidence standing in for the old, and answers the question. The result is append
 dossier as a ``ReevaluationAddendum`` in a new version whose note says "re-evaluation", so the
 history shows it; the evidence the committee decided on is left as it was.
 
-``build_addendum`` works from stored runs only, so the demo can build an addendum from answers
-recorded without a model (``governance.demo_reevaluation``) by exactly the same code.
+``build_addendum`` works from stored runs only, so answers recorded without a model (an offline
+run) give an addendum by exactly the same code.
 """
 
 from __future__ import annotations
