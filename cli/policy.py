@@ -14,7 +14,9 @@ import sys
 
 from cli._common import add_format, emit, fail, open_store, say
 from governance.decision.signoff import OUTCOME_LABELS, DecisionError
-from governance.rules.policy import PolicyError
+from governance.dossier.rules_records import PolicyError
+
+# Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
 
 
 def _who(args: argparse.Namespace) -> str:

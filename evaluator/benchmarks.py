@@ -27,6 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from evaluator.answers import LETTERS
 from evaluator.instance import AnswerType, Instance
+from evaluator.loaders import get_loader
+from evaluator.metrics import get_metric
 from evaluator.paths import DATA_DIR
 
 DEFAULT_DIR = DATA_DIR / "benchmarks"
@@ -114,9 +116,6 @@ class BenchmarkSpec(BaseModel):
 
 def _check_names(spec: BenchmarkSpec) -> None:
     """Loader, loader arguments and metrics must exist in their registries."""
-    from evaluator.loaders import get_loader
-    from evaluator.metrics import get_metric
-
     loader = get_loader(spec.loader)
     extra = set(spec.loader_args) - loader.arg_names()
     if extra:

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from evaluator.gateway.llm import ModelEndpoint
 from governance.dossier.documents import DocumentError
+from governance.dossier.procurement_records import Candidate, ContractFacts, Pricing
 from governance.dossier.record import Dossier
 from governance.procurement.attestations import (
     STATUS_TEXT,
@@ -24,9 +25,6 @@ from governance.procurement.attestations import (
     statuses,
 )
 from governance.procurement.candidates import (
-    Candidate,
-    ContractFacts,
-    Pricing,
     record_attestation,
     remove_candidate,
     slugify,

@@ -5,7 +5,8 @@ import streamlit as st
 from pydantic import ValidationError
 
 from evaluator.medhelm_data import published_costs
-from governance.procurement.cost import CostSettings, TokenProfile, cost_report
+from governance.dossier.procurement_records import CostSettings, TokenProfile
+from governance.procurement.cost import cost_report
 from governance.procurement.cost_inputs import medhelm_token_profile
 from pages import policy_tables as tables
 from pages import ui

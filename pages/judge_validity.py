@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from evaluator.agreement.ratings import POOLED, RatingsError, ratings_template
 from governance.decision.committee import assessment_and_recommendation
+from governance.dossier.rules_records import PolicyError
 from governance.evidence.judge_validity import (
     JudgeValidityView,
     agreement_setting,
@@ -20,7 +21,7 @@ from governance.evidence.judge_validity import (
     set_minimum,
     stored_juries,
 )
-from governance.rules.policy import PolicyError, load_defaults
+from governance.rules.policy import load_defaults
 from pages import ui
 
 st.title("Judge validity")

@@ -15,18 +15,18 @@ from evaluator.scenarios import (
     read_table,
     run_scenario,
     scenario_results,
-    suggest_mapping,
+    suggest_column_mapping,
 )
 from evaluator.subgroups import MIN_N
+from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.local_scenarios import (
-    attach_run,
+    attach_scenario_run,
     import_for_dossier,
     redact_scenario,
     run_gate,
     scenario_rows,
     version_view,
 )
-from governance.mapping.taxonomy import load_taxonomy
 from pages import ui
 
 NONE = "—"
@@ -88,7 +88,7 @@ if upload is not None:
         st.caption(f"{len(table.rows)} rows · {len(table.columns)} columns · {table.file_format} "
                    f"({table.encoding}). First rows:")
         st.dataframe(pd.DataFrame([r.cells for r in table.rows[:20]]), hide_index=True, width="stretch")
-        suggested = suggest_mapping(table.columns)
+        suggested = suggest_column_mapping(table.columns)
         st.markdown("**Column mapping**: which column holds each part of a case (suggested from the names).")
         cols = st.columns(4)
         options = [NONE, *table.columns]
@@ -212,7 +212,8 @@ else:
 for note in results.subgroups.notes:
     st.caption(note)
 if st.button("Attach to dossier (new version)", key="ls_attach", disabled=not s.n_scored):
-    updated = attach_run(store, ui.current().dossier, run_id, by=ui.reviewer(), reference_groups=refs)
+    updated = attach_scenario_run(store, ui.current().dossier, run_id, by=ui.reviewer(),
+                                  reference_groups=refs)
     ui.save(updated, note=f"evidence: local scenario {sid} v{ver}, run {run_id}")
     st.session_state["ls_flash"] = "Evidence attached, with its subgroup scores."
     st.rerun()

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pandas as pd
 
 from governance.decision.signoff import SignOffStatus
+from governance.dossier.rules_records import AcceptancePolicy
 from governance.evidence.select import subcategory_name
 from governance.procurement.cost import CostReport
-from governance.rules.policy import AcceptancePolicy
 from governance.rules.rule_text import rule_bar
 from governance.rules.verdicts import Verdict
 

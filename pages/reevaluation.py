@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from governance.reevaluation.addendum import PlanChange
+from governance.dossier.addendum_records import PlanChange
 from governance.reevaluation.reevaluate import current_plan, reevaluate
 from governance.reevaluation.rerun import read_prompt_bytes
 from pages import ui

@@ -4,7 +4,7 @@ import streamlit as st
 from pydantic import ValidationError
 
 from governance.decision import committee
-from governance.rules.policy import PolicyError, ScoreRule
+from governance.dossier.rules_records import PolicyError, ScoreRule
 from pages import policy_tables as tables
 from pages import ui
 

@@ -3,8 +3,8 @@
 import pandas as pd
 import streamlit as st
 
+from governance.dossier.taxonomy import load_taxonomy
 from governance.mapping.suggest import model_ready, suggest_mapping, warm_up_in_background
-from governance.mapping.taxonomy import load_taxonomy
 from pages import ui
 
 st.title("Task mapping")

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from governance.dossier.store import DossierVersion, Store
+from reports.build import build_report
 from reports.chai import chai_model_card_xml
 from reports.exports import evidence_csv, export_json, hti1_csv
-from reports.model import Report, Section, build_report
+from reports.model import Report, Section
 from reports.pdf import render_pdf
 from reports.runs import run_ids, run_records
 from reports.sections_candidates import candidates_sections

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from evaluator.runs.store import RunStore
 from governance.dossier.record import Dossier
-from reports.model import RunRecord
+from reports.model import AppendixRun
 
 
 def run_ids(dossier: Dossier) -> list[str]:
@@ -23,7 +23,7 @@ def run_ids(dossier: Dossier) -> list[str]:
     return list(dict.fromkeys(e.run_id for e in dossier.evidence if e.run_id))
 
 
-def run_records(runs: RunStore, ids: list[str]) -> dict[str, RunRecord]:
+def run_records(runs: RunStore, ids: list[str]) -> dict[str, AppendixRun]:
     """The stored record of each run id that the run store knows (others are left out).
 
     Example:
@@ -34,4 +34,4 @@ def run_records(runs: RunStore, ids: list[str]) -> dict[str, RunRecord]:
     if not ids:
         return {}
     found = {i: runs.get_run(i) for i in ids}
-    return {i: RunRecord.model_validate(row) for i, row in found.items() if row}
+    return {i: AppendixRun.model_validate(row) for i, row in found.items() if row}

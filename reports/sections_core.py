@@ -19,9 +19,9 @@ from governance.dossier.intended_use import (
 )
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion
+from governance.dossier.taxonomy import TaxonomyError, load_taxonomy
 from governance.evidence.coverage import coverage_map
-from governance.mapping.taxonomy import TaxonomyError, load_taxonomy
-from reports.model import Cover, Fact, RunRecord, Section, Table
+from reports.model import AppendixRun, Cover, Fact, Section, Table
 
 PROVENANCE_LABELS = {"published": "published MedHELM", "helm-import": "imported HELM run",
                      "local-run": "local run"}
@@ -214,7 +214,7 @@ def subgroups_section(dossier: Dossier) -> Section:
                                           "95% interval", "n"])])
 
 
-def runs_section(dossier: Dossier, runs: Mapping[str, RunRecord]) -> Section:
+def runs_section(dossier: Dossier, runs: Mapping[str, AppendixRun]) -> Section:
     """Appendix: every run the evidence names, with the store's record of it where there is one."""
     seen: dict[str, Evidence] = {}
     for e in dossier.evidence:
@@ -229,7 +229,7 @@ def runs_section(dossier: Dossier, runs: Mapping[str, RunRecord]) -> Section:
                        paragraphs=[text, note] if note else [text])
     rows = []
     for run_id, e in seen.items():
-        r = runs.get(run_id) or RunRecord(run_id=run_id, status="not in store")
+        r = runs.get(run_id) or AppendixRun(run_id=run_id, status="not in store")
         rows.append([run_id, PROVENANCE_LABELS[e.provenance], r.model or e.model,
                      r.benchmark_id or e.benchmark, fmt_date(r.created_at or e.date), r.status or "—",
                      r.prompt_hash or "—", r.dataset_hash or "—"])

@@ -12,8 +12,9 @@ from __future__ import annotations
 from governance.decision.committee import assessment_and_recommendation
 from governance.decision.signoff import OUTCOME_LABELS
 from governance.dossier.record import Dossier
+from governance.dossier.rules_records import AcceptancePolicy
 from governance.evidence.select import subcategory_name
-from governance.rules.policy import AcceptancePolicy, change_log_problem
+from governance.rules.policy import change_log_problem
 from governance.rules.recommendation import Recommendation
 from governance.rules.rule_text import rule_bar
 from governance.rules.verdicts import Assessment

@@ -34,6 +34,8 @@ from evaluator.agreement.report import (
     published_agreement,
 )
 from evaluator.agreement.stats import Estimate, icc3k_z, icc21, kappa_w, spearman
+from evaluator.instance import Instance
+from evaluator.metrics import Sample, compute_metric
 
 BASELINE_METRICS = {"rougeL": "ROUGE-L", "bertscore_f": "BERTScore-F1"}
 
@@ -45,9 +47,6 @@ def metric_scores(outputs: pd.DataFrame, metric: str) -> pd.Series:
 
     ``outputs`` has ``dataset, instance_id, response, reference``.
     """
-    from evaluator.instance import Instance
-    from evaluator.metrics import Sample, compute_metric
-
     rows = outputs[outputs["reference"].fillna("").astype(str).str.strip() != ""]
     samples = [
         Sample(

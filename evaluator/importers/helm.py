@@ -268,7 +268,7 @@ def _request(r, by_request) -> HelmRequest:
     )
 
 
-def run_evidence(run: HelmRun) -> Evidence:
+def helm_run_evidence(run: HelmRun) -> Evidence:
     """The run's main score as ``Evidence`` (provenance ``helm-import``).
 
     Raises:

@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.instance import Instance
-from evaluator.jury.passes import JudgeTally, Progress, judge_one
+from evaluator.jury.passes import JudgeSpec, JudgeTally, Progress, judge_one
 from evaluator.jury.rubrics import DEFAULT_RUBRIC, get_rubric
 from evaluator.jury.scores import JurySummary, summarize_jury
 from evaluator.jury.store import JuryStore
@@ -45,27 +45,6 @@ MIN_JUDGES = 3
 
 class JuryError(ValueError):
     """A jury that cannot be run as asked, with a message for the user."""
-
-
-class JudgeSpec(BaseModel):
-    """What the runner sees as the "benchmark" of one judge pass (part of its run and cache keys)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    id: str
-    """``jury:<benchmark id>``; the run's benchmark id."""
-    rubric_id: str
-    """Rubric applied."""
-    rubric_hash: str
-    """SHA-256 of the rubric, so an edited rubric never reuses an old run."""
-    stage: Literal["judge", "repair"]
-    """First pass, or the repair pass over unusable replies."""
-    max_tokens: int = 1024
-    """Output budget per judge reply."""
-    temperature: float = 0.0
-    """0, as in MedHELM."""
-    metrics: tuple[str, ...] = ("jury_mean",)
-    """The run's main metric: the judge's mean over criteria."""
 
 
 class JuryConfig(BaseModel):

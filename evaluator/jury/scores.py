@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from evaluator.evidence import Evidence, evidence_id
 from evaluator.stats import bootstrap_mean
 
 SPREAD_FLAG = 2
@@ -132,8 +133,6 @@ class JurySummary(BaseModel):
             >>> summary.to_evidence()[0].scale   # doctest: +SKIP
             '1-5'
         """
-        from evaluator.evidence import Evidence, evidence_id
-
         if self.mean is None:
             return []
         interval: dict[str, Any] = (

@@ -21,6 +21,7 @@ import duckdb
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator.gateway.llm import ModelEndpoint
+from evaluator.runs.runner import run_benchmark
 from evaluator.runs.summary import RunSummary
 
 
@@ -138,8 +139,6 @@ class RunJob:
 
     def run(self, con: duckdb.DuckDBPyConnection, spec: Any, instances: list) -> None:
         """Thread body: run (or resume) the benchmark on ``con`` (this thread's own cursor), then close it."""
-        from evaluator.runs.runner import run_benchmark
-
         try:
             req = self.request
             summary = run_benchmark(con, spec, instances, req.endpoint, concurrency=req.concurrency,

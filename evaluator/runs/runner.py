@@ -32,6 +32,8 @@ from evaluator.runs.records import Budget, Score, cache_row, result_row
 from evaluator.runs.retry import CallOutcome, RateLimiter, RetryPolicy, call_with_retries
 from evaluator.runs.store import RunStore
 from evaluator.runs.summary import RunSummary, summarize_run
+from evaluator.runs.workers import WorkerPool
+from evaluator.scoring import score_response
 
 if TYPE_CHECKING:
     from evaluator.stores import ComponentStores
@@ -69,8 +71,6 @@ class RunOptions:
 
 def default_score(spec: Any, instance: Instance, text: str) -> Any:
     """``evaluator.scoring.score_response`` (imported when first needed)."""
-    from evaluator.scoring import score_response
-
     return score_response(spec, instance, text)
 
 
@@ -222,7 +222,6 @@ async def _call_pool(endpoint: ModelEndpoint, opts: RunOptions):
     if opts.workers <= 1:
         yield None
         return
-    from evaluator.runs.workers import WorkerPool
 
     async with WorkerPool(endpoint, processes=opts.workers, retry=opts.retry, seed=opts.seed) as pool:
         yield pool

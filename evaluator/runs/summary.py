@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from evaluator.evidence import Evidence, evidence_id
 from evaluator.runs.store import RunStore
 
 N_RESAMPLES = 2000
@@ -98,8 +99,6 @@ class RunSummary(BaseModel):
 
     def to_evidence(self, date: datetime | None = None) -> list[Any]:
         """One ``Evidence`` (provenance ``local-run``) per metric."""
-        from evaluator.evidence import Evidence, evidence_id
-
         out = []
         for m in self.metrics:
             interval: dict[str, Any] = (

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator.instance import Instance
 from evaluator.phi import PATTERNS_VERSION, PhiReport, redact_instances, scan_instances
-from evaluator.scenarios.columns import ColumnMapping, suggest_mapping
+from evaluator.scenarios.columns import ColumnMapping, suggest_column_mapping
 from evaluator.scenarios.issues import ImportIssue, ImportRejected
 from evaluator.scenarios.store import ScenarioStore, ScenarioVersion
 from evaluator.scenarios.table import DEFAULT_MAX_BYTES, RawTable, read_table
@@ -75,7 +75,7 @@ def preview_import(name: str, data: bytes, mapping: ColumnMapping | None = None,
 
 def preview_table(table: RawTable, mapping: ColumnMapping | None = None) -> ImportPreview:
     """Map, validate and scan an already read table (the suggested mapping when none is given)."""
-    mapping = mapping or suggest_mapping(table.columns)
+    mapping = mapping or suggest_column_mapping(table.columns)
     cases, issues = validate_table(table, mapping)
     if issues:
         return ImportPreview(source_name=table.source_name, table=table, mapping=mapping, issues=issues)

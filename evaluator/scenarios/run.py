@@ -21,6 +21,7 @@ from evaluator.runs.runner import ProgressFn, main_metric_name, run_benchmark
 from evaluator.runs.store import now_iso, sha256_of
 from evaluator.runs.summary import RunSummary, summarize_run
 from evaluator.scenarios.store import ScenarioVersion
+from evaluator.scoring import score_response
 
 if TYPE_CHECKING:
     from evaluator.stores import ComponentStores
@@ -130,8 +131,6 @@ def record_offline_run(
     Example:
         >>> run_id = record_offline_run(store, v, "demo", {"c1": "A"}, endpoint_name="demo")  # doctest: +SKIP
     """
-    from evaluator.scoring import score_response
-
     spec = scenario_spec(version)
     instances = stores.scenarios.instances(version.scenario_id, version.version)
     runs = stores.runs

@@ -12,17 +12,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from governance.decision.oversight import MonitoringPlan, ReviewRequirements, derive_oversight, edit_oversight
+from governance.decision.oversight import derive_oversight, edit_oversight
 from governance.decision.signoff import DecisionError, add_signoff, record_decision
+from governance.dossier.decision_records import MonitoringPlan, ReviewRequirements
+from governance.dossier.rules_records import AcceptancePolicy, PolicyError
 from governance.procurement.candidate_items import with_vendor_items
-from governance.rules.policy import (
-    AcceptancePolicy,
-    PolicyError,
-    default_policy,
-    lock_policy,
-    remove_rule,
-    set_rule,
-)
+from governance.reevaluation.plan import freeze_plan
+from governance.rules.policy import default_policy, lock_policy, remove_rule, set_rule
 from governance.rules.recommendation import Recommendation, recommend
 from governance.rules.verdicts import Assessment, assess
 
@@ -120,8 +116,6 @@ def decide(dossier: Dossier, outcome: str, rationale: str, conditions: list[str]
         DecisionError: incomplete decision (see ``governance.decision.signoff``).
     """
     if store is not None:
-        from governance.reevaluation.plan import freeze_plan
-
         dossier = dossier.model_copy(update={"evidence_plan": freeze_plan(store, dossier, by=by)})
     assessment, rec = assessment_and_recommendation(dossier)
     if model is not None and model not in assessment.models:

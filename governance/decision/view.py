@@ -10,13 +10,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from governance.decision.committee import assessment_and_recommendation
-from governance.decision.signoff import (
-    CommitteeDecision,
-    SignOff,
-    SignOffStatus,
-    changed_fields,
-    signoff_status,
-)
+from governance.decision.signoff import SignOffStatus, changed_fields, signoff_status
+from governance.dossier.decision_records import CommitteeDecision, SignOff
 from governance.dossier.store import Store
 from governance.rules.recommendation import Recommendation
 from governance.rules.verdicts import Assessment

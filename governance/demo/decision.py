@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from evaluator.evidence import published_evidence
 from governance.decision import committee
+from governance.dossier.procurement_records import CostSettings
 from governance.dossier.record import Dossier
+from governance.dossier.rules_records import CostRule, ScoreRule
 from governance.dossier.store import Store
-from governance.procurement.cost import CostSettings
 from governance.procurement.cost_inputs import medhelm_token_profile
-from governance.rules.policy import CostRule, ScoreRule
 
 DEMO_AUTHOR = "demo"
 GPT4O, CLAUDE, LLAMA = "GPT-4o (2024-05-13)", "Claude 3.7 Sonnet (20250219)", "Llama 3.3 Instruct (70B)"

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from evaluator.evidence import Evidence
 from governance.dossier.record import Dossier
-from governance.mapping.taxonomy import Subcategory, load_taxonomy
+from governance.dossier.taxonomy import Subcategory, load_taxonomy
 
 CoverageKind = Literal["public", "gated", "private", "helm-import", "local-run", "none"]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from evaluator.evidence import Evidence
-from evaluator.importers import HelmImportError, HelmRun, load_helm_runs, run_evidence
+from evaluator.importers import HelmImportError, HelmRun, helm_run_evidence, load_helm_runs
 
 SOURCE_PREFIX = "HELM run folder "
 
@@ -105,7 +105,7 @@ def instance_rows(run: HelmRun) -> list[InstanceRow]:
 
 def _preview(run: HelmRun) -> RunPreview:
     try:
-        evidence, reason = run_evidence(run), ""
+        evidence, reason = helm_run_evidence(run), ""
     except ValueError as exc:
         evidence, reason = None, str(exc)
     if run.ci_lower is not None:

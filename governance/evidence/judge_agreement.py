@@ -9,47 +9,7 @@ it like any other estimate: pass when the interval's lower bound reaches the bar
 
 from __future__ import annotations
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
-
-
-class JudgeAgreementSetting(BaseModel):
-    """A measured agreement between the LLM jury and clinicians, with its interval."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    statistic: str = Field(default="ICC3k", min_length=2)
-    """Which agreement statistic (e.g. ``ICC3k`` on z-scored ratings, as MedHELM used)."""
-    estimate: float = Field(ge=-1, le=1)
-    """The measured agreement."""
-    ci_lower: float | None = Field(default=None, ge=-1, le=1)
-    """Lower bound of its 95% interval, when reported."""
-    ci_upper: float | None = Field(default=None, ge=-1, le=1)
-    """Upper bound of its 95% interval, when reported."""
-    n_instances: int | None = Field(default=None, ge=1)
-    """Instances rated by both the jury and clinicians."""
-    benchmarks: tuple[str, ...] = ()
-    """Benchmarks the agreement was measured on (empty: taken to hold for all jury-scored evidence)."""
-    judges: tuple[str, ...] = ()
-    """Judge models of the jury."""
-    source: str = Field(min_length=3)
-    """Where the figure comes from (run id of the agreement study, or a citation)."""
-    measured_at: AwareDatetime | None = None
-    """When it was measured."""
-    entered_by: str = Field(default="", max_length=200)
-    """Who put it on the dossier."""
-
-    @model_validator(mode="after")
-    def _interval(self):
-        if (self.ci_lower is None) != (self.ci_upper is None):
-            raise ValueError("give both ci_lower and ci_upper, or neither")
-        if self.ci_lower is not None and not self.ci_lower <= self.estimate <= self.ci_upper:
-            raise ValueError("the estimate must lie within its interval")
-        return self
-
-    @property
-    def has_interval(self) -> bool:
-        """Whether a 95% interval is given."""
-        return self.ci_lower is not None
+from governance.dossier.evidence_records import JudgeAgreementSetting
 
 
 def covers(setting: JudgeAgreementSetting, benchmark: str) -> bool:

@@ -20,10 +20,12 @@ from evaluator.agreement.analysis import AgreementReport, compute_agreement
 from evaluator.agreement.ratings import POOLED, RatingsError, read_ratings
 from evaluator.agreement.stats import icc3k_interval_width, sample_size_for_width
 from evaluator.jury.store import JuryStore
+from governance.decision.committee import change_rule
+from governance.dossier.evidence_records import JudgeAgreementSetting
 from governance.dossier.record import Dossier
-from governance.evidence.judge_agreement import JudgeAgreementSetting
+from governance.dossier.rules_records import JudgeAgreementRule
 from governance.evidence.select import is_jury_scored
-from governance.rules.policy import JudgeAgreementRule, load_defaults
+from governance.rules.policy import load_defaults
 
 STATISTIC = "ICC3k-z"
 RULE_ID = "judge_agreement"
@@ -161,8 +163,6 @@ def set_minimum(dossier: Dossier, threshold: float, by: str, why: str = "") -> D
     Raises:
         PolicyError: the rules are locked and ``why`` is missing or too short.
     """
-    from governance.decision.committee import change_rule
-
     rule = minimum_rule(dossier)
     if rule is None:
         rationale = load_defaults().tiers[dossier.risk.tier]["judge_agreement"].rationale.strip()

@@ -24,9 +24,9 @@ from evaluator.runs.runner import main_metric_name
 from evaluator.runs.summary import RunSummary, summarize_run
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion, Store
+from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.attach import attach_evidence
 from governance.evidence.local_runs import RunInputError, runnable_benchmarks
-from governance.mapping.taxonomy import load_taxonomy
 
 STOPPED = ("cancelled", "budget_exceeded", "failed")
 T = TypeVar("T")
@@ -107,11 +107,12 @@ def stored_summary(store: Store, record: RunRecord) -> RunSummary | None:
                              new_requests=0, resumed=False, elapsed_s=0.0)
 
 
-def run_evidence(summary: RunSummary, record: RunRecord, dossier: Dossier | None = None) -> list[Evidence]:
+def local_run_evidence(summary: RunSummary, record: RunRecord,
+                       dossier: Dossier | None = None) -> list[Evidence]:
     """Evidence records (provenance ``local-run``) of a run, tagged with the dossier's matching subcategory.
 
     Example:
-        >>> [e.provenance for e in run_evidence(summary, record)]   # doctest: +SKIP
+        >>> [e.provenance for e in local_run_evidence(summary, record)]   # doctest: +SKIP
         ['local-run']
     """
     extra = _subcategory(record.benchmark_id, dossier)
@@ -139,7 +140,8 @@ def run_view(store: Store, run_id: str, dossier: Dossier, recent: int = 20,
     state = ("running" if working else
              "interrupted" if record.status == "running" else record.status)
     summary = None if working else stored_summary(store, record)
-    evidence = run_evidence(summary, record, dossier) if summary and record.status == "completed" else []
+    done = summary and record.status == "completed"
+    evidence = local_run_evidence(summary, record, dossier) if done else []
     attached_ids = {e.id for e in dossier.evidence}
     latest = _read(store, lambda r: r.recent_results(run_id, recent))
     return RunView(record=record, live=live, state=state, recent=latest,
@@ -169,7 +171,7 @@ def attach_run(store: Store, dossier_id: str, run_id: str, by: str) -> DossierVe
     if summary is None or not summary.metrics:
         raise RunInputError(f"run {run_id} has no scored instance to attach")
     current = store.load(dossier_id).dossier
-    evidence = run_evidence(summary, record, current)
+    evidence = local_run_evidence(summary, record, current)
     updated = attach_evidence(current, evidence, by=by)
     return store.save(updated, author=by, note=f"evidence: attached local run {run_id} "
                                                 f"({record.benchmark_id} × {record.model})")

@@ -28,7 +28,7 @@ from evaluator.runs.plan import RunEstimate, estimate_run, plan_run
 from evaluator.runs.store import RunStore
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store, default_home
-from governance.mapping.taxonomy import load_taxonomy
+from governance.dossier.taxonomy import load_taxonomy
 
 if TYPE_CHECKING:
     from evaluator.runs.runner import ProgressFn

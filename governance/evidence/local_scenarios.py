@@ -30,8 +30,8 @@ from evaluator.scenarios import (
 from evaluator.subgroups import MIN_N
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store
+from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.attach import attach_evidence
-from governance.mapping.taxonomy import load_taxonomy
 
 
 def default_subcategories(dossier: Dossier | None) -> list[str]:
@@ -100,7 +100,7 @@ def labelled_evidence(evidence: Evidence, subcategory_ids: Sequence[str]) -> Evi
                                        "caveat": caveat})
 
 
-def run_evidence(store: Store, run_id: str, *, reference_groups: Mapping[str, str] | None = None,
+def scenario_run_evidence(store: Store, run_id: str, *, reference_groups: Mapping[str, str] | None = None,
                  min_n: int = MIN_N, source: str | None = None) -> Evidence:
     """The Evidence of one scenario run (main metric with subgroups), labelled for the taxonomy.
 
@@ -112,15 +112,15 @@ def run_evidence(store: Store, run_id: str, *, reference_groups: Mapping[str, st
     return labelled_evidence(evidence, results.version.subcategory_ids)
 
 
-def attach_run(store: Store, dossier: Dossier, run_id: str, *, by: str,
+def attach_scenario_run(store: Store, dossier: Dossier, run_id: str, *, by: str,
                reference_groups: Mapping[str, str] | None = None, min_n: int = MIN_N) -> Dossier:
     """A new dossier with the run's Evidence attached (save it to make the version).
 
     Example:
-        >>> d = attach_run(store, dossier, "run-...", by="dr.lee")  # doctest: +SKIP
+        >>> d = attach_scenario_run(store, dossier, "run-...", by="dr.lee")  # doctest: +SKIP
         >>> store.save(d, author="dr.lee", note="evidence: local scenario run")  # doctest: +SKIP
     """
-    evidence = run_evidence(store, run_id, reference_groups=reference_groups, min_n=min_n)
+    evidence = scenario_run_evidence(store, run_id, reference_groups=reference_groups, min_n=min_n)
     return attach_evidence(dossier, [evidence], by=by)
 
 

@@ -24,10 +24,10 @@ from evaluator.evidence import Evidence, published_evidence
 from evaluator.medhelm_data import published_scores
 from evaluator.stats import group_means, mean_win_rate, tie_groups
 from governance.dossier.record import Dossier
+from governance.dossier.taxonomy import AccessTier
 from governance.evidence.attach import mapped_benchmarks
 from governance.evidence.coverage import CoverageRow, coverage_map
 from governance.mapping.model_names import CandidateMatch, match_candidates
-from governance.mapping.taxonomy import AccessTier
 
 WIN_RATE_METHOD = ("HELM mean win rate over the mapped benchmarks, against all published MedHELM "
                    "models: per benchmark, (models strictly worse + half the other models tied) / "

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 from evaluator.medhelm_data import published_costs
-from governance.procurement.candidates import Candidate, candidate_models
-from governance.procurement.cost import TokenProfile
+from governance.dossier.procurement_records import Candidate, TokenProfile
+from governance.procurement.candidates import candidate_models
 from governance.procurement.cost_inputs import medhelm_token_profile
 
 if TYPE_CHECKING:

@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict
 
 from governance.decision.signoff import OUTCOME_LABELS
+from governance.dossier.procurement_records import Candidate
 from governance.procurement.attestations import statuses
-from governance.procurement.candidates import Candidate, candidate_models
+from governance.procurement.candidates import candidate_models
 from governance.rules.recommendation import RANK, Recommendation
 
 if TYPE_CHECKING:

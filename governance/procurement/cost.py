@@ -16,72 +16,20 @@ are, never mixed into our numbers.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 
 from evaluator.evidence import Evidence
 from evaluator.gateway.prices import resolve_price
 from evaluator.medhelm_data import published_costs
+from governance.dossier.procurement_records import CostSettings, EvaluationCostItem, TokenProfile
 from governance.evidence.select import is_share, preferred
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
 
 MEDHELM_BASIS = "MedHELM published estimate: budget-based upper bound at 2025 list prices, not an invoice"
-
-
-class TokenProfile(BaseModel):
-    """Mean tokens per request for one candidate, and the price it is charged at."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    model: str = Field(min_length=1)
-    """Candidate as named in the evidence (so cost and score line up)."""
-    price_model: str = Field(min_length=1)
-    """litellm model string used to look up the price, e.g. ``gpt-4o``."""
-    mean_prompt_tokens: float = Field(ge=0)
-    """Mean prompt tokens per request."""
-    mean_completion_tokens: float = Field(ge=0)
-    """Mean completion tokens per request."""
-    n_requests: int | None = Field(default=None, ge=0)
-    """Requests the means are taken over, when known."""
-    source: str = Field(min_length=3)
-    """Where the means come from (run ids, or MedHELM's totals)."""
-    evidence_ids: tuple[str, ...] = ()
-    """Evidence records of the runs the tokens were measured in."""
-    input_price_per_mtok: float | None = Field(default=None, ge=0)
-    """Override: USD per 1M prompt tokens actually paid (negotiated rate, 0 on-prem)."""
-    output_price_per_mtok: float | None = Field(default=None, ge=0)
-    """Override: USD per 1M completion tokens actually paid."""
-
-
-class EvaluationCostItem(BaseModel):
-    """Money spent (or estimated) on producing the evidence itself."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    label: str = Field(min_length=1)
-    """What was run, e.g. ``run r-12: gpt-4o on MedicationQA`` or ``LLM jury for run r-12``."""
-    usd: float = Field(ge=0)
-    """USD."""
-    kind: Literal["measured", "published_upper_bound"]
-    """Measured by our runner, or MedHELM's published budget-based estimate."""
-    source: str = Field(min_length=1)
-    """Run id or citation."""
-
-
-class CostSettings(BaseModel):
-    """The dossier's cost inputs."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    profiles: list[TokenProfile] = Field(default_factory=list)
-    """One token profile per candidate (latest wins when a model repeats)."""
-    evaluation_costs: list[EvaluationCostItem] = Field(default_factory=list)
-    """Cost of producing the evidence (runs and jury)."""
-    score_benchmark: str | None = None
-    """Benchmark whose score is plotted and used as the pass rate (None: chosen automatically)."""
 
 
 class CostRow(BaseModel):

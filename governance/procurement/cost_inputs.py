@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from evaluator.medhelm_data import published_costs
-from governance.procurement.cost import EvaluationCostItem, TokenProfile
+from governance.dossier.procurement_records import EvaluationCostItem, TokenProfile
 
 
 def profile_from_results(model: str, price_model: str, results: Iterable[Mapping], source: str,

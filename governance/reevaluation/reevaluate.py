@@ -9,8 +9,8 @@ evidence standing in for the old, and answers the question. The result is append
 dossier as a ``ReevaluationAddendum`` in a new version whose note says "re-evaluation", so the
 history shows it; the evidence the committee decided on is left as it was.
 
-``build_addendum`` works from stored runs only, so the demo can build an addendum from answers
-recorded without a model (``governance.demo_reevaluation``) by exactly the same code.
+``build_addendum`` works from stored runs only, so answers recorded without a model (an offline
+run) give an addendum by exactly the same code.
 """
 
 from __future__ import annotations
@@ -30,12 +30,14 @@ from evaluator.paired import compare_paired
 from evaluator.runs.runner import main_metric_name
 from evaluator.runs.store import RunStore
 from evaluator.runs.summary import summarize_run
+from evaluator.scenarios import scenario_evidence, scenario_results
 from evaluator.stores import ComponentStores
+from governance.dossier.addendum_records import BenchmarkComparison, PlanChange, ReevaluationAddendum
+from governance.dossier.plan_records import EvidencePlan, PlanItem
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion, Store
-from governance.reevaluation.addendum import BenchmarkComparison, PlanChange, ReevaluationAddendum
 from governance.reevaluation.compare import decision_impact, subgroup_comparisons, verdict_changes
-from governance.reevaluation.plan import EvidencePlan, PlanItem, freeze_plan
+from governance.reevaluation.plan import freeze_plan
 from governance.reevaluation.rerun import ReevaluationError, rerun_item
 from governance.rules.verdicts import Assessment, assess
 
@@ -84,8 +86,6 @@ def _evidence_after(stores: ComponentStores, item: PlanItem, run_id: str,
                     old: list[Evidence]) -> list[Evidence]:
     """The re-run's evidence, produced as the baseline's was, labelled with the baseline's taxonomy."""
     if item.kind == "scenario":
-        from evaluator.scenarios import scenario_evidence, scenario_results
-
         records = [scenario_evidence(scenario_results(stores, run_id))]
     else:
         metric = main_metric_name(get_benchmark(item.benchmark_id))

@@ -26,11 +26,14 @@ from evaluator.gateway.errors import LLMError
 from evaluator.gateway.llm import ModelEndpoint, api_key_for
 from evaluator.instance import Instance
 from evaluator.loaders import DatasetError, get_loader, load_instances
+from evaluator.runs.runner import run_benchmark
 from evaluator.runs.store import sha256_of
 from evaluator.runs.summary import RunSummary
+from evaluator.scenarios import phi_gate, scenario_spec
 from evaluator.stores import ComponentStores
-from governance.reevaluation.addendum import PlanChange
-from governance.reevaluation.plan import PlanItem, spec_with_prompt
+from governance.dossier.addendum_records import PlanChange
+from governance.dossier.plan_records import PlanItem
+from governance.reevaluation.plan import spec_with_prompt
 
 PROMPT_KEYS = {"prompt_template", "system_prompt"}
 
@@ -86,8 +89,6 @@ def item_spec(stores: ComponentStores, item: PlanItem, change: PlanChange) -> Be
     """The spec to run: the item's benchmark with the frozen (or the new) prompt and parameters."""
     try:
         if item.kind == "scenario":
-            from evaluator.scenarios import scenario_spec
-
             spec = scenario_spec(stores.scenarios.get(item.scenario_id or "", item.scenario_version))
         else:
             spec = get_benchmark(item.benchmark_id)
@@ -207,8 +208,6 @@ def rerun_item(stores: ComponentStores, item: PlanItem, change: PlanChange, *, c
     Raises:
         ReevaluationError: cases changed, dataset missing, key not set, PHI gate closed, no answer at all.
     """
-    from evaluator.runs.runner import run_benchmark
-
     spec = item_spec(stores, item, change)
     baseline = stores.runs.results(item.run_id)
     if not baseline:
@@ -217,8 +216,6 @@ def rerun_item(stores: ComponentStores, item: PlanItem, change: PlanChange, *, c
     endpoint = item_endpoint(item, change, concurrency)
     version = None
     if item.kind == "scenario":
-        from evaluator.scenarios import phi_gate
-
         check = phi_gate(instances, endpoint)
         if not check.allowed:
             raise ReevaluationError(f"{item.benchmark}: {check.explanation}")

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from governance.decision.signoff import OUTCOME_LABELS, Outcome
+from governance.decision.signoff import OUTCOME_LABELS
+from governance.dossier.decision_records import Outcome
 from governance.rules.verdicts import Assessment, Verdict
 
 RANK = {"approve": 0, "approve_with_conditions": 1, "reject": 2}

@@ -29,9 +29,9 @@ import math
 from typing import Literal
 
 from evaluator.stats import wilson_interval
+from governance.dossier.rules_records import Status
 
 Direction = Literal["at_least", "at_most", "within"]
-Status = Literal["pass", "fail", "inconclusive", "not_applicable"]
 WILSON_CASES = ("smallest n at which the Wilson 95% interval around the current estimate excludes the "
                 "threshold, if the estimate holds")
 SCALED_CASES = ("n at which the interval, narrowing as 1/√n from its current width, would exclude the "

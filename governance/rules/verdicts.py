@@ -28,17 +28,13 @@ from pydantic import BaseModel, ConfigDict
 
 from evaluator.evidence import Evidence
 from evaluator.stats import normalize_score
+from governance.dossier.rules_records import AcceptancePolicy, RuleKind, Status
 from governance.evidence.select import is_jury_scored, matches, models_in, preferred, subcategory_name
 from governance.procurement.cost import cost_report
-from governance.rules.policy import (
-    AcceptancePolicy,
-    RuleKind,
-    change_log_problem,
-    rules_hash,
-)
+from governance.rules.policy import change_log_problem, rules_hash
 from governance.rules.subgroup_verdicts import subgroup_verdicts
 from governance.rules.verdict_kinds import agreement_verdict, cost_verdict, min_n_verdict, unscored_verdict
-from governance.rules.verdict_math import Direction, Status, compare, fmt, further_cases, interval_text
+from governance.rules.verdict_math import Direction, compare, fmt, further_cases, interval_text
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier

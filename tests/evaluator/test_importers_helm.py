@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evaluator.importers import HelmImportError, load_helm_runs, run_evidence
+from evaluator.importers import HelmImportError, helm_run_evidence, load_helm_runs
 from evaluator.importers.helm_format import PerInstanceStats, recompute_means
 
 REPO = Path(__file__).resolve().parents[2]
@@ -45,7 +45,7 @@ def test_genuine_run_imports_as_unmapped_with_everything_kept(suite):
     assert len(run.stats) == len(_load(suite / RUN_NAME / "stats.json")) == 57
     assert run.n == 10 and run.ci_lower is None and run.instance_scores == {}
     with pytest.raises(ValueError, match="no main metric"):
-        run_evidence(run)
+        helm_run_evidence(run)
 
 
 def test_stats_means_are_copied_exactly_and_recomputed_from_per_instance_stats(suite):
@@ -118,7 +118,7 @@ def test_mapped_run_picks_the_main_metric_and_bootstraps_an_interval(suite):
     assert run.n == 10 and run.n_unscored == 0 and run.warnings == []
     assert run.ci_lower < run.mean < run.ci_upper
     assert run.requests[0].score is not None
-    ev = run_evidence(run)
+    ev = helm_run_evidence(run)
     assert ev.provenance == "helm-import" and ev.run_id == RUN_NAME
     assert ev.scale == "1-5" and ev.normalized_score == pytest.approx((true_mean - 1) / 4)
     assert ev.category == "Patient Communication and Education" and "bootstrap" in ev.ci_method
@@ -145,7 +145,7 @@ def test_mapped_run_without_its_main_stat_warns_and_cannot_become_evidence(suite
     assert run.benchmark == "MedMCQA" and run.main_split == "valid" and run.mean is None
     assert any("exact_match" in w and "valid" in w for w in run.warnings)
     with pytest.raises(ValueError):
-        run_evidence(run)
+        helm_run_evidence(run)
 
 
 # --- missing and malformed files: a clear per-file error, nothing imported ------------------------

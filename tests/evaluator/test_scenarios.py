@@ -24,7 +24,7 @@ from evaluator.scenarios import (
     run_scenario,
     scenario_evidence,
     scenario_results,
-    suggest_mapping,
+    suggest_column_mapping,
 )
 from evaluator.stores import ComponentStores
 from tests.fakes import constant_answer
@@ -55,7 +55,7 @@ def test_hospital_csv_with_its_own_column_names_is_mapped_and_read():
 
 
 def test_suggested_mapping_and_map_errors():
-    m = suggest_mapping(["ID", "Note", "Question", "Answer", "tag_sex", "comment"])
+    m = suggest_column_mapping(["ID", "Note", "Question", "Answer", "tag_sex", "comment"])
     assert m.fields == {"id": "ID", "context": "Note", "question": "Question", "reference": "Answer"}
     assert m.tags == {"sex": "tag_sex"}
     with pytest.raises(MappingError, match="no column 'Nope'"):

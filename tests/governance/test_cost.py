@@ -4,15 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from governance.procurement.cost import (
-    MEDHELM_BASIS,
-    CostSettings,
-    EvaluationCostItem,
-    TokenProfile,
-    cost_per_request,
-    cost_report,
-    pareto_frontier,
-)
+from governance.dossier.procurement_records import CostSettings, EvaluationCostItem, TokenProfile
+from governance.procurement.cost import MEDHELM_BASIS, cost_per_request, cost_report, pareto_frontier
 from governance.procurement.cost_inputs import from_run_summary, medhelm_token_profile, profile_from_results
 from tests.governance.policy_fixtures import dossier, ev
 

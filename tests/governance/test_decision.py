@@ -8,15 +8,10 @@ import pytest
 from pydantic import ValidationError
 
 from governance.decision import committee
-from governance.decision.signoff import (
-    CommitteeDecision,
-    DecisionError,
-    changed_fields,
-    signable_hash,
-    signoff_status,
-)
+from governance.decision.signoff import DecisionError, changed_fields, signable_hash, signoff_status
+from governance.dossier.decision_records import CommitteeDecision
 from governance.dossier.record import Dossier
-from governance.rules.policy import AcceptancePolicy, MinNRule, ScoreRule
+from governance.dossier.rules_records import AcceptancePolicy, MinNRule, ScoreRule
 from governance.rules.recommendation import recommend, recommend_candidate
 from governance.rules.verdicts import Verdict, assess
 from tests.governance.policy_fixtures import dossier, ev
@@ -143,7 +138,7 @@ def test_signable_hash_survives_new_optional_fields_but_not_a_rule_kind_swap():
     assert signable_hash(future) == signable_hash(d)
     assert signable_hash(future.model_copy(update={"candidates": ["x"]})) != signable_hash(d)
     swapped = {"id": "n", "threshold": 10, "rationale": WHY}
-    from governance.rules.policy import CostRule
+    from governance.dossier.rules_records import CostRule
     as_cost = d.model_copy(update={"policy": AcceptancePolicy(rules=[CostRule(**swapped)])})
     assert signable_hash(as_cost) != signable_hash(d)
 

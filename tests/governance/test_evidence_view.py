@@ -9,10 +9,10 @@ from evaluator.medhelm_data import published_scores
 from governance.demo.evidence import attach_published_demo_evidence
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
+from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.attach import attach_evidence, detach_evidence, mapped_benchmarks
 from governance.evidence.coverage import coverage_row
 from governance.evidence.view import evidence_view
-from governance.mapping.taxonomy import load_taxonomy
 
 DEMO_BENCHMARKS = ["MedDialog", "MedConfInfo", "ProxySender", "PrivacyDetection", "MedicationQA"]
 CANDIDATES = ["GPT-4o (2024-05-13)", "Claude 3.7 Sonnet (20250219)", "Llama 3.3 Instruct (70B)"]

@@ -9,6 +9,7 @@ from evaluator.agreement.ratings import RatingsError
 from evaluator.jury.store import JuryStore
 from governance.demo.judge_validity import SOURCE, demo_ratings, record_demo_judge_validity
 from governance.demo.seed import DEMO_STEPS
+from governance.dossier.rules_records import AcceptancePolicy, JudgeAgreementRule, PolicyError
 from governance.evidence.judge_validity import (
     agreement_setting,
     assess_judge_validity,
@@ -19,7 +20,7 @@ from governance.evidence.judge_validity import (
     set_minimum,
     stored_juries,
 )
-from governance.rules.policy import AcceptancePolicy, JudgeAgreementRule, PolicyError, lock_policy
+from governance.rules.policy import lock_policy
 from governance.rules.verdicts import assess
 from tests.governance.policy_fixtures import dossier, ev
 

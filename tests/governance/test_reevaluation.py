@@ -6,8 +6,8 @@ import pytest
 
 from evaluator.benchmarks import get_benchmark, prompt_hash
 from governance.decision.signoff import signoff_status
+from governance.dossier.addendum_records import PlanChange
 from governance.dossier.history import diff_versions, timeline
-from governance.reevaluation.addendum import PlanChange
 from governance.reevaluation.reevaluate import ReevaluationError, reevaluate
 from governance.reevaluation.rerun import read_prompt_file
 from tests.governance.reevaluation_fixtures import (

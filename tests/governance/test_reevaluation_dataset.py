@@ -11,11 +11,11 @@ from evaluator.gateway.llm import ModelEndpoint
 from evaluator.loaders import load_instances
 from evaluator.runs.runner import run_benchmark
 from governance.decision import committee
+from governance.dossier.addendum_records import PlanChange
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.evidence.local_run_view import attach_run
 from governance.evidence.local_runs import save_upload
-from governance.reevaluation.addendum import PlanChange
 from governance.reevaluation.reevaluate import ReevaluationError, reevaluate
 
 PRICES = {"input_price_per_mtok": 0.5, "output_price_per_mtok": 1.5}

@@ -8,12 +8,12 @@ from evaluator.gateway.llm import ModelEndpoint
 from evaluator.instance import Instance
 from evaluator.scenarios import run_scenario, scenario_evidence, scenario_results
 from governance.decision import committee
+from governance.dossier.addendum_records import PlanChange
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
+from governance.dossier.rules_records import AcceptancePolicy, SubgroupDisparityRule
 from governance.evidence.attach import attach_evidence
-from governance.reevaluation.addendum import PlanChange
 from governance.reevaluation.reevaluate import ReevaluationError, reevaluate
-from governance.rules.policy import AcceptancePolicy, SubgroupDisparityRule
 from tests.fakes import prompt_text
 
 PRICES = {"input_price_per_mtok": 0.5, "output_price_per_mtok": 1.5}

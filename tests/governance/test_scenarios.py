@@ -9,14 +9,14 @@ from governance.demo.scenario import DEMO_SOURCE, attach_demo_scenario, demo_cas
 from governance.demo.seed import DEMO_ID, seed_demo
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
+from governance.dossier.taxonomy import TaxonomyError
 from governance.evidence.local_scenarios import (
-    attach_run,
+    attach_scenario_run,
     import_for_dossier,
     redact_scenario,
-    run_evidence,
     scenario_rows,
+    scenario_run_evidence,
 )
-from governance.mapping.taxonomy import TaxonomyError
 
 
 @pytest.fixture
@@ -69,18 +69,18 @@ def test_redaction_is_audited_and_rows_list_both_versions(store, dossier):
     assert v2.redaction["replaced"] == {"phone": 24}
 
 
-def test_run_evidence_is_labelled_for_coverage_and_attaching_makes_a_new_version(store, dossier):
+def test_scenario_run_evidence_is_labelled_for_coverage_and_attaching_makes_a_new_version(store, dossier):
     v1 = imported(store, dossier)
     answers = {f"q{i}": "A" if i < 12 or i % 2 else "B" for i in range(24)}
     run_id = record_offline_run(store, v1, "gpt-4o", answers, endpoint_name="offline")
-    evidence = run_evidence(store, run_id)
+    evidence = scenario_run_evidence(store, run_id)
     assert evidence.subcategory == "Patient-Provider Messaging" and evidence.category
     assert evidence.provenance == "local-run" and evidence.run_id == run_id
     assert {(s.group, s.suppressed) for s in evidence.subgroups} == {("F", False), ("M", False)}
-    updated = attach_run(store, store.load(dossier.id).dossier, run_id, by="dr.lee")
+    updated = attach_scenario_run(store, store.load(dossier.id).dossier, run_id, by="dr.lee")
     saved = store.save(updated, author="dr.lee", note="evidence: local scenario")
     assert saved.version == 2 and saved.dossier.evidence[-1].id == evidence.id
-    assert attach_run(store, saved.dossier, run_id, by="dr.lee") == saved.dossier  # attached once
+    assert attach_scenario_run(store, saved.dossier, run_id, by="dr.lee") == saved.dossier  # attached once
 
 
 def test_demo_scenario_has_a_flagged_ratio_and_a_suppressed_group(store, dossier):

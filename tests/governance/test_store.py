@@ -14,7 +14,7 @@ from governance.dossier.store import (
     StoreCorruptError,
     StoreLockedError,
 )
-from governance.mapping.taxonomy import TaxonomyError
+from governance.dossier.taxonomy import TaxonomyError
 
 
 def make() -> Dossier:

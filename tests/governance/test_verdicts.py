@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from governance.evidence.judge_agreement import JudgeAgreementSetting
-from governance.procurement.cost import CostSettings, TokenProfile
-from governance.rules.policy import (
+from governance.dossier.evidence_records import JudgeAgreementSetting
+from governance.dossier.procurement_records import CostSettings, TokenProfile
+from governance.dossier.rules_records import (
     AcceptancePolicy,
     CostRule,
     JudgeAgreementRule,
@@ -14,8 +14,8 @@ from governance.rules.policy import (
     ScoreRule,
     SubgroupDisparityRule,
     UnscoredShareRule,
-    lock_policy,
 )
+from governance.rules.policy import lock_policy
 from governance.rules.verdict_math import compare, further_cases, wilson_total_n
 from governance.rules.verdicts import assess, score_verdict, unscored_verdict
 from tests.governance.policy_fixtures import WILSON, dossier, ev, group

@@ -10,9 +10,9 @@ import pytest
 from pypdf import PdfReader
 
 from governance.decision.committee import assessment_and_recommendation
+from reports.build import build_report
 from reports.chai import NAMESPACE, chai_model_card_xml
 from reports.exports import hti1_csv
-from reports.model import build_report
 from reports.pdf import render_pdf
 from tests.reports.conftest import CLAUDE, GPT4O, as_version
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from reports.build import build_report
 from reports.markdown import report_markdown
-from reports.model import RunRecord, Section, build_report
+from reports.model import AppendixRun, Section
 from tests.reports.conftest import RUN_ID, local_run_evidence, with_evidence
 
 NOT_YET = ["rules", "cost", "human_review", "monitoring", "rule_changes", "signoffs"]
@@ -89,8 +90,8 @@ def test_four_charts_with_inline_data(base_version):
 
 def test_local_run_fills_subgroups_and_runs_appendix(base_version):
     version = with_evidence(base_version, [local_run_evidence()])
-    record = RunRecord(run_id=RUN_ID, model="openai/gpt-4o", benchmark_id="medication_qa", status="finished",
-                       prompt_hash="p" * 64, dataset_hash="d" * 64)
+    record = AppendixRun(run_id=RUN_ID, model="openai/gpt-4o", benchmark_id="medication_qa",
+                         status="finished", prompt_hash="p" * 64, dataset_hash="d" * 64)
     report = build_report(version, runs={RUN_ID: record})
     sub = report.subgroups
     assert sub.recorded

@@ -9,9 +9,9 @@ import pytest
 from pypdf import PdfReader
 
 from evaluator.evidence import published_evidence
+from reports.build import build_report
 from reports.chai import NAMESPACE, SOFTWARE_ID, chai_model_card_xml
 from reports.model import Table as TableData
-from reports.model import build_report
 from reports.pdf import render_pdf
 from reports.pdf_blocks import table_flowables
 from reports.pdf_meta import read_chai
