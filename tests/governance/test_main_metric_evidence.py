@@ -83,3 +83,13 @@ def test_a_mean_metric_without_spread_gets_no_interval_not_a_point():
     (e,) = run.to_evidence(date=WHEN)
     assert not e.has_interval and e.ci_missing_reason.startswith("no spread")
     assert score_verdict(ScoreRule(id="s", threshold=0.3, rationale=WHY), e)["status"] == "inconclusive"
+
+
+def test_coverage_counts_a_run_once_not_once_per_metric():
+    from governance.evidence.coverage import coverage_row
+    from governance.mapping.taxonomy import load_taxonomy
+
+    sub = load_taxonomy().subcategory("patient_provider_messaging")
+    run = five_metric_run().to_evidence(date=WHEN)
+    records = [e.model_copy(update={"subcategory": sub.name}) for e in run]
+    assert coverage_row(sub, dossier(records)).attached_local_run == 1
