@@ -6,6 +6,11 @@ instances, with a 95% interval and the method used, or, where no interval can ho
 computed, an empty interval and the reason. ``provenance`` tells a published MedHELM figure from
 an imported HELM run and from a run made here. Published, imported and local evidence share this
 one record, so pages, acceptance rules and reports handle them alike.
+
+A run measures several metrics, but only its benchmark's main metric is evidence a rule judges:
+the others travel as ``role="context"`` records, shown beside the main one and never compared
+with a score bar or averaged with other scores. ``role`` is left out of the serialized record
+when it is ``main`` (the default), so dossiers saved before the field existed keep their hashes.
 """
 
 from __future__ import annotations
@@ -15,12 +20,13 @@ from datetime import UTC, datetime
 from typing import Literal
 
 import pandas as pd
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 from evaluator.medhelm_data import published_scores
 from evaluator.stats import normalize_score, wilson_interval
 
 Provenance = Literal["published", "helm-import", "local-run"]
+Role = Literal["main", "context"]
 NO_CI_REASONS = {
     "jury_mean": "published mean LLM-jury score (1-5): MedHELM publishes no per-instance scores or "
                  "spread, so no interval can be computed from the aggregate",
@@ -117,6 +123,16 @@ class Evidence(BaseModel):
     """What a reader must know alongside this score."""
     subgroups: list[SubgroupScore] | None = None
     """Per-subgroup scores, when the source reports them (local scenarios with subgroup tags)."""
+    role: Role = "main"
+    """``main``: the benchmark's main metric, judged by rules; ``context``: a secondary metric of the
+    same run, shown beside it and never judged or averaged."""
+
+    @model_serializer(mode="wrap")
+    def _omit_default_role(self, handler):
+        data = handler(self)
+        if isinstance(data, dict) and data.get("role") == "main":
+            data.pop("role")
+        return data
 
     @model_validator(mode="before")
     @classmethod
@@ -147,6 +163,11 @@ class Evidence(BaseModel):
     def has_interval(self) -> bool:
         """Whether a 95% interval is given."""
         return self.ci_lower is not None
+
+    @property
+    def is_main(self) -> bool:
+        """Whether this is a main-metric record (the only kind a rule judges)."""
+        return self.role == "main"
 
 
 def evidence_id(provenance: str, source: str, model: str, benchmark: str, metric: str,
@@ -213,7 +234,7 @@ def evidence_frame(evidence: list[Evidence]) -> pd.DataFrame:
 
     Example:
         >>> evidence_frame(published_evidence(["MedQA"])).shape
-        (9, 23)
+        (9, 24)
     """
     columns = list(Evidence.model_fields)
-    return pd.DataFrame([e.model_dump() for e in evidence], columns=columns)
+    return pd.DataFrame([{**e.model_dump(), "role": e.role} for e in evidence], columns=columns)

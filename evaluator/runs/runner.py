@@ -75,8 +75,10 @@ def default_score(spec: Any, instance: Instance, text: str) -> Any:
 
 
 def main_metric_name(spec: Any) -> str:
-    """The first metric the spec names, else ``score``."""
+    """The spec's ``main_metric``, else the first metric it names, else ``score``."""
     metrics = getattr(spec, "metrics", None) or []
+    if getattr(spec, "main_metric", None) in metrics:
+        return str(spec.main_metric)
     first = metrics[0] if metrics else "score"
     return str(getattr(first, "name", first))
 

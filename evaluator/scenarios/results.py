@@ -115,7 +115,7 @@ def scenario_evidence(results: ScenarioResults, *, source: str | None = None) ->
     Raises:
         ValueError: the run has no scored case, so there is no score to cite.
     """
-    records = results.summary.to_evidence()
+    records = [e for e in results.summary.to_evidence() if e.is_main]
     if not records:
         raise ValueError(f"run {results.summary.run_id} has no scored case; nothing to attach")
     main = records[0]
