@@ -33,11 +33,15 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
 
-Outcome = Literal["approve", "approve_with_conditions", "reject"]
+Outcome = Literal["approve", "approve_with_conditions", "insufficient_evidence", "reject"]
+"""What the tool may recommend (governance.rules.recommendation)."""
+DecisionOutcome = Literal["approve", "approve_with_conditions", "reject"]
+"""What the committee may decide: insufficient evidence is the tool's word, not a decision."""
+DECISION_OUTCOMES: tuple[str, ...] = ("approve", "approve_with_conditions", "reject")
 APPENDED = ("reevaluations",)
 """Records appended after a decision that report on it without changing it (re-evaluation addenda)."""
 OUTCOME_LABELS = {"approve": "Approve", "approve_with_conditions": "Approve with conditions",
-                  "reject": "Reject"}
+                  "insufficient_evidence": "Insufficient evidence", "reject": "Reject"}
 
 
 class DecisionError(ValueError):
@@ -49,7 +53,7 @@ class CommitteeDecision(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    outcome: Outcome
+    outcome: DecisionOutcome
     """approve / approve_with_conditions / reject."""
     model: str | None = None
     """The candidate the decision is about (None: the use as a whole)."""

@@ -9,6 +9,13 @@ goes into an append-only change log (old rule, new rule, who, when, why, hashes 
 after) that pages and reports show. ``change_log_problem`` re-checks that chain, so an edit that
 bypassed the log is visible.
 
+Error control is part of what is locked: the policy names how the family of score verdicts is
+corrected (``multiplicity``, Holm by default, or Bonferroni) and the power that further-case
+figures aim for; the lock records both (``PolicyLock.error_control``) and they cannot change once
+locked. Fields added after dossiers were first saved (these two, the lock's ``error_control``, a
+change's ``evidence_ids_at_change``) are left out of the dumped JSON while at their default, so
+the content hashes of dossiers saved before them stay verifiable.
+
 Each rule kind is its own pydantic model with a ``kind`` discriminator. Thresholds of ``score``
 rules are on MedHELM's normalized 0-1 scale (jury 1-5 maps to (x - 1) / 4) so one number can
 apply to every benchmark of a subcategory; the direction comes from the evidence.
@@ -21,13 +28,14 @@ import json
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 from evaluator.evidence import Provenance
 from evaluator.paths import DATA_DIR
+from governance.rules.verdict_math import ALPHA, Multiplicity
 
 POLICY_DIR = DATA_DIR / "policies"
 RuleKind = Literal["score", "min_n", "max_unscored_share", "subgroup_disparity", "judge_agreement",
@@ -37,6 +45,20 @@ RULE_ID = r"^[a-z0-9][a-z0-9_.-]{0,79}$"
 
 class PolicyError(ValueError):
     """A policy edit that is not allowed, with a message for the user."""
+
+
+class _OmitNewDefaults(BaseModel):
+    """A record whose later-added fields are left out of dumps while at their default (see above)."""
+
+    _omit_at_default: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _omit_defaults(self, handler):
+        doc = handler(self)
+        for name in self._omit_at_default:
+            if name in doc and getattr(self, name) == type(self).model_fields[name].default:
+                del doc[name]
+        return doc
 
 
 class _RuleBase(BaseModel):
@@ -124,8 +146,10 @@ Rule = Annotated[ScoreRule | MinNRule | UnscoredShareRule | SubgroupDisparityRul
                  | CostRule, Field(discriminator="kind")]
 
 
-class PolicyLock(BaseModel):
+class PolicyLock(_OmitNewDefaults):
     """The pre-registration of a rule set."""
+
+    _omit_at_default: ClassVar[tuple[str, ...]] = ("error_control",)
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -139,10 +163,14 @@ class PolicyLock(BaseModel):
     """Evidence already attached when the rules were locked (not pre-registered for it)."""
     note: str = ""
     """Optional note, e.g. the meeting that agreed the rules."""
+    error_control: str | None = None
+    """Error control locked with the rules (``error_control_text``); None: locked before it was recorded."""
 
 
-class RuleChange(BaseModel):
+class RuleChange(_OmitNewDefaults):
     """One change to a locked rule set: what, who, when, why."""
+
+    _omit_at_default: ClassVar[tuple[str, ...]] = ("evidence_ids_at_change",)
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -162,10 +190,14 @@ class RuleChange(BaseModel):
     """Rule-set hash before the change."""
     hash_after: str
     """Rule-set hash after the change."""
+    evidence_ids_at_change: tuple[str, ...] | None = None
+    """Evidence attached when the change was made (None: not recorded, so none counts as after it)."""
 
 
-class AcceptancePolicy(BaseModel):
+class AcceptancePolicy(_OmitNewDefaults):
     """A dossier's acceptance rules with their lock and change log."""
+
+    _omit_at_default: ClassVar[tuple[str, ...]] = ("multiplicity", "power")
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -179,6 +211,10 @@ class AcceptancePolicy(BaseModel):
     """The pre-registration, once locked."""
     changes: list[RuleChange] = Field(default_factory=list)
     """Changes made after the lock, oldest first."""
+    multiplicity: Multiplicity = "holm"
+    """How the family of score verdicts is corrected: Holm's step-down (default) or Bonferroni."""
+    power: float = Field(default=0.8, ge=0.5, le=0.99)
+    """Chance of a pass that a further-cases figure aims for, if the true value equals the estimate."""
 
     @model_validator(mode="after")
     def _unique_ids(self):
@@ -212,6 +248,33 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+def error_control_text(policy: AcceptancePolicy) -> str:
+    """The policy's error control in one line, as the lock records it.
+
+    Example:
+        >>> error_control_text(AcceptancePolicy())
+        'holm; one-sided alpha 0.025 per family of score verdicts; power 0.8'
+    """
+    return (f"{policy.multiplicity}; one-sided alpha {ALPHA:g} per family of score verdicts; "
+            f"power {policy.power:g}")
+
+
+def set_error_control(policy: AcceptancePolicy, multiplicity: str, power: float) -> AcceptancePolicy:
+    """The policy with another correction or power (only while a draft: both are pre-registered).
+
+    Raises:
+        PolicyError: the rules are locked.
+
+    Example:
+        >>> set_error_control(AcceptancePolicy(), "bonferroni", 0.9).multiplicity
+        'bonferroni'
+    """
+    if policy.lock is not None:
+        raise PolicyError("the error control was locked with the rules and cannot change now")
+    return AcceptancePolicy.model_validate({**policy.model_dump(), "multiplicity": multiplicity,
+                                            "power": power})
+
+
 def lock_policy(policy: AcceptancePolicy, by: str, evidence_ids: list[str],
                 note: str = "") -> AcceptancePolicy:
     """Pre-register the rules: record who, when, the rule-set hash and the evidence already seen.
@@ -232,11 +295,13 @@ def lock_policy(policy: AcceptancePolicy, by: str, evidence_ids: list[str],
     if not by.strip():
         raise PolicyError("say who locks the rules")
     lock = PolicyLock(locked_at=_now(), locked_by=by.strip(), rules_hash=rules_hash(policy.rules),
-                      evidence_ids_at_lock=tuple(evidence_ids), note=note)
+                      evidence_ids_at_lock=tuple(evidence_ids), note=note,
+                      error_control=error_control_text(policy))
     return policy.model_copy(update={"lock": lock})
 
 
-def _apply(policy: AcceptancePolicy, rule_id: str, new, by: str, why: str) -> AcceptancePolicy:
+def _apply(policy: AcceptancePolicy, rule_id: str, new, by: str, why: str,
+           evidence_ids: list[str] | None = None) -> AcceptancePolicy:
     old = next((r for r in policy.rules if r.id == rule_id), None)
     if old is None and new is None:
         raise PolicyError(f"no rule {rule_id!r} to remove")
@@ -254,12 +319,16 @@ def _apply(policy: AcceptancePolicy, rule_id: str, new, by: str, why: str) -> Ac
     if not by.strip():
         raise PolicyError("say who changes the rule")
     change = RuleChange(rule_id=rule_id, old=old, new=new, by=by.strip(), at=_now(), why=why.strip(),
-                        hash_before=rules_hash(policy.rules), hash_after=rules_hash(rules))
+                        hash_before=rules_hash(policy.rules), hash_after=rules_hash(rules),
+                        evidence_ids_at_change=None if evidence_ids is None else tuple(evidence_ids))
     return policy.model_copy(update={"rules": rules, "changes": [*policy.changes, change]})
 
 
-def set_rule(policy: AcceptancePolicy, rule, by: str, why: str = "") -> AcceptancePolicy:
+def set_rule(policy: AcceptancePolicy, rule, by: str, why: str = "",
+             evidence_ids: list[str] | None = None) -> AcceptancePolicy:
     """Add a rule or replace the rule of the same id; logged (and needing ``why``) once locked.
+
+    ``evidence_ids``: the evidence attached at the change, so later evidence counts as pre-registered.
 
     Example:
         >>> p = AcceptancePolicy(rules=[MinNRule(id="n", threshold=100, rationale="tight enough interval")])
@@ -269,7 +338,7 @@ def set_rule(policy: AcceptancePolicy, rule, by: str, why: str = "") -> Acceptan
         >>> p.changes[0].old.threshold, p.changes[0].new.threshold
         (100, 200)
     """
-    return _apply(policy, rule.id, rule, by, why)
+    return _apply(policy, rule.id, rule, by, why, evidence_ids)
 
 
 def remove_rule(policy: AcceptancePolicy, rule_id: str, by: str, why: str = "") -> AcceptancePolicy:
@@ -299,6 +368,9 @@ def change_log_problem(policy: AcceptancePolicy) -> str | None:
         expected = change.hash_after
     if rules_hash(policy.rules) != expected:
         return "the rules differ from the locked rules plus the recorded changes (an unrecorded edit)"
+    if policy.lock.error_control and policy.lock.error_control != error_control_text(policy):
+        return (f"the error control ({error_control_text(policy)}) differs from the locked one "
+                f"({policy.lock.error_control})")
     return None
 
 
