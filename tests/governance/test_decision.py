@@ -45,7 +45,8 @@ def test_open_score_is_insufficient_evidence_open_gate_a_condition_and_all_pass_
     assert rec.to_settle == ["score.x on B: 120 more cases (cases to reach the rule's minimum n)"]
     gate = v("inconclusive", rule="unscored", kind="max_unscored_share", benchmark="B")
     rec = recommend_candidate("m", [v("pass"), gate], True, None)
-    assert rec.outcome == "approve_with_conditions" and "Settle gating rule unscored on B" in rec.conditions[0]
+    assert rec.outcome == "approve_with_conditions"
+    assert "Settle gating rule unscored on B" in rec.conditions[0]
     assert recommend_candidate("m", [v("pass"), v("not_applicable")], True, None).outcome == "approve"
 
 
