@@ -157,10 +157,10 @@ shown = st.multiselect("Show", ["pass", "fail", "inconclusive", "not_applicable"
                        default=["pass", "fail", "inconclusive", "not_applicable"], key="verdict_filter")
 st.dataframe(tables.verdicts_frame([v for v in assessment.verdicts if v.status in shown]), hide_index=True,
              width="stretch")
-st.caption(f"Further cases: how many more would give a {policy.power:.0%} chance of a pass if the true "
-           "value equals today's estimate (one-sided test at the family's level; score test for proportions, "
-           "normal test with the spread from the interval otherwise); none is given when the estimate misses "
-           "the bar. Pre-registered: the rule was fixed before every evidence record the verdict uses was "
-           "attached.")
+st.caption(f"Further cases: how many more would give a pass with probability {policy.power:.0%} if the "
+           "true value equals today's estimate (one-sided test at the family's level; score test for "
+           "proportions, normal test with the spread from the interval otherwise); none is given when the "
+           "estimate misses the bar. Pre-registered: the rule was fixed before every evidence record the "
+           "verdict uses was attached.")
 st.info(f"Recommendation: **{recommendation.reasons[0]}** Details and the committee's decision are on the "
         "**Decision** page.")

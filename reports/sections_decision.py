@@ -61,7 +61,8 @@ def signoffs_section(dossier: Dossier, version_hash: str) -> Section:
         differs = disagreement(d, assessment_and_recommendation(dossier)[1])
         if differs is not None:
             facts.append(Fact(label="Differs from the recommendation", value=differs.text))
-            paragraphs.append(f"The decision differs from the recommendation: {differs.text}")
+            paragraphs.append("The decision differs from what the verdicts support; the difference and the "
+                              "committee's recorded reason are set out below.")
         if status.decision_current is False:
             paragraphs.append("Warning: the dossier changed after the decision was recorded; the decision "
                               "describes an earlier content.")

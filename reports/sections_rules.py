@@ -97,11 +97,11 @@ def rules_section(dossier: Dossier, refs: dict[str, str],
     pre_head, *pre_lines = rec.preregistration or [""]
     preregistration = Section(key="preregistration", title="Pre-registration, verdict by verdict",
                               paragraphs=[pre_head], bullets=pre_lines)
-    paragraphs.append("Under each rule: its verdicts. 'More cases' is the number of further cases that "
-                      f"would give a {policy.power:.0%} chance of a pass if the true value equals today's "
-                      "estimate (none when the estimate misses the bar); 'Evidence' points to rows of the "
-                      "evidence table; 'Pre-reg.' says whether the rule was fixed before every evidence "
-                      "record the verdict uses was attached.")
+    paragraphs.append(
+        "Under each rule: its verdicts. 'More cases' is the number of further cases that would give a pass "
+        f"with probability {policy.power:.0%} if the true value equals today's estimate (none when the "
+        "estimate misses the bar); 'Evidence' points to rows of the evidence table; 'Pre-reg.' says whether "
+        "the rule was fixed before every evidence record the verdict uses was attached.")
     count = ", ".join(f"{n} {STATUS_LABELS[s]}" for s, n in score.items() if s != "not_applicable")
     gates = ", ".join(f"{n} {STATUS_LABELS[s]}" for s, n in gating.items())
     return Section(key="rules", title="Acceptance rules and verdicts", paragraphs=paragraphs,
