@@ -30,7 +30,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from governance.dossier.decision_records import CommitteeDecision, SignOff
+from governance.dossier.decision_records import (
+    CommitteeDecision,
+    SignOff,
+)
 from governance.rules.policy import load_defaults
 
 if TYPE_CHECKING:
@@ -39,7 +42,7 @@ if TYPE_CHECKING:
 APPENDED = ("reevaluations",)
 """Records appended after a decision that report on it without changing it (re-evaluation addenda)."""
 OUTCOME_LABELS = {"approve": "Approve", "approve_with_conditions": "Approve with conditions",
-                  "reject": "Reject"}
+                  "insufficient_evidence": "Insufficient evidence", "reject": "Reject"}
 
 
 class DecisionError(ValueError):

@@ -13,7 +13,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Outcome = Literal["approve", "approve_with_conditions", "reject"]
+Outcome = Literal["approve", "approve_with_conditions", "insufficient_evidence", "reject"]
+"""What the tool may recommend (governance.rules.recommendation)."""
+DecisionOutcome = Literal["approve", "approve_with_conditions", "reject"]
+"""What the committee may decide: insufficient evidence is the tool's word, not a decision."""
+DECISION_OUTCOMES: tuple[str, ...] = ("approve", "approve_with_conditions", "reject")
 
 
 class CommitteeDecision(BaseModel):
@@ -21,7 +25,7 @@ class CommitteeDecision(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    outcome: Outcome
+    outcome: DecisionOutcome
     """approve / approve_with_conditions / reject."""
     model: str | None = None
     """The candidate the decision is about (None: the use as a whole)."""

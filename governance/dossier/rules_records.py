@@ -9,9 +9,9 @@ in ``governance.rules.policy``.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 from evaluator.evidence import Provenance
 
@@ -20,10 +20,31 @@ RuleKind = Literal["score", "min_n", "max_unscored_share", "subgroup_disparity",
 
 
 RULE_ID = r"^[a-z0-9][a-z0-9_.-]{0,79}$"
+Multiplicity = Literal["holm", "bonferroni"]
+"""How the family of score verdicts is corrected (``governance.rules.family``)."""
 
 
 class PolicyError(ValueError):
     """A policy edit that is not allowed, with a message for the user."""
+
+
+class _OmitNewDefaults(BaseModel):
+    """A record whose later-added fields are left out of dumps while at their default.
+
+    Fields added after dossiers were first saved (the policy's error control, the lock's
+    ``error_control``, a change's ``evidence_ids_at_change``) must not change the content hash of
+    a dossier saved before them, so they are dumped only when set.
+    """
+
+    _omit_at_default: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _omit_defaults(self, handler):
+        doc = handler(self)
+        for name in self._omit_at_default:
+            if name in doc and getattr(self, name) == type(self).model_fields[name].default:
+                del doc[name]
+        return doc
 
 
 class _RuleBase(BaseModel):
@@ -111,8 +132,10 @@ Rule = Annotated[ScoreRule | MinNRule | UnscoredShareRule | SubgroupDisparityRul
                  | CostRule, Field(discriminator="kind")]
 
 
-class PolicyLock(BaseModel):
+class PolicyLock(_OmitNewDefaults):
     """The pre-registration of a rule set."""
+
+    _omit_at_default: ClassVar[tuple[str, ...]] = ("error_control",)
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -126,10 +149,14 @@ class PolicyLock(BaseModel):
     """Evidence already attached when the rules were locked (not pre-registered for it)."""
     note: str = ""
     """Optional note, e.g. the meeting that agreed the rules."""
+    error_control: str | None = None
+    """Error control locked with the rules (``error_control_text``); None: locked before it was recorded."""
 
 
-class RuleChange(BaseModel):
+class RuleChange(_OmitNewDefaults):
     """One change to a locked rule set: what, who, when, why."""
+
+    _omit_at_default: ClassVar[tuple[str, ...]] = ("evidence_ids_at_change",)
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -149,10 +176,14 @@ class RuleChange(BaseModel):
     """Rule-set hash before the change."""
     hash_after: str
     """Rule-set hash after the change."""
+    evidence_ids_at_change: tuple[str, ...] | None = None
+    """Evidence attached when the change was made (None: not recorded, so none counts as after it)."""
 
 
-class AcceptancePolicy(BaseModel):
+class AcceptancePolicy(_OmitNewDefaults):
     """A dossier's acceptance rules with their lock and change log."""
+
+    _omit_at_default: ClassVar[tuple[str, ...]] = ("multiplicity", "power")
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -166,6 +197,10 @@ class AcceptancePolicy(BaseModel):
     """The pre-registration, once locked."""
     changes: list[RuleChange] = Field(default_factory=list)
     """Changes made after the lock, oldest first."""
+    multiplicity: Multiplicity = "holm"
+    """How the family of score verdicts is corrected: Holm's step-down (default) or Bonferroni."""
+    power: float = Field(default=0.8, ge=0.5, le=0.99)
+    """Chance of a pass that a further-cases figure aims for, if the true value equals the estimate."""
 
     @model_validator(mode="after")
     def _unique_ids(self):

@@ -9,6 +9,13 @@ goes into an append-only change log (old rule, new rule, who, when, why, hashes 
 after) that pages and reports show. ``change_log_problem`` re-checks that chain, so an edit that
 bypassed the log is visible.
 
+Error control is part of what is locked: the policy names how the family of score verdicts is
+corrected (``multiplicity``, Holm by default, or Bonferroni) and the power that further-case
+figures aim for; the lock records both (``PolicyLock.error_control``) and they cannot change once
+locked. Fields added after dossiers were first saved (these two, the lock's ``error_control``, a
+change's ``evidence_ids_at_change``) are left out of the dumped JSON while at their default, so
+the content hashes of dossiers saved before them stay verifiable.
+
 Each rule kind is its own pydantic model with a ``kind`` discriminator. Thresholds of ``score``
 rules are on MedHELM's normalized 0-1 scale (jury 1-5 maps to (x - 1) / 4) so one number can
 apply to every benchmark of a subcategory; the direction comes from the evidence.
@@ -41,6 +48,7 @@ from governance.dossier.rules_records import (
     SubgroupDisparityRule,
     UnscoredShareRule,
 )
+from governance.rules.verdict_math import ALPHA
 
 POLICY_DIR = DATA_DIR / "policies"
 
@@ -59,6 +67,33 @@ def rules_hash(rules: list) -> str:
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+def error_control_text(policy: AcceptancePolicy) -> str:
+    """The policy's error control in one line, as the lock records it.
+
+    Example:
+        >>> error_control_text(AcceptancePolicy())
+        'holm; one-sided alpha 0.025 per family of score verdicts; power 0.8'
+    """
+    return (f"{policy.multiplicity}; one-sided alpha {ALPHA:g} per family of score verdicts; "
+            f"power {policy.power:g}")
+
+
+def set_error_control(policy: AcceptancePolicy, multiplicity: str, power: float) -> AcceptancePolicy:
+    """The policy with another correction or power (only while a draft: both are pre-registered).
+
+    Raises:
+        PolicyError: the rules are locked.
+
+    Example:
+        >>> set_error_control(AcceptancePolicy(), "bonferroni", 0.9).multiplicity
+        'bonferroni'
+    """
+    if policy.lock is not None:
+        raise PolicyError("the error control was locked with the rules and cannot change now")
+    return AcceptancePolicy.model_validate({**policy.model_dump(), "multiplicity": multiplicity,
+                                            "power": power})
 
 
 def lock_policy(policy: AcceptancePolicy, by: str, evidence_ids: list[str],
@@ -81,11 +116,13 @@ def lock_policy(policy: AcceptancePolicy, by: str, evidence_ids: list[str],
     if not by.strip():
         raise PolicyError("say who locks the rules")
     lock = PolicyLock(locked_at=_now(), locked_by=by.strip(), rules_hash=rules_hash(policy.rules),
-                      evidence_ids_at_lock=tuple(evidence_ids), note=note)
+                      evidence_ids_at_lock=tuple(evidence_ids), note=note,
+                      error_control=error_control_text(policy))
     return policy.model_copy(update={"lock": lock})
 
 
-def _apply(policy: AcceptancePolicy, rule_id: str, new, by: str, why: str) -> AcceptancePolicy:
+def _apply(policy: AcceptancePolicy, rule_id: str, new, by: str, why: str,
+           evidence_ids: list[str] | None = None) -> AcceptancePolicy:
     old = next((r for r in policy.rules if r.id == rule_id), None)
     if old is None and new is None:
         raise PolicyError(f"no rule {rule_id!r} to remove")
@@ -103,12 +140,16 @@ def _apply(policy: AcceptancePolicy, rule_id: str, new, by: str, why: str) -> Ac
     if not by.strip():
         raise PolicyError("say who changes the rule")
     change = RuleChange(rule_id=rule_id, old=old, new=new, by=by.strip(), at=_now(), why=why.strip(),
-                        hash_before=rules_hash(policy.rules), hash_after=rules_hash(rules))
+                        hash_before=rules_hash(policy.rules), hash_after=rules_hash(rules),
+                        evidence_ids_at_change=None if evidence_ids is None else tuple(evidence_ids))
     return policy.model_copy(update={"rules": rules, "changes": [*policy.changes, change]})
 
 
-def set_rule(policy: AcceptancePolicy, rule, by: str, why: str = "") -> AcceptancePolicy:
+def set_rule(policy: AcceptancePolicy, rule, by: str, why: str = "",
+             evidence_ids: list[str] | None = None) -> AcceptancePolicy:
     """Add a rule or replace the rule of the same id; logged (and needing ``why``) once locked.
+
+    ``evidence_ids``: the evidence attached at the change, so later evidence counts as pre-registered.
 
     Example:
         >>> p = AcceptancePolicy(rules=[MinNRule(id="n", threshold=100, rationale="tight enough interval")])
@@ -118,7 +159,7 @@ def set_rule(policy: AcceptancePolicy, rule, by: str, why: str = "") -> Acceptan
         >>> p.changes[0].old.threshold, p.changes[0].new.threshold
         (100, 200)
     """
-    return _apply(policy, rule.id, rule, by, why)
+    return _apply(policy, rule.id, rule, by, why, evidence_ids)
 
 
 def remove_rule(policy: AcceptancePolicy, rule_id: str, by: str, why: str = "") -> AcceptancePolicy:
@@ -148,6 +189,9 @@ def change_log_problem(policy: AcceptancePolicy) -> str | None:
         expected = change.hash_after
     if rules_hash(policy.rules) != expected:
         return "the rules differ from the locked rules plus the recorded changes (an unrecorded edit)"
+    if policy.lock.error_control and policy.lock.error_control != error_control_text(policy):
+        return (f"the error control ({error_control_text(policy)}) differs from the locked one "
+                f"({policy.lock.error_control})")
     return None
 
 

@@ -87,7 +87,6 @@ def test_a_mean_metric_without_spread_gets_no_interval_not_a_point():
 
 def test_coverage_counts_a_run_once_not_once_per_metric():
     from governance.dossier.taxonomy import load_taxonomy
-
     from governance.evidence.coverage import coverage_row
 
     sub = load_taxonomy().subcategory("patient_provider_messaging")

@@ -65,7 +65,8 @@ def test_worse_model_is_caught_with_exactly_its_wrong_instances(decided):
     assert (change.rule_id, change.before, change.after, change.status_changed) == (
         "score.calc", "pass", "inconclusive", True)
     assert a.verdicts_flipped and a.impact.would_change
-    assert (a.impact.recommended_before, a.impact.recommended_after) == ("approve", "approve_with_conditions")
+    # issue 15: an open score verdict is insufficient evidence, no longer a condition
+    assert (a.impact.recommended_before, a.impact.recommended_after) == ("approve", "insufficient_evidence")
     assert "instead of 'approve'" in a.impact.why[0]
     # a new version holding the addendum; the decided evidence and the sign-off stay as they were
     v = result.version

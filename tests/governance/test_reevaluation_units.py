@@ -58,7 +58,7 @@ def test_bad_changes_are_refused():
 
 def verdict(rule: str, status: str, estimate: float | None = None, model: str = "m") -> Verdict:
     return Verdict(rule_id=rule, kind="score", model=model, benchmark="b", metric="acc", status=status,
-                   threshold=0.8, estimate=estimate, reason=f"{rule} {status}")
+                   threshold=0.8, estimate=estimate, reason=f"{rule} {status}", pre_registered=True)
 
 
 def assessment(*verdicts: Verdict) -> Assessment:

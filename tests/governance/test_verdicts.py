@@ -107,16 +107,22 @@ def test_further_cases_wilson_makes_the_interval_exclude_the_threshold():
     assert wilson_interval(0.72 * (total - 1), total - 1)[0] <= 0.70
 
 
-def test_further_cases_reported_on_wilson_evidence():
+def test_further_cases_reported_on_wilson_evidence_at_80_percent_power():
+    # ProxySender GPT-4o: 216/300 = 0.72 vs bar 0.70, family of one: 3,771 more (issue 15), not the
+    # 1,717 (= 2,017 - 300) at which the interval would just clear the bar if the estimate held
     v = score_verdict(score_rule(0.70), ev(0.72, 0.667, 0.768, n=300, method=WILSON))
-    assert v["further_cases"] == wilson_total_n(0.72, 0.70, 300) - 300
-    assert "Wilson" in v["further_cases_method"] and f"{v['further_cases']:,}" in v["reason"]
+    assert v["further_cases"] == 3771 and wilson_total_n(0.72, 0.70, 300) - 300 == 1717
+    assert "80% chance of a pass if the true rate equals today's estimate (0.720)" in v["reason"]
+    assert "3,771 more cases" in v["reason"] and "likely" not in v["reason"]
 
 
-def test_further_cases_scaled_for_other_intervals_and_none_on_the_threshold():
-    assert further_cases(0.8, 0.7, 0.9, 0.75, 100, wilson=False)[0] == 300
+def test_further_cases_for_other_intervals_use_the_spread_from_the_interval():
+    # s = 0.1 / 1.96 * sqrt(100); n = ((1.95996 + 0.84162) * s / 0.05)^2 = 817.3 -> 818, so 718 more
+    assert further_cases(0.8, 0.7, 0.9, 0.75, 100, wilson=False)[0] == 718
+    # at 50% power it is the old "interval just excludes the bar" figure: 400 in all, 300 more
+    assert further_cases(0.8, 0.7, 0.9, 0.75, 100, wilson=False, power=0.5)[0] == 300
     more, why = further_cases(0.7, 0.6, 0.8, 0.7, 100, wilson=False)
-    assert more is None and "sits on the threshold" in why
+    assert more is None and "sits on the bar" in why
 
 
 # ---- unscored share ---------------------------------------------------------------------------
