@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from evaluator.evidence import Evidence
 from evaluator.stats import wilson_interval
-from governance.evidence.judge_agreement import covers
+from governance.evidence.judge_agreement import covers, gate_problem
 from governance.rules.verdict_math import compare, fmt, further_cases, interval_text
 
 
@@ -77,6 +77,8 @@ def agreement_verdict(rule, setting, jury: list[Evidence]) -> dict:
     seen = f"{setting.statistic} {measured} from {setting.source}"
     if uncovered:
         return out | dict(status="inconclusive", reason=f"{seen} was not measured on {', '.join(uncovered)}.")
+    if why := gate_problem(setting):
+        return out | dict(status="inconclusive", reason=f"{seen} {why}.")
     if lo is None:
         if not rule.allow_point_estimate:
             return out | dict(status="inconclusive", reason=f"{seen} has no interval and the committee "
