@@ -9,22 +9,30 @@ holds what is done with it.
 
 from __future__ import annotations
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+from typing import ClassVar
+
+from pydantic import AwareDatetime, ConfigDict, Field, model_validator
+
+from governance.dossier.rules_records import _OmitNewDefaults
 
 
-class JudgeAgreementSetting(BaseModel):
+class JudgeAgreementSetting(_OmitNewDefaults):
     """A measured agreement between the LLM jury and clinicians, with its interval."""
+
+    _omit_at_default: ClassVar[tuple[str, ...]] = ("comparison_icc3k_z",)
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    statistic: str = Field(default="ICC3k", min_length=2)
-    """Which agreement statistic (e.g. ``ICC3k`` on z-scored ratings, as MedHELM used)."""
-    estimate: float = Field(ge=-1, le=1)
-    """The measured agreement."""
-    ci_lower: float | None = Field(default=None, ge=-1, le=1)
-    """Lower bound of its 95% interval, when reported."""
-    ci_upper: float | None = Field(default=None, ge=-1, le=1)
-    """Upper bound of its 95% interval, when reported."""
+    statistic: str = Field(default="ICC(A,1)", min_length=2)
+    """Which agreement statistic; the rule gates only on a single-measure ICC (``ICC(A,1)``, ``ICC(C,1)``)."""
+    estimate: float = Field(allow_inf_nan=False)
+    """The measured agreement, unclipped (an ICC can fall below −1 on a small sample)."""
+    ci_lower: float | None = Field(default=None, allow_inf_nan=False)
+    """Lower bound of its 95% interval, when reported (unclipped)."""
+    ci_upper: float | None = Field(default=None, allow_inf_nan=False)
+    """Upper bound of its 95% interval, when reported (unclipped)."""
+    comparison_icc3k_z: float | None = Field(default=None, allow_inf_nan=False)
+    """ICC(3,k) on z-scored composites (MedHELM's variant), same sample: for comparison only, never gated."""
     n_instances: int | None = Field(default=None, ge=1)
     """Instances rated by both the jury and clinicians."""
     benchmarks: tuple[str, ...] = ()

@@ -4,8 +4,9 @@ Why here and shaped so: the Judge validity page and the CLI must show the same f
 the same record, so both call these functions. The analysis itself is ``evaluator.agreement.analysis``;
 this module adds what belongs to the committee: picking a stored jury as the jury side, the
 sample-size hint, turning one agreement row into the dossier's ``JudgeAgreementSetting`` (what
-the judge-agreement rule reads), and the minimum agreement itself, which is that rule's threshold,
-so changing it after the rules are locked is logged with a reason like any other rule change.
+the judge-agreement rule reads: the single-measure ICC(A,1), with MedHELM's ICC(3,k) z kept beside
+it for comparison only), and the minimum agreement itself, which is that rule's threshold, so
+changing it after the rules are locked is logged with a reason like any other rule change.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from governance.dossier.rules_records import JudgeAgreementRule
 from governance.evidence.select import is_jury_scored
 from governance.rules.policy import load_defaults
 
-STATISTIC = "ICC3k-z"
+STATISTIC = "ICC(A,1)"
 RULE_ID = "judge_agreement"
 
 
@@ -64,7 +65,7 @@ def assess_judge_validity(juries: JuryStore | None, clinicians: Any, *, jury: An
 
     Example:
         >>> view = assess_judge_validity(store.juries, clinician_csv, jury_id="jury-…")  # doctest: +SKIP
-        >>> view.report.pooled.icc3k_z.value                                        # doctest: +SKIP
+        >>> view.report.pooled.icc21.value                                          # doctest: +SKIP
     """
     source = "upload"
     if jury_id:
@@ -89,7 +90,7 @@ def assess_judge_validity(juries: JuryStore | None, clinicians: Any, *, jury: An
 
 
 class SampleSizeHint(BaseModel):
-    """How many rated instances an ICC(3,k) interval of a given width needs."""
+    """How many rated instances a single-measure ICC interval of a given width needs."""
 
     target_width: float
     """Width of the 95% interval wanted."""
@@ -106,18 +107,22 @@ class SampleSizeHint(BaseModel):
 
 
 def sample_size_hint(target_width: float, expected_icc: float, n_have: int = 0) -> SampleSizeHint:
-    """Instances needed for an ICC(3,k) interval no wider than ``target_width``.
+    """Instances needed for a single-measure ICC interval no wider than ``target_width``.
+
+    Planned with the ICC(3,1) F interval; the gated ICC(A,1)'s interval is at least as wide when
+    jury and clinicians differ by an offset, so the figure is a floor.
 
     Example:
         >>> sample_size_hint(0.3, 0.47, n_have=40).n_needed > 40
         True
     """
     icc = min(max(expected_icc, -0.95), 0.95)
-    need = sample_size_for_width(target_width, icc)
-    now = icc3k_interval_width(n_have, icc) if n_have >= 3 else None
+    need = sample_size_for_width(target_width, icc, single=True)
+    now = icc3k_interval_width(n_have, icc, single=True) if n_have >= 3 else None
     have = f"; {n_have} rated now give about {now:.2f}" if now is not None else ""
     text = (f"About {need} instances rated by both clinicians and the jury give a 95% interval of width "
-            f"{target_width:.2f} if agreement is near {icc:.2f}{have}." if need else
+            f"{target_width:.2f} if single-rater agreement is near {icc:.2f}{have} (at least; more if the "
+            "jury scores systematically higher or lower)." if need else
             f"A width of {target_width:.2f} needs more than 100,000 instances at agreement {icc:.2f}.")
     return SampleSizeHint(target_width=target_width, expected_icc=icc, n_needed=need, n_have=n_have,
                           width_now=now, text=text)
@@ -130,20 +135,22 @@ def jury_benchmarks(dossier: Dossier) -> list[str]:
 
 def agreement_setting(report: AgreementReport, *, dataset: str = POOLED, source: str, benchmarks: list[str],
                       judges: list[str], by: str) -> JudgeAgreementSetting:
-    """The dossier record for one dataset's (default: pooled) ICC(3,k) z-scored agreement.
+    """The dossier record for one dataset's (default: pooled) single-measure ICC(A,1).
+
+    MedHELM's ICC(3,k) z on the same sample rides along as ``comparison_icc3k_z`` (never gated).
 
     Raises:
         RatingsError: the dataset has no ICC (too few instances or no variation).
     """
     row = next((d for d in report.datasets if d.dataset == dataset), None)
-    if row is None or row.icc3k_z.value is None:
-        why = row.icc3k_z.missing_reason if row else f"no dataset {dataset!r} in the report"
+    if row is None or row.icc21.value is None:
+        why = row.icc21.missing_reason if row else f"no dataset {dataset!r} in the report"
         raise RatingsError(f"no agreement figure to record for {dataset}: {why}")
-    est = row.icc3k_z
+    est = row.icc21
     return JudgeAgreementSetting(
         statistic=STATISTIC, estimate=est.value, ci_lower=est.ci_lower, ci_upper=est.ci_upper,
-        n_instances=est.n, benchmarks=tuple(benchmarks), judges=tuple(judges), source=source,
-        measured_at=datetime.now(UTC), entered_by=by)
+        comparison_icc3k_z=row.icc3k_z.value, n_instances=est.n, benchmarks=tuple(benchmarks),
+        judges=tuple(judges), source=source, measured_at=datetime.now(UTC), entered_by=by)
 
 
 def record_agreement(dossier: Dossier, setting: JudgeAgreementSetting) -> Dossier:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from evaluator.evidence import Evidence
 from evaluator.stats import wilson_interval
-from governance.evidence.judge_agreement import covers
+from governance.evidence.judge_agreement import covers, gate_problem
 from governance.rules.verdict_math import POWER, compare, fmt, further_cases, interval_text
 
 
@@ -86,6 +86,8 @@ def agreement_verdict(rule, setting, jury: list[Evidence], power: float = POWER)
     seen = f"{setting.statistic} {measured} from {setting.source}"
     if uncovered:
         return out | dict(status="inconclusive", reason=f"{seen} was not measured on {', '.join(uncovered)}.")
+    if why := gate_problem(setting):
+        return out | dict(status="inconclusive", reason=f"{seen} {why}.")
     if lo is None:
         if not rule.allow_point_estimate:
             return out | dict(status="inconclusive", reason=f"{seen} has no interval and the committee "
