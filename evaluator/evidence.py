@@ -50,6 +50,16 @@ class SubgroupScore(BaseModel):
     """Upper bound of the group's 95% interval, when one was computed."""
     suppressed: bool = False
     """True when the group is too small to report; its score and interval are then withheld."""
+    reference_group: str | None = None
+    """The tag's reference group the ratio is taken against (``evaluator.subgroups``), when known."""
+    ratio: float | None = None
+    """The group's score ÷ the reference group's score (on 0-1), when computed."""
+    ratio_lower: float | None = None
+    """Lower end of the ratio's 95% interval (Katz or bootstrap, see ``ratio_method``)."""
+    ratio_upper: float | None = None
+    """Upper end of the ratio's 95% interval."""
+    ratio_method: str | None = None
+    """How the ratio's interval was computed: ``katz`` or ``bootstrap``."""
 
     @model_validator(mode="after")
     def _consistent(self):
