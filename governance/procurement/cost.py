@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator.evidence import Evidence
-from evaluator.gateway.prices import resolve_price
+from evaluator.gateway.prices import snapshot_price
 from evaluator.medhelm_data import published_costs
 from governance.evidence.select import is_share, preferred
 
@@ -82,6 +82,11 @@ class CostSettings(BaseModel):
     """Cost of producing the evidence (runs and jury)."""
     score_benchmark: str | None = None
     """Benchmark whose score is plotted and used as the pass rate (None: chosen automatically)."""
+    workload_prompt_tokens: float | None = Field(default=None, ge=0)
+    """Override: the committee's estimate of prompt tokens per request for this intended use; replaces
+    every candidate's measured or published prompt-token mean when set."""
+    workload_completion_tokens: float | None = Field(default=None, ge=0)
+    """Override: the committee's estimate of completion tokens per request; replaces every candidate's."""
 
 
 class CostRow(BaseModel):
@@ -140,8 +145,34 @@ class CostReport(BaseModel):
     """MedHELM's published cost estimates for these models, each labelled with its basis."""
 
 
+def with_workload(profile: TokenProfile, settings: CostSettings | None) -> TokenProfile:
+    """The profile with the committee's per-request token override applied, its source saying so.
+
+    Example:
+        >>> p = TokenProfile(model="m", price_model="gpt-4o", mean_prompt_tokens=9000,
+        ...                  mean_completion_tokens=130, source="MedHELM average")
+        >>> q = with_workload(p, CostSettings(workload_prompt_tokens=600))
+        >>> q.mean_prompt_tokens, q.mean_completion_tokens, q.source.startswith("prompt tokens")
+        (600.0, 130.0, True)
+    """
+    if settings is None:
+        return profile
+    prompt, completion = settings.workload_prompt_tokens, settings.workload_completion_tokens
+    if prompt is None and completion is None:
+        return profile
+    said = [f"{what} tokens per request set by the committee for this workload"
+            for what, v in (("prompt", prompt), ("completion", completion)) if v is not None]
+    return profile.model_copy(update={
+        "mean_prompt_tokens": profile.mean_prompt_tokens if prompt is None else float(prompt),
+        "mean_completion_tokens": profile.mean_completion_tokens if completion is None else float(completion),
+        "source": f"{' and '.join(said)} (otherwise: {profile.source})"})
+
+
 def cost_per_request(profile: TokenProfile) -> tuple[float | None, object]:
-    """USD per request and the resolved price (None, None when the price is unknown).
+    """USD per request and the resolved price of the tested snapshot (None, None when unknown).
+
+    The snapshot is the one the profile's model names (``GPT-4o (2024-05-13)`` is priced as
+    ``gpt-4o-2024-05-13`` when a source knows it); see ``evaluator.gateway.prices.snapshot_price``.
 
     Example:
         >>> p = TokenProfile(model="m", price_model="gpt-4o", mean_prompt_tokens=1000,
@@ -149,7 +180,8 @@ def cost_per_request(profile: TokenProfile) -> tuple[float | None, object]:
         >>> round(cost_per_request(p)[0], 6)
         0.0035
     """
-    price = resolve_price(profile.price_model, profile.input_price_per_mtok, profile.output_price_per_mtok)
+    price = snapshot_price(profile.price_model, profile.model, profile.input_price_per_mtok,
+                           profile.output_price_per_mtok)
     if price is None:
         return None, None
     usd = (
@@ -257,7 +289,7 @@ def cost_report(dossier: Dossier, score_benchmark: str | None = None) -> CostRep
         ['Llama 3.3 Instruct (70B)']
     """
     settings = dossier.cost or CostSettings()
-    profiles = {p.model: p for p in settings.profiles}
+    profiles = {p.model: with_workload(p, settings) for p in settings.profiles}
     volume = dossier.intended_use.expected_monthly_volume
     bench = (
         score_benchmark
