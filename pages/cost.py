@@ -7,7 +7,7 @@ from pydantic import ValidationError
 from evaluator.medhelm_data import benchmark_tokens
 from governance.evidence.attach import mapped_benchmarks
 from governance.procurement.cost import CostSettings, TokenProfile, cost_report
-from governance.procurement.cost_inputs import medhelm_token_profile
+from governance.procurement.cost_inputs import medhelm_token_profile, run_token_profile
 from pages import policy_tables as tables
 from pages import ui
 from reports.cost_chart import cost_score_chart
@@ -124,6 +124,10 @@ if b1.button("Save token profile", key="cost_save", disabled=not ready):
         st.error("; ".join(e["msg"] for e in exc.errors()))
     else:
         save_profile(profile, f"cost: token profile for {model}")
+own = run_token_profile(ui.store(), dossier, model, price_model.strip() or model)
+if own is not None and st.button("Use this dossier's runs", key="cost_runs",
+                                 help=f"Mean tokens per request measured in {own.source}."):
+    save_profile(own, f"cost: token means from this dossier's runs for {model}")
 mapped = [b.name for b in mapped_benchmarks(dossier)]
 medhelm_help = ("Not your workload: what MedHELM sent on the benchmarks mapped to this intended use. "
                 "Completion tokens are its max-tokens budget.")

@@ -26,7 +26,7 @@ from governance.dossier.record import Dossier
 from governance.dossier.store import Store
 from governance.evidence.attach import mapped_benchmarks
 from governance.procurement.cost import CostSettings
-from governance.procurement.cost_inputs import medhelm_token_profile
+from governance.procurement.cost_inputs import medhelm_token_profile, run_token_profile
 from governance.rules.policy import CostRule, ScoreRule
 
 DEMO_AUTHOR = "demo"
@@ -64,10 +64,11 @@ def privacy_rule_after_lock(store: Store, dossier: Dossier) -> Dossier:
 
 
 def cost_inputs(store: Store, dossier: Dossier) -> Dossier:
-    """Token profiles: MedHELM's means over the mapped benchmarks, for the candidates that have evidence."""
+    """Token profiles of the candidates with evidence: own runs, else MedHELM's mapped-benchmark means."""
     models = [m for m in PRICE_MODELS if any(e.model == m for e in dossier.evidence)]
     mapped = [b.name for b in mapped_benchmarks(dossier)] or DEMO_BENCHMARKS
-    profiles = [medhelm_token_profile(m, PRICE_MODELS[m], benchmarks=mapped) for m in models]
+    profiles = [run_token_profile(store, dossier, m, PRICE_MODELS[m])
+                or medhelm_token_profile(m, PRICE_MODELS[m], benchmarks=mapped) for m in models]
     settings = CostSettings(profiles=profiles, score_benchmark="MedConfInfo")
     return dossier.model_copy(update={"cost": settings})
 

@@ -197,3 +197,30 @@ def test_candidate_cost_falls_back_to_the_mapped_benchmarks():
     assert p.source.startswith("MedHELM average over the mapped benchmarks")
     assert "MedicationQA" not in p.source
     assert p.n_requests == 1000 + 2000 + 300 + 300  # MedConfInfo, MedDialog, PrivacyDetection, ProxySender
+
+
+def test_token_profile_from_the_dossiers_own_runs(tmp_path):
+    from evaluator.runs.reads import ensure_run_tables
+    from evaluator.runs.store import RunStore
+    from evaluator.runs.writer import insert_batch
+    from governance.dossier.store import Store
+    from governance.procurement.cost_inputs import run_token_profile
+
+    store = Store.open(tmp_path / "m.duckdb")
+    cur = store.cursor()
+    ensure_run_tables(cur)
+    run_id = RunStore(cur, journal_dir=None).create_run(
+        run_key="k", benchmark_id="b", hashes={}, model="openai/gpt-4o", endpoint_name="e", api_base=None,
+        params={}, n_planned=3)
+    base = dict(run_id=run_id, response_text="x", parsed="x", score=1.0, unparsed=False, metrics={},
+                cost_usd=0.0, latency_s=0.0, attempts=1, cached=False,
+                finished_at="2026-01-01T00:00:00+00:00")
+    rows = [("1", 400, 60, None), ("2", 600, 100, None), ("3", 900, 0, "timeout")]  # the error is left out
+    insert_batch(cur, [base | dict(instance_id=i, prompt_tokens=p, completion_tokens=c, error=err)
+                       for i, p, c, err in rows], [])
+    e = ev(0.9, 0.8, 0.95, model="openai/gpt-4o", run_id=run_id)
+    p = run_token_profile(store, dossier([e]), "openai/gpt-4o", "gpt-4o")
+    assert (p.mean_prompt_tokens, p.mean_completion_tokens, p.n_requests) == (500.0, 80.0, 2)
+    assert p.source.startswith("this dossier's own runs") and p.evidence_ids == (e.id,)
+    assert run_token_profile(store, dossier([e]), "another-model", "gpt-4o") is None
+    store.close()
