@@ -3,12 +3,14 @@
 Why this shape: a committee compares candidates on money as well as on evidence, and both sides
 of the comparison must be traceable. Cost per request is mean tokens per request × the price per
 token. Token means come from the hospital's own runs when there are any, else from MedHELM's
-published token totals, whose output side is the max-tokens budget, an upper bound
-(``governance.procurement.cost_inputs`` builds both). Prices come from
-``evaluator.gateway.prices`` (an endpoint override, our table, then litellm's bundled map, read
-offline). From that follow the cost per 1,000 requests, the monthly cost at the intended use's
-volume, and the cost per acceptable output (cost ÷ pass rate, only where the score is a share of
-correct outputs).
+average over the benchmarks the dossier maps to (not the hospital's workload, and labelled so;
+its output side is the max-tokens budget, an upper bound; ``governance.procurement.cost_inputs``
+builds both); the committee's own tokens-per-request estimate (``CostSettings.workload_*``)
+replaces either. Prices are those of the tested snapshot (``evaluator.gateway.prices.snapshot_price``:
+an endpoint override, our table, then litellm's bundled map, read offline; an undated price
+standing in for a dated snapshot is said to be assumed). From that follow the cost per 1,000
+requests, the monthly cost at the intended use's volume, and the cost per acceptable output
+(cost ÷ pass rate, only where the score is a share of correct outputs).
 MedHELM's own dollar figures are shown beside ours, labelled as the budget-based upper bounds they
 are, never mixed into our numbers.
 """
