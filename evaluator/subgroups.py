@@ -10,10 +10,14 @@ This is the one disparity definition of MedAssure: the scenario page, the dispar
 here. The reference is another group, never the overall score (which contains the group itself).
 The ratio's 95% interval is:
 
-* **Katz log interval** for a ratio of two proportions (every score 0 or 1): with a of n1 in the
-  group and c of n2 in the reference, RR = (a/n1) / (c/n2) and
-  log RR ± 1.96 · sqrt(1/a − 1/n1 + 1/c − 1/n2); when a or c is 0 each count gets 0.5 and each n
-  gets 1 (Haldane's correction) so the interval stays finite;
+* **MOVER-Wilson** for a ratio of two proportions (every score 0 or 1): Donner & Zou's method of
+  variance estimates recovery built from each group's Wilson interval (the interval the app shows
+  for each group). The textbook **Katz log interval**, log RR ± 1.96 · sqrt(1/a − 1/n1 + 1/c − 1/n2),
+  is kept (``katz_ratio_interval``) but not used for verdicts: at the group sizes of a local
+  scenario it is too narrow near 100% correct (true ratio 0.80, 12 vs 24 cases, reference 97%:
+  its lower end clears 0.80 7.7% of the time instead of 2.5%, MOVER-Wilson's 0.8%; 50 vs 100 at
+  95%: 5.1% against 1.8%; ``bench/subgroup_ratio_coverage.py``), and at 24/24 vs 6/12 it rests on
+  one group's variance only;
 * **seeded percentile bootstrap** for a ratio of means (any other score): group and reference
   resampled independently, 2,000 times, seed 0; resamples whose reference mean is 0 are dropped.
 
@@ -57,8 +61,10 @@ class Disparity(NamedTuple):
     method: str
 
 
-def katz_ratio_interval(a: int, n1: int, c: int, n2: int) -> Disparity:
+def katz_ratio_interval(a: float, n1: float, c: float, n2: float) -> Disparity:
     """Katz log interval for (a/n1) ÷ (c/n2); 0.5 added to counts (1 to n) when a or c is 0.
+
+    Kept for comparison; verdicts use ``mover_ratio_interval`` (see the module docstring).
 
     Example:
         >>> [round(x, 3) for x in katz_ratio_interval(6, 12, 24, 24)[:3]]
@@ -72,6 +78,25 @@ def katz_ratio_interval(a: int, n1: int, c: int, n2: int) -> Disparity:
     ratio = (a / n1) / (c / n2)
     se = math.sqrt(max(0.0, 1 / a - 1 / n1 + 1 / c - 1 / n2))
     return Disparity(ratio, ratio * math.exp(-Z95 * se), ratio * math.exp(Z95 * se), method)
+
+
+def mover_ratio_interval(a: int, n1: int, c: int, n2: int) -> Disparity:
+    """MOVER-Wilson interval for (a/n1) ÷ (c/n2) (Donner & Zou 2012); needs c > 0.
+
+    Example:
+        >>> [round(x, 3) for x in mover_ratio_interval(6, 12, 24, 24)[:3]]
+        [0.5, 0.254, 0.768]
+    """
+    if not (0 <= a <= n1 and 0 < c <= n2):
+        raise ValueError("counts must satisfy 0 <= a <= n1 and 0 < c <= n2")
+    p1, p2 = a / n1, c / n2
+    l1, u1 = wilson_interval(a, n1)
+    l2, u2 = wilson_interval(c, n2)
+    lower = (p1 * p2 - math.sqrt(max(0.0, (p1 * p2) ** 2 - l1 * u2 * (2 * p1 - l1) * (2 * p2 - u2)))) / (
+        u2 * (2 * p2 - u2))
+    upper = (p1 * p2 + math.sqrt(max(0.0, (p1 * p2) ** 2 - u1 * l2 * (2 * p1 - u1) * (2 * p2 - l2)))) / (
+        l2 * (2 * p2 - l2))
+    return Disparity(p1 / p2, lower, upper, "mover-wilson")
 
 
 def bootstrap_ratio_interval(group: Sequence[float], reference: Sequence[float],
@@ -97,16 +122,16 @@ def bootstrap_ratio_interval(group: Sequence[float], reference: Sequence[float],
 def disparity(group: Sequence[float], reference: Sequence[float]) -> Disparity | None:
     """The ratio of a group to its reference with its interval (None when the reference scores 0).
 
-    Katz when every score of both is 0 or 1, else the bootstrap (see the module docstring).
+    MOVER-Wilson when every score of both is 0 or 1, else the bootstrap (see the module docstring).
 
     Example:
         >>> disparity([1.0] * 18 + [0.0] * 6, [1.0] * 6 + [0.0] * 6).method
-        'katz'
+        'mover-wilson'
     """
     if not group or not reference or sum(reference) <= 0:
         return None
     if all(v in (0, 1) for v in (*group, *reference)):
-        return katz_ratio_interval(int(sum(group)), len(group), int(sum(reference)), len(reference))
+        return mover_ratio_interval(int(sum(group)), len(group), int(sum(reference)), len(reference))
     return bootstrap_ratio_interval(group, reference)
 
 
@@ -138,7 +163,7 @@ class SubgroupRow(BaseModel):
     ratio_upper: float | None = None
     """Upper end of the ratio's 95% interval."""
     ratio_method: str | None = None
-    """``katz`` (ratio of proportions) or ``bootstrap`` (ratio of means)."""
+    """``mover-wilson`` (ratio of proportions) or ``bootstrap`` (ratio of means)."""
     is_reference: bool = False
     """True for the tag's reference group."""
     flagged: bool = False

@@ -209,8 +209,8 @@ def subgroups_section(dossier: Dossier) -> Section:
     return Section(key="subgroups", title="Subgroup results",
                    paragraphs=[f"Groups compared along: {', '.join(tags)}. Groups too small to report are "
                                "suppressed rather than shown with a misleading score. Each group's ratio is "
-                               "to its tag's reference group, with a 95% interval (Katz for shares of "
-                               "correct answers, a seeded bootstrap for mean scores); the disparity rule "
+                               "to its tag's reference group, with a 95% interval (MOVER-Wilson for shares "
+                               "of correct answers, a seeded bootstrap for mean scores); the disparity rule "
                                "judges that interval."],
                    tables=[Table(rows=rows, widths=[1.7, 1.6, 1.0, 0.9, 0.9, 0.9, 1.2, 0.6, 1.6],
                                  columns=["Model", "Benchmark", "Metric", "Tag", "Group", "Score",

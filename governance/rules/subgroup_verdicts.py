@@ -4,13 +4,13 @@ Why a reference group and not the overall score: the overall score contains the 
 large group pulls it towards its own score) and its uncertainty was ignored, so the old ratio to
 the overall understated gaps. The verdict now uses the one disparity definition of
 ``evaluator.subgroups``: each group ÷ its tag's reference group (the largest by default, or the one
-the committee chose on the scenario page), with a Katz log interval for a ratio of proportions or
-a seeded bootstrap interval for a ratio of means. Both travel on the evidence record
+the committee chose on the scenario page), with a MOVER-Wilson interval for a ratio of proportions
+or a seeded bootstrap interval for a ratio of means. Both travel on the evidence record
 (``SubgroupScore.ratio_lower`` / ``ratio_upper``), so page, verdict and PDF show the same numbers.
 
 A record made before that definition (or imported) carries only group scores; then the reference
 is the largest reported group and, for a share of correct outputs whose group scores are whole
-counts, the Katz interval is computed here from those counts; otherwise the ratio is a point
+counts, the MOVER-Wilson interval is computed here from those counts; otherwise the ratio is a point
 estimate without an interval and says so.
 
 Per subgroup tag (``sex``, ``age_band``, ...), the verdict *fails* when any group's ratio interval
@@ -27,7 +27,7 @@ import math
 
 from evaluator.evidence import Evidence, SubgroupScore
 from evaluator.stats import normalize_score
-from evaluator.subgroups import katz_ratio_interval
+from evaluator.subgroups import mover_ratio_interval
 from governance.evidence.select import is_share
 from governance.rules.verdict_math import fmt, scaled_total_n
 
@@ -55,8 +55,8 @@ def _ratio(g: SubgroupScore, ref: SubgroupScore, e: Evidence) -> tuple[float | N
         return None, None, None, None
     est = normalize_score(g.score, e.scale) / ref_score
     a, c = _counts(g), _counts(ref)
-    if is_share(e) and a is not None and c is not None:
-        d = katz_ratio_interval(a, g.n, c, ref.n)
+    if is_share(e) and a is not None and c is not None and c > 0:
+        d = mover_ratio_interval(a, g.n, c, ref.n)
         return d.ratio, d.lower, d.upper, d.method
     return est, None, None, None
 

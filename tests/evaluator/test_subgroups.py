@@ -10,6 +10,7 @@ from evaluator.subgroups import (
     bootstrap_ratio_interval,
     group_interval,
     katz_ratio_interval,
+    mover_ratio_interval,
     subgroup_table,
 )
 
@@ -126,15 +127,35 @@ def test_katz_with_a_zero_count_adds_a_half_and_stays_finite():
     assert 0 < d.lower < d.ratio < d.upper and "0.5 added" in d.method
 
 
-def test_table_ratio_interval_is_katz_against_the_reference_group():
-    cases, scores = build({"en": [1.0] * 18 + [0.0] * 6, "es": [1.0] * 6 + [0.0] * 6})
-    rows = {r.group: r for r in subgroup_table(cases, scores).rows}
+def test_mover_wilson_interval_known_answers():
+    # Wilson 95%: 6/12 -> (0.253782, 0.746218); 24/24 -> (0.862024, 1). MOVER-R (Donner & Zou 2012):
+    # L = [p1p2 - sqrt((p1p2)^2 - l1 u2 (2p1 - l1)(2p2 - u2))] / [u2 (2p2 - u2)]
+    #   = 0.5 - sqrt(0.25 - 0.253782 * 0.746218) = 0.5 - |0.5 - 0.253782| = 0.253782
+    # U = [p1p2 + sqrt((p1p2)^2 - u1 l2 (2p1 - u1)(2p2 - l2))] / [l2 (2p2 - l2)]
+    #   = (0.5 + sqrt(0.25 - 0.746218 * 0.862024 * 0.253782 * 1.137976)) / (0.862024 * 1.137976) = 0.768056
+    d = mover_ratio_interval(6, 12, 24, 24)
+    assert d.ratio == 0.5 and d.method == "mover-wilson"
+    assert (d.lower, d.upper) == pytest.approx((0.253782, 0.768056), abs=2e-6)
+    both_perfect = mover_ratio_interval(12, 12, 14, 14)  # Katz collapses to [1, 1] here; MOVER does not
+    assert both_perfect.lower < 0.8 < 1.25 < both_perfect.upper
+    assert katz_ratio_interval(12, 12, 14, 14)[1:3] == (1.0, 1.0)
+    assert mover_ratio_interval(0, 10, 8, 10).lower == pytest.approx(0.0, abs=1e-12)
+    interior = mover_ratio_interval(180, 240, 60, 120)  # far from 0% and 100%: close to Katz
+    katz = katz_ratio_interval(180, 240, 60, 120)
+    assert (interior.lower, interior.upper) == pytest.approx((katz.lower, katz.upper), rel=0.02)
+
+
+def test_table_ratio_interval_is_mover_wilson_against_the_reference_group():
+    cases, scores = build({"en": [1.0] * 24, "es": [1.0] * 6 + [0.0] * 6})
+    table = subgroup_table(cases, scores)
+    rows = {r.group: r for r in table.rows}
     es = rows["es"]
     assert rows["en"].is_reference and rows["en"].ratio_lower is None
-    assert es.ratio == pytest.approx(0.5 / 0.75) and es.ratio_method == "katz"
-    assert (es.ratio_lower, es.ratio_upper) == pytest.approx((1 / 2.763758, 1 / 0.814109), abs=1e-6)
-    score = subgroup_table(cases, scores).to_subgroup_scores()[1]
+    assert es.ratio == pytest.approx(0.5) and es.ratio_method == "mover-wilson"
+    assert (es.ratio_lower, es.ratio_upper) == pytest.approx((0.253782, 0.768056), abs=2e-6)
+    score = table.to_subgroup_scores()[1]
     assert (score.reference_group, score.ratio_lower) == ("en", es.ratio_lower)
+    assert table.display_rows()[1]["ratio 95% interval"] == "0.25–0.77 (mover-wilson)"
 
 
 def test_bootstrap_ratio_of_means_is_seeded_and_brackets_the_ratio():
