@@ -26,7 +26,13 @@ def test_demo_has_all_three_verdict_kinds_with_reasons(demo):
     assert counts["pass"] and counts["fail"] and counts["inconclusive"]
     assert all(v.reason and v.status for v in assessment.verdicts)
     assert all(v.evidence_ids for v in assessment.verdicts if v.kind == "score")
-    assert rec.outcome == "approve_with_conditions" and "GPT-4o (2024-05-13)" in rec.models
+    # GPT-4o's local run: Spanish-speaking patients 6/12 vs English 24/24, ratio 0.50 (MOVER-Wilson
+    # 0.25-0.77), wholly below 0.80, so the disparity rule fails and GPT-4o is not recommended; the
+    # committee's recorded decision for GPT-4o then disagrees with the recommendation.
+    (language,) = [v for v in assessment.verdicts if v.rule_id == "disparity" and "language" in v.reason]
+    assert language.status == "fail" and language.model == "GPT-4o (2024-05-13)"
+    assert (language.ci_lower, language.ci_upper) == pytest.approx((0.253782, 0.768056), abs=1e-5)
+    assert rec.outcome == "approve_with_conditions" and rec.models == ["Llama 3.3 Instruct (70B)"]
 
 
 def test_demo_rules_are_locked_with_one_recorded_change(demo):
