@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import hashlib
 from datetime import UTC, datetime
-from typing import Literal
+from typing import ClassVar, Literal
 
 import pandas as pd
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 from evaluator.medhelm_data import published_scores
+from evaluator.records import OmitNewDefaults
 from evaluator.stats import normalize_score, wilson_interval
 
 Provenance = Literal["published", "helm-import", "local-run"]
@@ -37,8 +38,12 @@ WILSON_METHOD = ("Wilson score interval, 95%; successes = published proportion ร
                  "(the proportion is published to 3 decimals)")
 
 
-class SubgroupScore(BaseModel):
+class SubgroupScore(OmitNewDefaults):
     """The score of one subgroup (e.g. ``sex=F``) within an evidence record, on the record's scale."""
+
+    # added after dossiers were first saved: dumped only when set, so old content hashes still verify
+    _omit_at_default: ClassVar[tuple[str, ...]] = ("reference_group", "ratio", "ratio_lower", "ratio_upper",
+                                                   "ratio_method")
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -56,6 +61,16 @@ class SubgroupScore(BaseModel):
     """Upper bound of the group's 95% interval, when one was computed."""
     suppressed: bool = False
     """True when the group is too small to report; its score and interval are then withheld."""
+    reference_group: str | None = None
+    """The tag's reference group the ratio is taken against (``evaluator.subgroups``), when known."""
+    ratio: float | None = None
+    """The group's score รท the reference group's score (on 0-1), when computed."""
+    ratio_lower: float | None = None
+    """Lower end of the ratio's 95% interval (Katz or bootstrap, see ``ratio_method``)."""
+    ratio_upper: float | None = None
+    """Upper end of the ratio's 95% interval."""
+    ratio_method: str | None = None
+    """How the ratio's interval was computed: ``katz`` or ``bootstrap``."""
 
     @model_validator(mode="after")
     def _consistent(self):

@@ -202,9 +202,10 @@ m[2].metric("95% interval", "—" if s.score is None or s.score.lower is None el
             f"{s.score.lower:.3f}–{s.score.upper:.3f}")
 m[3].metric("Unparsed / errors", f"{s.n_unparsed} / {s.n_errors}")
 low, high = results.subgroups.window
-st.markdown(f"**Subgroups**: ratio of each group's score to its tag's reference group; ratios outside "
-            f"{low}–{high} are flagged; groups with fewer than {MIN_N} scored cases are suppressed and never "
-            "shown.")
+st.markdown(f"**Subgroups**: ratio of each group's score to its tag's reference group, with a 95% "
+            "interval (MOVER-Wilson for shares of correct answers, a seeded bootstrap for mean scores); the "
+            f"disparity rule judges that interval. Point ratios outside {low}–{high} are flagged; groups "
+            f"with fewer than {MIN_N} scored cases are suppressed and never shown.")
 if results.subgroups.rows:
     st.table(pd.DataFrame(results.subgroups.display_rows()).set_index(["tag", "group"]))
 else:

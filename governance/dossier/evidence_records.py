@@ -13,10 +13,10 @@ from typing import ClassVar
 
 from pydantic import AwareDatetime, ConfigDict, Field, model_validator
 
-from governance.dossier.rules_records import _OmitNewDefaults
+from evaluator.records import OmitNewDefaults
 
 
-class JudgeAgreementSetting(_OmitNewDefaults):
+class JudgeAgreementSetting(OmitNewDefaults):
     """A measured agreement between the LLM jury and clinicians, with its interval."""
 
     _omit_at_default: ClassVar[tuple[str, ...]] = ("comparison_icc3k_z",)

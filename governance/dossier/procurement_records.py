@@ -8,11 +8,12 @@ operations (upsert, attestation statuses, the cost report) stay in ``governance.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
 from evaluator.gateway.llm import ModelEndpoint
+from evaluator.records import OmitNewDefaults
 
 
 class DocumentRef(BaseModel):
@@ -184,8 +185,10 @@ class EvaluationCostItem(BaseModel):
     """Run id or citation."""
 
 
-class CostSettings(BaseModel):
+class CostSettings(OmitNewDefaults):
     """The dossier's cost inputs."""
+
+    _omit_at_default: ClassVar[tuple[str, ...]] = ("workload_prompt_tokens", "workload_completion_tokens")
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -195,3 +198,8 @@ class CostSettings(BaseModel):
     """Cost of producing the evidence (runs and jury)."""
     score_benchmark: str | None = None
     """Benchmark whose score is plotted and used as the pass rate (None: chosen automatically)."""
+    workload_prompt_tokens: float | None = Field(default=None, ge=0)
+    """Override: the committee's estimate of prompt tokens per request for this intended use; replaces
+    every candidate's measured or published prompt-token mean when set."""
+    workload_completion_tokens: float | None = Field(default=None, ge=0)
+    """Override: the committee's estimate of completion tokens per request; replaces every candidate's."""

@@ -11,9 +11,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evaluator.evidence import Provenance
+from evaluator.records import OmitNewDefaults
 
 RuleKind = Literal["score", "min_n", "max_unscored_share", "subgroup_disparity", "judge_agreement",
                    "max_cost_per_1k"]
@@ -26,25 +27,6 @@ Multiplicity = Literal["holm", "bonferroni"]
 
 class PolicyError(ValueError):
     """A policy edit that is not allowed, with a message for the user."""
-
-
-class _OmitNewDefaults(BaseModel):
-    """A record whose later-added fields are left out of dumps while at their default.
-
-    Fields added after dossiers were first saved (the policy's error control, the lock's
-    ``error_control``, a change's ``evidence_ids_at_change``) must not change the content hash of
-    a dossier saved before them, so they are dumped only when set.
-    """
-
-    _omit_at_default: ClassVar[tuple[str, ...]] = ()
-
-    @model_serializer(mode="wrap")
-    def _omit_defaults(self, handler):
-        doc = handler(self)
-        for name in self._omit_at_default:
-            if name in doc and getattr(self, name) == type(self).model_fields[name].default:
-                del doc[name]
-        return doc
 
 
 class _RuleBase(BaseModel):
@@ -132,7 +114,7 @@ Rule = Annotated[ScoreRule | MinNRule | UnscoredShareRule | SubgroupDisparityRul
                  | CostRule, Field(discriminator="kind")]
 
 
-class PolicyLock(_OmitNewDefaults):
+class PolicyLock(OmitNewDefaults):
     """The pre-registration of a rule set."""
 
     _omit_at_default: ClassVar[tuple[str, ...]] = ("error_control",)
@@ -153,7 +135,7 @@ class PolicyLock(_OmitNewDefaults):
     """Error control locked with the rules (``error_control_text``); None: locked before it was recorded."""
 
 
-class RuleChange(_OmitNewDefaults):
+class RuleChange(OmitNewDefaults):
     """One change to a locked rule set: what, who, when, why."""
 
     _omit_at_default: ClassVar[tuple[str, ...]] = ("evidence_ids_at_change",)
@@ -180,7 +162,7 @@ class RuleChange(_OmitNewDefaults):
     """Evidence attached when the change was made (None: not recorded, so none counts as after it)."""
 
 
-class AcceptancePolicy(_OmitNewDefaults):
+class AcceptancePolicy(OmitNewDefaults):
     """A dossier's acceptance rules with their lock and change log."""
 
     _omit_at_default: ClassVar[tuple[str, ...]] = ("multiplicity", "power")

@@ -3,12 +3,14 @@
 Why this shape: a committee compares candidates on money as well as on evidence, and both sides
 of the comparison must be traceable. Cost per request is mean tokens per request × the price per
 token. Token means come from the hospital's own runs when there are any, else from MedHELM's
-published token totals, whose output side is the max-tokens budget, an upper bound
-(``governance.procurement.cost_inputs`` builds both). Prices come from
-``evaluator.gateway.prices`` (an endpoint override, our table, then litellm's bundled map, read
-offline). From that follow the cost per 1,000 requests, the monthly cost at the intended use's
-volume, and the cost per acceptable output (cost ÷ pass rate, only where the score is a share of
-correct outputs).
+average over the benchmarks the dossier maps to (not the hospital's workload, and labelled so;
+its output side is the max-tokens budget, an upper bound; ``governance.procurement.cost_inputs``
+builds both); the committee's own tokens-per-request estimate (``CostSettings.workload_*``)
+replaces either. Prices are those of the tested snapshot (``evaluator.gateway.prices.snapshot_price``:
+an endpoint override, our table, then litellm's bundled map, read offline; an undated price
+standing in for a dated snapshot is said to be assumed). From that follow the cost per 1,000
+requests, the monthly cost at the intended use's volume, and the cost per acceptable output
+(cost ÷ pass rate, only where the score is a share of correct outputs).
 MedHELM's own dollar figures are shown beside ours, labelled as the budget-based upper bounds they
 are, never mixed into our numbers.
 """
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from evaluator.evidence import Evidence
-from evaluator.gateway.prices import resolve_price
+from evaluator.gateway.prices import snapshot_price
 from evaluator.medhelm_data import published_costs
 from governance.dossier.procurement_records import CostSettings, EvaluationCostItem, TokenProfile
 from governance.evidence.select import is_share, preferred
@@ -88,8 +90,34 @@ class CostReport(BaseModel):
     """MedHELM's published cost estimates for these models, each labelled with its basis."""
 
 
+def with_workload(profile: TokenProfile, settings: CostSettings | None) -> TokenProfile:
+    """The profile with the committee's per-request token override applied, its source saying so.
+
+    Example:
+        >>> p = TokenProfile(model="m", price_model="gpt-4o", mean_prompt_tokens=9000,
+        ...                  mean_completion_tokens=130, source="MedHELM average")
+        >>> q = with_workload(p, CostSettings(workload_prompt_tokens=600))
+        >>> q.mean_prompt_tokens, q.mean_completion_tokens, q.source.startswith("prompt tokens")
+        (600.0, 130.0, True)
+    """
+    if settings is None:
+        return profile
+    prompt, completion = settings.workload_prompt_tokens, settings.workload_completion_tokens
+    if prompt is None and completion is None:
+        return profile
+    said = [f"{what} tokens per request set by the committee for this workload"
+            for what, v in (("prompt", prompt), ("completion", completion)) if v is not None]
+    return profile.model_copy(update={
+        "mean_prompt_tokens": profile.mean_prompt_tokens if prompt is None else float(prompt),
+        "mean_completion_tokens": profile.mean_completion_tokens if completion is None else float(completion),
+        "source": f"{' and '.join(said)} (otherwise: {profile.source})"})
+
+
 def cost_per_request(profile: TokenProfile) -> tuple[float | None, object]:
-    """USD per request and the resolved price (None, None when the price is unknown).
+    """USD per request and the resolved price of the tested snapshot (None, None when unknown).
+
+    The snapshot is the one the profile's model names (``GPT-4o (2024-05-13)`` is priced as
+    ``gpt-4o-2024-05-13`` when a source knows it); see ``evaluator.gateway.prices.snapshot_price``.
 
     Example:
         >>> p = TokenProfile(model="m", price_model="gpt-4o", mean_prompt_tokens=1000,
@@ -97,7 +125,8 @@ def cost_per_request(profile: TokenProfile) -> tuple[float | None, object]:
         >>> round(cost_per_request(p)[0], 6)
         0.0035
     """
-    price = resolve_price(profile.price_model, profile.input_price_per_mtok, profile.output_price_per_mtok)
+    price = snapshot_price(profile.price_model, profile.model, profile.input_price_per_mtok,
+                           profile.output_price_per_mtok)
     if price is None:
         return None, None
     usd = (
@@ -205,7 +234,7 @@ def cost_report(dossier: Dossier, score_benchmark: str | None = None) -> CostRep
         ['Llama 3.3 Instruct (70B)']
     """
     settings = dossier.cost or CostSettings()
-    profiles = {p.model: p for p in settings.profiles}
+    profiles = {p.model: with_workload(p, settings) for p in settings.profiles}
     volume = dossier.intended_use.expected_monthly_volume
     bench = (
         score_benchmark

@@ -96,7 +96,8 @@ def test_local_run_fills_subgroups_and_runs_appendix(base_version):
     sub = report.subgroups
     assert sub.recorded
     rows = sub.tables[0].rows
-    assert ["openai/gpt-4o", "medication_qa", "accuracy", "sex", "F", "0.820", "0.740–0.880", "110"] in rows
+    assert ["openai/gpt-4o", "medication_qa", "accuracy", "sex", "F", "0.820", "0.740–0.880", "110"] in [
+        r[:8] for r in rows]
     assert any(r[4] == "90+" and r[5] == "suppressed" for r in rows)
     runs = report.runs
     assert runs.recorded
@@ -130,3 +131,16 @@ def test_markdown_preview_has_every_heading_and_escapes_text(base_version):
         assert f"## {i}. {section.title}" in text
     assert base_version.hash in text
     assert "| MedConfInfo |" in text
+
+
+def test_subgroup_table_prints_the_ratio_to_the_reference_group(base_version):
+    from evaluator.evidence import SubgroupScore
+
+    groups = [SubgroupScore(tag="language", group="en", score=1.0, n=24, ci_lower=0.86, ci_upper=1.0,
+                            reference_group="en", ratio=1.0),
+              SubgroupScore(tag="language", group="es", score=0.5, n=12, ci_lower=0.25, ci_upper=0.75,
+                            reference_group="en", ratio=0.5, ratio_lower=0.2837, ratio_upper=0.8812,
+                            ratio_method="katz")]
+    e = local_run_evidence().model_copy(update={"subgroups": groups})
+    rows = build_report(with_evidence(base_version, [e]), runs={}).subgroups.tables[0].rows
+    assert [r[-1] for r in rows if r[3] == "language"] == ["reference", "0.50 (0.28–0.88) vs en"]
