@@ -13,7 +13,7 @@ import re
 from collections import Counter
 
 from evaluator.phi.names import find_names
-from evaluator.phi.recognizers import MIN_DIGITS, RECOGNIZERS, TRIGGERS
+from evaluator.phi.recognizers import DATE_SHAPE, MIN_DIGITS, RECOGNIZERS, TRIGGERS
 
 PLACEHOLDERS = {
     "name": "[NAME]",
@@ -82,7 +82,8 @@ def find_identifiers(text: str) -> list[tuple[str, int, int]]:
         for m in pattern.finditer(text):
             group = "v" if m.group("v") is not None else "v2"
             value = m.group(group)
-            if sum(c.isdigit() for c in value) < MIN_DIGITS.get(kind, 0):
+            if kind in MIN_DIGITS and (sum(c.isdigit() for c in value) < MIN_DIGITS[kind]
+                                       or DATE_SHAPE.fullmatch(value)):
                 continue
             add(kind, *m.span(group))
     for start, end in _merge(find_names(text)):

@@ -12,7 +12,8 @@ capitalised word:
 - a title (Mr, Mrs, Ms, Miss, Mx, Dr, Prof; any case): title and name become one span;
 - a cue word before it (patient, name, son, wife, contact, ...) and a listed first or last name;
 - ``LAST, FIRST [M.]`` with a listed surname and a listed first name;
-- a listed first name followed by a capitalised surname ("Kevin Walsh").
+- a listed first name followed by a capitalised surname ("Kevin Walsh");
+- an initial and a listed surname ("J. Smith").
 
 A span followed by a word that makes it an eponym or a place ("syndrome", "score", "catheter",
 "protein", "Hospital", ...) is not a name ("Bence Jones protein", "Ramsay Hunt syndrome").
@@ -101,13 +102,13 @@ _UPPER_TOKEN = r"[A-Z][A-Z'’-]+"
 _INITIAL = r"[A-Z]\.?"
 _TITLE = re.compile(
     r"(?<![\w.-])(?P<title>[Mm]rs|[Mm]r|[Mm]s|[Mm]iss|[Mm]x|[Dd]r|[Pp]rof|[Pp]rofessor|[Dd]octor)(?:\.|(?=\s))\s*"
-    rf"(?P<rest>{_TOKEN}(?:\s+(?:{_INITIAL}(?=\s)|{_TOKEN})){{0,2}}|[a-z][a-z'’-]+)"
+    rf"(?P<rest>(?:{_INITIAL}\s+)?{_TOKEN}(?:\s+(?:{_INITIAL}(?=\s)|{_TOKEN})){{0,2}}|[a-z][a-z'’-]+)"
 )
 _CUE = re.compile(
     r"(?<!\w)(?i:patient|pt|name|named|son|daughter|wife|husband|mother|father|sister|brother|spouse|partner|"
     r"neighbou?r|friend|granddaughter|grandson|grandmother|grandfather|niece|nephew|aunt|uncle|caregiver|"
     r"guardian|contact|roommate|fianc[ée]e?|boyfriend|girlfriend|dtr)(?:'s)?"
-    r"(?:\s+(?:is|was|named|called))?\s*[:,]?\s+"
+    r"(?:\s+(?:is|was|named|called))?\s*[:,(-]?\s*(?<=[\s(])"
     rf"(?P<rest>{_TOKEN},\s+{_TOKEN}(?:\s+{_INITIAL}(?![\w]))?|{_TOKEN}(?:\s+(?:{_INITIAL}(?=\s)|{_TOKEN})){{0,2}})"
 )
 _LAST_FIRST = re.compile(
@@ -118,6 +119,7 @@ _PAIR = re.compile(
     rf"(?<![\w'’-])(?=(?P<all>(?P<first>{_TOKEN})(?:\s+{_INITIAL}|\s+(?P<mid>{_TOKEN}))?\s+(?P<last>{_TOKEN})))"
 )
 _CAMEL = re.compile(r"^(?!Mc|Mac|De|Di|Da|Le|La|Van|Von|O['’])[A-Z][a-z]*[A-Z]")
+_INITIAL_SURNAME = re.compile(r"(?<![\w.])[A-Z]\.\s?(?P<last>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)(?![\w'’-])")
 _NEXT_WORD = re.compile(r"(?:['’]s?)?\s+([A-Za-z]+)")
 
 
@@ -186,7 +188,7 @@ def find_names(text: str) -> list[tuple[int, int]]:
         if given.isupper() != surname.isupper() or len(given) < 3:
             continue
         low = given.lower()
-        if low not in first or low in COMMON_WORDS or surname.lower() in STOP_WORDS:
+        if not _listed(given, first) or low in COMMON_WORDS or surname.lower() in STOP_WORDS:
             continue
         if _is_eponym(text, m.end("all")):
             continue
@@ -195,4 +197,8 @@ def find_names(text: str) -> list[tuple[int, int]]:
         if not _listed(surname, last) and _CAMEL.search(surname):
             continue  # a product or a project ("Stanford MedAlign"), not a surname
         spans.append((m.start(), m.end("all")))
+    for m in _INITIAL_SURNAME.finditer(text):  # "J. Smith"
+        surname = m.group("last")
+        if _listed(surname, last) and surname.lower() not in STOP_WORDS and not _is_eponym(text, m.end()):
+            spans.append((m.start(), m.end()))
     return spans

@@ -13,26 +13,29 @@ from __future__ import annotations
 
 import re
 
-# A value after a keyword: tokens of capitals/digits joined by "-" or "/", or by a space when the
-# next token has a digit; one letters-only prefix ("KXP 4471", "FP-0048213"). Keyed values need at
-# least four digits (MIN_DIGITS), which keeps "visit 2", "PT 12.5" and "MR 2+" out.
+# A value after a keyword: tokens of capitals/digits joined by "-", or by a space when the next
+# token has a digit (never "/", which would join a date); one letters-only prefix ("KXP 4471",
+# "FP-0048213"). Keyed values need at least four digits (MIN_DIGITS): "visit 2", "PT 12.5" stay out.
 _VALUE = (r"(?P<v>(?:[A-Z]{1,4}[ -](?=[A-Z0-9]*\d))?[A-Za-z0-9]*\d[A-Za-z0-9]*"
-          r"(?:(?:[-/]|[ ](?=[A-Z0-9]*\d))[A-Za-z0-9]+)*)")
+          r"(?:(?:-|[ ](?=[A-Z0-9]*\d))[A-Za-z0-9]+)*)")
 _SEP = r"(?i:(?:\s*(?:#|no\.|no\b|num(?:ber)?\.?|id\b|identifier|code\b))*)\s*[:#.=-]?\s*"
 
 
-def _keyed(keywords: str, value: str = _VALUE, gap: str = "") -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w])(?i:{keywords})(?![A-Za-z]){gap}{_SEP}{value}(?![\w])")
+def _keyed_row(kind: str, keywords: str, gap: str = "") -> tuple[str, str, re.Pattern[str]]:
+    """One table row: a keyword (its own trigger), words allowed after it, then an identifier value."""
+    pattern = re.compile(rf"(?<![\w])(?i:{keywords})(?![A-Za-z]){gap}{_SEP}{_VALUE}(?![\w])")
+    return kind, keywords.replace("(?=\\s*(?:id|#))", ""), pattern
 
 
 _MONTH = (r"(?:J(?i:an(?:uary)?|une?|uly?)|F(?i:eb(?:ruary)?)|M(?i:ar(?:ch)?|ay)|A(?i:pr(?:il)?|ug(?:ust)?)|"
-          r"S(?i:ep(?:t(?:ember)?)?)|O(?i:ct(?:ober)?)|N(?i:ov(?:ember)?)|D(?i:ec(?:ember)?))\.?")
+          r"S(?i:ep(?:t(?:ember)?)?)|O(?i:ct(?:ober)?)|N(?i:ov(?:ember)?)|D(?i:ec(?:ember)?))(?:\.(?=\s*\d))?")
 _DAY = r"(?:0?[1-9]|[12]\d|3[01])"
 _MON = r"(?:0?[1-9]|1[0-2])"
 _YEAR = r"(?:1[89]\d\d|20\d\d)"
 _DATE = (
     rf"(?:{_DAY}[/.-]{_DAY}[/.-](?:{_YEAR}|\d\d)(?![\d/])"            # 3/4/52, 14-02-24, 5.6.2023
     rf"|{_YEAR}[/.-]{_MON}[/.-]{_DAY}(?!\d)"                           # 2023-11-30
+    rf"|{_DAY}(?:st|nd|rd|th)\s+of\s+{_MONTH}(?:,?\s+{_YEAR})?(?![\w])"  # the 3rd of March
     rf"|{_DAY}(?:st|nd|rd|th)?[\s-]+{_MONTH}(?:,?[\s-]+(?:{_YEAR}|\d\d))?(?![\w])"  # 03-Mar-2024
     rf"|{_MONTH}\s+{_DAY}(?:st|nd|rd|th)?(?:,?\s+{_YEAR})?(?![\w])(?!\s*(?:mg|mcg|g|ml|mL|units?|%))"
     rf"|{_MONTH},?\s+{_YEAR}\b"                                        # March 2024
@@ -64,70 +67,77 @@ _SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Cou
 _STREET = (rf"\d{{1,6}}(?:\s+(?:[NSEW]\.?|North|South|East|West))?"
            rf"(?:\s+(?:[A-Z][a-z]+|\d+(?:st|nd|rd|th))){{1,3}}\s+{_SUFFIX}\b\.?(?:,?\s+(?:Apt|Apartment|Unit|Suite|Ste|#)\.?\s*#?[A-Za-z0-9-]+)?")
 
-# Cheap necessary conditions, searched before the full pattern (same order as RECOGNIZERS): most
-# clinical text has digits but no "@", no identifier keyword and no ", City".
-TRIGGERS: list[re.Pattern[str]] = [re.compile(t, re.I) for t in (
-    r"@", r"http|www\.|\.(?:com|org|net|edu|gov|io|info|biz|us|co\.uk)\b",
-    r"\d\.\d+\.\d|::|[0-9a-f]:[0-9a-f]+:", r"\d{3}[- ]\d\d[- ]\d|ss|soc", r"dob|d\.o\.b|birth|born", r"fax",
-    r"phone|tel|cell|mobile|pager|beeper|ext|call|reach|contact",
-    r"medicare|medicaid|member|insurance|policy|subscriber|group|plan id|beneficiary|hicn|mbi|health plan",
-    r"account|acct|billing|encounter|fin|csn|visit|invoice", r"vin|plate|tag", r"licen[cs]e|dl|cert|dea",
-    r"serial|s/n|sn|device|udi|implant", r"print|scan|biometric", r"\.(?:jpe?g|png|heic|gif|bmp|tiff?|dcm)",
-    r"mr|med|hosp|chart|unit|patient|pt|record", r"id|passport|employee|student|badge|case|identifier",
-    r"\d{3}", r"dob|d\.o\.b|birth|born", r"\d", r"\d/\d", r"\d\d", r"age", r"\d", r",\s+[A-Z]", r"zip|postal",
-    r"county|parish", r"live|resid|moved|relocated|home", r"\d{8}",
-)]
 # Kinds whose keyed values must carry at least this many digits.
 MIN_DIGITS = {"health_plan": 4, "account": 4, "vehicle": 4, "license": 4, "device": 4, "biometric": 4,
               "mrn": 4, "id": 4}
+DATE_SHAPE = re.compile(_DATE)
+"""A value of this shape after a keyword ("Visit: 4/5/2024") is a date, not an account number."""
 
-# (kind, pattern); earlier recognizers win where spans overlap.
-RECOGNIZERS: list[tuple[str, re.Pattern[str]]] = [
-    ("email", re.compile(r"(?<![\w.+-])(?P<v>[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})")),
-    ("url", re.compile(r"(?P<v>\b(?:https?://|www\.)[^\s<>\"']+[^\s<>\"'.,;:)!?]"
-                       r"|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|edu|gov|io|info|biz|us|co\.uk)"
-                       r"(?:/[^\s<>\"']*[^\s<>\"'.,;:)!?])?)(?![\w@])", re.I)),
-    ("ip", re.compile(r"(?<![\w.])(?P<v>(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d))"
-                      r"(?!\.?\d)(?!\w)"
-                      r"|(?<![\w:])(?P<v2>(?=[0-9A-Fa-f:]*::|(?:[0-9A-Fa-f]{1,4}:){5})(?:[0-9A-Fa-f]{0,4}:){2,7}"
-                      r"[0-9A-Fa-f]{1,4})(?![\w:])")),
-    ("ssn", re.compile(r"(?<![\w-])(?P<v>(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}|\d{3} \d{2} \d{4})"
-                       r"(?![\w-])|(?<!\w)(?i:SSN|SS\s?#|soc(?:ial)?\.? sec(?:urity)?\.?"
-                       r"(?: no\.?| number| #)?)\s*[:#]?\s*"
-                       r"(?P<v2>\d{3}[- ]?\d{2}[- ]?\d{4}|[xX*]{3}-[xX*]{2}-\d{4}|\d{4})(?!\w)")),
-    ("dob", re.compile(rf"(?<!\w){_DOB_CUE}\s*[:#-]?\s*(?P<v>{_DATE})")),
-    ("fax", re.compile(rf"(?<!\w)(?i:fax(?:ed)?)(?:\s+[a-z]+){{0,2}}?{_PHONE_SEP}{_PHONE}")),
-    ("phone", re.compile(rf"(?<!\w)(?i:phone|tel|telephone|cell|mobile|pager|beeper|ext|extension"
-                         rf"|call(?: back)?|reach(?:ed)?(?: \w+)? at|contact)\.?{_PHONE_SEP}{_PHONE}")),
-    ("health_plan", _keyed(r"medicare|medicaid|member|insurance|policy|subscriber|group|plan id|beneficiary|"
-                           r"HICN|MBI|health plan")),
-    ("account", _keyed(r"account|acct|billing|encounter|FIN|CSN|visit|invoice")),
-    ("vehicle", _keyed(r"VIN|(?:license |licence )?plate|tag", gap=r"(?:\s+number)?")),
-    ("license", _keyed(r"(?:driver'?s?\s+)?licen[cs]e|DL|certificate|cert|DEA", gap=r"(?:\s+[a-z]+)?")),
-    ("device", _keyed(r"serial|S/N|SN|device|UDI|implant", gap=r"(?:\s+(?:number|no\.?))?")),
-    ("biometric", _keyed(r"finger ?print|voice ?print|retina(?:l)? scan|iris scan|palm ?print|face ?print|"
-                         r"biometric", gap=r"(?:\s+[a-z]+){0,2}")),
-    ("photo", re.compile(r"(?<![\w.-])(?P<v>[\w-]+\.(?i:jpe?g|png|heic|gif|bmp|tiff?|dcm))(?!\w)")),
-    ("mrn", _keyed(r"MRN|MR|med(?:ical)? rec(?:ord)?s?|hosp(?:ital)?|chart|unit|patient|pt(?=\s*(?:id|#))|"
-                   r"record")),
-    ("id", _keyed(r"ID|passport|employee|student|badge|case|identifier")),
-    ("phone", re.compile(rf"(?<![\w/.,-])(?P<v>{_PHONE10}|[2-9]\d{{2}}[-.]\d{{4}})(?![\w/]|[.,-]\d)"
-                         rf"(?!\s*{_UNITS})")),
-    ("dob", re.compile(rf"(?<!\w){_DOB_CUE}\s*[:#-]?\s*(?P<v>{_DATE})")),
-    ("date", re.compile(rf"(?<![\w/.-])(?P<v>{_DATE})")),
-    ("date", re.compile(rf"(?<!\w)(?i:on|since|from|until|dated?|seen|admitted|discharged|DOS|started|began)"
-                        rf"\s+(?P<v>{_MON}/{_DAY})(?![\d/])")),
-    ("age", re.compile(r"(?<![\w.])(?P<v>9\d|1[01]\d)"
-                       r"(?:\s*-?\s*(?:y/o|y\.o\.?|yo|yrs?|years?|year-old|yr-old)(?:[\s-]old)?)(?![a-z])(?!\s+(?:ago|of|later|prior|since|before))")),
-    ("age", re.compile(r"(?<!\w)(?i:age[ds]?)\s*[:=]?\s*(?P<v>9\d|1[01]\d)\b"
-                       r"(?!\s*(?:days?|d|weeks?|wks?|months?|mos?|%|mg|kg)\b)")),
-    ("address", re.compile(rf"(?P<v>\b{_STREET}(?:,\s+{_CITY},\s+{_ANY_STATE}\b(?:\s+{_ZIP})?)?"
-                           r"|\bP\.?\s?O\.?\s+Box\s+\d+\b)")),
-    ("address", re.compile(rf"(?P<v>\b{_CITY},\s+(?:{_STATE}\b(?:\s+{_ZIP})?|{_ANY_STATE}\s+{_ZIP}))(?!\w)")),
-    ("address", re.compile(r"(?<!\w)(?i:zip(?: code)?|postal code)(?:\s+is)?\s*[:#]?\s*"
-                           r"(?P<v>\d{5}(?:-\d{4})?)\b")),
-    ("address", re.compile(r"(?P<v>\b[A-Z][a-z]+(?: [A-Z][a-z]+)? (?:County|Parish))\b")),
-    ("address", re.compile(rf"(?<!\w)(?i:lives|living|resides|residing|resident|moved|relocated|home)\s+"
-                           rf"(?i:in|to|at|near|of)\s+(?P<v>(?!(?:{_STATE})\b){_CITY})")),
-    ("mrn", re.compile(r"(?<![\d.,/-])(?P<v>\d{8,12})(?![\d.,/]|\s*(?:mg|mcg|µg|g|ml|units?|iu)\b)", re.I)),
+# (kind, trigger, pattern); earlier recognizers win where spans overlap. The trigger is a cheap
+# necessary condition searched first (case-insensitive): most clinical text has digits but no "@",
+# no identifier keyword and no ", City", so most full patterns never run.
+_TABLE: list[tuple[str, str, re.Pattern[str]]] = [
+    ("email", "@",
+     re.compile(r"(?<![\w.+-])(?P<v>[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})")),
+    ("url", r"http|www\.|\.(?:com|org|net|edu|gov|io|info|biz|us|co\.uk)\b",
+     re.compile(r"(?P<v>\b(?:https?://|www\.)[^\s<>\"']+[^\s<>\"'.,;:)!?]"
+                r"|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|edu|gov|io|info|biz|us|co\.uk)"
+                r"(?:/[^\s<>\"']*[^\s<>\"'.,;:)!?])?)(?![\w@])", re.I)),
+    ("ip", r"\d\.\d+\.\d|::|[0-9a-f]:[0-9a-f]+:",
+     re.compile(r"(?<![\w.])(?P<v>(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d))"
+                r"(?!\.?\d)(?!\w)"
+                r"|(?<![\w:])(?P<v2>(?=[0-9A-Fa-f:]*::|(?:[0-9A-Fa-f]{1,4}:){5})(?:[0-9A-Fa-f]{0,4}:){2,7}"
+                r"[0-9A-Fa-f]{1,4})(?![\w:])")),
+    ("ssn", r"\d{3}[- ]\d\d[- ]\d|ss|soc",
+     re.compile(r"(?<![\w-])(?P<v>(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}|\d{3} \d{2} \d{4})"
+                r"(?![\w-])|(?<!\w)(?i:SSN|SS\s?#|soc(?:ial)?\.? sec(?:urity)?\.?"
+                r"(?: no\.?| number| #)?)\s*[:#]?\s*"
+                r"(?P<v2>\d{3}[- ]?\d{2}[- ]?\d{4}|[xX*]{3}-[xX*]{2}-\d{4}|\d{4})(?!\w)")),
+    ("dob", r"dob|d\.o\.b|birth|born", re.compile(rf"(?<!\w){_DOB_CUE}\s*[:#-]?\s*(?P<v>{_DATE})")),
+    ("fax", "fax", re.compile(rf"(?<!\w)(?i:fax(?:ed)?)(?:\s+[a-z]+){{0,2}}?{_PHONE_SEP}{_PHONE}")),
+    ("phone", r"phone|tel|cell|mobile|pager|beeper|ext|call|reach|contact",
+     re.compile(rf"(?<!\w)(?i:phone|tel|telephone|cell|mobile|pager|beeper|ext|extension"
+                rf"|call(?: back)?|reach(?:ed)?(?: \w+)? at|contact)\.?{_PHONE_SEP}{_PHONE}")),
+    _keyed_row("health_plan", r"medicare|medicaid|member|insurance|policy|subscriber|group|plan id|"
+                 r"beneficiary|HICN|MBI|health plan"),
+    _keyed_row("account", r"account|acct|billing|encounter|FIN|CSN|visit|invoice"),
+    _keyed_row("vehicle", r"VIN|(?:license |licence )?plate|tag", gap=r"(?:\s+number)?"),
+    _keyed_row("license", r"(?:driver'?s?\s+)?licen[cs]e|DL|certificate|cert|DEA", gap=r"(?:\s+[a-z]+)?"),
+    _keyed_row("device", r"serial|S/N|SN|device|UDI|implant", gap=r"(?:\s+(?:number|no\.?))?"),
+    _keyed_row("biometric", r"finger ?print|voice ?print|retina(?:l)? scan|iris scan|palm ?print|"
+                 r"face ?print|biometric", gap=r"(?:\s+[a-z]+){0,2}"),
+    ("photo", r"\.(?:jpe?g|png|heic|gif|bmp|tiff?|dcm)",
+     re.compile(r"(?<![\w.-])(?P<v>[\w-]+\.(?i:jpe?g|png|heic|gif|bmp|tiff?|dcm))(?!\w)")),
+    _keyed_row("mrn", r"MRN|MR|med(?:ical)? rec(?:ord)?s?|hosp(?:ital)?|chart|unit|patient|"
+                 r"pt(?=\s*(?:id|#))|record"),
+    _keyed_row("id", r"ID|passport|employee|student|badge|case|identifier|aadhaar|NHS|national insurance"),
+    ("id", r"number|no\.|#", re.compile(rf"(?<!\w)(?i:number|no\.|#)\s*[:=]?\s*{_VALUE}(?![\w])")),
+    ("phone", r"\d{3}", re.compile(rf"(?<![\w/.,-])(?P<v>{_PHONE10}|[2-9]\d{{2}}[-.]\d{{4}})(?![\w/]|[.,-]\d)"
+                                   rf"(?!\s*{_UNITS})")),
+    ("date", r"\d", re.compile(rf"(?<![\w/.-])(?P<v>{_DATE})")),
+    ("date", r"\d/\d", re.compile(rf"(?<!\w)(?i:on|since|from|until|dated?|seen|admitted|discharged|DOS|"
+                                   rf"started|began)\s+(?P<v>{_MON}/{_DAY})(?![\d/])")),
+    ("age", r"\d\d", re.compile(r"(?<![\w.])(?P<v>9\d|1[01]\d)"
+                                r"(?:\s*-?\s*(?:y/o|y\.o\.?|yo|yrs?|years?|year-old|yr-old)(?:[\s-]old)?)"
+                                r"(?![a-z])(?!\s+(?:ago|of|later|prior|since|before))")),
+    ("age", r"\d ?[MF]\b",  # "93M", at the start or after "a", "is", "Pt", ": " (not "T 101F")
+     re.compile(r"(?:^|(?<=\ba )|(?<=\bis )|(?<=\bPt )|(?<=: ))(?P<v>9\d|1[01]\d)\s?[MF]\b")),
+    ("age", "age", re.compile(r"(?<!\w)(?i:age[ds]?)\s*[:=]?\s*(?P<v>9\d|1[01]\d)\b"
+                              r"(?!\s*(?:days?|d|weeks?|wks?|months?|mos?|%|mg|kg)\b)")),
+    ("address", r"\d", re.compile(rf"(?P<v>\b{_STREET}(?:,\s+{_CITY},\s+{_ANY_STATE}\b(?:\s+{_ZIP})?)?"
+                                  r"|\bP\.?\s?O\.?\s+Box\s+\d+\b)")),
+    ("address", r",\s+[A-Z]",
+     re.compile(rf"(?P<v>\b{_CITY},\s+(?:{_STATE}\b(?:\s+{_ZIP})?|{_ANY_STATE}\s+{_ZIP}))(?!\w)")),
+    ("address", "zip|postal", re.compile(r"(?<!\w)(?i:zip(?: code)?|postal code)(?:\s+is)?\s*[:#]?\s*"
+                                         r"(?P<v>\d{5}(?:-\d{4})?)\b")),
+    ("address", "county|parish", re.compile(r"(?P<v>\b[A-Z][a-z]+(?: [A-Z][a-z]+)? (?:County|Parish))\b")),
+    ("address", "live|resid|moved|relocated|home",
+     re.compile(rf"(?<!\w)(?i:lives|living|resides|residing|resident|moved|relocated|home)\s+"
+                rf"(?i:in|to|at|near|of)\s+(?P<v>(?!(?:{_STATE})\b){_CITY})")),
+    ("mrn", r"\d{8}",
+     re.compile(r"(?<![\d.,/-])(?P<v>\d{8,12})(?![\d.,/]|\s*(?:mg|mcg|µg|g|ml|units?|iu)\b)", re.I)),
 ]
+RECOGNIZERS: list[tuple[str, re.Pattern[str]]] = [(kind, pattern) for kind, _, pattern in _TABLE]
+"""(kind, pattern) in priority order; group ``v`` (or ``v2``) is the identifying text."""
+TRIGGERS: list[re.Pattern[str]] = [re.compile(trigger, re.I) for _, trigger, _ in _TABLE]
+"""For each recognizer, a cheap pattern that must occur in the text before the full one is tried."""

@@ -177,6 +177,8 @@ def test_eponyms_drugs_and_lab_values_are_not_names_or_identifiers(text):
     ("mrs. o'brien fell.", "[NAME] fell."),
     ("BROWN, PATRICIA M presented.", "[NAME] presented."),
     ("Called her son, David Nguyen, at 617.555.0123.", "Called her son, [NAME], at [PHONE]."),
+    ("Attending: Dr. K. Patel.", "Attending: [NAME]."),
+    ("Seen with J. Smith from social work.", "Seen with [NAME] from social work."),
 ])
 def test_redaction_replaces_the_whole_span(text, expected):
     assert redact_text(text)[0] == expected
@@ -233,3 +235,16 @@ def test_store_home_is_0700_and_database_0600(tmp_path, monkeypatch):
     Store.open().close()
     assert stat.S_IMODE(os.stat(home).st_mode) == 0o700
     assert stat.S_IMODE(os.stat(home / "medassure.duckdb").st_mode) == 0o600
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Seen on the 3rd of March.", [("date", "3rd of March")]),
+    ("Visit: 4/5/2024 10:30", [("date", "4/5/2024")]),  # a date after a keyword is not an account number
+    ("93M with pneumonia.", [("age", "93")]),
+    ("Temp 101F overnight, now afebrile.", []),
+    ("Her husband (Carlos) is at bedside.", [("name", "Carlos")]),
+    ("Aadhaar 1234 5678 9012", [("id", "1234 5678 9012")]),
+    ("E. coli and S. Aureus in culture.", []),
+])
+def test_more_written_forms(text, expected):
+    assert [(k, text[s:e]) for k, s, e in find_identifiers(text)] == expected
