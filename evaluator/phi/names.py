@@ -152,7 +152,7 @@ def find_names(text: str) -> list[tuple[int, int]]:
     """(start, end) of likely person names in ``text``, possibly overlapping, in no particular order.
 
     Example:
-        >>> [ "Patient John Smith, 67"[s:e] for s, e in find_names("Patient John Smith, 67")]
+        >>> sorted({"Patient John Smith, 67"[s:e] for s, e in find_names("Patient John Smith, 67")})
         ['John Smith']
     """
     if not any(c.isupper() for c in text) and not re.search(r"\b(?:mrs?|ms|miss|dr|prof)\b", text):

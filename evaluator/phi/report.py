@@ -103,7 +103,7 @@ def scan_instances(instances: Iterable[Instance], examples_per_kind: int = 3) ->
     Example:
         >>> r = scan_instances([Instance(id="1", context="Reach Mr. Doe at jd@mail.com", reference="x")])
         >>> r.counts, r.examples[0].masked
-        ({'name': 1, 'email': 1}, '***')
+        ({'name': 1, 'email': 1}, 'M*. **e')
     """
     cases = list(instances)
     totals: Counter[str] = Counter()
