@@ -93,9 +93,17 @@ def _holder_description(message: str) -> str:
 
 def connect(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """Open the database file with user-facing errors for the two common failures."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    # The database holds PHI: its folder is 0700 when we create it (or it is $MEDASSURE_HOME), the file 0600.
+    home_is_new = not path.parent.exists()
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    ours = path.parent.stat().st_uid == os.getuid()
+    if home_is_new or (ours and path.parent.resolve() == default_home().resolve()):
+        os.chmod(path.parent, 0o700)
     try:
-        return duckdb.connect(str(path), read_only=read_only)
+        con = duckdb.connect(str(path), read_only=read_only)
+        if path.stat().st_uid == os.getuid():  # a file someone else owns keeps its mode
+            os.chmod(path, 0o600)
+        return con
     except duckdb.IOException as exc:
         text = str(exc)
         if "lock" in text.lower():
