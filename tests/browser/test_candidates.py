@@ -19,7 +19,12 @@ def test_candidates_page_shows_table_and_chart_for_the_demo(page, app_factory, t
     table.wait_for()
     box = table.bounding_box()
     assert box and box["width"] > 400 and box["height"] > 80, box
-    cells = table.text_content() or ""  # the grid draws on a canvas; its accessible table holds the text
+    # the grid draws on a canvas; its accessible table holds the text, filled a moment after it appears
+    for _ in range(60):
+        cells = table.text_content() or ""
+        if "contoso-gpt-4o" in cells:
+            break
+        pg.wait_for_timeout(500)
     for candidate in ("contoso-gpt-4o", "northwind-messageassist", "onprem-llama-3-3-70b"):
         assert candidate in cells, cells[:2000]
 
