@@ -125,6 +125,15 @@ def icc3k_z(a: Sequence[float], b: Sequence[float]) -> Estimate:
     return Estimate(value=value, ci_lower=lo, ci_upper=hi, n=x.size, method=method)
 
 
+def _single_icc(a: Sequence[float], b: Sequence[float], kind: str, method: str) -> Estimate:
+    x, y = _clean(a, b)
+    refused = _refuse(x.size, method, x, y)
+    if refused:
+        return refused
+    value, lo, hi = _pingouin_icc(x, y, kind)
+    return Estimate(value=value, ci_lower=lo, ci_upper=hi, n=x.size, method=method)
+
+
 def icc21(a: Sequence[float], b: Sequence[float]) -> Estimate:
     """ICC(A,1), i.e. ICC(2,1): absolute agreement of one rater, on the series' own scale (the gated figure).
 
@@ -135,13 +144,8 @@ def icc21(a: Sequence[float], b: Sequence[float]) -> Estimate:
         >>> round(icc21([1, 2, 3, 4, 5], [1, 2, 3, 4, 5]).value, 6)
         1.0
     """
-    method = "pingouin ICC(2,1) absolute agreement, single rater, on raw composites; F-based 95% interval"
-    x, y = _clean(a, b)
-    refused = _refuse(x.size, method, x, y)
-    if refused:
-        return refused
-    value, lo, hi = _pingouin_icc(x, y, "A,1")
-    return Estimate(value=value, ci_lower=lo, ci_upper=hi, n=x.size, method=method)
+    return _single_icc(a, b, "A,1", "pingouin ICC(2,1) absolute agreement, single rater, on raw composites; "
+                       "F-based 95% interval")
 
 
 def icc31(a: Sequence[float], b: Sequence[float]) -> Estimate:
@@ -154,13 +158,8 @@ def icc31(a: Sequence[float], b: Sequence[float]) -> Estimate:
         >>> round(icc31([1, 2, 3, 4, 5], [2, 3, 4, 5, 6]).value, 6)
         1.0
     """
-    method = "pingouin ICC(3,1) consistency, single rater, on raw composites; F-based 95% interval"
-    x, y = _clean(a, b)
-    refused = _refuse(x.size, method, x, y)
-    if refused:
-        return refused
-    value, lo, hi = _pingouin_icc(x, y, "C,1")
-    return Estimate(value=value, ci_lower=lo, ci_upper=hi, n=x.size, method=method)
+    return _single_icc(a, b, "C,1", "pingouin ICC(3,1) consistency, single rater, on raw composites; "
+                       "F-based 95% interval")
 
 
 def spearman(a: Sequence[float], b: Sequence[float]) -> Estimate:
