@@ -104,12 +104,16 @@ class Job:
         self.state, self.error = "starting", None
         self.result: Any = None
         self.brief: dict[str, Any] | None = None
+        self.counts: list[tuple[int, int]] = []
+        """Every (done, total) reported, in order, so a waiter that polls misses none."""
 
     # ---- reporting (called by the work, on the job's thread) -----------------------------------
     def on_progress(self, done: int, total: int, row: dict[str, Any] | None = None,
                     note: str | None = None) -> None:
         """The runner's progress callback; also records the run id from the first result row."""
         with self._lock:
+            if (done, total) != (self.done, self.total) or not self.counts:
+                self.counts.append((done, total))
             self.done, self.total, self.state = done, total, "running"
             if note is not None:
                 self.note = note
@@ -174,6 +178,7 @@ class Job:
             self.state = status if isinstance(status, str) else "completed"
             if isinstance(result, RunSummary):
                 self.done, self.total = result.n, max(self.total, result.n)
+                self.counts.append((self.done, self.total))
                 self.brief = {"run_id": result.run_id, "status": result.status, "n": result.n,
                               **(self.brief or {})}
 
@@ -292,18 +297,22 @@ def job_status(con: duckdb.DuckDBPyConnection, job_id: str, jobs: JobManager = J
 
 
 def wait_job(job: Job, on_progress: Callable[..., Any] | None = None, *, poll_s: float = 0.2) -> JobProgress:
-    """Block until the job ends, reporting ``(done, total, None)`` whenever the count changes.
+    """Block until the job ends, reporting ``(done, total, None)`` for every count the job reported.
 
     For the CLI, notebooks and scripts. Ctrl-C cancels the job (requests in flight finish and are
     kept) and is raised again; ``on_progress`` is closed at the end when it has a ``close()``.
     """
     seen: tuple[int, int] | None = None
+    reported = 0
     try:
         while True:
             progress = job.join(poll_s)
-            if on_progress is not None and (progress.done, progress.total) != seen:
-                seen = (progress.done, progress.total)
-                on_progress(progress.done, progress.total, None)
+            counts = job.counts[reported:]
+            reported += len(counts)
+            for count in [*counts, (progress.done, progress.total)] if on_progress is not None else []:
+                if count != seen:
+                    seen = count
+                    on_progress(*count, None)
             if not progress.alive:
                 return progress
     except KeyboardInterrupt:

@@ -34,7 +34,7 @@ class RunRequest(BaseModel):
     """Dataset file on this machine; None for benchmarks that need none (built-in calculators)."""
     endpoint: ModelEndpoint
     """The candidate model as it is called (no key: only the NAME of its environment variable)."""
-    concurrency: int = Field(default=8, ge=1, le=256)
+    concurrency: int = Field(default=8, ge=1, le=1024)
     """Requests in flight at most."""
     max_cost_usd: float | None = Field(default=None, gt=0)
     """Stop before this run's new spending passes this many USD (needs a known price)."""
