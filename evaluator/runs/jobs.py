@@ -309,7 +309,8 @@ def wait_job(job: Job, on_progress: Callable[..., Any] | None = None, *, poll_s:
             progress = job.join(poll_s)
             counts = job.counts[reported:]
             reported += len(counts)
-            for count in [*counts, (progress.done, progress.total)] if on_progress is not None else []:
+            final = [] if progress.alive else [(progress.done, progress.total)]
+            for count in [*counts, *final] if on_progress is not None else []:
                 if count != seen:
                     seen = count
                     on_progress(*count, None)
