@@ -95,6 +95,7 @@ def test_import_block_redact_run_and_attach(demo_home, llm_server):
     assert any("Saved version 2" in s.value for s in at.success)
     assert any("redacted from version 1" in c.value for c in at.caption)  # the new version is shown
     assert not at.error and not at.button(key="ls_run").disabled
+    llm_server.configure(latency_s=0.5)  # 31 cases, 8 in flight: the run outlasts the script run
     at.button(key="ls_run").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.get("progress"), "the run works in the background; the page shows its progress"

@@ -42,6 +42,7 @@ def test_page_runs_a_reevaluation_and_shows_the_addendum(decided):
     at.text_input(key="reeval_model").input(MODEL_B)
     at.number_input(key="reeval_in_price").set_value(0.5)
     at.number_input(key="reeval_out_price").set_value(1.5)
+    server.configure(latency_s=0.5)  # 20 cases, 8 in flight: the re-run outlasts the script run
     next(b for b in at.button if b.label == "Run re-evaluation").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.get("progress"), "the re-evaluation works in the background; the page shows its progress"
