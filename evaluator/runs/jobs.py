@@ -26,59 +26,18 @@ from datetime import UTC, datetime
 from typing import Any
 
 import duckdb
-from pydantic import BaseModel, ConfigDict
 
+from evaluator.runs.job_progress import LIVE_STATES, JobProgress
 from evaluator.runs.request import RunRequest
-from evaluator.runs.store import RunStore
+from evaluator.runs.store import RunStore, read_job
 from evaluator.runs.summary import RunSummary
 
 __all__ = ["JOBS", "Job", "JobManager", "JobProgress", "RunJob", "RunJobs", "RunProgress", "RunRequest",
            "job_status", "wait_job"]
 
-LIVE_STATES = ("starting", "running")
 Work = Callable[[duckdb.DuckDBPyConnection, "Job"], Any]
 """A job's work: called with the thread's own cursor and the job (its progress reporter)."""
 SAVE_EVERY_S = 0.5
-
-
-class JobProgress(BaseModel):
-    """A snapshot of a background job, as the thread last reported it (or as the store holds it)."""
-
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
-
-    job_id: str
-    """The job's id (``job-...``), its row in the store."""
-    kind: str
-    """``benchmark``, ``scenario``, ``reevaluation`` or ``jury``."""
-    run_key: str
-    """The job's key: a run's identity for resuming, or a kind-specific key (one live job per key)."""
-    label: str = ""
-    """What the job does, in words."""
-    run_id: str | None
-    """Run id once the work has created or found the run."""
-    state: str
-    """``starting``, ``running``, a final status (``completed``, ``cancelled``, ...), ``error`` or
-    ``interrupted`` (the process that ran it stopped)."""
-    done: int
-    """Items with a result so far (those of earlier invocations included)."""
-    total: int
-    """Items in the job (0 until known)."""
-    note: str = ""
-    """What the job is working on now (e.g. the benchmark of a re-evaluation)."""
-    alive: bool
-    """True while the thread is working."""
-    cancel_requested: bool
-    """True once someone asked the job to stop."""
-    error: str | None
-    """Why the job ended without a result, if it did."""
-    summary: RunSummary | None = None
-    """The runner's summary, when the work returned one."""
-    result: Any = None
-    """What the work returned (this process only; the store keeps ``brief``)."""
-    brief: dict[str, Any] | None = None
-    """A short JSON result kept in the store (e.g. the run id, an addendum id)."""
-    elapsed_s: float = 0.0
-    """Seconds since this invocation started (0 when read from the store)."""
 
 
 RunProgress = JobProgress
@@ -286,7 +245,7 @@ def job_status(con: duckdb.DuckDBPyConnection, job_id: str, jobs: JobManager = J
     job = jobs.by_id(job_id)
     if job is not None:
         return job.progress()
-    row = RunStore(con, journal_dir=None).get_job(job_id)
+    row = read_job(con, job_id)
     if row is None:
         return None
     state = "interrupted" if row["state"] in LIVE_STATES else row["state"]

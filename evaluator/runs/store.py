@@ -103,6 +103,23 @@ def journal_dir_for(con: duckdb.DuckDBPyConnection) -> Path | None:
     return db.with_name(db.name + ".journal")
 
 
+def read_job(con: duckdb.DuckDBPyConnection, job_id: str) -> dict[str, Any] | None:
+    """One background job's status row, read only (no migration, for pages that poll every second).
+
+    Returns None when there is no such job or no job table yet.
+    """
+    try:
+        cur = con.execute("SELECT * FROM run_jobs WHERE job_id = ?", [job_id])
+    except duckdb.CatalogException:
+        return None
+    row = cur.fetchone()
+    if not row:
+        return None
+    rec = dict(zip([d[0] for d in cur.description], row, strict=True))
+    rec["result"] = json.loads(rec["result"]) if rec["result"] else None
+    return rec
+
+
 class RunStore:
     """Run records, results and the response cache over a DuckDB connection.
 
@@ -260,13 +277,7 @@ class RunStore:
 
     def get_job(self, job_id: str) -> dict[str, Any] | None:
         """One job's status row (``result`` decoded), or None."""
-        cur = self.con.execute("SELECT * FROM run_jobs WHERE job_id = ?", [job_id])
-        row = cur.fetchone()
-        if not row:
-            return None
-        rec = dict(zip([d[0] for d in cur.description], row, strict=True))
-        rec["result"] = json.loads(rec["result"]) if rec["result"] else None
-        return rec
+        return read_job(self.con, job_id)
 
     def latest_job_id(self, job_key: str, kind: str | None = None) -> str | None:
         """The newest job started for this key (and kind), if any."""
