@@ -8,6 +8,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import streamlit as st  # noqa: E402
 
+from governance.mapping.suggest import warm_up_in_background  # noqa: E402
 from pages import ui  # noqa: E402
 
 st.set_page_config(page_title="MedAssure", layout="wide")
@@ -19,10 +20,11 @@ PAGES = {
         st.Page("pages/intended_use.py", title="Intended use"),
         st.Page("pages/task_mapping.py", title="Task mapping"),
         st.Page("pages/evidence.py", title="Evidence"),
+        # Rules are set and locked before new evidence is run (pre-registration), so they come first.
+        st.Page("pages/rules_verdicts.py", title="Rules & verdicts"),
         st.Page("pages/run_evidence.py", title="Run evidence"),
         st.Page("pages/local_scenarios.py", title="Local scenarios"),
         st.Page("pages/judge_validity.py", title="Judge validity"),
-        st.Page("pages/rules_verdicts.py", title="Rules & verdicts"),
         st.Page("pages/cost.py", title="Cost"),
         st.Page("pages/candidates.py", title="Candidates"),
         st.Page("pages/review_monitoring.py", title="Review & monitoring"),
@@ -35,6 +37,14 @@ PAGES = {
     ],
 }
 
+
+@st.cache_resource(show_spinner=False)
+def _warm_up() -> None:
+    """Load the mapping's sentence model in the background once per app process (issue: 26–40 s wait)."""
+    warm_up_in_background()
+
+
+_warm_up()
 page = st.navigation(PAGES, expanded=True)  # every step of the path visible, no "View more"
 ui.sidebar()
 page.run()

@@ -33,13 +33,13 @@ from pypdf import PdfReader
 from evaluator.evidence import published_evidence
 from governance.decision import committee
 from governance.dossier.intended_use import example_intended_use
+from governance.dossier.procurement_records import CostSettings
 from governance.dossier.record import Dossier, TaskMapping
 from governance.dossier.store import DossierVersion
-from governance.mapping.taxonomy import load_taxonomy
-from governance.procurement.cost import CostSettings
+from governance.dossier.taxonomy import load_taxonomy
 from governance.procurement.cost_inputs import medhelm_token_profile
+from reports.build import build_report
 from reports.chai import chai_model_card_xml
-from reports.model import build_report
 from reports.pdf import render_pdf
 from reports.pdf_blocks import chart_png
 

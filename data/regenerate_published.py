@@ -10,6 +10,9 @@ Writes, all deterministic (no timestamps, so a rerun on the same inputs is byte-
 - ``medhelm_published.csv``: the 9 × 37 published per-benchmark scores (row_type
   ``benchmark_score``, final 37-benchmark version) joined with the benchmark facts.
 - ``medhelm_costs.csv``: the published cost estimates, labelled as budget-based upper bounds.
+- ``medhelm_benchmark_tokens.csv``: per model and benchmark, mean prompt tokens per instance and the
+  completion budget, derived from the per-benchmark dollar estimates (see ``benchmark_token_rows``),
+  so a dossier's token profile can average over the benchmarks it maps to, not all 37.
 - ``MEDHELM_PUBLISHED.md``: where every file came from (input paths and their sha256).
 
 Scores are copied as published; nothing is recomputed here. Benchmark names that differ between
@@ -53,6 +56,26 @@ BENCHMARK_COLUMNS = ["benchmark", "helm_run_group", "category", "subcategory", "
 PUBLISHED_COLUMNS = ["model", "benchmark", "helm_run_group", "category", "subcategory", "metric",
                      "helm_metric", "score", "scale", "lower_is_better", "metric_kind", "n", "n_source",
                      "typical_n", "access", "caveat", "version", "source_date", "source"]
+TOKEN_COLUMNS = ["model", "benchmark", "instances", "mean_prompt_tokens", "mean_completion_budget",
+                 "question_type", "basis", "source"]
+# MedHELM's unit prices, USD per 1M tokens (input, output), implied by its costs.csv (MEDHELM_FACTS.md §5:
+# cost ÷ tokens; the repo has no explicit price table). The jury applies the sum of its three judges'
+# prices (GPT-4o 2.50/10 + Claude 3.7 Sonnet 3/15 + Llama 3.3 0.71/0.71) to judge tokens.
+IMPLIED_PRICES = {
+    "Claude 3.5 Sonnet (20241022)": (3.00, 15.00), "Claude 3.7 Sonnet (20250219)": (3.00, 15.00),
+    "GPT-4o (2024-05-13)": (2.50, 10.00), "GPT-4o mini (2024-07-18)": (0.15, 0.60),
+    "Gemini 1.5 Pro (001)": (1.25, 5.00), "Gemini 2.0 Flash": (0.15, 0.60), "DeepSeek R1": (1.35, 5.40),
+    "o3-mini (2025-01-31)": (1.20, 4.84), "Llama 3.3 Instruct (70B)": (0.71, 0.71),
+}
+JURY_PRICES, JUDGE_OUTPUT_PER_INSTANCE, REASONING_BUDGET = (6.21, 25.71), 4096, 4000
+# HELM's multiple-choice adapter asks for 1 token and its short-generation adapter for 5; with these
+# the budgets sum exactly to MedHELM's published output-token totals (12,910 tokens not given in the
+# reference's model_max_tokens column for GPT-4o: 7,910 MCQ instances × 1 + 1,000 MedHallu × 5).
+DEFAULT_MAX_TOKENS = {"(default MCQ)": 1, "(generation, short)": 5}
+TOKEN_BASIS = ("MedHELM average per instance, derived: prompt tokens = (published dollar estimate "
+               "− completion budget × output price − jury cost for open questions) ÷ input price, at "
+               "MedHELM's implied prices; completion tokens are the max-tokens budget (an upper bound); "
+               "checked against the published token totals")
 COST_COLUMNS = ["model", "benchmark", "item", "value", "unit", "test_instances", "question_type", "basis",
                 "version", "source"]
 
@@ -157,6 +180,54 @@ def cost_rows(leaderboard, known: set[str]) -> list[dict[str, object]]:
     return sorted(rows, key=lambda x: (x["benchmark"] != "ALL", x["model"], x["benchmark"], x["item"]))
 
 
+def benchmark_token_rows(leaderboard, reference_benchmarks: list[dict[str, str]],
+                         known: set[str]) -> list[dict[str, object]]:
+    """Mean prompt tokens and completion budget per instance, per model and benchmark.
+
+    MedHELM publishes per-benchmark dollars but token counts only as totals over 37 benchmarks. Per
+    benchmark, dollars = prompt × input price + budget × output price, plus for open questions the
+    jury: (prompt + budget) × jury input price + 4,096 × instances × jury output price
+    (MEDHELM_FACTS.md §5). Solving for prompt tokens recovers each benchmark's share; the sum over
+    benchmarks must match the published total within 0.1% or the script stops.
+    """
+    max_tokens = {canonical(b["name"], known): b["model_max_tokens"] for b in reference_benchmarks}
+    totals, per_model = {}, {}
+    for r in leaderboard:
+        if r["row_type"] == "estimated_cost" and "Tokens" in r["metric"]:
+            totals[(r["model"], r["metric"])] = float(r["score"])
+        elif r["row_type"] == "estimated_cost_per_benchmark":
+            per_model.setdefault(r["model"], []).append(r)
+    rows = []
+    for model, bench_rows in sorted(per_model.items()):
+        p_in, p_out = IMPLIED_PRICES[model]
+        j_in, j_out = JURY_PRICES
+        parsed = []
+        for r in bench_rows:
+            notes = dict(kv.split("=", 1) for kv in r["notes"].split("; ") if "=" in kv)
+            name = canonical(r["benchmark"], known)
+            parsed.append((name, int(notes["test_instances"]), notes["question_type"], float(r["score"]), r))
+        n_all = sum(n for _, n, _, _, _ in parsed)
+        reasoning = totals[(model, "Total Output Tokens (tokens)")] == REASONING_BUDGET * n_all
+        derived = []
+        for name, n, kind, usd, r in parsed:
+            raw = max_tokens[name]
+            budget = REASONING_BUDGET if reasoning else int(DEFAULT_MAX_TOKENS.get(raw, raw))
+            out = budget * n
+            dollars = usd * 1e6 - out * p_out
+            if kind == "Open":
+                dollars -= out * j_in + JUDGE_OUTPUT_PER_INSTANCE * n * j_out
+            prompt = max(0.0, dollars / (p_in + (j_in if kind == "Open" else 0.0)))
+            derived.append((name, n, kind, prompt, budget, r))
+        total_in = totals[(model, "Total Input Tokens (tokens)")]
+        if abs(sum(d[3] for d in derived) / total_in - 1) > 0.001:
+            raise SystemExit(f"{model}: derived prompt tokens do not add up to the published {total_in}")
+        rows += [{"model": model, "benchmark": name, "instances": n,
+                  "mean_prompt_tokens": f"{prompt / n:.1f}",
+                  "mean_completion_budget": budget, "question_type": kind, "basis": TOKEN_BASIS,
+                  "source": r["source"]} for name, n, kind, prompt, budget, r in derived]
+    return sorted(rows, key=lambda x: (x["model"], x["benchmark"]))
+
+
 def to_csv(rows: list[dict[str, object]], columns: list[str]) -> str:
     """CSV text with a fixed column order and Unix line ends."""
     buf = io.StringIO()
@@ -186,6 +257,8 @@ def provenance_note(ref: Path, counts: dict[str, int]) -> str:
               "@94167c5 |",
               f"| `medhelm_costs.csv` | {counts['costs']} | leaderboard rows `estimated_cost` "
               "(token_utilization.csv@94167c5) and `estimated_cost_per_benchmark` (costs.csv@94167c5) |",
+              f"| `medhelm_benchmark_tokens.csv` | {counts['tokens']} | derived from the rows of "
+              "`medhelm_costs.csv` and the reference's `model_max_tokens` (see `benchmark_token_rows`) |",
               "", "Notes:", "",
               "- `n` is the model's own instance count from costs.csv where given, else the benchmark's "
               "typical count (`n_source` says which).",
@@ -205,11 +278,14 @@ def regenerate(ref: Path, out: Path) -> dict[str, int]:
     costs = cost_rows(leaderboard, set(bench))
     if len(published) != 9 * 37:
         raise SystemExit(f"expected 333 published scores (9 models x 37 benchmarks), got {len(published)}")
-    counts = {"benchmarks": len(bench_rows), "published": len(published), "costs": len(costs)}
+    tokens = benchmark_token_rows(leaderboard, read_csv(ref / "medhelm_benchmarks.csv"), set(bench))
+    counts = {"benchmarks": len(bench_rows), "published": len(published), "costs": len(costs),
+              "tokens": len(tokens)}
     out.mkdir(parents=True, exist_ok=True)
     (out / "medhelm_benchmarks.csv").write_text(to_csv(bench_rows, BENCHMARK_COLUMNS), encoding="utf-8")
     (out / "medhelm_published.csv").write_text(to_csv(published, PUBLISHED_COLUMNS), encoding="utf-8")
     (out / "medhelm_costs.csv").write_text(to_csv(costs, COST_COLUMNS), encoding="utf-8")
+    (out / "medhelm_benchmark_tokens.csv").write_text(to_csv(tokens, TOKEN_COLUMNS), encoding="utf-8")
     (out / "MEDHELM_PUBLISHED.md").write_text(provenance_note(ref, counts), encoding="utf-8")
     return counts
 

@@ -23,10 +23,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from evaluator.answers import LETTERS
 from evaluator.instance import AnswerType, Instance
+from evaluator.loaders import get_loader
+from evaluator.metrics import get_metric
 from evaluator.paths import DATA_DIR
 
 DEFAULT_DIR = DATA_DIR / "benchmarks"
@@ -84,7 +86,10 @@ class BenchmarkSpec(BaseModel):
     answer_type: AnswerType
     """Main answer type of the instances (each instance still carries its own)."""
     metrics: tuple[str, ...] = Field(min_length=1)
-    """Metric names from the metric registry; the first is the main score."""
+    """Metric names from the metric registry."""
+    main_metric: str = ""
+    """The one metric a run's evidence is judged on (one of ``metrics``; empty means the first).
+    The others are kept as context: shown, never compared with a score bar or averaged."""
     max_tokens: int = Field(gt=0)
     """Output token budget per request."""
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
@@ -111,12 +116,22 @@ class BenchmarkSpec(BaseModel):
             )
         return template
 
+    @model_validator(mode="before")
+    @classmethod
+    def _default_main_metric(cls, data):
+        if isinstance(data, dict) and not data.get("main_metric") and data.get("metrics"):
+            data = {**data, "main_metric": list(data["metrics"])[0]}
+        return data
+
+    @model_validator(mode="after")
+    def _main_metric_is_measured(self):
+        if self.main_metric not in self.metrics:
+            raise ValueError(f"main_metric {self.main_metric!r} is not one of metrics {list(self.metrics)}")
+        return self
+
 
 def _check_names(spec: BenchmarkSpec) -> None:
     """Loader, loader arguments and metrics must exist in their registries."""
-    from evaluator.loaders import get_loader
-    from evaluator.metrics import get_metric
-
     loader = get_loader(spec.loader)
     extra = set(spec.loader_args) - loader.arg_names()
     if extra:

@@ -6,21 +6,28 @@ instances, with a 95% interval and the method used, or, where no interval can ho
 computed, an empty interval and the reason. ``provenance`` tells a published MedHELM figure from
 an imported HELM run and from a run made here. Published, imported and local evidence share this
 one record, so pages, acceptance rules and reports handle them alike.
+
+A run measures several metrics, but only its benchmark's main metric is evidence a rule judges:
+the others travel as ``role="context"`` records, shown beside the main one and never compared
+with a score bar or averaged with other scores. ``role`` is left out of the serialized record
+when it is ``main`` (the default), so dossiers saved before the field existed keep their hashes.
 """
 
 from __future__ import annotations
 
 import hashlib
 from datetime import UTC, datetime
-from typing import Literal
+from typing import ClassVar, Literal
 
 import pandas as pd
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 from evaluator.medhelm_data import published_scores
+from evaluator.records import OmitNewDefaults
 from evaluator.stats import normalize_score, wilson_interval
 
 Provenance = Literal["published", "helm-import", "local-run"]
+Role = Literal["main", "context"]
 NO_CI_REASONS = {
     "jury_mean": "published mean LLM-jury score (1-5): MedHELM publishes no per-instance scores or "
                  "spread, so no interval can be computed from the aggregate",
@@ -31,8 +38,12 @@ WILSON_METHOD = ("Wilson score interval, 95%; successes = published proportion ร
                  "(the proportion is published to 3 decimals)")
 
 
-class SubgroupScore(BaseModel):
+class SubgroupScore(OmitNewDefaults):
     """The score of one subgroup (e.g. ``sex=F``) within an evidence record, on the record's scale."""
+
+    # added after dossiers were first saved: dumped only when set, so old content hashes still verify
+    _omit_at_default: ClassVar[tuple[str, ...]] = ("reference_group", "ratio", "ratio_lower", "ratio_upper",
+                                                   "ratio_method")
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -50,6 +61,16 @@ class SubgroupScore(BaseModel):
     """Upper bound of the group's 95% interval, when one was computed."""
     suppressed: bool = False
     """True when the group is too small to report; its score and interval are then withheld."""
+    reference_group: str | None = None
+    """The tag's reference group the ratio is taken against (``evaluator.subgroups``), when known."""
+    ratio: float | None = None
+    """The group's score รท the reference group's score (on 0-1), when computed."""
+    ratio_lower: float | None = None
+    """Lower end of the ratio's 95% interval (Katz or bootstrap, see ``ratio_method``)."""
+    ratio_upper: float | None = None
+    """Upper end of the ratio's 95% interval."""
+    ratio_method: str | None = None
+    """How the ratio's interval was computed: ``katz`` or ``bootstrap``."""
 
     @model_validator(mode="after")
     def _consistent(self):
@@ -117,6 +138,16 @@ class Evidence(BaseModel):
     """What a reader must know alongside this score."""
     subgroups: list[SubgroupScore] | None = None
     """Per-subgroup scores, when the source reports them (local scenarios with subgroup tags)."""
+    role: Role = "main"
+    """``main``: the benchmark's main metric, judged by rules; ``context``: a secondary metric of the
+    same run, shown beside it and never judged or averaged."""
+
+    @model_serializer(mode="wrap")
+    def _omit_default_role(self, handler):
+        data = handler(self)
+        if isinstance(data, dict) and data.get("role") == "main":
+            data.pop("role")
+        return data
 
     @model_validator(mode="before")
     @classmethod
@@ -147,6 +178,11 @@ class Evidence(BaseModel):
     def has_interval(self) -> bool:
         """Whether a 95% interval is given."""
         return self.ci_lower is not None
+
+    @property
+    def is_main(self) -> bool:
+        """Whether this is a main-metric record (the only kind a rule judges)."""
+        return self.role == "main"
 
 
 def evidence_id(provenance: str, source: str, model: str, benchmark: str, metric: str,
@@ -213,7 +249,7 @@ def evidence_frame(evidence: list[Evidence]) -> pd.DataFrame:
 
     Example:
         >>> evidence_frame(published_evidence(["MedQA"])).shape
-        (9, 23)
+        (9, 24)
     """
     columns = list(Evidence.model_fields)
-    return pd.DataFrame([e.model_dump() for e in evidence], columns=columns)
+    return pd.DataFrame([{**e.model_dump(), "role": e.role} for e in evidence], columns=columns)

@@ -21,6 +21,7 @@ DATA_DIR = DATA_DIR
 BENCHMARKS_FILE = DATA_DIR / "medhelm_benchmarks.csv"
 PUBLISHED_FILE = DATA_DIR / "medhelm_published.csv"
 COSTS_FILE = DATA_DIR / "medhelm_costs.csv"
+TOKENS_FILE = DATA_DIR / "medhelm_benchmark_tokens.csv"
 
 MetricKind = Literal["proportion", "jury_mean", "f1_mean"]
 
@@ -106,3 +107,24 @@ def published_costs() -> pd.DataFrame:
         True
     """
     return pd.read_csv(COSTS_FILE, keep_default_na=False)
+
+
+@cache
+def _benchmark_tokens() -> pd.DataFrame:
+    return pd.read_csv(TOKENS_FILE, keep_default_na=False)
+
+
+def benchmark_tokens() -> pd.DataFrame:
+    """Per model and benchmark: instances, mean prompt tokens and the completion budget per instance.
+
+    Derived by ``data/regenerate_published.py`` from MedHELM's per-benchmark dollar estimates (its
+    token counts are published only as totals over 37 benchmarks); the completion side is the
+    max-tokens budget, an upper bound. A fresh copy each call.
+
+    Example:
+        >>> t = benchmark_tokens()
+        >>> row = t[(t.model == "GPT-4o (2024-05-13)") & (t.benchmark == "ProxySender")]
+        >>> row["mean_prompt_tokens"].item()
+        182.7
+    """
+    return _benchmark_tokens().copy()

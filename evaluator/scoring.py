@@ -5,8 +5,9 @@ cannot be read is *wrong* (score 0) **and** counted as unparsed, so a model that
 answer format is neither rewarded nor hidden; a free-text case with no reference text cannot be
 scored by reference metrics and gets ``score=None`` (unscored, left to the jury), never a made-up
 number. Second, every aggregate carries its n and its uncertainty: ``aggregate`` reports
-``n_scored``/``n_unscored``/``n_unparsed`` and a seeded percentile-bootstrap 95% interval from
-``evaluator.stats.bootstrap_mean``.
+``n_scored``/``n_unscored``/``n_unparsed`` and the 95% interval that fits the metric's kind from
+``evaluator.stats.interval_for`` (Wilson for 0/1 scores, seeded BCa bootstrap for other means),
+or the reason there is none. The per-instance ``score`` is the spec's ``main_metric``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from evaluator.answers import extract_answer
 from evaluator.benchmarks import BenchmarkSpec
 from evaluator.instance import Instance
 from evaluator.metrics import Sample, compute_metric, get_metric
-from evaluator.stats import bootstrap_mean
+from evaluator.stats import ScoreKind, interval_for
 
 
 class InstanceScore(BaseModel):
@@ -51,9 +52,13 @@ class Aggregate(BaseModel):
     mean: float | None
     """Mean over scored instances; None when none was scored."""
     ci_low: float | None
-    """Lower end of the 95% percentile-bootstrap interval; None with fewer than 2 scored."""
+    """Lower end of the 95% interval; None when none can be estimated (see ``ci_missing_reason``)."""
     ci_high: float | None
-    """Upper end of the interval; None with fewer than 2 scored."""
+    """Upper end of the interval; None when none can be estimated."""
+    ci_method: str | None = None
+    """How the interval was computed (Wilson, BCa bootstrap, t), with a small-n note below n = 30."""
+    ci_missing_reason: str | None = None
+    """Why there is no interval (nothing scored, a single value, or no spread)."""
     n: int
     """Instances aggregated (scored or not)."""
     n_scored: int
@@ -82,7 +87,8 @@ def score_responses(
         for inst, text in zip(instances, texts, strict=True)
     ]
     columns = {name: compute_metric(name, samples) for name in spec.metrics}
-    main = spec.metrics[0]
+    # a spec copied with new metrics (model_copy skips validation) falls back to its first metric
+    main = spec.main_metric if spec.main_metric in spec.metrics else spec.metrics[0]
     out = []
     for i, sample in enumerate(samples):
         values = {name: float(col[i]) for name, col in columns.items() if col[i] is not None}
@@ -102,7 +108,7 @@ def score_response(spec: BenchmarkSpec, instance: Instance, text: str | None) ->
     """Score one reply.
 
     Args:
-        spec: the benchmark (its metrics; the first is the main score).
+        spec: the benchmark (its metrics; ``main_metric`` is the score).
         instance: the case answered.
         text: the model's reply (None or empty counts as unparsed).
 
@@ -120,15 +126,18 @@ def aggregate(
     scores: Sequence[InstanceScore],
     metric: str,
     *,
+    kind: ScoreKind = "auto",
     level: float = 0.95,
     seed: int = 0,
     n_resamples: int = 2000,
 ) -> Aggregate:
-    """Mean of one metric over instances, with a seeded bootstrap interval and the counts.
+    """Mean of one metric over instances, with the interval fitting its kind and the counts.
 
     Args:
         scores: per-instance scores of one run.
         metric: a metric name; its values are read from each ``InstanceScore.metrics``.
+        kind: ``proportion`` (Wilson), ``mean`` (BCa bootstrap) or ``auto`` (proportion when
+            every value is 0 or 1); see ``evaluator.stats.interval_for``.
         level: interval level.
         seed: bootstrap seed (same inputs and seed give the same interval).
         n_resamples: bootstrap resamples.
@@ -142,19 +151,19 @@ def aggregate(
     """
     info = get_metric(metric)
     values = [s.metrics[metric] for s in scores if metric in s.metrics]
-    mean = lo = hi = None
+    mean = lo = hi = method = None
+    missing: str | None = "no scored instance"
     if values:
-        if len(values) >= 2:
-            result = bootstrap_mean(values, n_resamples=n_resamples, level=level, seed=seed)
-            mean, lo, hi = result.estimate, result.lower, result.upper
-        else:
-            mean = float(values[0])
+        r = interval_for(values, kind, level=level, seed=seed, n_resamples=n_resamples)
+        mean, lo, hi, method, missing = r.estimate, r.lower, r.upper, r.method, r.missing_reason
     return Aggregate(
         metric=metric,
         higher_is_better=info.higher_is_better,
         mean=mean,
         ci_low=lo,
         ci_high=hi,
+        ci_method=method,
+        ci_missing_reason=missing,
         n=len(scores),
         n_scored=len(values),
         n_unscored=len(scores) - len(values),

@@ -3,8 +3,11 @@
 Why these and no others: MedHELM ranks models by HELM's mean win rate and summarises categories
 by plain means of normalized scores, so both are reproduced exactly (and tested against the
 published figures). A rank alone hides uncertainty, so every score that can get an interval gets
-one (Wilson for a published proportion with known n, a seeded percentile bootstrap for
-per-instance scores) and models whose intervals overlap are reported as tied, not ordered.
+one fitted to the kind of score (``interval_for``): Wilson for proportions (published with known
+n, or 0/1 per-instance scores), a seeded BCa bootstrap for bounded or skewed means (ROUGE,
+BERTScore, 1-5 jury means) with a t interval when BCa cannot be computed, and no interval, with
+the reason, when there is no spread to estimate one from. Models whose intervals overlap are
+reported as tied, not ordered. ``bench/interval_coverage.py`` measures each method's coverage.
 
 All functions are pure: plain numbers or DataFrames in, plain numbers or DataFrames out.
 """
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 import math
 from statistics import NormalDist
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -40,6 +43,23 @@ def wilson_interval(successes: float, n: int, level: float = 0.95) -> tuple[floa
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def clopper_pearson_interval(successes: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Exact (Clopper-Pearson) interval for a binomial proportion: conservative, never below level.
+
+    Example:
+        >>> tuple(round(x, 4) for x in clopper_pearson_interval(9, 12))
+        (0.4281, 0.9451)
+    """
+    from scipy.stats import beta
+
+    if n <= 0 or not 0 <= successes <= n:
+        raise ValueError(f"need 0 <= successes <= n and n > 0; got {successes} of {n}")
+    alpha = 1 - level
+    lo = 0.0 if successes == 0 else float(beta.ppf(alpha / 2, successes, n - successes + 1))
+    hi = 1.0 if successes == n else float(beta.ppf(1 - alpha / 2, successes + 1, n - successes))
+    return lo, hi
 
 
 def normalize_score(score: float, scale: str) -> float:
@@ -193,3 +213,122 @@ def tie_groups(results: pd.DataFrame, higher_is_better: bool = True) -> list[lis
             groups.append([model])
             lead_lo, lead_hi = lo, hi
     return groups
+
+
+SMALL_N = 30
+"""Below this many values the interval's coverage is only approximate, and the method text says so."""
+ScoreKind = Literal["proportion", "mean", "auto"]
+
+
+class Interval(NamedTuple):
+    """A mean with its 95% interval and how it was computed, or why there is none."""
+
+    estimate: float
+    lower: float | None
+    upper: float | None
+    method: str | None
+    """How the interval was computed (None when there is none)."""
+    missing_reason: str | None
+    """Why there is no interval (None when there is one)."""
+    kind: str
+    """``proportion`` or ``mean``: the kind the interval was fitted to."""
+
+
+def _small_n(n: int) -> str:
+    return f"; n = {n} < {SMALL_N}, so coverage is approximate" if n < SMALL_N else ""
+
+
+def t_interval(values, level: float = 0.95) -> tuple[float, float]:
+    """Student-t interval for a mean (assumes the sample mean is roughly normal).
+
+    Example:
+        >>> tuple(round(x, 3) for x in t_interval([1, 2, 3, 4, 5]))
+        (1.037, 4.963)
+    """
+    from scipy.stats import t
+
+    x = np.asarray(values, dtype=float)
+    if x.size < 2:
+        raise ValueError("a t interval needs at least 2 values")
+    half = float(t.ppf(0.5 + level / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
+    return float(x.mean()) - half, float(x.mean()) + half
+
+
+def bca_interval(values, level: float = 0.95, seed: int = 0, n_resamples: int = 2000) -> tuple[float, float]:
+    """Seeded BCa bootstrap interval of a mean (``scipy.stats.bootstrap``); NaN bounds when degenerate.
+
+    Memory stays near 2 million floats whatever n (resamples and the jackknife are batched).
+
+    Example:
+        >>> lo, hi = bca_interval([1, 2, 2, 3, 5, 5, 5, 4, 4, 5])
+        >>> lo < 3.6 < hi
+        True
+    """
+    import warnings
+
+    from scipy.stats import bootstrap
+
+    x = np.asarray(values, dtype=float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a degenerate sample gives NaN bounds, handled by the caller
+        res = bootstrap((x,), np.mean, vectorized=True, axis=-1, method="BCa", confidence_level=level,
+                        n_resamples=n_resamples, batch=max(1, 2_000_000 // max(x.size, 1)),
+                        random_state=np.random.default_rng(seed))
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+def interval_for(values, kind: ScoreKind = "auto", *, level: float = 0.95, seed: int = 0,
+                 n_resamples: int = 2000) -> Interval:
+    """The mean of per-instance scores with the interval that fits their kind.
+
+    * ``proportion`` (every value 0 or 1: accuracy, exact match): Wilson score interval. It never
+      collapses to a point for n > 0 (20 of 20 gives [0.839, 1]).
+    * ``mean`` (ROUGE, BERTScore, 1-5 jury means): seeded BCa bootstrap; a t interval when BCa
+      cannot be computed; no interval when every value is equal or there is only one, because
+      a sample without spread says nothing about the spread of the mean.
+    * ``auto``: ``proportion`` when every value is 0 or 1, else ``mean``. The mean of 0/1 values
+      is a proportion whatever the metric is called; pass ``mean`` for a scale whose values could
+      all happen to be 0 or 1 (a 1-5 jury).
+
+    Below n = 30 the method text says that coverage is approximate
+    (``bench/interval_coverage.py`` prints the simulated figures).
+
+    Example:
+        >>> r = interval_for([1] * 20)
+        >>> r.kind, round(r.lower, 3), r.upper
+        ('proportion', 0.839, 1.0)
+        >>> interval_for([4, 4, 4], kind="mean").missing_reason
+        'no spread: all 3 values equal 4, so an interval cannot be estimated'
+    """
+    x = np.asarray(values, dtype=float)
+    if x.size == 0:
+        raise ValueError("no values: drop unscored instances and report them, but keep at least one")
+    if np.isnan(x).any():
+        raise ValueError("values contain NaN; drop unscored instances first and report them")
+    binary = bool(np.isin(x, (0.0, 1.0)).all())
+    if kind == "auto":
+        kind = "proportion" if binary else "mean"
+    n, est = int(x.size), float(x.mean())
+    pct = f"{level:.0%}"
+    if kind == "proportion":
+        if not binary:
+            raise ValueError("a proportion needs every value to be 0 or 1")
+        k = int(x.sum())
+        lo, hi = wilson_interval(k, n, level)
+        return Interval(est, lo, hi, f"Wilson score interval, {pct}, on {k} of {n} correct (a proportion)"
+                        f"{_small_n(n)}", None, "proportion")
+    if kind != "mean":
+        raise ValueError(f"kind must be 'proportion', 'mean' or 'auto', not {kind!r}")
+    if n == 1:
+        return Interval(est, None, None, None, "only one scored instance: no spread to estimate an interval "
+                        "from", "mean")
+    if float(x.min()) == float(x.max()):
+        return Interval(est, None, None, None, f"no spread: all {n} values equal {x[0]:g}, so an interval "
+                        "cannot be estimated", "mean")
+    lo, hi = bca_interval(x, level, seed, n_resamples)
+    if math.isfinite(lo) and math.isfinite(hi) and lo <= est <= hi:
+        return Interval(est, lo, hi, f"BCa bootstrap, {pct}, {n_resamples} resamples, seed {seed}, over {n} "
+                        f"instances{_small_n(n)}", None, "mean")
+    lo, hi = t_interval(x, level)
+    return Interval(est, lo, hi, f"t interval, {pct}, over {n} instances (BCa could not be computed; "
+                    f"assumes the mean is roughly normal){_small_n(n)}", None, "mean")

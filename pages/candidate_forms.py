@@ -14,7 +14,8 @@ import streamlit as st
 from pydantic import ValidationError
 
 from evaluator.gateway.llm import ModelEndpoint
-from governance.dossier.documents import DocumentError, DocumentStore
+from governance.dossier.documents import DocumentError
+from governance.dossier.procurement_records import Candidate, ContractFacts, Pricing
 from governance.dossier.record import Dossier
 from governance.procurement.attestations import (
     STATUS_TEXT,
@@ -24,9 +25,6 @@ from governance.procurement.attestations import (
     statuses,
 )
 from governance.procurement.candidates import (
-    Candidate,
-    ContractFacts,
-    Pricing,
     record_attestation,
     remove_candidate,
     slugify,
@@ -247,7 +245,7 @@ def attestation_editor(dossier: Dossier) -> None:
     if st.button("Save answer", key=k + "save", type="primary"):
         try:
             ref = (
-                DocumentStore(ui.store().con).put(
+                ui.store().documents.put(
                     upload.getvalue(), upload.name, upload.type, by=ui.reviewer()
                 )
                 if upload is not None
@@ -273,13 +271,13 @@ def attestation_editor(dossier: Dossier) -> None:
             )
             st.rerun()
     ref = s.answer.document if s.answer else None
-    if ref is not None and not DocumentStore(ui.store().con).exists(ref.sha256):
+    if ref is not None and not ui.store().documents.exists(ref.sha256):
         st.caption(f"The linked document {ref.filename} ({ref.sha256[:12]}…) is not in this database "
                    "(e.g. an imported dossier): the answer cites it by its SHA-256 only.")
     elif ref is not None:
         st.download_button(
             f"Download {ref.filename}",
-            lambda: DocumentStore(ui.store().con).get(ref.sha256),
+            lambda: ui.store().documents.get(ref.sha256),
             file_name=ref.filename,
             mime=ref.media_type,
             key=k + "download",

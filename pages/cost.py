@@ -4,9 +4,11 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from evaluator.medhelm_data import published_costs
-from governance.procurement.cost import CostSettings, TokenProfile, cost_report
-from governance.procurement.cost_inputs import medhelm_token_profile
+from evaluator.medhelm_data import benchmark_tokens
+from governance.dossier.procurement_records import CostSettings, TokenProfile
+from governance.evidence.attach import mapped_benchmarks
+from governance.procurement.cost import cost_report
+from governance.procurement.cost_inputs import medhelm_token_profile, run_token_profile
 from pages import policy_tables as tables
 from pages import ui
 from reports.cost_chart import cost_score_chart
@@ -28,13 +30,35 @@ st.caption(f"Expected volume: **{report.monthly_volume:,} requests a month** (fr
            "correct outputs.")
 if not report.rows:
     st.info("No token profile yet: add one per candidate below (from a local run's measured tokens, or "
-            "MedHELM's published token means).")
+            "MedHELM's average over the benchmarks mapped to this intended use).")
 else:
     st.dataframe(tables.cost_frame(report), hide_index=True, width="stretch")
     if any(r.cost_per_1k is not None and r.score is not None for r in report.rows):
         st.altair_chart(cost_score_chart(report), width="stretch")
         st.caption("Green: on the Pareto frontier (no other candidate is both cheaper and at least as good). "
                    "Dashed: the frontier.")
+
+st.subheader("Tokens per request for this workload")
+st.caption("Token means measured in MedHELM's benchmarks are MedHELM's, not your workload. If you know "
+           "(or can estimate) how many tokens a request of this intended use sends and receives, enter it "
+           "here: it replaces every candidate's token means in the table and the cost rule. 0 = no override.")
+w1, w2 = st.columns(2)
+work_prompt = w1.number_input("Prompt tokens per request (0 = none)", 0.0, 1e7,
+                              float(settings.workload_prompt_tokens or 0.0),
+                              key=f"cost_work_prompt_{dossier.id}")
+work_completion = w2.number_input("Completion tokens per request (0 = none)", 0.0, 1e7,
+                                  float(settings.workload_completion_tokens or 0.0),
+                                  key=f"cost_work_completion_{dossier.id}")
+if st.button("Save workload tokens", key="cost_work_save"):
+    current = ui.current().dossier
+    old = current.cost or CostSettings()
+    new = old.model_copy(update={"workload_prompt_tokens": work_prompt or None,
+                                 "workload_completion_tokens": work_completion or None})
+    if new == old:
+        st.toast("Nothing changed; no new version.")
+    else:
+        ui.save(current.model_copy(update={"cost": new}), note="cost: tokens per request for this workload")
+        st.rerun()
 
 st.subheader("Cost of the evaluation itself")
 c1, c2 = st.columns(2)
@@ -59,7 +83,7 @@ if not models:
     st.stop()
 model = st.selectbox("Candidate", models, key="cost_model")
 existing = next((p for p in settings.profiles if p.model == model), None)
-published_names = set(published_costs()["model"])
+published_names = set(benchmark_tokens()["model"])
 k = f"cost_{model}_"
 price_model = st.text_input("Priced as (litellm model string)",
                             value=existing.price_model if existing else "",
@@ -101,6 +125,15 @@ if b1.button("Save token profile", key="cost_save", disabled=not ready):
         st.error("; ".join(e["msg"] for e in exc.errors()))
     else:
         save_profile(profile, f"cost: token profile for {model}")
-if model in published_names and b2.button("Use MedHELM's published token means", key="cost_medhelm",
-                                          disabled=not price_model.strip()):
-    save_profile(medhelm_token_profile(model, price_model.strip()), f"cost: MedHELM token means for {model}")
+own = run_token_profile(ui.store(), dossier, model, price_model.strip() or model)
+if own is not None and st.button("Use this dossier's runs", key="cost_runs",
+                                 help=f"Mean tokens per request measured in {own.source}."):
+    save_profile(own, f"cost: token means from this dossier's runs for {model}")
+mapped = [b.name for b in mapped_benchmarks(dossier)]
+medhelm_help = ("Not your workload: what MedHELM sent on the benchmarks mapped to this intended use. "
+                "Completion tokens are its max-tokens budget.")
+if model in published_names and b2.button("Use MedHELM's average over the mapped benchmarks",
+                                          key="cost_medhelm", help=medhelm_help,
+                                          disabled=not price_model.strip() or not mapped):
+    save_profile(medhelm_token_profile(model, price_model.strip(), benchmarks=mapped),
+                 f"cost: MedHELM token means over the mapped benchmarks for {model}")

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from governance.decision import committee
-from governance.decision.signoff import OUTCOME_LABELS, DecisionError
+from governance.decision.signoff import DECISION_OUTCOMES, OUTCOME_LABELS, DecisionError
 from governance.decision.view import decision_view
 from pages import policy_tables as tables
 from pages import ui
@@ -41,8 +41,12 @@ with left:
                 st.markdown("**Conditions the verdicts call for**")
                 for c in cand.conditions:
                     st.markdown(f"- {c}")
-    if not view.assessment.locked:
-        st.caption("The rules are not locked: no verdict is pre-registered.")
+            if cand.to_settle:
+                st.markdown("**What would settle it**")
+                for c in cand.to_settle:
+                    st.markdown(f"- {c}")
+    if rec.preregistration:
+        st.caption(f"Pre-registration: {rec.preregistration[0]} Which ones: see **Rules & verdicts**.")
 with right:
     st.subheader("Committee decision")
     if decision is None:
@@ -55,9 +59,11 @@ with right:
         st.markdown(f"**Rationale.** {decision.rationale}")
         for c in decision.conditions:
             st.markdown(f"- {c}")
+        if view.disagreement is not None:
+            st.warning(f"**The decision differs from the recommendation.** {view.disagreement.text}")
 
 with st.expander("Record the committee's decision", expanded=decision is None):
-    outcome = st.radio("Decision", list(OUTCOME_LABELS), format_func=OUTCOME_LABELS.get, horizontal=True,
+    outcome = st.radio("Decision", list(DECISION_OUTCOMES), format_func=OUTCOME_LABELS.get, horizontal=True,
                        key="decision_outcome")
     models = ["(the use as a whole)", *view.assessment.models]
     model = st.selectbox("Candidate", models, key="decision_model",

@@ -17,7 +17,8 @@ st.caption("Each dossier is one intended use of a model, with its evidence, rule
 
 rows = ui.store().list_dossiers()
 if rows:
-    frame = pd.DataFrame(rows)[["id", "title", "owner", "status", "risk_tier", "version", "updated_at"]]
+    frame = pd.DataFrame([r.model_dump(mode="json") for r in rows])
+    frame = frame[["id", "title", "owner", "status", "risk_tier", "version", "updated_at"]]
     st.dataframe(frame, hide_index=True, width="stretch")
 else:
     st.info("No dossiers yet. Start a new one, import an intended-use JSON, or load the demo dossier.")

@@ -78,7 +78,7 @@ st.caption("Colour: normalized score (LLM-jury 1–5 rescaled (x − 1)/4, as Me
            "its own scale. Hover a cell for n and the interval; the table below lists them all.")
 st.altair_chart(charts.heatmap(view.scores, view.mapped_benchmarks, view.models), width="stretch")
 scores = charts.score_frame(view.scores)
-st.dataframe(scores.drop(columns=["normalized", "source", "caveat", "provenance"]), hide_index=True,
+st.dataframe(scores.drop(columns=["normalized", "source", "caveat", "provenance", "judged"]), hide_index=True,
              width="stretch", column_config={"score": st.column_config.NumberColumn(format="%.3f")})
 bases = dict.fromkeys(scores["interval method / why none"])
 st.markdown("**95% intervals**\n" + "\n".join(f"- {b}" for b in bases))
@@ -93,9 +93,13 @@ st.caption(f"{view.win_rate_method}. {view.win_rate_no_interval}")
 st.markdown("**Tie groups per benchmark** (models whose 95% intervals overlap are not ranked apart)")
 st.table(charts.ties_frame(view.ties), hide_index=True)
 
-st.subheader("Normalized means per taxonomy group")
-level = st.radio("Group by", ["category", "subcategory"], horizontal=True, key="evidence_group_level")
-st.altair_chart(charts.group_means_chart(view.group_means, level, view.models))
+st.subheader("Mean share correct per taxonomy group")
+if view.group_means:
+    level = st.radio("Group by", ["category", "subcategory"], horizontal=True, key="evidence_group_level")
+    st.altair_chart(charts.group_means_chart(view.group_means, level, view.models))
+else:
+    st.info("No proportion benchmark (exact match, accuracy) among the mapped ones, so there is no mean "
+            "to show: jury means and mean F1 are compared benchmark by benchmark above.")
 st.caption(view.group_mean_method + ".")
 
 st.subheader("Attach published evidence to the dossier")
@@ -113,9 +117,12 @@ else:
 st.subheader(f"Attached evidence ({len(view.attached)})")
 if view.attached:
     attached = charts.score_frame(view.attached)
-    shown = ["provenance", "model", "benchmark", "metric", "score", "scale", "n", "95% interval",
+    shown = ["provenance", "model", "benchmark", "metric", "judged", "score", "scale", "n", "95% interval",
              "interval method / why none", "source"]
     st.dataframe(attached[shown], hide_index=True, width="stretch")
+    if not all(s.evidence.is_main for s in view.attached):
+        st.caption("A local run is judged on its benchmark's main metric only; its other metrics are kept as "
+                   "context, shown here but never compared with a score bar or averaged.")
     by_id = {s.evidence.id: f"{s.evidence.provenance} · {s.evidence.model} · {s.evidence.benchmark}"
              for s in view.attached}
     gone = st.multiselect("Detach", list(by_id), format_func=by_id.get,

@@ -22,6 +22,8 @@ def score_frame(rows: list[ScoreRow]) -> pd.DataFrame:
         "normalized": r.evidence.normalized_score, "n": r.evidence.n, "95% interval": r.interval,
         "interval method / why none": r.interval_basis, "provenance": r.evidence.provenance,
         "attached": r.attached, "source": r.evidence.source, "caveat": r.evidence.caveat,
+        "judged": "main metric: judged by the rules" if r.evidence.is_main
+        else "context: shown, not judged",
     } for r in rows])
 
 
@@ -62,13 +64,14 @@ def heatmap(rows: list[ScoreRow], benchmarks: list[str], models: list[str]) -> a
 
 
 def group_means_chart(rows: list[GroupMeanRow], level: str, models: list[str]) -> alt.FacetChart:
-    """Horizontal bars, one per model within each group, labelled with the mean and its n."""
+    """Horizontal bars, one per model within each group, labelled with the mean share correct and its n."""
     df = pd.DataFrame([r.model_dump() for r in rows if r.level == level])
     df["label"] = [f"{m:.3f} · n={n} benchmark{'s' if n != 1 else ''}"
                    for m, n in zip(df["mean_normalized"], df["n_benchmarks"], strict=True)]
     base = alt.Chart(df).encode(
         y=alt.Y("model:N", title=None, sort=models, axis=alt.Axis(labelLimit=260, labelFontSize=12)),
-        x=alt.X("mean_normalized:Q", title="mean normalized score (0-1)", scale=alt.Scale(domain=[0, 1])),
+        x=alt.X("mean_normalized:Q", title="mean share correct (proportion benchmarks only)",
+                scale=alt.Scale(domain=[0, 1])),
     )
     bars = base.mark_bar(color="#4c78a8").encode(
         tooltip=["group", "model", alt.Tooltip("mean_normalized:Q", format=".3f"), "n_benchmarks"],

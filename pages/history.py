@@ -3,6 +3,7 @@
 import pandas as pd
 import streamlit as st
 
+from governance.dossier.change_text import field_label
 from governance.dossier.history import diff_versions, timeline
 from governance.reevaluation.reevaluate import added_addenda
 from pages import ui
@@ -22,13 +23,13 @@ st.dataframe(
     pd.DataFrame(
         [
             {
-                "version": e["version"],
-                "when": e["created_at"][:19].replace("T", " "),
-                "who": e["author"],
-                "kind": e["kind"],
-                "note": e["note"],
-                "changed": ", ".join(e["changed"][:6]),
-                "hash": e["hash"][:16],
+                "Version": e["version"],
+                "Saved (UTC)": e["created_at"][:16].replace("T", " "),
+                "By": e["author"],
+                "Kind": e["kind"],
+                "Note": e["note"],
+                "Changed": ", ".join(dict.fromkeys(field_label(c.split("[")[0]) for c in e["changed"][:6])),
+                "Hash": e["hash"][:16],
             }
             for e in reversed(events)
         ]
@@ -50,8 +51,12 @@ st.subheader(f"Version {diff.from_version} → {diff.to_version}")
 if not diff.changes:
     st.success("The two versions have identical content.")
 else:
-    st.markdown("Sections changed: " + ", ".join(f"**{s}**" for s in diff.sections))
-    st.dataframe(pd.DataFrame([c.model_dump() for c in diff.changes]), hide_index=True, width="stretch")
+    st.markdown("Sections changed: " + ", ".join(f"**{s}**" for s in diff.section_labels))
+    for change in diff.changes:
+        st.text(change.text)  # as text: values are the committee's own words, never rendered Markdown
+    with st.expander("Technical detail (paths and stored values)"):
+        st.dataframe(pd.DataFrame([{"Path": c.path, "Kind": c.kind, "Before": c.old, "After": c.new}
+                                   for c in diff.changes]), hide_index=True, width="stretch")
     for addendum in added_addenda(ui.store(), dossier_id, older, newer):
         with st.expander(f"Re-evaluation {addendum.id}: {addendum.change.describe()}", expanded=True):
             st.markdown(section_markdown(addendum_section(addendum), level=4, heading=False))

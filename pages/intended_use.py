@@ -130,33 +130,49 @@ with col2:
     for reason in risk.reasons:
         st.markdown(f"- {reason}")
 
-errors: list[str] = []
-candidate = None
-try:
-    candidate = IntendedUse.model_validate(values)
-except ValidationError as exc:
-    errors = [f"**{'.'.join(map(str, e['loc']))}**: {e['msg']}" for e in exc.errors()]
-if len(title.strip()) < 3:
-    errors.append("**title**: at least 3 characters")
-if not owner.strip():
-    errors.append("**owner**: required")
+LABELS = {
+    "title": "Title", "owner": "Owner", "purpose": "Purpose", "workflow": "Workflow",
+    "intended_users": "Intended users", "care_setting": "Care setting",
+    "patient_population": "Patient population", "out_of_scope_uses": "Out-of-scope uses",
+    "candidate_models": "Candidate models or products", "decision_role": "Decision role",
+    "error_severity": "Severity of an uncaught wrong output", "human_oversight": "Human oversight",
+    "phi_exposure": "Patient data exposure", "expected_monthly_volume": "Expected requests per month",
+}
 
-if errors:
-    st.warning("Not saved yet. To save, fix:\n\n" + "\n".join(f"- {e}" for e in errors))
-if st.button(
-    "Save dossier" if creating else "Save new version",
-    key="save_intended_use",
-    type="primary",
-    disabled=bool(errors),
-):
-    if creating:
+
+def problems() -> tuple[IntendedUse | None, list[str]]:
+    """The validated intended use, or the problems in words, each named by its field's label."""
+    found: list[str] = []
+    checked = None
+    try:
+        checked = IntendedUse.model_validate(values)
+    except ValidationError as exc:
+        for e in exc.errors():
+            field = str(e["loc"][0]) if e["loc"] else ""
+            message = e["msg"].replace("String should have", "should have").replace("List should have",
+                                                                                       "should list")
+            found.append(f"**{LABELS.get(field, field)}**: {message.lower()}")
+    if len(title.strip()) < 3:
+        found.append("**Title**: at least 3 characters")
+    if not owner.strip():
+        found.append("**Owner**: required")
+    return checked, found
+
+
+# Checked when the reviewer saves, not while the form is still empty.
+if st.button("Save dossier" if creating else "Save new version", key="save_intended_use", type="primary"):
+    candidate, errors = problems()
+    if errors:
+        st.warning("Not saved. Please complete:\n\n" + "\n".join(f"- {e}" for e in errors))
+    elif creating:
         new = Dossier(title=title.strip(), owner=owner.strip(), intended_use=candidate)
         saved = ui.save(new, note="created on the intended-use page")
         st.session_state["new_dossier"] = False
         st.session_state["dossier_id"] = new.id
+        st.rerun()
     else:
         updated = dossier.model_copy(
             update={"title": title.strip(), "owner": owner.strip(), "intended_use": candidate}
         )
         saved = ui.save(updated, note="intended use edited")
-    st.rerun()
+        st.rerun()

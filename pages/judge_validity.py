@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from evaluator.agreement.ratings import POOLED, RatingsError, ratings_template
 from governance.decision.committee import assessment_and_recommendation
+from governance.dossier.rules_records import PolicyError
 from governance.evidence.judge_validity import (
     JudgeValidityView,
     agreement_setting,
@@ -20,7 +21,7 @@ from governance.evidence.judge_validity import (
     set_minimum,
     stored_juries,
 )
-from governance.rules.policy import PolicyError, load_defaults
+from governance.rules.policy import load_defaults
 from pages import ui
 
 st.title("Judge validity")
@@ -29,15 +30,22 @@ dossier = version.dossier
 st.caption(
     "Jury scores stand in for clinicians' judgement only as far as the jury agrees with them. Have "
     "clinicians rate a sample of the outputs the jury scored, upload both sets of ratings, and compare the "
-    "agreement with MedHELM's published figures (jury-clinician ICC 0.47, clinician-clinician 0.43)."
+    "agreement with MedHELM's published figures (jury-clinician ICC 0.47, clinician-clinician 0.43). "
+    "The rule reads the single-rater ICC(A,1); MedHELM's figures are an average-of-two ICC(3,k), which "
+    "runs higher on the same ratings, so they are set beside our ICC(3,k) for comparison only."
 )
 
 if (rec := dossier.judge_agreement) is not None:
     ci = f" [{rec.ci_lower:.2f}, {rec.ci_upper:.2f}]" if rec.has_interval else " (no interval)"
     covers = ", ".join(rec.benchmarks) or "all jury-scored evidence"
+    beside = (
+        f" (MedHELM-style ICC(3,k) z on the same ratings, for comparison only: {rec.comparison_icc3k_z:.2f})"
+        if rec.comparison_icc3k_z is not None
+        else ""
+    )
     st.info(
         f"**Recorded on this dossier:** {rec.statistic} {rec.estimate:.2f}{ci}, n = {rec.n_instances}, "
-        f"covers {covers}. Source: {rec.source}"
+        f"covers {covers}{beside}. Source: {rec.source}"
     )
 
 st.subheader("1. Clinician ratings")
@@ -55,7 +63,7 @@ st.download_button(
 clin_file = st.file_uploader("Clinician ratings (CSV)", type=["csv"], key="jv_clinicians")
 
 st.subheader("2. Jury ratings")
-juries = stored_juries(ui.store().con)
+juries = stored_juries(ui.store().juries)
 jury_file, jury_id = None, None
 source = "A file"
 if juries:
@@ -101,7 +109,7 @@ if clin_file is not None and (jury_file is not None or jury_id):
                     else None
                 )
                 view = assess_judge_validity(
-                    ui.store().con,
+                    ui.store().juries,
                     clin_bytes,
                     jury=jury_bytes,
                     jury_id=jury_id,
@@ -143,15 +151,16 @@ else:
     st.caption(
         f"Criteria averaged into each composite: {', '.join(view.report.criteria)}. Judges: "
         f"{', '.join(view.judges)}. MedHELM's figures are pooled over its open-ended benchmarks "
-        "(arXiv 2505.23802, v1 abstract); ICC(3,k) z follows MedHELM's analysis code."
+        "(arXiv 2505.23802, v1 abstract); ICC(3,k) z follows MedHELM's analysis code and averages two "
+        "series, so it is only for comparison with MedHELM. The rule reads ICC(A,1) (gated)."
     )
 
 st.subheader("How many cases to rate")
 c1, c2 = st.columns(2)
 width = c1.number_input("Target width of the 95% interval", 0.05, 1.0, 0.3, 0.05, key="jv_width")
-observed = view.report.pooled.icc3k_z.value if view else None
+observed = view.report.pooled.icc21.value if view else None
 expected = c2.number_input(
-    "Agreement expected",
+    "Single-rater agreement expected (ICC(A,1))",
     -0.9,
     0.95,
     round(min(max(observed, -0.9), 0.95) if observed is not None else 0.47, 2),
@@ -167,12 +176,14 @@ default_min = (
     rule.threshold if rule else load_defaults().tiers[dossier.risk.tier]["judge_agreement"].threshold
 )
 st.caption(
-    "Jury-scored evidence counts toward a verdict only if the recorded agreement's lower 95% bound "
-    "reaches this minimum (the judge-agreement rule of Rules & verdicts)."
+    "Jury-scored evidence counts toward a verdict only if the recorded single-rater agreement's (ICC(A,1)) "
+    "lower 95% bound reaches this minimum (the judge-agreement rule of Rules & verdicts)."
 )
 locked = bool(dossier.policy and dossier.policy.lock)
 m1, m2 = st.columns([1, 3])
-minimum = m1.number_input("Minimum agreement (ICC)", -1.0, 1.0, float(default_min), 0.05, key="jv_minimum")
+minimum = m1.number_input(
+    "Minimum agreement (single-rater ICC(A,1))", -1.0, 1.0, float(default_min), 0.05, key="jv_minimum"
+)
 why = (
     m2.text_input("Reason (the rules are locked; the change is logged)", key="jv_minimum_why")
     if locked

@@ -14,20 +14,20 @@ from evaluator.scenarios import (
     preview_table,
     read_table,
     scenario_results,
-    suggest_mapping,
+    suggest_column_mapping,
 )
 from evaluator.scenarios.run import ScenarioRunBlocked
 from evaluator.subgroups import MIN_N
+from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.local_runs import RunInputError, cancel_run, job_status, start_scenario_run
 from governance.evidence.local_scenarios import (
-    attach_run,
+    attach_scenario_run,
     import_for_dossier,
     redact_scenario,
     run_gate,
     scenario_rows,
     version_view,
 )
-from governance.mapping.taxonomy import load_taxonomy
 from pages import ui
 
 NONE = "—"
@@ -90,7 +90,7 @@ if upload is not None:
         st.caption(f"{len(table.rows)} rows · {len(table.columns)} columns · {table.file_format} "
                    f"({table.encoding}). First rows:")
         st.dataframe(pd.DataFrame([r.cells for r in table.rows[:20]]), hide_index=True, width="stretch")
-        suggested = suggest_mapping(table.columns)
+        suggested = suggest_column_mapping(table.columns)
         st.markdown("**Column mapping**: which column holds each part of a case (suggested from the names).")
         cols = st.columns(4)
         options = [NONE, *table.columns]
@@ -215,14 +215,14 @@ if (new_run := st.session_state.pop("ls_show_run", None)) in run_ids:
     st.session_state["ls_run_pick"] = new_run
 endpoints = {r["run_id"]: r["endpoint_name"] for r in view.runs}
 run_id = st.selectbox("Run", run_ids, format_func=lambda r: f"{r} · {endpoints[r]}", key="ls_run_pick")
-first = scenario_results(store.con, run_id)
+first = scenario_results(store, run_id)
 refs = {}
 for tag_name, default in first.subgroups.references.items():
     shown = [r.group for r in first.subgroups.rows if r.tag == tag_name and not r.suppressed]
     if shown:
         refs[tag_name] = st.selectbox(f"Reference group for {tag_name}", shown, index=shown.index(default),
                                       key=f"ls_ref_{run_id}_{tag_name}")
-results = scenario_results(store.con, run_id, reference_groups=refs)
+results = scenario_results(store, run_id, reference_groups=refs)
 s = results.summary
 m = st.columns(4)
 m[0].metric("Cases scored", f"{s.n_scored} of {s.n_planned}")
@@ -231,9 +231,10 @@ m[2].metric("95% interval", "—" if s.score is None or s.score.lower is None el
             f"{s.score.lower:.3f}–{s.score.upper:.3f}")
 m[3].metric("Unparsed / errors", f"{s.n_unparsed} / {s.n_errors}")
 low, high = results.subgroups.window
-st.markdown(f"**Subgroups**: ratio of each group's score to its tag's reference group; ratios outside "
-            f"{low}–{high} are flagged; groups with fewer than {MIN_N} scored cases are suppressed and never "
-            "shown.")
+st.markdown(f"**Subgroups**: ratio of each group's score to its tag's reference group, with a 95% "
+            "interval (MOVER-Wilson for shares of correct answers, a seeded bootstrap for mean scores); the "
+            f"disparity rule judges that interval. Point ratios outside {low}–{high} are flagged; groups "
+            f"with fewer than {MIN_N} scored cases are suppressed and never shown.")
 if results.subgroups.rows:
     st.table(pd.DataFrame(results.subgroups.display_rows()).set_index(["tag", "group"]))
 else:
@@ -241,7 +242,8 @@ else:
 for note in results.subgroups.notes:
     st.caption(note)
 if st.button("Attach to dossier (new version)", key="ls_attach", disabled=not s.n_scored):
-    updated = attach_run(store, ui.current().dossier, run_id, by=ui.reviewer(), reference_groups=refs)
+    updated = attach_scenario_run(store, ui.current().dossier, run_id, by=ui.reviewer(),
+                                  reference_groups=refs)
     ui.save(updated, note=f"evidence: local scenario {sid} v{ver}, run {run_id}")
     st.session_state["ls_flash"] = "Evidence attached, with its subgroup scores."
     st.rerun()

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pandas as pd
 
 from governance.decision.signoff import SignOffStatus
+from governance.dossier.rules_records import AcceptancePolicy
 from governance.evidence.select import subcategory_name
 from governance.procurement.cost import CostReport
-from governance.rules.policy import AcceptancePolicy
 from governance.rules.rule_text import rule_bar
 from governance.rules.verdicts import Verdict
 
@@ -51,11 +51,18 @@ def _num(x: float | None, digits: int = 3) -> str:
 
 
 VERDICT_COLUMNS = ["verdict", "rule", "candidate", "benchmark", "threshold", "estimate", "95% interval", "n",
-                   "further cases", "reason", "evidence", "pre-registered"]
+                   "further cases", "reason", "evidence", "pre-registered", "counted as", "one-sided p",
+                   "adjusted p", "error rate"]
+
+
+def _p(x: float | None) -> str:
+    if x is None:
+        return ""
+    return "< 0.0001" if x < 1e-4 else f"{x:.4f}"
 
 
 def verdicts_frame(verdicts: list[Verdict]) -> pd.DataFrame:
-    """One row per verdict, with its numbers, evidence ids and reason."""
+    """One row per verdict, with its numbers, evidence ids, reason and error rate."""
     return pd.DataFrame([{
         "verdict": STATUS_MARK[v.status], "rule": v.rule_id, "candidate": v.model or "",
         "benchmark": v.benchmark or "",
@@ -64,6 +71,11 @@ def verdicts_frame(verdicts: list[Verdict]) -> pd.DataFrame:
         "95% interval": f"{_num(v.ci_lower)}–{_num(v.ci_upper)}" if v.ci_lower is not None else "",
         "n": v.n, "further cases": v.further_cases, "reason": v.reason,
         "evidence": ", ".join(v.evidence_ids), "pre-registered": v.pre_registered,
+        "counted as": "score verdict" if v.is_score else "gating rule", "one-sided p": _p(v.p_value),
+        "adjusted p": _p(v.p_adjusted) if v.family_size and v.family_size > 1 else "",
+        "error rate": (f"{v.alpha:.1%} one-sided" + (f", {v.correction} over {v.family_size}"
+                                                     if v.correction and (v.family_size or 0) > 1 else ""))
+        if v.alpha is not None else "",
     } for v in verdicts], columns=VERDICT_COLUMNS)
 
 

@@ -5,8 +5,8 @@ so a rerun or a reload does not cut it off."""
 
 import streamlit as st
 
+from governance.dossier.addendum_records import PlanChange
 from governance.evidence.local_runs import cancel_run, job_status
-from governance.reevaluation.addendum import PlanChange
 from governance.reevaluation.reevaluate import current_plan
 from governance.reevaluation.rerun import read_prompt_bytes
 from governance.reevaluation.start import start_reevaluation

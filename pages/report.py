@@ -10,7 +10,7 @@ from reports.preview import pdf_page_images
 st.title("Report")
 current = ui.require_dossier()
 dossier_id = current.dossier.id
-versions = [h["version"] for h in ui.store().history(dossier_id)][::-1]
+versions = [h.version for h in ui.store().history(dossier_id)][::-1]
 chosen = st.selectbox("Version", versions, index=0, key=f"report_version_{dossier_id}",
                       format_func=lambda n: f"version {n}" + (" (latest)" if n == versions[0] else ""))
 bundle = report_bundle(ui.store(), dossier_id, chosen)

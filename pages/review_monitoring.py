@@ -5,7 +5,7 @@ import streamlit as st
 from pydantic import ValidationError
 
 from governance.decision import committee
-from governance.decision.oversight import MonitoredMetric, Trigger
+from governance.dossier.decision_records import MonitoredMetric, Trigger
 from pages import ui
 
 st.title("Review & monitoring")

@@ -4,7 +4,7 @@ import streamlit as st
 from pydantic import ValidationError
 
 from governance.decision import committee
-from governance.rules.policy import PolicyError, ScoreRule
+from governance.dossier.rules_records import PolicyError, ScoreRule
 from pages import policy_tables as tables
 from pages import ui
 
@@ -24,9 +24,10 @@ def apply(action, saved_as: str, **kwargs) -> None:
     st.rerun()
 
 
-st.caption("Rules are the committee's bar, set before new evidence is run. A verdict passes only when the "
-           "whole 95% interval clears the bar, fails when none of it does, and is otherwise inconclusive "
-           "with an estimate of the further cases that would settle it.")
+st.caption("Rules are the committee's bar, set before new evidence is run. A score verdict passes only when "
+           "the whole 95% interval clears the bar and its one-sided p-value, corrected over the family of "
+           "score verdicts, is at most 2.5%; it fails when none of the interval does, and is otherwise "
+           "inconclusive, with the further cases that would give a pass at the policy's power.")
 if error := st.session_state.pop("rules_error", None):
     st.error(error)
 
@@ -37,6 +38,7 @@ if policy is None or not policy.rules:
         apply(committee.start_rules, f"rules: defaults for tier {tier}")
     st.stop()
 
+WORDS = {"holm": "Holm (step-down, default)", "bonferroni": "Bonferroni"}
 if policy.lock:
     lock = policy.lock
     note = f" · note: {lock.note}" if lock.note else ""
@@ -44,8 +46,18 @@ if policy.lock:
                f"`{lock.rules_hash[:16]}` · {len(lock.evidence_ids_at_lock)} evidence record(s) already "
                f"attached at the lock · {len(policy.changes)} change(s) since{note}")
 else:
-    st.warning("Draft rules: not locked. Lock them before new evidence is run, so the verdicts are "
-               "pre-registered.")
+    st.warning("Draft rules: not locked. Lock them before new evidence is run: only verdicts whose evidence "
+               "is attached after the lock are pre-registered.")
+    with st.expander("Error control (locked with the rules)"):
+        c1, c2 = st.columns(2)
+        method = c1.selectbox("Correction over the score verdicts", list(WORDS), format_func=WORDS.get,
+                              index=list(WORDS).index(policy.multiplicity), key="rules_multiplicity")
+        power = c2.number_input("Power for further-case figures", 0.5, 0.99, float(policy.power), 0.05,
+                                key="rules_power")
+        if st.button("Save error control", key="rules_error_control",
+                     disabled=(method, power) == (policy.multiplicity, policy.power)):
+            apply(committee.set_error_control, f"error control: {method}, power {power:g}",
+                  multiplicity=method, power=power)
 assessment, recommendation = committee.assessment_and_recommendation(dossier)
 if assessment.change_log_problem and policy.lock:
     st.error(f"Change log check failed: {assessment.change_log_problem}.")
@@ -125,16 +137,30 @@ if policy.changes:
     st.dataframe(tables.changes_frame(policy), hide_index=True, width="stretch")
 
 st.subheader("Verdicts")
-counts = assessment.counts()
+score, gating = assessment.score_counts(), assessment.gating_counts()
+st.markdown("**Score verdicts** (the family whose error rate is controlled)")
+cols = st.columns(3)
+for col, status in zip(cols, ("pass", "fail", "inconclusive"), strict=True):
+    col.metric(tables.STATUS_MARK[status], score[status])
+st.markdown("**Gating rules** (minimum n, unscored share, subgroups, judge agreement, cost; counted apart)")
 cols = st.columns(4)
 for col, status in zip(cols, ("pass", "fail", "inconclusive", "not_applicable"), strict=True):
-    col.metric(tables.STATUS_MARK[status], counts[status])
+    col.metric(tables.STATUS_MARK[status], gating[status])
+if assessment.family is not None:
+    st.caption(assessment.family.statement())
+pre_head, *pre_lines = recommendation.preregistration
+st.markdown(f"**Pre-registration.** {pre_head}")
+with st.expander("Which verdicts are pre-registered, rule by rule"):
+    for line in pre_lines:
+        st.markdown(f"- {line}")
 shown = st.multiselect("Show", ["pass", "fail", "inconclusive", "not_applicable"],
                        default=["pass", "fail", "inconclusive", "not_applicable"], key="verdict_filter")
 st.dataframe(tables.verdicts_frame([v for v in assessment.verdicts if v.status in shown]), hide_index=True,
              width="stretch")
-st.caption("Further cases: if the estimate holds, about this many more cases would make the interval exclude "
-           "the threshold (Wilson for proportions, 1/√n narrowing otherwise). Pre-registered: the rules were "
-           "locked before the evidence was attached.")
+st.caption(f"Further cases: how many more would give a pass with probability {policy.power:.0%} if the "
+           "true value equals today's estimate (one-sided test at the family's level; score test for "
+           "proportions, normal test with the spread from the interval otherwise); none is given when the "
+           "estimate misses the bar. Pre-registered: the rule was fixed before every evidence record the "
+           "verdict uses was attached.")
 st.info(f"Recommendation: **{recommendation.reasons[0]}** Details and the committee's decision are on the "
         "**Decision** page.")

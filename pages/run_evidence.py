@@ -175,10 +175,11 @@ def run_panel(run_id: str, live_mode: bool) -> None:
                                 "score": st.column_config.NumberColumn(format="%.2f", width="small")})
     if view.summary and view.summary.score:
         s = view.summary.score
-        ci = "no interval (n < 2)" if s.lower is None else f"95% CI {s.lower:.3f}–{s.upper:.3f}"
+        ci = (f"no interval: {s.missing_reason or 'n < 2'}" if s.lower is None
+              else f"95% CI {s.lower:.3f}–{s.upper:.3f}")
         partial = "" if view.state == "completed" else f"So far ({view.state}): "
-        st.markdown(f"{partial}**{s.name}: {s.mean:.3f}** ({ci}, n={s.n}; percentile bootstrap over "
-                    "instances) · "
+        st.markdown(f"{partial}**{s.name}: {s.mean:.3f}** ({ci}, n={s.n}; "
+                    f"{s.method or 'interval by percentile bootstrap over instances'}) · "
                     f"{view.summary.n_unparsed} unparsed · {view.summary.n_errors} without an answer · "
                     f"{view.summary.prompt_tokens + view.summary.completion_tokens:,} tokens · "
                     + ("cost unknown" if not view.summary.cost_known else f"${view.summary.cost_usd:,.4f}"))

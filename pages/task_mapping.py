@@ -3,8 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from governance.mapping.suggest import suggest_mapping
-from governance.mapping.taxonomy import load_taxonomy
+from governance.dossier.taxonomy import load_taxonomy
+from governance.mapping.suggest import model_ready, suggest_mapping, warm_up_in_background
 from pages import ui
 
 st.title("Task mapping")
@@ -27,8 +27,11 @@ def decide(sub_id: str, status: str, score: float | None) -> None:
 
 st.caption("Suggestions rank MedHELM subcategories against the intended use. Accept the ones that describe "
            "the job; every decision is recorded with who made it and when.")
-with st.spinner("Ranking subcategories (the sentence model loads once)..."):
-    ranked = suggestions(dossier.intended_use.text_for_mapping())
+if not model_ready():
+    with st.spinner("Loading the sentence model that ranks subcategories by meaning (MiniLM, shipped with "
+                    "the app; 25–40 s once after the app starts, then instant)..."):
+        warm_up_in_background().join()
+ranked = suggestions(dossier.intended_use.text_for_mapping())
 
 st.subheader("Suggested subcategories")
 for rank, s in enumerate(ranked, start=1):

@@ -16,6 +16,29 @@ from governance.dossier.store import DossierVersion, Store, StoreError, default_
 TIER_COLOURS = {"low": "green", "moderate": "orange", "high": "red", "critical": "violet"}
 
 
+def _through_the_router() -> None:
+    """Send a page that Streamlit started without ``app.py`` back through the router.
+
+    Streamlit sees our ``pages/`` folder at start-up and, until some session has run ``app.py``'s
+    ``st.navigation``, serves a deep link such as ``/decision`` by running the page file alone (its
+    old multipage mode): no sidebar, no current dossier. Every page imports this module, so the
+    first such run switches that mode off and reruns, and the rerun goes through ``app.py``, which
+    resolves the same URL to the same page. ``PagesManager`` is Streamlit's internal switch (the
+    one ``st.navigation`` itself clears); if it moves, this does nothing and the browser test
+    ``tests/browser/test_app_shell.py`` says so.
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # a later Streamlit without the switch
+        return
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+_through_the_router()
+
+
 @st.cache_resource(show_spinner=False)
 def _store(path: str) -> Store:
     return Store.open(__import__("pathlib").Path(path))
@@ -67,6 +90,11 @@ def save(dossier: Dossier, note: str) -> DossierVersion:
     return v
 
 
+def _choose_dossier() -> None:
+    st.session_state["dossier_id"] = st.session_state["sidebar_dossier"]
+    st.session_state["new_dossier"] = False
+
+
 def _copy_reviewer() -> None:
     st.session_state["reviewer"] = st.session_state["reviewer_input"].strip()
 
@@ -77,13 +105,15 @@ def sidebar() -> None:
     with st.sidebar:
         dossiers = store().list_dossiers()
         if dossiers:
-            ids = [d["id"] for d in dossiers]
-            labels = {d["id"]: f"{d['title'][:40]} ({d['id']})" for d in dossiers}
+            ids = [d.id for d in dossiers]
+            labels = {d.id: f"{d.title[:40]} ({d.id})" for d in dossiers}
             if st.session_state.get("dossier_id") not in ids:
                 st.session_state["dossier_id"] = ids[0]
-            chosen = st.selectbox("Dossier", ids, index=ids.index(st.session_state["dossier_id"]),
-                                  format_func=labels.get, key="sidebar_dossier")
-            st.session_state["dossier_id"] = chosen
+            # App state leads and the widget follows: a save on another page (a new dossier) changes
+            # ``dossier_id``, and the selectbox's own remembered choice must not switch it back.
+            st.session_state["sidebar_dossier"] = st.session_state["dossier_id"]
+            st.selectbox("Dossier", ids, format_func=labels.get, key="sidebar_dossier",
+                         on_change=_choose_dossier)
             v = current()
             if v is not None:
                 tier = v.dossier.risk.tier

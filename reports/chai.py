@@ -5,9 +5,10 @@ directions" fields, and the evidence holds its key metrics with n and intervals,
 re-expression of facts the committee recorded. What a hospital cannot know (developer, training
 data, funding) is written as "not provided", which tells a reader exactly what to ask the vendor.
 Elements follow the v0.2 schema's sequence (``https://mc.chai.org/v0.2/schema.xsd``); all text
-fields accept Markdown, so lists are written as Markdown bullets. Each metric result's
-``ValueJson`` uses the ``estimate_ci`` shape of the v0.2 examples when there is an interval and
-``single`` when there is none.
+fields are written as plain text (``reports.plain_text``): one item per line, "Label: value"
+facts, no Markdown markers a viewer would show verbatim, and no control characters XML cannot
+carry. Each metric result's ``ValueJson`` uses the ``estimate_ci`` shape of the v0.2 examples
+when there is an interval and ``single`` when there is none.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from governance.decision.committee import assessment_and_recommendation
 from governance.decision.signoff import OUTCOME_LABELS
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion
-from reports.markdown import section_markdown
 from reports.model import NOT_PROVIDED, Section
+from reports.plain_text import lines, section_text, xml_safe
 from reports.sections_decision import decision_text
 from reports.sections_oversight import human_review_section, monitoring_section
 from reports.sections_summary import limitations_section
@@ -34,7 +35,7 @@ ET.register_namespace("", NAMESPACE)
 def _el(parent: ET.Element, name: str, text: str | None = None) -> ET.Element:
     child = ET.SubElement(parent, f"{{{NAMESPACE}}}{name}")
     if text is not None:
-        child.text = text
+        child.text = xml_safe(text)
     return child
 
 
@@ -46,7 +47,7 @@ def _fill(parent: ET.Element, name: str, fields: list[tuple[str, str]]) -> ET.El
 
 
 def _bullets(items: list[str]) -> str:
-    return "\n".join(f"- {i}" for i in items)
+    return lines(items)
 
 
 def value_json(e: Evidence) -> str:
@@ -108,7 +109,7 @@ def _label(e: Evidence) -> str:
 
 def _recorded_markdown(section: Section) -> str:
     """A report section as Markdown, or empty when the dossier holds nothing for it."""
-    return section_markdown(section, 3) if section.recorded else ""
+    return section_text(section) if section.recorded else ""
 
 
 def _interpretation(d: Dossier) -> str:
@@ -186,7 +187,7 @@ def chai_model_card_xml(version: DossierVersion) -> str:
     limits = limitations_section(d)
     subgroup_tags = sorted({f"{s.tag}={s.group}" for e in d.evidence for s in (e.subgroups or [])})
     _fill(root, "Warnings", [
-        ("KnownRisksAndLimitations", "\n\n".join(section_markdown(sub, 3) for sub in limits.subsections)),
+        ("KnownRisksAndLimitations", "\n\n".join(section_text(sub) for sub in limits.subsections)),
         ("KnownBiasesOrEthicalConsiderations",
          ("Subgroups tested: " + ", ".join(subgroup_tags)) if subgroup_tags
          else f"{NOT_PROVIDED}: no subgroup results are attached."),

@@ -103,8 +103,8 @@ def _validation_process(dossier: Dossier) -> str | None:
     if not dossier.evidence:
         return None
     return ("Scores per benchmark with the number of instances and a 95% interval where one can be "
-            "computed (Wilson for proportions, bootstrap for local runs), each traced to its source; see the "
-            "dossier report.")
+            "computed (Wilson for proportions, BCa bootstrap or t for means), each traced to its source; "
+            "see the dossier report.")
 
 
 def _monitoring_validity(dossier: Dossier) -> str | None:

@@ -2,7 +2,7 @@
 
 Why a model between the dossier and the PDF: the renderer should only lay out, never decide
 what a number means, so tests can assert on content without parsing a PDF (pretix's invoice
-renderer is fed the same way). ``build_report`` is a pure function of one stored dossier
+renderer is fed the same way). ``build_report`` (``reports.build``) is a pure function of one stored dossier
 version (plus the run records its evidence names): the same version always gives the same
 report, dated by the version's own timestamp, not by the clock.
 
@@ -16,13 +16,10 @@ Later issues add sections without touching this model: "Candidates compared" (is
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from governance.dossier.store import DossierVersion
 
 NOT_PROVIDED = "not provided"
 
@@ -132,8 +129,8 @@ class Cover(BaseModel):
     """When the decision was recorded, if it was."""
 
 
-class RunRecord(BaseModel):
-    """What the appendix needs to know about one run (from the run store or the evidence)."""
+class AppendixRun(BaseModel):
+    """One run as the report's appendix lists it (from the run store or the evidence)."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
@@ -222,60 +219,3 @@ class Report(BaseModel):
         return [*body, *self.extra_sections, self.runs, self.source_attributes]
 
 
-def build_report(
-    version: DossierVersion,
-    runs: Mapping[str, Mapping[str, Any] | RunRecord] | None = None,
-    extra_sections: list[Section] | None = None,
-) -> Report:
-    """The report of one stored dossier version.
-
-    Args:
-        version: the stored version (its hash and timestamp go on every page).
-        runs: run records by run id (``reports.runs.run_records`` reads them from the run
-            store); runs the evidence names but this mapping lacks are listed from the evidence.
-        extra_sections: sections added by later steps, placed before the appendices.
-
-    Example:
-        >>> report = build_report(store.load("D-demo-portal"))  # doctest: +SKIP
-        >>> report.cover.version_hash == store.load("D-demo-portal").hash  # doctest: +SKIP
-        True
-    """
-    from reports import sections_core as core
-    from reports import sections_decision as decision
-    from reports import sections_oversight as oversight
-    from reports import sections_rules as rules
-    from reports import sections_summary as summary
-    from reports.charts import charts_section
-    from reports.hti1 import source_attributes_section
-
-    records = {
-        k: v if isinstance(v, RunRecord) else RunRecord.model_validate({"run_id": k, **v})
-        for k, v in (runs or {}).items()
-    }
-    dossier = version.dossier
-    refs = core.evidence_refs(dossier)
-    assessed = rules.assessed(dossier)
-    cost = oversight.cost_section(dossier)
-    parts = {
-        "intended_use": core.intended_use_section(dossier),
-        "mapping": core.mapping_section(dossier),
-        "evidence": core.evidence_section(dossier),
-        "charts": charts_section(dossier, published_cost=not cost.charts),
-        "rules": rules.rules_section(dossier, refs, assessed),
-        "subgroups": core.subgroups_section(dossier),
-        "cost": cost,
-        "human_review": oversight.human_review_section(dossier),
-        "monitoring": oversight.monitoring_section(dossier),
-        "rule_changes": rules.rule_changes_section(dossier),
-        "signoffs": decision.signoffs_section(dossier, version.hash),
-        "runs": core.runs_section(dossier, records),
-        "source_attributes": source_attributes_section(dossier),
-        "limitations": summary.limitations_section(dossier),
-    }
-    cover = core.cover(version, decision.decision_text(dossier), decision.decision_date(dossier))
-    return Report(
-        cover=cover,
-        executive_summary=summary.executive_summary(version, parts, cover, assessed),
-        extra_sections=list(extra_sections or []),
-        **parts,
-    )

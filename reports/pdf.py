@@ -123,7 +123,7 @@ def render_pdf(report: Report, chai_xml: str | None = None, *, charts: bool = Tr
     """The dossier PDF as bytes.
 
     Args:
-        report: the report model (``reports.model.build_report``).
+        report: the report model (``reports.build.build_report``).
         chai_xml: the CHAI model-card XML to embed in the document info (None: not embedded).
         charts: draw the charts (False only for timing the document without them).
 

@@ -2,8 +2,9 @@
 
 Why every table cell is a Paragraph: a plain string in a reportlab Table never wraps, so one long
 citation or hash would push the table past the page edge. Paragraph cells wrap (long words are
-split) inside column widths scaled to the frame. A table row cannot break across pages, so a
-cell is cut at ``CELL_MAX_CHARS`` (with a note) and a long fact becomes running text. Long
+split) inside column widths scaled to the frame, never narrower than a header's longest word. A
+row taller than the page continues on the next one (``splitInRow``), so no cell is ever cut, and a
+long fact becomes running text. Long
 tables repeat their header row on each page; a chart is kept on one page with its heading and
 caption; a heading that would sit alone at the foot of a page moves to the next one
 (CondPageBreak).
@@ -14,6 +15,7 @@ from __future__ import annotations
 import io
 
 from reportlab.lib.utils import ImageReader
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import (
     CondPageBreak,
     Flowable,
@@ -34,7 +36,6 @@ CSS_PX_TO_PT = 0.75  # Vega's pixels are CSS pixels (96 per inch); a point is 1/
 PNG_SCALE = 2
 HEADING_ROOM = 110  # points a section heading needs below it, else it starts on the next page
 CAPTION_ROOM = 70  # the same for a table caption with its header row and a first row
-CELL_MAX_CHARS = 1200  # a table row cannot split across pages; longer cells are cut (see ``clip``)
 LONG_FACT_CHARS = 600
 
 
@@ -66,30 +67,49 @@ def chart_flowables(chart: Chart, png: bytes | None = None,
     return [KeepTogether(parts), Spacer(1, 8)]
 
 
-def clip(value: str) -> str:
-    """A table cell's text, cut at ``CELL_MAX_CHARS`` with a pointer to the full text.
+CELL_PADDING = 6  # left + right padding of a cell, in points (see the table style below)
 
-    Example:
-        >>> clip("x" * 5000).endswith("the JSON export has the full text)")
-        True
+
+def _col_widths(table: TableData, font: str, size: float) -> list[float]:
+    """Widths by the table's weights, but never narrower than the longest word of a header.
+
+    A header word wider than its column is split mid-word by reportlab ("On the f ronti er"); so each
+    column first gets the width of its longest header word, and the rest of the frame is shared by
+    the weights. Only when even the minimums do not fit are they scaled down together.
     """
-    if len(value) <= CELL_MAX_CHARS:
-        return value
-    return value[:CELL_MAX_CHARS].rstrip() + " … (cut here: the JSON export has the full text)"
-
-
-def _col_widths(table: TableData) -> list[float]:
     weights = table.widths or [1.0] * len(table.columns)
+    minimum = [
+        max((stringWidth(w, font, size) for w in str(c).split()), default=0.0) + CELL_PADDING + 1
+        for c in table.columns
+    ]
+    if sum(minimum) >= FRAME_WIDTH:
+        return [FRAME_WIDTH * m / sum(minimum) for m in minimum]
     total = sum(weights)
-    return [FRAME_WIDTH * w / total for w in weights]
+    widths = [FRAME_WIDTH * w / total for w in weights]
+    # Raise narrow columns to their minimum, taking the room from the columns above theirs.
+    for _ in range(len(widths)):
+        short = [i for i, (w, m) in enumerate(zip(widths, minimum, strict=True)) if w < m]
+        if not short:
+            break
+        need = sum(minimum[i] - widths[i] for i in short)
+        spare = [i for i in range(len(widths)) if i not in short and widths[i] > minimum[i]]
+        room = sum(widths[i] - minimum[i] for i in spare)
+        for i in short:
+            widths[i] = minimum[i]
+        for i in spare:
+            widths[i] -= need * (widths[i] - minimum[i]) / room
+    return widths
 
 
 def table_flowables(table: TableData) -> list[Flowable]:
     """Caption, a wrapped table that repeats its header on each page, and its note."""
     styles = stylesheet()
     head = [Paragraph(text(c), styles["cellhead"]) for c in table.columns]
-    body = [[Paragraph(text(clip(str(cell))), styles["cell"]) for cell in row] for row in table.rows]
-    grid = Table([head, *body], colWidths=_col_widths(table), repeatRows=1, hAlign="LEFT")
+    body = [[Paragraph(text(str(cell)), styles["cell"]) for cell in row] for row in table.rows]
+    head_style = styles["cellhead"]
+    widths = _col_widths(table, head_style.fontName, head_style.fontSize)
+    # splitInRow: a row taller than the page continues on the next one instead of being cut.
+    grid = Table([head, *body], colWidths=widths, repeatRows=1, hAlign="LEFT", splitInRow=1)
     commands = [
         ("BACKGROUND", (0, 0), (-1, 0), HEADER_FILL),
         ("LINEBELOW", (0, 0), (-1, 0), 0.6, MUTED),

@@ -1,17 +1,15 @@
 """Run records for the report's appendix, read from the run store through its public API.
 
 Why through ``RunStore``: the run store owns its tables; the report only needs a few fields of
-the runs the evidence names. It is opened without a journal folder, so reading a report never
-replays (writes) anything: recovery of killed runs stays the runner's business.
+the runs the evidence names. The caller passes ``store.runs``, which is opened without a journal folder, so
+reading a report never replays (writes) anything: recovery of killed runs stays the runner's business.
 """
 
 from __future__ import annotations
 
-import duckdb
-
 from evaluator.runs.store import RunStore
 from governance.dossier.record import Dossier
-from reports.model import RunRecord
+from reports.model import AppendixRun
 
 
 def run_ids(dossier: Dossier) -> list[str]:
@@ -25,15 +23,15 @@ def run_ids(dossier: Dossier) -> list[str]:
     return list(dict.fromkeys(e.run_id for e in dossier.evidence if e.run_id))
 
 
-def run_records(con: duckdb.DuckDBPyConnection, ids: list[str]) -> dict[str, RunRecord]:
+def run_records(runs: RunStore, ids: list[str]) -> dict[str, AppendixRun]:
     """The stored record of each run id that the run store knows (others are left out).
 
     Example:
-        >>> run_records(duckdb.connect(), ["run-unknown"])
+        >>> import duckdb
+        >>> run_records(RunStore(duckdb.connect(), journal_dir=None), ["run-unknown"])
         {}
     """
     if not ids:
         return {}
-    store = RunStore(con, journal_dir=None)
-    found = {i: store.get_run(i) for i in ids}
-    return {i: RunRecord.model_validate(row) for i, row in found.items() if row}
+    found = {i: runs.get_run(i) for i in ids}
+    return {i: AppendixRun.model_validate(row) for i, row in found.items() if row}

@@ -19,9 +19,9 @@ from governance.dossier.intended_use import (
 )
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion
+from governance.dossier.taxonomy import TaxonomyError, load_taxonomy
 from governance.evidence.coverage import coverage_map
-from governance.mapping.taxonomy import TaxonomyError, load_taxonomy
-from reports.model import Cover, Fact, RunRecord, Section, Table
+from reports.model import AppendixRun, Cover, Fact, Section, Table
 
 PROVENANCE_LABELS = {"published": "published MedHELM", "helm-import": "imported HELM run",
                      "local-run": "local run"}
@@ -198,7 +198,7 @@ def subgroups_section(dossier: Dossier) -> Section:
     """Per-subgroup scores of the evidence that reports them."""
     rows = [[e.model, e.benchmark, e.metric, s.tag, s.group,
              "suppressed" if s.suppressed else fmt_score(s.score, e.scale),
-             fmt_interval(s.ci_lower, s.ci_upper), str(s.n)]
+             fmt_interval(s.ci_lower, s.ci_upper), str(s.n), _ratio_text(s)]
             for e in _sorted_evidence(dossier.evidence) for s in (e.subgroups or [])]
     if not rows:
         return Section(key="subgroups", title="Subgroup results", recorded=False, paragraphs=[
@@ -208,13 +208,28 @@ def subgroups_section(dossier: Dossier) -> Section:
     tags = sorted({r[3] for r in rows})
     return Section(key="subgroups", title="Subgroup results",
                    paragraphs=[f"Groups compared along: {', '.join(tags)}. Groups too small to report are "
-                               "suppressed rather than shown with a misleading score."],
-                   tables=[Table(rows=rows, widths=[2, 1.8, 1.2, 1.1, 1.1, 1.1, 1.4, 0.7],
+                               "suppressed rather than shown with a misleading score. Each group's ratio is "
+                               "to its tag's reference group, with a 95% interval (MOVER-Wilson for shares "
+                               "of correct answers, a seeded bootstrap for mean scores); the disparity rule "
+                               "judges that interval."],
+                   tables=[Table(rows=rows, widths=[1.7, 1.6, 1.0, 0.9, 0.9, 0.9, 1.2, 0.6, 1.6],
                                  columns=["Model", "Benchmark", "Metric", "Tag", "Group", "Score",
-                                          "95% interval", "n"])])
+                                          "95% interval", "n", "Ratio to reference (95% CI)"])])
 
 
-def runs_section(dossier: Dossier, runs: Mapping[str, RunRecord]) -> Section:
+def _ratio_text(s) -> str:
+    """A subgroup's ratio to its reference group as printed, e.g. ``0.50 (0.28–0.88) vs en``."""
+    if s.suppressed or s.reference_group is None:
+        return "—"
+    if s.group == s.reference_group:
+        return "reference"
+    if s.ratio is None:
+        return "n/a"
+    ci = f" ({s.ratio_lower:.2f}–{s.ratio_upper:.2f})" if s.ratio_lower is not None else ""
+    return f"{s.ratio:.2f}{ci} vs {s.reference_group}"
+
+
+def runs_section(dossier: Dossier, runs: Mapping[str, AppendixRun]) -> Section:
     """Appendix: every run the evidence names, with the store's record of it where there is one."""
     seen: dict[str, Evidence] = {}
     for e in dossier.evidence:
@@ -229,7 +244,7 @@ def runs_section(dossier: Dossier, runs: Mapping[str, RunRecord]) -> Section:
                        paragraphs=[text, note] if note else [text])
     rows = []
     for run_id, e in seen.items():
-        r = runs.get(run_id) or RunRecord(run_id=run_id, status="not in store")
+        r = runs.get(run_id) or AppendixRun(run_id=run_id, status="not in store")
         rows.append([run_id, PROVENANCE_LABELS[e.provenance], r.model or e.model,
                      r.benchmark_id or e.benchmark, fmt_date(r.created_at or e.date), r.status or "—",
                      r.prompt_hash or "—", r.dataset_hash or "—"])

@@ -4,15 +4,19 @@ Why the report re-checks the sign-offs: a sign-off holds only while the dossier 
 is unchanged (``governance.decision.signoff.signoff_status``). A PDF of a later version must therefore
 show an earlier sign-off as invalidated, not as a signature, and say which content it was bound
 to. The recommendation computed from the verdicts sits in the rules section; here the decision
-records what the tool recommended at the moment the committee decided.
+records what the tool recommended at the moment the committee decided, and, when the committee
+decided otherwise than the verdicts now support, the disagreement with its recorded reason
+(``governance.rules.recommendation.disagreement``, the same words as the Decision page).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
+from governance.decision.committee import assessment_and_recommendation
 from governance.decision.signoff import OUTCOME_LABELS, signoff_status
 from governance.dossier.record import Dossier
+from governance.rules.recommendation import disagreement
 from reports.model import Fact, Section, Table
 
 
@@ -54,6 +58,11 @@ def signoffs_section(dossier: Dossier, version_hash: str) -> Section:
                  Fact(label="The tool recommended then",
                       value=OUTCOME_LABELS[d.recommended] if d.recommended else "—"),
                  Fact(label="Sign-offs required from", value=", ".join(d.required_roles))]
+        differs = disagreement(d, assessment_and_recommendation(dossier)[1])
+        if differs is not None:
+            facts.append(Fact(label="Differs from the recommendation", value=differs.text))
+            paragraphs.append("The decision differs from what the verdicts support; the difference and the "
+                              "committee's recorded reason are set out below.")
         if status.decision_current is False:
             paragraphs.append("Warning: the dossier changed after the decision was recorded; the decision "
                               "describes an earlier content.")

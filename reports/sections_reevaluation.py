@@ -12,8 +12,8 @@ here; every number comes from ``governance.reevaluation.reevaluate``.
 from __future__ import annotations
 
 from governance.decision.signoff import OUTCOME_LABELS
+from governance.dossier.addendum_records import BenchmarkComparison, ReevaluationAddendum
 from governance.dossier.record import Dossier
-from governance.reevaluation.addendum import BenchmarkComparison, ReevaluationAddendum
 from reports.model import Fact, Section, Table
 
 IDS_PER_CELL = 60

@@ -12,8 +12,9 @@ from __future__ import annotations
 from governance.decision.committee import assessment_and_recommendation
 from governance.decision.signoff import OUTCOME_LABELS
 from governance.dossier.record import Dossier
+from governance.dossier.rules_records import AcceptancePolicy
 from governance.evidence.select import subcategory_name
-from governance.rules.policy import AcceptancePolicy, change_log_problem
+from governance.rules.policy import change_log_problem
 from governance.rules.recommendation import Recommendation
 from governance.rules.rule_text import rule_bar
 from governance.rules.verdicts import Assessment
@@ -42,9 +43,11 @@ def _lock_text(policy: AcceptancePolicy) -> str:
         return ("The rules are not locked: they were not pre-registered, so no verdict below can count as a "
                 "pre-registered result.")
     lock = policy.lock
-    return (f"Locked (pre-registered) by {lock.locked_by} on {lock.locked_at:%Y-%m-%d %H:%M} UTC, rules hash "
+    control = f" Error control locked with them: {lock.error_control}." if lock.error_control else ""
+    return (f"Locked by {lock.locked_by} on {lock.locked_at:%Y-%m-%d %H:%M} UTC, rules hash "
             f"{lock.rules_hash[:16]}…; {len(lock.evidence_ids_at_lock)} evidence record(s) were already "
-            "attached then, so verdicts resting on them are not pre-registered."
+            "attached then, so verdicts resting on them are not pre-registered; a rule changed after the "
+            f"lock is pre-registered only for evidence attached after the change.{control}"
             + (f" Note: {lock.note}" if lock.note else ""))
 
 
@@ -63,11 +66,14 @@ def rules_section(dossier: Dossier, refs: dict[str, str],
         return Section(key="rules", title="Acceptance rules and verdicts", recorded=False, paragraphs=[
             "Not recorded yet: no acceptance rules are set for this dossier, so no verdicts are computed."])
     assessment, rec = result
-    counts = assessment.counts()
+    score, gating = assessment.score_counts(), assessment.gating_counts()
     paragraphs = [f"Rules derived from {policy.derived_from or 'the committee'}. {_lock_text(policy)}",
-                  "A rule passes when the whole 95% interval clears the bar, fails when none of it does, and "
-                  "is inconclusive otherwise (more cases needed); evidence without an interval is "
-                  "inconclusive unless the committee accepted point estimates for that rule."]
+                  "A score verdict passes when the whole 95% interval clears the bar and its one-sided "
+                  "p-value, corrected over the family of score verdicts, is at most 2.5%; it fails when none "
+                  "of the interval does, and is inconclusive otherwise (more cases needed); evidence without "
+                  "an interval is inconclusive unless the committee accepted point estimates for that rule."]
+    if assessment.family is not None:
+        paragraphs.append(assessment.family.statement())
     if assessment.change_log_problem:
         paragraphs.append(f"Warning: the rule change log is broken: {assessment.change_log_problem}.")
     rules = Table(title="Rules in force", columns=["Rule", "Bar", "Applies to", "Rationale"],
@@ -77,23 +83,33 @@ def rules_section(dossier: Dossier, refs: dict[str, str],
                 for r in policy.rules]
     recommendation = Section(
         key="recommendation", title=f"Recommendation from the verdicts: {OUTCOME_LABELS[rec.outcome]}",
-        paragraphs=["What the verdicts support, computed by a fixed rule (any fail: reject; any "
-                    "inconclusive: approve with conditions; else approve). It is advice: the committee "
-                    "decides."],
+        paragraphs=["What the verdicts support, computed by a fixed rule: any fail, reject; a candidate "
+                    "is approvable only when every accepted subcategory has a passing score verdict and no "
+                    "score verdict is open (an estimate below its bar never is), otherwise insufficient "
+                    "evidence, with what would settle it; open gating rules, verdicts not pre-registered or "
+                    "unlocked rules make an approval conditional. It is advice: the committee decides."],
         bullets=rec.reasons,
-        tables=[Table(columns=["Model", "Outcome", "Pass / fail / inconclusive", "Conditions"],
+        tables=[Table(columns=["Model", "Outcome", "Score pass / fail / inconclusive",
+                               "Conditions or what would settle it"],
                       rows=[[c.model, OUTCOME_LABELS[c.outcome],
                              f"{c.counts['pass']} / {c.counts['fail']} / {c.counts['inconclusive']}",
-                             "\n".join(c.conditions) or "—"] for c in rec.candidates],
+                             "\n".join([*c.conditions, *c.to_settle]) or "—"] for c in rec.candidates],
                       widths=[1.6, 1.4, 1.2, 5])])
-    paragraphs.append("Under each rule: its verdicts. 'More cases' is the number of further cases likely "
-                      "to settle an inconclusive verdict if the estimate holds; 'Evidence' points to rows of "
-                      "the evidence table; 'Pre-reg.' says whether the rules were locked before that "
-                      "evidence was attached.")
+    pre_head, *pre_lines = rec.preregistration or [""]
+    preregistration = Section(key="preregistration", title="Pre-registration, verdict by verdict",
+                              paragraphs=[pre_head], bullets=pre_lines)
+    paragraphs.append(
+        "Under each rule: its verdicts. 'More cases' is the number of further cases that would give a pass "
+        f"with probability {policy.power:.0%} if the true value equals today's estimate (none when the "
+        "estimate misses the bar); 'Evidence' points to rows of the evidence table; 'Pre-reg.' says whether "
+        "the rule was fixed before every evidence record the verdict uses was attached.")
+    count = ", ".join(f"{n} {STATUS_LABELS[s]}" for s, n in score.items() if s != "not_applicable")
+    gates = ", ".join(f"{n} {STATUS_LABELS[s]}" for s, n in gating.items())
     return Section(key="rules", title="Acceptance rules and verdicts", paragraphs=paragraphs,
-                   facts=[Fact(label="Verdicts", value=", ".join(f"{n} {STATUS_LABELS[s]}"
-                                                                   for s, n in counts.items()))],
-                   tables=[rules], subsections=[*per_rule, recommendation])
+                   facts=[Fact(label="Score verdicts", value=count),
+                          Fact(label="Gating rules (counted apart)", value=gates),
+                          Fact(label="Pre-registered", value=pre_head)],
+                   tables=[rules], subsections=[*per_rule, preregistration, recommendation])
 
 
 def _rule_verdicts(rule, verdicts: list, refs: dict[str, str]) -> Section:

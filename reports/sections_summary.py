@@ -75,10 +75,17 @@ def _governance_facts(d: Dossier, assessed: tuple | None) -> list[Fact]:
     facts = []
     if assessed is not None:
         assessment, rec = assessed
-        counts = assessment.counts()
-        locked = "locked (pre-registered)" if assessment.locked else "NOT locked"
-        facts += [Fact(label="Verdicts", value=f"{counts['pass']} pass, {counts['fail']} fail, "
-                                               f"{counts['inconclusive']} inconclusive; rules {locked}"),
+        score, gating = assessment.score_counts(), assessment.gating_counts()
+        locked = "locked" if assessment.locked else "NOT locked"
+        family = assessment.family
+        control = (f"; {family.method} over {family.tests} test(s), at most {family.alpha:.1%} chance of any "
+                   "false pass" if family is not None else "")
+        pre = rec.preregistration[0] if rec.preregistration else ""
+        verdicts = (f"score verdicts {score['pass']} pass, {score['fail']} fail, {score['inconclusive']} "
+                    f"inconclusive{control}; gating rules (counted apart) {gating['pass']} pass, "
+                    f"{gating['fail']} fail, {gating['inconclusive']} inconclusive; rules {locked}")
+        facts += [Fact(label="Verdicts", value=verdicts),
+                  Fact(label="Pre-registered", value=f"{pre} Which ones: see the rules section."),
                   Fact(label="Recommendation from the verdicts",
                        value=f"{OUTCOME_LABELS[rec.outcome]}: {', '.join(rec.models) or 'no candidate'}")]
     if d.decision is not None:

@@ -121,7 +121,7 @@ def test_the_notebook_runs_top_to_bottom(tmp_path, monkeypatch):
     store = Store.open(home / "medassure.duckdb")  # the notebook closed it
     try:
         [summary] = store.list_dossiers()
-        dossier = store.load(summary["id"]).dossier
+        dossier = store.load(summary.id).dossier
     finally:
         store.close()
     assert dossier.title == "Nurses' drug-dosing questions" and dossier.owner == "nb.tester"

@@ -3,9 +3,11 @@
 Why: MedHELM found its jury agreed with clinicians (ICC 0.47) about as well as clinicians agreed
 with each other (0.43). A committee should not take that on faith for its own task, so this
 module repeats MedHELM's analysis on local ratings: per dataset and pooled (``ALL``), between the
-clinicians' mean composite and the jury's composite per instance, ICC(3,k) on z-scored series
-(MedHELM's headline variant), ICC(2,1) absolute agreement, Spearman's ρ and quadratic-weighted κ,
-plus the clinician-clinician baseline on the pair of clinicians with the most cases in common.
+clinicians' mean composite and the jury's composite per instance: ICC(A,1) absolute agreement
+(the single-measure figure the judge-agreement rule gates on), ICC(C,1), ICC(3,k) on z-scored
+series (MedHELM's headline variant, for comparison with its published 0.47 only), Spearman's ρ
+and quadratic-weighted κ, plus the clinician-clinician baseline (ICC(A,1) and ICC(3,k) z) on the
+pair of clinicians with the most cases in common.
 Where candidate responses and references are given, ROUGE-L and BERTScore-F1 are compared with
 the clinicians the same way, as MedHELM did, to show what the jury adds over cheap metrics.
 Statistics live in ``evaluator.agreement.stats``; file checks in ``evaluator.agreement.ratings``.
@@ -33,7 +35,9 @@ from evaluator.agreement.report import (
     MetricAgreement,
     published_agreement,
 )
-from evaluator.agreement.stats import Estimate, icc3k_z, icc21, kappa_w, spearman
+from evaluator.agreement.stats import Estimate, icc3k_z, icc21, icc31, kappa_w, spearman
+from evaluator.instance import Instance
+from evaluator.metrics import Sample, compute_metric
 
 BASELINE_METRICS = {"rougeL": "ROUGE-L", "bertscore_f": "BERTScore-F1"}
 
@@ -45,9 +49,6 @@ def metric_scores(outputs: pd.DataFrame, metric: str) -> pd.Series:
 
     ``outputs`` has ``dataset, instance_id, response, reference``.
     """
-    from evaluator.instance import Instance
-    from evaluator.metrics import Sample, compute_metric
-
     rows = outputs[outputs["reference"].fillna("").astype(str).str.strip() != ""]
     samples = [
         Sample(
@@ -64,13 +65,16 @@ def metric_scores(outputs: pd.DataFrame, metric: str) -> pd.Series:
     return pd.Series(values, index=index, dtype=float).dropna()
 
 
-def _human_baseline(clinicians: pd.DataFrame) -> tuple[Estimate, list[str]]:
-    method = "pingouin ICC(3,k) consistency on z-scored series; F-based 95% interval"
+def _human_baseline(clinicians: pd.DataFrame) -> tuple[Estimate, Estimate, list[str]]:
+    """ICC(3,k) z and ICC(A,1) between the two clinicians with the most instances in common."""
     pair = most_overlapping_pair(clinicians)
     if pair is None:
-        return Estimate(
-            value=None, n=0, method=method, missing_reason="no two clinicians rated the same instance"
-        ), []
+        why = "no two clinicians rated the same instance"
+        return (
+            Estimate(value=None, n=0, method="ICC(3,k) consistency on z-scored series", missing_reason=why),
+            Estimate(value=None, n=0, method="ICC(2,1) absolute agreement", missing_reason=why),
+            [],
+        )
     a, b, _ = pair
     frame = clinicians.assign(composite=rater_composites(clinicians))
     wide = (
@@ -78,7 +82,8 @@ def _human_baseline(clinicians: pd.DataFrame) -> tuple[Estimate, list[str]]:
         .pivot_table(index=["dataset", "instance_id"], columns="rater", values="composite")
         .dropna()
     )
-    return icc3k_z(wide[a].to_numpy(), wide[b].to_numpy()), [a, b]
+    x, y = wide[a].to_numpy(), wide[b].to_numpy()
+    return icc3k_z(x, y), icc21(x, y), [a, b]
 
 
 def _analyse(
@@ -94,7 +99,7 @@ def _analyse(
     keys = set(both.index)
     in_c = clinicians[[k in keys for k in zip(clinicians["dataset"], clinicians["instance_id"], strict=True)]]
     in_j = jury[[k in keys for k in zip(jury["dataset"], jury["instance_id"], strict=True)]]
-    human, pair = _human_baseline(clinicians)
+    human, human_a1, pair = _human_baseline(clinicians)
     baselines = []
     for metric, label in BASELINE_METRICS.items():
         if metric in metrics:
@@ -113,9 +118,11 @@ def _analyse(
         n_judges=in_j["rater"].nunique(),
         icc3k_z=icc3k_z(c, j),
         icc21=icc21(c, j),
+        icc31=icc31(c, j),
         spearman=spearman(c, j),
         kappa_w=kappa_w(c, j, n_boot=n_boot, seed=seed),
         human_icc3k_z=human,
+        human_icc21=human_a1,
         human_pair=pair,
         baselines=baselines,
     )
@@ -148,7 +155,7 @@ def compute_agreement(
 
     Example:
         >>> report = compute_agreement("clinicians.csv", "jury.csv")   # doctest: +SKIP
-        >>> report.pooled.icc3k_z.value, report.pooled.n_instances      # doctest: +SKIP
+        >>> report.pooled.icc21.value, report.pooled.n_instances        # doctest: +SKIP
     """
     clin, jur = read_ratings(clinicians, "clinician ratings"), read_ratings(jury, "jury ratings")
     if set(clin.attrs["criteria"]) != set(jur.attrs["criteria"]):

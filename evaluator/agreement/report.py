@@ -3,7 +3,9 @@
 Why separate from the computation: pages, the CLI, the dossier and reports all read these
 models, and none of them should need pingouin or scikit-learn to do so. ``AgreementReport``
 renders itself two ways: ``as_cli`` (the ``medassure agreement`` JSON) and ``table`` (one row per
-dataset × statistic, MedHELM's figure beside the local one where MedHELM published one).
+dataset × statistic, MedHELM's figure beside the local one where MedHELM published one). The
+gated statistic is ICC(A,1) (``GATED``); ICC(3,k) z is MedHELM's average-of-two variant and sits
+beside MedHELM's published figure for comparison only (see ``evaluator.agreement.stats``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,12 @@ from evaluator.agreement.stats import Estimate
 from evaluator.paths import DATA_DIR
 
 PUBLISHED_CSV = DATA_DIR / "medhelm_agreement.csv"
+GATED = "ICC(A,1)"
+LABELS = {
+    "icc21": "ICC(A,1) single rater (gated)",
+    "icc31": "ICC(C,1) single rater",
+    "icc3k_z": "ICC(3,k) z (MedHELM's variant, comparison only)",
+}
 
 
 class MetricAgreement(BaseModel):
@@ -44,15 +52,20 @@ class DatasetAgreement(BaseModel):
     n_judges: int
     """Judges who rated any of those instances."""
     icc3k_z: Estimate
-    """ICC(3,k) consistency, clinicians' mean composite vs jury composite, each z-scored (MedHELM)."""
+    """ICC(3,k) consistency, clinicians' mean composite vs jury composite, each z-scored (MedHELM's
+    average-of-two variant: shown beside MedHELM's figure, never gated)."""
     icc21: Estimate
-    """ICC(2,1) absolute agreement on the raw composites."""
+    """ICC(A,1) = ICC(2,1) absolute agreement, single rater, on the raw composites: the gated figure."""
+    icc31: Estimate | None = None
+    """ICC(C,1) = ICC(3,1) consistency, single rater, on the raw composites (None in older reports)."""
     spearman: Estimate
     """Spearman's ρ with a Fisher-z interval."""
     kappa_w: Estimate
     """Quadratic-weighted Cohen's κ on rounded composites, bootstrap interval."""
     human_icc3k_z: Estimate
     """Clinician-clinician baseline: ICC(3,k) z on the pair with the most instances in common."""
+    human_icc21: Estimate | None = None
+    """Clinician-clinician baseline: ICC(A,1) on the same pair (the like-for-like comparison)."""
     human_pair: list[str] = Field(default_factory=list)
     """The two clinicians of the baseline."""
     baselines: list[MetricAgreement] = Field(default_factory=list)
@@ -107,11 +120,14 @@ class AgreementReport(BaseModel):
                 "n_clinicians": d.n_clinicians,
                 "n_judges": d.n_judges,
             }
-            for name in ("icc3k_z", "icc21", "spearman", "kappa_w", "human_icc3k_z"):
-                est: Estimate = getattr(d, name)
+            for name in ("icc3k_z", "icc21", "icc31", "spearman", "kappa_w", "human_icc3k_z", "human_icc21"):
+                est: Estimate | None = getattr(d, name)
+                if est is None:
+                    continue
                 row[name], row[f"{name}_ci"] = est.value, _ci(est)
                 if est.missing_reason:
                     row[f"{name}_note"] = est.missing_reason
+            row["gated_statistic"] = GATED
             row["human_pair"] = d.human_pair
             row["human_n_instances"] = d.human_icc3k_z.n
             for b in d.baselines:
@@ -132,13 +148,15 @@ class AgreementReport(BaseModel):
         rows = []
         for d in self.datasets:
             items = [
-                ("jury vs clinicians", "ICC(3,k) z", d.icc3k_z, published.get("jury_clinician")),
-                ("jury vs clinicians", "ICC(2,1)", d.icc21, None),
+                ("jury vs clinicians", LABELS["icc21"], d.icc21, None),
+                ("jury vs clinicians", LABELS["icc31"], d.icc31, None),
+                ("jury vs clinicians", LABELS["icc3k_z"], d.icc3k_z, published.get("jury_clinician")),
                 ("jury vs clinicians", "Spearman ρ", d.spearman, None),
                 ("jury vs clinicians", "weighted κ", d.kappa_w, None),
+                ("clinician vs clinician", "ICC(A,1) single rater", d.human_icc21, None),
                 (
                     "clinician vs clinician",
-                    "ICC(3,k) z",
+                    LABELS["icc3k_z"],
                     d.human_icc3k_z,
                     published.get("clinician_clinician"),
                 ),
@@ -146,10 +164,12 @@ class AgreementReport(BaseModel):
             for b in d.baselines:
                 key = "rouge_l_clinician" if b.metric == "ROUGE-L" else "bertscore_f1_clinician"
                 items += [
-                    (f"{b.metric} vs clinicians", "ICC(3,k) z", b.icc3k_z, published.get(key)),
+                    (f"{b.metric} vs clinicians", LABELS["icc3k_z"], b.icc3k_z, published.get(key)),
                     (f"{b.metric} vs clinicians", "Spearman ρ", b.spearman, None),
                 ]
             for comparison, statistic, est, medhelm in items:
+                if est is None:
+                    continue
                 rows.append(
                     {
                         "dataset": d.dataset,

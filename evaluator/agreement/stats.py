@@ -2,13 +2,26 @@
 
 Why these and computed so: they are the ones MedHELM reported for its jury against clinicians
 (som-shahlab/medhelm ``src/medhelm/open-ended-evals/4_calculate_icc.py``), so a committee can set
-its own figures beside the published ones. ICCs come from pingouin (F-based intervals), Spearman's
-ρ from scipy (Fisher-z interval, as MedHELM), quadratic-weighted κ from scikit-learn (seeded
-percentile bootstrap), none re-derived here. Two deliberate details: "ICC(3,k) z" z-scores each
-series across the instances first (MedHELM's method, so it measures whether the two series rank
-and space the cases alike, whatever their scales); ICC(2,1) uses the raw composites, so a jury
-that is systematically harsher or kinder than the clinicians is penalised there and only there.
-κ rounds composites half up (3.5 → 4), where pandas' ``round`` (MedHELM) rounds half to even.
+its own figures beside the published ones, plus the single-measure ICC that MedAssure gates on.
+ICCs come from pingouin (F-based intervals), Spearman's ρ from scipy (Fisher-z interval, as
+MedHELM), quadratic-weighted κ from scikit-learn (seeded percentile bootstrap), none re-derived here.
+
+Deliberate details:
+
+- ICC(A,1) (pingouin "ICC2", two-way random, absolute agreement, single rater) on the raw
+  composites is the figure the judge-agreement rule reads: a jury score stands in for one
+  clinician's rating against an absolute score bar, so a jury that is systematically kinder or
+  harsher than the clinicians must lower the figure, and a single-measure ICC does not borrow the
+  reliability gained by averaging two series.
+- "ICC(3,k) z" z-scores each series first and averages the two raters (MedHELM's headline
+  variant). For two z-scored series it equals 2r/(1+r) with r their Pearson correlation (r = 0.31
+  shows as 0.47), so it is reported beside MedHELM's published figure for comparison only.
+- ICCs are never clipped: ICC(C,k) with two raters can fall below −1 and ICC(A,1) slightly below
+  −1 on small samples; their F-based intervals can leave [−1, 1] too. The estimator's figure is
+  shown as it is.
+- κ rounds composites half up (3.5 → 4, 2.5 → 3) before labelling; MedHELM's script uses pandas'
+  ``round`` (half to even: 2.5 → 2, 3.5 → 4), so κ can differ from MedHELM's where composites end
+  in .5. Half up is kept because it does not treat odd and even scale points differently.
 
 Every function returns an ``Estimate``; where a figure cannot be computed honestly (too few
 instances, a series with no variation) it carries the reason instead of a number.
@@ -90,14 +103,10 @@ def _pingouin_icc(x: np.ndarray, y: np.ndarray, kind: str) -> tuple[float, float
         from contextlib import nullcontext as _no_rounding
     with _no_rounding(), np.errstate(divide="ignore", invalid="ignore"):
         table = pingouin.intraclass_corr(long, targets="target", raters="rater", ratings="score")
-    names = {"C,k": ("ICC(C,k)", "ICC3k"), "A,1": ("ICC(A,1)", "ICC2")}[kind]
+    names = {"C,k": ("ICC(C,k)", "ICC3k"), "A,1": ("ICC(A,1)", "ICC2"), "C,1": ("ICC(C,1)", "ICC3")}[kind]
     row = table[table["Type"].isin(names)].iloc[0]
     ci = row["CI95"] if "CI95" in row.index else row["CI95%"]
     return float(row["ICC"]), float(ci[0]), float(ci[1])
-
-
-def _finite(value: float) -> float:
-    return max(-1.0, min(1.0, value)) if not math.isnan(value) else value
 
 
 def icc3k_z(a: Sequence[float], b: Sequence[float]) -> Estimate:
@@ -113,30 +122,52 @@ def icc3k_z(a: Sequence[float], b: Sequence[float]) -> Estimate:
     if refused:
         return refused
     value, lo, hi = _pingouin_icc(zscore(x), zscore(y), "C,k")
-    return Estimate(value=_finite(value), ci_lower=_finite(lo), ci_upper=_finite(hi), n=x.size, method=method)
+    return Estimate(value=value, ci_lower=lo, ci_upper=hi, n=x.size, method=method)
 
 
 def icc21(a: Sequence[float], b: Sequence[float]) -> Estimate:
-    """ICC(2,1) absolute agreement of two series on their own scale (a constant shift lowers it).
+    """ICC(A,1), i.e. ICC(2,1): absolute agreement of one rater, on the series' own scale (the gated figure).
+
+    A constant shift between the series lowers it, as it should when a jury score is read against
+    an absolute bar; see the module docstring for why this is the statistic the rule reads.
 
     Example:
         >>> round(icc21([1, 2, 3, 4, 5], [1, 2, 3, 4, 5]).value, 6)
         1.0
     """
-    method = "pingouin ICC(2,1) absolute agreement on raw composites; F-based 95% interval"
+    method = "pingouin ICC(2,1) absolute agreement, single rater, on raw composites; F-based 95% interval"
     x, y = _clean(a, b)
     refused = _refuse(x.size, method, x, y)
     if refused:
         return refused
     value, lo, hi = _pingouin_icc(x, y, "A,1")
-    return Estimate(value=_finite(value), ci_lower=_finite(lo), ci_upper=_finite(hi), n=x.size, method=method)
+    return Estimate(value=value, ci_lower=lo, ci_upper=hi, n=x.size, method=method)
+
+
+def icc31(a: Sequence[float], b: Sequence[float]) -> Estimate:
+    """ICC(C,1), i.e. ICC(3,1): consistency of one rater on raw composites (a constant shift is ignored).
+
+    Shown beside ICC(A,1): the gap between the two is the part of the disagreement that is a
+    systematic offset between jury and clinicians.
+
+    Example:
+        >>> round(icc31([1, 2, 3, 4, 5], [2, 3, 4, 5, 6]).value, 6)
+        1.0
+    """
+    method = "pingouin ICC(3,1) consistency, single rater, on raw composites; F-based 95% interval"
+    x, y = _clean(a, b)
+    refused = _refuse(x.size, method, x, y)
+    if refused:
+        return refused
+    value, lo, hi = _pingouin_icc(x, y, "C,1")
+    return Estimate(value=value, ci_lower=lo, ci_upper=hi, n=x.size, method=method)
 
 
 def spearman(a: Sequence[float], b: Sequence[float]) -> Estimate:
     """Spearman's ρ (scipy) with a Fisher-z 95% interval (SE 1/√(n − 3)).
 
     Example:
-        >>> spearman([1, 2, 3, 4, 5], [5, 6, 7, 8, 9]).value
+        >>> round(spearman([1, 2, 3, 4, 5], [5, 6, 7, 8, 9]).value, 9)
         1.0
     """
     from scipy.stats import spearmanr
@@ -227,29 +258,35 @@ def kappa_w(a: Sequence[float], b: Sequence[float], *, n_boot: int = 1000, seed:
     return Estimate(value=value, ci_lower=float(lo), ci_upper=float(hi), n=x.size, method=method)
 
 
-def icc3k_interval_width(n: int, icc: float, k: int = 2) -> float:
-    """Expected width of the 95% interval of ICC(3,k) on ``n`` instances, if the sample shows ``icc``.
+def icc3k_interval_width(n: int, icc: float, k: int = 2, *, single: bool = False) -> float:
+    """Expected width of the 95% interval of ICC(3,k) (or ICC(3,1) when ``single``) on ``n`` instances.
 
     Uses pingouin's F-based interval with the observed F set to its value at that ICC
-    (F = 1 / (1 − ICC)); a planning figure, not a guarantee.
+    (ICC(3,k): F = 1 / (1 − ICC); ICC(3,1): F = (1 + (k − 1)·ICC) / (1 − ICC)); a planning
+    figure, not a guarantee. For the gated ICC(A,1) it is a lower bound on the width: absolute
+    agreement adds the raters' offset to the uncertainty.
 
     Example:
-        >>> round(icc3k_interval_width(50, 0.5), 2)
-        0.6
+        >>> round(icc3k_interval_width(50, 0.5), 2), round(icc3k_interval_width(50, 0.5, single=True), 2)
+        (0.6, 0.42)
     """
     from scipy.stats import f as f_dist
 
     if n < 3 or not -1 < icc < 1:
         raise ValueError("needs n >= 3 and -1 < icc < 1")
     df1, df2 = n - 1, (n - 1) * (k - 1)
-    big_f = 1 / (1 - icc)
-    lower = 1 - 1 / (big_f / f_dist.ppf(0.975, df1, df2))
-    upper = 1 - 1 / (big_f * f_dist.ppf(0.975, df2, df1))
-    return float(upper - lower)
+    big_f = (1 + (k - 1) * icc) / (1 - icc) if single else 1 / (1 - icc)
+    f_lo, f_hi = big_f / f_dist.ppf(0.975, df1, df2), big_f * f_dist.ppf(0.975, df2, df1)
+    if single:
+        return float((f_hi - 1) / (f_hi + k - 1) - (f_lo - 1) / (f_lo + k - 1))
+    return float((1 - 1 / f_hi) - (1 - 1 / f_lo))
 
 
-def sample_size_for_width(width: float, icc: float, k: int = 2, n_max: int = 100_000) -> int | None:
-    """Fewest instances for an ICC(3,k) 95% interval no wider than ``width`` (None if beyond ``n_max``).
+def sample_size_for_width(width: float, icc: float, k: int = 2, n_max: int = 100_000, *,
+                          single: bool = False) -> int | None:
+    """Fewest instances for an ICC(3,k) (``single``: ICC(3,1)) 95% interval no wider than ``width``.
+
+    None when more than ``n_max`` would be needed.
 
     Example:
         >>> n = sample_size_for_width(0.3, 0.5)
@@ -259,13 +296,13 @@ def sample_size_for_width(width: float, icc: float, k: int = 2, n_max: int = 100
     if width <= 0:
         raise ValueError("width must be positive")
     lo, hi = 3, 3
-    while icc3k_interval_width(hi, icc, k) > width:
+    while icc3k_interval_width(hi, icc, k, single=single) > width:
         lo, hi = hi, hi * 2
         if hi > n_max:
             return None
     while lo < hi:  # width falls as n grows: binary search for the first n that fits
         mid = (lo + hi) // 2
-        if icc3k_interval_width(mid, icc, k) <= width:
+        if icc3k_interval_width(mid, icc, k, single=single) <= width:
             hi = mid
         else:
             lo = mid + 1

@@ -4,7 +4,7 @@ A newcomer can run an evaluation with no dataset at hand: ``generate_cases(seed,
 returns the same cases for the same arguments (each case has its own ``random.Random`` seeded from
 a string, which Python hashes deterministically across processes and platforms).
 
-Grading follows MedCalc-Bench's ``evaluate.py`` and README (CALCULATORS.md §0.1):
+Grading follows MedCalc-Bench's ``evaluate.py`` and its README:
 
 - integer scores graded exactly (HAS-BLED, CHA2DS2-VASc, CURB-65) → ``answer_type="exact"`` with an
   integer reference; the exact-match metric rounds a numeric reply to the nearest integer first.

@@ -2,7 +2,7 @@
 
 The notes must read like varied clinical prose (so a model cannot pattern-match one template)
 while leaving no room for interpretation, because the answer key is computed from the generated
-inputs. The rules from CALCULATORS.md §13 apply: one lab panel, explicit wording for each item,
+inputs. So: one lab panel, explicit wording for each item,
 BUN in mg/dL, bilirubin in mg/dL. Values are drawn already rounded to what the note shows, and
 every answer is computed from the value *as written* (e.g. pounds converted to kg), never from a
 hidden unrounded draw. Distractor sentences come from a pool that no built-in calculator reads.
@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from evaluator.calculators.equations import lb_to_kg
 from evaluator.calculators.scores import Sex
 
 SETTINGS = (
@@ -146,8 +147,6 @@ def weight_text(rng: random.Random, kg: float) -> tuple[str, float]:
         >>> weight_text(random.Random(3), 70.0)[0].split()[-1] in ("kg", "lb")
         True
     """
-    from evaluator.calculators.equations import lb_to_kg
-
     if rng.random() < 0.3:
         pounds = round(kg / 0.453592)
         return f"{pounds} lb", lb_to_kg(pounds)

@@ -1,7 +1,7 @@
 """Rule-based clinical scores, exactly as MedCalc-Bench applies them.
 
-The point tables follow ``ncbi-nlp/MedCalc-Bench@20b10f9 calculator_implementations`` as documented
-in ``shared/reference/CALCULATORS.md`` (§1-4), including where that differs from the original
+The point tables follow ``ncbi-nlp/MedCalc-Bench@20b10f9 calculator_implementations``, including
+where that differs from the original
 publication (HAS-BLED's nine separate items; CURB-65's BUN > 19 mg/dL). An item the note does not
 mention counts as absent, so every function takes plain booleans. The answer key of the built-in
 benchmark is computed here and nowhere else, and ``tests/evaluator/test_calculators.py`` checks

@@ -226,7 +226,7 @@ async def complete(
     """
     key = api_key_for(endpoint)
     if endpoint.transport == "openai":
-        from evaluator.gateway.openai_transport import openai_chat
+        from evaluator.gateway.openai_transport import openai_chat  # lazy: the openai SDK costs ~1.4 s
     else:
         litellm = _litellm()  # import (seconds, once) before the clock and the timeout start
     start = time.perf_counter()

@@ -5,6 +5,11 @@ pays (a negotiated Azure rate, zero for an on-prem server); ``data/prices.csv`` 
 that litellm's bundled map has dropped or never had (retired Claude 3.5, Gemini 1.5, Groq's
 Llama 3.3: STACK_NOTES §4a), each row with its source; litellm's bundled map (read offline,
 never fetched) covers the rest. An unknown price is ``None``, never a silent zero.
+
+Why snapshots: a model name such as ``GPT-4o (2024-05-13)`` names the exact snapshot that was
+tested, and an undated alias (``gpt-4o``) may cost something else today (USD 2.50/10 per 1M tokens
+against 5/15 for ``gpt-4o-2024-05-13``). ``snapshot_price`` prices the dated entry when a source
+has one, and otherwise says that the undated price is an assumption and which entry it came from.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import csv
 import functools
 import importlib.util
 import json
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -107,3 +113,54 @@ def resolve_price(
     if input_override is not None or output_override is not None:
         return Price(input_override or 0.0, output_override or 0.0, "endpoint override")
     return table_prices().get(model) or litellm_price(model)
+
+
+_DATE = re.compile(r"(20\d\d)-?([01]\d)-?([0-3]\d)")
+
+
+def snapshot_date(model: str) -> str | None:
+    """The snapshot date a model name carries, as YYYY-MM-DD (None when it names no date).
+
+    Example:
+        >>> snapshot_date("GPT-4o (2024-05-13)"), snapshot_date("claude-3-7-sonnet-20250219")
+        ('2024-05-13', '2025-02-19')
+        >>> snapshot_date("Llama 3.3 Instruct (70B)") is None
+        True
+    """
+    m = _DATE.search(model)
+    return f"{m.group(1)}-{m.group(2)}-{m.group(3)}" if m else None
+
+
+def snapshot_price(
+    price_model: str, tested_model: str, input_override: float | None = None,
+    output_override: float | None = None,
+) -> Price | None:
+    """The price of the snapshot that was tested: its dated entry, else the undated one labelled assumed.
+
+    Args:
+        price_model: litellm model string the committee priced the candidate as, e.g. ``gpt-4o``.
+        tested_model: the model as named in the evidence, e.g. ``GPT-4o (2024-05-13)``.
+        input_override: USD per 1M prompt tokens actually paid (wins over every source).
+        output_override: USD per 1M completion tokens actually paid.
+
+    Example:
+        >>> snapshot_price("gpt-4o", "GPT-4o (2024-05-13)")[:2]
+        (5.0, 15.0)
+        >>> "assumed" in snapshot_price("gpt-4o", "GPT-4o (2099-01-01)").source
+        True
+    """
+    if input_override is not None or output_override is not None:
+        return resolve_price(price_model, input_override, output_override)
+    date = snapshot_date(tested_model)
+    if date is None or snapshot_date(price_model) is not None:
+        return resolve_price(price_model)
+    compact = date.replace("-", "")
+    for name in (f"{price_model}-{date}", f"{price_model}-{compact}"):
+        price = resolve_price(name)
+        if price is not None:
+            return price._replace(source=f"{price.source}, the tested snapshot {date}")
+    price = resolve_price(price_model)
+    if price is None:
+        return None
+    return price._replace(source=(f"{price.source}; assumed: no price is known for the tested snapshot "
+                                  f"{date}, so the undated entry {price_model!r} is used"))

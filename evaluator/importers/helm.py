@@ -9,10 +9,18 @@ Import is all or nothing: every run folder is parsed before anything is returned
 missing or malformed file raises ``HelmImportError`` listing each bad file and why. A run group
 MedHELM does not define imports as ``unmapped``: every stat is kept, none is called main, and a
 warning says so.
+
+Two checks keep a silent bad number out of the evidence. A per-instance main value outside the
+metric's scale (HELM's jury writes 0.0 on a 1-5 scale when an annotation fails) is *unscored*
+with its reason, never averaged in. And the headline mean of ``stats.json`` is compared with the
+mean recomputed from ``per_instance_stats.json``: when they differ, or when instances were
+unscored, a warning shows both figures and the evidence cites the mean of the scored instances
+(the one its interval rests on) instead of the headline.
 """
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -32,6 +40,8 @@ from evaluator.medhelm_data import BenchmarkFacts, facts_by_run_group
 from evaluator.stats import bootstrap_mean
 
 UNMAPPED = "unmapped"
+SCALE_BOUNDS = {"0-1": (0.0, 1.0), "1-5": (1.0, 5.0)}
+FAILED_JURY_NOTE = "HELM writes 0.0 when a jury annotation fails"
 N_RESAMPLES, SEED = 2000, 0
 RUN_FILES = ("run_spec.json", "stats.json", "per_instance_stats.json", "scenario_state.json")
 SHAPES = (RunSpec, list[HelmStat], list[PerInstanceStats], ScenarioState)
@@ -104,7 +114,15 @@ class HelmRun(BaseModel):
     mean: float | None
     """Main-metric mean exactly as in ``stats.json`` (None if unmapped or absent)."""
     recomputed_mean: float | None
-    """The same mean recomputed from ``per_instance_stats.json``."""
+    """The same mean recomputed from ``per_instance_stats.json`` with HELM's arithmetic (all values)."""
+    scored_mean: float | None = None
+    """Mean of ``instance_scores`` (in-scale instances only): what the interval rests on."""
+    score: float | None = None
+    """The mean the evidence cites: the headline, or ``scored_mean`` when the two checks disagree."""
+    score_basis: str = ""
+    """Which of the two ``score`` is, in words."""
+    unscored_reasons: dict[str, str] = {}
+    """Instance id → why it has no score (e.g. a jury value outside the scale)."""
     n: int
     """Instances scored on the main metric (unmapped: distinct evaluated instances)."""
     n_unscored: int
@@ -178,7 +196,10 @@ def _build_run(run_dir: Path, spec: RunSpec, stats: list[HelmStat], per_instance
     recomputed = recompute_means(per_instance)
     main_key = (facts.main_metric, facts.main_split, None, None) if facts else None
     mean = _main_mean(stats, main_key, run_dir, warnings)
-    scores, by_request = _instance_scores(per_instance, main_key)
+    scores, by_request, unscored = _instance_scores(per_instance, main_key, facts.scale if facts else None)
+    recomputed_mean = recomputed.get(main_key) if main_key else None
+    scored_mean = sum(scores.values()) / len(scores) if scores else None
+    score, basis = _checked_score(mean, recomputed_mean, scored_mean, unscored, len(scores), warnings)
     evaluated = {r.instance.id for r in state.request_states
                  if r.instance.perturbation is None and (not facts or r.instance.split == facts.main_split)}
     ci = bootstrap_mean(list(scores.values()), N_RESAMPLES, seed=SEED) if scores else None
@@ -191,7 +212,8 @@ def _build_run(run_dir: Path, spec: RunSpec, stats: list[HelmStat], per_instance
         benchmark=facts.benchmark if facts else UNMAPPED,
         main_metric=facts.main_metric if facts else None, main_split=facts.main_split if facts else None,
         scale=facts.scale if facts else None, higher_is_better=not facts.lower_is_better if facts else True,
-        mean=mean, recomputed_mean=recomputed.get(main_key) if main_key else None,
+        mean=mean, recomputed_mean=recomputed_mean, scored_mean=scored_mean, score=score, score_basis=basis,
+        unscored_reasons=unscored,
         n=len(scores) if facts else len(evaluated), n_unscored=len(evaluated - set(scores)) if facts else 0,
         ci_lower=ci.lower if ci else None, ci_upper=ci.upper if ci else None,
         ci_method=(f"percentile bootstrap of the mean over {len(scores)} per-instance scores, "
@@ -225,19 +247,52 @@ def _main_mean(stats: list[HelmStat], key, run_dir: Path, warnings: list[str]) -
     return found[0].mean
 
 
-def _instance_scores(per_instance: list[PerInstanceStats], key):
-    """Per-instance main values (mean over trials) and per (instance, trial) values."""
+def _instance_scores(per_instance: list[PerInstanceStats], key, scale: str | None):
+    """Per-instance main values (mean over trials), per (instance, trial) values, and unscored reasons.
+
+    An instance with any trial value outside the scale is unscored as a whole (its requests get
+    no score), with the value and the reason.
+    """
     by_request: dict[tuple[str, int], float] = {}
+    unscored: dict[str, str] = {}
     if key is None:
-        return {}, by_request
+        return {}, by_request, unscored
+    low, high = SCALE_BOUNDS.get(scale or "", (-math.inf, math.inf))
     for row in per_instance:
         for stat in row.stats:
             if row.perturbation is None and stat.key == key and stat.count > 0:
-                by_request[(row.instance_id, row.train_trial_index)] = stat.sum / stat.count
+                value = stat.sum / stat.count
+                if low <= value <= high:
+                    by_request[(row.instance_id, row.train_trial_index)] = value
+                elif row.instance_id not in unscored:
+                    note = f" ({FAILED_JURY_NOTE})" if scale == "1-5" and value == 0 else ""
+                    where = f"{key[0]} = {value:g} in trial {row.train_trial_index}"
+                    unscored[row.instance_id] = f"{where} is outside the {scale} scale{note}"
+    by_request = {k: v for k, v in by_request.items() if k[0] not in unscored}
     grouped: dict[str, list[float]] = {}
     for (iid, _), v in by_request.items():
         grouped.setdefault(iid, []).append(v)
-    return {iid: sum(v) / len(v) for iid, v in grouped.items()}, by_request
+    return {iid: sum(v) / len(v) for iid, v in grouped.items()}, by_request, unscored
+
+
+def _checked_score(mean: float | None, recomputed: float | None, scored: float | None,
+                   unscored: dict[str, str], n_scored: int, warnings: list[str]) -> tuple[float | None, str]:
+    """The mean to cite and its basis; warns (showing every figure) when the checks disagree."""
+    if unscored:
+        listed = ", ".join(sorted(unscored)[:5]) + (" …" if len(unscored) > 5 else "")
+        warnings.append(f"{len(unscored)} instance(s) with a main value outside the scale are unscored, not "
+                        f"counted as scores ({listed}); {next(iter(unscored.values()))}")
+    agrees = (mean is None or recomputed is None
+              or math.isclose(mean, recomputed, rel_tol=1e-9, abs_tol=1e-9))
+    if not agrees:
+        warnings.append(f"stats.json's headline mean {mean:.4f} differs from {recomputed:.4f} recomputed "
+                        "from per_instance_stats.json")
+    if mean is None or (agrees and not unscored) or scored is None:
+        return mean, "stats.json headline mean" if mean is not None else ""
+    headline = f"stats.json headline {mean:.4f}"
+    warnings.append(f"the evidence cites {scored:.4f}, the mean of the {n_scored} scored instance(s), "
+                    f"not the {headline}")
+    return scored, f"mean of the {n_scored} scored per-instance values (not the {headline})"
 
 
 def _token_sum(per_instance: list[PerInstanceStats], name: str) -> float:
@@ -268,20 +323,20 @@ def _request(r, by_request) -> HelmRequest:
     )
 
 
-def run_evidence(run: HelmRun) -> Evidence:
+def helm_run_evidence(run: HelmRun) -> Evidence:
     """The run's main score as ``Evidence`` (provenance ``helm-import``).
 
     Raises:
         ValueError: the run is unmapped or has no main-metric mean.
     """
-    if run.benchmark == UNMAPPED or run.mean is None or run.main_metric is None:
+    if run.benchmark == UNMAPPED or run.score is None or run.main_metric is None:
         raise ValueError(f"run {run.run_name!r} has no main metric to cite ({run.benchmark}); "
                          "see its warnings")
     facts = facts_by_run_group()[run.helm_run_group]
     source = f"HELM run folder {run.run_dir}"
     return Evidence(
         id=evidence_id("helm-import", source, run.model, run.benchmark, run.main_metric, run.run_name),
-        model=run.model, benchmark=run.benchmark, metric=run.main_metric, score=run.mean, scale=run.scale,
+        model=run.model, benchmark=run.benchmark, metric=run.main_metric, score=run.score, scale=run.scale,
         higher_is_better=run.higher_is_better, n=run.n, ci_lower=run.ci_lower, ci_upper=run.ci_upper,
         ci_method=run.ci_method, ci_missing_reason=None if run.ci_method else "no per-instance scores",
         provenance="helm-import", source=source, date=run.date, run_id=run.run_name,

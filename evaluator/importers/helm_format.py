@@ -5,7 +5,10 @@ Why separate from ``helm.py``: this module is the only place that knows HELM's J
 written by crfm-helm's ``runner.py``; see MEDHELM_FACTS.md §7). The models pick the fields we use
 and ignore the rest (``extra="ignore"``): HELM's format is external and gains fields between
 releases, and a new field must not break an import. A missing or malformed file raises
-``HelmFileError`` naming the file and the reason.
+``HelmFileError`` naming the file and the reason; so does a NaN or infinite number (Python's
+``json`` reads and writes them as bare ``NaN``/``Infinity``), which would otherwise flow into a
+score, an interval and a JSON export. Completions (token log-probabilities, which can be −∞ and
+which MedAssure never reads) are not checked.
 
 HELM aggregates per-instance stats per train trial (merge the instances' ``sum``/``count``, take
 the mean), then averages those trial means; ``recompute_means`` repeats that exactly.
@@ -14,6 +17,7 @@ the mean), then averages those trial means; ``recompute_means`` repeats that exa
 from __future__ import annotations
 
 import json
+import math
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, TypeVar
@@ -22,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 T = TypeVar("T")
 _LOOSE = ConfigDict(extra="ignore", frozen=True)
+UNCHECKED_KEYS = frozenset({"completions", "tokens"})
 
 
 class HelmFileError(ValueError):
@@ -186,6 +191,10 @@ def read_helm_json(path: Path, shape: type[T] | Any) -> T:
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
         raise HelmFileError(path, f"not valid JSON: {exc.msg} at {where}") from None
+    bad = non_finite(raw)
+    if bad:
+        raise HelmFileError(path, f"non-finite number {bad[1]} in field {bad[0]}: refused rather than "
+                                  "imported as a score")
     try:
         return TypeAdapter(shape).validate_python(raw)
     except ValidationError as exc:
@@ -194,6 +203,41 @@ def read_helm_json(path: Path, shape: type[T] | Any) -> T:
         )
         more = f" (+{exc.error_count() - 3} more)" if exc.error_count() > 3 else ""
         raise HelmFileError(path, f"unexpected structure: {problems}{more}") from None
+
+
+def non_finite(raw: Any, where: str = "") -> tuple[str, str] | None:
+    """The first NaN or ±infinity in parsed JSON, as (dotted field path, value), or None.
+
+    The path names list positions and keys, with the instance id or stat name of a list item
+    that has one, so a reader can find the field in the file.
+
+    Example:
+        >>> stats = [{"name": {"name": "em"}, "mean": 0.5}, {"name": {"name": "jury"}, "mean": float("nan")}]
+        >>> non_finite(stats)
+        ('1[jury].mean', 'NaN')
+    """
+    if isinstance(raw, float) and not math.isfinite(raw):
+        return where or "(top level)", "NaN" if math.isnan(raw) else ("Infinity" if raw > 0 else "-Infinity")
+    items = raw.items() if isinstance(raw, dict) else enumerate(raw) if isinstance(raw, list) else ()
+    for key, value in items:
+        if key in UNCHECKED_KEYS:
+            continue
+        step = f"{key}{_label(value)}" if isinstance(raw, list) else str(key)
+        found = non_finite(value, f"{where}.{step}" if where else step)
+        if found:
+            return found
+    return None
+
+
+def _label(item: Any) -> str:
+    """``[stat name]`` or ``[instance id]`` of a list item, when it has one."""
+    if isinstance(item, dict):
+        name = item.get("name")
+        if isinstance(name, dict) and isinstance(name.get("name"), str):
+            return f"[{name['name']}]"
+        if isinstance(item.get("instance_id"), str):
+            return f"[{item['instance_id']}]"
+    return ""
 
 
 def recompute_means(per_instance: list[PerInstanceStats]) -> dict[tuple, float]:

@@ -18,19 +18,22 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.instance import Instance
-from evaluator.jury.passes import JudgeTally, Progress, judge_one
+from evaluator.jury.passes import JudgeSpec, JudgeTally, Progress, judge_one
 from evaluator.jury.rubrics import DEFAULT_RUBRIC, get_rubric
 from evaluator.jury.scores import JurySummary, summarize_jury
 from evaluator.jury.store import JuryStore
 from evaluator.runs.runner import RunOptions
 from evaluator.runs.store import RunStore, sha256_of
+
+if TYPE_CHECKING:
+    from evaluator.stores import ComponentStores
 
 DEFAULT_JUDGES = (
     "openai/gpt-4o-2024-05-13",
@@ -42,27 +45,6 @@ MIN_JUDGES = 3
 
 class JuryError(ValueError):
     """A jury that cannot be run as asked, with a message for the user."""
-
-
-class JudgeSpec(BaseModel):
-    """What the runner sees as the "benchmark" of one judge pass (part of its run and cache keys)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    id: str
-    """``jury:<benchmark id>``; the run's benchmark id."""
-    rubric_id: str
-    """Rubric applied."""
-    rubric_hash: str
-    """SHA-256 of the rubric, so an edited rubric never reuses an old run."""
-    stage: Literal["judge", "repair"]
-    """First pass, or the repair pass over unusable replies."""
-    max_tokens: int = 1024
-    """Output budget per judge reply."""
-    temperature: float = 0.0
-    """0, as in MedHELM."""
-    metrics: tuple[str, ...] = ("jury_mean",)
-    """The run's main metric: the judge's mean over criteria."""
 
 
 class JuryConfig(BaseModel):
@@ -166,7 +148,7 @@ def check_dataset(run: dict[str, Any], result_ids: set[str], instances: Sequence
 
 
 async def run_jury_async(
-    con: duckdb.DuckDBPyConnection,
+    con: duckdb.DuckDBPyConnection | ComponentStores,
     run_id: str,
     instances: Sequence[Instance],
     config: JuryConfig,
@@ -177,6 +159,9 @@ async def run_jury_async(
 ) -> JurySummary:
     """Judge every answered instance of ``run_id`` with each judge of ``config``; see the module docstring.
 
+    ``con`` is the component stores (the dossier ``Store`` is one) or, inside the evaluator and its
+    tests, a raw DuckDB connection.
+
     Raises:
         JuryError: unknown run, instances that do not match the run, or a budget with an unpriced judge.
     """
@@ -184,7 +169,10 @@ async def run_jury_async(
     unpriced = [j.model for j in config.judges if j.price() is None]
     if options.max_cost_usd is not None and unpriced:
         raise JuryError(f"no price known for judge(s) {unpriced}; a budget needs every judge's price")
-    runs, juries = RunStore(con), JuryStore(con)
+    if isinstance(con, duckdb.DuckDBPyConnection):
+        runs, juries = RunStore(con), JuryStore(con)
+    else:
+        runs, juries = con.journaled_runs, con.juries
     run = runs.get_run(run_id)
     if run is None:
         raise JuryError(f"no run {run_id!r} in this database")
@@ -251,7 +239,7 @@ async def run_jury_async(
         raise
     finally:
         summary = load_jury_summary(
-            con,
+            juries,
             jury_id,
             status=status,
             cost_usd=tally.cost,
@@ -263,7 +251,7 @@ async def run_jury_async(
 
 
 def run_jury(
-    con: duckdb.DuckDBPyConnection,
+    con: duckdb.DuckDBPyConnection | ComponentStores,
     run_id: str,
     instances: Sequence[Instance],
     config: JuryConfig,
@@ -280,14 +268,14 @@ def run_jury(
 
 
 def load_jury_summary(
-    con: duckdb.DuckDBPyConnection, jury_id: str, *, status: str | None = None, **counts: Any
+    con: duckdb.DuckDBPyConnection | JuryStore, jury_id: str, *, status: str | None = None, **counts: Any
 ) -> JurySummary:
     """Recompute a jury's summary from its stored judgements (counts from the stored summary if not given).
 
     Raises:
         JuryError: no jury with this id.
     """
-    juries = JuryStore(con)
+    juries = JuryStore(con) if isinstance(con, duckdb.DuckDBPyConnection) else con
     jury = juries.get(jury_id)
     if jury is None:
         raise JuryError(f"no jury {jury_id!r} in this database")

@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict
 
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.instance import Instance
@@ -21,10 +23,28 @@ from evaluator.jury.rubrics import Rubric
 from evaluator.runs.runner import RunOptions, run_async
 from evaluator.runs.store import RunStore
 
-if TYPE_CHECKING:
-    from evaluator.jury.panel import JudgeSpec
-
 Progress = Callable[[int, int, dict[str, Any] | None], None]
+
+
+class JudgeSpec(BaseModel):
+    """What the runner sees as the "benchmark" of one judge pass (part of its run and cache keys)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    """``jury:<benchmark id>``; the run's benchmark id."""
+    rubric_id: str
+    """Rubric applied."""
+    rubric_hash: str
+    """SHA-256 of the rubric, so an edited rubric never reuses an old run."""
+    stage: Literal["judge", "repair"]
+    """First pass, or the repair pass over unusable replies."""
+    max_tokens: int = 1024
+    """Output budget per judge reply."""
+    temperature: float = 0.0
+    """0, as in MedHELM."""
+    metrics: tuple[str, ...] = ("jury_mean",)
+    """The run's main metric: the judge's mean over criteria."""
 
 
 class _Reading(NamedTuple):

@@ -6,6 +6,8 @@ score is the plain mean of every valid judge × criterion score, normalized as (
 difference that matters to a committee: an instance with no valid judgement is *unscored* and
 counted, never given 0 or 1. Judges "disagree" on an instance when, for some criterion, their
 scores differ by 2 points or more; such instances are flagged for a clinician to look at.
+The interval of the mean is a seeded BCa bootstrap (a t interval when BCa cannot be computed),
+fitted to a bounded, skewed 1-5 mean; with no spread there is no interval, and the reason says so.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from evaluator.stats import bootstrap_mean
+from evaluator.evidence import Evidence, evidence_id
+from evaluator.stats import interval_for
 
 SPREAD_FLAG = 2
 N_RESAMPLES, SEED = 2000, 0
@@ -101,9 +104,13 @@ class JurySummary(BaseModel):
     mean: float | None
     """Mean instance score on the rubric's scale."""
     ci_lower: float | None
-    """2.5th percentile of bootstrap means (None with fewer than 2 scored instances)."""
+    """Lower bound of the 95% interval (None when none can be estimated)."""
     ci_upper: float | None
-    """97.5th percentile of bootstrap means."""
+    """Upper bound of the 95% interval."""
+    ci_method: str | None = None
+    """How the interval was computed (BCa bootstrap or t, with a small-n note)."""
+    ci_missing_reason: str | None = None
+    """Why there is no interval (one scored instance, or every instance scored the same)."""
     normalized_mean: float | None
     """``mean`` on 0-1 as MedHELM normalizes it."""
     by_judge: dict[str, JudgeBreakdown]
@@ -132,18 +139,17 @@ class JurySummary(BaseModel):
             >>> summary.to_evidence()[0].scale   # doctest: +SKIP
             '1-5'
         """
-        from evaluator.evidence import Evidence, evidence_id
-
         if self.mean is None:
             return []
         interval: dict[str, Any] = (
             {
                 "ci_lower": self.ci_lower,
                 "ci_upper": self.ci_upper,
-                "ci_method": f"percentile bootstrap over instances, {N_RESAMPLES} resamples, seed {SEED}",
+                "ci_method": self.ci_method
+                or f"percentile bootstrap over instances, {N_RESAMPLES} resamples, seed {SEED}",
             }
             if self.ci_lower is not None
-            else {"ci_missing_reason": f"only {self.n_scored} scored instance(s)"}
+            else {"ci_missing_reason": self.ci_missing_reason or f"only {self.n_scored} scored instance(s)"}
         )
         notes = [f"LLM jury ({', '.join(self.judges)}), rubric {self.rubric_id} {self.rubric_hash[:12]}"]
         if self.n_unscored:
@@ -259,12 +265,10 @@ def summarize_jury(
         for iid, why in sorted(skipped.items())
     ]
     scored = [r.score for r in rows if r.score is not None]
-    mean = lower = upper = None
+    mean = lower = upper = method = missing = None
     if scored:
-        if len(scored) >= 2:
-            mean, lower, upper = bootstrap_mean(scored, n_resamples=N_RESAMPLES, seed=SEED)
-        else:
-            mean = scored[0]
+        r = interval_for(scored, "mean", seed=SEED, n_resamples=N_RESAMPLES)
+        mean, lower, upper, method, missing = r.estimate, r.lower, r.upper, r.method, r.missing_reason
     reasons = Counter(r.get("reason") or "no reason recorded" for r in judgements if not r.get("scores"))
     reasons.update(skipped.values())
     by_judge = {}
@@ -301,6 +305,8 @@ def summarize_jury(
         mean=mean,
         ci_lower=lower,
         ci_upper=upper,
+        ci_method=method,
+        ci_missing_reason=missing,
         normalized_mean=(mean - lo) / (hi - lo) if mean is not None else None,
         by_judge=by_judge,
         by_criterion={c: v for c in criteria if (v := _mean([j["scores"][c] for j in valid])) is not None},

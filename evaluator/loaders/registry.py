@@ -16,16 +16,26 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
 from evaluator.instance import Instance
 
-if TYPE_CHECKING:
-    from evaluator.benchmarks import BenchmarkSpec
-
 LoaderFn = Callable[..., Iterable[Instance]]
+
+
+class DatasetSource(Protocol):
+    """What ``load_instances`` reads from a benchmark spec (``evaluator.benchmarks.BenchmarkSpec``).
+
+    A protocol rather than the spec class itself, so that the loaders sit below the benchmark
+    registry, which checks its loader names against them.
+    """
+
+    id: str
+    loader: str
+    loader_args: dict[str, Any]
+    dataset_path: str | None
 
 
 class DatasetError(ValueError):
@@ -122,7 +132,7 @@ def text_meta(values: Mapping[str, Any]) -> dict[str, str]:
 
 
 def load_instances(
-    spec: BenchmarkSpec, path: str | Path | None = None, limit: int | None = None
+    spec: DatasetSource, path: str | Path | None = None, limit: int | None = None
 ) -> list[Instance]:
     """Load a benchmark's instances from ``path`` (or the spec's ``dataset_path``).
 

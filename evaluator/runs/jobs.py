@@ -10,8 +10,9 @@ finished instance, so a page rerun, a second tab or a restarted app reads the st
 store (``job_status``); a job that was working when its process died reads as ``interrupted``.
 Pages poll, the CLI and notebooks block on ``wait_job``: the same manager everywhere.
 
-DuckDB connections are not thread-safe, so the thread gets its own cursor of the app's one
-connection (one writer per file). Cancelling sets an event the work checks between requests;
+DuckDB connections are not thread-safe, so the thread gets its own view of the stores
+(``ComponentStores.for_thread()``, a cursor of the app's one connection: one writer per file),
+which it closes when the job ends. Cancelling sets an event the work checks between requests;
 requests in flight finish and are kept, and starting the same request again resumes the run.
 """
 
@@ -23,20 +24,23 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from evaluator.runs.job_progress import LIVE_STATES, JobProgress
 from evaluator.runs.request import RunRequest
-from evaluator.runs.store import RunStore, read_job
 from evaluator.runs.summary import RunSummary
+
+if TYPE_CHECKING:
+    from evaluator.runs.store import RunStore
+    from evaluator.stores import ComponentStores
 
 __all__ = ["JOBS", "Job", "JobManager", "JobProgress", "RunJob", "RunJobs", "RunProgress", "RunRequest",
            "job_status", "wait_job"]
 
-Work = Callable[[duckdb.DuckDBPyConnection, "Job"], Any]
-"""A job's work: called with the thread's own cursor and the job (its progress reporter)."""
+Work = Callable[["ComponentStores", "Job"], Any]
+"""A job's work: called with the thread's own view of the stores and the job (its progress reporter)."""
 SAVE_EVERY_S = 0.5
 
 
@@ -146,21 +150,21 @@ class Job:
             self.exception = exc
             self.state, self.error = "error", f"{type(exc).__name__}: {exc}"
 
-    def run(self, con: duckdb.DuckDBPyConnection, work: Work) -> None:
-        """Thread body: store request and status, do the work on ``con`` (this thread's cursor), close it."""
+    def run(self, stores: ComponentStores, work: Work) -> None:
+        """Thread body: store request and status, do the work on ``stores`` (this thread's view), close it."""
         try:
-            self._store = RunStore(con, journal_dir=None)
+            self._store = stores.runs
             if self.record is not None:
                 self._store.record_request(self.run_key, self.kind, self.record)
             self._save(force=True)
-            self._finish(work(con, self))
+            self._finish(work(stores, self))
             if self.record is not None and self.run_id:
                 self._store.link_request(self.run_key, self.run_id)
         except Exception as exc:  # noqa: BLE001 - shown on the page; a run itself is resumable
             self._fail(exc)
         finally:
             self._save(force=True)
-            con.close()
+            stores.close()
 
 
 RunJob = Job
@@ -189,13 +193,13 @@ class JobManager:
         with self._lock:
             return next((j for j in self._jobs.values() if j.job_id == job_id), None)
 
-    def start(self, cursor: duckdb.DuckDBPyConnection, kind: str, key: str,
+    def start(self, stores: ComponentStores, kind: str, key: str,
               work: Work, *, total: int = 0, label: str = "",
               request: Any = None, record: dict[str, Any] | None = None) -> Job:
-        """Start ``work(cursor, job)`` in a thread unless a job with this key is alive (then return it).
+        """Start ``work(view, job)`` in a thread unless a job with this key is alive (then return it).
 
         Args:
-            cursor: a cursor of the store's connection for the thread (closed when the job ends).
+            stores: the app's stores; the thread works on ``stores.for_thread()`` and closes it.
             kind: ``benchmark``, ``scenario``, ``reevaluation`` or ``jury``.
             key: one live job per key (a run key for runs).
             work: does the job; reports through ``job.on_progress`` and checks ``job.cancel_event``.
@@ -207,10 +211,9 @@ class JobManager:
         with self._lock:
             current = self._jobs.get(key)
             if current is not None and current.alive:
-                cursor.close()
                 return current
             job = Job(kind, key, total=total, label=label, request=request, record=record)
-            job.thread = threading.Thread(target=job.run, args=(cursor, work), daemon=True,
+            job.thread = threading.Thread(target=job.run, args=(stores.for_thread(), work), daemon=True,
                                           name=f"{kind}-{key[:8]}")
             self._jobs[key] = job
             job.thread.start()
@@ -236,7 +239,7 @@ JOBS = JobManager()
 """The process-wide manager the app, the CLI and notebooks use (tests may build their own)."""
 
 
-def job_status(con: duckdb.DuckDBPyConnection, job_id: str, jobs: JobManager = JOBS) -> JobProgress | None:
+def job_status(stores: ComponentStores, job_id: str, jobs: JobManager = JOBS) -> JobProgress | None:
     """A job's status: live from this process when it runs here, else from the store; None if unknown.
 
     A job stored as working whose thread is not in this process was cut off (the app restarted):
@@ -245,7 +248,7 @@ def job_status(con: duckdb.DuckDBPyConnection, job_id: str, jobs: JobManager = J
     job = jobs.by_id(job_id)
     if job is not None:
         return job.progress()
-    row = read_job(con, job_id)
+    row = stores.read_job(job_id)
     if row is None:
         return None
     state = "interrupted" if row["state"] in LIVE_STATES else row["state"]

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from evaluator.benchmarks import render_messages
 from evaluator.gateway.llm import ModelEndpoint, count_prompt_tokens
 from evaluator.instance import Instance
 from evaluator.runs.store import RunStore, cache_key, sha256_of
@@ -24,8 +25,6 @@ Render = Callable[[Any, Instance], list[dict[str, Any]]]
 
 def default_render(spec: Any, instance: Instance) -> list[dict[str, Any]]:
     """``evaluator.benchmarks.render_messages`` (imported when first needed)."""
-    from evaluator.benchmarks import render_messages
-
     return render_messages(spec, instance)
 
 

@@ -147,3 +147,29 @@ def recent_results(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 20)
         rec["cached"] = bool(rec["cached"])
         out.append(ResultRecord.model_validate(rec))
     return out
+
+
+class RunReads:
+    """The read-only run views over one connection (or a thread's cursor); writes nothing.
+
+    Example:
+        >>> reads = RunReads(duckdb.connect())
+        >>> reads.list_runs(), reads.get_run_record("run-x"), reads.recent_results("run-x")
+        ([], None, [])
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+        ensure_run_tables(con)
+
+    def list_runs(self, benchmark_ids: list[str] | None = None, limit: int = 20) -> list[RunRecord]:
+        """Stored runs, newest first, optionally only of some benchmarks."""
+        return list_runs(self.con, benchmark_ids, limit)
+
+    def get_run_record(self, run_id: str) -> RunRecord | None:
+        """One stored run, or None."""
+        return get_run_record(self.con, run_id)
+
+    def recent_results(self, run_id: str, limit: int = 20) -> list[ResultRecord]:
+        """The latest ``limit`` results of a run, newest first."""
+        return recent_results(self.con, run_id, limit)

@@ -21,7 +21,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import duckdb
 
@@ -32,6 +32,11 @@ from evaluator.runs.records import Budget, Score, cache_row, result_row
 from evaluator.runs.retry import CallOutcome, RateLimiter, RetryPolicy, call_with_retries
 from evaluator.runs.store import RunStore
 from evaluator.runs.summary import RunSummary, summarize_run
+from evaluator.runs.workers import WorkerPool
+from evaluator.scoring import score_response
+
+if TYPE_CHECKING:
+    from evaluator.stores import ComponentStores
 
 __all__ = ["RunOptions", "RunSummary", "RunEstimate", "estimate_run", "run_async", "run_benchmark"]
 
@@ -66,14 +71,14 @@ class RunOptions:
 
 def default_score(spec: Any, instance: Instance, text: str) -> Any:
     """``evaluator.scoring.score_response`` (imported when first needed)."""
-    from evaluator.scoring import score_response
-
     return score_response(spec, instance, text)
 
 
 def main_metric_name(spec: Any) -> str:
-    """The first metric the spec names, else ``score``."""
+    """The spec's ``main_metric``, else the first metric it names, else ``score``."""
     metrics = getattr(spec, "metrics", None) or []
+    if getattr(spec, "main_metric", None) in metrics:
+        return str(spec.main_metric)
     first = metrics[0] if metrics else "score"
     return str(getattr(first, "name", first))
 
@@ -219,14 +224,13 @@ async def _call_pool(endpoint: ModelEndpoint, opts: RunOptions):
     if opts.workers <= 1:
         yield None
         return
-    from evaluator.runs.workers import WorkerPool
 
     async with WorkerPool(endpoint, processes=opts.workers, retry=opts.retry, seed=opts.seed) as pool:
         yield pool
 
 
 def run_benchmark(
-    con: duckdb.DuckDBPyConnection,
+    con: duckdb.DuckDBPyConnection | ComponentStores,
     spec: Any,
     instances: Sequence[Instance],
     endpoint: ModelEndpoint,
@@ -242,6 +246,9 @@ def run_benchmark(
 ) -> RunSummary:
     """Synchronous entry point (CLI, Streamlit thread): run or resume, return the summary.
 
+    ``con`` is the component stores (the dossier ``Store`` is one) or, inside the evaluator and its
+    tests, a raw DuckDB connection.
+
     Example:
         >>> s = run_benchmark(con, get_benchmark("calc"), load_instances(spec), endpoint,
         ...                   concurrency=16, max_cost_usd=2.0)              # doctest: +SKIP
@@ -249,7 +256,7 @@ def run_benchmark(
     """
     base = options or RunOptions()
     opts = RunOptions(**{**base.__dict__, "concurrency": concurrency, "max_cost_usd": max_cost_usd})
-    store = RunStore(con)
+    store = RunStore(con) if isinstance(con, duckdb.DuckDBPyConnection) else con.journaled_runs
 
     async def main() -> RunSummary:
         async with _call_pool(endpoint, opts) as pool:

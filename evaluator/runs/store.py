@@ -22,7 +22,7 @@ from typing import Any
 import duckdb
 
 from evaluator.db import apply_migrations
-from evaluator.runs.writer import ResultWriter, replay_journals
+from evaluator.runs.writer import ResultWriter, insert_batch, replay_journals
 
 MIGRATIONS = [
     """
@@ -230,6 +230,14 @@ class RunStore:
             k: {"text": t, "prompt_tokens": p, "completion_tokens": c, "cost_usd": cost}
             for k, t, p, c, cost in cur.fetchall()
         }
+
+    def insert_results(self, rows: list[dict[str, Any]]) -> None:
+        """Write finished result rows in one transaction (answers made without the runner: demo data)."""
+        cur = self.con.cursor()
+        try:
+            insert_batch(cur, rows, [])
+        finally:
+            cur.close()
 
     def writer(self, run_id: str, flush_every: int = 256, flush_ms: float = 500.0) -> ResultWriter:
         """A journal-then-batch writer for this run (close it in a ``finally``)."""

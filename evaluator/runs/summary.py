@@ -3,8 +3,11 @@
 Why from the store and not from the runner's counters: a resumed run's results come from
 several processes; the DuckDB rows are the one complete record. Errored instances (no answer
 after all retries, or a fatal error) are excluded from the scores and counted in ``n_errors``;
-unparsed answers are scored wrong by the scorer and counted in ``n_unparsed``. Intervals are
-seeded percentile bootstraps (``evaluator.stats.bootstrap_mean``).
+unparsed answers are scored wrong by the scorer and counted in ``n_unparsed``. Intervals fit
+the kind of score (``evaluator.stats.interval_for``: Wilson for 0/1 scores, a seeded BCa
+bootstrap for other means, none with the reason when there is no spread). A run becomes one
+main Evidence record (the benchmark's main metric, which rules judge) plus context records for
+its other metrics, which are shown but never judged.
 """
 
 from __future__ import annotations
@@ -14,40 +17,30 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from evaluator.evidence import Evidence, evidence_id
 from evaluator.runs.store import RunStore
 
 N_RESAMPLES = 2000
 SEED = 0
 
 
-def _bootstrap(values: list[float]) -> tuple[float, float, float]:
-    try:
-        from evaluator.stats import bootstrap_mean
-    except ImportError:  # pragma: no cover - stats ships with the package
-        import numpy as np
-
-        x = np.asarray(values, dtype=float)
-        rng = np.random.default_rng(SEED)
-        means = x[rng.integers(0, x.size, size=(N_RESAMPLES, x.size))].mean(axis=1)
-        lo, hi = np.quantile(means, [0.025, 0.975])
-        return float(x.mean()), float(lo), float(hi)
-    r = bootstrap_mean(values, n_resamples=N_RESAMPLES, seed=SEED)
-    return r.estimate, r.lower, r.upper
-
-
 class MetricSummary(BaseModel):
-    """Mean of one metric over the scored instances, with a 95% bootstrap interval."""
+    """Mean of one metric over the scored instances, with the 95% interval fitting its kind."""
 
     name: str
     """Metric name (the benchmark's main metric first)."""
     mean: float
     """Mean over scored instances."""
     lower: float | None
-    """2.5th percentile of bootstrap means (None when n < 2)."""
+    """Lower bound of the 95% interval (None when none can be estimated)."""
     upper: float | None
-    """97.5th percentile of bootstrap means (None when n < 2)."""
+    """Upper bound of the 95% interval (None when none can be estimated)."""
     n: int
     """Instances the mean is over."""
+    method: str | None = None
+    """How the interval was computed (Wilson, BCa bootstrap or t), with a small-n note."""
+    missing_reason: str | None = None
+    """Why there is no interval (a single value, or no spread)."""
 
 
 class RunSummary(BaseModel):
@@ -97,27 +90,28 @@ class RunSummary(BaseModel):
     """Wall time of this invocation."""
 
     def to_evidence(self, date: datetime | None = None) -> list[Any]:
-        """One ``Evidence`` (provenance ``local-run``) per metric."""
-        from evaluator.evidence import Evidence, evidence_id
+        """The main metric's ``Evidence`` (provenance ``local-run``), then a context record per other metric.
 
+        Only the first is judged by score rules; the context records (``role="context"``) are shown
+        beside it and never compared with a bar or averaged.
+        """
         out = []
+        main = self.score.name if self.score else None
+        caveat = ""
+        if self.n_errors:
+            caveat = f"{self.n_errors} instance(s) without an answer excluded ({self.errors})"
+        if self.status != "completed":
+            caveat = f"run {self.status}: {self.n} of {self.n_planned} instances. " + caveat
         for m in self.metrics:
             interval: dict[str, Any] = (
-                {
-                    "ci_lower": m.lower,
-                    "ci_upper": m.upper,
-                    "ci_method": f"percentile bootstrap over instances, {N_RESAMPLES} resamples, seed {SEED}",
-                }
+                {"ci_lower": m.lower, "ci_upper": m.upper, "ci_method": m.method or _legacy_method()}
                 if m.lower is not None
-                else {"ci_missing_reason": f"only {m.n} scored instance(s)"}
+                else {"ci_missing_reason": m.missing_reason or f"only {m.n} scored instance(s)"}
             )
-            caveat = (
-                f"{self.n_errors} instance(s) without an answer excluded ({self.errors})"
-                if self.n_errors
-                else ""
-            )
-            if self.status != "completed":
-                caveat = f"run {self.status}: {self.n} of {self.n_planned} instances. " + caveat
+            role = "main" if m.name == main else "context"
+            note = caveat if role == "main" else (
+                f"context: secondary metric of this run, shown beside the main metric {main}; not judged "
+                f"against a score bar. {caveat}")
             out.append(
                 Evidence(
                     id=evidence_id(
@@ -134,26 +128,33 @@ class RunSummary(BaseModel):
                     run_id=self.run_id,
                     n_unparsed=self.n_unparsed,
                     n_unscored=self.n - self.n_scored,
-                    caveat=caveat.strip(),
+                    caveat=note.strip(),
+                    role=role,
                     **interval,
                 )
             )
         return out
 
 
+def _legacy_method() -> str:
+    return f"percentile bootstrap over instances, {N_RESAMPLES} resamples, seed {SEED}"
+
+
 def summarize_metric(name: str, values: list[float]) -> MetricSummary | None:
-    """Mean and bootstrap interval of ``values`` (None when empty).
+    """Mean and interval of ``values`` (None when empty): Wilson for 0/1 values, else BCa bootstrap.
 
     Example:
-        >>> summarize_metric("acc", [1, 0, 1, 1]).mean
-        0.75
+        >>> m = summarize_metric("acc", [1, 0, 1, 1])
+        >>> m.mean, round(m.lower, 3), m.method.split(",")[0]
+        (0.75, 0.301, 'Wilson score interval')
     """
     if not values:
         return None
-    if len(values) < 2:
-        return MetricSummary(name=name, mean=float(values[0]), lower=None, upper=None, n=1)
-    mean, lo, hi = _bootstrap(values)
-    return MetricSummary(name=name, mean=mean, lower=lo, upper=hi, n=len(values))
+    from evaluator.stats import interval_for
+
+    r = interval_for(values, "auto", seed=SEED, n_resamples=N_RESAMPLES)
+    return MetricSummary(name=name, mean=r.estimate, lower=r.lower, upper=r.upper, n=len(values),
+                         method=r.method, missing_reason=r.missing_reason)
 
 
 def summarize_run(

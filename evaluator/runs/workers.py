@@ -49,9 +49,9 @@ async def _child_loop(sock: socket.socket) -> None:
     endpoint = ModelEndpoint.model_validate_json(config["endpoint"])
     retry, rpm, seed = config["retry"], config["rpm"], config["seed"]
     if endpoint.transport == "openai":  # pay the imports before saying ready
-        import evaluator.gateway.openai_transport  # noqa: F401
+        import evaluator.gateway.openai_transport  # noqa: F401  (lazy: only this transport's SDK, ~1.4 s)
     else:
-        from evaluator.gateway.llm import _litellm
+        from evaluator.gateway.llm import _litellm  # lazy by design: litellm loads only in a litellm worker
 
         _litellm()
     limiter, rng = RateLimiter(rpm), random.Random(seed)

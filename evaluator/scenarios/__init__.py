@@ -14,7 +14,7 @@ from evaluator.scenarios.columns import (
     MappingError,
     build_mapping,
     parse_map_args,
-    suggest_mapping,
+    suggest_column_mapping,
 )
 from evaluator.scenarios.importer import (
     ImportPreview,
@@ -63,5 +63,5 @@ __all__ = [
     "scenario_results",
     "scenario_spec",
     "store_preview",
-    "suggest_mapping",
+    "suggest_column_mapping",
 ]

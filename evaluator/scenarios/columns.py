@@ -86,11 +86,11 @@ def known_column(column: str) -> bool:
     return _tag_name(column) is not None or any(norm in names for names in ALIASES.values())
 
 
-def suggest_mapping(columns: Sequence[str]) -> ColumnMapping:
+def suggest_column_mapping(columns: Sequence[str]) -> ColumnMapping:
     """A first mapping from the column names (first matching column per field).
 
     Example:
-        >>> m = suggest_mapping(["Case ID", "Vignette", "Expected answer", "tag_sex"])
+        >>> m = suggest_column_mapping(["Case ID", "Vignette", "Expected answer", "tag_sex"])
         >>> m.fields, m.tags
         ({'id': 'Case ID', 'context': 'Vignette', 'reference': 'Expected answer'}, {'sex': 'tag_sex'})
     """
@@ -121,7 +121,7 @@ def parse_map_args(
         >>> m.fields, m.tags
         ({'reference': 'answer', 'id': 'Case'}, {'ward': 'Ward'})
     """
-    mapping = base or suggest_mapping(columns)
+    mapping = base or suggest_column_mapping(columns)
     fields, tags = dict(mapping.fields), dict(mapping.tags)
     for pair in pairs:
         column, sep, field = pair.rpartition("=")

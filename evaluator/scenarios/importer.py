@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import duckdb
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator.instance import Instance
 from evaluator.phi import PATTERNS_VERSION, PhiReport, redact_instances, scan_instances
-from evaluator.scenarios.columns import ColumnMapping, suggest_mapping
+from evaluator.scenarios.columns import ColumnMapping, suggest_column_mapping
 from evaluator.scenarios.issues import ImportIssue, ImportRejected
 from evaluator.scenarios.store import ScenarioStore, ScenarioVersion
 from evaluator.scenarios.table import DEFAULT_MAX_BYTES, RawTable, read_table
@@ -76,7 +75,7 @@ def preview_import(name: str, data: bytes, mapping: ColumnMapping | None = None,
 
 def preview_table(table: RawTable, mapping: ColumnMapping | None = None) -> ImportPreview:
     """Map, validate and scan an already read table (the suggested mapping when none is given)."""
-    mapping = mapping or suggest_mapping(table.columns)
+    mapping = mapping or suggest_column_mapping(table.columns)
     cases, issues = validate_table(table, mapping)
     if issues:
         return ImportPreview(source_name=table.source_name, table=table, mapping=mapping, issues=issues)
@@ -85,7 +84,7 @@ def preview_table(table: RawTable, mapping: ColumnMapping | None = None) -> Impo
 
 
 def store_preview(
-    con: duckdb.DuckDBPyConnection,
+    scenarios: ScenarioStore,
     preview: ImportPreview,
     *,
     scenario_name: str,
@@ -103,7 +102,7 @@ def store_preview(
     if not preview.ok or preview.table is None or preview.mapping is None or preview.phi is None:
         raise ImportRejected(preview.source_name, preview.issues or [ImportIssue(reason="no cases to store")])
     table = preview.table
-    return ScenarioStore(con).save(
+    return scenarios.save(
         preview.instances,
         name=scenario_name,
         author=author,
@@ -118,7 +117,7 @@ def store_preview(
 
 
 def import_scenario(
-    con: duckdb.DuckDBPyConnection,
+    scenarios: ScenarioStore,
     name: str,
     data: bytes,
     *,
@@ -136,15 +135,16 @@ def import_scenario(
         ImportRejected: with every problem; nothing is stored.
 
     Example:
-        >>> con = duckdb.connect()
-        >>> v = import_scenario(con, "c.csv", b"id,question,reference\\nq1,2+2?,4\\n", author="me")
+        >>> import duckdb
+        >>> scenarios = ScenarioStore(duckdb.connect())
+        >>> v = import_scenario(scenarios, "c.csv", b"id,question,reference\\nq1,2+2?,4\\n", author="me")
         >>> v.version, v.n_instances, v.name
         (1, 1, 'c')
     """
     preview = preview_import(name, data, mapping, max_bytes)
     stem = name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     return store_preview(
-        con,
+        scenarios,
         preview,
         scenario_name=scenario_name or stem,
         author=author,
@@ -155,7 +155,7 @@ def import_scenario(
 
 
 def redact_version(
-    con: duckdb.DuckDBPyConnection, scenario_id: str, *, author: str, version: int | None = None
+    scenarios: ScenarioStore, scenario_id: str, *, author: str, version: int | None = None
 ) -> ScenarioVersion:
     """A new version with every likely identifier replaced by its placeholder (``[PHONE]``, ...).
 
@@ -163,7 +163,7 @@ def redact_version(
         ValueError: the version has nothing to redact.
         KeyError: no such scenario or version.
     """
-    store = ScenarioStore(con)
+    store = scenarios
     source = store.get(scenario_id, version)
     redacted, counts = redact_instances(store.instances(source.scenario_id, source.version))
     if not counts:

@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-import duckdb
 from pydantic import BaseModel, ConfigDict
 
 from evaluator.evidence import Evidence, evidence_id
 from evaluator.runs.runner import main_metric_name
-from evaluator.runs.store import RunStore
 from evaluator.runs.summary import RunSummary, summarize_run
 from evaluator.scenarios.run import scenario_spec
-from evaluator.scenarios.store import ScenarioStore, ScenarioVersion
+from evaluator.scenarios.store import ScenarioVersion
 from evaluator.subgroups import MIN_N, SubgroupTable, subgroup_table
+
+if TYPE_CHECKING:
+    from evaluator.stores import ComponentStores
 
 
 class ScenarioResults(BaseModel):
@@ -38,7 +40,7 @@ class ScenarioResults(BaseModel):
 
 
 def scenario_results(
-    con: duckdb.DuckDBPyConnection,
+    stores: ComponentStores,
     run_id: str,
     *,
     min_n: int = MIN_N,
@@ -46,23 +48,24 @@ def scenario_results(
 ) -> ScenarioResults:
     """Read a scenario run back: summary and subgroup table.
 
+    Args:
+        stores: the component stores (the dossier ``Store`` is one).
+        run_id: a run made by ``run_scenario`` or ``record_offline_run``.
+        min_n: groups smaller than this are suppressed.
+        reference_groups: the reference group of each tag (default: the largest group).
+
     Raises:
         KeyError: ``run_id`` is not a run of a local scenario.
 
     Example:
-        >>> r = scenario_results(con, "run-20250101-000000-abc123")  # doctest: +SKIP
+        >>> r = scenario_results(store, "run-20250101-000000-abc123")  # doctest: +SKIP
         >>> r.subgroups.display_rows()[0]                            # doctest: +SKIP
     """
-    scenarios = ScenarioStore(con)
-    row = (
-        con.cursor()
-        .execute("SELECT scenario_id, version FROM scenario_runs WHERE run_id = ?", [run_id])
-        .fetchone()
-    )
-    if row is None:
+    scenarios = stores.scenarios
+    version = scenarios.version_of_run(run_id)
+    if version is None:
         raise KeyError(f"run {run_id!r} is not a run of a local scenario")
-    version = scenarios.get(row[0], row[1])
-    runs = RunStore(con, journal_dir=None)
+    runs = stores.runs
     stored = runs.get_run(run_id) or {}
     totals = json.loads(stored["totals"]) if stored.get("totals") else {}
     summary = summarize_run(
@@ -112,7 +115,7 @@ def scenario_evidence(results: ScenarioResults, *, source: str | None = None) ->
     Raises:
         ValueError: the run has no scored case, so there is no score to cite.
     """
-    records = results.summary.to_evidence()
+    records = [e for e in results.summary.to_evidence() if e.is_main]
     if not records:
         raise ValueError(f"run {results.summary.run_id} has no scored case; nothing to attach")
     main = records[0]

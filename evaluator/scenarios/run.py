@@ -12,9 +12,7 @@ the background with ``start_scenario`` (the one job manager, ``evaluator.runs.jo
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from evaluator.benchmarks import BenchmarkSpec, get_benchmark, prompt_hash
 from evaluator.gateway.llm import ModelEndpoint
@@ -24,10 +22,13 @@ from evaluator.runs.jobs import JOBS, Job, JobManager
 from evaluator.runs.plan import plan_run
 from evaluator.runs.request import request_record
 from evaluator.runs.runner import ProgressFn, main_metric_name, run_benchmark
-from evaluator.runs.store import RunStore, now_iso, sha256_of
+from evaluator.runs.store import now_iso, sha256_of
 from evaluator.runs.summary import RunSummary, summarize_run
-from evaluator.runs.writer import insert_batch
-from evaluator.scenarios.store import ScenarioStore, ScenarioVersion
+from evaluator.scenarios.store import ScenarioVersion
+from evaluator.scoring import score_response
+
+if TYPE_CHECKING:
+    from evaluator.stores import ComponentStores
 
 
 class ScenarioRunBlocked(RuntimeError):
@@ -76,7 +77,7 @@ def phi_gate(instances: list[Instance], endpoint: ModelEndpoint) -> PhiCheck:
 
 
 def run_scenario(
-    con: duckdb.DuckDBPyConnection,
+    stores: ComponentStores,
     scenario_id: str,
     endpoint: ModelEndpoint,
     *,
@@ -94,9 +95,9 @@ def run_scenario(
         KeyError: no such scenario or version.
 
     Example:
-        >>> summary = run_scenario(con, "sc_3f9a1c2b", endpoint, on_progress=bar)  # doctest: +SKIP
+        >>> summary = run_scenario(store, "sc_3f9a1c2b", endpoint, on_progress=bar)  # doctest: +SKIP
     """
-    store = ScenarioStore(con)
+    store = stores.scenarios
     chosen = store.get(scenario_id, version)
     instances = store.instances(chosen.scenario_id, chosen.version)
     if limit is not None:
@@ -105,7 +106,7 @@ def run_scenario(
     if not check.allowed:
         raise ScenarioRunBlocked(check)
     summary = run_benchmark(
-        con,
+        stores,
         scenario_spec(chosen),
         instances,
         endpoint,
@@ -119,7 +120,7 @@ def run_scenario(
 
 
 def start_scenario(
-    cursor: duckdb.DuckDBPyConnection,
+    stores: ComponentStores,
     scenario_id: str,
     endpoint: ModelEndpoint,
     *,
@@ -133,45 +134,41 @@ def start_scenario(
 
     The PHI gate is checked here first (and again by ``run_scenario``), the run key is the runner's,
     so a second start of a working run returns that job, and the request (endpoint without a key,
-    scenario version, limits) is stored beside the run. ``cursor`` is handed to the job's thread.
+    scenario version, limits) is stored beside the run. The job's thread works on ``stores.for_thread()``.
 
     Raises:
         ScenarioRunBlocked: identifiers found and the endpoint is not approved for PHI.
         KeyError: no such scenario or version.
 
     Example:
-        >>> job = start_scenario(store.cursor(), "sc_3f9a1c2b", endpoint)  # doctest: +SKIP
-        >>> job.join(60).state                                              # doctest: +SKIP
+        >>> job = start_scenario(store, "sc_3f9a1c2b", endpoint)  # doctest: +SKIP
+        >>> job.join(60).state                                     # doctest: +SKIP
         'completed'
     """
-    try:
-        store = ScenarioStore(cursor)
-        chosen = store.get(scenario_id, version)
-        instances = store.instances(chosen.scenario_id, chosen.version)[:limit]
-        check = phi_gate(instances, endpoint)
-        if not check.allowed:
-            raise ScenarioRunBlocked(check)
-    except BaseException:
-        cursor.close()
-        raise
+    scenarios = stores.scenarios
+    chosen = scenarios.get(scenario_id, version)
+    instances = scenarios.instances(chosen.scenario_id, chosen.version)[:limit]
+    check = phi_gate(instances, endpoint)
+    if not check.allowed:
+        raise ScenarioRunBlocked(check)
     spec = scenario_spec(chosen)
     record = request_record(
         "scenario", benchmark_id=spec.id, endpoint=endpoint, prompt_hash=prompt_hash(spec),
         options={"limit": limit, "concurrency": concurrency, "max_cost_usd": max_cost_usd},
         scenario={"scenario_id": chosen.scenario_id, "version": chosen.version})
 
-    def work(con: duckdb.DuckDBPyConnection, job: Job) -> RunSummary:
-        return run_scenario(con, chosen.scenario_id, endpoint, version=chosen.version,
+    def work(db: ComponentStores, job: Job) -> RunSummary:
+        return run_scenario(db, chosen.scenario_id, endpoint, version=chosen.version,
                             concurrency=concurrency, max_cost_usd=max_cost_usd, limit=limit,
                             on_progress=job.on_progress, cancel=job.cancel_event)
 
-    return jobs.start(cursor, "scenario", plan_run(spec, instances, endpoint).run_key, work,
+    return jobs.start(stores, "scenario", plan_run(spec, instances, endpoint).run_key, work,
                       total=len(instances), record=record,
                       label=f"{chosen.name} v{chosen.version} × {endpoint.model}")
 
 
 def record_offline_run(
-    con: duckdb.DuckDBPyConnection,
+    stores: ComponentStores,
     version: ScenarioVersion,
     model: str,
     answers: Mapping[str, str],
@@ -184,13 +181,11 @@ def record_offline_run(
     and the subgroup table are computed exactly as for a real run. Returns the run id.
 
     Example:
-        >>> run_id = record_offline_run(con, v, "demo", {"c1": "A"}, endpoint_name="demo")  # doctest: +SKIP
+        >>> run_id = record_offline_run(store, v, "demo", {"c1": "A"}, endpoint_name="demo")  # doctest: +SKIP
     """
-    from evaluator.scoring import score_response
-
     spec = scenario_spec(version)
-    instances = ScenarioStore(con).instances(version.scenario_id, version.version)
-    runs = RunStore(con, journal_dir=None)
+    instances = stores.scenarios.instances(version.scenario_id, version.version)
+    runs = stores.runs
     params = {"offline": True, "answers_sha256": sha256_of(dict(answers))}
     run_id = runs.create_run(
         run_key=sha256_of({"offline": params, "spec": spec.id, "model": model}),
@@ -225,7 +220,7 @@ def record_offline_run(
                 "finished_at": now_iso(),
             }
         )
-    insert_batch(con.cursor(), rows, [])
+    runs.insert_results(rows)
     summary = summarize_run(
         runs,
         run_id,
@@ -237,5 +232,5 @@ def record_offline_run(
         status="completed",
     )
     runs.set_status(run_id, "completed", summary.model_dump(mode="json", exclude={"metrics"}))
-    ScenarioStore(con).record_run(version, run_id, endpoint_name, phi_approved=False)
+    stores.scenarios.record_run(version, run_id, endpoint_name, phi_approved=False)
     return run_id

@@ -258,6 +258,15 @@ class ScenarioStore:
         )
         return [Instance.model_validate_json(r[0]) for r in rows]
 
+    def version_of_run(self, run_id: str) -> ScenarioVersion | None:
+        """The scenario version that ``run_id`` ran, or None when it is not a scenario run."""
+        row = (
+            self.con.cursor()
+            .execute("SELECT scenario_id, version FROM scenario_runs WHERE run_id = ?", [run_id])
+            .fetchone()
+        )
+        return None if row is None else self.get(row[0], row[1])
+
     def record_run(
         self, version: ScenarioVersion, run_id: str, endpoint_name: str, phi_approved: bool
     ) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from evaluator.scenarios.columns import known_column
 from evaluator.scenarios.issues import ImportIssue, ImportRejected, file_issue, reject
 from evaluator.scenarios.sniff import DEFAULT_MAX_BYTES, FileFormat, check_size, decode_text, file_format
 
@@ -67,8 +68,6 @@ def _looks_like_value(cell: str) -> bool:
 
 
 def _check_header(name: str, header: list[str]) -> None:
-    from evaluator.scenarios.columns import known_column
-
     if len(header) == 1:
         for sep, label in ((";", "semicolons"), ("\t", "tabs"), ("|", "vertical bars")):
             if sep in header[0]:

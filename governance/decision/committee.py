@@ -12,17 +12,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from governance.decision.oversight import MonitoringPlan, ReviewRequirements, derive_oversight, edit_oversight
+from governance.decision.oversight import derive_oversight, edit_oversight
 from governance.decision.signoff import DecisionError, add_signoff, record_decision
+from governance.dossier.decision_records import MonitoringPlan, ReviewRequirements
+from governance.dossier.rules_records import AcceptancePolicy, PolicyError
 from governance.procurement.candidate_items import with_vendor_items
-from governance.rules.policy import (
-    AcceptancePolicy,
-    PolicyError,
-    default_policy,
-    lock_policy,
-    remove_rule,
-    set_rule,
-)
+from governance.reevaluation.plan import freeze_plan
+from governance.rules.policy import default_policy, lock_policy, remove_rule, set_rule
+from governance.rules.policy import set_error_control as policy_error_control
 from governance.rules.recommendation import Recommendation, recommend
 from governance.rules.verdicts import Assessment, assess
 
@@ -70,7 +67,14 @@ def lock_rules(dossier: Dossier, by: str, note: str = "") -> Dossier:
 def change_rule(dossier: Dossier, rule, by: str, why: str = "") -> Dossier:
     """The dossier with one rule added or replaced (logged with ``why`` once locked)."""
     policy = dossier.policy or AcceptancePolicy()
-    return dossier.model_copy(update={"policy": set_rule(policy, rule, by=by, why=why)})
+    seen = [e.id for e in dossier.evidence]
+    return dossier.model_copy(update={"policy": set_rule(policy, rule, by=by, why=why, evidence_ids=seen)})
+
+
+def set_error_control(dossier: Dossier, multiplicity: str, power: float) -> Dossier:
+    """The dossier with its family correction and power set (draft rules only: both are locked with them)."""
+    policy = dossier.policy or AcceptancePolicy()
+    return dossier.model_copy(update={"policy": policy_error_control(policy, multiplicity, power)})
 
 
 def delete_rule(dossier: Dossier, rule_id: str, by: str, why: str = "") -> Dossier:
@@ -120,8 +124,6 @@ def decide(dossier: Dossier, outcome: str, rationale: str, conditions: list[str]
         DecisionError: incomplete decision (see ``governance.decision.signoff``).
     """
     if store is not None:
-        from governance.reevaluation.plan import freeze_plan
-
         dossier = dossier.model_copy(update={"evidence_plan": freeze_plan(store, dossier, by=by)})
     assessment, rec = assessment_and_recommendation(dossier)
     if model is not None and model not in assessment.models:
@@ -152,7 +154,11 @@ def assessment_payload(dossier: Dossier) -> dict:
         "interval": None if v.ci_lower is None else [v.ci_lower, v.ci_upper], "n": v.n,
         "evidence_ids": v.evidence_ids, "reason": v.reason, "further_cases": v.further_cases,
         "further_cases_method": v.further_cases_method, "pre_registered": v.pre_registered,
+        "pre_registration": v.pre_registration, "gating": not v.is_score, "alpha": v.alpha,
+        "p_value": v.p_value, "adjusted": v.p_adjusted, "correction": v.correction,
+        "family_size": v.family_size, "subcategory": v.subcategory,
     } for v in assessment.verdicts]
+    family = assessment.family
     policy = dossier.policy
     return {
         "locked": assessment.locked, "rules_hash": assessment.rules_hash,
@@ -161,4 +167,8 @@ def assessment_payload(dossier: Dossier) -> dict:
         "change_log_problem": assessment.change_log_problem, "counts": assessment.counts(),
         "rules": [r.model_dump(mode="json") for r in policy.rules] if policy else [],
         "verdicts": verdicts, "recommendation": rec.model_dump(mode="json"),
+        "score_counts": assessment.score_counts(), "gating_counts": assessment.gating_counts(),
+        "family": None if family is None else {**family.model_dump(mode="json"), "pairs": family.pairs,
+                                               "statement": family.statement()},
+        "preregistration": rec.preregistration,
     }

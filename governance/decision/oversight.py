@@ -21,90 +21,15 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator.paths import DATA_DIR
+from governance.dossier.decision_records import (
+    MonitoredMetric,
+    MonitoringPlan,
+    OversightPlan,
+    ReviewRequirements,
+    Trigger,
+)
 
 POLICY_DIR = DATA_DIR / "policies"
-TriggerKind = Literal["model_version_change", "prompt_change", "vendor_notice", "schedule", "metric_breach"]
-
-
-class ReviewRequirements(BaseModel):
-    """Who reviews outputs, how many are audited, and with what qualification."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    review_before_release: bool
-    """Every output is reviewed by a qualified person before it reaches a chart or a patient."""
-    reviewer: str = Field(min_length=3)
-    """Who reviews (or uses) each output."""
-    qualification: str = Field(min_length=3)
-    """What the reviewer must be and know."""
-    qa_sample_rate: float = Field(ge=0, le=1)
-    """Share of released outputs audited after the fact."""
-    qa_reviewer: str = Field(min_length=3)
-    """Who audits the sample."""
-    stratify_audit_by_subgroup: bool = False
-    """Draw the audit sample equally from each subgroup."""
-    clinician_rated_audit: bool = False
-    """Audit ratings by clinicians rather than by the LLM jury."""
-
-
-class Trigger(BaseModel):
-    """An event that starts a re-evaluation."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    kind: TriggerKind
-    """What kind of event."""
-    description: str = Field(min_length=3)
-    """The event in words."""
-
-
-class MonitoredMetric(BaseModel):
-    """A number watched after go-live and the value that raises the alarm."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    name: str = Field(min_length=3)
-    """What is measured."""
-    threshold: float
-    """The alarm value."""
-    direction: Literal["at_least", "at_most"]
-    """The metric must stay at least / at most the threshold."""
-    source: str = ""
-    """Rule id or default the threshold comes from."""
-
-
-class MonitoringPlan(BaseModel):
-    """When to re-evaluate, what to watch, and who is responsible."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    triggers: list[Trigger] = Field(min_length=1)
-    """Events that start a re-evaluation."""
-    schedule_months: int = Field(ge=1, le=60)
-    """Months between scheduled re-evaluations."""
-    metrics: list[MonitoredMetric] = Field(default_factory=list)
-    """Metrics and thresholds to watch."""
-    owner: str = Field(min_length=1)
-    """Person or body responsible for the monitoring."""
-
-
-class OversightPlan(BaseModel):
-    """Review requirements and monitoring plan, with the reasons and who last edited them."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    review: ReviewRequirements
-    """Human review."""
-    monitoring: MonitoringPlan
-    """Monitoring."""
-    reasons: list[str] = Field(default_factory=list)
-    """How the plan was derived, step by step."""
-    derived_from: str = ""
-    """Defaults file and tier the plan started from."""
-    edited_by: str | None = None
-    """Who last edited it by hand (None: as derived)."""
-    edited_at: datetime | None = None
-    """When."""
 
 
 class TierOversight(BaseModel):

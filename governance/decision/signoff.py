@@ -26,77 +26,27 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from governance.dossier.decision_records import (
+    CommitteeDecision,
+    SignOff,
+)
+from governance.rules.policy import load_defaults
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
 
-Outcome = Literal["approve", "approve_with_conditions", "reject"]
 APPENDED = ("reevaluations",)
 """Records appended after a decision that report on it without changing it (re-evaluation addenda)."""
 OUTCOME_LABELS = {"approve": "Approve", "approve_with_conditions": "Approve with conditions",
-                  "reject": "Reject"}
+                  "insufficient_evidence": "Insufficient evidence", "reject": "Reject"}
 
 
 class DecisionError(ValueError):
     """A decision or sign-off that cannot be recorded, with a message for the user."""
-
-
-class CommitteeDecision(BaseModel):
-    """What the committee decided, why, and on what conditions."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    outcome: Outcome
-    """approve / approve_with_conditions / reject."""
-    model: str | None = None
-    """The candidate the decision is about (None: the use as a whole)."""
-    rationale: str = Field(min_length=10, max_length=20_000)
-    """Why, in the committee's words."""
-    conditions: list[str] = Field(default_factory=list)
-    """Conditions of an approval (at least one for approve_with_conditions)."""
-    decided_by: str = Field(min_length=1)
-    """Who recorded the decision (chair or secretary)."""
-    decided_at: datetime
-    """When."""
-    recommended: Outcome | None = None
-    """What the tool recommended at that moment, for the record."""
-    required_roles: list[str] = Field(min_length=1)
-    """Roles whose sign-off the decision needs."""
-    content_hash: str
-    """``decision_basis_hash`` of the dossier the committee decided on (status already ``decided``)."""
-
-    @model_validator(mode="after")
-    def _conditions_fit_outcome(self):
-        conditions = [c for c in self.conditions if c.strip()]
-        if len(conditions) != len(self.conditions):
-            raise ValueError("conditions must not be empty")
-        if self.outcome == "approve_with_conditions" and not conditions:
-            raise ValueError("approve_with_conditions needs at least one condition")
-        if self.outcome != "approve_with_conditions" and conditions:
-            raise ValueError(f"{self.outcome} takes no conditions; use approve_with_conditions")
-        return self
-
-
-class SignOff(BaseModel):
-    """One person's sign-off, bound to the content they saw."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    role: str = Field(min_length=2, max_length=200)
-    """Role signed for, e.g. ``clinical lead``."""
-    name: str = Field(min_length=1, max_length=200)
-    """Who signed."""
-    signed_at: datetime
-    """When."""
-    signed_hash: str
-    """``signable_hash`` of the dossier when signed."""
-    version_hash: str | None = None
-    """Store version hash of the version the signer was shown."""
-    note: str = Field(default="", max_length=5000)
-    """Optional remark."""
 
 
 def _drop_none(value: Any) -> Any:
@@ -153,10 +103,6 @@ def record_decision(dossier: Dossier, outcome: str, rationale: str, conditions: 
     Example:
         >>> record_decision(d, "reject", "fails the privacy rule", [], by="chair", at=now)  # doctest: +SKIP
     """
-    from pydantic import ValidationError
-
-    from governance.rules.policy import load_defaults
-
     dossier = dossier.model_copy(update={"status": "decided"})
     try:
         decision = CommitteeDecision(

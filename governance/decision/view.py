@@ -1,5 +1,8 @@
 """What the Decision page shows, in one value: recommendation, decision, sign-offs and what broke them.
 
+When the committee decided otherwise than the verdicts support, ``disagreement`` says so with the
+committee's recorded reason, so the page and the report show the difference rather than hide it.
+
 Why a view model: an invalidated sign-off is only useful to a committee if it says *what* changed
 since it was signed, which needs the version the signer saw from the store. Gathering that here
 keeps the page to widgets and rendering, and gives the report the same facts.
@@ -10,15 +13,10 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from governance.decision.committee import assessment_and_recommendation
-from governance.decision.signoff import (
-    CommitteeDecision,
-    SignOff,
-    SignOffStatus,
-    changed_fields,
-    signoff_status,
-)
+from governance.decision.signoff import SignOffStatus, changed_fields, signoff_status
+from governance.dossier.decision_records import CommitteeDecision, SignOff
 from governance.dossier.store import Store
-from governance.rules.recommendation import Recommendation
+from governance.rules.recommendation import Disagreement, Recommendation, disagreement
 from governance.rules.verdicts import Assessment
 
 
@@ -50,6 +48,8 @@ class DecisionView(BaseModel):
     """What the verdicts support."""
     decision: CommitteeDecision | None
     """The committee's decision, if recorded."""
+    disagreement: Disagreement | None = None
+    """How the decision differs from the recommendation, with the recorded reason (None: it does not)."""
     status: SignOffStatus
     """Sign-offs checked against the current content."""
     invalidated: list[InvalidatedSignOff]
@@ -62,13 +62,13 @@ def decision_view(store: Store, dossier_id: str) -> DecisionView:
     Example:
         >>> view = decision_view(store, "D-demo-portal")  # doctest: +SKIP
         >>> view.recommendation.outcome  # doctest: +SKIP
-        'approve_with_conditions'
+        'insufficient_evidence'
     """
     current = store.load(dossier_id)
     dossier = current.dossier
     assessment, recommendation = assessment_and_recommendation(dossier)
     status = signoff_status(dossier)
-    numbers = {h["hash"]: h["version"] for h in store.history(dossier_id)}
+    numbers = {h.hash: h.version for h in store.history(dossier_id)}
     seen: dict[int, object] = {}
     broken = []
     for s in status.invalidated:
@@ -81,4 +81,4 @@ def decision_view(store: Store, dossier_id: str) -> DecisionView:
         broken.append(InvalidatedSignOff(signoff=s, signed_version=number, changed=changed))
     return DecisionView(version=current.version, version_hash=current.hash, assessment=assessment,
                         recommendation=recommendation, decision=dossier.decision, status=status,
-                        invalidated=broken)
+                        invalidated=broken, disagreement=disagreement(dossier.decision, recommendation))

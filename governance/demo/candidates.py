@@ -20,16 +20,11 @@ from datetime import UTC, datetime
 
 from evaluator.gateway.llm import ModelEndpoint
 from governance.dossier.documents import DocumentStore
+from governance.dossier.procurement_records import Candidate, ContractFacts, Pricing
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store
 from governance.procurement.attestations import load_questionnaire, make_answer
-from governance.procurement.candidates import (
-    Candidate,
-    ContractFacts,
-    Pricing,
-    record_attestation,
-    upsert_candidate,
-)
+from governance.procurement.candidates import record_attestation, upsert_candidate
 
 DEMO_AUTHOR = "demo"
 NOTE = "DEMO DATA: fictitious answer for illustration."
@@ -124,7 +119,7 @@ def record_demo_candidates(store: Store, dossier: Dossier) -> Dossier:
         [11, 10, 11]
     """
     now = datetime.now(UTC)
-    docs = DocumentStore(store.con)
+    docs = store.documents
     required = {q.id for q in load_questionnaire().questions if q.document == "required"}
     for candidate in demo_candidates(now):
         dossier = upsert_candidate(dossier, candidate)

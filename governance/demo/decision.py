@@ -7,8 +7,9 @@ What the demo committee does, and why (each choice is written as the committee w
    no verdict on it is marked pre-registered: honest about what published evidence can be;
 2. after the lock, the privacy officer asks for a stricter bar on PrivacyDetection; the change is
    recorded with its reason;
-3. records cost inputs: MedHELM's published token means per request (an overestimate for short
-   portal messages, and labelled so) at the prices the hospital would pay;
+3. records cost inputs: MedHELM's mean tokens per request over the benchmarks the dossier maps to
+   (not the portal's own workload, and labelled so; the demo's local run called no model, so it
+   has no tokens to measure), priced at the tested snapshot (GPT-4o 2024-05-13: USD 5/15 per 1M);
 4. derives the review and monitoring plan from the tier and the open verdicts;
 5. records its decision (approve GPT-4o with conditions) beside the recommendation, and the
    clinical lead signs off.
@@ -21,11 +22,12 @@ from __future__ import annotations
 
 from evaluator.evidence import published_evidence
 from governance.decision import committee
+from governance.dossier.procurement_records import CostSettings
 from governance.dossier.record import Dossier
+from governance.dossier.rules_records import CostRule, ScoreRule
 from governance.dossier.store import Store
-from governance.procurement.cost import CostSettings
-from governance.procurement.cost_inputs import medhelm_token_profile
-from governance.rules.policy import CostRule, ScoreRule
+from governance.evidence.attach import mapped_benchmarks
+from governance.procurement.cost_inputs import medhelm_token_profile, run_token_profile
 
 DEMO_AUTHOR = "demo"
 GPT4O, CLAUDE, LLAMA = "GPT-4o (2024-05-13)", "Claude 3.7 Sonnet (20250219)", "Llama 3.3 Instruct (70B)"
@@ -62,9 +64,11 @@ def privacy_rule_after_lock(store: Store, dossier: Dossier) -> Dossier:
 
 
 def cost_inputs(store: Store, dossier: Dossier) -> Dossier:
-    """Token profiles from MedHELM's published token means for the candidates that have evidence."""
+    """Token profiles of the candidates with evidence: own runs, else MedHELM's mapped-benchmark means."""
     models = [m for m in PRICE_MODELS if any(e.model == m for e in dossier.evidence)]
-    profiles = [medhelm_token_profile(m, PRICE_MODELS[m]) for m in models]
+    mapped = [b.name for b in mapped_benchmarks(dossier)] or DEMO_BENCHMARKS
+    profiles = [run_token_profile(store, dossier, m, PRICE_MODELS[m])
+                or medhelm_token_profile(m, PRICE_MODELS[m], benchmarks=mapped) for m in models]
     settings = CostSettings(profiles=profiles, score_benchmark="MedConfInfo")
     return dossier.model_copy(update={"cost": settings})
 

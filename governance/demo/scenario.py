@@ -17,7 +17,7 @@ from evaluator.scenarios import ScenarioStore, preview_import, record_offline_ru
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store
 from governance.evidence.attach import attach_evidence
-from governance.evidence.local_scenarios import import_for_dossier, run_evidence
+from governance.evidence.local_scenarios import import_for_dossier, scenario_run_evidence
 
 DEMO_AUTHOR = "demo"
 DEMO_MODEL = "GPT-4o (2024-05-13)"  # the demo committee's candidate, as its published evidence names it
@@ -82,10 +82,10 @@ def attach_demo_scenario(store: Store, dossier: Dossier) -> Dossier:
     preview = preview_import("portal_triage_demo.csv", demo_cases_csv())
     version = import_for_dossier(store, preview, name="Portal triage (demo)", author=DEMO_AUTHOR,
                                  dossier=dossier)
-    scenarios = ScenarioStore(store.con)
+    scenarios = store.scenarios
     answers = demo_answers(scenarios, version.scenario_id, version.version)
-    run_id = record_offline_run(store.con, version, DEMO_MODEL, answers,
+    run_id = record_offline_run(store, version, DEMO_MODEL, answers,
                                 endpoint_name="demo data (no model called)")
-    evidence = run_evidence(store, run_id, source=DEMO_SOURCE)
+    evidence = scenario_run_evidence(store, run_id, source=DEMO_SOURCE)
     evidence = evidence.model_copy(update={"caveat": f"DEMO DATA, not a measurement. {evidence.caveat}"})
     return attach_evidence(dossier, [evidence], by=DEMO_AUTHOR)

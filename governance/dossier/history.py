@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from governance.dossier.change_text import change_sentence, field_label
 from governance.dossier.store import Store
 
 MAX_VALUE_CHARS = 200
@@ -34,6 +35,8 @@ class Change(BaseModel):
     """Previous value (shortened JSON)."""
     new: str = ""
     """New value (shortened JSON)."""
+    text: str = ""
+    """The change in words, e.g. "Intended use › Human oversight: every output reviewed → …"."""
 
 
 class VersionDiff(BaseModel):
@@ -56,6 +59,11 @@ class VersionDiff(BaseModel):
     def sections(self) -> list[str]:
         """Sections that differ."""
         return sorted({c.section for c in self.changes})
+
+    @property
+    def section_labels(self) -> list[str]:
+        """Sections that differ, by their labels ("Intended use", "Sign-offs")."""
+        return [field_label(s) for s in self.sections]
 
 
 def _short(value: Any) -> str:
@@ -88,12 +96,9 @@ def _walk(old: Any, new: Any, path: str, section: str, out: list[Change]) -> Non
             for key in list(dict.fromkeys([*ko, *kn])):
                 _walk(ko.get(key), kn.get(key), f"{path}[{key}]", section, out)
             return
-    if old is None:
-        out.append(Change(section=section, path=path, kind="added", new=_short(new)))
-    elif new is None:
-        out.append(Change(section=section, path=path, kind="removed", old=_short(old)))
-    else:
-        out.append(Change(section=section, path=path, kind="changed", old=_short(old), new=_short(new)))
+    kind = "added" if old is None else "removed" if new is None else "changed"
+    out.append(Change(section=section, path=path, kind=kind, old=_short(old), new=_short(new),
+                      text=change_sentence(path, kind, old, new)))
 
 
 def diff_versions(store: Store, dossier_id: str, from_version: int, to_version: int) -> VersionDiff:
@@ -129,14 +134,15 @@ def timeline(store: Store, dossier_id: str) -> list[dict]:
     """
     versions = store.history(dossier_id)
     audit = {
-        a["detail"].get("version"): a
+        a.detail.get("version"): a
         for a in store.audit_log(dossier_id)
-        if a["action"] in ("create", "save")
+        if a.action in ("create", "save")
     }
     out = []
     for v in versions:
-        changed = audit.get(v["version"], {}).get("detail", {}).get("changed", [])
-        out.append({**v, "kind": _kind(v["note"], changed), "changed": changed})
+        event = audit.get(v.version)
+        changed = event.detail.get("changed", []) if event else []
+        out.append({**v.model_dump(mode="json"), "kind": _kind(v.note, changed), "changed": changed})
     return out
 
 

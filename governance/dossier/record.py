@@ -16,17 +16,15 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator.evidence import Evidence
-from governance.decision.oversight import OversightPlan
-from governance.decision.signoff import CommitteeDecision, SignOff
+from governance.dossier.addendum_records import ReevaluationAddendum
+from governance.dossier.decision_records import CommitteeDecision, OversightPlan, SignOff
+from governance.dossier.evidence_records import JudgeAgreementSetting
 from governance.dossier.intended_use import IntendedUse
+from governance.dossier.plan_records import EvidencePlan
+from governance.dossier.procurement_records import Candidate, CostSettings
 from governance.dossier.risk import RiskAssessment, assess_risk
-from governance.evidence.judge_agreement import JudgeAgreementSetting
-from governance.mapping.taxonomy import load_taxonomy
-from governance.procurement.candidates import Candidate
-from governance.procurement.cost import CostSettings
-from governance.reevaluation.addendum import ReevaluationAddendum
-from governance.reevaluation.plan import EvidencePlan
-from governance.rules.policy import AcceptancePolicy
+from governance.dossier.rules_records import AcceptancePolicy
+from governance.dossier.taxonomy import load_taxonomy
 
 DossierStatus = Literal["draft", "in_review", "decided", "re_evaluation"]
 

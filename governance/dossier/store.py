@@ -12,8 +12,10 @@ Storage design:
   ``StoreLockedError`` naming the holder, and a file that is not a readable database gets a
   ``StoreCorruptError``; in both cases nothing is written.
 
-Only this module writes dossier SQL, so a shared deployment could later swap DuckDB for
-PostgreSQL behind the same methods.
+Only this module writes dossier SQL. ``Store`` implements the storage interface
+(``governance/dossier/storage.py``: its methods, types and transaction rules) and hands out the
+component stores (runs, scenarios, juries, documents), so no caller ever holds the connection
+and a shared deployment could later put PostgreSQL behind the same interface.
 """
 
 from __future__ import annotations
@@ -22,15 +24,29 @@ import json
 import os
 import re
 import threading
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import duckdb
-from pydantic import BaseModel, ConfigDict
 
 from evaluator.db import apply_migrations
+from evaluator.stores import ComponentStores
+from governance.dossier.documents import DocumentStore
 from governance.dossier.record import Dossier, utcnow
+from governance.dossier.storage import (
+    AuditEvent,
+    DossierNotFound,
+    DossierSummary,
+    DossierVersion,
+    SaveConflict,
+    StoreCorruptError,
+    StoreError,
+    StoreLockedError,
+    VersionInfo,
+)
+
+__all__ = ["AuditEvent", "DossierNotFound", "DossierSummary", "DossierVersion", "SaveConflict", "Store",
+           "StoreCorruptError", "StoreError", "StoreLockedError", "VersionInfo", "connect", "default_home"]
 
 MIGRATIONS = [
     """
@@ -58,43 +74,6 @@ MIGRATIONS = [
 ]
 
 
-class StoreError(RuntimeError):
-    """A store problem with a message meant for the user."""
-
-
-class StoreLockedError(StoreError):
-    """Another process holds the database file."""
-
-
-class StoreCorruptError(StoreError):
-    """The file exists but is not a readable MedAssure database."""
-
-
-class DossierNotFound(StoreError):
-    """No dossier (or version) with that id."""
-
-
-class DossierVersion(BaseModel):
-    """One saved version of a dossier."""
-
-    model_config = ConfigDict(frozen=True)
-
-    dossier: Dossier
-    """The content."""
-    version: int
-    """1-based version number."""
-    hash: str
-    """SHA-256 of the canonical JSON."""
-    parent_hash: str | None
-    """Hash of the previous version, None for the first."""
-    author: str
-    """Who saved it."""
-    created_at: datetime
-    """When it was saved."""
-    note: str = ""
-    """What the save was for."""
-
-
 def default_home() -> Path:
     """``$MEDASSURE_HOME`` or ``~/.medassure``."""
     return Path(os.environ.get("MEDASSURE_HOME") or Path.home() / ".medassure")
@@ -114,9 +93,17 @@ def _holder_description(message: str) -> str:
 
 def connect(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """Open the database file with user-facing errors for the two common failures."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    # The database holds PHI: its folder is 0700 when we create it (or it is $MEDASSURE_HOME), the file 0600.
+    home_is_new = not path.parent.exists()
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    ours = path.parent.stat().st_uid == os.getuid()
+    if home_is_new or (ours and path.parent.resolve() == default_home().resolve()):
+        os.chmod(path.parent, 0o700)
     try:
-        return duckdb.connect(str(path), read_only=read_only)
+        con = duckdb.connect(str(path), read_only=read_only)
+        if path.stat().st_uid == os.getuid():  # a file someone else owns keeps its mode
+            os.chmod(path, 0o600)
+        return con
     except duckdb.IOException as exc:
         text = str(exc)
         if "lock" in text.lower():
@@ -148,8 +135,12 @@ def _changed_paths(old: Any, new: Any, prefix: str = "", limit: int = 40) -> lis
     return [] if old == new else [prefix or "(root)"]
 
 
-class Store:
-    """Dossier versions and the audit log in one DuckDB connection.
+class Store(ComponentStores):
+    """Dossier versions, the audit log and the component stores over one DuckDB connection.
+
+    Implements ``DossierStorage`` (``governance/dossier/storage.py``). The connection is private:
+    callers use the methods here and the component stores (``runs``, ``scenarios``, ``juries``,
+    ``documents``), never SQL.
 
     Example:
         >>> store = Store.open(Path("/tmp/doctest-medassure/medassure.duckdb"))  # doctest: +SKIP
@@ -157,7 +148,7 @@ class Store:
     """
 
     def __init__(self, con: duckdb.DuckDBPyConnection, path: Path | None = None):
-        self.con = con
+        super().__init__(con)
         self.path = path
         self._lock = threading.RLock()
         apply_migrations(con, "dossier", MIGRATIONS)
@@ -184,13 +175,18 @@ class Store:
             con.close()
             raise StoreCorruptError(f"{path} could not be prepared: {exc}. Nothing was changed.") from None
 
-    def cursor(self) -> duckdb.DuckDBPyConnection:
-        """A cursor for use from another thread (DuckDB connections are not thread-safe)."""
-        return self.con.cursor()
+    @property
+    def documents(self) -> DocumentStore:
+        """Uploaded documents (vendor attestations), stored once per SHA-256."""
+        return DocumentStore(self._con)
 
-    def close(self) -> None:
-        """Close the connection."""
-        self.con.close()
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A raw DuckDB cursor, for tests that write rows directly (close it after).
+
+        DuckDB-only and outside the storage interface: app code, the job manager's threads included,
+        uses ``for_thread()``.
+        """
+        return self._con.cursor()
 
     # ---- writes -------------------------------------------------------------------------
     def audit(
@@ -198,19 +194,29 @@ class Store:
     ) -> None:
         """Append one audit record."""
         with self._lock:
-            self.con.execute(
+            self._con.execute(
                 "INSERT INTO audit_log (logged_at, actor, dossier_id, action, detail)"
                     " VALUES (?, ?, ?, ?, ?)",
                 [utcnow(), actor, dossier_id, action, json.dumps(detail or {}, default=str)],
             )
 
-    def save(self, dossier: Dossier, author: str, note: str = "") -> DossierVersion:
+    def save(self, dossier: Dossier, author: str, note: str = "", *,
+             expected_version: int | None = None) -> DossierVersion:
         """Append a new version (or return the latest if the content did not change).
+
+        The version row and its audit record are written in one transaction, under the store's
+        lock, after re-reading the latest version.
 
         Args:
             dossier: the full dossier content.
             author: who saves it (recorded in the version and the audit log).
             note: what the save was for.
+            expected_version: the version this edit was based on (0 for a new dossier); when the
+                latest version differs the save is refused. None skips the check.
+
+        Raises:
+            StoreError: no author.
+            SaveConflict: ``expected_version`` is not the latest version; nothing was written.
 
         Example:
             >>> import tempfile
@@ -227,6 +233,13 @@ class Store:
         digest = dossier.content_hash()
         with self._lock:
             latest = self.latest_or_none(dossier.id)
+            current = latest.version if latest else 0
+            if expected_version is not None and expected_version != current:
+                raise SaveConflict(
+                    f"Dossier {dossier.id} was saved as version {current} by "
+                    f"{latest.author if latest else 'nobody'} after version {expected_version}, which "
+                    "this edit started from. Nothing was saved: reload the dossier and make the change again."
+                )
             if latest is not None and latest.hash == digest:
                 return latest
             number = 1 if latest is None else latest.version + 1
@@ -237,13 +250,13 @@ class Store:
                 if latest is None
                 else _changed_paths(json.loads(latest.dossier.canonical_json()), json.loads(content))
             )
-            self.con.execute("BEGIN TRANSACTION")
+            self._con.execute("BEGIN TRANSACTION")
             try:
-                self.con.execute(
+                self._con.execute(
                     "INSERT INTO dossier_versions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     [dossier.id, number, digest, latest.hash if latest else None, author, now, note, content],
                 )
-                self.con.execute(
+                self._con.execute(
                     "INSERT INTO audit_log (logged_at, actor, dossier_id, action, detail)"
                     " VALUES (?, ?, ?, ?, ?)",
                     [
@@ -254,9 +267,9 @@ class Store:
                         json.dumps({"version": number, "hash": digest, "note": note, "changed": changed}),
                     ],
                 )
-                self.con.execute("COMMIT")
+                self._con.execute("COMMIT")
             except Exception:
-                self.con.execute("ROLLBACK")
+                self._con.execute("ROLLBACK")
                 raise
         return DossierVersion(
             dossier=dossier,
@@ -284,7 +297,7 @@ class Store:
     def latest_or_none(self, dossier_id: str) -> DossierVersion | None:
         """The newest version, or None when the dossier does not exist."""
         with self._lock:
-            row = self.con.execute(
+            row = self._con.execute(
                 "SELECT * FROM dossier_versions WHERE dossier_id = ? ORDER BY version DESC LIMIT 1",
                 [dossier_id],
             ).fetchone()
@@ -310,7 +323,7 @@ class Store:
             found = self.latest_or_none(dossier_id)
         else:
             with self._lock:
-                row = self.con.execute(
+                row = self._con.execute(
                     "SELECT * FROM dossier_versions WHERE dossier_id = ? AND version = ?",
                     [dossier_id, version],
                 ).fetchone()
@@ -320,10 +333,10 @@ class Store:
             raise DossierNotFound(f"No {what} {dossier_id!r}. `medassure dossier list` shows the ids.")
         return found
 
-    def history(self, dossier_id: str) -> list[dict]:
+    def history(self, dossier_id: str) -> list[VersionInfo]:
         """Versions of one dossier, oldest first: version, hash, parent, timestamp, author, note."""
         with self._lock:
-            rows = self.con.execute(
+            rows = self._con.execute(
                 "SELECT version, hash, parent_hash, created_at, author, note FROM dossier_versions "
                 "WHERE dossier_id = ? ORDER BY version",
                 [dossier_id],
@@ -331,21 +344,14 @@ class Store:
         if not rows:
             raise DossierNotFound(f"No dossier {dossier_id!r}. `medassure dossier list` shows the ids.")
         return [
-            {
-                "version": v,
-                "hash": h,
-                "parent_hash": p,
-                "created_at": c.isoformat(),
-                "author": a,
-                "note": n or "",
-            }
+            VersionInfo(version=v, hash=h, parent_hash=p, created_at=c, author=a, note=n or "")
             for v, h, p, c, a, n in rows
         ]
 
-    def list_dossiers(self) -> list[dict]:
+    def list_dossiers(self) -> list[DossierSummary]:
         """One summary per dossier (latest version), newest first."""
         with self._lock:
-            rows = self.con.execute(
+            rows = self._con.execute(
                 """
                 SELECT dossier_id, version, hash, created_at, content FROM dossier_versions
                 QUALIFY row_number() OVER (PARTITION BY dossier_id ORDER BY version DESC) = 1
@@ -356,20 +362,12 @@ class Store:
         for dossier_id, version, digest, created_at, content in rows:
             d = Dossier.model_validate_json(content)
             out.append(
-                {
-                    "id": dossier_id,
-                    "title": d.title,
-                    "owner": d.owner,
-                    "status": d.status,
-                    "risk_tier": d.risk.tier,
-                    "version": version,
-                    "hash": digest,
-                    "updated_at": created_at.isoformat(),
-                }
+                DossierSummary(id=dossier_id, title=d.title, owner=d.owner, status=d.status,
+                               risk_tier=d.risk.tier, version=version, hash=digest, updated_at=created_at)
             )
         return out
 
-    def audit_log(self, dossier_id: str | None = None) -> list[dict]:
+    def audit_log(self, dossier_id: str | None = None) -> list[AuditEvent]:
         """Audit records, oldest first, optionally for one dossier."""
         sql = "SELECT seq, logged_at, actor, dossier_id, action, detail FROM audit_log"
         params: list = []
@@ -377,20 +375,13 @@ class Store:
             sql += " WHERE dossier_id = ?"
             params.append(dossier_id)
         with self._lock:
-            rows = self.con.execute(sql + " ORDER BY seq", params).fetchall()
+            rows = self._con.execute(sql + " ORDER BY seq", params).fetchall()
         return [
-            {
-                "seq": s,
-                "at": at.isoformat(),
-                "actor": a,
-                "dossier_id": d,
-                "action": act,
-                "detail": json.loads(det) if det else {},
-            }
+            AuditEvent(seq=s, at=at, actor=a, dossier_id=d, action=act, detail=json.loads(det) if det else {})
             for s, at, a, d, act, det in rows
         ]
 
     def is_empty(self) -> bool:
         """True when no dossier has been saved yet."""
         with self._lock:
-            return self.con.execute("SELECT count(*) FROM dossier_versions").fetchone()[0] == 0
+            return self._con.execute("SELECT count(*) FROM dossier_versions").fetchone()[0] == 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from evaluator.evidence import Evidence
 from governance.dossier.record import Dossier
-from governance.mapping.taxonomy import BenchmarkRef, load_taxonomy
+from governance.dossier.taxonomy import BenchmarkRef, load_taxonomy
 
 
 def mapped_benchmarks(dossier: Dossier) -> list[BenchmarkRef]:

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from evaluator.evidence import Evidence
 from governance.dossier.record import Dossier
-from governance.mapping.taxonomy import Subcategory, load_taxonomy
+from governance.dossier.taxonomy import Subcategory, load_taxonomy
 
 CoverageKind = Literal["public", "gated", "private", "helm-import", "local-run", "none"]
 
@@ -68,7 +68,7 @@ def _counts_for(sub: Subcategory, evidence: list[Evidence]) -> dict[str, int]:
     names = {b.name for b in sub.benchmarks}
     counts = {"published": 0, "helm-import": 0, "local-run": 0}
     for e in evidence:
-        if e.subcategory == sub.name or e.benchmark in names:
+        if e.is_main and (e.subcategory == sub.name or e.benchmark in names):  # context metrics not counted
             counts[e.provenance] += 1
     return counts
 

@@ -3,7 +3,9 @@
 Why a preview: importing is all or nothing (``evaluator.importers.helm``), and a committee should
 see what a folder holds (benchmark, model, main metric, n, interval, warnings) before any of it
 enters the dossier. A run that maps to no MedHELM benchmark, or lacks its main stat, is shown
-with the reason it cannot be attached instead of being dropped. The drill-down reads the run
+with the reason it cannot be attached instead of being dropped; instances left unscored (a jury
+value outside its scale) are listed with their reasons, and a headline mean that the per-instance
+values do not reproduce is shown beside the recomputed one. The drill-down reads the run
 folder again (the dossier keeps only the ``Evidence`` record, which names the folder), so it
 works for attached runs as long as the folder is still there, and says so when it is not.
 """
@@ -15,7 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from evaluator.evidence import Evidence
-from evaluator.importers import HelmImportError, HelmRun, load_helm_runs, run_evidence
+from evaluator.importers import HelmImportError, HelmRun, helm_run_evidence, load_helm_runs
 
 SOURCE_PREFIX = "HELM run folder "
 
@@ -57,13 +59,21 @@ class RunPreview(BaseModel):
     metric: str | None
     """Main metric (None when unmapped)."""
     mean: float | None
-    """Main-metric mean as in ``stats.json``."""
+    """Main-metric mean as in ``stats.json`` (the headline)."""
+    recomputed_mean: float | None = None
+    """The same mean recomputed from ``per_instance_stats.json`` (all values, HELM's arithmetic)."""
+    score: float | None = None
+    """The mean the evidence cites (the headline, or the scored instances' mean when checks disagree)."""
+    score_basis: str = ""
+    """Which of the two ``score`` is, in words."""
     scale: str | None
     """Scale of the mean (``0-1``, or ``1-5`` for the jury; None when unmapped)."""
     n: int
     """Instances scored."""
     n_unscored: int
     """Evaluated instances without a score."""
+    unscored: list[str] = []
+    """``instance id: reason`` for each instance the importer left unscored."""
     interval: str
     """Bootstrap 95% interval as text, or ``none``."""
     interval_basis: str
@@ -95,8 +105,10 @@ def instance_rows(run: HelmRun) -> list[InstanceRow]:
     """The run's requests as drill-down rows, in file order."""
     rows = []
     for r in run.requests:
+        why = run.unscored_reasons.get(r.instance_id, "") if not r.perturbed else ""
         note = "; ".join(x for x in ("perturbed copy" if r.perturbed else "",
-                                     f"request failed: {r.error}" if not r.success else "") if x)
+                                     f"request failed: {r.error}" if not r.success else "",
+                                     f"unscored: {why}" if why else "") if x)
         rows.append(InstanceRow(instance_id=r.instance_id, trial=r.train_trial_index, input_text=r.input_text,
                                 prompt=r.prompt, completion=r.completions[0] if r.completions else "",
                                 references=" | ".join(r.correct_references), score=r.score, note=note))
@@ -105,7 +117,7 @@ def instance_rows(run: HelmRun) -> list[InstanceRow]:
 
 def _preview(run: HelmRun) -> RunPreview:
     try:
-        evidence, reason = run_evidence(run), ""
+        evidence, reason = helm_run_evidence(run), ""
     except ValueError as exc:
         evidence, reason = None, str(exc)
     if run.ci_lower is not None:
@@ -115,7 +127,9 @@ def _preview(run: HelmRun) -> RunPreview:
                  else "no per-instance scores for the main metric")
         interval = "none"
     return RunPreview(run_name=run.run_name, model=run.model, benchmark=run.benchmark, metric=run.main_metric,
-                      mean=run.mean, scale=run.scale, n=run.n, n_unscored=run.n_unscored,
+                      mean=run.mean, recomputed_mean=run.recomputed_mean, score=run.score,
+                      score_basis=run.score_basis, scale=run.scale, n=run.n, n_unscored=run.n_unscored,
+                      unscored=[f"{iid}: {why}" for iid, why in sorted(run.unscored_reasons.items())],
                       interval=interval, interval_basis=basis, warnings=run.warnings, evidence=evidence,
                       not_attachable=reason, instances=instance_rows(run))
 

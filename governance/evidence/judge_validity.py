@@ -4,8 +4,9 @@ Why here and shaped so: the Judge validity page and the CLI must show the same f
 the same record, so both call these functions. The analysis itself is ``evaluator.agreement.analysis``;
 this module adds what belongs to the committee: picking a stored jury as the jury side, the
 sample-size hint, turning one agreement row into the dossier's ``JudgeAgreementSetting`` (what
-the judge-agreement rule reads), and the minimum agreement itself, which is that rule's threshold,
-so changing it after the rules are locked is logged with a reason like any other rule change.
+the judge-agreement rule reads: the single-measure ICC(A,1), with MedHELM's ICC(3,k) z kept beside
+it for comparison only), and the minimum agreement itself, which is that rule's threshold, so
+changing it after the rules are locked is logged with a reason like any other rule change.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-import duckdb
 import pandas as pd
 from pydantic import BaseModel
 
@@ -21,12 +21,14 @@ from evaluator.agreement.analysis import AgreementReport, compute_agreement
 from evaluator.agreement.ratings import POOLED, RatingsError, read_ratings
 from evaluator.agreement.stats import icc3k_interval_width, sample_size_for_width
 from evaluator.jury.store import JuryStore
+from governance.decision.committee import change_rule
+from governance.dossier.evidence_records import JudgeAgreementSetting
 from governance.dossier.record import Dossier
-from governance.evidence.judge_agreement import JudgeAgreementSetting
+from governance.dossier.rules_records import JudgeAgreementRule
 from governance.evidence.select import is_jury_scored
-from governance.rules.policy import JudgeAgreementRule, load_defaults
+from governance.rules.policy import load_defaults
 
-STATISTIC = "ICC3k-z"
+STATISTIC = "ICC(A,1)"
 RULE_ID = "judge_agreement"
 
 
@@ -43,13 +45,13 @@ class JudgeValidityView(BaseModel):
     """Judge names found in the jury ratings."""
 
 
-def stored_juries(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+def stored_juries(juries: JuryStore) -> list[dict[str, Any]]:
     """Stored juries for a picker: id, label, benchmark, candidate model (newest first)."""
     return [{**j, "label": f"{j['jury_id']} · {j['benchmark_id']} · {j['candidate_model']} ({j['status']})"}
-            for j in JuryStore(con).list_juries()]
+            for j in juries.list_juries()]
 
 
-def assess_judge_validity(con: duckdb.DuckDBPyConnection | None, clinicians: Any, *, jury: Any = None,
+def assess_judge_validity(juries: JuryStore | None, clinicians: Any, *, jury: Any = None,
                           jury_id: str | None = None, outputs: pd.DataFrame | None = None,
                           datasets: list[str] | None = None, bertscore: bool = False,
                           n_boot: int = 1000) -> JudgeValidityView:
@@ -62,12 +64,14 @@ def assess_judge_validity(con: duckdb.DuckDBPyConnection | None, clinicians: Any
         RatingsError: unusable files, no jury given, or an unknown jury id.
 
     Example:
-        >>> view = assess_judge_validity(con, clinician_csv_bytes, jury_id="jury-…")  # doctest: +SKIP
-        >>> view.report.pooled.icc3k_z.value                                        # doctest: +SKIP
+        >>> view = assess_judge_validity(store.juries, clinician_csv, jury_id="jury-…")  # doctest: +SKIP
+        >>> view.report.pooled.icc21.value                                          # doctest: +SKIP
     """
     source = "upload"
     if jury_id:
-        store = JuryStore(con)
+        if juries is None:
+            raise RatingsError(f"no database to read stored jury {jury_id!r} from")
+        store = juries
         record = store.get(jury_id)
         if record is None:
             raise RatingsError(f"no stored jury {jury_id!r}")
@@ -86,7 +90,7 @@ def assess_judge_validity(con: duckdb.DuckDBPyConnection | None, clinicians: Any
 
 
 class SampleSizeHint(BaseModel):
-    """How many rated instances an ICC(3,k) interval of a given width needs."""
+    """How many rated instances a single-measure ICC interval of a given width needs."""
 
     target_width: float
     """Width of the 95% interval wanted."""
@@ -103,18 +107,22 @@ class SampleSizeHint(BaseModel):
 
 
 def sample_size_hint(target_width: float, expected_icc: float, n_have: int = 0) -> SampleSizeHint:
-    """Instances needed for an ICC(3,k) interval no wider than ``target_width``.
+    """Instances needed for a single-measure ICC interval no wider than ``target_width``.
+
+    Planned with the ICC(3,1) F interval; the gated ICC(A,1)'s interval is at least as wide when
+    jury and clinicians differ by an offset, so the figure is a floor.
 
     Example:
         >>> sample_size_hint(0.3, 0.47, n_have=40).n_needed > 40
         True
     """
     icc = min(max(expected_icc, -0.95), 0.95)
-    need = sample_size_for_width(target_width, icc)
-    now = icc3k_interval_width(n_have, icc) if n_have >= 3 else None
+    need = sample_size_for_width(target_width, icc, single=True)
+    now = icc3k_interval_width(n_have, icc, single=True) if n_have >= 3 else None
     have = f"; {n_have} rated now give about {now:.2f}" if now is not None else ""
     text = (f"About {need} instances rated by both clinicians and the jury give a 95% interval of width "
-            f"{target_width:.2f} if agreement is near {icc:.2f}{have}." if need else
+            f"{target_width:.2f} if single-rater agreement is near {icc:.2f}{have} (at least; more if the "
+            "jury scores systematically higher or lower)." if need else
             f"A width of {target_width:.2f} needs more than 100,000 instances at agreement {icc:.2f}.")
     return SampleSizeHint(target_width=target_width, expected_icc=icc, n_needed=need, n_have=n_have,
                           width_now=now, text=text)
@@ -127,20 +135,22 @@ def jury_benchmarks(dossier: Dossier) -> list[str]:
 
 def agreement_setting(report: AgreementReport, *, dataset: str = POOLED, source: str, benchmarks: list[str],
                       judges: list[str], by: str) -> JudgeAgreementSetting:
-    """The dossier record for one dataset's (default: pooled) ICC(3,k) z-scored agreement.
+    """The dossier record for one dataset's (default: pooled) single-measure ICC(A,1).
+
+    MedHELM's ICC(3,k) z on the same sample rides along as ``comparison_icc3k_z`` (never gated).
 
     Raises:
         RatingsError: the dataset has no ICC (too few instances or no variation).
     """
     row = next((d for d in report.datasets if d.dataset == dataset), None)
-    if row is None or row.icc3k_z.value is None:
-        why = row.icc3k_z.missing_reason if row else f"no dataset {dataset!r} in the report"
+    if row is None or row.icc21.value is None:
+        why = row.icc21.missing_reason if row else f"no dataset {dataset!r} in the report"
         raise RatingsError(f"no agreement figure to record for {dataset}: {why}")
-    est = row.icc3k_z
+    est = row.icc21
     return JudgeAgreementSetting(
         statistic=STATISTIC, estimate=est.value, ci_lower=est.ci_lower, ci_upper=est.ci_upper,
-        n_instances=est.n, benchmarks=tuple(benchmarks), judges=tuple(judges), source=source,
-        measured_at=datetime.now(UTC), entered_by=by)
+        comparison_icc3k_z=row.icc3k_z.value, n_instances=est.n, benchmarks=tuple(benchmarks),
+        judges=tuple(judges), source=source, measured_at=datetime.now(UTC), entered_by=by)
 
 
 def record_agreement(dossier: Dossier, setting: JudgeAgreementSetting) -> Dossier:
@@ -160,8 +170,6 @@ def set_minimum(dossier: Dossier, threshold: float, by: str, why: str = "") -> D
     Raises:
         PolicyError: the rules are locked and ``why`` is missing or too short.
     """
-    from governance.decision.committee import change_rule
-
     rule = minimum_rule(dossier)
     if rule is None:
         rationale = load_defaults().tiers[dossier.risk.tier]["judge_agreement"].rationale.strip()

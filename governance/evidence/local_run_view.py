@@ -12,29 +12,25 @@ saves a new dossier version authored by the reviewer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from pydantic import BaseModel
 
 from evaluator.benchmarks import BenchmarkError, get_benchmark
 from evaluator.evidence import Evidence
 from evaluator.runs.jobs import JOBS, RunJobs, RunProgress
-from evaluator.runs.reads import (
-    ResultRecord,
-    RunRecord,
-    ensure_run_tables,
-    get_run_record,
-    list_runs,
-    recent_results,
-)
+from evaluator.runs.reads import ResultRecord, RunReads, RunRecord
 from evaluator.runs.runner import main_metric_name
-from evaluator.runs.store import RunStore
 from evaluator.runs.summary import RunSummary, summarize_run
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion, Store
+from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.attach import attach_evidence
 from governance.evidence.local_runs import RunInputError, runnable_benchmarks, stored_request
-from governance.mapping.taxonomy import load_taxonomy
 
 STOPPED = ("cancelled", "budget_exceeded", "failed")
+T = TypeVar("T")
 
 
 class RunView(BaseModel):
@@ -59,13 +55,10 @@ class RunView(BaseModel):
     Resume button can continue it."""
 
 
-def _read(store: Store, fn, *args, **kwargs):
-    cur = store.cursor()
-    try:
-        ensure_run_tables(cur)
-        return fn(cur, *args, **kwargs)
-    finally:
-        cur.close()
+def _read(store: Store, fn: Callable[[RunReads], T]) -> T:
+    """``fn`` on the run views over this thread's own cursor (a page polls while a run writes)."""
+    with store.for_thread() as db:
+        return fn(db.run_reads)
 
 
 def dossier_runs(store: Store, dossier: Dossier, limit: int = 20, jobs: RunJobs = JOBS) -> list[RunRecord]:
@@ -76,7 +69,7 @@ def dossier_runs(store: Store, dossier: Dossier, limit: int = 20, jobs: RunJobs 
         ['run-20260101-101500-a1b2c3']
     """
     ids = [b.id for b in runnable_benchmarks(dossier, include_unmapped=True)]
-    runs = _read(store, list_runs, ids, limit)
+    runs = _read(store, lambda r: r.list_runs(ids, limit))
     working = {j.run_key for j in jobs.live()}
     return sorted(runs, key=lambda r: r.run_key not in working)
 
@@ -86,7 +79,7 @@ def run_id_for_key(store: Store, run_key: str, jobs: RunJobs = JOBS) -> str | No
     job = jobs.get(run_key)
     if job is not None and job.progress().run_id:
         return job.progress().run_id
-    runs = [r for r in _read(store, list_runs, None, 200) if r.run_key == run_key]
+    runs = [r for r in _read(store, lambda r: r.list_runs(None, 200)) if r.run_key == run_key]
     return runs[0].run_id if runs else None
 
 
@@ -111,19 +104,17 @@ def stored_summary(store: Store, record: RunRecord) -> RunSummary | None:
         metric = main_metric_name(get_benchmark(record.benchmark_id))
     except BenchmarkError:
         metric = "score"
-    cur = store.cursor()
-    try:
-        return summarize_run(RunStore(cur, journal_dir=None), record.run_id, metric, cache_hits=0,
+    with store.for_thread() as db:
+        return summarize_run(db.runs, record.run_id, metric, cache_hits=0,
                              new_requests=0, resumed=False, elapsed_s=0.0)
-    finally:
-        cur.close()
 
 
-def run_evidence(summary: RunSummary, record: RunRecord, dossier: Dossier | None = None) -> list[Evidence]:
+def local_run_evidence(summary: RunSummary, record: RunRecord,
+                       dossier: Dossier | None = None) -> list[Evidence]:
     """Evidence records (provenance ``local-run``) of a run, tagged with the dossier's matching subcategory.
 
     Example:
-        >>> [e.provenance for e in run_evidence(summary, record)]   # doctest: +SKIP
+        >>> [e.provenance for e in local_run_evidence(summary, record)]   # doctest: +SKIP
         ['local-run']
     """
     extra = _subcategory(record.benchmark_id, dossier)
@@ -139,7 +130,7 @@ def run_view(store: Store, run_id: str, dossier: Dossier, recent: int = 20,
         >>> run_view(store, "run-x", dossier) is None   # doctest: +SKIP
         True
     """
-    record = _read(store, get_run_record, run_id)
+    record = _read(store, lambda r: r.get_run_record(run_id))
     if record is None:
         return None
     job = jobs.get(record.run_key)
@@ -151,9 +142,11 @@ def run_view(store: Store, run_id: str, dossier: Dossier, recent: int = 20,
     state = ("running" if working else
              "interrupted" if record.status == "running" else record.status)
     summary = None if working else stored_summary(store, record)
-    evidence = run_evidence(summary, record, dossier) if summary and record.status == "completed" else []
+    done = summary and record.status == "completed"
+    evidence = local_run_evidence(summary, record, dossier) if done else []
     attached_ids = {e.id for e in dossier.evidence}
-    return RunView(record=record, live=live, state=state, recent=_read(store, recent_results, run_id, recent),
+    latest = _read(store, lambda r: r.recent_results(run_id, recent))
+    return RunView(record=record, live=live, state=state, recent=latest,
                    summary=summary, evidence=evidence,
                    attached=bool(evidence) and all(e.id in attached_ids for e in evidence),
                    resumable_here=not working and state in (*STOPPED, "interrupted")
@@ -171,7 +164,7 @@ def attach_run(store: Store, dossier_id: str, run_id: str, by: str) -> DossierVe
         >>> v.dossier.evidence[-1].provenance                             # doctest: +SKIP
         'local-run'
     """
-    record = _read(store, get_run_record, run_id)
+    record = _read(store, lambda r: r.get_run_record(run_id))
     if record is None:
         raise RunInputError(f"no stored run {run_id!r}")
     if record.status != "completed":
@@ -181,7 +174,7 @@ def attach_run(store: Store, dossier_id: str, run_id: str, by: str) -> DossierVe
     if summary is None or not summary.metrics:
         raise RunInputError(f"run {run_id} has no scored instance to attach")
     current = store.load(dossier_id).dossier
-    evidence = run_evidence(summary, record, current)
+    evidence = local_run_evidence(summary, record, current)
     updated = attach_evidence(current, evidence, by=by)
     return store.save(updated, author=by, note=f"evidence: attached local run {run_id} "
                                                 f"({record.benchmark_id} × {record.model})")

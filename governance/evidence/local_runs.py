@@ -28,12 +28,11 @@ from evaluator.runs.jobs import JOBS, Job, JobManager, JobProgress, RunRequest, 
 from evaluator.runs.jobs import job_status as read_job_status
 from evaluator.runs.plan import RunEstimate, estimate_run, plan_run
 from evaluator.runs.request import record_of, request_from_record
-from evaluator.runs.store import RunStore
 from evaluator.runs.summary import RunSummary
 from evaluator.scenarios.run import start_scenario
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store, default_home
-from governance.mapping.taxonomy import load_taxonomy
+from governance.dossier.taxonomy import load_taxonomy
 
 if TYPE_CHECKING:
     from evaluator.runs.runner import ProgressFn
@@ -213,22 +212,19 @@ def estimate_request(store: Store, request: RunRequest) -> RunPlanView:
         (5, None)
     """
     spec, instances = _load(request)
-    cur = store.cursor()
-    try:
-        estimate = estimate_run(spec, instances, request.endpoint, store=RunStore(cur, journal_dir=None))
-    finally:
-        cur.close()
+    with store.for_thread() as db:
+        estimate = estimate_run(spec, instances, request.endpoint, store=db.runs)
     return RunPlanView(request=request, run_key=plan_run(spec, instances, request.endpoint).run_key,
                        estimate=estimate, key_problem=key_problem(request.endpoint))
 
 
 def _benchmark_work(request: RunRequest, spec: BenchmarkSpec, instances: list[Instance]):
-    """The job's work: run (or resume) the benchmark on the job's own cursor."""
+    """The job's work: run (or resume) the benchmark on the job's own view of the stores."""
 
-    def work(con, job: Job) -> RunSummary:
+    def work(db: Store, job: Job) -> RunSummary:
         from evaluator.runs.runner import RunOptions, run_benchmark
 
-        return run_benchmark(con, spec, instances, request.endpoint, concurrency=request.concurrency,
+        return run_benchmark(db, spec, instances, request.endpoint, concurrency=request.concurrency,
                              max_cost_usd=request.max_cost_usd, on_progress=job.on_progress,
                              cancel=job.cancel_event, options=RunOptions(workers=request.workers))
 
@@ -255,7 +251,7 @@ def start_run(store: Store, request: RunRequest, jobs: JobManager = JOBS) -> Job
     if problem:
         raise RunInputError(problem)
     run_key = plan_run(spec, instances, request.endpoint).run_key
-    return jobs.start(store.cursor(), "benchmark", run_key, _benchmark_work(request, spec, instances),
+    return jobs.start(store, "benchmark", run_key, _benchmark_work(request, spec, instances),
                       total=len(instances), label=f"{spec.id} × {request.endpoint.model}", request=request,
                       record=record_of(request, prompt_hash(spec)))
 
@@ -310,11 +306,8 @@ def cancel_run(run_key: str, jobs: JobManager = JOBS) -> bool:
 
 def stored_request(store: Store, run_key: str) -> RunRequest | None:
     """The benchmark request stored for this run key (None: none stored, or not a benchmark run)."""
-    cur = store.cursor()
-    try:
-        record = RunStore(cur, journal_dir=None).stored_request(run_key=run_key)
-    finally:
-        cur.close()
+    with store.for_thread() as db:
+        record = db.runs.stored_request(run_key=run_key)
     return request_from_record(record) if record and record.get("kind") == "benchmark" else None
 
 
@@ -340,11 +333,8 @@ def resume_run(store: Store, run_key: str, jobs: JobManager = JOBS) -> Job:
 
 def job_status(store: Store, job_id: str, jobs: JobManager = JOBS) -> JobProgress | None:
     """A background job's status (live here, else from the store), for pages that poll it."""
-    cur = store.cursor()
-    try:
-        return read_job_status(cur, job_id, jobs)
-    finally:
-        cur.close()
+    with store.for_thread() as db:
+        return read_job_status(db, job_id, jobs)
 
 
 def start_scenario_run(store: Store, scenario_id: str, endpoint: ModelEndpoint, *, version: int | None = None,
@@ -359,7 +349,7 @@ def start_scenario_run(store: Store, scenario_id: str, endpoint: ModelEndpoint, 
     if problem:
         raise RunInputError(problem)
     try:
-        return start_scenario(store.cursor(), scenario_id, endpoint, version=version, concurrency=concurrency,
+        return start_scenario(store, scenario_id, endpoint, version=version, concurrency=concurrency,
                               limit=limit, jobs=jobs)
     except KeyError as exc:
         raise RunInputError(str(exc.args[0] if exc.args else exc)) from None

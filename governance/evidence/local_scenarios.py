@@ -20,7 +20,6 @@ from evaluator.gateway.llm import ModelEndpoint
 from evaluator.phi import PhiCheck, PhiReport, scan_instances
 from evaluator.scenarios import (
     ImportPreview,
-    ScenarioStore,
     ScenarioVersion,
     phi_gate,
     redact_version,
@@ -31,8 +30,8 @@ from evaluator.scenarios import (
 from evaluator.subgroups import MIN_N
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store
+from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.attach import attach_evidence
-from governance.mapping.taxonomy import load_taxonomy
 
 
 def default_subcategories(dossier: Dossier | None) -> list[str]:
@@ -58,7 +57,7 @@ def import_for_dossier(store: Store, preview: ImportPreview, *, name: str, autho
     tax = load_taxonomy()
     for sub in subs:
         tax.subcategory(sub)
-    version = store_preview(store.con, preview, scenario_name=name, author=author, subcategory_ids=subs,
+    version = store_preview(store.scenarios, preview, scenario_name=name, author=author, subcategory_ids=subs,
                             dossier_id=dossier.id if dossier else None, scenario_id=scenario_id)
     store.audit(author, "scenario import", dossier.id if dossier else None,
                 {"scenario_id": version.scenario_id, "version": version.version, "hash": version.hash,
@@ -73,7 +72,7 @@ def redact_scenario(store: Store, scenario_id: str, *, author: str,
     Raises:
         ValueError: nothing to redact. KeyError: no such scenario.
     """
-    redacted = redact_version(store.con, scenario_id, author=author, version=version)
+    redacted = redact_version(store.scenarios, scenario_id, author=author, version=version)
     store.audit(author, "scenario redact", redacted.dossier_id,
                 {"scenario_id": scenario_id, "version": redacted.version, "redaction": redacted.redaction})
     return redacted
@@ -101,27 +100,27 @@ def labelled_evidence(evidence: Evidence, subcategory_ids: Sequence[str]) -> Evi
                                        "caveat": caveat})
 
 
-def run_evidence(store: Store, run_id: str, *, reference_groups: Mapping[str, str] | None = None,
+def scenario_run_evidence(store: Store, run_id: str, *, reference_groups: Mapping[str, str] | None = None,
                  min_n: int = MIN_N, source: str | None = None) -> Evidence:
     """The Evidence of one scenario run (main metric with subgroups), labelled for the taxonomy.
 
     Raises:
         KeyError: not a scenario run. ValueError: no scored case.
     """
-    results = scenario_results(store.con, run_id, min_n=min_n, reference_groups=reference_groups)
+    results = scenario_results(store, run_id, min_n=min_n, reference_groups=reference_groups)
     evidence = scenario_evidence(results, source=source)
     return labelled_evidence(evidence, results.version.subcategory_ids)
 
 
-def attach_run(store: Store, dossier: Dossier, run_id: str, *, by: str,
+def attach_scenario_run(store: Store, dossier: Dossier, run_id: str, *, by: str,
                reference_groups: Mapping[str, str] | None = None, min_n: int = MIN_N) -> Dossier:
     """A new dossier with the run's Evidence attached (save it to make the version).
 
     Example:
-        >>> d = attach_run(store, dossier, "run-...", by="dr.lee")  # doctest: +SKIP
+        >>> d = attach_scenario_run(store, dossier, "run-...", by="dr.lee")  # doctest: +SKIP
         >>> store.save(d, author="dr.lee", note="evidence: local scenario run")  # doctest: +SKIP
     """
-    evidence = run_evidence(store, run_id, reference_groups=reference_groups, min_n=min_n)
+    evidence = scenario_run_evidence(store, run_id, reference_groups=reference_groups, min_n=min_n)
     return attach_evidence(dossier, [evidence], by=by)
 
 
@@ -132,7 +131,7 @@ def scenario_rows(store: Store) -> list[dict]:
         >>> scenario_rows(store)[0]["scenario_id"]  # doctest: +SKIP
         'sc_3f9a1c2b'
     """
-    scenarios = ScenarioStore(store.con)
+    scenarios = store.scenarios
     return [{"scenario_id": v.scenario_id, "version": v.version, "name": v.name, "n_instances": v.n_instances,
              "tags": v.tag_names, "subcategory_ids": v.subcategory_ids, "dossier_id": v.dossier_id,
              "phi": (v.phi or {}).get("summary", ""), "redacted": v.redaction is not None, "hash": v.hash,
@@ -161,7 +160,7 @@ def version_view(store: Store, scenario_id: str, version: int | None = None) -> 
         >>> version_view(store, "sc_3f9a1c2b").phi.summary()  # doctest: +SKIP
         'no likely identifiers in 40 cases'
     """
-    scenarios = ScenarioStore(store.con)
+    scenarios = store.scenarios
     chosen = scenarios.get(scenario_id, version)
     cases = scenarios.instances(chosen.scenario_id, chosen.version)
     return VersionView(version=chosen, phi=scan_instances(cases),
@@ -175,4 +174,4 @@ def run_gate(store: Store, scenario_id: str, version: int, endpoint: ModelEndpoi
         >>> run_gate(store, "sc_3f9a1c2b", 1, endpoint).allowed  # doctest: +SKIP
         False
     """
-    return phi_gate(ScenarioStore(store.con).instances(scenario_id, version), endpoint)
+    return phi_gate(store.scenarios.instances(scenario_id, version), endpoint)

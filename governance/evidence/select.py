@@ -5,6 +5,7 @@ Why a module of its own: verdicts and the cost table must pick the same record f
 
 * a rule's target filters evidence by benchmark name, taxonomy subcategory (id or name, since
   published evidence carries names and local scenarios may carry ids), metric and provenance;
+  a run's context records (its secondary metrics) never match: only the main metric is judged;
 * when several records remain for one (model, benchmark, metric), the most specific to this
   hospital wins: a local run over an imported HELM run over a published figure, and within the
   same provenance the newest. The records passed over are reported, not hidden.
@@ -17,7 +18,7 @@ from collections.abc import Iterable
 from functools import cache
 
 from evaluator.evidence import Evidence
-from governance.mapping.taxonomy import TaxonomyError, load_taxonomy
+from governance.dossier.taxonomy import TaxonomyError, load_taxonomy
 
 PROVENANCE_RANK = {"local-run": 0, "helm-import": 1, "published": 2}
 """Lower wins: local evidence speaks most directly to this hospital's use."""
@@ -65,6 +66,8 @@ def matches(e: Evidence, benchmark: str | None = None, subcategory: str | None =
         (True, False)
     """
     provenance = tuple(provenance)
+    if not e.is_main:
+        return False
     if benchmark and slug(e.benchmark) != slug(benchmark):
         return False
     if subcategory and (not e.subcategory or slug(e.subcategory) not in subcategory_keys(subcategory)):
@@ -114,7 +117,7 @@ def is_jury_scored(e: Evidence) -> bool:
 def is_share(e: Evidence) -> bool:
     """Whether the score is a share of correct outputs (usable as a pass rate).
 
-    Means of similarity metrics (F1, ROUGE, BERTScore) and jury means are not shares.
+    Means of similarity metrics (F1, ROUGE, BERTScore), jury means and context records are not shares.
 
     Example:
         >>> from evaluator.evidence import published_evidence
@@ -122,7 +125,7 @@ def is_share(e: Evidence) -> bool:
         True
     """
     metric = e.metric.lower()
-    return (e.scale == "0-1" and e.higher_is_better and not is_jury_scored(e)
+    return (e.is_main and e.scale == "0-1" and e.higher_is_better and not is_jury_scored(e)
             and not any(k in metric for k in ("f1", "rouge", "bert", "bleu")))
 
 

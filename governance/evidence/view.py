@@ -3,9 +3,12 @@
 Why one view model: the page must only render, and every number it renders must come with its n
 and its interval (or the reason there is none). ``evidence_view`` therefore restricts MedHELM's
 published results to the benchmarks of the dossier's accepted subcategories, computes the
-statistics MedHELM itself uses (HELM mean win rate, plain means of normalized scores) over
+statistics MedHELM itself uses (HELM mean win rate; plain means per taxonomy group) over
 exactly those benchmarks, groups models whose intervals overlap, and says next to each figure
-how it was computed. Candidate models from the intended use are matched to published names by
+how it was computed. Group means are taken over shares of correct answers only: MedHELM's
+heatmap also averages jury means as (x − 1)/4 with them, but a mean across scales is not a
+quantity a committee can hold a model to, so jury means and mean F1 stay per benchmark.
+Candidate models from the intended use are matched to published names by
 ``governance.mapping.model_names``; the page's filter starts from those matches.
 
 Win rates are computed against all published models (the field MedHELM compared), then shown
@@ -24,19 +27,22 @@ from evaluator.evidence import Evidence, published_evidence
 from evaluator.medhelm_data import published_scores
 from evaluator.stats import group_means, mean_win_rate, tie_groups
 from governance.dossier.record import Dossier
+from governance.dossier.taxonomy import AccessTier
 from governance.evidence.attach import mapped_benchmarks
 from governance.evidence.coverage import CoverageRow, coverage_map
+from governance.evidence.select import is_share
 from governance.mapping.model_names import CandidateMatch, match_candidates
-from governance.mapping.taxonomy import AccessTier
 
 WIN_RATE_METHOD = ("HELM mean win rate over the mapped benchmarks, against all published MedHELM "
                    "models: per benchmark, (models strictly worse + half the other models tied) / "
                    "(models − 1), averaged over the benchmarks a model has")
 WIN_RATE_NO_CI = ("No interval: a rank statistic over published point scores; MedHELM publishes no "
                   "per-instance results to resample. See the tie groups per benchmark.")
-GROUP_MEAN_METHOD = ("Plain mean of normalized scores (jury 1-5 → (x − 1)/4), as in MedHELM's "
-                     "category heatmap. No interval: it mixes jury means and proportions whose "
-                     "per-instance values are not published")
+GROUP_MEAN_METHOD = ("Plain mean of the shares of correct answers (exact match, accuracy) over the "
+                     "proportion benchmarks of each group. Jury means (1-5) and mean F1 are on other "
+                     "scales and are not averaged in, unlike MedHELM's category heatmap, which maps jury "
+                     "means to (x − 1)/4 and mixes them; see them per benchmark above. No interval: "
+                     "MedHELM publishes no per-instance values")
 
 
 class ScoreRow(BaseModel):
@@ -96,7 +102,7 @@ class BenchmarkTies(BaseModel):
 
 
 class GroupMeanRow(BaseModel):
-    """Mean normalized score of one model over the mapped benchmarks of one taxonomy group."""
+    """Mean share correct of one model over the mapped proportion benchmarks of one taxonomy group."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -107,9 +113,9 @@ class GroupMeanRow(BaseModel):
     group: str
     """Category or subcategory name."""
     mean_normalized: float
-    """Plain mean of the normalized scores (0-1)."""
+    """Plain mean of the shares of correct answers (0-1); the name is kept for the JSON contract."""
     n_benchmarks: int
-    """Benchmarks in the mean."""
+    """Proportion benchmarks in the mean."""
 
 
 class EvidenceView(BaseModel):
@@ -138,7 +144,7 @@ class EvidenceView(BaseModel):
     ties: list[BenchmarkTies]
     """Tie groups per mapped benchmark among the shown models."""
     group_means: list[GroupMeanRow]
-    """Per-category and per-subcategory normalized means of the shown models."""
+    """Per-category and per-subcategory mean shares correct of the shown models (proportions only)."""
     attached: list[ScoreRow]
     """Evidence attached to the dossier (any provenance)."""
     win_rate_method: str = WIN_RATE_METHOD
@@ -200,6 +206,7 @@ def _ties(evidence: list[Evidence], benchmarks: list[str]) -> list[BenchmarkTies
 
 
 def _group_means(evidence: list[Evidence]) -> list[GroupMeanRow]:
+    evidence = [e for e in evidence if is_share(e)]
     if not evidence:
         return []
     frame = pd.DataFrame([{"model": e.model, "score": e.score, "scale": e.scale, "category": e.category,
@@ -230,8 +237,8 @@ def evidence_view(dossier: Dossier, models: list[str] | None = None) -> Evidence
         >>> d = d.model_copy(update={"mapping": d.mapping.decide(
         ...     "providing_patient_education_resources", "accepted", by="me")})
         >>> view = evidence_view(d)
-        >>> view.mapped_benchmarks, len(view.scores), [t.groups for t in view.ties]
-        (['MedicationQA'], 3, [None])
+        >>> view.mapped_benchmarks, len(view.scores), [t.groups for t in view.ties], view.group_means
+        (['MedicationQA'], 3, [None], [])
     """
     benchmarks = mapped_benchmarks(dossier)
     names = [b.name for b in benchmarks]

@@ -1,6 +1,7 @@
-"""Task mapping: the MedHELM taxonomy read from ``data/taxonomy.json``, suggestions of subcategories
-for an intended use (with the reasons shown to a reviewer), and matching the committee's model
-names to the names MedHELM published.
+"""Task mapping: suggestions of subcategories for an intended use (with the reasons shown to a
+reviewer), and matching the committee's model names to the names MedHELM published. The MedHELM
+taxonomy itself (``data/taxonomy.json``) is read by ``governance.dossier.taxonomy``, below every
+stage, because the dossier's own mapping checks its subcategory ids against it.
 
 Second arrow of the path (IntendedUse -> TaskMapping).
 """

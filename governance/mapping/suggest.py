@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from functools import lru_cache
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from governance.mapping.taxonomy import Subcategory, Taxonomy, load_taxonomy
+from governance.dossier.taxonomy import Subcategory, Taxonomy, load_taxonomy
 
 STOPWORDS = frozenset(
     [
@@ -130,8 +131,28 @@ def terms(text: str) -> set[str]:
     }
 
 
+def surface_words(text: str) -> dict[str, str]:
+    """Each content-word stem of ``text`` → the first word of the text it came from.
+
+    Matching works on stems ("messag"), but a reviewer reads words ("messages").
+
+    Example:
+        >>> surface_words("Patient messages about medications")["messag"]
+        'messages'
+    """
+    out: dict[str, str] = {}
+    for w in re.findall(r"[a-z][a-z0-9-]+", text.lower()):
+        if w not in STOPWORDS and len(w) > 2:
+            out.setdefault(_stem(w), w)
+    return out
+
+
 def _sub_text(sub: Subcategory) -> str:
     return f"{sub.name}. {sub.definition} {' '.join(sub.search_terms)}"
+
+
+_ENCODER_LOCK = threading.Lock()
+_WARM: dict[str, threading.Thread] = {}
 
 
 @lru_cache(maxsize=1)
@@ -152,6 +173,11 @@ _EMBEDDINGS: dict[int, tuple] = {}
 
 
 def _taxonomy_embeddings(tax: Taxonomy):
+    with _ENCODER_LOCK:  # the warm-up thread and a page may ask at once; load the model once
+        return _taxonomy_embeddings_locked(tax)
+
+
+def _taxonomy_embeddings_locked(tax: Taxonomy):
     model, _ = _encoder()
     if model is None:
         return None
@@ -163,6 +189,30 @@ def _taxonomy_embeddings(tax: Taxonomy):
     bench_vecs = model.encode([d[2] for d in bench_docs], normalize_embeddings=True)
     _EMBEDDINGS[id(tax)] = (tax, (sub_vecs, bench_docs, bench_vecs))  # keep tax alive so the id stays unique
     return sub_vecs, bench_docs, bench_vecs
+
+
+def warm_up_in_background() -> threading.Thread:
+    """Start loading the sentence model and the taxonomy's embeddings in a daemon thread, once.
+
+    Loading takes 25–40 s on a 2-core machine (torch, sentence-transformers, MiniLM, then 22
+    subcategories and their benchmarks encoded). The app starts this when it starts, so the first
+    visit to Task mapping usually finds the model ready; ``model_ready`` tells a page whether it
+    must still wait.
+    """
+    with _ENCODER_LOCK:
+        thread = _WARM.get("thread")
+        if thread is None:
+            thread = threading.Thread(target=_taxonomy_embeddings, args=(load_taxonomy(),),
+                                      name="medassure-mapping-warm-up", daemon=True)
+            _WARM["thread"] = thread
+            thread.start()
+    return thread
+
+
+def model_ready() -> bool:
+    """True once the sentence model is loaded (or has failed, so the lexical fallback applies)."""
+    thread = _WARM.get("thread")
+    return _encoder.cache_info().currsize > 0 and (thread is None or not thread.is_alive())
 
 
 def embedding_status() -> str:
@@ -191,6 +241,7 @@ def suggest_mapping(
     if not text:
         return []
     words = terms(text)
+    shown = surface_words(text)
     emb = _taxonomy_embeddings(tax) if semantic else None
     note = "" if emb is not None else " (lexical match only: " + (embedding_status() or "semantic off") + ")"
     if emb is not None:
@@ -202,7 +253,7 @@ def suggest_mapping(
     out = []
     for i, sub in enumerate(tax.subcategories):
         vocab = terms(_sub_text(sub)) | terms(" ".join(b.what_it_tests for b in sub.benchmarks))
-        matched = sorted(words & vocab)
+        matched = sorted(shown.get(w, w) for w in words & vocab)
         lexical = min(1.0, len(matched) / 4)
         if emb is not None:
             mine = [

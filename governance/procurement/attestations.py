@@ -26,9 +26,10 @@ from functools import cache
 from typing import Literal
 
 import yaml
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evaluator.paths import DATA_DIR
+from governance.dossier.procurement_records import AttestationAnswer, DocumentRef
 
 QUESTIONNAIRE_DIR = DATA_DIR / "questionnaires"
 YES_NO = {"yes": "Yes", "no": "No"}
@@ -135,46 +136,6 @@ def load_questionnaire(name: str = "vendor") -> Questionnaire:
     """
     path = QUESTIONNAIRE_DIR / f"{name}.yaml"
     return Questionnaire.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
-
-
-class DocumentRef(BaseModel):
-    """A supporting document, by content hash (its bytes are in the document store)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
-    """SHA-256 of the bytes."""
-    filename: str = Field(min_length=1, max_length=300)
-    """Name the file was uploaded under."""
-    media_type: str = "application/octet-stream"
-    """MIME type as uploaded."""
-    size: int = Field(ge=0)
-    """Bytes."""
-
-
-class AttestationAnswer(BaseModel):
-    """The vendor's answer to one question, as entered by a person."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    question_id: str
-    """The question answered."""
-    questionnaire_version: int = Field(ge=1)
-    """Version of the questionnaire the answer was given against."""
-    value: str = Field(min_length=1, max_length=20_000)
-    """``yes``/``no``, a choice value, or the text of the answer."""
-    note: str = Field(default="", max_length=5000)
-    """Where the answer comes from (e.g. a contract clause, an e-mail) or a remark."""
-    document: DocumentRef | None = None
-    """Supporting document, if linked."""
-    entered_by: str = Field(min_length=1)
-    """Who entered the answer."""
-    entered_at: AwareDatetime
-    """When."""
-    judgement: Literal["satisfactory", "unsatisfactory"] | None = None
-    """A reviewer's judgement of a text answer (None: not judged)."""
-    judged_by: str | None = None
-    """Who judged it."""
 
 
 class QuestionStatus(BaseModel):

@@ -7,8 +7,10 @@ number, USD per 1,000 requests (the unit of the cost rule and the Cost page). Th
   output price (prices per 1M tokens, so ÷ 1,000,000); per 1,000 requests = × 1,000; per month =
   cost per request × the intended use's expected monthly volume. The token means are the
   dossier's own token profile for the candidate's evidence model (Cost page: measured in a local
-  run, or entered), else MedHELM's published token means for it (whose completion side is the
-  max-tokens budget, an upper bound, and labelled so). Without either, the cost is unknown.
+  run, or entered), else MedHELM's average over the benchmarks the dossier maps to (whose
+  completion side is the max-tokens budget, an upper bound, and labelled "not your workload");
+  the committee's per-request token override, when set, replaces either. Without any, the cost
+  is unknown.
 * **per seat**: the month costs seats × USD per seat whatever the traffic, so per 1,000 requests
   = seats × USD per seat ÷ expected monthly volume × 1,000. With no expected volume (0) there is no
   per-request figure. A seat price is cheaper per request the more the seats are used: the figure
@@ -23,9 +25,11 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from evaluator.medhelm_data import published_costs
-from governance.procurement.candidates import Candidate, candidate_models
-from governance.procurement.cost import TokenProfile
+from evaluator.medhelm_data import benchmark_tokens
+from governance.dossier.procurement_records import Candidate, TokenProfile
+from governance.evidence.attach import mapped_benchmarks
+from governance.procurement.candidates import candidate_models
+from governance.procurement.cost import with_workload
 from governance.procurement.cost_inputs import medhelm_token_profile
 
 if TYPE_CHECKING:
@@ -46,16 +50,26 @@ class CandidateCost(BaseModel):
 
 
 def token_profile(dossier: Dossier, candidate: Candidate) -> TokenProfile | None:
-    """Mean tokens per request for a candidate: the dossier's profile, else MedHELM's published means."""
+    """Mean tokens per request for a candidate, with the committee's workload override applied.
+
+    The dossier's own profile (measured in its runs, or entered) comes first; else MedHELM's average
+    over the benchmarks the dossier maps to (labelled "not your workload"); None without either.
+    """
     models = candidate_models(dossier, candidate)
-    profiles = {p.model: p for p in (dossier.cost.profiles if dossier.cost else [])}
+    settings = dossier.cost
+    profiles = {p.model: p for p in (settings.profiles if settings else [])}
     for m in models:
         if m in profiles:
-            return profiles[m]
-    published = set(published_costs()["model"])
+            return with_workload(profiles[m], settings)
+    mapped = [b.name for b in mapped_benchmarks(dossier)]
+    published = set(benchmark_tokens()["model"])
     for m in models:
-        if m in published:
-            return medhelm_token_profile(m, price_model=candidate.model_id)
+        if m in published and mapped:
+            try:
+                profile = medhelm_token_profile(m, price_model=candidate.model_id, benchmarks=mapped)
+                return with_workload(profile, settings)
+            except ValueError:
+                continue
     return None
 
 

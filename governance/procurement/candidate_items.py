@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from governance.decision.signoff import OUTCOME_LABELS
+from governance.dossier.procurement_records import Candidate
 from governance.procurement.attestations import statuses
-from governance.procurement.candidates import Candidate, candidate_models
-from governance.rules.recommendation import RANK, Recommendation
+from governance.procurement.candidates import candidate_models
+from governance.rules.recommendation import RANK, Recommendation, overall
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
@@ -175,10 +175,6 @@ def with_vendor_items(dossier: Dossier, rec: Recommendation) -> Recommendation:
         per.append(c.model_copy(update={"outcome": outcome, "conditions": conditions,
                                         "reasons": [*c.reasons, reason]}))
     per.sort(key=lambda c: (RANK[c.outcome], -c.counts["pass"], c.counts["inconclusive"]))
-    best = per[0].outcome
-    models = [c.model for c in per if c.outcome == best]
-    reasons = [f"{OUTCOME_LABELS[best]}: {', '.join(models)}."]  # as governance.rules.recommendation words it
-    reasons += [f"{c.model}: {OUTCOME_LABELS[c.outcome].lower()} ({c.counts['fail']} failed, "
-                f"{c.counts['inconclusive']} inconclusive, {c.counts['pass']} passed)." for c in per]
+    best, models, reasons = overall(per)  # worded as governance.rules.recommendation words it
     reasons.append("Vendor due diligence adds open items or conditions: see the Candidates page.")
     return rec.model_copy(update={"outcome": best, "models": models, "candidates": per, "reasons": reasons})

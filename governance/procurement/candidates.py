@@ -17,13 +17,11 @@ evidence of another date).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
-
-from evaluator.gateway.llm import ModelEndpoint
+from governance.dossier.procurement_records import AttestationAnswer, Candidate
 from governance.mapping.model_names import name_key, snapshot_date
-from governance.procurement.attestations import AttestationAnswer, with_answer
+from governance.procurement.attestations import with_answer
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
@@ -31,95 +29,6 @@ if TYPE_CHECKING:
 
 class CandidateError(ValueError):
     """A candidate that cannot be recorded, with a message for the user."""
-
-
-class Pricing(BaseModel):
-    """The price as quoted: per token, or per seat per month (see ``procurement.candidate_cost``)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    kind: Literal["per_token", "per_seat"]
-    """How the vendor charges."""
-    input_usd_per_mtok: float | None = Field(default=None, ge=0)
-    """USD per 1M prompt tokens (per_token)."""
-    output_usd_per_mtok: float | None = Field(default=None, ge=0)
-    """USD per 1M completion tokens (per_token)."""
-    usd_per_seat_month: float | None = Field(default=None, ge=0)
-    """USD per seat per month (per_seat)."""
-    seats: int | None = Field(default=None, ge=1)
-    """Seats the hospital would buy (per_seat)."""
-    source: str = Field(default="", max_length=1000)
-    """Where the price comes from (quote number, list price page, internal cost model)."""
-
-    @model_validator(mode="after")
-    def _fields_fit_kind(self) -> Pricing:
-        token = (self.input_usd_per_mtok, self.output_usd_per_mtok)
-        seat = (self.usd_per_seat_month, self.seats)
-        if self.kind == "per_token" and (None in token or any(v is not None for v in seat)):
-            raise ValueError("per_token pricing needs input and output USD per 1M tokens, and no seat fields")
-        if self.kind == "per_seat" and (None in seat or any(v is not None for v in token)):
-            raise ValueError(
-                "per_seat pricing needs USD per seat per month and a seat count, and no token prices"
-            )
-        return self
-
-
-class ContractFacts(BaseModel):
-    """What the contract says (None: not known yet, which becomes an open item)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    data_residency: str | None = Field(default=None, max_length=500)
-    """Where data is processed and stored, e.g. ``US (Azure East US 2)``, ``on-premises``."""
-    phi_agreement: bool | None = None
-    """A PHI agreement (business associate agreement or equivalent) is in place."""
-    change_notice_days: int | None = Field(default=None, ge=0, le=3650)
-    """Days of notice the vendor gives before changing the model or its configuration."""
-    version_pinning: bool | None = None
-    """The hospital can pin the model version (the vendor cannot swap it underneath)."""
-
-
-class Candidate(BaseModel):
-    """One vendor product under consideration for the dossier's intended use."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]{0,63}$")
-    """Stable id within the dossier, e.g. ``azure-gpt-4o``."""
-    vendor: str = Field(min_length=1, max_length=200)
-    """Who sells or operates it (the hospital itself for an on-prem model)."""
-    product: str = Field(min_length=1, max_length=300)
-    """Product or service name."""
-    model_id: str = Field(min_length=1, max_length=200)
-    """Underlying model identifier, e.g. ``gpt-4o``, ``claude-3-7-sonnet``."""
-    model_version: str = Field(default="", max_length=100)
-    """Model version or snapshot, e.g. ``2024-05-13`` (empty: not stated)."""
-    prompt_version: str = Field(default="", max_length=200)
-    """Prompt or configuration version the vendor runs."""
-    endpoint: ModelEndpoint | None = None
-    """How to call it for local runs (key variable NAME only)."""
-    pricing: Pricing | None = None
-    """Price as quoted (None: no quote yet)."""
-    contract: ContractFacts = Field(default_factory=ContractFacts)
-    """Contract facts."""
-    evidence_models: list[str] = Field(default_factory=list)
-    """Evidence model names that are this candidate (empty: matched from model id and version)."""
-    attestations: list[AttestationAnswer] = Field(default_factory=list)
-    """The vendor's answers to the questionnaire, latest per question."""
-    added_by: str = Field(min_length=1)
-    """Who recorded the candidate."""
-    added_at: AwareDatetime
-    """When."""
-
-    @property
-    def label(self) -> str:
-        """``vendor · product``."""
-        return f"{self.vendor} · {self.product}"
-
-    @property
-    def model_text(self) -> str:
-        """Model id with its version, e.g. ``gpt-4o (2024-05-13)``."""
-        return f"{self.model_id} ({self.model_version})" if self.model_version else self.model_id
 
 
 def slugify(text: str) -> str:

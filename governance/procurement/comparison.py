@@ -29,12 +29,13 @@ from pydantic import BaseModel, ConfigDict
 from evaluator.evidence import Evidence
 from evaluator.stats import normalize_score, tie_groups
 from governance.decision.committee import assessment_and_recommendation
+from governance.dossier.procurement_records import Candidate, ContractFacts
 from governance.evidence.attach import mapped_benchmarks
 from governance.evidence.select import PROVENANCE_RANK, is_share
 from governance.procurement.attestations import load_questionnaire, statuses
 from governance.procurement.candidate_cost import candidate_cost
 from governance.procurement.candidate_items import vendor_items
-from governance.procurement.candidates import Candidate, ContractFacts, candidate_models
+from governance.procurement.candidates import candidate_models
 from governance.procurement.cost import default_score_benchmark, pareto_frontier
 from governance.rules.recommendation import RANK
 from governance.rules.verdicts import Verdict

@@ -3,12 +3,14 @@
 Why this shape: a committee compares candidates on money as well as on evidence, and both sides
 of the comparison must be traceable. Cost per request is mean tokens per request × the price per
 token. Token means come from the hospital's own runs when there are any, else from MedHELM's
-published token totals, whose output side is the max-tokens budget, an upper bound
-(``governance.procurement.cost_inputs`` builds both). Prices come from
-``evaluator.gateway.prices`` (an endpoint override, our table, then litellm's bundled map, read
-offline). From that follow the cost per 1,000 requests, the monthly cost at the intended use's
-volume, and the cost per acceptable output (cost ÷ pass rate, only where the score is a share of
-correct outputs).
+average over the benchmarks the dossier maps to (not the hospital's workload, and labelled so;
+its output side is the max-tokens budget, an upper bound; ``governance.procurement.cost_inputs``
+builds both); the committee's own tokens-per-request estimate (``CostSettings.workload_*``)
+replaces either. Prices are those of the tested snapshot (``evaluator.gateway.prices.snapshot_price``:
+an endpoint override, our table, then litellm's bundled map, read offline; an undated price
+standing in for a dated snapshot is said to be assumed). From that follow the cost per 1,000
+requests, the monthly cost at the intended use's volume, and the cost per acceptable output
+(cost ÷ pass rate, only where the score is a share of correct outputs).
 MedHELM's own dollar figures are shown beside ours, labelled as the budget-based upper bounds they
 are, never mixed into our numbers.
 """
@@ -16,72 +18,20 @@ are, never mixed into our numbers.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 
 from evaluator.evidence import Evidence
-from evaluator.gateway.prices import resolve_price
+from evaluator.gateway.prices import snapshot_price
 from evaluator.medhelm_data import published_costs
+from governance.dossier.procurement_records import CostSettings, EvaluationCostItem, TokenProfile
 from governance.evidence.select import is_share, preferred
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
 
 MEDHELM_BASIS = "MedHELM published estimate: budget-based upper bound at 2025 list prices, not an invoice"
-
-
-class TokenProfile(BaseModel):
-    """Mean tokens per request for one candidate, and the price it is charged at."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    model: str = Field(min_length=1)
-    """Candidate as named in the evidence (so cost and score line up)."""
-    price_model: str = Field(min_length=1)
-    """litellm model string used to look up the price, e.g. ``gpt-4o``."""
-    mean_prompt_tokens: float = Field(ge=0)
-    """Mean prompt tokens per request."""
-    mean_completion_tokens: float = Field(ge=0)
-    """Mean completion tokens per request."""
-    n_requests: int | None = Field(default=None, ge=0)
-    """Requests the means are taken over, when known."""
-    source: str = Field(min_length=3)
-    """Where the means come from (run ids, or MedHELM's totals)."""
-    evidence_ids: tuple[str, ...] = ()
-    """Evidence records of the runs the tokens were measured in."""
-    input_price_per_mtok: float | None = Field(default=None, ge=0)
-    """Override: USD per 1M prompt tokens actually paid (negotiated rate, 0 on-prem)."""
-    output_price_per_mtok: float | None = Field(default=None, ge=0)
-    """Override: USD per 1M completion tokens actually paid."""
-
-
-class EvaluationCostItem(BaseModel):
-    """Money spent (or estimated) on producing the evidence itself."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    label: str = Field(min_length=1)
-    """What was run, e.g. ``run r-12: gpt-4o on MedicationQA`` or ``LLM jury for run r-12``."""
-    usd: float = Field(ge=0)
-    """USD."""
-    kind: Literal["measured", "published_upper_bound"]
-    """Measured by our runner, or MedHELM's published budget-based estimate."""
-    source: str = Field(min_length=1)
-    """Run id or citation."""
-
-
-class CostSettings(BaseModel):
-    """The dossier's cost inputs."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    profiles: list[TokenProfile] = Field(default_factory=list)
-    """One token profile per candidate (latest wins when a model repeats)."""
-    evaluation_costs: list[EvaluationCostItem] = Field(default_factory=list)
-    """Cost of producing the evidence (runs and jury)."""
-    score_benchmark: str | None = None
-    """Benchmark whose score is plotted and used as the pass rate (None: chosen automatically)."""
 
 
 class CostRow(BaseModel):
@@ -140,8 +90,34 @@ class CostReport(BaseModel):
     """MedHELM's published cost estimates for these models, each labelled with its basis."""
 
 
+def with_workload(profile: TokenProfile, settings: CostSettings | None) -> TokenProfile:
+    """The profile with the committee's per-request token override applied, its source saying so.
+
+    Example:
+        >>> p = TokenProfile(model="m", price_model="gpt-4o", mean_prompt_tokens=9000,
+        ...                  mean_completion_tokens=130, source="MedHELM average")
+        >>> q = with_workload(p, CostSettings(workload_prompt_tokens=600))
+        >>> q.mean_prompt_tokens, q.mean_completion_tokens, q.source.startswith("prompt tokens")
+        (600.0, 130.0, True)
+    """
+    if settings is None:
+        return profile
+    prompt, completion = settings.workload_prompt_tokens, settings.workload_completion_tokens
+    if prompt is None and completion is None:
+        return profile
+    said = [f"{what} tokens per request set by the committee for this workload"
+            for what, v in (("prompt", prompt), ("completion", completion)) if v is not None]
+    return profile.model_copy(update={
+        "mean_prompt_tokens": profile.mean_prompt_tokens if prompt is None else float(prompt),
+        "mean_completion_tokens": profile.mean_completion_tokens if completion is None else float(completion),
+        "source": f"{' and '.join(said)} (otherwise: {profile.source})"})
+
+
 def cost_per_request(profile: TokenProfile) -> tuple[float | None, object]:
-    """USD per request and the resolved price (None, None when the price is unknown).
+    """USD per request and the resolved price of the tested snapshot (None, None when unknown).
+
+    The snapshot is the one the profile's model names (``GPT-4o (2024-05-13)`` is priced as
+    ``gpt-4o-2024-05-13`` when a source knows it); see ``evaluator.gateway.prices.snapshot_price``.
 
     Example:
         >>> p = TokenProfile(model="m", price_model="gpt-4o", mean_prompt_tokens=1000,
@@ -149,7 +125,8 @@ def cost_per_request(profile: TokenProfile) -> tuple[float | None, object]:
         >>> round(cost_per_request(p)[0], 6)
         0.0035
     """
-    price = resolve_price(profile.price_model, profile.input_price_per_mtok, profile.output_price_per_mtok)
+    price = snapshot_price(profile.price_model, profile.model, profile.input_price_per_mtok,
+                           profile.output_price_per_mtok)
     if price is None:
         return None, None
     usd = (
@@ -257,7 +234,7 @@ def cost_report(dossier: Dossier, score_benchmark: str | None = None) -> CostRep
         ['Llama 3.3 Instruct (70B)']
     """
     settings = dossier.cost or CostSettings()
-    profiles = {p.model: p for p in settings.profiles}
+    profiles = {p.model: with_workload(p, settings) for p in settings.profiles}
     volume = dossier.intended_use.expected_monthly_volume
     bench = (
         score_benchmark

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from evaluator.medhelm_data import published_costs
-from governance.procurement.cost import EvaluationCostItem, TokenProfile
+from evaluator.medhelm_data import benchmark_tokens, published_costs
+from evaluator.stores import ComponentStores
+from governance.dossier.procurement_records import EvaluationCostItem, TokenProfile
 
 
 def profile_from_results(model: str, price_model: str, results: Iterable[Mapping], source: str,
@@ -40,14 +41,52 @@ def profile_from_results(model: str, price_model: str, results: Iterable[Mapping
                         mean_completion_tokens=sum(c for _, c in counted) / n, evidence_ids=evidence_ids)
 
 
-def medhelm_token_profile(published_model: str, price_model: str) -> TokenProfile:
-    """Token means over MedHELM's 37 benchmarks for a published model (completion side is an upper bound).
+MAPPED_LABEL = "MedHELM average over the mapped benchmarks, not your workload"
+
+
+def run_token_profile(store: ComponentStores, dossier: Any, model: str,
+                      price_model: str) -> TokenProfile | None:
+    """Token means from the dossier's own local runs of ``model`` (None when none carries tokens).
+
+    The runs are those named by the dossier's local-run evidence for that model; errored results and
+    results without token counts (e.g. demo answers recorded without calling a model) are left out.
+
+    Example:
+        >>> run_token_profile(store, dossier, "openai/gpt-4o", "gpt-4o").source  # doctest: +SKIP
+        "this dossier's own runs (run-1; 40 requests)"
+    """
+    run_ids = sorted({e.run_id for e in dossier.evidence
+                      if e.provenance == "local-run" and e.model == model and e.run_id})
+    if not run_ids:
+        return None
+    rows = [r for rid in run_ids for r in store.runs.results(rid)
+            if r.get("error") is None and (r.get("prompt_tokens") or 0) > 0]
+    if not rows:
+        return None
+    evidence = tuple(e.id for e in dossier.evidence if e.run_id in run_ids and e.model == model)
+    source = f"this dossier's own runs ({', '.join(run_ids)}; {len(rows)} requests)"
+    return profile_from_results(model, price_model, rows, evidence_ids=evidence, source=source)
+
+
+def medhelm_token_profile(published_model: str, price_model: str,
+                          benchmarks: Iterable[str] | None = None) -> TokenProfile:
+    """Mean tokens per request of a published model, over ``benchmarks`` (all 37 when None).
+
+    The means are weighted by instances (tokens over the benchmarks ÷ their instances). Over the
+    dossier's mapped benchmarks they are what MedHELM sent for tasks like the intended use's, yet still
+    not the hospital's own workload, and the source says so; the completion side is the max-tokens
+    budget, an upper bound.
 
     Example:
         >>> p = medhelm_token_profile("GPT-4o (2024-05-13)", "gpt-4o")
         >>> round(p.mean_prompt_tokens), p.n_requests
         (9390, 26166)
+        >>> p = medhelm_token_profile("GPT-4o (2024-05-13)", "gpt-4o", ["ProxySender", "PrivacyDetection"])
+        >>> round(p.mean_prompt_tokens, 1), p.n_requests
+        (216.0, 600)
     """
+    if benchmarks is not None:
+        return _mapped_profile(published_model, price_model, list(benchmarks))
     df = published_costs()
     df = df[df["model"] == published_model]
     if df.empty:
@@ -59,8 +98,27 @@ def medhelm_token_profile(published_model: str, price_model: str) -> TokenProfil
         model=published_model, price_model=price_model, n_requests=n,
         mean_prompt_tokens=total["Total Input Tokens (tokens)"] / n,
         mean_completion_tokens=total["Total Output Tokens (tokens)"] / n,
-        source=("MedHELM token totals over 37 benchmarks ÷ instances (som-shahlab/medhelm "
-                "token_utilization.csv); completion tokens are the max-tokens budget, an upper bound"))
+        source=("MedHELM average over all 37 benchmarks, not your workload: token totals ÷ instances "
+                "(som-shahlab/medhelm token_utilization.csv); completion tokens are the max-tokens budget, "
+                "an upper bound"))
+
+
+def _mapped_profile(published_model: str, price_model: str, benchmarks: list[str]) -> TokenProfile:
+    t = benchmark_tokens()
+    t = t[(t["model"] == published_model) & (t["benchmark"].isin(benchmarks))]
+    if t.empty:
+        raise ValueError(f"no MedHELM token figures for {published_model!r} on "
+                         f"{', '.join(benchmarks) or 'no benchmark'}")
+    n = int(t["instances"].sum())
+    prompt = float((t["mean_prompt_tokens"] * t["instances"]).sum()) / n
+    completion = float((t["mean_completion_budget"] * t["instances"]).sum()) / n
+    names = ", ".join(sorted(t["benchmark"]))
+    return TokenProfile(
+        model=published_model, price_model=price_model, n_requests=n, mean_prompt_tokens=prompt,
+        mean_completion_tokens=completion,
+        source=(f"{MAPPED_LABEL} ({names}; {n:,} instances): prompt tokens derived from MedHELM's "
+                "per-benchmark cost estimates (data/medhelm_benchmark_tokens.csv); completion tokens are the "
+                "max-tokens budget, an upper bound"))
 
 
 def from_run_summary(summary: Any, price_model: str | None = None) -> tuple[TokenProfile, EvaluationCostItem]:

@@ -9,8 +9,8 @@ evidence standing in for the old, and answers the question. The result is append
 dossier as a ``ReevaluationAddendum`` in a new version whose note says "re-evaluation", so the
 history shows it; the evidence the committee decided on is left as it was.
 
-``build_addendum`` works from stored runs only, so the demo can build an addendum from answers
-recorded without a model (``governance.demo_reevaluation``) by exactly the same code.
+``build_addendum`` works from stored runs only, so answers recorded without a model (an offline
+run) give an addendum by exactly the same code.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import duckdb
 from pydantic import BaseModel, ConfigDict
 
 from evaluator.benchmarks import get_benchmark, prompt_hash
@@ -32,11 +31,14 @@ from evaluator.paired import compare_paired
 from evaluator.runs.runner import main_metric_name
 from evaluator.runs.store import RunStore
 from evaluator.runs.summary import summarize_run
+from evaluator.scenarios import scenario_evidence, scenario_results
+from evaluator.stores import ComponentStores
+from governance.dossier.addendum_records import BenchmarkComparison, PlanChange, ReevaluationAddendum
+from governance.dossier.plan_records import EvidencePlan, PlanItem
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion, Store
-from governance.reevaluation.addendum import BenchmarkComparison, PlanChange, ReevaluationAddendum
 from governance.reevaluation.compare import decision_impact, subgroup_comparisons, verdict_changes
-from governance.reevaluation.plan import EvidencePlan, PlanItem, freeze_plan
+from governance.reevaluation.plan import freeze_plan
 from governance.reevaluation.rerun import ReevaluationError, rerun_item
 from governance.rules.verdicts import Assessment, assess
 
@@ -81,16 +83,14 @@ def _scores(store: RunStore, run_id: str) -> dict[str, float | None]:
     return {r["instance_id"]: (None if r["error"] is not None else r["score"]) for r in store.results(run_id)}
 
 
-def _evidence_after(con: duckdb.DuckDBPyConnection, item: PlanItem, run_id: str,
+def _evidence_after(stores: ComponentStores, item: PlanItem, run_id: str,
                     old: list[Evidence]) -> list[Evidence]:
     """The re-run's evidence, produced as the baseline's was, labelled with the baseline's taxonomy."""
     if item.kind == "scenario":
-        from evaluator.scenarios import scenario_evidence, scenario_results
-
-        records = [scenario_evidence(scenario_results(con, run_id))]
+        records = [scenario_evidence(scenario_results(stores, run_id))]
     else:
         metric = main_metric_name(get_benchmark(item.benchmark_id))
-        summary = summarize_run(RunStore(con, journal_dir=None), run_id, metric, cache_hits=0, new_requests=0,
+        summary = summarize_run(stores.runs, run_id, metric, cache_hits=0, new_requests=0,
                                 resumed=False, elapsed_s=0.0)
         records = summary.to_evidence()
     by_metric = {e.metric: e for e in old}
@@ -99,11 +99,11 @@ def _evidence_after(con: duckdb.DuckDBPyConnection, item: PlanItem, run_id: str,
             if e.metric in by_metric else e for e in records]
 
 
-def _comparison(con: duckdb.DuckDBPyConnection, after: AfterRun, old: list[Evidence]) -> BenchmarkComparison:
-    runs = RunStore(con, journal_dir=None)
+def _comparison(stores: ComponentStores, after: AfterRun, old: list[Evidence]) -> BenchmarkComparison:
+    runs = stores.runs
     before, now = _scores(runs, after.item.run_id), _scores(runs, after.run_id)
     c = compare_paired(before, now)
-    evidence = _evidence_after(con, after.item, after.run_id, old)
+    evidence = _evidence_after(stores, after.item, after.run_id, old)
     return BenchmarkComparison(
         benchmark=after.item.benchmark, kind=after.item.kind,
         metric=evidence[0].metric if evidence else (after.item.metrics or ["score"])[0],
@@ -166,7 +166,7 @@ def _caveats(plan: EvidencePlan, frozen_at_decision: bool,
     return notes
 
 
-def build_addendum(con: duckdb.DuckDBPyConnection, current: DossierVersion, plan: EvidencePlan,
+def build_addendum(stores: ComponentStores, current: DossierVersion, plan: EvidencePlan,
                    change: PlanChange, afters: list[AfterRun], *, by: str, frozen_at_decision: bool = True,
                    skipped: list[str] | None = None,
                    caveats: list[str] | None = None) -> ReevaluationAddendum:
@@ -174,13 +174,13 @@ def build_addendum(con: duckdb.DuckDBPyConnection, current: DossierVersion, plan
 
     Example:
         >>> v = store.load("D-1")  # doctest: +SKIP
-        >>> a = build_addendum(con, v, plan, PlanChange(), afters, by="dr.lee")  # doctest: +SKIP
+        >>> a = build_addendum(store, v, plan, PlanChange(), afters, by="dr.lee")  # doctest: +SKIP
         >>> a.impact.would_change  # doctest: +SKIP
         False
     """
     dossier = current.dossier
     old = {e.id: e for e in dossier.evidence}
-    comparisons = [_comparison(con, a, [old[i] for i in a.item.evidence_ids if i in old]) for a in afters]
+    comparisons = [_comparison(stores, a, [old[i] for i in a.item.evidence_ids if i in old]) for a in afters]
     before, after = assess(dossier), assess(_standing_in(dossier, comparisons, plan))
     n, changes = verdict_changes(before, after)
     comparisons = [c.model_copy(update={"verdicts_before": _statuses(before, c),
@@ -271,20 +271,20 @@ def reevaluate(store: Store, dossier_id: str, change: PlanChange | None = None, 
     current, plan, frozen_at_decision = plan_to_rerun(store, dossier_id, by)
     dossier = current.dossier
     uploads = Path(store.path).parent / "uploads" if getattr(store, "path", None) else None
-    cur = store.cursor()
+    db = store.for_thread()
     try:
         afters = []
         for item in plan.rerunnable:
             progress = (lambda d, t, _row, b=item.benchmark: on_progress(b, d, t)) if on_progress else None
-            r = rerun_item(cur, item, change, concurrency=concurrency, uploads=uploads, on_progress=progress,
+            r = rerun_item(db, item, change, concurrency=concurrency, uploads=uploads, on_progress=progress,
                            cancel=cancel)
             afters.append(AfterRun(item=item, run_id=r.summary.run_id, instances=r.instances,
                                    model=r.endpoint.model, prompt_hash=prompt_hash(r.spec),
                                    new_requests=r.summary.new_requests, cache_hits=r.summary.cache_hits,
                                    baseline_reproduced=r.baseline_reproduced))
         skipped = [f"{i.benchmark} (run {i.run_id}): {i.note}" for i in plan.items if not i.rerunnable]
-        addendum = build_addendum(cur, current, plan, change, afters, by=by,
+        addendum = build_addendum(db, current, plan, change, afters, by=by,
                                   frozen_at_decision=frozen_at_decision, skipped=skipped)
     finally:
-        cur.close()
+        db.close()
     return ReevaluationResult(addendum=addendum, version=save_addendum(store, dossier, addendum, by))

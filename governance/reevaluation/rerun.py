@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import yaml
 from pydantic import ValidationError
 
@@ -29,10 +28,14 @@ from evaluator.instance import Instance
 from evaluator.loaders import DatasetError, get_loader, load_instances
 from evaluator.runs.plan import plan_run
 from evaluator.runs.request import request_record
-from evaluator.runs.store import RunStore, sha256_of
+from evaluator.runs.runner import run_benchmark
+from evaluator.runs.store import sha256_of
 from evaluator.runs.summary import RunSummary
-from governance.reevaluation.addendum import PlanChange
-from governance.reevaluation.plan import PlanItem, spec_with_prompt
+from evaluator.scenarios import phi_gate, scenario_spec
+from evaluator.stores import ComponentStores
+from governance.dossier.addendum_records import PlanChange
+from governance.dossier.plan_records import PlanItem
+from governance.reevaluation.plan import spec_with_prompt
 
 PROMPT_KEYS = {"prompt_template", "system_prompt"}
 
@@ -84,13 +87,11 @@ def read_prompt_bytes(name: str, data: bytes) -> dict[str, str]:
     return out | {"prompt_template": text.rstrip("\n")}
 
 
-def item_spec(con: duckdb.DuckDBPyConnection, item: PlanItem, change: PlanChange) -> BenchmarkSpec:
+def item_spec(stores: ComponentStores, item: PlanItem, change: PlanChange) -> BenchmarkSpec:
     """The spec to run: the item's benchmark with the frozen (or the new) prompt and parameters."""
     try:
         if item.kind == "scenario":
-            from evaluator.scenarios import ScenarioStore, scenario_spec
-
-            spec = scenario_spec(ScenarioStore(con).get(item.scenario_id or "", item.scenario_version))
+            spec = scenario_spec(stores.scenarios.get(item.scenario_id or "", item.scenario_version))
         else:
             spec = get_benchmark(item.benchmark_id)
     except (BenchmarkError, KeyError) as exc:
@@ -132,13 +133,11 @@ def _hash(instances: list[Instance]) -> str:
     return sha256_of([i.model_dump(mode="json") for i in instances])
 
 
-def item_instances(con: duckdb.DuckDBPyConnection, item: PlanItem, spec: BenchmarkSpec, ids: list[str],
+def item_instances(stores: ComponentStores, item: PlanItem, spec: BenchmarkSpec, ids: list[str],
                    uploads: Path | None = None) -> list[Instance]:
     """The baseline's instances, in run order, checked against the frozen dataset hash."""
     if item.kind == "scenario":
-        from evaluator.scenarios import ScenarioStore
-
-        instances = ScenarioStore(con).instances(item.scenario_id or "", item.scenario_version or 0)
+        instances = stores.scenarios.instances(item.scenario_id or "", item.scenario_version or 0)
     else:
         path: Path | str | None = item.dataset_path
         if get_loader(spec.loader).needs_file and not spec.dataset_path:
@@ -203,7 +202,7 @@ class Rerun:
     baseline_reproduced: bool | None
 
 
-def rerun_item(con: duckdb.DuckDBPyConnection, item: PlanItem, change: PlanChange, *, concurrency: int = 8,
+def rerun_item(stores: ComponentStores, item: PlanItem, change: PlanChange, *, concurrency: int = 8,
                uploads: Path | None = None,
                on_progress: Callable[[int, int, dict | None], None] | None = None,
                cancel: Any = None) -> Rerun:
@@ -215,35 +214,29 @@ def rerun_item(con: duckdb.DuckDBPyConnection, item: PlanItem, change: PlanChang
     Raises:
         ReevaluationError: cases changed, dataset missing, key not set, PHI gate closed, no answer at all.
     """
-    from evaluator.runs.runner import run_benchmark
-
-    spec = item_spec(con, item, change)
-    baseline = RunStore(con, journal_dir=None).results(item.run_id)
+    spec = item_spec(stores, item, change)
+    baseline = stores.runs.results(item.run_id)
     if not baseline:
         raise ReevaluationError(f"{item.benchmark}: run {item.run_id} has no stored results")
-    instances = item_instances(con, item, spec, [r["instance_id"] for r in baseline], uploads)
+    instances = item_instances(stores, item, spec, [r["instance_id"] for r in baseline], uploads)
     endpoint = item_endpoint(item, change, concurrency)
     version = None
     if item.kind == "scenario":
-        from evaluator.scenarios import ScenarioStore, phi_gate
-
         check = phi_gate(instances, endpoint)
         if not check.allowed:
             raise ReevaluationError(f"{item.benchmark}: {check.explanation}")
-        version = ScenarioStore(con).get(item.scenario_id or "", item.scenario_version)
-    runs = RunStore(con, journal_dir=None)
+        version = stores.scenarios.get(item.scenario_id or "", item.scenario_version)
+    runs = stores.runs
     run_key = plan_run(spec, instances, endpoint).run_key
     scenario = {"scenario_id": item.scenario_id, "version": item.scenario_version} if version else None
     runs.record_request(run_key, "rerun", request_record(
         "rerun", benchmark_id=spec.id, endpoint=endpoint, dataset_path=item.dataset_path,
         prompt_hash=prompt_hash(spec), options={"concurrency": concurrency}, scenario=scenario))
-    summary = run_benchmark(con, spec, instances, endpoint, concurrency=concurrency, on_progress=on_progress,
-                            cancel=cancel)
+    summary = run_benchmark(stores, spec, instances, endpoint, concurrency=concurrency,
+                            on_progress=on_progress, cancel=cancel)
     runs.link_request(run_key, summary.run_id)
     if version is not None:
-        from evaluator.scenarios import ScenarioStore
-
-        ScenarioStore(con).record_run(version, summary.run_id, endpoint.name, endpoint.phi_approved)
+        stores.scenarios.record_run(version, summary.run_id, endpoint.name, endpoint.phi_approved)
     if summary.status == "cancelled":
         raise ReevaluationError(f"{item.benchmark}: the re-evaluation was cancelled and nothing was saved "
                                 "(run it again: answers already received come from the cache)")
@@ -252,7 +245,7 @@ def rerun_item(con: duckdb.DuckDBPyConnection, item: PlanItem, change: PlanChang
                                 f"({summary.n_errors} error(s): {summary.errors}); nothing was saved")
     reproduced = None
     if not change.changes_prompt and item.prompt and item.prompt.rendered_hash:
-        run = RunStore(con, journal_dir=None).get_run(summary.run_id) or {}
+        run = stores.runs.get_run(summary.run_id) or {}
         reproduced = run.get("prompt_hash") == item.prompt.rendered_hash
     return Rerun(item=item, spec=spec, instances=instances, endpoint=endpoint, summary=summary,
                  baseline_reproduced=reproduced)

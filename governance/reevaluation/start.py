@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from evaluator.runs.jobs import JOBS, Job, JobManager, JobProgress, wait_job
+from governance.dossier.addendum_records import PlanChange
 from governance.dossier.store import Store
-from governance.reevaluation.addendum import PlanChange
 from governance.reevaluation.reevaluate import ReevaluationResult, plan_to_rerun, reevaluate
 from governance.reevaluation.rerun import ReevaluationError
 
@@ -48,7 +48,7 @@ def start_reevaluation(store: Store, dossier_id: str, change: PlanChange | None 
     change = change or PlanChange()
     total = sum(i.n_instances for i in plan.rerunnable)
 
-    def work(_con: Any, job: Job) -> ReevaluationResult:
+    def work(db: Store, job: Job) -> ReevaluationResult:
         finished: dict[str, int] = {}
 
         def progress(benchmark: str, done: int, n: int) -> None:
@@ -56,14 +56,14 @@ def start_reevaluation(store: Store, dossier_id: str, change: PlanChange | None 
             job.on_progress(sum(finished.values()), max(total, sum(finished.values())), None,
                             note=f"{benchmark}: {done}/{n}")
 
-        result = reevaluate(store, dossier_id, change, by=by, concurrency=concurrency, on_progress=progress,
+        result = reevaluate(db, dossier_id, change, by=by, concurrency=concurrency, on_progress=progress,
                             cancel=job.cancel_event)
         job.set_brief({"addendum_id": result.addendum.id, "version": result.version.version,
                        "would_change": result.addendum.impact.would_change,
                        "new_requests": result.addendum.new_requests})
         return result
 
-    return jobs.start(store.cursor(), "reevaluation", job_key(dossier_id), work, total=total,
+    return jobs.start(store, "reevaluation", job_key(dossier_id), work, total=total,
                       label=f"re-evaluation of {dossier_id}: {change.describe()}", request=change)
 
 

@@ -9,6 +9,13 @@ goes into an append-only change log (old rule, new rule, who, when, why, hashes 
 after) that pages and reports show. ``change_log_problem`` re-checks that chain, so an edit that
 bypassed the log is visible.
 
+Error control is part of what is locked: the policy names how the family of score verdicts is
+corrected (``multiplicity``, Holm by default, or Bonferroni) and the power that further-case
+figures aim for; the lock records both (``PolicyLock.error_control``) and they cannot change once
+locked. Fields added after dossiers were first saved (these two, the lock's ``error_control``, a
+change's ``evidence_ids_at_change``) are left out of the dumped JSON while at their default, so
+the content hashes of dossiers saved before them stay verifiable.
+
 Each rule kind is its own pydantic model with a ``kind`` discriminator. Thresholds of ``score``
 rules are on MedHELM's normalized 0-1 scale (jury 1-5 maps to (x - 1) / 4) so one number can
 apply to every benchmark of a subcategory; the direction comes from the evidence.
@@ -21,179 +28,29 @@ import json
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator.evidence import Provenance
 from evaluator.paths import DATA_DIR
+from governance.dossier.rules_records import (
+    AcceptancePolicy,
+    CostRule,
+    JudgeAgreementRule,
+    MinNRule,
+    PolicyError,
+    PolicyLock,
+    RuleChange,
+    RuleKind,
+    ScoreRule,
+    SubgroupDisparityRule,
+    UnscoredShareRule,
+)
+from governance.rules.verdict_math import ALPHA
 
 POLICY_DIR = DATA_DIR / "policies"
-RuleKind = Literal["score", "min_n", "max_unscored_share", "subgroup_disparity", "judge_agreement",
-                   "max_cost_per_1k"]
-RULE_ID = r"^[a-z0-9][a-z0-9_.-]{0,79}$"
-
-
-class PolicyError(ValueError):
-    """A policy edit that is not allowed, with a message for the user."""
-
-
-class _RuleBase(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str = Field(pattern=RULE_ID)
-    """Stable id, unique within the policy, e.g. ``score.patient_provider_messaging``."""
-    benchmark: str | None = None
-    """Only evidence on this benchmark (name as the evidence gives it); None: any benchmark."""
-    subcategory: str | None = None
-    """Only evidence in this taxonomy subcategory (id or name); None: any subcategory."""
-    metric: str | None = None
-    """Only evidence with this metric name; None: any metric."""
-    provenance: tuple[Provenance, ...] = ()
-    """Only evidence of these provenances; empty: any."""
-    rationale: str = Field(min_length=10, max_length=5000)
-    """Why the committee chose this number, in its own words."""
-
-
-class ScoreRule(_RuleBase):
-    """Each matching benchmark score must be at least as good as the threshold."""
-
-    kind: Literal["score"] = "score"
-    """Rule kind."""
-    threshold: float = Field(ge=0, le=1)
-    """Bar on the normalized 0-1 scale; "at least" when higher is better, "at most" otherwise."""
-    min_n: int = Field(default=0, ge=0)
-    """Evidence on fewer instances is inconclusive, whatever its interval."""
-    allow_point_estimate: bool = False
-    """Committee accepts evidence without an interval (e.g. published jury means) for this rule."""
-
-
-class MinNRule(_RuleBase):
-    """Each matching evidence record must rest on at least ``threshold`` instances."""
-
-    kind: Literal["min_n"] = "min_n"
-    """Rule kind."""
-    threshold: int = Field(ge=1)
-    """Minimum number of instances."""
-
-
-class UnscoredShareRule(_RuleBase):
-    """Share of outputs that were unparsed or unscored must stay at or below the threshold."""
-
-    kind: Literal["max_unscored_share"] = "max_unscored_share"
-    """Rule kind."""
-    threshold: float = Field(ge=0, le=1)
-    """Maximum share, 0-1, of (unparsed + unscored) / (scored + unscored) instances."""
-
-
-class SubgroupDisparityRule(_RuleBase):
-    """Every subgroup's score divided by the overall score must lie within [ratio_lo, ratio_hi]."""
-
-    kind: Literal["subgroup_disparity"] = "subgroup_disparity"
-    """Rule kind."""
-    ratio_lo: float = Field(gt=0, le=1)
-    """Lowest acceptable subgroup/overall ratio (e.g. 0.8)."""
-    ratio_hi: float = Field(ge=1)
-    """Highest acceptable subgroup/overall ratio (e.g. 1.25)."""
-    allow_point_estimate: bool = False
-    """Committee accepts subgroup scores without an interval for this rule."""
-
-
-class JudgeAgreementRule(_RuleBase):
-    """Measured judge-clinician agreement (ICC) must reach the threshold for jury-scored evidence."""
-
-    kind: Literal["judge_agreement"] = "judge_agreement"
-    """Rule kind."""
-    threshold: float = Field(ge=-1, le=1)
-    """Minimum ICC that the interval's lower bound must reach."""
-    allow_point_estimate: bool = False
-    """Committee accepts an agreement figure without an interval for this rule."""
-
-
-class CostRule(_RuleBase):
-    """Projected cost per 1,000 requests must not exceed the threshold."""
-
-    kind: Literal["max_cost_per_1k"] = "max_cost_per_1k"
-    """Rule kind."""
-    threshold: float = Field(ge=0)
-    """Maximum USD per 1,000 requests."""
-
-
-Rule = Annotated[ScoreRule | MinNRule | UnscoredShareRule | SubgroupDisparityRule | JudgeAgreementRule
-                 | CostRule, Field(discriminator="kind")]
-
-
-class PolicyLock(BaseModel):
-    """The pre-registration of a rule set."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    locked_at: datetime
-    """When the rules were locked (timezone-aware)."""
-    locked_by: str = Field(min_length=1)
-    """Who locked them."""
-    rules_hash: str
-    """SHA-256 of the rule set as locked (``rules_hash``)."""
-    evidence_ids_at_lock: tuple[str, ...] = ()
-    """Evidence already attached when the rules were locked (not pre-registered for it)."""
-    note: str = ""
-    """Optional note, e.g. the meeting that agreed the rules."""
-
-
-class RuleChange(BaseModel):
-    """One change to a locked rule set: what, who, when, why."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    rule_id: str
-    """Id of the rule added, changed or removed."""
-    old: Rule | None
-    """The rule before (None: added)."""
-    new: Rule | None
-    """The rule after (None: removed)."""
-    by: str = Field(min_length=1)
-    """Who changed it."""
-    at: datetime
-    """When."""
-    why: str = Field(min_length=5)
-    """The committee's reason."""
-    hash_before: str
-    """Rule-set hash before the change."""
-    hash_after: str
-    """Rule-set hash after the change."""
-
-
-class AcceptancePolicy(BaseModel):
-    """A dossier's acceptance rules with their lock and change log."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    rules: list[Rule] = Field(default_factory=list)
-    """The rules now in force."""
-    derived_from: str = ""
-    """Where the rules started, e.g. ``data/policies/default.yaml, tier moderate``."""
-    tier: Literal["low", "moderate", "high", "critical"] | None = None
-    """Risk tier the defaults were taken for (a later change of tier calls for a review of the rules)."""
-    lock: PolicyLock | None = None
-    """The pre-registration, once locked."""
-    changes: list[RuleChange] = Field(default_factory=list)
-    """Changes made after the lock, oldest first."""
-
-    @model_validator(mode="after")
-    def _unique_ids(self):
-        ids = [r.id for r in self.rules]
-        dup = sorted({i for i in ids if ids.count(i) > 1})
-        if dup:
-            raise ValueError(f"rule ids must be unique; repeated: {dup}")
-        return self
-
-    def rule(self, rule_id: str) -> Rule:
-        """The rule of this id (PolicyError when there is none)."""
-        for r in self.rules:
-            if r.id == rule_id:
-                return r
-        raise PolicyError(f"no rule {rule_id!r}; rules: {[r.id for r in self.rules]}")
 
 
 def rules_hash(rules: list) -> str:
@@ -210,6 +67,33 @@ def rules_hash(rules: list) -> str:
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+def error_control_text(policy: AcceptancePolicy) -> str:
+    """The policy's error control in one line, as the lock records it.
+
+    Example:
+        >>> error_control_text(AcceptancePolicy())
+        'holm; one-sided alpha 0.025 per family of score verdicts; power 0.8'
+    """
+    return (f"{policy.multiplicity}; one-sided alpha {ALPHA:g} per family of score verdicts; "
+            f"power {policy.power:g}")
+
+
+def set_error_control(policy: AcceptancePolicy, multiplicity: str, power: float) -> AcceptancePolicy:
+    """The policy with another correction or power (only while a draft: both are pre-registered).
+
+    Raises:
+        PolicyError: the rules are locked.
+
+    Example:
+        >>> set_error_control(AcceptancePolicy(), "bonferroni", 0.9).multiplicity
+        'bonferroni'
+    """
+    if policy.lock is not None:
+        raise PolicyError("the error control was locked with the rules and cannot change now")
+    return AcceptancePolicy.model_validate({**policy.model_dump(), "multiplicity": multiplicity,
+                                            "power": power})
 
 
 def lock_policy(policy: AcceptancePolicy, by: str, evidence_ids: list[str],
@@ -232,11 +116,13 @@ def lock_policy(policy: AcceptancePolicy, by: str, evidence_ids: list[str],
     if not by.strip():
         raise PolicyError("say who locks the rules")
     lock = PolicyLock(locked_at=_now(), locked_by=by.strip(), rules_hash=rules_hash(policy.rules),
-                      evidence_ids_at_lock=tuple(evidence_ids), note=note)
+                      evidence_ids_at_lock=tuple(evidence_ids), note=note,
+                      error_control=error_control_text(policy))
     return policy.model_copy(update={"lock": lock})
 
 
-def _apply(policy: AcceptancePolicy, rule_id: str, new, by: str, why: str) -> AcceptancePolicy:
+def _apply(policy: AcceptancePolicy, rule_id: str, new, by: str, why: str,
+           evidence_ids: list[str] | None = None) -> AcceptancePolicy:
     old = next((r for r in policy.rules if r.id == rule_id), None)
     if old is None and new is None:
         raise PolicyError(f"no rule {rule_id!r} to remove")
@@ -254,12 +140,16 @@ def _apply(policy: AcceptancePolicy, rule_id: str, new, by: str, why: str) -> Ac
     if not by.strip():
         raise PolicyError("say who changes the rule")
     change = RuleChange(rule_id=rule_id, old=old, new=new, by=by.strip(), at=_now(), why=why.strip(),
-                        hash_before=rules_hash(policy.rules), hash_after=rules_hash(rules))
+                        hash_before=rules_hash(policy.rules), hash_after=rules_hash(rules),
+                        evidence_ids_at_change=None if evidence_ids is None else tuple(evidence_ids))
     return policy.model_copy(update={"rules": rules, "changes": [*policy.changes, change]})
 
 
-def set_rule(policy: AcceptancePolicy, rule, by: str, why: str = "") -> AcceptancePolicy:
+def set_rule(policy: AcceptancePolicy, rule, by: str, why: str = "",
+             evidence_ids: list[str] | None = None) -> AcceptancePolicy:
     """Add a rule or replace the rule of the same id; logged (and needing ``why``) once locked.
+
+    ``evidence_ids``: the evidence attached at the change, so later evidence counts as pre-registered.
 
     Example:
         >>> p = AcceptancePolicy(rules=[MinNRule(id="n", threshold=100, rationale="tight enough interval")])
@@ -269,7 +159,7 @@ def set_rule(policy: AcceptancePolicy, rule, by: str, why: str = "") -> Acceptan
         >>> p.changes[0].old.threshold, p.changes[0].new.threshold
         (100, 200)
     """
-    return _apply(policy, rule.id, rule, by, why)
+    return _apply(policy, rule.id, rule, by, why, evidence_ids)
 
 
 def remove_rule(policy: AcceptancePolicy, rule_id: str, by: str, why: str = "") -> AcceptancePolicy:
@@ -299,6 +189,9 @@ def change_log_problem(policy: AcceptancePolicy) -> str | None:
         expected = change.hash_after
     if rules_hash(policy.rules) != expected:
         return "the rules differ from the locked rules plus the recorded changes (an unrecorded edit)"
+    if policy.lock.error_control and policy.lock.error_control != error_control_text(policy):
+        return (f"the error control ({error_control_text(policy)}) differs from the locked one "
+                f"({policy.lock.error_control})")
     return None
 
 

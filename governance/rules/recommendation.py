@@ -1,28 +1,44 @@
 """The recommendation the verdicts support, per candidate and overall, with reasons and conditions.
 
-The rule, kept simple enough to check by hand:
+The rule (DESIGN.md, "A recommendation never outruns its evidence"), kept simple enough to check
+by hand. For one candidate, in this order:
 
-* a candidate with any *failed* rule → **reject**, listing the failures;
-* otherwise, with any *inconclusive* rule → **approve with conditions**: each open rule becomes a
-  condition ("settle it", with the number of further cases where it can be estimated), to be met
-  while the human review plan covers the gap;
-* otherwise (every applicable rule passed) → **approve**;
-* rules that were never locked, a broken change log, or rules taken for another risk tier than the
-  dossier's current one turn an approve into an approve with conditions: a verdict against rules
-  set after the fact, or for a different risk, is not the result the committee pre-registered.
+1. any verdict *fails* (a score rule or a gate) → **reject**, listing the failures;
+2. otherwise the candidate is *approvable* only when every accepted (mapped) subcategory has at
+   least one *passing* score verdict from evidence that rule reads (with no mapped subcategory:
+   at least one passing score verdict), and no score verdict is inconclusive. If not →
+   **insufficient evidence**, saying what would settle it: a score verdict whose point estimate
+   misses its bar is never approvable, and we say that no number of further cases is expected to
+   reach a pass; another inconclusive score verdict names the cases at the policy's power; an
+   uncovered subcategory asks for evidence on it;
+3. otherwise → **approve with conditions** when something other than a score result is open:
+   a gating rule (minimum n, unscored share, subgroups, judge agreement) inconclusive, passing
+   score verdicts that are not pre-registered, rules never locked, a broken change log, rules
+   taken for another risk tier; vendor items are added later
+   (``governance.procurement.candidate_items``);
+4. otherwise → **approve**.
 
-The overall recommendation is the best candidate's; ties are all named. It is advice to the
-committee, which records its own decision beside it.
+Score passes are those confirmed after the family correction (``governance.rules.family``);
+gate passes are counted apart (``gating_counts``) and never pad the score pass count.
+
+The overall recommendation is the best candidate's; ties are all named. It is advice: the
+committee records its own decision (approve, approve with conditions or reject) beside it, and
+``disagreement`` words any difference with the committee's recorded reason.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from governance.decision.signoff import OUTCOME_LABELS, Outcome
+from governance.decision.signoff import OUTCOME_LABELS
+from governance.dossier.decision_records import CommitteeDecision, Outcome
+from governance.evidence.select import slug, subcategory_keys, subcategory_name
+from governance.rules.preregistration import preregistration_summary
+from governance.rules.verdict_math import compare, fmt
 from governance.rules.verdicts import Assessment, Verdict
 
-RANK = {"approve": 0, "approve_with_conditions": 1, "reject": 2}
+RANK = {"approve": 0, "approve_with_conditions": 1, "insufficient_evidence": 2, "reject": 3}
+STATUSES = ("pass", "fail", "inconclusive", "not_applicable")
 
 
 class CandidateRecommendation(BaseModel):
@@ -35,11 +51,17 @@ class CandidateRecommendation(BaseModel):
     outcome: Outcome
     """What the verdicts support."""
     reasons: list[str]
-    """Why (failures for a reject, a summary otherwise)."""
+    """Why (failures for a reject, the blockers for insufficient evidence, a summary otherwise)."""
     conditions: list[str]
     """Conditions for an approval with conditions."""
     counts: dict[str, int]
-    """Verdicts per status."""
+    """Score verdicts per status (gates are in ``gating_counts``)."""
+    gating_counts: dict[str, int] = {}
+    """Gating verdicts per status (minimum n, unscored share, subgroups, judge agreement, cost)."""
+    to_settle: list[str] = []
+    """What would settle an insufficient-evidence recommendation."""
+    uncovered: list[str] = []
+    """Accepted subcategories without a passing score verdict."""
 
 
 class Recommendation(BaseModel):
@@ -48,52 +70,117 @@ class Recommendation(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     outcome: Outcome
-    """The best candidate's outcome (reject when there is none)."""
+    """The best candidate's outcome (insufficient evidence when there is none)."""
     models: list[str]
     """Candidates with that outcome."""
     reasons: list[str]
     """Why, in sentences."""
     candidates: list[CandidateRecommendation]
     """Per candidate, best first."""
+    error_control: str | None = None
+    """The family of score verdicts and its correction, in words."""
+    preregistration: list[str] = []
+    """Which verdicts are pre-registered and which not: a headline, then one line per rule."""
+
+
+class Disagreement(BaseModel):
+    """The committee decided otherwise than the verdicts support."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str | None
+    """The candidate decided on (None: the use as a whole)."""
+    decided: Outcome
+    """The committee's outcome."""
+    recommended: Outcome
+    """What the verdicts support now."""
+    recommended_then: Outcome | None
+    """What the tool recommended when the decision was recorded."""
+    rationale: str
+    """The committee's recorded reason."""
+    text: str
+    """The disagreement in one paragraph."""
+
+
+def _count(verdicts: list[Verdict]) -> dict[str, int]:
+    return {s: sum(v.status == s for v in verdicts) for s in STATUSES}
 
 
 def _where(v: Verdict) -> str:
     return f"{v.rule_id}" + (f" on {v.benchmark}" if v.benchmark else "")
 
 
-def _conditions(open_: list[Verdict]) -> list[str]:
-    by_rule: dict[str, list[Verdict]] = {}
-    for v in open_:
-        by_rule.setdefault(v.rule_id, []).append(v)
-    out = []
-    for rule_id, vs in by_rule.items():
-        benches = sorted({v.benchmark for v in vs if v.benchmark})
-        known = [v.further_cases for v in vs if v.further_cases is not None]
-        what = f" ({', '.join(benches)})" if benches else ""
-        more = f"; about {max(known):,} more cases would likely settle the largest gap" if known else ""
-        out.append(f"Settle rule {rule_id}{what} with further evidence before relying on it{more}; "
-                   "until then the review plan covers it.")
-    return out
+def _misses_bar(v: Verdict) -> bool:
+    if v.estimate is None or v.threshold is None or v.direction not in ("at_least", "at_most"):
+        return False
+    return compare(v.estimate, v.estimate, v.threshold, v.direction) != "pass"
+
+
+def _covers(v: Verdict, subcategory: str) -> bool:
+    return bool(v.subcategory) and slug(v.subcategory) in subcategory_keys(subcategory)
+
+
+def _settle(v: Verdict) -> str:
+    method = v.further_cases_method or ""
+    if v.further_cases is not None and not method[:1].isdigit():
+        method = f"{v.further_cases:,} more cases ({method or 'estimated'})"
+    return f"{_where(v)}: {method or v.reason}"
+
+
+def _blockers(score: list[Verdict], subcategories: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """(reasons, what would settle them, uncovered subcategories) that make a candidate not approvable."""
+    reasons, settle = [], []
+    for v in score:
+        if v.status != "inconclusive":
+            continue
+        if _misses_bar(v):
+            reasons.append(f"{_where(v)}: the estimate {fmt(v.estimate)} misses the bar {fmt(v.threshold)}, "
+                           "so it is not approvable; no number of further cases is expected to reach a pass.")
+        else:
+            reasons.append(f"{_where(v)} is inconclusive: {v.reason}")
+            settle.append(_settle(v))
+    passes = [v for v in score if v.status == "pass"]
+    uncovered = [s for s in subcategories if not any(_covers(v, s) for v in passes)]
+    for s in uncovered:
+        reasons.append(f"No passing score verdict for the accepted subcategory {subcategory_name(s)}.")
+        settle.append(f"Evidence with an interval on {subcategory_name(s)} that clears its bar.")
+    if not subcategories and not passes:
+        reasons.append("No score verdict passes.")
+    return reasons, settle, uncovered
 
 
 def recommend_candidate(model: str, verdicts: list[Verdict], locked: bool, log_problem: str | None,
-                        tier_note: str | None = None) -> CandidateRecommendation:
+                        tier_note: str | None = None,
+                        subcategories: list[str] = ()) -> CandidateRecommendation:
     """Recommendation for one candidate from its verdicts (see the module docstring).
 
     Example:
-        >>> v = Verdict(rule_id="r", kind="min_n", model="m", status="pass", reason="n=300 ≥ 100.")
+        >>> v = Verdict(rule_id="s", kind="score", model="m", status="inconclusive", reason="wide.")
         >>> recommend_candidate("m", [v], locked=True, log_problem=None).outcome
-        'approve'
+        'insufficient_evidence'
     """
-    statuses = ("pass", "fail", "inconclusive", "not_applicable")
-    counts = {s: sum(v.status == s for v in verdicts) for s in statuses}
+    score = [v for v in verdicts if v.is_score]
+    gates = [v for v in verdicts if not v.is_score]
+    counts, gating = _count(score), _count(gates)
+    common = dict(model=model, counts=counts, gating_counts=gating)
     fails = [v for v in verdicts if v.status == "fail"]
-    open_ = [v for v in verdicts if v.status == "inconclusive"]
     if fails:
-        return CandidateRecommendation(model=model, outcome="reject", counts=counts, conditions=[],
+        return CandidateRecommendation(outcome="reject", conditions=[], **common,
                                        reasons=[f"{_where(v)}: {v.reason}" for v in fails])
-    conditions = _conditions(open_)
-    reasons = [f"{counts['pass']} rule verdict(s) pass, {counts['inconclusive']} inconclusive, none fail."]
+    blockers, settle, uncovered = _blockers(score, list(subcategories))
+    if blockers:
+        return CandidateRecommendation(outcome="insufficient_evidence", conditions=[], to_settle=settle,
+                                       uncovered=uncovered, reasons=blockers, **common)
+    reasons = [f"{counts['pass']} score verdict(s) pass after the family correction, none fails or is open; "
+               f"gating rules: {gating['pass']} pass, {gating['inconclusive']} inconclusive."]
+    conditions = [f"Settle gating rule {_settle(v)}; until then the review plan covers it."
+                  for v in gates if v.status == "inconclusive"]
+    unregistered = [v for v in score if v.status == "pass" and not v.pre_registered]
+    if locked and unregistered:
+        names = ", ".join(_where(v) for v in unregistered)
+        conditions.append(f"{len(unregistered)} of {counts['pass']} passing score verdict(s) are not "
+                          f"pre-registered ({names}): their evidence was seen before the bar was set; "
+                          "confirm them on evidence attached after the lock, or accept them knowingly.")
     if not locked:
         conditions.append("Lock (pre-register) the acceptance rules and re-assess before relying on "
                           "the verdicts.")
@@ -105,8 +192,22 @@ def recommend_candidate(model: str, verdicts: list[Verdict], locked: bool, log_p
         conditions.append(f"Review the rules: {tier_note}.")
         reasons.append(f"The risk tier changed: {tier_note}.")
     outcome: Outcome = "approve_with_conditions" if conditions else "approve"
-    return CandidateRecommendation(model=model, outcome=outcome, reasons=reasons, conditions=conditions,
-                                   counts=counts)
+    return CandidateRecommendation(outcome=outcome, reasons=reasons, conditions=conditions, **common)
+
+
+def _summary(c: CandidateRecommendation) -> str:
+    g = c.gating_counts
+    return (f"{c.model}: {OUTCOME_LABELS[c.outcome].lower()} (score verdicts: {c.counts['pass']} passed, "
+            f"{c.counts['fail']} failed, {c.counts['inconclusive']} inconclusive; gating rules counted "
+            f"apart: {g.get('pass', 0)} passed, {g.get('fail', 0)} failed, "
+            f"{g.get('inconclusive', 0)} inconclusive).")
+
+
+def overall(per: list[CandidateRecommendation]) -> tuple[Outcome, list[str], list[str]]:
+    """(best outcome, candidates with it, reasons) from per-candidate recommendations sorted best first."""
+    best = per[0].outcome
+    models = [c.model for c in per if c.outcome == best]
+    return best, models, [f"{OUTCOME_LABELS[best]}: {', '.join(models)}.", *(_summary(c) for c in per)]
 
 
 def recommend(assessment: Assessment) -> Recommendation:
@@ -114,18 +215,42 @@ def recommend(assessment: Assessment) -> Recommendation:
 
     Example:
         >>> recommend(assess(dossier)).outcome  # doctest: +SKIP
-        'approve_with_conditions'
+        'insufficient_evidence'
     """
     a = assessment
+    control = a.family.statement() if a.family else None
+    head, lines = preregistration_summary(a.verdicts)
+    prereg = [head, *lines]
     per = [recommend_candidate(m, [v for v in a.verdicts if v.model == m], a.locked, a.change_log_problem,
-                               a.tier_note) for m in a.models]
+                               a.tier_note, a.subcategories) for m in a.models]
     per.sort(key=lambda c: (RANK[c.outcome], -c.counts["pass"], c.counts["inconclusive"]))
     if not per:
-        return Recommendation(outcome="reject", models=[], candidates=[],
+        return Recommendation(outcome="insufficient_evidence", models=[], candidates=[],
+                              error_control=control, preregistration=prereg,
                               reasons=["No evidence is attached, so nothing supports an approval."])
-    best = per[0].outcome
-    models = [c.model for c in per if c.outcome == best]
-    reasons = [f"{OUTCOME_LABELS[best]}: {', '.join(models)}."]
-    reasons += [f"{c.model}: {OUTCOME_LABELS[c.outcome].lower()} ({c.counts['fail']} failed, "
-                f"{c.counts['inconclusive']} inconclusive, {c.counts['pass']} passed)." for c in per]
-    return Recommendation(outcome=best, models=models, reasons=reasons, candidates=per)
+    best, models, reasons = overall(per)
+    return Recommendation(outcome=best, models=models, reasons=reasons, candidates=per, error_control=control,
+                          preregistration=prereg)
+
+
+def disagreement(decision: CommitteeDecision | None, rec: Recommendation) -> Disagreement | None:
+    """How the committee's decision differs from what the verdicts support (None when it does not).
+
+    The comparison is with the recommendation for the candidate decided on (the overall one for a
+    decision about the use as a whole).
+    """
+    if decision is None:
+        return None
+    cand = next((c for c in rec.candidates if c.model == decision.model), None)
+    recommended = cand.outcome if cand else rec.outcome
+    if recommended == decision.outcome:
+        return None
+    who = decision.model or "the use as a whole"
+    then = decision.recommended
+    note = (f" (when the decision was recorded the tool recommended {OUTCOME_LABELS[then].lower()})"
+            if then and then != recommended else "")
+    text = (f"The committee decided {OUTCOME_LABELS[decision.outcome].lower()} for {who}; the verdicts "
+            f"support {OUTCOME_LABELS[recommended].lower()}{note}. The committee's recorded reason: "
+            f"{decision.rationale}")
+    return Disagreement(model=decision.model, decided=decision.outcome, recommended=recommended,
+                        recommended_then=then, rationale=decision.rationale, text=text)

@@ -1,5 +1,9 @@
 """Verdicts of the rule kinds that are not about a score: minimum n, unscored share, judge agreement, cost.
 
+These are the *gating* rules: they are counted apart from score verdicts and never join the
+score family that ``verdict_math.adjust`` corrects, so a gate's pass never pads the pass count and
+a gate's error rate is the uncorrected one-sided 2.5% of its interval.
+
 Each function takes one rule and what it reads, and returns the verdict's fields as a dict (the
 candidate, benchmark and evidence ids are added by ``governance.rules.verdicts``). The arithmetic is in
 ``governance.rules.verdict_math``; the decisions they encode are listed in ``governance.rules.verdicts``.
@@ -9,8 +13,8 @@ from __future__ import annotations
 
 from evaluator.evidence import Evidence
 from evaluator.stats import wilson_interval
-from governance.evidence.judge_agreement import covers
-from governance.rules.verdict_math import compare, fmt, further_cases, interval_text
+from governance.evidence.judge_agreement import covers, gate_problem
+from governance.rules.verdict_math import POWER, compare, fmt, further_cases, interval_text
 
 
 def min_n_verdict(rule, e: Evidence) -> dict:
@@ -35,8 +39,11 @@ def min_n_verdict(rule, e: Evidence) -> dict:
                              "(not a fail).")
 
 
-def unscored_verdict(rule, e: Evidence) -> dict:
-    """Verdict fields for the unparsed/unscored-share ceiling (Wilson interval on the share)."""
+def unscored_verdict(rule, e: Evidence, power: float = POWER) -> dict:
+    """Verdict fields for the unparsed/unscored-share ceiling (Wilson interval on the share).
+
+    A gate, outside the score family: its one-sided error rate is the uncorrected 2.5%.
+    """
     out = dict(threshold=rule.threshold, direction="at_most")
     if (e.n_unparsed is None and e.n_unscored is None) or e.n is None:
         return out | dict(status="inconclusive", reason=f"{e.benchmark}: the source does not report how many "
@@ -54,15 +61,17 @@ def unscored_verdict(rule, e: Evidence) -> dict:
     seen = (f"{e.benchmark}: {bad} of {total} outputs unparsed or unscored, share "
             f"{interval_text(share, lo, hi, total)}")
     if status == "inconclusive":
-        more, method = further_cases(share, lo, hi, rule.threshold, total, wilson=True)
+        more, method = further_cases(share, lo, hi, rule.threshold, total, wilson=True, direction="at_most",
+                                     power=power)
         return out | dict(further_cases=more, further_cases_method=method,
-                          reason=f"{seen}: the interval contains the ceiling {fmt(rule.threshold)}{note}.")
+                          reason=f"{seen}: the interval contains the ceiling {fmt(rule.threshold)}{note}; "
+                                 f"{method}.")
     verb = "upper bound ≤" if status == "pass" else "lower bound >"
     return out | dict(reason=f"{seen}: {verb} ceiling {fmt(rule.threshold)}{note}.")
 
 
-def agreement_verdict(rule, setting, jury: list[Evidence]) -> dict:
-    """Verdict fields for the judge-agreement rule over one candidate's jury-scored evidence."""
+def agreement_verdict(rule, setting, jury: list[Evidence], power: float = POWER) -> dict:
+    """Verdict fields for the judge-agreement rule over one candidate's jury-scored evidence (a gate)."""
     out = dict(threshold=rule.threshold, evidence_ids=[e.id for e in jury])
     names = ", ".join(sorted({e.benchmark for e in jury}))
     if setting is None:
@@ -77,6 +86,8 @@ def agreement_verdict(rule, setting, jury: list[Evidence]) -> dict:
     seen = f"{setting.statistic} {measured} from {setting.source}"
     if uncovered:
         return out | dict(status="inconclusive", reason=f"{seen} was not measured on {', '.join(uncovered)}.")
+    if why := gate_problem(setting):
+        return out | dict(status="inconclusive", reason=f"{seen} {why}.")
     if lo is None:
         if not rule.allow_point_estimate:
             return out | dict(status="inconclusive", reason=f"{seen} has no interval and the committee "
@@ -85,9 +96,10 @@ def agreement_verdict(rule, setting, jury: list[Evidence]) -> dict:
     status = compare(lo, hi, rule.threshold, "at_least")
     if status == "inconclusive":
         more, method = further_cases(setting.estimate, lo, hi, rule.threshold, setting.n_instances,
-                                     wilson=False)
+                                     wilson=False, power=power)
         return out | dict(status=status, further_cases=more, further_cases_method=method,
-                          reason=f"{seen}: the interval contains {fmt(rule.threshold)} (covers {names}).")
+                          reason=f"{seen}: the interval contains {fmt(rule.threshold)} (covers {names}); "
+                                 f"{method}.")
     verb = "reaches" if status == "pass" else "misses"
     return out | dict(status=status, reason=f"{seen} {verb} {fmt(rule.threshold)} (covers {names}).")
 

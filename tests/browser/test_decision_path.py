@@ -70,10 +70,12 @@ def test_rules_lock_verdicts_decision_signoff_and_invalidation(page, app_factory
     fill(pg, note, "Committee meeting 4")
     click(pg, "Lock rules")
     pg.get_by_text("Locked by browser-test").wait_for()
-    metrics = pg.locator("[data-testid='stMetric']")
-    values = {m.locator("[data-testid='stMetricLabel']").inner_text().split()[-1]:
-              int(m.locator("[data-testid='stMetricValue']").inner_text()) for m in metrics.all()}
+    values: dict[str, int] = {}  # score verdicts and gating rules are two rows of metrics (issue 15)
+    for m in pg.locator("[data-testid='stMetric']").all():
+        label = m.locator("[data-testid='stMetricLabel']").inner_text().split()[-1]
+        values[label] = values.get(label, 0) + int(m.locator("[data-testid='stMetricValue']").inner_text())
     assert values["pass"] >= 1 and values["fail"] >= 1 and values["inconclusive"] >= 1, values
+    assert "Family of score verdicts" in main_text(pg) and "verdicts are pre-registered" in main_text(pg)
     pg.screenshot(path=str(tmp_path / "rules.png"), full_page=True)
 
     goto_page(pg, app, "Decision")

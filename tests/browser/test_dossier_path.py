@@ -59,7 +59,7 @@ def test_create_dossier_accept_two_suggestions_and_reload(page, app_factory, tmp
     app.proc.wait(20)
     store = Store.open(app.home / "medassure.duckdb")
     (only,) = store.list_dossiers()
-    mapping = store.load(only["id"]).dossier.mapping
+    mapping = store.load(only.id).dossier.mapping
     store.close()
     assert mapping.accepted == [k.removeprefix("accept_") for k in keys]
     assert all(d.by == "browser-test" for d in mapping.decisions)

@@ -221,3 +221,149 @@ def test_bertscore_baseline_is_computed_offline_when_asked():
     metrics = {b.metric: b for b in report.pooled.baselines}
     assert set(metrics) == {"ROUGE-L", "BERTScore-F1"}
     assert metrics["BERTScore-F1"].spearman.n == 8 and metrics["BERTScore-F1"].spearman.value > 0.5
+
+
+# --- known answers: single-measure ICCs, MedHELM's ICC(3,k) z, no clipping, κ rounding ----------
+
+def two_raters(r: float = 0.31, n: int = 200, offset: float = 0.2, sd: float = 0.5, seed: int = 5):
+    """Two series with Pearson correlation exactly ``r`` (the MedHELM authors' structure: 2 raters).
+
+    The second series is ``offset`` higher on average (a kinder jury), both with SD ``sd``.
+    """
+    rng = np.random.default_rng(seed)
+    a, e = rng.normal(size=n), rng.normal(size=n)
+    a = (a - a.mean()) / a.std(ddof=1)
+    e = e - e.mean()
+    e -= (e @ a) / (a @ a) * a  # orthogonal to a, so the sample correlation is exactly r
+    e /= e.std(ddof=1)
+    b = r * a + np.sqrt(1 - r**2) * e
+    return 3 + sd * a, 3 + offset + sd * b
+
+
+def anova_iccs(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    """Shrout & Fleiss / McGraw & Wong two-way ANOVA ICCs for k = 2 raters, written out by hand."""
+    data = np.column_stack([x, y])
+    n, k = data.shape
+    grand = data.mean()
+    msr = k * ((data.mean(axis=1) - grand) ** 2).sum() / (n - 1)
+    msc = n * ((data.mean(axis=0) - grand) ** 2).sum() / (k - 1)
+    sse = ((data - data.mean(axis=1, keepdims=True) - data.mean(axis=0) + grand) ** 2).sum()
+    mse = sse / ((n - 1) * (k - 1))
+    return {
+        "A,1": (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n),
+        "C,1": (msr - mse) / (msr + (k - 1) * mse),
+        "C,k": (msr - mse) / msr,
+    }
+
+
+def pingouin_iccs(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    import pingouin
+
+    n = len(x)
+    long = pd.DataFrame({"t": np.tile(np.arange(n), 2), "r": ["a"] * n + ["b"] * n, "s": np.r_[x, y]})
+    table = pingouin.intraclass_corr(long, targets="t", raters="r", ratings="s")
+    old_names = {"ICC2": "ICC(A,1)", "ICC3": "ICC(C,1)", "ICC3k": "ICC(C,k)"}  # pingouin < 0.7
+    table["Type"] = table["Type"].replace(old_names)
+    icc = table.set_index("Type")["ICC"]
+    return {"A,1": icc["ICC(A,1)"], "C,1": icc["ICC(C,1)"], "C,k": icc["ICC(C,k)"]}
+
+
+def test_authors_structure_single_measure_iccs_match_pingouin_and_hand_anova():
+    from evaluator.agreement.stats import icc31, zscore
+
+    x, y = two_raters()
+    assert np.corrcoef(x, y)[0, 1] == pytest.approx(0.31, abs=1e-12)
+    hand, ping = anova_iccs(x, y), pingouin_iccs(x, y)
+    assert icc21(x, y).value == pytest.approx(hand["A,1"], abs=1e-12) == pytest.approx(ping["A,1"], abs=1e-12)
+    assert icc31(x, y).value == pytest.approx(hand["C,1"], abs=1e-12) == pytest.approx(ping["C,1"], abs=1e-12)
+    # equal SDs: ICC(C,1) is r itself; the kinder jury's 0.2 offset pulls ICC(A,1) down to ~0.29
+    assert icc31(x, y).value == pytest.approx(0.31, abs=1e-12)
+    assert icc21(x, y).value == pytest.approx(0.288, abs=0.003)
+    # MedHELM's ICC(3,k) on z-scored series is exactly 2r/(1+r) = 0.473: the average-of-two figure
+    z = icc3k_z(x, y)
+    assert z.value == pytest.approx(2 * 0.31 / 1.31, abs=1e-12)
+    assert z.value == pytest.approx(anova_iccs(zscore(x), zscore(y))["C,k"], abs=1e-12)
+    assert z.value == pytest.approx(0.4733, abs=1e-4) and z.value > icc21(x, y).value + 0.18
+
+
+@pytest.mark.parametrize("r", [-0.4, 0.05, 0.31, 0.8])
+def test_icc3k_of_z_scored_raters_is_two_r_over_one_plus_r(r):
+    x, y = two_raters(r=r, n=60, seed=9)
+    assert icc3k_z(x, y).value == pytest.approx(2 * r / (1 + r), abs=1e-12)
+
+
+def test_authors_structure_is_gated_on_the_single_measure_icc():
+    from governance.evidence.judge_validity import agreement_setting
+
+    x, y = two_raters()
+    keys = [("med", f"c{i}") for i in range(len(x))]
+    clin, jur = dict(zip(keys, x, strict=True)), dict(zip(keys, y, strict=True))
+    report = compute_agreement(clinicians(clin), jury(jur), n_boot=50)
+    pooled = report.pooled
+    assert pooled.icc21.value == pytest.approx(icc21(x, y).value, abs=1e-12)
+    assert pooled.icc3k_z.value == pytest.approx(0.4733, abs=1e-4)
+    setting = agreement_setting(report, source="authors' structure", benchmarks=[], judges=[], by="t")
+    assert setting.statistic == "ICC(A,1)" and setting.estimate == pooled.icc21.value
+    assert setting.comparison_icc3k_z == pooled.icc3k_z.value
+    table = report.table()
+    gated = table[(table["dataset"] == "ALL") & table["statistic"].str.contains("gated")]
+    assert gated["value"].tolist() == [pooled.icc21.value] and gated["medhelm"].isna().all()
+    beside = table[(table["dataset"] == "ALL") & (table["comparison"] == "jury vs clinicians")
+                   & table["statistic"].str.startswith("ICC(3,k) z")]
+    assert beside["medhelm"].tolist() == [0.47] and "comparison only" in beside["statistic"].iloc[0]
+
+
+def test_negative_icc_below_minus_one_is_reported_unclipped():
+    # two raters who disagree on every case: row means nearly constant, so MSR << MSE
+    x = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 2.0, 4.0, 1.0])
+    y = 6.0 - x + np.array([0.1, -0.1, 0.2, 0.0, -0.2, 0.1, -0.1, 0.05])
+    hand, ping = anova_iccs(zscore_(x), zscore_(y)), pingouin_iccs(zscore_(x), zscore_(y))
+    est = icc3k_z(x, y)
+    assert hand["C,k"] < -1.1 and est.value == pytest.approx(hand["C,k"], abs=1e-12)
+    assert est.value == pytest.approx(ping["C,k"], abs=1e-12)
+    assert est.ci_lower < est.value < -1  # the interval is not cut at -1 either
+    r = np.corrcoef(x, y)[0, 1]
+    assert est.value == pytest.approx(2 * r / (1 + r))
+    a1 = icc21(x, y)
+    assert a1.value == pytest.approx(anova_iccs(x, y)["A,1"], abs=1e-12) and a1.ci_lower < -1
+
+
+def zscore_(v: np.ndarray) -> np.ndarray:
+    return (v - v.mean()) / v.std(ddof=1)
+
+
+def test_the_authors_like_minus_1_195_is_not_shown_as_minus_one():
+    # r = -0.374 gives 2r/(1+r) = -1.195, the figure the review found shown as -1.0
+    r = -0.37415
+    x, y = two_raters(r=r, n=30, seed=2)
+    assert icc3k_z(x, y).value == pytest.approx(-1.195, abs=1e-3)
+
+
+def test_kappa_rounds_half_up_where_medhelm_rounds_half_to_even():
+    from sklearn.metrics import cohen_kappa_score
+
+    from evaluator.agreement.stats import kappa_w, round_half_up
+
+    halves = np.array([1.5, 2.5, 3.5, 4.5])
+    assert round_half_up(halves).tolist() == [2, 3, 4, 5]
+    assert pd.Series(halves).round().tolist() == [2, 2, 4, 4] == np.round(halves).tolist()  # MedHELM's pandas
+    assert [round(h) for h in halves] == [2, 2, 4, 4]  # Python's round is half to even too
+    clin = np.array([1, 2, 2.5, 3, 4, 4.5, 5, 2.5, 3.5, 1.5, 2, 4])
+    jur = np.array([1, 2, 3, 3, 4, 5, 5, 2, 4, 1, 2, 4])
+    ours = kappa_w(clin, jur, n_boot=50).value
+    expected_up = cohen_kappa_score(round_half_up(clin), jur, weights="quadratic", labels=[1, 2, 3, 4, 5])
+    even = cohen_kappa_score(np.round(clin).astype(int), jur, weights="quadratic", labels=[1, 2, 3, 4, 5])
+    assert ours == pytest.approx(expected_up) and ours != pytest.approx(even)  # the documented difference
+
+
+def test_single_measure_interval_width_matches_pingouin_at_the_planned_f():
+    from scipy.stats import f as f_dist
+
+    n, rho = 40, 0.5
+    big_f = (1 + rho) / (1 - rho)
+    f_lo, f_hi = big_f / f_dist.ppf(0.975, n - 1, n - 1), big_f * f_dist.ppf(0.975, n - 1, n - 1)
+    by_hand = (f_hi - 1) / (f_hi + 1) - (f_lo - 1) / (f_lo + 1)
+    assert icc3k_interval_width(n, rho, single=True) == pytest.approx(by_hand, abs=1e-12)
+    n_needed = sample_size_for_width(0.3, rho, single=True)
+    assert icc3k_interval_width(n_needed, rho, single=True) <= 0.3 < icc3k_interval_width(n_needed - 1, rho,
+                                                                                          single=True)

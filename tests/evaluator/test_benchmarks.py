@@ -6,11 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 from pydantic import ValidationError
 
 from evaluator.benchmarks import (
     DEFAULT_DIR,
     BenchmarkError,
+    BenchmarkSpec,
     get_benchmark,
     list_benchmarks,
     load_benchmarks,
@@ -90,7 +92,12 @@ def _write_spec(tmp_path: Path, **changes) -> Path:
             "loader: pubmed_json",
             "unknown loader 'pubmed_json'; known loaders: .*pubmedqa_json",
         ),
-        ("metrics: [choice_accuracy]", "metrics: [choice_acc]", "unknown metric 'choice_acc'; known metrics"),
+        (
+            "metrics: [choice_accuracy]\nmain_metric: choice_accuracy",
+            "metrics: [choice_acc]\nmain_metric: choice_acc",
+            "unknown metric 'choice_acc'; known metrics",
+        ),
+        ("main_metric: choice_accuracy", "main_metric: rougeL", "main_metric 'rougeL' is not one of metrics"),
         ("loader: pubmedqa_json", "loader: pubmedqa_json\nloader_args: {years: [2016]}", "takes no argument"),
         ("Question: {question}", "Question: {query}", r"unknown placeholders \['query'\]"),
         ("id: pubmedqa", "id: pubmed_qa", "must equal the file name"),
@@ -135,3 +142,14 @@ def test_hashes_separate_spec_content_from_prompt_version():
     reworded = spec.model_copy(update={"prompt_template": spec.prompt_template + "\nBe brief."})
     assert prompt_hash(reworded) != prompt_hash(spec)
     assert len({prompt_hash(s) for s in list_benchmarks()}) == len(list_benchmarks())
+
+
+def test_every_shipped_spec_names_its_main_metric_and_omitting_it_means_the_first():
+    for path in sorted(DEFAULT_DIR.glob("*.yaml")):
+        assert "\nmain_metric: " in path.read_text(encoding="utf-8"), path.name
+    spec = get_benchmark("aci_bench")
+    assert spec.main_metric == "bertscore_f" and spec.main_metric in spec.metrics
+    text = (DEFAULT_DIR / "medec.yaml").read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    data.pop("main_metric")
+    assert BenchmarkSpec.model_validate(data).main_metric == "medec_error_flag_accuracy"

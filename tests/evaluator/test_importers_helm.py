@@ -9,11 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evaluator.importers import HelmImportError, load_helm_runs, run_evidence
+from evaluator.importers import HelmImportError, helm_run_evidence, load_helm_runs
 from evaluator.importers.helm_format import PerInstanceStats, recompute_means
 
 REPO = Path(__file__).resolve().parents[2]
-SUITE = REPO / ".." / "shared" / "helm_runs" / "suite_simple"
+# ../shared beside the main checkout; a git worktree under <root>/wt/<name> finds it one level up
+SHARED = next((p for p in (REPO / ".." / "shared", REPO / ".." / ".." / "shared") if p.is_dir()),
+              REPO / ".." / "shared")
+SUITE = SHARED / "helm_runs" / "suite_simple"
 RUN_NAME = "simple1:model=simple_model1"
 
 
@@ -45,7 +48,7 @@ def test_genuine_run_imports_as_unmapped_with_everything_kept(suite):
     assert len(run.stats) == len(_load(suite / RUN_NAME / "stats.json")) == 57
     assert run.n == 10 and run.ci_lower is None and run.instance_scores == {}
     with pytest.raises(ValueError, match="no main metric"):
-        run_evidence(run)
+        helm_run_evidence(run)
 
 
 def test_stats_means_are_copied_exactly_and_recomputed_from_per_instance_stats(suite):
@@ -118,7 +121,7 @@ def test_mapped_run_picks_the_main_metric_and_bootstraps_an_interval(suite):
     assert run.n == 10 and run.n_unscored == 0 and run.warnings == []
     assert run.ci_lower < run.mean < run.ci_upper
     assert run.requests[0].score is not None
-    ev = run_evidence(run)
+    ev = helm_run_evidence(run)
     assert ev.provenance == "helm-import" and ev.run_id == RUN_NAME
     assert ev.scale == "1-5" and ev.normalized_score == pytest.approx((true_mean - 1) / 4)
     assert ev.category == "Patient Communication and Education" and "bootstrap" in ev.ci_method
@@ -145,7 +148,7 @@ def test_mapped_run_without_its_main_stat_warns_and_cannot_become_evidence(suite
     assert run.benchmark == "MedMCQA" and run.main_split == "valid" and run.mean is None
     assert any("exact_match" in w and "valid" in w for w in run.warnings)
     with pytest.raises(ValueError):
-        run_evidence(run)
+        helm_run_evidence(run)
 
 
 # --- missing and malformed files: a clear per-file error, nothing imported ------------------------
@@ -187,3 +190,112 @@ def test_empty_or_missing_folders(tmp_path):
         load_helm_runs(tmp_path)
     with pytest.raises(HelmImportError, match="no such folder"):
         load_helm_runs(tmp_path / "nope")
+
+
+# --- out-of-scale jury values, headline vs recomputed mean, non-finite numbers --------------------
+
+def _set_jury_value(run_dir: Path, instance_id: str, value: float, trial: int | None = None) -> None:
+    per_instance = _load(run_dir / "per_instance_stats.json")
+    for row in per_instance:
+        if row["instance_id"] == instance_id and (trial is None or row["train_trial_index"] == trial):
+            for stat in row["stats"]:
+                if stat["name"]["name"] == "medication_qa_accuracy":
+                    stat.update(sum=value, sum_squared=value * value, min=value, max=value, mean=value)
+    _dump(run_dir / "per_instance_stats.json", per_instance)
+
+
+def _jury_values(run_dir: Path) -> dict[str, list[float]]:
+    values: dict[str, list[float]] = {}
+    for row in _load(run_dir / "per_instance_stats.json"):
+        for stat in row["stats"]:
+            if stat["name"]["name"] == "medication_qa_accuracy":
+                values.setdefault(row["instance_id"], []).append(stat["sum"] / stat["count"])
+    return values
+
+
+def test_a_zero_jury_annotation_is_unscored_and_both_means_are_shown(suite):
+    from governance.evidence.helm_import import preview_helm_import
+
+    run_dir, headline = _make_jury_run(suite, ["medication_qa"])
+    _set_jury_value(run_dir, "id10", 0.0, trial=1)  # one failed annotation; stats.json left as HELM wrote it
+    values = _jury_values(run_dir)
+    kept = [np.mean(v) for iid, v in values.items() if iid != "id10"]
+    per_trial = {}  # HELM's arithmetic over every value, the zero included
+    for row in _load(run_dir / "per_instance_stats.json"):
+        for stat in row["stats"]:
+            if stat["name"]["name"] == "medication_qa_accuracy":
+                per_trial.setdefault(row["train_trial_index"], []).append(stat["sum"])
+    recomputed = float(np.mean([np.mean(v) for v in per_trial.values()]))
+    (run,) = load_helm_runs(suite)
+    assert run.mean == headline and run.recomputed_mean == pytest.approx(recomputed, abs=1e-12)
+    assert recomputed < headline  # the zero drags HELM's own arithmetic down
+    assert run.n == 9 and run.n_unscored == 1 and "id10" not in run.instance_scores
+    assert "outside the 1-5 scale" in run.unscored_reasons["id10"]
+    assert "0.0 when a jury annotation fails" in run.unscored_reasons["id10"]
+    assert run.scored_mean == pytest.approx(np.mean(kept), abs=1e-12) and run.score == run.scored_mean
+    text = " | ".join(run.warnings)
+    assert f"{headline:.4f}" in text and f"{recomputed:.4f}" in text and f"{run.scored_mean:.4f}" in text
+    assert all(r.score is None for r in run.requests if r.instance_id == "id10")
+    ev = helm_run_evidence(run)
+    assert ev.score == run.scored_mean and ev.n == 9 and ev.n_unscored == 1
+    assert f"{headline:.4f}" in ev.caveat and ev.ci_lower < ev.score < ev.ci_upper
+    (preview,) = preview_helm_import(str(suite)).runs
+    assert preview.unscored == [f"id10: {run.unscored_reasons['id10']}"]
+    assert (preview.mean, preview.recomputed_mean, preview.score) == (headline, run.recomputed_mean, ev.score)
+    assert any(w.startswith("stats.json's headline mean") for w in preview.warnings)
+    assert {i.note for i in preview.instances if i.instance_id == "id10"} == {
+        f"unscored: {run.unscored_reasons['id10']}"}
+
+
+def test_a_headline_the_per_instance_values_do_not_reproduce_warns_with_both(suite):
+    run_dir, true_mean = _make_jury_run(suite, ["medication_qa"])
+    stats = _load(run_dir / "stats.json")
+    for s in stats:
+        if s["name"] == {"name": "medication_qa_accuracy", "split": "test"}:
+            s["mean"] = 4.99
+    _dump(run_dir / "stats.json", stats)
+    (run,) = load_helm_runs(suite)
+    assert run.mean == 4.99 and run.n_unscored == 0 and run.unscored_reasons == {}
+    assert any(f"headline mean 4.9900 differs from {true_mean:.4f} recomputed" in w for w in run.warnings)
+    ev = helm_run_evidence(run)
+    assert ev.score == pytest.approx(true_mean, abs=1e-12) != 4.99  # the figure its interval rests on
+    assert "4.9900" in ev.caveat
+
+
+def test_agreeing_means_cite_the_headline_without_warnings(suite):
+    _, true_mean = _make_jury_run(suite, ["medication_qa"])
+    (run,) = load_helm_runs(suite)
+    assert run.warnings == [] and run.score == run.mean == true_mean
+    assert run.score_basis == "stats.json headline mean"
+
+
+@pytest.mark.parametrize("filename,value,word", [
+    ("per_instance_stats.json", float("nan"), "NaN"),
+    ("stats.json", float("inf"), "Infinity"),
+])
+def test_non_finite_numbers_are_refused_naming_file_and_field(suite, filename, value, word):
+    run_dir, _ = _make_jury_run(suite, ["medication_qa"])
+    raw = _load(run_dir / filename)
+    if filename == "stats.json":
+        raw[-3]["mean"] = value  # the main stat appended by _make_jury_run
+        field = "[medication_qa_accuracy].mean"
+    else:
+        stat = next(s for s in raw[2]["stats"] if s["name"]["name"] == "medication_qa_accuracy")
+        stat["sum"] = value
+        field = f"2[{raw[2]['instance_id']}].stats."
+    (run_dir / filename).write_text(json.dumps(raw))  # Python's json writes a bare NaN / Infinity
+    assert word in (run_dir / filename).read_text()
+    with pytest.raises(HelmImportError) as info:
+        load_helm_runs(suite)
+    (err,) = info.value.errors
+    assert err.path == run_dir / filename and f"non-finite number {word}" in err.reason
+    assert field in err.reason and str(run_dir / filename) in str(info.value)
+
+
+def test_a_minus_infinity_logprob_in_completions_is_not_read_and_not_refused(suite):
+    path = suite / RUN_NAME / "scenario_state.json"
+    state = _load(path)
+    state["request_states"][0]["result"]["completions"][0]["logprob"] = float("-inf")
+    path.write_text(json.dumps(state))
+    (run,) = load_helm_runs(suite)
+    assert run.requests[0].completions[0] == "Output:"

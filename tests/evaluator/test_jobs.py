@@ -7,7 +7,6 @@ import threading
 import pytest
 
 from evaluator.runs.jobs import JobManager, job_status, wait_job
-from evaluator.runs.store import RunStore
 from governance.evidence.local_runs import build_request, resume_run, start_run
 from tests.calc_answers import calculator_answers
 
@@ -23,12 +22,9 @@ def test_a_finished_job_is_read_back_from_the_store_by_another_manager(store, ca
     done = start_run(store, request, mine).join(60)
     assert done.state == "completed" and (done.done, done.total) == (6, 6)
 
-    cur = store.cursor()
-    try:
-        here = job_status(cur, done.job_id, mine)
-        elsewhere = job_status(cur, done.job_id, JobManager())  # e.g. after an app restart
-    finally:
-        cur.close()
+    with store.for_thread() as db:
+        here = job_status(db, done.job_id, mine)
+        elsewhere = job_status(db, done.job_id, JobManager())  # e.g. after an app restart
     assert here.alive is False and here.summary.n == 6
     assert (elsewhere.state, elsewhere.done, elsewhere.total) == ("completed", 6, 6)
     assert elsewhere.kind == "benchmark" and elsewhere.run_id == done.run_id
@@ -37,16 +33,13 @@ def test_a_finished_job_is_read_back_from_the_store_by_another_manager(store, ca
 
 
 def test_a_job_cut_off_by_its_process_reads_as_interrupted(store):
-    cur = store.cursor()
-    try:
-        RunStore(cur, journal_dir=None).save_job({
-            "job_id": "job-dead", "kind": "scenario", "job_key": "k", "label": "", "run_id": None,
-            "state": "running", "done": 4, "total": 10, "note": "", "error": None, "result": None,
-            "started_at": "2026-01-01T00:00:00+00:00"})
-        status = job_status(cur, "job-dead", JobManager())
-        assert job_status(cur, "job-none", JobManager()) is None
-    finally:
-        cur.close()
+    assert job_status(store, "job-dead", JobManager()) is None, "no job table yet: nothing, no error"
+    store.runs.save_job({
+        "job_id": "job-dead", "kind": "scenario", "job_key": "k", "label": "", "run_id": None,
+        "state": "running", "done": 4, "total": 10, "note": "", "error": None, "result": None,
+        "started_at": "2026-01-01T00:00:00+00:00"})
+    status = job_status(store, "job-dead", JobManager())
+    assert job_status(store, "job-none", JobManager()) is None
     assert (status.state, status.done, status.total, status.alive) == ("interrupted", 4, 10, False)
 
 
@@ -75,22 +68,23 @@ def test_generic_work_reports_progress_errors_and_one_live_job_per_key(store):
     jobs, gate = JobManager(), threading.Event()
     seen = []
 
-    def work(con, job):
+    def work(db, job):
+        assert db is not store and db.path == store.path, "the job works on its own view of the stores"
         for i in range(1, 4):
             job.on_progress(i, 3, None, note=f"step {i}")
         gate.wait(10)
         return {"fine": True}
 
-    job = jobs.start(store.cursor(), "jury", "key-1", work, total=3)
-    assert jobs.start(store.cursor(), "jury", "key-1", work) is job and jobs.live() == [job]
+    job = jobs.start(store, "jury", "key-1", work, total=3)
+    assert jobs.start(store, "jury", "key-1", work) is job and jobs.live() == [job]
     gate.set()
     end = wait_job(job, lambda d, t, _row: seen.append((d, t)), poll_s=0.01)
     assert seen == [(1, 3), (2, 3), (3, 3)] and end.state == "completed" and end.note == "step 3"
     assert end.result == {"fine": True} and jobs.live() == []
 
-    def broken(con, job):
+    def broken(db, job):
         raise ValueError("no such judge")
 
-    failed = jobs.start(store.cursor(), "jury", "key-2", broken).join(10)
+    failed = jobs.start(store, "jury", "key-2", broken).join(10)
     assert failed.state == "error" and failed.error == "ValueError: no such judge"
     assert isinstance(jobs.get("key-2").exception, ValueError)

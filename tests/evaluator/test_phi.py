@@ -1,11 +1,18 @@
-"""PHI guard: what it finds (true positives), what it must not flag (doses, lab values, ...),
-masking, redaction and the run gate."""
+"""PHI guard: what it finds (true positives, the forms clinicians write, the labelled notes), what
+it must not flag (doses, lab values, eponyms, drug names), masking, whole-span redaction, the run
+gate, and the permissions of the database that holds the cases."""
+
+import json
+import os
+import stat
+from pathlib import Path
 
 import pytest
 
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.instance import Instance
 from evaluator.phi import (
+    PLACEHOLDERS,
     check_phi_for_run,
     find_identifiers,
     mask,
@@ -13,7 +20,11 @@ from evaluator.phi import (
     redact_text,
     scan_instances,
 )
+from evaluator.phi.names import name_lists
 from evaluator.scenarios.run import phi_gate
+from governance.dossier.store import Store
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "phi"
 
 TRUE_POSITIVES = [
     ("MRN: 12345678", "mrn", "12345678"),
@@ -37,9 +48,9 @@ TRUE_POSITIVES = [
     ("lives at 12 Oak Street", "address", "12 Oak Street"),
     ("450 Maple Avenue, apt 2", "address", "450 Maple Avenue"),
     ("P.O. Box 123", "address", "P.O. Box 123"),
-    ("Mr. Smith reports", "name", "Smith"),
-    ("seen by Dr. Anna Lopez", "name", "Anna Lopez"),
-    ("Mrs O'Brien called", "name", "O'Brien"),
+    ("Mr. Smith reports", "name", "Mr. Smith"),
+    ("seen by Dr. Anna Lopez", "name", "Dr. Anna Lopez"),
+    ("Mrs O'Brien called", "name", "Mrs O'Brien"),
 ]
 
 NEAR_MISSES = [
@@ -88,7 +99,7 @@ def test_scan_counts_per_row_and_masks_examples():
 def test_redaction_uses_typed_placeholders_and_leaves_clinical_numbers():
     text, counts = redact_text("Mr. Smith (MRN 12345678, DOB 03/14/1961) on metformin 500 mg; "
                                "call (555) 867-5309 or mail a@b.org; lives at 12 Oak Street; SSN 123-45-6789")
-    assert text == ("Mr. [NAME] (MRN [MRN], DOB [DATE]) on metformin 500 mg; call [PHONE] or mail [EMAIL]; "
+    assert text == ("[NAME] (MRN [MRN], DOB [DATE]) on metformin 500 mg; call [PHONE] or mail [EMAIL]; "
                     "lives at [ADDRESS]; SSN [SSN]")
     assert counts == {"name": 1, "mrn": 1, "dob": 1, "phone": 1, "email": 1, "address": 1, "ssn": 1}
 
@@ -98,7 +109,7 @@ def test_redacted_cases_rescan_clean_and_keep_answer_keys():
                       choices=("yes", "no"), reference="A", answer_type="choice", subgroups={"sex": "F"})]
     redacted, counts = redact_instances(cases)
     assert counts == {"name": 1, "phone": 1}
-    assert redacted[0].context == "Reach Ms. [NAME] at [PHONE]."
+    assert redacted[0].context == "Reach [NAME] at [PHONE]."
     assert (redacted[0].reference, redacted[0].subgroups, redacted[0].id) == ("A", {"sex": "F"}, "1")
     assert scan_instances(redacted).total == 0
 
@@ -117,3 +128,123 @@ def test_phi_gate_reads_the_endpoint_flag():
     cases = [Instance(id="1", context="mail jo@clinic.org", reference="x")]
     assert not phi_gate(cases, ModelEndpoint(name="v", model="gpt-4o")).allowed
     assert phi_gate(cases, ModelEndpoint(name="v", model="gpt-4o", phi_approved=True)).allowed
+
+
+# The ten forms that all got through the regex guard before issue 19, as a clinician wrote them.
+CLINICIAN_VARIANTS = [
+    ("Patient John Smith, 67, presented with chest pain.", "name", "John Smith"),
+    ("SMITH, JOHN A. admitted via the ED.", "name", "SMITH, JOHN A."),
+    ("Spoke with mrs. garcia about the plan.", "name", "mrs. garcia"),
+    ("DOB 3/4/52, here for follow-up.", "dob", "3/4/52"),
+    ("Colonoscopy 03-Mar-2024, no polyps.", "date", "03-Mar-2024"),
+    ("Daughter reachable at 555-0142.", "phone", "555-0142"),
+    ("SS# 123 45 6789 on the form.", "ssn", "123 45 6789"),
+    ("Med Rec # 44-71-223, bed 4B.", "mrn", "44-71-223"),
+    ("Lives at 1420 Birchwood Drive, Dayton, OH 45402.", "address", "1420 Birchwood Drive, Dayton, OH 45402"),
+    ("A 94-year-old woman after a fall.", "age", "94"),
+]
+
+
+@pytest.mark.parametrize("text, kind, value", CLINICIAN_VARIANTS)
+def test_clinician_written_variant_is_caught_whole(text, kind, value):
+    assert [(k, text[s:e]) for k, s, e in find_identifiers(text)] == [(kind, value)]
+
+
+def test_age_over_89_only():
+    assert [k for k, _, _ in find_identifiers("Patient John Smith, 97, on hospice.")] == ["name", "age"]
+    for text in ("An 89-year-old man", "Infant aged 90 days with fever", "weight 95 kg", "SpO2 92% on RA",
+                 "90 pack-year smoking history", "age 34, G2P1"):
+        assert all(k != "age" for k, _, _ in find_identifiers(text)), text
+
+
+@pytest.mark.parametrize("text", [
+    "Wells score 4, D-dimer positive.", "Parkinson disease on carbidopa-levodopa.", "Glasgow Coma Scale 14.",
+    "Foley catheter placed.", "Bence Jones protein in urine.", "Ramsay Hunt syndrome.",
+    "Austin Flint murmur.",
+    "Stevens-Johnson syndrome after lamotrigine.", "Will start amiodarone 200 mg.", "May need dialysis.",
+    "Switched from Coumadin to Eliquis 5 mg BID.", "Na 131, K 5.6 after Kayexalate.", "MR 3+ on echo.",
+    "Dr. on call was paged.", "Patient Controlled Analgesia started.", "Tommy John surgery in 2015.",
+    "titrate 250-1000 mg", "Visit 2 of 6 completed.", "PT 12.5 sec, INR 1.1",
+])
+def test_eponyms_drugs_and_lab_values_are_not_names_or_identifiers(text):
+    assert find_identifiers(text) == []
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Mr. Smith-Jones was seen.", "[NAME] was seen."),
+    ("Mrs. Mary Lee reports pain.", "[NAME] reports pain."),
+    ("Dr. Anna Lopez-Rivera reviewed.", "[NAME] reviewed."),
+    ("mrs. o'brien fell.", "[NAME] fell."),
+    ("BROWN, PATRICIA M presented.", "[NAME] presented."),
+    ("Called her son, David Nguyen, at 617.555.0123.", "Called her son, [NAME], at [PHONE]."),
+    ("Attending: Dr. K. Patel.", "Attending: [NAME]."),
+    ("Seen with J. Smith from social work.", "Seen with [NAME] from social work."),
+])
+def test_redaction_replaces_the_whole_span(text, expected):
+    assert redact_text(text)[0] == expected
+
+
+def test_every_kind_has_a_placeholder_and_the_names_come_from_faker():
+    kinds = {json.loads(line)["spans"][0]["kind"] for line in (DATA / "labelled_notes.jsonl").open()
+             if json.loads(line)["spans"]}
+    assert kinds <= set(PLACEHOLDERS) and len(kinds) == 20
+    first, last = name_lists()
+    assert len(first) > 10_000 and len(last) > 10_000
+    assert {"john", "maria"} <= first and {"smith", "garcia", "nguyen"} <= last
+
+
+def _measure(path: Path) -> tuple[int, int, int, int]:
+    """(identifiers, caught whole, clean sentences, clean sentences flagged)."""
+    n = hit = clean = flagged = 0
+    for line in path.read_text(encoding="utf-8").splitlines():
+        rec = json.loads(line)
+        found = find_identifiers(rec["text"])
+        if not rec["spans"]:
+            clean, flagged = clean + 1, flagged + bool(found)
+        for span in rec["spans"]:
+            covered = {i for _, s, e in found for i in range(s, e)}
+            n += 1
+            hit += all(i in covered for i in range(span["start"], span["end"]) if rec["text"][i].isalnum())
+    return n, hit, clean, flagged
+
+
+@pytest.mark.parametrize("name", ["labelled_notes.jsonl", "heldout_notes.jsonl"])
+def test_labelled_notes_recall_and_false_positives(name):
+    n, hit, clean, flagged = _measure(DATA / name)
+    assert n >= 40 and clean >= 25
+    assert hit / n >= 0.95, f"recall {hit}/{n}"
+    assert flagged <= 1, f"{flagged} of {clean} identifier-free sentences flagged"
+
+
+def test_labelled_set_is_big_enough():
+    n, _, clean, _ = _measure(DATA / "labelled_notes.jsonl")
+    assert n >= 100 and clean >= 50
+
+
+def test_store_home_is_0700_and_database_0600(tmp_path, monkeypatch):
+    home = tmp_path / "medassure-home"
+    monkeypatch.setenv("MEDASSURE_HOME", str(home))
+    store = Store.open()
+    try:
+        assert stat.S_IMODE(os.stat(home).st_mode) == 0o700
+        assert stat.S_IMODE(os.stat(home / "medassure.duckdb").st_mode) == 0o600
+    finally:
+        store.close()
+    home.chmod(0o755)  # an existing home that was too open is tightened on the next open
+    (home / "medassure.duckdb").chmod(0o644)
+    Store.open().close()
+    assert stat.S_IMODE(os.stat(home).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(home / "medassure.duckdb").st_mode) == 0o600
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Seen on the 3rd of March.", [("date", "3rd of March")]),
+    ("Visit: 4/5/2024 10:30", [("date", "4/5/2024")]),  # a date after a keyword is not an account number
+    ("93M with pneumonia.", [("age", "93")]),
+    ("Temp 101F overnight, now afebrile.", []),
+    ("Her husband (Carlos) is at bedside.", [("name", "Carlos")]),
+    ("Aadhaar 1234 5678 9012", [("id", "1234 5678 9012")]),
+    ("E. coli and S. Aureus in culture.", []),
+])
+def test_more_written_forms(text, expected):
+    assert [(k, text[s:e]) for k, s, e in find_identifiers(text)] == expected

@@ -24,8 +24,9 @@ from evaluator.scenarios import (
     run_scenario,
     scenario_evidence,
     scenario_results,
-    suggest_mapping,
+    suggest_column_mapping,
 )
+from evaluator.stores import ComponentStores
 from tests.fakes import constant_answer
 
 HOSPITAL_CSV = (
@@ -54,7 +55,7 @@ def test_hospital_csv_with_its_own_column_names_is_mapped_and_read():
 
 
 def test_suggested_mapping_and_map_errors():
-    m = suggest_mapping(["ID", "Note", "Question", "Answer", "tag_sex", "comment"])
+    m = suggest_column_mapping(["ID", "Note", "Question", "Answer", "tag_sex", "comment"])
     assert m.fields == {"id": "ID", "context": "Note", "question": "Question", "reference": "Answer"}
     assert m.tags == {"sex": "tag_sex"}
     with pytest.raises(MappingError, match="no column 'Nope'"):
@@ -87,12 +88,14 @@ def test_xlsx_and_jsonl_are_read_like_csv():
 def test_versions_are_content_hashed_and_edits_append():
     con = duckdb.connect()
     data = b"id,question,reference\nq1,2+2?,4\n"
-    v1 = import_scenario(con, "c.csv", data, author="a", subcategory_ids=["patient_provider_messaging"])
-    same = import_scenario(con, "c.csv", data, author="b", scenario_id=v1.scenario_id,
+    v1 = import_scenario(ScenarioStore(con), "c.csv", data, author="a",
+                         subcategory_ids=["patient_provider_messaging"])
+    same = import_scenario(ScenarioStore(con), "c.csv", data, author="b", scenario_id=v1.scenario_id,
                            subcategory_ids=["patient_provider_messaging"])
     assert (same.version, same.hash) == (1, v1.hash)
-    v2 = import_scenario(con, "c.csv", b"id,question,reference\nq1,2+2?,4\nq2,3+3?,6\n", author="b",
-                         scenario_id=v1.scenario_id, subcategory_ids=["patient_provider_messaging"])
+    v2 = import_scenario(ScenarioStore(con), "c.csv", b"id,question,reference\nq1,2+2?,4\nq2,3+3?,6\n",
+                         author="b", scenario_id=v1.scenario_id,
+                         subcategory_ids=["patient_provider_messaging"])
     assert (v2.version, v2.parent_hash, v2.n_instances) == (2, v1.hash, 2) and v2.hash != v1.hash
     store = ScenarioStore(con)
     assert [v.version for v in store.list_versions(v1.scenario_id)] == [2, 1]
@@ -105,16 +108,16 @@ def test_versions_are_content_hashed_and_edits_append():
 def test_redaction_makes_a_new_version_and_records_it():
     con = duckdb.connect()
     data = b"id,context,question,reference\nq1,Call Mr. Lee at 555-867-5309,Ok?,yes\nq2,Na 138,Normal?,yes\n"
-    v1 = import_scenario(con, "p.csv", data, author="nurse")
+    v1 = import_scenario(ScenarioStore(con), "p.csv", data, author="nurse")
     assert v1.phi["counts"] == {"name": 1, "phone": 1}
-    v2 = redact_version(con, v1.scenario_id, author="privacy officer")
+    v2 = redact_version(ScenarioStore(con), v1.scenario_id, author="privacy officer")
     assert v2.version == 2 and v2.phi["counts"] == {}
     assert v2.redaction["from_version"] == 1 and v2.redaction["replaced"] == {"name": 1, "phone": 1}
     assert v2.redaction["by"] == "privacy officer" and "redacted version 1" in v2.note
     (case, clean) = ScenarioStore(con).instances(v1.scenario_id, 2)
-    assert case.context == "Call Mr. [NAME] at [PHONE]" and clean.context == "Na 138"
+    assert case.context == "Call [NAME] at [PHONE]" and clean.context == "Na 138"
     with pytest.raises(ValueError, match="nothing to redact|no likely identifiers"):
-        redact_version(con, v1.scenario_id, author="x")
+        redact_version(ScenarioStore(con), v1.scenario_id, author="x")
 
 
 def _subgroup_csv(phone: bool = True) -> bytes:
@@ -129,10 +132,10 @@ def _subgroup_csv(phone: bool = True) -> bytes:
 
 def test_phi_gate_blocks_before_anything_is_sent(llm_server):
     con = duckdb.connect()
-    v1 = import_scenario(con, "s.csv", _subgroup_csv(), author="t")
+    v1 = import_scenario(ScenarioStore(con), "s.csv", _subgroup_csv(), author="t")
     endpoint = ModelEndpoint(name="vendor", model="openai/fake", api_base=llm_server.url)
     with pytest.raises(ScenarioRunBlocked, match="not approved for protected health information"):
-        run_scenario(con, v1.scenario_id, endpoint)
+        run_scenario(ComponentStores(con), v1.scenario_id, endpoint)
     assert llm_server.hits == 0 and ScenarioStore(con).runs(v1.scenario_id) == []
     assert "runs" not in {t for (t,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
 
@@ -140,14 +143,15 @@ def test_phi_gate_blocks_before_anything_is_sent(llm_server):
 def test_run_after_redaction_gives_results_with_flagged_and_suppressed_groups(llm_server):
     llm_server.configure(answer=constant_answer("A"))
     con = duckdb.connect()
-    v1 = import_scenario(con, "s.csv", _subgroup_csv(), author="t")
-    redact_version(con, v1.scenario_id, author="t")
+    v1 = import_scenario(ScenarioStore(con), "s.csv", _subgroup_csv(), author="t")
+    redact_version(ScenarioStore(con), v1.scenario_id, author="t")
     endpoint = ModelEndpoint(name="vendor", model="openai/fake", api_base=llm_server.url)
     seen = []
-    summary = run_scenario(con, v1.scenario_id, endpoint, on_progress=lambda d, t, r: seen.append((d, t)))
+    summary = run_scenario(ComponentStores(con), v1.scenario_id, endpoint,
+                           on_progress=lambda d, t, r: seen.append((d, t)))
     assert summary.status == "completed" and summary.n == 31 and seen[-1] == (31, 31)
     assert "[PHONE]" in "".join(llm_server.hits_by_prompt) and "867" not in "".join(llm_server.hits_by_prompt)
-    results = scenario_results(con, summary.run_id)
+    results = scenario_results(ComponentStores(con), summary.run_id)
     assert results.version.version == 2
     rows = {r.group: r for r in results.subgroups.rows}
     assert rows["North"].is_reference and rows["South"].flagged and rows["South"].ratio == pytest.approx(0.5)
@@ -160,22 +164,22 @@ def test_run_after_redaction_gives_results_with_flagged_and_suppressed_groups(ll
                                                                      ("East", True)]
     assert "flagged: site=South (0.50)" in evidence.caveat and "redacted" in evidence.caveat
     hits = llm_server.hits
-    again = run_scenario(con, v1.scenario_id, endpoint)  # cached: nothing new is sent
+    again = run_scenario(ComponentStores(con), v1.scenario_id, endpoint)  # cached: nothing new is sent
     assert again.cache_hits == 31 and llm_server.hits == hits
 
 
 def test_offline_run_is_scored_like_a_live_one():
     con = duckdb.connect()
-    v = import_scenario(con, "s.csv", _subgroup_csv(phone=False), author="t")
+    v = import_scenario(ScenarioStore(con), "s.csv", _subgroup_csv(phone=False), author="t")
     answers = {i.id: "A" for i in ScenarioStore(con).instances(v.scenario_id, 1)}
-    run_id = record_offline_run(con, v, "demo-model", answers, endpoint_name="demo data")
+    run_id = record_offline_run(ComponentStores(con), v, "demo-model", answers, endpoint_name="demo data")
     assert RunStore(con, journal_dir=None).get_run(run_id)["status"] == "completed"
-    results = scenario_results(con, run_id, reference_groups={"site": "South"})
+    results = scenario_results(ComponentStores(con), run_id, reference_groups={"site": "South"})
     assert results.summary.score.mean == pytest.approx(24 / 30)
     rows = {r.group: r for r in results.subgroups.rows}
     assert rows["South"].is_reference and rows["North"].ratio == pytest.approx(2.0) and rows["North"].flagged
     with pytest.raises(KeyError, match="not a run of a local scenario"):
-        scenario_results(con, "run-nope")
+        scenario_results(ComponentStores(con), "run-nope")
 
 
 def test_column_mapping_is_stored_and_default_answer_type_applies():
@@ -183,6 +187,6 @@ def test_column_mapping_is_stored_and_default_answer_type_applies():
     mapping = ColumnMapping(fields={"id": "id", "question": "question", "reference": "reference"},
                             default_answer_type="free_text")
     data = b"id,question,reference\nq1,Explain,Because\n"
-    v = import_scenario(con, "f.csv", data, author="t", mapping=mapping)
+    v = import_scenario(ScenarioStore(con), "f.csv", data, author="t", mapping=mapping)
     assert ScenarioStore(con).instances(v.scenario_id, 1)[0].answer_type == "free_text"
     assert v.column_mapping["default_answer_type"] == "free_text"

@@ -74,9 +74,40 @@ def test_aggregate_counts_and_interval():
 
 
 def test_aggregate_small_and_empty_inputs():
+    # one correct answer is still a proportion: Wilson 1/1 is [1/(1 + z²), 1], never the point [1, 1]
     single = aggregate(_scores([1.0]), "accuracy")
-    assert (single.mean, single.ci_low, single.ci_high) == (1.0, None, None)
+    assert single.mean == 1.0 and single.ci_high == pytest.approx(1.0)
+    assert single.ci_low == pytest.approx(1 / (1 + 1.959963984540054**2))
+    assert "Wilson" in single.ci_method and "coverage is approximate" in single.ci_method
     empty = aggregate([], "accuracy")
     assert (empty.mean, empty.n, empty.n_scored) == (None, 0, 0)
     with pytest.raises(KeyError, match="unknown metric"):
         aggregate(_scores([1.0]), "acuracy")
+
+
+def test_aggregate_uses_wilson_for_proportions_with_known_answers():
+    # statsmodels proportion_confint(k, n, method="wilson"): 20/20 → 0.838875, 9/12 → 0.467695–0.911058
+    full = aggregate(_scores([1.0] * 20), "accuracy")
+    assert (full.ci_low, full.ci_high) == (pytest.approx(0.8388748, abs=1e-6), pytest.approx(1.0))
+    nine = aggregate(_scores([1.0] * 9 + [0.0] * 3), "accuracy")
+    assert nine.ci_low == pytest.approx(0.4676947, abs=1e-6)
+    assert nine.ci_high == pytest.approx(0.9110583, abs=1e-6)
+    assert "9 of 12" in nine.ci_method
+
+
+def test_aggregate_of_a_mean_metric_uses_bca_or_says_why_not():
+    def rouge(values):
+        return [InstanceScore(score=v, parsed="x", unparsed=False, metrics={"rougeL": v}) for v in values]
+
+    agg = aggregate(rouge([0.2, 0.35, 0.5, 0.1, 0.9, 0.4]), "rougeL")
+    assert agg.ci_method.startswith("BCa bootstrap") and agg.ci_low < agg.mean < agg.ci_high
+    flat = aggregate(rouge([0.4, 0.4, 0.4]), "rougeL")
+    assert (flat.ci_low, flat.ci_high) == (None, None) and flat.ci_missing_reason.startswith("no spread")
+
+
+def test_main_metric_of_the_spec_is_the_instance_score():
+    spec = get_benchmark("medec").model_copy(update={"main_metric": "medec_error_sentence_accuracy"})
+    inst = Instance(id="m", reference="3 Give 5 mg daily.", answer_type="free_text")
+    scored = score_response(spec, inst, "2 Give 5 mg daily.")
+    assert scored.metrics["medec_error_flag_accuracy"] == 1.0
+    assert scored.score == scored.metrics["medec_error_sentence_accuracy"] == 0.0

@@ -9,10 +9,14 @@ import pandas as pd
 import pytest
 
 from evaluator.stats import (
+    bca_interval,
     bootstrap_mean,
+    clopper_pearson_interval,
     group_means,
+    interval_for,
     mean_win_rate,
     normalize_score,
+    t_interval,
     tie_groups,
     wilson_interval,
 )
@@ -167,6 +171,75 @@ def test_bootstrap_chunking_does_not_change_the_result_and_guards_input():
         bootstrap_mean([])
     with pytest.raises(ValueError, match="NaN"):
         bootstrap_mean([1.0, float("nan")])
+
+
+# --- intervals by kind ---------------------------------------------------------------------------
+# Known answers from statsmodels 0.15 proportion_confint (method="wilson" and method="beta"), written
+# out so the test does not need statsmodels: 20/20, 9/12, 0/5 and 1/1.
+WILSON_KNOWN = {(20, 20): (0.8388748419, 1.0), (9, 12): (0.4676946651, 0.9110583317),
+                (0, 5): (0.0, 0.4344824648), (1, 1): (0.2065493144, 1.0)}
+
+
+@pytest.mark.parametrize(("k", "n"), list(WILSON_KNOWN))
+def test_interval_for_proportions_is_wilson_with_known_answers(k, n):
+    r = interval_for([1.0] * k + [0.0] * (n - k))
+    assert r.kind == "proportion" and r.estimate == pytest.approx(k / n)
+    assert (r.lower, r.upper) == (pytest.approx(WILSON_KNOWN[k, n][0], abs=1e-8),
+                                  pytest.approx(WILSON_KNOWN[k, n][1], abs=1e-8))
+    assert r.method.startswith("Wilson score interval") and f"{k} of {n}" in r.method
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 20, 29, 30, 100, 1000])
+def test_a_proportion_never_collapses_to_a_point(n):
+    for k in (0, n):
+        r = interval_for([float(k == n)] * n, kind="proportion")
+        assert r.upper - r.lower > 0.001, (k, n)
+    assert ("coverage is approximate" in r.method) == (n < 30)
+
+
+def test_clopper_pearson_matches_the_beta_quantiles():
+    assert clopper_pearson_interval(9, 12) == (pytest.approx(0.4281415381, abs=1e-8),
+                                               pytest.approx(0.9451393554, abs=1e-8))
+    assert clopper_pearson_interval(20, 20) == (pytest.approx(0.025 ** (1 / 20)), 1.0)
+
+
+def test_interval_for_means_is_scipy_bca_seeded():
+    from scipy.stats import bootstrap
+
+    x = np.random.default_rng(3).choice([1, 2, 3, 4, 5], size=40, p=[0.05, 0.05, 0.1, 0.3, 0.5])
+    r = interval_for(x, kind="mean", seed=11, n_resamples=3000)
+    ref = bootstrap((x.astype(float),), np.mean, method="BCa", n_resamples=3000,
+                    random_state=np.random.default_rng(11)).confidence_interval
+    assert r.kind == "mean" and r.method.startswith("BCa bootstrap, 95%, 3000 resamples, seed 11")
+    assert (r.lower, r.upper) == (pytest.approx(ref.low, abs=1e-12), pytest.approx(ref.high, abs=1e-12))
+    assert interval_for(x, kind="mean", seed=11, n_resamples=3000) == r
+    assert "coverage is approximate" not in r.method
+    assert bca_interval(x, seed=11, n_resamples=3000) == (r.lower, r.upper)
+
+
+def test_a_mean_without_spread_gets_no_interval_and_says_why():
+    flat = interval_for([5, 5, 5, 5], kind="mean")
+    assert (flat.lower, flat.upper, flat.method) == (None, None, None)
+    assert flat.missing_reason == "no spread: all 4 values equal 5, so an interval cannot be estimated"
+    one = interval_for([3.5], kind="mean")
+    assert one.lower is None and one.missing_reason.startswith("only one scored instance")
+    # a 1-5 jury whose every instance scored 1 is a mean, not a proportion of 1s
+    assert interval_for([1.0] * 10, kind="mean").lower is None
+    assert interval_for([1.0] * 10).kind == "proportion"
+
+
+def test_t_interval_matches_scipy_and_guards_kinds():
+    from scipy import stats
+
+    x = [0.2, 0.4, 0.1, 0.8, 0.5]
+    ref = stats.t.interval(0.95, len(x) - 1, loc=np.mean(x), scale=stats.sem(x))
+    assert t_interval(x) == (pytest.approx(ref[0]), pytest.approx(ref[1]))
+    with pytest.raises(ValueError, match="0 or 1"):
+        interval_for([0.5, 1.0], kind="proportion")
+    with pytest.raises(ValueError, match="kind"):
+        interval_for([0.5, 1.0], kind="median")
+    with pytest.raises(ValueError, match="no values"):
+        interval_for([])
 
 
 # --- tie groups ---------------------------------------------------------------------------------

@@ -10,11 +10,17 @@ from datetime import UTC, datetime
 
 from evaluator.evidence import published_evidence
 from governance.dossier.intended_use import example_intended_use
+from governance.dossier.procurement_records import (
+    Candidate,
+    ContractFacts,
+    CostSettings,
+    Pricing,
+    TokenProfile,
+)
 from governance.dossier.record import Dossier
+from governance.dossier.rules_records import AcceptancePolicy, CostRule, ScoreRule
 from governance.procurement.attestations import load_questionnaire, make_answer
-from governance.procurement.candidates import Candidate, ContractFacts, Pricing
-from governance.procurement.cost import CostSettings, TokenProfile
-from governance.rules.policy import AcceptancePolicy, CostRule, ScoreRule, lock_policy
+from governance.rules.policy import lock_policy
 
 GPT4O, CLAUDE, LLAMA = "GPT-4o (2024-05-13)", "Claude 3.7 Sonnet (20250219)", "Llama 3.3 Instruct (70B)"
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
@@ -39,7 +45,7 @@ GOOD_CONTRACT = ContractFacts(
 
 def answers(skip: tuple[str, ...] = (), override: dict[str, str] | None = None) -> list:
     """Satisfactory answers to every question except ``skip`` (``override`` changes values)."""
-    from governance.procurement.attestations import DocumentRef
+    from governance.dossier.procurement_records import DocumentRef
 
     out = []
     values = {**GOOD, **(override or {})}

@@ -13,9 +13,8 @@ import sys
 from pathlib import Path
 
 from evaluator.runs.jobs import JOBS
-from evaluator.runs.store import RunStore
+from governance.dossier.addendum_records import PlanChange
 from governance.dossier.store import Store
-from governance.reevaluation.addendum import PlanChange
 from governance.reevaluation.plan import freeze_plan
 from governance.reevaluation.start import reevaluate_and_wait
 
@@ -28,7 +27,7 @@ def main() -> None:
         dossier = store.load(dossier_id).dossier
         frozen = dossier.evidence_plan
         fresh = freeze_plan(store, dossier, by="child")
-        stored = RunStore(store.cursor(), journal_dir=None).stored_request(frozen.items[0].run_id)
+        stored = store.runs.stored_request(frozen.items[0].run_id)
         result = reevaluate_and_wait(store, dossier_id, PlanChange(), by="qa", poll_s=0.05)
         out = {"frozen": [i.model_dump(mode="json") for i in frozen.items],
                "fresh": [i.model_dump(mode="json") for i in fresh.items], "stored_request": stored,

@@ -59,9 +59,9 @@ def seed_decided_dossier(store, server_url: str, *, n: int = N, sign: bool = Tru
     from governance.decision import committee
     from governance.dossier.intended_use import example_intended_use
     from governance.dossier.record import Dossier
+    from governance.dossier.rules_records import AcceptancePolicy, ScoreRule
     from governance.evidence.local_run_view import attach_run
     from governance.evidence.local_runs import start_run
-    from governance.rules.policy import AcceptancePolicy, ScoreRule
 
     d = Dossier(id=DOSSIER_ID, title="Calculator helper (re-evaluation test)", owner="AI committee",
                 intended_use=example_intended_use())

@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from governance.decision.committee import assessment_and_recommendation
 from governance.dossier.documents import MAX_BYTES, DocumentError, DocumentStore
+from governance.dossier.procurement_records import ContractFacts
 from governance.procurement.attestations import (
     QUESTIONNAIRE_DIR,
     AttestationError,
@@ -18,7 +19,7 @@ from governance.procurement.attestations import (
     statuses,
 )
 from governance.procurement.candidate_items import vendor_items, with_vendor_items
-from governance.procurement.candidates import ContractFacts, record_attestation
+from governance.procurement.candidates import record_attestation
 from governance.rules.recommendation import recommend
 from governance.rules.verdicts import assess
 from tests.governance.candidate_fixtures import GPT4O, NOW, answers, base_dossier, candidate, three_candidates
@@ -76,7 +77,7 @@ def test_make_answer_checks_values_and_records_who_and_when():
 
 
 def test_statuses_follow_the_documented_rules():
-    from governance.procurement.attestations import DocumentRef
+    from governance.dossier.procurement_records import DocumentRef
 
     doc = DocumentRef(sha256="b" * 64, filename="soc2.pdf", size=3)
     given = [
@@ -97,7 +98,11 @@ def test_statuses_follow_the_documented_rules():
 
 def test_a_missing_attestation_turns_into_an_open_item_in_the_recommendation():
     complete = base_dossier(three_candidates()[:1], cost_ceiling=None)
-    complete = complete.model_copy(update={"evidence": [e for e in complete.evidence if e.model == GPT4O]})
+    # issue 15: every accepted subcategory needs a passing score verdict; the one rule here (PrivacyDetection)
+    # covers Patient-Provider Messaging only, so that is the one subcategory accepted for this test
+    only_messaging = complete.mapping.decide("providing_patient_education_resources", "rejected", by="me")
+    complete = complete.model_copy(update={"evidence": [e for e in complete.evidence if e.model == GPT4O],
+                                           "mapping": only_messaging})
     assert vendor_items(complete, complete.candidates[0]) == []
     before = assessment_and_recommendation(complete)[1]
     assert before.outcome == "approve" and before.models == [GPT4O]

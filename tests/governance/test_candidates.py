@@ -7,11 +7,11 @@ from pydantic import ValidationError
 
 from evaluator.gateway.llm import ModelEndpoint
 from governance.decision.signoff import signable_hash
+from governance.dossier.procurement_records import Pricing
 from governance.dossier.record import Dossier
 from governance.procurement.candidate_cost import candidate_cost, per_seat_cost, per_token_cost
 from governance.procurement.candidates import (
     CandidateError,
-    Pricing,
     candidate_models,
     matched_models,
     record_attestation,
@@ -111,7 +111,8 @@ def test_candidate_cost_reads_the_dossier_profile_volume_and_says_how():
 def test_per_token_cost_falls_back_to_medhelm_token_means_then_to_unknown():
     d = base_dossier().model_copy(update={"cost": None})
     medhelm = candidate_cost(d, d.candidates[0])
-    assert medhelm.cost_per_1k is not None and "MedHELM token totals" in medhelm.basis
+    assert medhelm.cost_per_1k is not None
+    assert "MedHELM average over the mapped benchmarks, not your workload" in medhelm.basis
     stranger = candidate(
         "s", "mistral-large", pricing=Pricing(kind="per_token", input_usd_per_mtok=1, output_usd_per_mtok=1)
     )

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from cli import main
-from governance.dossier.documents import DocumentStore, sha256_hex
+from governance.dossier.documents import sha256_hex
 from governance.dossier.store import Store
 from tests.governance.candidate_fixtures import base_dossier
 
@@ -111,7 +111,7 @@ def test_candidate_answer_stores_the_document_and_refuses_bad_values(capsys, sav
     )
     assert (answer.value, answer.entered_by, answer.note) == ("no", "buyer", "contract draft §9")
     store = Store.open(saved / "medassure.duckdb")
-    assert DocumentStore(store.con).get(answer.document.sha256) == report.read_bytes()
+    assert store.documents.get(answer.document.sha256) == report.read_bytes()
     store.close()
     code, cmp, _ = run(capsys, "--home", str(saved), "candidates", "D-cand")
     gpt = next(c for c in cmp["candidates"] if c["id"] == "gpt")

@@ -56,8 +56,17 @@ def test_rules_init_lock_then_assess_json(home, capsys, dossier_id):
     for v in score:
         assert {"verdict", "threshold", "estimate", "interval", "evidence_ids", "reason"} <= set(v)
         assert v["threshold"] == 0.70 and len(v["interval"]) == 2 and v["evidence_ids"]
-    assert data["recommendation"]["outcome"] == "approve_with_conditions"
+    # m1 fails ProxySender (reject); m2's ProxySender is open, so insufficient evidence, not a condition
+    assert data["recommendation"]["outcome"] == "insufficient_evidence"
     assert data["recommendation"]["models"] == ["m2"]
+    # the family: 1 score rule x 2 candidates, 3 tests; Holm over them; gates counted apart
+    family = data["family"]
+    assert family["tests"] == 3 and family["pairs"] == 2 and family["method"] == "holm"
+    assert data["score_counts"] == {"pass": 1, "fail": 1, "inconclusive": 1, "not_applicable": 0}
+    assert sum(data["gating_counts"].values()) == len(data["verdicts"]) - 3
+    assert open_["alpha"] == 0.025 and open_["p_value"] == pytest.approx(0.2248, abs=1e-4)
+    assert open_["adjusted"] >= open_["p_value"] and not open_["gating"] and open_["family_size"] == 3
+    assert "80% chance of a pass" in open_["reason"] and "likely" not in open_["reason"]
 
 
 def test_decide_then_signoff_then_change_invalidates(home, capsys, dossier_id):
@@ -67,7 +76,7 @@ def test_decide_then_signoff_then_change_invalidates(home, capsys, dossier_id):
                        "--condition", "Local evaluation of 300 messages.", "--by", "chair")
     assert code == 0
     assert out["decision"]["conditions"] == ["Review every draft.", "Local evaluation of 300 messages."]
-    assert out["decision"]["recommended"] == "approve_with_conditions"
+    assert out["decision"]["recommended"] == "insufficient_evidence"
     decided_hash = out["hash"]
 
     code, out, err = run(capsys, "signoff", dossier_id, "--role", "clinical lead", "--name", "Dr. Chen")

@@ -2,7 +2,7 @@
 
 import io
 
-from cli.run import ProgressBar
+from cli.run_support import ProgressBar
 
 
 class _Terminal(io.StringIO):

@@ -24,9 +24,8 @@ def run(capsys, *argv) -> tuple[int, str, str]:
 def counts(home: Path) -> dict[str, int]:
     store = Store.open(home / "medassure.duckdb")
     try:
-        from evaluator.scenarios import ScenarioStore
 
-        return ScenarioStore(store.con).table_counts()
+        return store.scenarios.table_counts()
     finally:
         store.close()
 

@@ -70,12 +70,16 @@ def test_benchmarks_cells_verdicts_and_ties(cmp):
 
 
 def test_candidate_rows_carry_due_diligence_and_recommendation(cmp):
-    rows = by_id(cmp)
-    gpt = rows["gpt"]
+    # issue 15: with Providing Patient Education Resources accepted but covered by no score rule, no
+    # candidate is approvable; with only Patient-Provider Messaging accepted the privacy rule covers it
+    assert by_id(cmp)["gpt"].recommendation == "insufficient_evidence"
+    d = base_dossier()
+    d = d.model_copy(update={"mapping": d.mapping.decide("providing_patient_education_resources", "rejected",
+                                                          by="me")})
+    gpt = by_id(compare_candidates(d))["gpt"]
     assert (gpt.questions, gpt.answered, gpt.satisfactory) == (11, 11, 11)
     assert gpt.open_items == [] and gpt.conditions == [] and gpt.recommendation == "approve"
     assert gpt.verdicts == {"pass": 2, "fail": 0, "inconclusive": 0} and gpt.evidence_models == [GPT4O]
-    d = base_dossier()
     d = d.model_copy(
         update={
             "candidates": [

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
-from governance.procurement.cost import (
-    MEDHELM_BASIS,
-    CostSettings,
-    EvaluationCostItem,
-    TokenProfile,
-    cost_per_request,
-    cost_report,
-    pareto_frontier,
-)
+from governance.dossier.procurement_records import CostSettings, EvaluationCostItem, TokenProfile
+from governance.procurement.cost import MEDHELM_BASIS, cost_per_request, cost_report, pareto_frontier
 from governance.procurement.cost_inputs import from_run_summary, medhelm_token_profile, profile_from_results
 from tests.governance.policy_fixtures import dossier, ev
 
@@ -110,3 +105,115 @@ def test_run_summary_gives_profile_and_measured_evaluation_cost():
     assert report.evaluation_cost_measured == 0.031 and report.rows[0].cost_per_1k > 0
     with pytest.raises(ValueError):
         from_run_summary(SimpleNamespace(**{**vars(run), "n_errors": 12}))
+
+
+# ---- the tested snapshot's price and the intended use's tokens (issue 15, finding 10) --------
+
+
+def test_dated_snapshot_is_priced_from_its_own_entry():
+    from evaluator.gateway.prices import snapshot_price
+
+    p = TokenProfile(model="GPT-4o (2024-05-13)", price_model="gpt-4o", mean_prompt_tokens=1000,
+                     mean_completion_tokens=100, source="example")
+    usd, price = cost_per_request(p)
+    assert (price.input_per_mtok, price.output_per_mtok) == (5.0, 15.0)  # not gpt-4o's 2.50 / 10
+    assert "gpt-4o-2024-05-13" in price.source and "tested snapshot 2024-05-13" in price.source
+    assert usd == pytest.approx((1000 * 5 + 100 * 15) / 1e6)
+    assumed = snapshot_price("gpt-4o", "GPT-4o (2031-01-01)")  # no dated entry: said to be assumed
+    assert assumed[:2] == (2.5, 10.0) and "assumed" in assumed.source and "'gpt-4o'" in assumed.source
+    assert snapshot_price("gpt-4o", "GPT-4o (2024-05-13)", 1.0, 2.0).source == "endpoint override"
+    undated = snapshot_price("groq/llama-3.3-70b-versatile", "Llama 3.3 Instruct (70B)")
+    assert "assumed" not in undated.source and "snapshot" not in undated.source
+
+
+def test_old_profile_at_the_snapshot_price_is_the_issues_figure():
+    # All 37 benchmarks: 245,693,440 / 26,166 = 9,389.79 prompt and 3,396,352 / 26,166 = 129.80
+    # completion tokens; at 5 / 15 per 1M: (9,389.79 × 5 + 129.80 × 15) / 1,000 = USD 48.90 per 1,000.
+    p = medhelm_token_profile("GPT-4o (2024-05-13)", "gpt-4o")
+    usd, _ = cost_per_request(p)
+    assert usd * 1000 == pytest.approx((245693440 / 26166 * 5 + 3396352 / 26166 * 15) / 1000)
+    assert round(usd * 1000, 2) == 48.90 and "all 37 benchmarks, not your workload" in p.source
+
+
+DEMO_MAPPED = ["MedConfInfo", "MedDialog", "MedicationQA", "PrivacyDetection", "ProxySender"]
+
+
+def test_mapped_benchmark_profile_known_answer():
+    # data/medhelm_benchmark_tokens.csv for GPT-4o (2024-05-13): prompt means 2044.0 (1000 inst.),
+    # 258.9 (2000), 22.4 (689), 249.3 (300), 182.7 (300); completion budgets 1, 80, 512, 1, 1.
+    # Prompt: 2,706,833.6 / 4,289 = 631.11; completion: 514,368 / 4,289 = 119.93;
+    # at 5 / 15 per 1M: (631.11 × 5 + 119.93 × 15) / 1,000 = USD 4.954 per 1,000 requests.
+    p = medhelm_token_profile("GPT-4o (2024-05-13)", "gpt-4o", DEMO_MAPPED)
+    assert p.n_requests == 4289
+    assert p.mean_prompt_tokens == pytest.approx(2706833.6 / 4289)
+    assert p.mean_completion_tokens == pytest.approx(514368 / 4289)
+    assert p.source.startswith("MedHELM average over the mapped benchmarks, not your workload")
+    usd, _ = cost_per_request(p)
+    assert usd * 1000 == pytest.approx((2706833.6 / 4289 * 5 + 514368 / 4289 * 15) / 1000)
+    assert round(usd * 1000, 2) == 4.95
+    with pytest.raises(ValueError):
+        medhelm_token_profile("GPT-4o (2024-05-13)", "gpt-4o", ["No Such Benchmark"])
+
+
+def test_derived_benchmark_tokens_add_up_to_medhelms_published_totals():
+    from evaluator.medhelm_data import benchmark_tokens, published_costs
+
+    t, costs = benchmark_tokens(), published_costs()
+    totals = costs[(costs.benchmark == "ALL") & (costs.item == "Total Input Tokens (tokens)")]
+    assert t.model.nunique() == 9 == len(totals) and len(t) == 9 * 37
+    for model, total in zip(totals.model, totals.value.astype(float), strict=True):
+        mine = t[t.model == model]
+        assert (mine.mean_prompt_tokens * mine.instances).sum() == pytest.approx(total, rel=1e-3)
+
+
+def test_workload_override_replaces_every_candidates_tokens():
+    settings = CostSettings(profiles=[profile("a", 2.0, 8.0), profile("b", 1.0, 1.0, prompt=9000)],
+                            workload_prompt_tokens=600, workload_completion_tokens=200)
+    rows = {r.model: r for r in cost_report(dossier([], cost=settings)).rows}
+    assert rows["a"].cost_per_1k == pytest.approx((600 * 2.0 + 200 * 8.0) / 1000)
+    assert rows["b"].mean_prompt_tokens == 600 and rows["b"].mean_completion_tokens == 200
+    assert "set by the committee for this workload" in rows["b"].token_source
+    only_prompt = settings.model_copy(update={"workload_completion_tokens": None})
+    row = next(r for r in cost_report(dossier([], cost=only_prompt)).rows if r.model == "a")
+    assert (row.mean_prompt_tokens, row.mean_completion_tokens) == (600, 500)
+
+
+def test_candidate_cost_falls_back_to_the_mapped_benchmarks():
+    from governance.procurement.candidate_cost import token_profile
+    from governance.procurement.candidates import Candidate
+
+    d = dossier([ev(0.7, model="GPT-4o (2024-05-13)", benchmark="ProxySender")])
+    d = d.model_copy(update={"mapping": d.mapping.decide("patient_provider_messaging", "accepted", by="x")})
+    c = Candidate(id="c1", vendor="OpenAI", product="GPT-4o", model_id="gpt-4o", added_by="x",
+                  added_at=datetime(2026, 1, 1, tzinfo=UTC), evidence_models=["GPT-4o (2024-05-13)"])
+    p = token_profile(d, c)
+    assert p.source.startswith("MedHELM average over the mapped benchmarks")
+    assert "MedicationQA" not in p.source
+    assert p.n_requests == 1000 + 2000 + 300 + 300  # MedConfInfo, MedDialog, PrivacyDetection, ProxySender
+
+
+def test_token_profile_from_the_dossiers_own_runs(tmp_path):
+    from evaluator.runs.reads import ensure_run_tables
+    from evaluator.runs.store import RunStore
+    from evaluator.runs.writer import insert_batch
+    from governance.dossier.store import Store
+    from governance.procurement.cost_inputs import run_token_profile
+
+    store = Store.open(tmp_path / "m.duckdb")
+    cur = store.cursor()
+    ensure_run_tables(cur)
+    run_id = RunStore(cur, journal_dir=None).create_run(
+        run_key="k", benchmark_id="b", hashes={}, model="openai/gpt-4o", endpoint_name="e", api_base=None,
+        params={}, n_planned=3)
+    base = dict(run_id=run_id, response_text="x", parsed="x", score=1.0, unparsed=False, metrics={},
+                cost_usd=0.0, latency_s=0.0, attempts=1, cached=False,
+                finished_at="2026-01-01T00:00:00+00:00")
+    rows = [("1", 400, 60, None), ("2", 600, 100, None), ("3", 900, 0, "timeout")]  # the error is left out
+    insert_batch(cur, [base | dict(instance_id=i, prompt_tokens=p, completion_tokens=c, error=err)
+                       for i, p, c, err in rows], [])
+    e = ev(0.9, 0.8, 0.95, model="openai/gpt-4o", run_id=run_id)
+    p = run_token_profile(store, dossier([e]), "openai/gpt-4o", "gpt-4o")
+    assert (p.mean_prompt_tokens, p.mean_completion_tokens, p.n_requests) == (500.0, 80.0, 2)
+    assert p.source.startswith("this dossier's own runs") and p.evidence_ids == (e.id,)
+    assert run_token_profile(store, dossier([e]), "another-model", "gpt-4o") is None
+    store.close()

@@ -8,15 +8,10 @@ import pytest
 from pydantic import ValidationError
 
 from governance.decision import committee
-from governance.decision.signoff import (
-    CommitteeDecision,
-    DecisionError,
-    changed_fields,
-    signable_hash,
-    signoff_status,
-)
+from governance.decision.signoff import DecisionError, changed_fields, signable_hash, signoff_status
+from governance.dossier.decision_records import CommitteeDecision
 from governance.dossier.record import Dossier
-from governance.rules.policy import AcceptancePolicy, MinNRule, ScoreRule
+from governance.dossier.rules_records import AcceptancePolicy, MinNRule, ScoreRule
 from governance.rules.recommendation import recommend, recommend_candidate
 from governance.rules.verdicts import Verdict, assess
 from tests.governance.policy_fixtures import dossier, ev
@@ -26,7 +21,9 @@ NOW = datetime(2026, 3, 1, tzinfo=UTC)
 
 
 def v(status: str, rule: str = "r", model: str = "m", **kw) -> Verdict:
-    return Verdict(rule_id=rule, kind="score", model=model, status=status, reason="because.", **kw)
+    kw.setdefault("pre_registered", True)
+    return Verdict(rule_id=rule, kind=kw.pop("kind", "score"), model=model, status=status, reason="because.",
+                   **kw)
 
 
 # ---- recommendation --------------------------------------------------------------------------
@@ -35,11 +32,16 @@ def test_any_fail_rejects_with_the_failure_as_reason():
     assert rec.outcome == "reject" and rec.reasons == ["privacy on B: because."]
 
 
-def test_inconclusive_becomes_a_condition_and_all_pass_approves():
-    open_ = v("inconclusive", rule="score.x", benchmark="B", further_cases=120)
+def test_open_score_is_insufficient_evidence_open_gate_a_condition_and_all_pass_approves():
+    open_ = v("inconclusive", rule="score.x", benchmark="B", further_cases=120,
+              further_cases_method="cases to reach the rule's minimum n")
     rec = recommend_candidate("m", [v("pass"), open_], True, None)
+    assert rec.outcome == "insufficient_evidence" and rec.conditions == []
+    assert rec.to_settle == ["score.x on B: 120 more cases (cases to reach the rule's minimum n)"]
+    gate = v("inconclusive", rule="unscored", kind="max_unscored_share", benchmark="B")
+    rec = recommend_candidate("m", [v("pass"), gate], True, None)
     assert rec.outcome == "approve_with_conditions"
-    assert "Settle rule score.x (B)" in rec.conditions[0] and "120" in rec.conditions[0]
+    assert "Settle gating rule unscored on B" in rec.conditions[0]
     assert recommend_candidate("m", [v("pass"), v("not_applicable")], True, None).outcome == "approve"
 
 
@@ -53,11 +55,16 @@ def test_unlocked_rules_or_broken_log_never_give_a_plain_approve():
 def test_overall_recommendation_is_the_best_candidate():
     evidence = [ev(0.9, 0.85, 0.95, model="good"), ev(0.5, 0.45, 0.55, model="bad")]
     rule = ScoreRule(id="s", threshold=0.7, rationale=WHY)
-    d = committee.lock_rules(dossier(evidence, policy=AcceptancePolicy(rules=[rule])), by="chair")
+    d = committee.lock_rules(dossier([], policy=AcceptancePolicy(rules=[rule])), by="chair")
+    d = d.model_copy(update={"evidence": evidence})  # attached after the lock: pre-registered
     rec = recommend(assess(d))
     assert (rec.outcome, rec.models) == ("approve", ["good"])
     assert [c.outcome for c in rec.candidates] == ["approve", "reject"]
-    assert recommend(assess(dossier([]))).outcome == "reject"
+    # locked after the evidence was seen: the same pass is not pre-registered, so only conditional
+    late = committee.lock_rules(dossier(evidence, policy=AcceptancePolicy(rules=[rule])), by="chair")
+    assert recommend(assess(late)).outcome == "approve_with_conditions"
+    assert "not pre-registered" in recommend(assess(late)).candidates[0].conditions[0]
+    assert recommend(assess(dossier([]))).outcome == "insufficient_evidence"
 
 
 # ---- decision -------------------------------------------------------------------------------
@@ -77,7 +84,8 @@ def test_decision_needs_rationale_and_conditions_that_fit():
 def test_decision_records_recommendation_roles_and_status():
     d = committee.decide(dossier([ev(0.9, 0.85, 0.95, model="m")]), "approve_with_conditions",
                          "supported, but review every output", ["review every output"], by="chair", model="m")
-    assert d.status == "decided" and d.decision.recommended == "approve_with_conditions"  # unlocked rules
+    # no rules at all, so no score verdict passes: the tool recommends insufficient evidence
+    assert d.status == "decided" and d.decision.recommended == "insufficient_evidence"
     assert d.decision.required_roles[0] == "clinical lead"
     assert signoff_status(d).decision_current is True
 
@@ -143,7 +151,7 @@ def test_signable_hash_survives_new_optional_fields_but_not_a_rule_kind_swap():
     assert signable_hash(future) == signable_hash(d)
     assert signable_hash(future.model_copy(update={"candidates": ["x"]})) != signable_hash(d)
     swapped = {"id": "n", "threshold": 10, "rationale": WHY}
-    from governance.rules.policy import CostRule
+    from governance.dossier.rules_records import CostRule
     as_cost = d.model_copy(update={"policy": AcceptancePolicy(rules=[CostRule(**swapped)])})
     assert signable_hash(as_cost) != signable_hash(d)
 

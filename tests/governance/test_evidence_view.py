@@ -9,10 +9,10 @@ from evaluator.medhelm_data import published_scores
 from governance.demo.evidence import attach_published_demo_evidence
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
+from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.attach import attach_evidence, detach_evidence, mapped_benchmarks
 from governance.evidence.coverage import coverage_row
 from governance.evidence.view import evidence_view
-from governance.mapping.taxonomy import load_taxonomy
 
 DEMO_BENCHMARKS = ["MedDialog", "MedConfInfo", "ProxySender", "PrivacyDetection", "MedicationQA"]
 CANDIDATES = ["GPT-4o (2024-05-13)", "Claude 3.7 Sonnet (20250219)", "Llama 3.3 Instruct (70B)"]
@@ -138,14 +138,17 @@ def test_tie_groups_only_where_every_shown_model_has_an_interval():
     assert len(wide["MedConfInfo"].groups) >= 1
 
 
-def test_group_means_per_category_and_subcategory():
+def test_group_means_average_shares_correct_only_never_jury_means():
     view = evidence_view(demo_like())
     cat = [g for g in view.group_means if g.level == "category"]
-    assert len(cat) == 3 and all(g.n_benchmarks == 5 for g in cat)
+    # 5 mapped benchmarks, of which MedDialog and MedicationQA are jury means (1-5): 3 are averaged
+    assert len(cat) == 3 and all(g.n_benchmarks == 3 for g in cat)
     sub = {(g.model, g.group): g for g in view.group_means if g.level == "subcategory"}
-    gpt = sub[(CANDIDATES[0], "Providing Patient Education Resources")]
-    medqa = published_evidence(["MedicationQA"], [CANDIDATES[0]])[0]
-    assert gpt.n_benchmarks == 1 and gpt.mean_normalized == pytest.approx((medqa.score - 1) / 4)
+    assert (CANDIDATES[0], "Providing Patient Education Resources") not in sub  # jury only: no mean
+    gpt = sub[(CANDIDATES[0], "Patient-Provider Messaging")]
+    shares = published_evidence(["MedConfInfo", "ProxySender", "PrivacyDetection"], [CANDIDATES[0]])
+    assert gpt.n_benchmarks == 3 and gpt.mean_normalized == pytest.approx(sum(e.score for e in shares) / 3)
+    assert "not averaged in" in view.group_mean_method
 
 
 def test_attach_dedupes_marks_scores_attached_and_detach_removes():

@@ -18,8 +18,11 @@ def test_diff_shows_fields_and_keyed_list_changes(store):
     assert diff.sections == ["intended_use", "mapping"]
     sev = [c for c in diff.changes if c.path == "intended_use.error_severity"]
     assert sev and sev[0].old == "moderate" and sev[0].new == "serious" and sev[0].kind == "changed"
+    assert sev[0].text == "Intended use › Severity of an uncaught error: Moderate → Serious"
+    assert diff.section_labels == ["Intended use", "Task mapping"]
     diff = diff_versions(store, "D-h1", 2, 3)
     assert [(c.path, c.kind) for c in diff.changes] == [("mapping.decisions[planning_treatments]", "added")]
+    assert diff.changes[0].text.startswith("Task mapping › Mapping decisions “planning_treatments”: added (")
     assert diff_versions(store, "D-h1", 3, 3).changes == []
 
 

@@ -6,9 +6,11 @@ import duckdb
 import pytest
 
 from evaluator.agreement.ratings import RatingsError
+from evaluator.agreement.report import LABELS
 from evaluator.jury.store import JuryStore
 from governance.demo.judge_validity import SOURCE, demo_ratings, record_demo_judge_validity
 from governance.demo.seed import DEMO_STEPS
+from governance.dossier.rules_records import AcceptancePolicy, JudgeAgreementRule, PolicyError
 from governance.evidence.judge_validity import (
     agreement_setting,
     assess_judge_validity,
@@ -19,7 +21,7 @@ from governance.evidence.judge_validity import (
     set_minimum,
     stored_juries,
 )
-from governance.rules.policy import AcceptancePolicy, JudgeAgreementRule, PolicyError, lock_policy
+from governance.rules.policy import lock_policy
 from governance.rules.verdicts import assess
 from tests.governance.policy_fixtures import dossier, ev
 
@@ -39,12 +41,14 @@ def view(demo_frames):
 
 def test_view_from_uploaded_files_has_table_rows_beside_medhelm(view):
     pooled = [r for r in view.rows if r["dataset"] == "ALL"]
-    jury_icc = next(
-        r for r in pooled if r["comparison"] == "jury vs clinicians" and r["statistic"] == "ICC(3,k) z"
-    )
+    jury = {r["statistic"]: r for r in pooled if r["comparison"] == "jury vs clinicians"}
+    jury_icc = jury[LABELS["icc3k_z"]]
     assert jury_icc["medhelm"] == 0.47 and jury_icc["ci_lower"] < jury_icc["value"] < jury_icc["ci_upper"]
-    human = next(r for r in pooled if r["comparison"] == "clinician vs clinician")
-    assert human["medhelm"] == 0.43 and human["n"] == 80
+    gated = jury[LABELS["icc21"]]  # the gated single-rater figure has no published counterpart
+    assert gated["medhelm"] is None and gated["value"] < jury_icc["value"]
+    human = {r["statistic"]: r for r in pooled if r["comparison"] == "clinician vs clinician"}
+    assert human[LABELS["icc3k_z"]]["medhelm"] == 0.43 and human[LABELS["icc3k_z"]]["n"] == 80
+    assert human["ICC(A,1) single rater"]["n"] == 80 and human["ICC(A,1) single rater"]["medhelm"] is None
     assert view.jury_source == "upload" and len(view.judges) == 3
 
 
@@ -90,33 +94,44 @@ def test_a_stored_jury_supplies_ratings_and_outputs():
     clinicians = "instance_id,rater,accuracy,completeness,clarity\n" + "".join(
         f"c{i},dr_{r},{v},{v},{v}\n" for i, v in enumerate(values) for r in "ab"
     )
-    v = assess_judge_validity(con, clinicians.encode(), jury_id=jury_id, n_boot=100)
+    v = assess_judge_validity(JuryStore(con), clinicians.encode(), jury_id=jury_id, n_boot=100)
     assert v.jury_source == jury_id and v.judges == ["j1", "j2", "j3"]
     assert v.report.pooled.icc3k_z.value == pytest.approx(1.0)
     assert [b.metric for b in v.report.pooled.baselines] == ["ROUGE-L"]
-    assert stored_juries(con)[0]["jury_id"] == jury_id
+    assert stored_juries(JuryStore(con))[0]["jury_id"] == jury_id
     with pytest.raises(RatingsError, match="no stored jury"):
-        assess_judge_validity(con, clinicians.encode(), jury_id="jury-nope")
+        assess_judge_validity(JuryStore(con), clinicians.encode(), jury_id="jury-nope")
     with pytest.raises(RatingsError, match="pick a stored jury"):
-        assess_judge_validity(con, clinicians.encode())
+        assess_judge_validity(JuryStore(con), clinicians.encode())
 
 
-def test_recorded_agreement_is_what_the_rule_reads(view):
+def test_recorded_agreement_is_the_single_measure_icc_the_rule_reads(view):
     jury_ev = ev(3.9, 3.7, 4.1, scale="1-5", metric="jury_score", benchmark="MedicationQA")
     rule = JudgeAgreementRule(
-        id="judge_agreement", threshold=0.5, rationale="about clinician-level agreement"
+        id="judge_agreement", threshold=0.35, rationale="about clinician-level agreement"
     )
     d = dossier([jury_ev], policy=AcceptancePolicy(rules=[rule]))
     assert jury_benchmarks(d) == ["MedicationQA"]
     setting = agreement_setting(
         view.report, source="pilot study", benchmarks=["MedicationQA"], judges=view.judges, by="dr.lee"
     )
-    pooled = view.report.pooled.icc3k_z
+    pooled = view.report.pooled.icc21
+    assert setting.statistic == "ICC(A,1)"
     assert (setting.estimate, setting.ci_lower, setting.n_instances) == (pooled.value, pooled.ci_lower, 80)
+    assert setting.comparison_icc3k_z == view.report.pooled.icc3k_z.value > setting.estimate
     verdict = assess(record_agreement(d, setting)).verdicts[0]
     assert verdict.kind == "judge_agreement" and verdict.status == "pass"
+    assert verdict.reason.startswith("ICC(A,1) ")
+    # the demo's ICC(3,k) z interval (~0.59-0.83) clears 0.5, its single-rater ICC(A,1) (~0.41-0.70) does not
+    at_half = set_minimum(record_agreement(d, setting), 0.5, by="dr.lee")
+    assert setting.ci_lower < 0.5 < setting.ci_upper and assess(at_half).verdicts[0].status == "inconclusive"
     strict = set_minimum(record_agreement(d, setting), 0.95, by="dr.lee")
     assert minimum_rule(strict).threshold == 0.95 and assess(strict).verdicts[0].status == "fail"
+    # an average-of-k figure (as recorded before the gate changed) is never gated, even far above the bar
+    legacy = setting.model_copy(update={"statistic": "ICC3k-z", "estimate": 0.9, "ci_lower": 0.85,
+                                        "ci_upper": 0.95})
+    old = assess(record_agreement(d, legacy)).verdicts[0]
+    assert old.status == "inconclusive" and "average-of-k ICC" in old.reason and "ICC(A,1)" in old.reason
 
 
 def test_minimum_is_the_rule_threshold_and_logged_once_locked():
@@ -145,6 +160,10 @@ def test_sample_size_hint_grows_as_the_interval_narrows():
     wide, narrow = sample_size_hint(0.4, 0.47, n_have=30), sample_size_hint(0.2, 0.47, n_have=30)
     assert narrow.n_needed > wide.n_needed > 0 and "30 rated now" in narrow.text
     assert narrow.width_now > 0.4
+    # planned on the single-measure interval (the gated kind), not on MedHELM's ICC(3,k)
+    from evaluator.agreement.stats import sample_size_for_width
+    single = sample_size_for_width(0.2, 0.47, single=True)
+    assert narrow.n_needed == single != sample_size_for_width(0.2, 0.47)
 
 
 def test_demo_step_is_deterministic_labelled_and_registered(demo_frames):
@@ -154,4 +173,7 @@ def test_demo_step_is_deterministic_labelled_and_registered(demo_frames):
     d = record_demo_judge_validity(None, dossier([]))
     assert d.judge_agreement.source == SOURCE and SOURCE.startswith("DEMO DATA")
     assert d.judge_agreement.benchmarks == ("MedDialog", "MedicationQA") and d.judge_agreement.has_interval
+    assert d.judge_agreement.statistic == "ICC(A,1)"
+    assert d.judge_agreement.estimate == pytest.approx(0.5748, abs=1e-3)  # see the demo step's docstring
+    assert d.judge_agreement.comparison_icc3k_z == pytest.approx(0.7387, abs=1e-3)
     assert any(step is record_demo_judge_validity for _, step in DEMO_STEPS)

@@ -44,3 +44,22 @@ def test_mapping_records_who_and_when_and_replaces_earlier_decision():
 
 def test_terms_stems_and_drops_stopwords():
     assert terms("The Messages and the messaging") == {"messag"}
+
+
+def test_matched_terms_are_the_reviewers_own_words_not_stems():
+    text = "Draft replies to patient portal messages about medications"
+    top = suggest_mapping(text, top_k=3, semantic=False)
+    words = {w for s in top for w in s.matched_terms}
+    assert "messages" in words
+    assert not {"messag", "medic", "medicat"} & words
+    assert all(w in "draft replies to patient portal messages about medications" for w in words)
+
+
+def test_the_sentence_model_warms_up_once_in_the_background():
+    from governance.mapping.suggest import model_ready, warm_up_in_background
+
+    first = warm_up_in_background()
+    assert warm_up_in_background() is first  # one loader per process, however many sessions ask
+    first.join(timeout=300)
+    assert model_ready()
+    assert suggest_mapping(PORTAL, top_k=1)[0].semantic is not None

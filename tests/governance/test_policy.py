@@ -5,11 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from governance.dossier.rules_records import AcceptancePolicy, MinNRule, PolicyError, ScoreRule
 from governance.rules.policy import (
-    AcceptancePolicy,
-    MinNRule,
-    PolicyError,
-    ScoreRule,
     change_log_problem,
     default_policy,
     load_defaults,

@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 
 from evaluator.benchmarks import get_benchmark, prompt_hash
-from evaluator.runs.store import RunStore
 from governance.decision.signoff import signoff_status
+from governance.dossier.addendum_records import PlanChange
 from governance.dossier.history import diff_versions, timeline
-from governance.reevaluation.addendum import PlanChange
 from governance.reevaluation.reevaluate import ReevaluationError, reevaluate
 from governance.reevaluation.rerun import read_prompt_file
 from tests.governance.reevaluation_fixtures import (
@@ -35,7 +34,7 @@ def test_decision_freezes_the_plan_with_hashes_endpoint_and_run(decided):
     store, server, dossier_id = decided
     d = store.load(dossier_id).dossier
     (item,) = d.evidence_plan.items
-    run = RunStore(store.con, journal_dir=None).get_run(item.run_id)
+    run = store.runs.get_run(item.run_id)
     spec = get_benchmark("calc_builtin")
     assert item.kind == "benchmark" and item.benchmark_id == "calc_builtin" and item.rerunnable
     assert item.dataset_hash == run["dataset_hash"] and item.n_instances == N
@@ -66,7 +65,8 @@ def test_worse_model_is_caught_with_exactly_its_wrong_instances(decided):
     assert (change.rule_id, change.before, change.after, change.status_changed) == (
         "score.calc", "pass", "inconclusive", True)
     assert a.verdicts_flipped and a.impact.would_change
-    assert (a.impact.recommended_before, a.impact.recommended_after) == ("approve", "approve_with_conditions")
+    # issue 15: an open score verdict is insufficient evidence, no longer a condition
+    assert (a.impact.recommended_before, a.impact.recommended_after) == ("approve", "insufficient_evidence")
     assert "instead of 'approve'" in a.impact.why[0]
     # a new version holding the addendum; the decided evidence and the sign-off stay as they were
     v = result.version

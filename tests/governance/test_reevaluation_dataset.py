@@ -11,11 +11,11 @@ from evaluator.gateway.llm import ModelEndpoint
 from evaluator.loaders import load_instances
 from evaluator.runs.runner import run_benchmark
 from governance.decision import committee
+from governance.dossier.addendum_records import PlanChange
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.evidence.local_run_view import attach_run
 from governance.evidence.local_runs import save_upload
-from governance.reevaluation.addendum import PlanChange
 from governance.reevaluation.reevaluate import ReevaluationError, reevaluate
 
 PRICES = {"input_price_per_mtok": 0.5, "output_price_per_mtok": 1.5}
@@ -33,7 +33,7 @@ def decided_on_a_file(store, home, llm_server):
     endpoint = ModelEndpoint(name="A", model="openai/a", api_base=llm_server.url, transport="openai",
                              **PRICES)
     # run directly (not through the app's job registry), so the plan cannot know the file's path
-    summary = run_benchmark(store.con, spec, load_instances(spec, path), endpoint)
+    summary = run_benchmark(store, spec, load_instances(spec, path), endpoint)
     d = Dossier(id="D-file", title="Own cases", owner="c", intended_use=example_intended_use())
     store.save(d, author="a")
     attach_run(store, "D-file", summary.run_id, by="a")

@@ -6,14 +6,14 @@ import pytest
 
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.instance import Instance
-from evaluator.scenarios import ScenarioStore, run_scenario, scenario_evidence, scenario_results
+from evaluator.scenarios import run_scenario, scenario_evidence, scenario_results
 from governance.decision import committee
+from governance.dossier.addendum_records import PlanChange
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
+from governance.dossier.rules_records import AcceptancePolicy, SubgroupDisparityRule
 from governance.evidence.attach import attach_evidence
-from governance.reevaluation.addendum import PlanChange
 from governance.reevaluation.reevaluate import ReevaluationError, reevaluate
-from governance.rules.policy import AcceptancePolicy, SubgroupDisparityRule
 from tests.fakes import prompt_text
 
 PRICES = {"input_price_per_mtok": 0.5, "output_price_per_mtok": 1.5}
@@ -45,12 +45,12 @@ def answers(request: dict) -> str:
 @pytest.fixture
 def decided_scenario(store, llm_server):
     llm_server.configure(answer=answers)
-    version = ScenarioStore(store.con).save(scenario_cases(), name="Portal triage", author="seed",
+    version = store.scenarios.save(scenario_cases(), name="Portal triage", author="seed",
                                             subcategory_ids=["patient_provider_messaging"])
     endpoint = ModelEndpoint(name="model A", model="openai/model-a", api_base=llm_server.url,
                              transport="openai", **PRICES)
-    summary = run_scenario(store.con, version.scenario_id, endpoint)
-    evidence = scenario_evidence(scenario_results(store.con, summary.run_id))
+    summary = run_scenario(store, version.scenario_id, endpoint)
+    evidence = scenario_evidence(scenario_results(store, summary.run_id))
     d = Dossier(id="D-sc", title="Portal triage", owner="AI committee", intended_use=example_intended_use())
     rule = SubgroupDisparityRule(id="disparity", ratio_lo=0.8, ratio_hi=1.25, allow_point_estimate=True,
                                  rationale="Every language group must be served about equally well.")
@@ -79,21 +79,22 @@ def test_scenario_regression_is_located_in_its_subgroup(decided_scenario):
     (crossing,) = a.verdict_changes  # the es ratio left the window; its interval still straddles the edge
     assert (crossing.rule_id, crossing.before, crossing.after) == ("disparity",) + ("inconclusive",) * 2
     assert crossing.crossed and not crossing.status_changed and not a.verdicts_flipped
-    assert crossing.estimate_before == 1.0 and crossing.estimate_after == pytest.approx(0.769, abs=1e-3)
+    # es 8/12 after vs the reference group en 14/14 (no longer vs the overall, which gave 0.769)
+    assert crossing.estimate_before == 1.0 and crossing.estimate_after == pytest.approx(8 / 12)
     assert not a.impact.would_change and "crossed their threshold" in a.impact.why[-1]
     assert server.hits == 60
-    assert ScenarioStore(store.con).runs(version.scenario_id)[0]["run_id"] == c.run_after
+    assert store.scenarios.runs(version.scenario_id)[0]["run_id"] == c.run_after
 
 
 def test_phi_gate_closes_for_a_new_endpoint(store, llm_server):
     llm_server.configure(answer=lambda r: "no")
     cases = [Instance(id="p1", context="MRN 1234567, call 555-867-5309.", question="Urgent?", reference="no",
                       answer_type="exact")]
-    version = ScenarioStore(store.con).save(cases, name="With identifiers", author="seed")
+    version = store.scenarios.save(cases, name="With identifiers", author="seed")
     approved = ModelEndpoint(name="on-prem", model="openai/local", api_base=llm_server.url,
                              transport="openai", phi_approved=True, **PRICES)
-    summary = run_scenario(store.con, version.scenario_id, approved)
-    evidence = scenario_evidence(scenario_results(store.con, summary.run_id))
+    summary = run_scenario(store, version.scenario_id, approved)
+    evidence = scenario_evidence(scenario_results(store, summary.run_id))
     d = Dossier(id="D-phi", title="PHI scenario", owner="c", intended_use=example_intended_use())
     d = committee.decide(attach_evidence(d, [evidence], by="s"), "reject", "Not good enough yet.", [],
                          by="chair", store=store)

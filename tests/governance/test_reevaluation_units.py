@@ -6,10 +6,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from governance.decision.signoff import CommitteeDecision
-from governance.reevaluation.addendum import PlanChange
+from governance.dossier.addendum_records import PlanChange
+from governance.dossier.decision_records import CommitteeDecision
+from governance.dossier.plan_records import PlanEndpoint, PlanItem
 from governance.reevaluation.compare import decision_impact, verdict_changes
-from governance.reevaluation.plan import PlanEndpoint, PlanItem
 from governance.reevaluation.rerun import ReevaluationError, item_endpoint, read_prompt_bytes
 from governance.rules.verdicts import Assessment, Verdict
 
@@ -58,7 +58,7 @@ def test_bad_changes_are_refused():
 
 def verdict(rule: str, status: str, estimate: float | None = None, model: str = "m") -> Verdict:
     return Verdict(rule_id=rule, kind="score", model=model, benchmark="b", metric="acc", status=status,
-                   threshold=0.8, estimate=estimate, reason=f"{rule} {status}")
+                   threshold=0.8, estimate=estimate, reason=f"{rule} {status}", pre_registered=True)
 
 
 def assessment(*verdicts: Verdict) -> Assessment:

@@ -104,7 +104,10 @@ def test_run_completes_and_its_evidence_attaches_with_n_and_interval(demo, calc_
     ev = v.dossier.evidence[-1]
     assert ev.provenance == "local-run" and ev.run_id == progress.run_id and ev.source == progress.run_id
     assert ev.n == 10 and ev.score == 0.5 and ev.n_unparsed == 2
-    assert ev.ci_lower < 0.5 < ev.ci_upper and "bootstrap" in ev.ci_method
+    # 5 of 10 correct: Wilson 0.2366–0.7634 (statsmodels proportion_confint, method="wilson")
+    assert ev.ci_lower == pytest.approx(0.2365931, abs=1e-6)
+    assert ev.ci_upper == pytest.approx(0.7634069, abs=1e-6)
+    assert ev.ci_method.startswith("Wilson") and "coverage is approximate" in ev.ci_method
     assert ev.subcategory == "Supporting Diagnostic Decisions" and ev.model == "openai/fake-calc"
     assert attach_run(demo, DEMO_ID, progress.run_id, by="dr.lee").version == v.version  # nothing new
     assert run_view(demo, progress.run_id, v.dossier, jobs=jobs).attached
@@ -163,13 +166,10 @@ def test_a_budget_stop_resumes_with_a_larger_budget(demo, calc_server):
 
 
 def test_a_run_left_running_by_a_dead_process_shows_as_interrupted(demo):
-    from evaluator.runs.store import RunStore
-
-    cur = demo.cursor()
-    run_id = RunStore(cur, journal_dir=None).create_run(
-        run_key="k" * 64, benchmark_id="calc_builtin", hashes={}, model="openai/m", endpoint_name="m",
-        api_base=None, params={}, n_planned=5)
-    cur.close()
+    with demo.for_thread() as db:
+        run_id = db.runs.create_run(
+            run_key="k" * 64, benchmark_id="calc_builtin", hashes={}, model="openai/m", endpoint_name="m",
+            api_base=None, params={}, n_planned=5)
     view = run_view(demo, run_id, demo.load(DEMO_ID).dossier, jobs=RunJobs())
     assert view.state == "interrupted" and not view.resumable_here and view.summary is None
     with pytest.raises(RunInputError, match="is running"):

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.scenarios import ImportRejected, ScenarioStore, preview_import, record_offline_run
+from evaluator.scenarios import ImportRejected, preview_import, record_offline_run
 from governance.demo.scenario import DEMO_SOURCE, attach_demo_scenario, demo_cases_csv
 from governance.demo.seed import DEMO_ID, seed_demo
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
+from governance.dossier.taxonomy import TaxonomyError
 from governance.evidence.local_scenarios import (
-    attach_run,
+    attach_scenario_run,
     import_for_dossier,
     redact_scenario,
-    run_evidence,
     scenario_rows,
+    scenario_run_evidence,
 )
-from governance.mapping.taxonomy import TaxonomyError
 
 
 @pytest.fixture
@@ -40,9 +40,9 @@ def imported(store, dossier):
 def test_import_maps_to_the_dossier_subcategories_and_is_audited(store, dossier):
     version = imported(store, dossier)
     assert version.subcategory_ids == ["patient_provider_messaging"] and version.dossier_id == dossier.id
-    (entry,) = [a for a in store.audit_log(dossier.id) if a["action"] == "scenario import"]
-    assert entry["actor"] == "nurse" and entry["detail"]["scenario_id"] == version.scenario_id
-    assert entry["detail"]["phi"]["counts"] == {"phone": 24}
+    (entry,) = [a for a in store.audit_log(dossier.id) if a.action == "scenario import"]
+    assert entry.actor == "nurse" and entry.detail["scenario_id"] == version.scenario_id
+    assert entry.detail["phi"]["counts"] == {"phone": 24}
     narrowed = import_for_dossier(store, preview_import("p.csv", CSV), name="Portal", author="nurse",
                                   dossier=dossier, subcategory_ids=[])
     assert narrowed.subcategory_ids == []
@@ -56,31 +56,31 @@ def test_rejected_preview_stores_nothing_and_writes_no_audit(store, dossier):
     with pytest.raises(ImportRejected):
         import_for_dossier(store, preview_import("p.csv", b"id,question\nq1,?\n"), name="x", author="n",
                            dossier=dossier)
-    assert len(store.audit_log()) == before and ScenarioStore(store.con).list_versions() == []
+    assert len(store.audit_log()) == before and store.scenarios.list_versions() == []
 
 
 def test_redaction_is_audited_and_rows_list_both_versions(store, dossier):
     v1 = imported(store, dossier)
     v2 = redact_scenario(store, v1.scenario_id, author="privacy officer")
-    assert [a["action"] for a in store.audit_log(dossier.id)][-1] == "scenario redact"
+    assert [a.action for a in store.audit_log(dossier.id)][-1] == "scenario redact"
     rows = scenario_rows(store)
     assert [(r["version"], r["redacted"]) for r in rows] == [(2, True), (1, False)]
     assert rows[0]["phi"].startswith("no likely identifiers") and "phone 24" in rows[1]["phi"]
     assert v2.redaction["replaced"] == {"phone": 24}
 
 
-def test_run_evidence_is_labelled_for_coverage_and_attaching_makes_a_new_version(store, dossier):
+def test_scenario_run_evidence_is_labelled_for_coverage_and_attaching_makes_a_new_version(store, dossier):
     v1 = imported(store, dossier)
     answers = {f"q{i}": "A" if i < 12 or i % 2 else "B" for i in range(24)}
-    run_id = record_offline_run(store.con, v1, "gpt-4o", answers, endpoint_name="offline")
-    evidence = run_evidence(store, run_id)
+    run_id = record_offline_run(store, v1, "gpt-4o", answers, endpoint_name="offline")
+    evidence = scenario_run_evidence(store, run_id)
     assert evidence.subcategory == "Patient-Provider Messaging" and evidence.category
     assert evidence.provenance == "local-run" and evidence.run_id == run_id
     assert {(s.group, s.suppressed) for s in evidence.subgroups} == {("F", False), ("M", False)}
-    updated = attach_run(store, store.load(dossier.id).dossier, run_id, by="dr.lee")
+    updated = attach_scenario_run(store, store.load(dossier.id).dossier, run_id, by="dr.lee")
     saved = store.save(updated, author="dr.lee", note="evidence: local scenario")
     assert saved.version == 2 and saved.dossier.evidence[-1].id == evidence.id
-    assert attach_run(store, saved.dossier, run_id, by="dr.lee") == saved.dossier  # attached once
+    assert attach_scenario_run(store, saved.dossier, run_id, by="dr.lee") == saved.dossier  # attached once
 
 
 def test_demo_scenario_has_a_flagged_ratio_and_a_suppressed_group(store, dossier):
@@ -93,9 +93,9 @@ def test_demo_scenario_has_a_flagged_ratio_and_a_suppressed_group(store, dossier
     assert language["vi"].suppressed and language["vi"].score is None
     assert language["es"].score / language["en"].score < 0.8  # flagged against the largest group
     assert "flagged: language=es (0.50)" in evidence.caveat
-    (version,) = ScenarioStore(store.con).list_versions()
+    (version,) = store.scenarios.list_versions()
     assert version.dossier_id == dossier.id and version.phi["counts"] == {}  # invented text, no identifiers
-    (run,) = ScenarioStore(store.con).runs(version.scenario_id)
+    (run,) = store.scenarios.runs(version.scenario_id)
     assert run["endpoint_name"] == "demo data (no model called)"
     assert b"555" not in demo_cases_csv()
 

@@ -7,8 +7,14 @@ import pytest
 
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
-from governance.dossier.store import DossierNotFound, Store, StoreCorruptError, StoreLockedError
-from governance.mapping.taxonomy import TaxonomyError
+from governance.dossier.store import (
+    DossierNotFound,
+    SaveConflict,
+    Store,
+    StoreCorruptError,
+    StoreLockedError,
+)
+from governance.dossier.taxonomy import TaxonomyError
 
 
 def make() -> Dossier:
@@ -23,14 +29,14 @@ def test_every_save_appends_a_version_with_a_chained_hash(store):
     )
     v2 = store.save(d2, "bob", "mapped")
     history = store.history(d.id)
-    assert [h["version"] for h in history] == [1, 2]
-    assert history[1]["parent_hash"] == v1.hash
+    assert [h.version for h in history] == [1, 2]
+    assert history[1].parent_hash == v1.hash and history[0].parent_hash is None
     assert v1.hash != v2.hash
     assert store.load(d.id, 1).dossier == d
     assert store.load(d.id).dossier.mapping.accepted == ["patient_provider_messaging"]
     audit = store.audit_log(d.id)
-    assert [a["action"] for a in audit] == ["create", "save"]
-    assert audit[1]["actor"] == "bob" and audit[1]["detail"]["changed"] == ["mapping"]
+    assert [a.action for a in audit] == ["create", "save"]
+    assert audit[1].actor == "bob" and audit[1].detail["changed"] == ["mapping"]
 
 
 def test_unchanged_save_is_not_a_new_version(store):
@@ -93,9 +99,9 @@ def test_list_dossiers_reports_latest(store):
     store.save(d, "a")
     store.save(d.model_copy(update={"title": "Portal replies v2"}), "a")
     rows = store.list_dossiers()
-    assert len(rows) == 1 and rows[0]["version"] == 2 and rows[0]["title"] == "Portal replies v2"
-    assert rows[0]["risk_tier"] == "moderate"
-    json.dumps(rows)
+    assert len(rows) == 1 and rows[0].version == 2 and rows[0].title == "Portal replies v2"
+    assert rows[0].risk_tier == "moderate"
+    json.dumps([r.model_dump(mode="json") for r in rows])
 
 
 def test_hash_ignores_sections_still_at_their_defaults():
@@ -106,3 +112,20 @@ def test_hash_ignores_sections_still_at_their_defaults():
     assert Dossier.model_validate(doc).content_hash() == d.content_hash()
     mapped = d.model_copy(update={"mapping": d.mapping.decide("planning_treatments", "accepted", by="x")})
     assert mapped.content_hash() != d.content_hash()
+
+
+def test_a_save_based_on_an_old_version_is_refused_and_writes_nothing(store):
+    d = make()
+    with pytest.raises(SaveConflict):
+        store.save(d, "alice", expected_version=1)  # nothing saved yet: version 0 is the latest
+    assert store.is_empty()
+    store.save(d, "alice", expected_version=0)
+    second = d.model_copy(update={"title": "Portal replies, edited by bob"})
+    assert store.save(second, "bob", expected_version=1).version == 2
+    stale = d.model_copy(update={"title": "Portal replies, edited by carol"})
+    audit_before = len(store.audit_log(d.id))
+    with pytest.raises(SaveConflict, match="version 2 by bob after version 1"):
+        store.save(stale, "carol", expected_version=1)
+    assert [h.version for h in store.history(d.id)] == [1, 2] and len(store.audit_log(d.id)) == audit_before
+    assert store.load(d.id).dossier.title == "Portal replies, edited by bob"
+    assert store.save(stale, "carol").version == 3, "without expected_version the check is skipped"

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from governance.mapping.taxonomy import TaxonomyError, load_taxonomy
+from governance.dossier.taxonomy import TaxonomyError, load_taxonomy
 from tests.conftest import shared_path
 
 

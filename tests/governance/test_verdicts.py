@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from governance.evidence.judge_agreement import JudgeAgreementSetting
-from governance.procurement.cost import CostSettings, TokenProfile
-from governance.rules.policy import (
+from governance.dossier.evidence_records import JudgeAgreementSetting
+from governance.dossier.procurement_records import CostSettings, TokenProfile
+from governance.dossier.rules_records import (
     AcceptancePolicy,
     CostRule,
     JudgeAgreementRule,
@@ -14,8 +14,8 @@ from governance.rules.policy import (
     ScoreRule,
     SubgroupDisparityRule,
     UnscoredShareRule,
-    lock_policy,
 )
+from governance.rules.policy import lock_policy
 from governance.rules.verdict_math import compare, further_cases, wilson_total_n
 from governance.rules.verdicts import assess, score_verdict, unscored_verdict
 from tests.governance.policy_fixtures import WILSON, dossier, ev, group
@@ -107,16 +107,22 @@ def test_further_cases_wilson_makes_the_interval_exclude_the_threshold():
     assert wilson_interval(0.72 * (total - 1), total - 1)[0] <= 0.70
 
 
-def test_further_cases_reported_on_wilson_evidence():
+def test_further_cases_reported_on_wilson_evidence_at_80_percent_power():
+    # ProxySender GPT-4o: 216/300 = 0.72 vs bar 0.70, family of one: 3,771 more (issue 15), not the
+    # 1,717 (= 2,017 - 300) at which the interval would just clear the bar if the estimate held
     v = score_verdict(score_rule(0.70), ev(0.72, 0.667, 0.768, n=300, method=WILSON))
-    assert v["further_cases"] == wilson_total_n(0.72, 0.70, 300) - 300
-    assert "Wilson" in v["further_cases_method"] and f"{v['further_cases']:,}" in v["reason"]
+    assert v["further_cases"] == 3771 and wilson_total_n(0.72, 0.70, 300) - 300 == 1717
+    assert "80% chance of a pass if the true rate equals today's estimate (0.720)" in v["reason"]
+    assert "3,771 more cases" in v["reason"] and "likely" not in v["reason"]
 
 
-def test_further_cases_scaled_for_other_intervals_and_none_on_the_threshold():
-    assert further_cases(0.8, 0.7, 0.9, 0.75, 100, wilson=False)[0] == 300
+def test_further_cases_for_other_intervals_use_the_spread_from_the_interval():
+    # s = 0.1 / 1.96 * sqrt(100); n = ((1.95996 + 0.84162) * s / 0.05)^2 = 817.3 -> 818, so 718 more
+    assert further_cases(0.8, 0.7, 0.9, 0.75, 100, wilson=False)[0] == 718
+    # at 50% power it is the old "interval just excludes the bar" figure: 400 in all, 300 more
+    assert further_cases(0.8, 0.7, 0.9, 0.75, 100, wilson=False, power=0.5)[0] == 300
     more, why = further_cases(0.7, 0.6, 0.8, 0.7, 100, wilson=False)
-    assert more is None and "sits on the threshold" in why
+    assert more is None and "sits on the bar" in why
 
 
 # ---- unscored share ---------------------------------------------------------------------------
@@ -208,14 +214,14 @@ def test_subgroups_within_window_pass_outside_fail_straddling_inconclusive():
     assert _sub(inside)[0].status == "pass"
     outside = [group("sex", "F", 0.9, 0.86, 0.94, 800), group("sex", "M", 0.4, 0.3, 0.5, 200)]
     (v,) = _sub(outside)
-    assert v.status == "fail" and v.estimate == pytest.approx(0.5)
+    assert v.status == "fail" and v.estimate == pytest.approx(0.4 / 0.9)  # M ÷ reference F
     straddle = [group("age", "18-64", 0.82, 0.78, 0.86, 900), group("age", "65+", 0.7, 0.55, 0.85, 100)]
     (v,) = _sub(straddle)
     assert v.status == "inconclusive" and v.further_cases > 0
 
 
 def test_subgroups_suppressed_and_missing_and_per_tag():
-    verdicts = _sub([group("sex", "F", 0.8, 0.75, 0.85, 900),
+    verdicts = _sub([group("sex", "F", 0.8, 0.75, 0.85, 500), group("sex", "M", 0.8, 0.75, 0.85, 500),
                      group("sex", "X", 0, None, None, 3, suppressed=True),
                      group("lang", "es", 0, None, None, 4, suppressed=True)])
     by_tag = {v.reason.split(",")[1].split(":")[0].strip(): v for v in verdicts}
@@ -227,16 +233,51 @@ def test_subgroups_suppressed_and_missing_and_per_tag():
 
 
 def test_subgroup_without_interval_needs_committee_permission():
-    groups = [group("sex", "F", 0.8, None, None, 500), group("sex", "M", 0.78, None, None, 500)]
+    # scores that are not whole counts of 500 (e.g. an imported mean): no Katz interval can be formed
+    groups = [group("sex", "F", 0.8013, None, None, 500), group("sex", "M", 0.7801, None, None, 500)]
     assert _sub(groups)[0].status == "inconclusive"
     assert _sub(groups, allow_point_estimate=True)[0].status == "pass"
 
 
-def test_subgroup_further_cases_use_the_interval_end_that_crosses_the_window():
-    # ratio 1.00 with interval 0.78-1.10 straddles 0.80: reach 0.22 over distance 0.20 needs
-    # 26 × (0.22/0.20)² = 31.5 → 32 group cases, i.e. 6 more in the group, 10 more in a 26/40 mix
-    e = ev(0.8, 0.77, 0.83, n=40, subgroups=[group("age", "18-64", 0.8, 0.624, 0.88, 26),
-                                              group("age", "65+", 0.8, 0.72, 0.88, 14)])
+def test_subgroup_further_cases_use_the_log_interval_end_that_crosses_the_window():
+    # ratio 1.00 with interval 0.78-1.10 (Katz, as evaluator.subgroups stores it) straddles 0.80.
+    # On the log scale: reach ln(1/0.78) = 0.24846 over distance ln(1/0.80) = 0.22314 needs
+    # 14 × (0.24846/0.22314)² = 17.36 → 18 group cases: 4 more in a group of 14, 12 more in a 14/40 mix.
+    ratio = dict(reference_group="18-64", ratio=1.0, ratio_lower=0.78, ratio_upper=1.10, ratio_method="katz")
+    e = ev(0.8, 0.77, 0.83, n=40, subgroups=[
+        group("age", "18-64", 0.8, 0.624, 0.88, 26).model_copy(update={"reference_group": "18-64"}),
+        group("age", "65+", 0.8, 0.72, 0.88, 14).model_copy(update=ratio)])
     rule = SubgroupDisparityRule(id="g", ratio_lo=0.8, ratio_hi=1.25, rationale=WHY)
     (v,) = assess(dossier([e], policy=AcceptancePolicy(rules=[rule]))).verdicts
-    assert v.status == "inconclusive" and v.further_cases == 10
+    assert v.status == "inconclusive" and v.further_cases == 12
+    assert "reference group 18-64" in v.reason and "0.78–1.10 katz" in v.reason  # the stored method
+
+
+def test_subgroup_verdict_compares_with_the_reference_group_not_the_overall():
+    # Overall 0.80; F 475/500, M 325/500. Against the overall (the old definition) M's ratio interval
+    # was 0.61/0.8–0.69/0.8 = 0.76–0.86 and F's 1.16–1.21: inconclusive. Against the reference group
+    # F, MOVER-Wilson: Wilson M (0.607193, 0.690520), F (0.927232, 0.965906), p1p2 = 0.6175;
+    # L = (0.6175 - sqrt(0.6175² - 0.607193·0.965906·0.692807·0.934094)) / (0.965906·0.934094) = 0.637902
+    # U = (0.6175 + sqrt(0.6175² - 0.690520·0.927232·0.609480·0.972768)) / (0.927232·0.972768) = 0.730315
+    # wholly below 0.80: fail.
+    groups = [group("sex", "F", 0.95, 0.93, 0.97, 500), group("sex", "M", 0.65, 0.61, 0.69, 500)]
+    (v,) = _sub(groups)
+    assert v.status == "fail"
+    assert v.estimate == pytest.approx(0.684211, abs=1e-6)
+    assert (v.ci_lower, v.ci_upper) == pytest.approx((0.637902, 0.730315), abs=1e-6)
+    assert "reference group F" in v.reason and "ratio to overall" not in v.reason
+
+
+def test_subgroup_verdict_uses_the_ratio_the_evaluator_stored():
+    # A committee-chosen reference (M, the smaller group) stored on the record is the one judged.
+    stored = dict(reference_group="M", ratio=1.2, ratio_lower=1.1, ratio_upper=1.3, ratio_method="katz")
+    groups = [group("sex", "F", 0.9, 0.86, 0.94, 800).model_copy(update=stored),
+              group("sex", "M", 0.75, 0.7, 0.8, 200).model_copy(update={"reference_group": "M"})]
+    (v,) = _sub(groups)
+    assert v.status == "inconclusive" and v.estimate == pytest.approx(1.2) and "reference group M" in v.reason
+
+
+def test_subgroup_with_one_reported_group_has_nothing_to_compare():
+    (v,) = _sub([group("sex", "F", 0.8, 0.75, 0.85, 900),
+                 group("sex", "X", 0, None, None, 3, suppressed=True)])
+    assert v.status == "inconclusive" and "nothing to compare" in v.reason

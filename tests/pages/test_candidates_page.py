@@ -8,7 +8,7 @@ import json
 from pypdf import PdfReader
 
 from governance.decision.signoff import signoff_status
-from governance.dossier.documents import DocumentStore, sha256_hex
+from governance.dossier.documents import sha256_hex
 from governance.dossier.store import Store
 from tests.pages.conftest import DEMO, latest, open_page
 
@@ -117,6 +117,6 @@ def test_answer_an_attestation_with_a_document(demo_copy):
         sha256_hex(data),
     )
     store = Store.open(demo_copy / "medassure.duckdb")
-    assert DocumentStore(store.con).get(answer.document.sha256) == data
+    assert store.documents.get(answer.document.sha256) == data
     store.close()
     assert "Subgroup performance reported (subgroup_performance): not answered" not in texts(at)

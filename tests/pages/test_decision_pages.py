@@ -22,6 +22,16 @@ def test_rules_page_shows_lock_change_log_and_three_verdict_kinds(demo_copy):
     kinds = set(verdicts["verdict"])
     assert {"✓ pass", "✗ fail", "⚠ inconclusive"} <= kinds
     assert verdicts["reason"].str.len().min() > 10 and (verdicts["evidence"] != "").any()
+    # issue 15: score verdicts and gates counted apart, the family stated, pre-registration by name
+    assert set(verdicts["counted as"]) == {"score verdict", "gating rule"}
+    score = verdicts[verdicts["counted as"] == "score verdict"]
+    tested = score.loc[score["one-sided p"] != "", "error rate"]
+    assert len(tested) and tested.str.startswith("2.5% one-sided, holm over").all()
+    captions = "\n".join(c.value for c in at.caption)
+    assert "Family of score verdicts: 3 score rule(s) × 3 candidate(s)" in captions
+    assert "likely" not in captions
+    assert any(m.value.startswith("**Pre-registration.**") and "verdicts are pre-registered" in m.value
+               for m in at.markdown)
 
 
 def test_rules_page_locked_change_needs_a_reason_then_is_logged(demo_copy):
@@ -97,6 +107,11 @@ def test_decision_page_signoff_then_change_shows_invalidation(demo_copy):
     at = open_page("pages/decision.py")
     assert at.title[0].value == "Decision"
     assert "Approve with conditions" in texts(at) and not at.error
+    assert "### Insufficient evidence" in texts(at)  # the recomputed recommendation (issue 15)
+    (differs,) = [w.value for w in at.warning if "differs from the recommendation" in w.value]
+    assert "the verdicts support insufficient evidence" in differs
+    assert "recorded reason: GPT-4o runs" in differs
+    assert list(at.radio(key="decision_outcome").options) == ["Approve", "Approve with conditions", "Reject"]
     roles = at.dataframe[0].value
     assert list(roles.loc[roles["status"] == "✓ valid", "role"]) == ["clinical lead"]
     at.selectbox(key="signoff_role").select("CMIO / clinical informatics").run()

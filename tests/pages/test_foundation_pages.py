@@ -47,11 +47,30 @@ def test_intended_use_live_risk_and_save(demo_home):
     assert latest.version == seeded + 1 and latest.dossier.intended_use.error_severity == "critical"
 
 
-def test_intended_use_inline_validation_blocks_save(demo_home):
+def test_intended_use_validation_on_save_names_fields_by_label(demo_home):
+    seeded = demo_version(demo_home)
     at = open_page("pages/intended_use.py")
-    at.text_area(key=f"iu_D-demo-portal_{demo_version(demo_home)}_purpose").input("short").run()
-    assert any("purpose" in w.value for w in at.warning)
-    assert at.button(key="save_intended_use").disabled
+    at.text_area(key=f"iu_D-demo-portal_{seeded}_purpose").input("short").run()
+    assert not at.warning  # nothing shouted while the reviewer is still typing
+    at.button(key="save_intended_use").click().run()
+    (warning,) = [w.value for w in at.warning]
+    assert "**Purpose**" in warning and "at least 10 characters" in warning
+    assert "purpose**" not in warning.lower().replace("**purpose**", "")  # no raw field key
+    store = Store.open(demo_home / "medassure.duckdb")
+    assert store.load("D-demo-portal").version == seeded  # nothing saved
+    store.close()
+
+
+def test_a_new_empty_intended_use_form_shows_no_errors_before_save(home):
+    at = open_page(dossier_id=None)
+    at.button(key="new_dossier_button").click().run()
+    at.switch_page("pages/intended_use.py").run()
+    assert not at.warning and not at.exception
+    at.button(key="save_intended_use").click().run()
+    (warning,) = [w.value for w in at.warning]
+    for label in ("**Title**", "**Owner**", "**Purpose**", "**Intended users**"):
+        assert label in warning
+    assert "intended_users" not in warning and "String should" not in warning
 
 
 def test_new_dossier_from_intended_use_page(home):
@@ -65,11 +84,10 @@ def test_new_dossier_from_intended_use_page(home):
     at.text_area(key=p + "users").input("registered nurses").run()
     at.text_input(key=p + "setting").input("Inpatient wards").run()
     at.text_input(key=p + "population").input("Adult inpatients").run()
-    assert not at.button(key="save_intended_use").disabled
     at.button(key="save_intended_use").click().run()
     assert not at.exception
     assert at.session_state["dossier_id"].startswith("D-")
-    titles = [r["title"] for r in Store.open(home / "medassure.duckdb").list_dossiers()]
+    titles = [r.title for r in Store.open(home / "medassure.duckdb").list_dossiers()]
     assert "Nurse dosing questions" in titles
 
 

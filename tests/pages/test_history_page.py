@@ -5,9 +5,15 @@ def test_history_page_shows_timeline_and_diff(demo_home):
     at = open_page("pages/history.py")
     assert at.title[0].value == "History"
     timeline = at.dataframe[0].value
-    assert len(timeline) >= 2 and "created" in set(timeline["kind"])
+    assert len(timeline) >= 2 and "created" in set(timeline["Kind"])
+    assert list(timeline.columns)[:4] == ["Version", "Saved (UTC)", "By", "Kind"]
     assert at.subheader[0].value.startswith("Version")
-    assert len(at.dataframe) == 2  # the timeline and the diff
+    assert len(at.dataframe) == 2  # the timeline and the technical detail of the diff
+    lines = [t.value for t in at.text]
+    assert lines and all("›" in line or ":" in line for line in lines)
+    assert not any("_" in line.split(":")[0] for line in lines), lines  # labels, not field keys
+    # the demo's last version adds the sign-offs: named by their roles' signers, not dumped as JSON
+    assert any(line.startswith("Sign-offs: added (") and "{" not in line for line in lines), lines
     at.selectbox(key="history_from").select(1).run()
     at.selectbox(key="history_to").select(1).run()
     assert any("identical" in s.value for s in at.success)

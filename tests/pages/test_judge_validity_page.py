@@ -37,14 +37,22 @@ def test_upload_ratings_see_table_record_and_set_minimum(demo_home):
     assert not at.exception, [e.value for e in at.exception]
     table = at.table[0].value.reset_index()
     pooled = table[(table["dataset"] == "ALL") & (table["comparison"] == "jury vs clinicians")]
-    assert set(pooled["statistic"]) == {"ICC(3,k) z", "ICC(2,1)", "Spearman ρ", "weighted κ"}
+    assert set(pooled["statistic"]) == {
+        "ICC(A,1) single rater (gated)",
+        "ICC(C,1) single rater",
+        "ICC(3,k) z (MedHELM's variant, comparison only)",
+        "Spearman ρ",
+        "weighted κ",
+    }
     assert [v for v in table["MedHELM (published)"] if v != "—"] == ["0.47", "0.43"] * 3
     assert all(v.startswith("[") for v in pooled["95% interval"])
     at.button(key="jv_record").click().run()
     assert not at.exception, [e.value for e in at.exception]
     recorded = latest(demo_home).judge_agreement
     assert recorded.source.startswith("local judge-validity study (upload; 80 cases")
-    assert recorded.n_instances == 80 and recorded.entered_by
+    assert recorded.n_instances == 80 and recorded.entered_by and recorded.statistic == "ICC(A,1)"
+    gated = pooled[pooled["statistic"].str.contains("gated")]["value"].item()
+    assert f"{recorded.estimate:.2f}" == gated and recorded.comparison_icc3k_z > recorded.estimate
     at.number_input(key="jv_minimum").set_value(0.65).run()
     at.text_input(key="jv_minimum_why").input("Pilot: ask for more than the tier default").run()
     at.button(key="jv_save_minimum").click().run()
@@ -67,10 +75,8 @@ def test_bad_upload_shows_the_problem(demo_home):
 def test_a_stored_jury_run_can_be_picked(demo_home):
     import pandas as pd
 
-    from evaluator.jury.store import JuryStore
-
     store = Store.open(demo_home / "medassure.duckdb")
-    juries = JuryStore(store.con)
+    juries = store.juries
     jury_id = juries.create(
         run_id="run-demo",
         benchmark_id="MedicationQA",

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from evaluator.runs.jobs import JOBS
-from evaluator.scenarios import ScenarioStore
 from governance.demo.scenario import attach_demo_scenario
 from governance.demo.seed import DEMO_ID
 from governance.dossier.store import Store
@@ -37,7 +36,7 @@ def table_text(at) -> str:
 def scenario_home(demo_home):
     """The demo dossier with the synthetic local scenario step applied (whether or not it is registered)."""
     store = Store.open(demo_home / "medassure.duckdb")
-    if not ScenarioStore(store.con).list_versions():
+    if not store.scenarios.list_versions():
         dossier = store.load(DEMO_ID).dossier
         store.save(attach_demo_scenario(store, dossier), author="demo", note="demo: local scenario")
     store.close()
@@ -59,7 +58,7 @@ def test_demo_scenario_results_show_a_flag_and_a_suppressed_group(scenario_home)
 def scenario_counts(home):
     store = Store.open(home / "medassure.duckdb")
     try:
-        return ScenarioStore(store.con).table_counts()
+        return store.scenarios.table_counts()
     finally:
         store.close()
 
@@ -128,7 +127,7 @@ def test_editing_a_scenario_saves_a_new_version_of_it(demo_home):
     at.file_uploader(key="ls_upload_0").set_value(("ward.csv", cases_csv(), "text/csv")).run()
     at.button(key="ls_save").click().run()
     store = Store.open(demo_home / "medassure.duckdb")
-    (first,) = [v for v in ScenarioStore(store.con).list_versions() if v.source_name == "ward.csv"]
+    (first,) = [v for v in store.scenarios.list_versions() if v.source_name == "ward.csv"]
     store.close()
     edited = cases_csv() + b"x1,One more message,Same-day review?,yes|no,B,South\n"
     at.file_uploader(key="ls_upload_1").set_value(("ward_v2.csv", edited, "text/csv")).run()
@@ -137,7 +136,7 @@ def test_editing_a_scenario_saves_a_new_version_of_it(demo_home):
     at.button(key="ls_save").click().run()
     assert not at.exception
     store = Store.open(demo_home / "medassure.duckdb")
-    versions = ScenarioStore(store.con).list_versions(first.scenario_id)
+    versions = store.scenarios.list_versions(first.scenario_id)
     store.close()
     assert [(v.version, v.n_instances) for v in versions] == [(2, 32), (1, 31)]
     assert versions[0].parent_hash == first.hash and versions[0].source_name == "ward_v2.csv"

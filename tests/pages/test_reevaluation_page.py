@@ -57,7 +57,7 @@ def test_page_runs_a_reevaluation_and_shows_the_addendum(decided):
 
     history = open_page("pages/history.py", dossier_id=DOSSIER_ID)
     timeline = history.dataframe[0].value
-    assert timeline["kind"].iloc[0] == "re-evaluation"
+    assert timeline["Kind"].iloc[0] == "re-evaluation"  # column names are human since main 2716d22
     assert any(e.label.startswith("Re-evaluation R-") for e in history.expander)
 
 

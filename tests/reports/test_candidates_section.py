@@ -10,9 +10,9 @@ from pypdf import PdfReader
 
 from governance.procurement.candidates import upsert_candidate
 from governance.procurement.comparison import compare_candidates
+from reports.build import build_report
 from reports.candidates_chart import chart_frame
 from reports.candidates_table import comparison_csv, score_rows, summary_rows
-from reports.model import build_report
 from reports.pdf import render_pdf
 from reports.sections_candidates import candidates_sections
 from tests.governance.candidate_fixtures import base_dossier, candidate
@@ -33,10 +33,11 @@ def test_rows_round_once_and_keep_numbers(dossier):
     assert rows["claude"]["usd_per_1k"] == 33.75 and rows["gpt"]["usd_per_1k"] == 4.5
     assert rows["gpt"]["usd_per_1k_acceptable"] == round(4.5 / 0.772, 2) == 5.83
     assert rows["llama"]["on_frontier"] and rows["claude"]["cost_ceiling"] == "fail"
+    # issue 15: the accepted education subcategory has no passing score verdict, so not "approve"
     assert (rows["gpt"]["answered"], rows["gpt"]["open_items"], rows["gpt"]["recommendation"]) == (
         11,
         0,
-        "approve",
+        "insufficient_evidence",
     )
     scores = score_rows(compare_candidates(dossier))
     assert {r["tie_group"] for r in scores if r["benchmark"] == "MedConfInfo"} == {1}

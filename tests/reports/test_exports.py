@@ -21,6 +21,7 @@ from reports.exports import (
     read_dossier_json,
     safe_cell,
 )
+from tests.conftest import shared_path
 from tests.reports.conftest import local_run_evidence, with_evidence
 
 CHAI_ORDER = ["BasicInfo", "ReleaseInfo", "ModelSummary", "UsesAndDirections", "Warnings", "TrustIngredients",
@@ -129,7 +130,7 @@ def test_chai_card_follows_the_v02_sequence(base_version):
     uses = root.find(f"{{{NAMESPACE}}}UsesAndDirections")
     assert [_local(c.tag) for c in uses] == ["IntendedUseAndWorkflow", "PrimaryIntendedUsers", "HowToUse",
                                              "TargetedPatientPopulation", "CautionedOutOfScopeSettings"]
-    assert "- Paediatric patients" in uses[4].text
+    assert "Paediatric patients" in uses[4].text.splitlines()
     maintenance = root.find(f"{{{NAMESPACE}}}TrustIngredients/{{{NAMESPACE}}}AISystemFacts/"
                             f"{{{NAMESPACE}}}OngoingMaintenance")
     assert maintenance is not None and maintenance.text
@@ -158,3 +159,38 @@ def test_chai_fairness_and_safety_from_local_runs(base_version):
     safety = root.findall(f"{ns}KeyMetrics/{ns}SafetyReliability/{ns}Results/{ns}MetricResult")
     # (3 unparsed + 1 unscored) / 200
     assert json.loads(safety[0].find(f"{ns}ValueJson").text)["value"] == 0.02
+
+
+# ---- CHAI against the official schema, as plain text ------------------------------------------
+def _demo_version(tmp_path):
+    from governance.demo.seed import seed_demo
+
+    store = Store.open(tmp_path / "home" / "medassure.duckdb")
+    try:
+        return store.load(seed_demo(store))
+    finally:
+        store.close()
+
+
+def test_chai_card_of_the_demo_validates_against_the_official_v02_schema(tmp_path):
+    xmlschema = pytest.importorskip("xmlschema", reason="xmlschema is in the test extra")
+    schema = xmlschema.XMLSchema(str(shared_path("reference", "chai_mc_v0.2", "schema.xsd")))
+    xml = chai_model_card_xml(_demo_version(tmp_path))
+    errors = [f"{e.path}: {e.reason}" for e in schema.iter_errors(xml)]
+    assert errors == []
+
+
+def test_chai_text_fields_carry_no_markdown_and_no_control_characters(base_version):
+    use = base_version.dossier.intended_use.model_copy(
+        update={"out_of_scope_uses": ["Bell\x07 and escape\x1b[31m in a list", "Plain item"]})
+    d = base_version.dossier.model_copy(update={"intended_use": use})
+    version = base_version.model_copy(update={"dossier": d, "hash": d.content_hash()})
+    xml = chai_model_card_xml(version)
+    root = ET.fromstring(xml.encode())  # well-formed despite the control characters in the input
+    texts = [el.text or "" for el in root.iter()]
+    for text in texts:
+        for line in text.splitlines():
+            assert not line.lstrip().startswith(("- ", "#", "* ")), line
+            assert "**" not in line, line
+    out_of_scope = next(el.text for el in root.iter() if _local(el.tag) == "CautionedOutOfScopeSettings")
+    assert out_of_scope == "Bell and escape[31m in a list\nPlain item"

@@ -10,9 +10,9 @@ import pytest
 from pypdf import PdfReader
 
 from governance.decision.committee import assessment_and_recommendation
+from reports.build import build_report
 from reports.chai import NAMESPACE, chai_model_card_xml
 from reports.exports import hti1_csv
-from reports.model import build_report
 from reports.pdf import render_pdf
 from tests.reports.conftest import CLAUDE, GPT4O, as_version
 
@@ -39,15 +39,26 @@ def test_rules_with_rationale_and_lock(report, governed_version):
     assert ids == [r.id for r in governed_version.dossier.policy.rules]
     assert "score.privacydetection" in ids
     assert all(r[3] for r in rules.tables[0].rows)  # every rule shows its rationale
-    assert "Locked (pre-registered) by Dr. A. Rivera (chair)" in rules.paragraphs[0]
+    assert "Locked by Dr. A. Rivera (chair)" in rules.paragraphs[0]
+    assert "holm; one-sided alpha 0.025" in rules.paragraphs[0]  # error control locked with the rules
+    pre = next(s for s in rules.subsections if s.key == "preregistration")
+    yes, no = assessment_and_recommendation(governed_version.dossier)[0].preregistered()
+    total = len(yes) + len(no)
+    assert pre.paragraphs[0] == f"{len(yes)} of {total} verdicts are pre-registered; {len(no)} are not."
+    changed = "score.privacydetection: not pre-registered (the rule was changed after the lock"
+    assert any(line.startswith(changed) for line in pre.bullets)
 
 
 def test_verdicts_match_the_assessment_and_cite_evidence_rows(report, governed_version):
     assessment, rec = assessment_and_recommendation(governed_version.dossier)
     per_rule = [s for s in report.rules.subsections if s.key.startswith("verdicts_")]
     assert sum(len(s.tables[0].rows) for s in per_rule) == len(assessment.verdicts)
-    counts = {s: n for s, n in assessment.counts().items()}
-    assert report.rules.facts[0].value.startswith(f"{counts['pass']} PASS, {counts['fail']} FAIL")
+    score, gating = assessment.score_counts(), assessment.gating_counts()
+    facts = {f.label: f.value for f in report.rules.facts}
+    assert facts["Score verdicts"] == (f"{score['pass']} PASS, {score['fail']} FAIL, "
+                                       f"{score['inconclusive']} INCONCLUSIVE")
+    assert facts["Gating rules (counted apart)"].startswith(f"{gating['pass']} PASS, {gating['fail']} FAIL")
+    assert any(p.startswith("Family of score verdicts:") for p in report.rules.paragraphs)
     score_rule = next(s for s in per_rule if s.key == "verdicts_score.patient_provider_messaging")
     (fail,) = [r for r in score_rule.tables[0].rows if r[0] == CLAUDE and r[1] == "ProxySender"]
     assert fail[2] == "fail" and "upper bound" in fail[3]
@@ -55,9 +66,10 @@ def test_verdicts_match_the_assessment_and_cite_evidence_rows(report, governed_v
     (cited,) = _rows(evidence, "Ref", fail[6])  # the cited row is that model on that benchmark
     assert cited[1:3] == ["ProxySender", CLAUDE]
     recommendation = report.rules.subsections[-1]
-    assert recommendation.title.endswith("Approve with conditions")
+    # recomputed for issue 15 (was "Approve with conditions"): open score verdicts are not conditions
+    assert recommendation.title.endswith("Insufficient evidence")
     assert any(c == CLAUDE and o == "Reject" for c, o, *_ in recommendation.tables[0].rows)
-    assert rec.outcome == "approve_with_conditions"
+    assert rec.outcome == "insufficient_evidence"
 
 
 def test_change_log_shows_the_change_after_the_lock(report):
@@ -93,6 +105,11 @@ def test_decision_and_valid_signoff(report):
     facts = {f.label: f.value for f in s.facts}
     assert facts["Decision"] == f"Approve with conditions: {GPT4O}"
     assert facts["Conditions"] == "1. Every draft is reviewed before it is sent."
+    # the committee decided otherwise than the verdicts support: shown with its recorded reason
+    differs = facts["Differs from the recommendation"]
+    assert differs.startswith(f"The committee decided approve with conditions for {GPT4O}; the verdicts "
+                              "support insufficient evidence")
+    assert "The committee's recorded reason: " in differs
     (lead,) = _rows(s.tables[0], "Role", "clinical lead")
     assert lead[2] == "valid" and lead[3] == "Dr. M. Chen"
     assert _rows(s.tables[0], "Role", "procurement")[0][2] == "not signed"

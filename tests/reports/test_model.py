@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from reports.build import build_report
 from reports.markdown import report_markdown
-from reports.model import RunRecord, Section, build_report
+from reports.model import AppendixRun, Section
 from tests.reports.conftest import RUN_ID, local_run_evidence, with_evidence
 
 NOT_YET = ["rules", "cost", "human_review", "monitoring", "rule_changes", "signoffs"]
@@ -89,13 +90,14 @@ def test_four_charts_with_inline_data(base_version):
 
 def test_local_run_fills_subgroups_and_runs_appendix(base_version):
     version = with_evidence(base_version, [local_run_evidence()])
-    record = RunRecord(run_id=RUN_ID, model="openai/gpt-4o", benchmark_id="medication_qa", status="finished",
-                       prompt_hash="p" * 64, dataset_hash="d" * 64)
+    record = AppendixRun(run_id=RUN_ID, model="openai/gpt-4o", benchmark_id="medication_qa",
+                         status="finished", prompt_hash="p" * 64, dataset_hash="d" * 64)
     report = build_report(version, runs={RUN_ID: record})
     sub = report.subgroups
     assert sub.recorded
     rows = sub.tables[0].rows
-    assert ["openai/gpt-4o", "medication_qa", "accuracy", "sex", "F", "0.820", "0.740–0.880", "110"] in rows
+    assert ["openai/gpt-4o", "medication_qa", "accuracy", "sex", "F", "0.820", "0.740–0.880", "110"] in [
+        r[:8] for r in rows]
     assert any(r[4] == "90+" and r[5] == "suppressed" for r in rows)
     runs = report.runs
     assert runs.recorded
@@ -129,3 +131,16 @@ def test_markdown_preview_has_every_heading_and_escapes_text(base_version):
         assert f"## {i}. {section.title}" in text
     assert base_version.hash in text
     assert "| MedConfInfo |" in text
+
+
+def test_subgroup_table_prints_the_ratio_to_the_reference_group(base_version):
+    from evaluator.evidence import SubgroupScore
+
+    groups = [SubgroupScore(tag="language", group="en", score=1.0, n=24, ci_lower=0.86, ci_upper=1.0,
+                            reference_group="en", ratio=1.0),
+              SubgroupScore(tag="language", group="es", score=0.5, n=12, ci_lower=0.25, ci_upper=0.75,
+                            reference_group="en", ratio=0.5, ratio_lower=0.2837, ratio_upper=0.8812,
+                            ratio_method="katz")]
+    e = local_run_evidence().model_copy(update={"subgroups": groups})
+    rows = build_report(with_evidence(base_version, [e]), runs={}).subgroups.tables[0].rows
+    assert [r[-1] for r in rows if r[3] == "language"] == ["reference", "0.50 (0.28–0.88) vs en"]

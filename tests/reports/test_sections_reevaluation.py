@@ -7,9 +7,7 @@ from datetime import UTC, datetime
 
 from pypdf import PdfReader
 
-from governance.dossier.intended_use import example_intended_use
-from governance.dossier.record import Dossier
-from governance.reevaluation.addendum import (
+from governance.dossier.addendum_records import (
     BenchmarkComparison,
     DecisionImpact,
     PlanChange,
@@ -17,7 +15,9 @@ from governance.reevaluation.addendum import (
     SubgroupComparison,
     VerdictChange,
 )
-from governance.reevaluation.plan import EvidencePlan
+from governance.dossier.intended_use import example_intended_use
+from governance.dossier.plan_records import EvidencePlan
+from governance.dossier.record import Dossier
 from reports.bundle import report_bundle
 from reports.pdf import render_pdf
 from reports.sections_reevaluation import reevaluation_sections

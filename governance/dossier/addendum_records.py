@@ -15,8 +15,8 @@ from __future__ import annotations
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from evaluator.evidence import Evidence
-from governance.reevaluation.plan import EvidencePlan
-from governance.rules.verdict_math import Status
+from governance.dossier.plan_records import EvidencePlan
+from governance.dossier.rules_records import Status
 
 
 class PlanChange(BaseModel):

@@ -1,122 +1,21 @@
-"""PHI guard: find likely patient identifiers in local cases, mask them for display, redact them.
+"""What a PHI scan reports, how cases are redacted, and the gate a run passes before sending cases.
 
-Why regexes and not a model: the guard must run offline, instantly, on every upload, and a
-committee must be able to read exactly what it looks for. It errs towards flagging (a false alarm
-costs a click on "redact"; a miss sends an identifier to a vendor), but it is tuned not to fire on
-the numbers clinical text is full of: doses ("500 mg"), lab values ("Na 138", "WBC 12.3"), blood
-pressures ("120/80"), fractions, years on their own and short ids. What it looks for:
-
-- ``mrn``: a number after a record keyword (MRN, medical record no., patient/hospital/chart id),
-  or any bare run of 8-12 digits (too long for a dose or a lab value);
-- ``ssn``: ``123-45-6789``, or nine digits after "SSN"/"social security";
-- ``phone``: 10-digit North-American numbers with separators and ``+<country>`` numbers;
-- ``email``; ``dob`` (a date after "DOB"/"date of birth"/"born"); ``date``: any full calendar
-  date (HIPAA Safe Harbor treats every date more precise than a year as an identifier);
-- ``address``: house number + street name + street suffix, and "P.O. Box n";
-- ``name``: a capitalised name after Mr./Mrs./Ms./Miss/Dr./Prof.
-
-Redaction replaces only the identifying part (``MRN: [MRN]``, ``Mr. [NAME]``) with a typed
-placeholder, so the case still reads naturally, and the caller records that it did.
+The models and the gate are unchanged by the move to several recognizers: callers (the scenario
+importer, the run gate, the Local scenarios page and the CLI) read counts by kind, masked examples
+and one explanation, whatever found the identifiers.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
 from evaluator.instance import Instance
+from evaluator.phi.detect import PATTERNS_VERSION, find_identifiers, redact_text
 
-PLACEHOLDERS = {
-    "mrn": "[MRN]",
-    "ssn": "[SSN]",
-    "phone": "[PHONE]",
-    "email": "[EMAIL]",
-    "dob": "[DATE]",
-    "date": "[DATE]",
-    "address": "[ADDRESS]",
-    "name": "[NAME]",
-}
 SCANNED_FIELDS = ("context", "question", "reference", "choices")
-PATTERNS_VERSION = "phi-regex-1"
-_MONTH = (
-    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
-    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
-)
-_DATE = (
-    rf"(?:\d{{1,2}}[/.-]\d{{1,2}}[/.-](?:19|20)\d{{2}}|(?:19|20)\d{{2}}-\d{{1,2}}-\d{{1,2}}"
-    rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:19|20)\d{{2}}|\d{{1,2}}\s+{_MONTH},?\s+(?:19|20)\d{{2}})"
-)
-_SUFFIX = (
-    r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|"
-    r"Terrace|Circle|Cir|Highway|Hwy|Parkway|Pkwy|Square|Sq)"
-)
-
-# Order matters: earlier kinds win where matches overlap (an SSN is not also a phone or an MRN).
-PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("email", re.compile(r"(?<![\w.+-])(?P<v>[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})")),
-    (
-        "ssn",
-        re.compile(
-            r"(?<![\d-])(?P<v>(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4})(?![\d-])"
-            r"|\b(?:SSN|social security(?: number| no\.?)?)\s*[:#]?\s*(?P<v2>\d{9})\b",
-            re.I,
-        ),
-    ),
-    ("dob", re.compile(rf"\b(?:DOB|D\.O\.B\.?|date of birth|born(?: on)?)\s*[:#-]?\s*(?P<v>{_DATE})", re.I)),
-    (
-        "mrn",
-        re.compile(
-            r"\b(?:MRN|medical record(?: number| no\.?| #)?|record (?:number|no\.?)|"
-            r"(?:patient|hospital|chart) (?:id|number|no\.?|#))\s*[:#]?\s*(?P<v>[A-Z]{0,3}\d{4,12})\b",
-            re.I,
-        ),
-    ),
-    (
-        "phone",
-        re.compile(
-            r"(?<![\w/.-])(?P<v>(?:\+1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}"
-            r"|\+(?:[2-9]\d{0,2})(?:[\s.-]?\d){7,12})(?![\w/.-]*\d)"
-        ),
-    ),
-    ("date", re.compile(rf"(?<![\d/.-])(?P<v>{_DATE})(?![\d/])", re.I)),
-    (
-        "address",
-        re.compile(
-            rf"(?P<v>\b\d{{1,5}}\s+(?:[A-Z][a-z]+\s+){{1,3}}{_SUFFIX}\b\.?"
-            r"|\bP\.?\s?O\.?\s+Box\s+\d+\b)"
-        ),
-    ),
-    (
-        "name",
-        re.compile(
-            r"\b(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+(?P<v>[A-Z][A-Za-z'’]*[a-z](?:[\s-][A-Z][A-Za-z'’]*[a-z])?)"
-        ),
-    ),
-    ("mrn", re.compile(r"(?<![\d.,/-])(?P<v>\d{8,12})(?![\d.,/]|\s*(?:mg|mcg|µg|g|ml|units?|iu)\b)", re.I)),
-]
-
-# Cheap necessary conditions, checked first: most clinical text has digits but no date, no
-# identifier keyword and no title, and the full patterns cost ~10-60 µs per text each. Substring
-# tests on the (lower-cased) text are far cheaper than case-insensitive regex alternations.
-_SUFFIX_WORDS = ("Street", "St", "Ave", "Road", "Rd", "Blvd", "Boulevard", "Lane", "Ln", "Drive", "Dr",
-                 "Court", "Ct", "Way", "Place", "Pl", "Terrace", "Circle", "Cir", "Highway", "Hwy", "Parkway",
-                 "Pkwy", "Square", "Sq", "Box")
-_FOUR_DIGITS = re.compile(r"\d{4}")
-_PHONE_SHAPE = re.compile(r"\d{3}[\s.-]\d{4}|\+\d")
-TRIGGERS: dict[str, Callable[[str, str], bool]] = {
-    "email": lambda text, low: "@" in text,
-    "ssn": lambda text, low: "ssn" in low or "social security" in low or "-" in text and bool(
-        _FOUR_DIGITS.search(text)),
-    "dob": lambda text, low: "dob" in low or "d.o.b" in low or "birth" in low or "born" in low,
-    "mrn": lambda text, low: bool(_FOUR_DIGITS.search(text)),
-    "phone": lambda text, low: bool(_PHONE_SHAPE.search(text)),
-    "date": lambda text, low: "19" in text or "20" in text,
-    "address": lambda text, low: any(w in text for w in _SUFFIX_WORDS) or "box" in low,
-    "name": lambda text, low: any(t in text for t in ("Mr", "Ms", "Miss", "Dr", "Prof")),
-}
 
 
 class PhiMatch(BaseModel):
@@ -129,7 +28,7 @@ class PhiMatch(BaseModel):
     field: str
     """Which field: context, question, reference or choices."""
     kind: str
-    """Identifier kind: mrn, ssn, phone, email, dob, date, address or name."""
+    """Identifier kind, one of ``PLACEHOLDERS`` (name, address, date, dob, age, phone, mrn, ...)."""
     start: int
     """Start offset of the identifying text within the field."""
     end: int
@@ -190,27 +89,6 @@ def mask(text: str) -> str:
     return "".join(c if (not c.isalnum() or i in keep) else "*" for i, c in enumerate(text))
 
 
-def find_identifiers(text: str) -> list[tuple[str, int, int]]:
-    """(kind, start, end) of the identifying parts of ``text``, non-overlapping, in text order.
-
-    Example:
-        >>> find_identifiers("Call 555-867-5309. Metformin 500 mg, BP 120/80.")
-        [('phone', 5, 17)]
-    """
-    taken: list[tuple[str, int, int]] = []
-    low = text.lower()
-    for kind, pattern in PATTERNS:
-        if not TRIGGERS[kind](text, low):
-            continue
-        for m in pattern.finditer(text):
-            group = "v" if m.group("v") is not None else "v2"
-            start, end = m.span(group)
-            if any(start < e and s < end for _, s, e in taken):
-                continue
-            taken.append((kind, start, end))
-    return sorted(taken, key=lambda t: t[1])
-
-
 def _fields(instance: Instance) -> Iterable[tuple[str, str]]:
     yield "context", instance.context
     yield "question", instance.question
@@ -225,7 +103,7 @@ def scan_instances(instances: Iterable[Instance], examples_per_kind: int = 3) ->
     Example:
         >>> r = scan_instances([Instance(id="1", context="Reach Mr. Doe at jd@mail.com", reference="x")])
         >>> r.counts, r.examples[0].masked
-        ({'name': 1, 'email': 1}, '***')
+        ({'name': 1, 'email': 1}, 'M*. **e')
     """
     cases = list(instances)
     totals: Counter[str] = Counter()
@@ -250,22 +128,6 @@ def scan_instances(instances: Iterable[Instance], examples_per_kind: int = 3) ->
             rows.append(PhiRow(instance_id=inst.id, counts=dict(found)))
             totals.update(found)
     return PhiReport(n_cases=len(cases), counts=dict(totals), rows=rows, examples=examples)
-
-
-def redact_text(text: str) -> tuple[str, Counter[str]]:
-    """``text`` with each identifier replaced by its placeholder, and what was replaced.
-
-    Example:
-        >>> redact_text("DOB: 03/14/1961, call (555) 867-5309")[0]
-        'DOB: [DATE], call [PHONE]'
-    """
-    out, last, counts = [], 0, Counter()
-    for kind, start, end in find_identifiers(text):
-        out += [text[last:start], PLACEHOLDERS[kind]]
-        last = end
-        counts[kind] += 1
-    out.append(text[last:])
-    return "".join(out), counts
 
 
 def redact_instances(instances: Iterable[Instance]) -> tuple[list[Instance], dict[str, int]]:

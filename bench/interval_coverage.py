@@ -1,0 +1,166 @@
+"""Simulated coverage of 95% intervals for the kinds of score MedAssure reports.
+
+Why: a verdict passes when an interval's lower bound clears a bar, so an interval that covers
+the truth less often than it claims turns into approvals that are not earned. This script draws
+samples from known truths and counts how often each method's interval contains the truth:
+
+* proportions (0/1 scores) at n in {10, 30, 100, 1000} and p in {0.5, 0.8, 0.95}: percentile
+  bootstrap (what local runs used before), Wilson (what they use now), Clopper-Pearson, BCa and t;
+* skewed 1-5 scores (an LLM jury's instance means): percentile bootstrap, BCa, t, and
+  ``interval_for`` end to end (BCa, t when BCa fails, no interval when there is no spread).
+
+A sample without an interval (BCa on a sample with no spread; ``interval_for`` on a mean with no
+spread) counts as not covering, and the share of such samples is printed. Percentile bootstraps
+are drawn exactly and fast: resampling n values from a sample is a multinomial draw of counts.
+BCa uses ``evaluator.stats.bca_interval`` (scipy, 2,000 resamples) and is slow, so it gets fewer
+simulations; every cell prints its simulation count and Monte-Carlo standard error.
+
+Run: ``python bench/interval_coverage.py [--sims 2000] [--bca-sims 400] [--bca-sims-large 100]``
+(about a minute on two cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from evaluator.stats import (  # noqa: E402
+    bca_interval,
+    clopper_pearson_interval,
+    interval_for,
+    wilson_interval,
+)
+
+NS = (10, 30, 100, 1000)
+PS = (0.5, 0.8, 0.95)
+LEVEL = 0.95
+BOOT = 2000
+SKEWED = {
+    "skewed 1-5 (mean 4.33)": (0.02, 0.03, 0.10, 0.30, 0.55),
+    "very skewed 1-5 (mean 4.72)": (0.01, 0.01, 0.03, 0.15, 0.80),
+}
+
+
+def percentile_cover(values: np.ndarray, probs: np.ndarray, truth: float, n: int, sims: int,
+                     rng: np.random.Generator) -> float:
+    """Coverage of the percentile bootstrap: each sim's resample means come from multinomial counts."""
+    hits = 0
+    for _ in range(sims):
+        counts = rng.multinomial(n, probs)
+        boot = rng.multinomial(n, counts / n, size=BOOT) @ values / n
+        lo, hi = np.quantile(boot, [(1 - LEVEL) / 2, 1 - (1 - LEVEL) / 2])
+        hits += lo <= truth <= hi
+    return hits / sims
+
+
+def t_cover(values: np.ndarray, probs: np.ndarray, truth: float, n: int, sims: int,
+            rng: np.random.Generator) -> float:
+    """Coverage of the t interval (a sample with no spread gives a point, which rarely covers)."""
+    from scipy.stats import t
+
+    counts = rng.multinomial(n, probs, size=sims)
+    mean = counts @ values / n
+    var = (counts @ values**2 - n * mean**2) / (n - 1)
+    half = t.ppf(0.5 + LEVEL / 2, n - 1) * np.sqrt(np.maximum(var, 0) / n)
+    return float(np.mean((mean - half <= truth) & (truth <= mean + half)))
+
+
+def sample(values: np.ndarray, probs: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    return rng.choice(values, size=n, p=probs)
+
+
+def bca_cover(values, probs, truth, n, sims, rng) -> tuple[float, float]:
+    """Coverage of scipy's BCa, and the share of samples where it gives no interval."""
+    hits = missing = 0
+    for _ in range(sims):
+        x = sample(values, probs, n, rng)
+        if x.min() == x.max():
+            missing += 1
+            continue
+        lo, hi = bca_interval(x, LEVEL, seed=int(rng.integers(2**31)), n_resamples=BOOT)
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            missing += 1
+            continue
+        hits += lo <= truth <= hi
+    return hits / sims, missing / sims
+
+
+def library_cover(values, probs, truth, n, sims, rng) -> tuple[float, float]:
+    """Coverage of ``interval_for(kind="mean")`` end to end, and the share with no interval."""
+    hits = missing = 0
+    for _ in range(sims):
+        r = interval_for(sample(values, probs, n, rng), kind="mean", seed=int(rng.integers(2**31)))
+        if r.lower is None:
+            missing += 1
+            continue
+        hits += r.lower <= truth <= r.upper
+    return hits / sims, missing / sims
+
+
+def proportion_cover(interval, p: float, n: int, sims: int, rng: np.random.Generator) -> float:
+    """Coverage of a closed-form proportion interval, computed once per possible count."""
+    ks = rng.binomial(n, p, size=sims)
+    table = {k: interval(int(k), n) for k in np.unique(ks)}
+    return float(np.mean([table[k][0] <= p <= table[k][1] for k in ks]))
+
+
+def cell(name: str, cover: float, sims: int, missing: float | None = None) -> str:
+    se = math.sqrt(max(cover * (1 - cover), 1e-12) / sims)
+    extra = f"  (no interval {missing:5.1%})" if missing else ""
+    return f"    {name:<24} {cover:6.1%}  ± {se:4.1%}  [{sims:>4} sims]{extra}"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sims", type=int, default=2000, help="simulations per cell (fast methods)")
+    parser.add_argument("--bca-sims", type=int, default=400, help="BCa simulations per cell, n <= 100")
+    parser.add_argument("--bca-sims-large", type=int, default=100, help="BCa simulations per cell, n = 1000")
+    parser.add_argument("--seed", type=int, default=20260101)
+    args = parser.parse_args(argv)
+    rng = np.random.default_rng(args.seed)
+    start = time.perf_counter()
+    print(f"Coverage of nominal {LEVEL:.0%} intervals (share of simulated samples whose interval contains "
+          f"the truth; ± is the Monte-Carlo standard error). Bootstraps use {BOOT} resamples; seed "
+          f"{args.seed}.\n")
+    binary = np.array([0.0, 1.0])
+    print("PROPORTIONS (0/1 scores)")
+    for p in PS:
+        for n in NS:
+            probs = np.array([1 - p, p])
+            bca_sims = args.bca_sims if n <= 100 else args.bca_sims_large
+            bca, bca_missing = bca_cover(binary, probs, p, n, bca_sims, rng)
+            print(f"  p = {p}, n = {n}")
+            pct = percentile_cover(binary, probs, p, n, args.sims, rng)
+            print(cell("percentile bootstrap", pct, args.sims))
+            print(cell("Wilson (used)", proportion_cover(wilson_interval, p, n, args.sims, rng), args.sims))
+            print(cell("Clopper-Pearson", proportion_cover(clopper_pearson_interval, p, n, args.sims, rng),
+                       args.sims))
+            print(cell("BCa bootstrap", bca, bca_sims, bca_missing))
+            print(cell("t interval", t_cover(binary, probs, p, n, args.sims, rng), args.sims))
+    values = np.arange(1.0, 6.0)
+    for label, probs in SKEWED.items():
+        probs = np.array(probs)
+        truth = float(probs @ values)
+        print(f"\nMEANS: {label}")
+        for n in NS:
+            bca_sims = args.bca_sims if n <= 100 else args.bca_sims_large
+            bca, bca_missing = bca_cover(values, probs, truth, n, bca_sims, rng)
+            lib, lib_missing = library_cover(values, probs, truth, n, bca_sims, rng)
+            print(f"  n = {n}")
+            print(cell("percentile bootstrap", percentile_cover(values, probs, truth, n, args.sims, rng),
+                       args.sims))
+            print(cell("BCa bootstrap", bca, bca_sims, bca_missing))
+            print(cell("t interval", t_cover(values, probs, truth, n, args.sims, rng), args.sims))
+            print(cell("interval_for (used)", lib, bca_sims, lib_missing))
+    print(f"\n{time.perf_counter() - start:.0f} s wall, {time.process_time():.0f} s CPU")
+
+
+if __name__ == "__main__":
+    main()

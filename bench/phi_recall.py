@@ -1,0 +1,134 @@
+"""How many identifiers does the PHI guard catch, and how often does it fire on clean text?
+
+Prints recall per HIPAA Safe Harbor identifier kind and overall on the hand-labelled synthetic
+notes in ``tests/data/phi/labelled_notes.jsonl``, and the false-positive rate: the share of the
+identifier-free clinical sentences (drug names, eponyms, scores, lab values, vitals) in which the
+guard flags anything. A labelled identifier counts as caught when every letter and digit of its
+span is covered by detected spans (of any kind: all are redacted), so a redaction that leaves a
+fragment ("Mr. [NAME]-Jones") is a miss. ``kind ok`` counts the caught ones whose detected kind
+matches the label.
+
+Baseline: the regex guard before issue 19 ("phi-regex-1"), measured on this set on 2026-12-01
+(the old module is not kept, so its figures are recorded here, not recomputed):
+
+    kind           n          recall   kind ok
+    account        5     3/5    60.0%         0
+    address       16     4/16   25.0%         4
+    age           10     0/10    0.0%         0
+    biometric      3     0/3     0.0%         0
+    date          15     8/15   53.3%         8
+    device         4     0/4     0.0%         0
+    dob            8     6/8    75.0%         5
+    email          5     5/5   100.0%         5
+    fax            4     3/4    75.0%         0
+    health_plan    6     0/6     0.0%         0
+    id             3     2/3    66.7%         0
+    ip             3     0/3     0.0%         0
+    license        5     0/5     0.0%         0
+    mrn            9     4/9    44.4%         4
+    name          33     0/33    0.0%         0
+    phone         11     5/11   45.5%         4
+    photo          3     0/3     0.0%         0
+    ssn            6     4/6    66.7%         4
+    url            4     0/4     0.0%         0
+    vehicle        3     0/3     0.0%         0
+    overall      156    44/156  28.2%        34
+    false positives: 0 of 55 clean sentences (0.0%)
+
+The same set guided the new recognizers, so its figures flatter them. ``heldout_notes.jsonl`` (40
+notes, 42 identifiers, 25 identifier-free sentences) was written after the detector and run once
+before any further change, on 2026-12-01: 39/42 recall (92.9%; missed "dr. kaplan", "Chen, Wei",
+"zip code is 30309"), 0 of 25 false alarms. Its rules were then made general (any lower-case
+name after a lower-case title, Faker's romanized Chinese/Japanese names, "zip code is"); the bench
+prints both sets live.
+
+Usage: .venv/bin/python bench/phi_recall.py [--show-misses]
+Target from issue 19: recall >= 95% overall at <= 2% of clean sentences flagged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from evaluator.phi import PATTERNS_VERSION, find_identifiers  # noqa: E402
+
+NOTES = ROOT / "tests" / "data" / "phi" / "labelled_notes.jsonl"
+HELD_OUT = ROOT / "tests" / "data" / "phi" / "heldout_notes.jsonl"
+
+
+def load(path: Path = NOTES) -> list[dict]:
+    """The labelled records: ``{"id", "text", "spans": [{"kind", "start", "end", "text"}]}``."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def caught(text: str, span: dict, found: list[tuple[str, int, int]]) -> tuple[bool, bool]:
+    """(every letter and digit of the labelled span is covered, some covering span has its kind)."""
+    covering = [(k, s, e) for k, s, e in found if s < span["end"] and span["start"] < e]
+    covered = {i for _, s, e in covering for i in range(s, e)}
+    whole = all(i in covered for i in range(span["start"], span["end"]) if text[i].isalnum())
+    return whole, any(k == span["kind"] for k, _, _ in covering)
+
+
+def measure(records: list[dict]) -> dict:
+    """Per-kind counts (n, caught, kind_ok), false positives on clean sentences, misses, extras."""
+    n, hit, kind_ok = Counter(), Counter(), Counter()
+    misses, fps, extras = [], [], 0
+    clean = 0
+    for rec in records:
+        found = find_identifiers(rec["text"])
+        if not rec["spans"]:
+            clean += 1
+            if found:
+                fps.append((rec["text"], [rec["text"][s:e] for _, s, e in found]))
+            continue
+        for span in rec["spans"]:
+            n[span["kind"]] += 1
+            whole, same_kind = caught(rec["text"], span, found)
+            hit[span["kind"]] += whole
+            kind_ok[span["kind"]] += whole and same_kind
+            if not whole:
+                misses.append((span["kind"], span["text"], rec["text"]))
+        extras += sum(1 for _, s, e in found
+                      if not any(s < sp["end"] and sp["start"] < e for sp in rec["spans"]))
+    return {"n": n, "hit": hit, "kind_ok": kind_ok, "clean": clean, "fps": fps, "misses": misses,
+            "extras": extras}
+
+
+def report(path: Path, show_misses: bool) -> None:
+    """Print the table for one labelled file."""
+    m = measure(load(path))
+    print(f"PHI guard {PATTERNS_VERSION} on {path.relative_to(ROOT)}")
+    print(f"{'kind':<12}{'n':>4}  {'recall':>14}  {'kind ok':>8}")
+    for kind in sorted(m["n"]):
+        n, hit = m["n"][kind], m["hit"][kind]
+        print(f"{kind:<12}{n:>4}  {hit:>4}/{n:<3}{100 * hit / n:6.1f}%  {m['kind_ok'][kind]:>8}")
+    n, hit = sum(m["n"].values()), sum(m["hit"].values())
+    print(f"{'overall':<12}{n:>4}  {hit:>4}/{n:<3}{100 * hit / n:6.1f}%  {sum(m['kind_ok'].values()):>8}")
+    print(f"false positives: {len(m['fps'])} of {m['clean']} clean sentences "
+          f"({100 * len(m['fps']) / m['clean']:.1f}%)")
+    print(f"detected spans in the notes that overlap no label: {m['extras']}")
+    if show_misses:
+        for kind, value, text in m["misses"]:
+            print(f"MISS {kind}: {value!r} in {text!r}")
+        for text, spans in m["fps"]:
+            print(f"FALSE ALARM {spans} in {text!r}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--show-misses", action="store_true", help="list missed identifiers and false alarms")
+    args = parser.parse_args()
+    report(NOTES, args.show_misses)
+    print()
+    report(HELD_OUT, args.show_misses)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+"""One pass over a text: every recognizer and the name finder, overlaps resolved, typed placeholders.
+
+Kept apart from the report models so that the bench and the tests can call ``find_identifiers``
+on plain strings. Where spans overlap, the recognizer earlier in ``RECOGNIZERS`` wins (an SSN is
+not also a phone), names come after the keyed and shaped identifiers, and a bare 8-12 digit run
+(an unlabelled record number) comes last. Overlapping names are merged, so that a title and the
+whole name it introduces ("Mr. Robert Chen-Morales") are one span and redact to one ``[NAME]``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from evaluator.phi.names import find_names
+from evaluator.phi.recognizers import DATE_SHAPE, MIN_DIGITS, RECOGNIZERS, TRIGGERS
+
+PLACEHOLDERS = {
+    "name": "[NAME]",
+    "address": "[ADDRESS]",
+    "date": "[DATE]",
+    "dob": "[DATE]",
+    "age": "[AGE 90+]",
+    "phone": "[PHONE]",
+    "fax": "[FAX]",
+    "email": "[EMAIL]",
+    "ssn": "[SSN]",
+    "mrn": "[MRN]",
+    "health_plan": "[HEALTH PLAN ID]",
+    "account": "[ACCOUNT]",
+    "license": "[LICENSE]",
+    "vehicle": "[VEHICLE ID]",
+    "device": "[DEVICE ID]",
+    "url": "[URL]",
+    "ip": "[IP ADDRESS]",
+    "biometric": "[BIOMETRIC ID]",
+    "photo": "[PHOTO]",
+    "id": "[ID]",
+}
+"""Identifier kind → placeholder. The kinds follow HIPAA Safe Harbor's 18 identifiers (45 CFR
+164.514(b)(2)); ``dob`` is a date of birth, ``id`` any other unique identifying number."""
+PATTERNS_VERSION = "phi-2"
+"""Version of the recognizers and name lists, recorded with every scan and redaction."""
+
+_LAST_KINDS = 1  # the bare-digits record number runs after the names
+_AGE_AFTER_NAME = re.compile(r",\s*(?P<v>9\d|1[01]\d)(?![\w.]|\s*(?:%|mg|kg|mm|cm|lb)\b)")
+
+
+def _overlaps(start: int, end: int, taken: list[tuple[str, int, int]]) -> bool:
+    return any(start < e and s < end for _, s, e in taken)
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def find_identifiers(text: str) -> list[tuple[str, int, int]]:
+    """(kind, start, end) of the identifying parts of ``text``, non-overlapping, in text order.
+
+    Example:
+        >>> find_identifiers("Call 555-867-5309. Metformin 500 mg, BP 120/80.")
+        [('phone', 5, 17)]
+        >>> t = "Mrs. Mary Lee, DOB 3/4/52"
+        >>> [(k, t[s:e]) for k, s, e in find_identifiers(t)]
+        [('name', 'Mrs. Mary Lee'), ('dob', '3/4/52')]
+    """
+    taken: list[tuple[str, int, int]] = []
+
+    def add(kind: str, start: int, end: int) -> None:
+        if end > start and not _overlaps(start, end, taken):
+            taken.append((kind, start, end))
+
+    for (kind, pattern), trigger in zip(RECOGNIZERS[:-_LAST_KINDS], TRIGGERS, strict=False):
+        if not trigger.search(text):
+            continue
+        for m in pattern.finditer(text):
+            group = "v" if m.group("v") is not None else "v2"
+            value = m.group(group)
+            if kind in MIN_DIGITS and (sum(c.isdigit() for c in value) < MIN_DIGITS[kind]
+                                       or DATE_SHAPE.fullmatch(value)):
+                continue
+            add(kind, *m.span(group))
+    for start, end in _merge(find_names(text)):
+        add("name", start, end)
+        age = _AGE_AFTER_NAME.match(text, end)  # "Patient John Smith, 97"
+        if age:
+            add("age", *age.span("v"))
+    for kind, pattern in RECOGNIZERS[-_LAST_KINDS:]:
+        for m in pattern.finditer(text):
+            add(kind, *m.span("v"))
+    return sorted(taken, key=lambda t: t[1])
+
+
+def redact_text(text: str) -> tuple[str, Counter[str]]:
+    """``text`` with each identifier replaced, whole, by its placeholder, and counts by kind.
+
+    Example:
+        >>> redact_text("Mr. Robert Chen-Morales, DOB: 03/14/1961, call (555) 867-5309")[0]
+        '[NAME], DOB: [DATE], call [PHONE]'
+    """
+    out: list[str] = []
+    last, counts = 0, Counter()
+    for kind, start, end in find_identifiers(text):
+        out += [text[last:start], PLACEHOLDERS[kind]]
+        last = end
+        counts[kind] += 1
+    out.append(text[last:])
+    return "".join(out), counts

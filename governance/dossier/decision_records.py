@@ -1,0 +1,159 @@
+"""What a dossier records of its decision: the committee's decision, sign-offs, the oversight plan.
+
+Why apart from ``governance.decision``: the dossier stores these values and the decision stage
+operates on the dossier (hashes, recording, status), so the record types sit below both and no
+import cycle is needed. The operations stay in ``governance.decision.signoff`` and
+``governance.decision.oversight``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Outcome = Literal["approve", "approve_with_conditions", "insufficient_evidence", "reject"]
+"""What the tool may recommend (governance.rules.recommendation)."""
+DecisionOutcome = Literal["approve", "approve_with_conditions", "reject"]
+"""What the committee may decide: insufficient evidence is the tool's word, not a decision."""
+DECISION_OUTCOMES: tuple[str, ...] = ("approve", "approve_with_conditions", "reject")
+
+
+class CommitteeDecision(BaseModel):
+    """What the committee decided, why, and on what conditions."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    outcome: DecisionOutcome
+    """approve / approve_with_conditions / reject."""
+    model: str | None = None
+    """The candidate the decision is about (None: the use as a whole)."""
+    rationale: str = Field(min_length=10, max_length=20_000)
+    """Why, in the committee's words."""
+    conditions: list[str] = Field(default_factory=list)
+    """Conditions of an approval (at least one for approve_with_conditions)."""
+    decided_by: str = Field(min_length=1)
+    """Who recorded the decision (chair or secretary)."""
+    decided_at: datetime
+    """When."""
+    recommended: Outcome | None = None
+    """What the tool recommended at that moment, for the record."""
+    required_roles: list[str] = Field(min_length=1)
+    """Roles whose sign-off the decision needs."""
+    content_hash: str
+    """``decision_basis_hash`` of the dossier the committee decided on (status already ``decided``)."""
+
+    @model_validator(mode="after")
+    def _conditions_fit_outcome(self):
+        conditions = [c for c in self.conditions if c.strip()]
+        if len(conditions) != len(self.conditions):
+            raise ValueError("conditions must not be empty")
+        if self.outcome == "approve_with_conditions" and not conditions:
+            raise ValueError("approve_with_conditions needs at least one condition")
+        if self.outcome != "approve_with_conditions" and conditions:
+            raise ValueError(f"{self.outcome} takes no conditions; use approve_with_conditions")
+        return self
+
+
+class SignOff(BaseModel):
+    """One person's sign-off, bound to the content they saw."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: str = Field(min_length=2, max_length=200)
+    """Role signed for, e.g. ``clinical lead``."""
+    name: str = Field(min_length=1, max_length=200)
+    """Who signed."""
+    signed_at: datetime
+    """When."""
+    signed_hash: str
+    """``signable_hash`` of the dossier when signed."""
+    version_hash: str | None = None
+    """Store version hash of the version the signer was shown."""
+    note: str = Field(default="", max_length=5000)
+    """Optional remark."""
+
+
+TriggerKind = Literal["model_version_change", "prompt_change", "vendor_notice", "schedule", "metric_breach"]
+
+
+class ReviewRequirements(BaseModel):
+    """Who reviews outputs, how many are audited, and with what qualification."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    review_before_release: bool
+    """Every output is reviewed by a qualified person before it reaches a chart or a patient."""
+    reviewer: str = Field(min_length=3)
+    """Who reviews (or uses) each output."""
+    qualification: str = Field(min_length=3)
+    """What the reviewer must be and know."""
+    qa_sample_rate: float = Field(ge=0, le=1)
+    """Share of released outputs audited after the fact."""
+    qa_reviewer: str = Field(min_length=3)
+    """Who audits the sample."""
+    stratify_audit_by_subgroup: bool = False
+    """Draw the audit sample equally from each subgroup."""
+    clinician_rated_audit: bool = False
+    """Audit ratings by clinicians rather than by the LLM jury."""
+
+
+class Trigger(BaseModel):
+    """An event that starts a re-evaluation."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: TriggerKind
+    """What kind of event."""
+    description: str = Field(min_length=3)
+    """The event in words."""
+
+
+class MonitoredMetric(BaseModel):
+    """A number watched after go-live and the value that raises the alarm."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=3)
+    """What is measured."""
+    threshold: float
+    """The alarm value."""
+    direction: Literal["at_least", "at_most"]
+    """The metric must stay at least / at most the threshold."""
+    source: str = ""
+    """Rule id or default the threshold comes from."""
+
+
+class MonitoringPlan(BaseModel):
+    """When to re-evaluate, what to watch, and who is responsible."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    triggers: list[Trigger] = Field(min_length=1)
+    """Events that start a re-evaluation."""
+    schedule_months: int = Field(ge=1, le=60)
+    """Months between scheduled re-evaluations."""
+    metrics: list[MonitoredMetric] = Field(default_factory=list)
+    """Metrics and thresholds to watch."""
+    owner: str = Field(min_length=1)
+    """Person or body responsible for the monitoring."""
+
+
+class OversightPlan(BaseModel):
+    """Review requirements and monitoring plan, with the reasons and who last edited them."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    review: ReviewRequirements
+    """Human review."""
+    monitoring: MonitoringPlan
+    """Monitoring."""
+    reasons: list[str] = Field(default_factory=list)
+    """How the plan was derived, step by step."""
+    derived_from: str = ""
+    """Defaults file and tier the plan started from."""
+    edited_by: str | None = None
+    """Who last edited it by hand (None: as derived)."""
+    edited_at: datetime | None = None
+    """When."""

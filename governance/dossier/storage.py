@@ -1,0 +1,245 @@
+"""The storage interface: what the rest of MedAssure may ask of the database, and nothing more.
+
+Why an interface: pages, the CLI, reports and the governance code above the store must not hold a
+database connection or write SQL (``tests/test_storage_boundary.py`` checks it). They call the
+methods listed in ``DossierStorage`` and get pydantic models back. Today one backend implements it:
+``governance.dossier.store.Store`` over one DuckDB file (the default, embedded deployment).
+
+How a second backend plugs in (PostgreSQL for a shared deployment, selected by
+``MEDASSURE_DATABASE_URL=postgresql://...``; **not built yet**, a later issue):
+
+1. Write a class with every method and property of ``DossierStorage`` below, with the same types
+   and the same transaction rules (stated in each docstring). ``isinstance(obj, DossierStorage)``
+   must hold; ``tests/test_storage_boundary.py`` shows the check for the DuckDB store.
+2. Give it the component stores (``runs``, ``scenarios``, ``juries``, ``documents``). They are
+   concrete DuckDB classes today (``evaluator/runs/store.py`` ...); a backend supplies objects with
+   the same public methods over its own tables. Their SQL stays in those store modules.
+3. Open it where ``Store.open`` is called today (``pages/ui.py``, ``cli/common.py``), chosen by the
+   URL scheme. Nothing else changes: no page, CLI command or scoring code knows the backend.
+
+Transactions, in short: a dossier save and its audit record are one transaction (both or
+neither); versions and audit records are append-only; a save based on an older version than the
+latest is refused with ``SaveConflict`` (never a silent overwrite).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, PlainSerializer
+
+from governance.dossier.record import Dossier, DossierStatus
+from governance.dossier.risk import RiskTier
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from evaluator.jury.store import JuryStore
+    from evaluator.runs.reads import RunReads
+    from evaluator.runs.store import RunStore
+    from evaluator.scenarios.store import ScenarioStore
+    from governance.dossier.documents import DocumentStore
+
+Timestamp = Annotated[datetime, PlainSerializer(lambda d: d.isoformat(), return_type=str, when_used="json")]
+"""A timezone-aware time that dumps to JSON as ``datetime.isoformat()`` (the CLI's format)."""
+
+
+class StoreError(RuntimeError):
+    """A store problem with a message meant for the user."""
+
+
+class StoreLockedError(StoreError):
+    """Another process holds the database file."""
+
+
+class StoreCorruptError(StoreError):
+    """The file exists but is not a readable MedAssure database."""
+
+
+class DossierNotFound(StoreError):
+    """No dossier (or version) with that id."""
+
+
+class SaveConflict(StoreError):
+    """A save was based on a version that is no longer the latest; nothing was written."""
+
+
+class DossierVersion(BaseModel):
+    """One saved version of a dossier."""
+
+    model_config = ConfigDict(frozen=True)
+
+    dossier: Dossier
+    """The content."""
+    version: int
+    """1-based version number."""
+    hash: str
+    """SHA-256 of the canonical JSON."""
+    parent_hash: str | None
+    """Hash of the previous version, None for the first."""
+    author: str
+    """Who saved it."""
+    created_at: datetime
+    """When it was saved."""
+    note: str = ""
+    """What the save was for."""
+
+
+class VersionInfo(BaseModel):
+    """One entry of a dossier's history: a saved version without its content."""
+
+    model_config = ConfigDict(frozen=True)
+
+    version: int
+    """1-based version number."""
+    hash: str
+    """SHA-256 of the version's canonical JSON."""
+    parent_hash: str | None
+    """Hash of the previous version, None for the first."""
+    created_at: Timestamp
+    """When it was saved."""
+    author: str
+    """Who saved it."""
+    note: str = ""
+    """What the save was for."""
+
+
+class DossierSummary(BaseModel):
+    """One line of the dossier list: the latest version of one dossier."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    """The dossier id."""
+    title: str
+    """Its title."""
+    owner: str
+    """Who is responsible for it."""
+    status: DossierStatus
+    """Draft, in review, decided or under re-evaluation."""
+    risk_tier: RiskTier
+    """The risk tier of its intended use."""
+    version: int
+    """The latest version number."""
+    hash: str
+    """The latest version's hash."""
+    updated_at: Timestamp
+    """When the latest version was saved."""
+
+
+class AuditEvent(BaseModel):
+    """One record of the append-only audit log: who did what, when."""
+
+    model_config = ConfigDict(frozen=True)
+
+    seq: int
+    """Position in the log (increasing)."""
+    at: Timestamp
+    """When it happened."""
+    actor: str
+    """Who did it."""
+    dossier_id: str | None
+    """The dossier it concerns, None for store-wide events."""
+    action: str
+    """What was done (``create``, ``save``, ``scenario import``, ...)."""
+    detail: dict[str, Any]
+    """Action-specific facts (for a save: version, hash, note and the changed fields)."""
+
+
+@runtime_checkable
+class DossierStorage(Protocol):
+    """Every storage operation the code above the store uses. ``Store`` (DuckDB) implements it.
+
+    One DuckDB-only exception remains outside the interface: ``Store.cursor``, a raw cursor the
+    run manager's background thread takes (``governance/evidence/local_runs.py`` hands it to
+    ``evaluator.runs.jobs``) until that thread takes component stores instead.
+    """
+
+    path: Path | None
+    """Where the database lives, when it is a file (uploads are kept beside it); None otherwise."""
+
+    # ---- dossiers -----------------------------------------------------------------------
+    def save(self, dossier: Dossier, author: str, note: str = "", *,
+             expected_version: int | None = None) -> DossierVersion:
+        """Append version n+1 (or return the latest unchanged when the content hash is the same).
+
+        Atomic: the version row and its ``create``/``save`` audit record are written in one
+        transaction, under a lock, after re-reading the latest version. ``expected_version`` is the
+        version the edit was based on (0 for a new dossier); when the latest differs the save is
+        refused with ``SaveConflict`` and nothing is written. None skips the check.
+        Raises ``StoreError`` without an author.
+        """
+        ...
+
+    def load(self, dossier_id: str, version: int | None = None) -> DossierVersion:
+        """A version (the latest by default); ``DossierNotFound`` when missing. Read only."""
+        ...
+
+    def latest_or_none(self, dossier_id: str) -> DossierVersion | None:
+        """The latest version, or None when the dossier does not exist. Read only."""
+        ...
+
+    def history(self, dossier_id: str) -> list[VersionInfo]:
+        """Every version, oldest first; ``DossierNotFound`` when the dossier does not exist."""
+        ...
+
+    def list_dossiers(self) -> list[DossierSummary]:
+        """The latest version of every dossier, newest first."""
+        ...
+
+    def is_empty(self) -> bool:
+        """True when no dossier has been saved yet."""
+        ...
+
+    # ---- audit log ----------------------------------------------------------------------
+    def audit(self, actor: str, action: str, dossier_id: str | None = None,
+              detail: dict | None = None) -> None:
+        """Append one audit record (its own transaction; records are never changed or removed)."""
+        ...
+
+    def audit_log(self, dossier_id: str | None = None) -> list[AuditEvent]:
+        """Audit records in the order they were written, optionally of one dossier."""
+        ...
+
+    # ---- component stores ---------------------------------------------------------------
+    @property
+    def runs(self) -> RunStore:
+        """Model runs, their per-case results and the response cache, for reading and direct
+        writes; reading never replays a killed run's journal (that is ``journaled_runs``)."""
+        ...
+
+    @property
+    def journaled_runs(self) -> RunStore:
+        """The run store the runner writes through: each finished result is journaled, then
+        committed in batches; opening it replays (commits) the journals of killed runs."""
+        ...
+
+    @property
+    def run_reads(self) -> RunReads:
+        """Read-only run views (lists, counts, latest results) for pages polling a live run."""
+        ...
+
+    @property
+    def scenarios(self) -> ScenarioStore:
+        """Local scenarios: a new version and its cases are written in one transaction."""
+        ...
+
+    @property
+    def juries(self) -> JuryStore:
+        """Jury passes: a batch of judgements and its ratings are written in one transaction."""
+        ...
+
+    @property
+    def documents(self) -> DocumentStore:
+        """Uploaded documents by SHA-256 (write once; the same bytes are stored once)."""
+        ...
+
+    # ---- connection lifetime ------------------------------------------------------------
+    def for_thread(self) -> DossierStorage:
+        """The same storage for another thread (its own cursor or connection); close it after."""
+        ...
+
+    def close(self) -> None:
+        """Release the connection."""
+        ...

@@ -1,0 +1,72 @@
+"""Assembling the report of one stored dossier version from its sections.
+
+Why apart from ``reports.model``: the section modules build ``reports.model`` values, and this
+function calls every section module, so it sits above them; the model stays a plain set of
+record types that every section and renderer imports (no import cycle).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from governance.dossier.store import DossierVersion
+from reports import sections_core as core
+from reports import sections_decision as decision
+from reports import sections_oversight as oversight
+from reports import sections_rules as rules
+from reports import sections_summary as summary
+from reports.charts import charts_section
+from reports.hti1 import source_attributes_section
+from reports.model import AppendixRun, Report, Section
+
+
+def build_report(
+    version: DossierVersion,
+    runs: Mapping[str, Mapping[str, Any] | AppendixRun] | None = None,
+    extra_sections: list[Section] | None = None,
+) -> Report:
+    """The report of one stored dossier version.
+
+    Args:
+        version: the stored version (its hash and timestamp go on every page).
+        runs: run records by run id (``reports.runs.run_records`` reads them from the run
+            store); runs the evidence names but this mapping lacks are listed from the evidence.
+        extra_sections: sections added by later steps, placed before the appendices.
+
+    Example:
+        >>> report = build_report(store.load("D-demo-portal"))  # doctest: +SKIP
+        >>> report.cover.version_hash == store.load("D-demo-portal").hash  # doctest: +SKIP
+        True
+    """
+    records = {
+        k: v if isinstance(v, AppendixRun) else AppendixRun.model_validate({"run_id": k, **v})
+        for k, v in (runs or {}).items()
+    }
+    dossier = version.dossier
+    refs = core.evidence_refs(dossier)
+    assessed = rules.assessed(dossier)
+    cost = oversight.cost_section(dossier)
+    parts = {
+        "intended_use": core.intended_use_section(dossier),
+        "mapping": core.mapping_section(dossier),
+        "evidence": core.evidence_section(dossier),
+        "charts": charts_section(dossier, published_cost=not cost.charts),
+        "rules": rules.rules_section(dossier, refs, assessed),
+        "subgroups": core.subgroups_section(dossier),
+        "cost": cost,
+        "human_review": oversight.human_review_section(dossier),
+        "monitoring": oversight.monitoring_section(dossier),
+        "rule_changes": rules.rule_changes_section(dossier),
+        "signoffs": decision.signoffs_section(dossier, version.hash),
+        "runs": core.runs_section(dossier, records),
+        "source_attributes": source_attributes_section(dossier),
+        "limitations": summary.limitations_section(dossier),
+    }
+    cover = core.cover(version, decision.decision_text(dossier), decision.decision_date(dossier))
+    return Report(
+        cover=cover,
+        executive_summary=summary.executive_summary(version, parts, cover, assessed),
+        extra_sections=list(extra_sections or []),
+        **parts,
+    )

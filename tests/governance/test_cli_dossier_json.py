@@ -1,0 +1,74 @@
+"""`dossier list` and `dossier history` print the same JSON now that the store returns models.
+
+The expected documents are built here field by field the way the store built its dicts before
+(``created_at.isoformat()`` and so on), from the versions the store loads, so a renamed key, a
+reordered key or a differently formatted timestamp fails.
+"""
+
+import json
+
+from cli import main
+from governance.dossier.intended_use import example_intended_use
+from governance.dossier.record import Dossier
+from governance.dossier.store import Store
+
+HISTORY_KEYS = ["version", "hash", "parent_hash", "created_at", "author", "note"]
+LIST_KEYS = ["id", "title", "owner", "status", "risk_tier", "version", "hash", "updated_at"]
+AUDIT_KEYS = ["seq", "at", "actor", "dossier_id", "action", "detail"]
+
+
+def _cli_json(capsys, *argv) -> object:
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _two_versions(home) -> tuple[str, list]:
+    store = Store.open(home / "medassure.duckdb")
+    try:
+        d = Dossier(title="Portal replies", owner="dr.lee", intended_use=example_intended_use())
+        store.save(d, author="alice", note="created")
+        store.save(d.model_copy(update={"title": "Portal replies v2"}), author="bob")
+        versions = [store.load(d.id, n) for n in (1, 2)]
+    finally:
+        store.close()
+    return d.id, versions
+
+
+def test_history_json_has_the_same_keys_and_values_as_before(home, capsys):
+    dossier_id, versions = _two_versions(home)
+    printed = _cli_json(capsys, "dossier", "history", dossier_id)
+    expected = [
+        {"version": v.version, "hash": v.hash, "parent_hash": v.parent_hash,
+         "created_at": v.created_at.isoformat(), "author": v.author, "note": v.note}
+        for v in versions
+    ]
+    assert [list(row) for row in printed] == [HISTORY_KEYS, HISTORY_KEYS]
+    assert printed == expected
+    assert printed[1]["parent_hash"] == printed[0]["hash"] and printed[1]["note"] == ""
+
+
+def test_list_json_has_the_same_keys_and_values_as_before(home, capsys):
+    dossier_id, versions = _two_versions(home)
+    latest = versions[-1]
+    printed = _cli_json(capsys, "dossier", "list")
+    assert [list(row) for row in printed] == [LIST_KEYS]
+    assert printed == [{
+        "id": dossier_id, "title": "Portal replies v2", "owner": "dr.lee", "status": "draft",
+        "risk_tier": latest.dossier.risk.tier, "version": 2, "hash": latest.hash,
+        "updated_at": latest.created_at.isoformat(),
+    }]
+
+
+def test_audit_events_dump_to_the_old_dicts(home):
+    dossier_id, versions = _two_versions(home)
+    store = Store.open(home / "medassure.duckdb")
+    try:
+        events = [e.model_dump(mode="json") for e in store.audit_log(dossier_id)]
+    finally:
+        store.close()
+    assert [list(e) for e in events] == [AUDIT_KEYS, AUDIT_KEYS]
+    assert [(e["actor"], e["action"], e["dossier_id"]) for e in events] == [
+        ("alice", "create", dossier_id), ("bob", "save", dossier_id)]
+    assert events[0]["at"] == versions[0].created_at.isoformat()
+    assert events[1]["detail"] == {"version": 2, "hash": versions[1].hash, "note": "", "changed": ["title"]}
+    assert events[0]["seq"] < events[1]["seq"]
