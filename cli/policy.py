@@ -77,11 +77,16 @@ def cmd_assess(args: argparse.Namespace) -> int:
         if payload["preregistration"]:
             sys.stdout.write("Pre-registration: " + "\n    ".join(payload["preregistration"]) + "\n")
         sys.stdout.write(f"\nRecommendation: {OUTCOME_LABELS[rec['outcome']]} ({', '.join(rec['models'])})\n")
+        shown = set()
         for line in rec["reasons"][1:]:
+            shown.add(line.strip())
             sys.stdout.write(f"  - {line}\n")
         for cand in rec["candidates"]:
             for item in cand.get("to_settle", []):
-                sys.stdout.write(f"  To settle for {cand['model']}: {item}\n")
+                line = f"To settle for {cand['model']}: {item}"
+                if line not in shown and item not in shown:  # the overall reasons may already say it
+                    shown.add(line)
+                    sys.stdout.write(f"  {line}\n")
     else:
         emit(payload)
     return 0

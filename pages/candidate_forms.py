@@ -178,6 +178,12 @@ def candidate_editor(dossier: Dossier) -> None:
         st.rerun()
 
 
+def _same_answer(old, new) -> bool:
+    """True when a re-saved answer says what the stored one says (who and when aside)."""
+    fields = ("value", "note", "document", "judgement")
+    return old is not None and all(getattr(old, f) == getattr(new, f) for f in fields)
+
+
 def attestation_editor(dossier: Dossier) -> None:
     """The questionnaire of one candidate: answers with status, and a form to record one."""
     q = load_questionnaire()
@@ -230,11 +236,14 @@ def attestation_editor(dossier: Dossier) -> None:
             "Answer (the vendor's words)", s.answer.value if s.answer else "", key=k + "value"
         )
         verdicts = ["not judged yet", "satisfactory", "unsatisfactory"]
-        judgement = st.radio(
-            "Your judgement against the bar above", verdicts, horizontal=True, key=k + "judge"
+        stored = s.answer.judgement if s.answer and s.answer.judgement in verdicts else verdicts[0]
+        judgement = st.radio(  # the stored judgement, not "not judged yet", so a no-op save stays one
+            "Your judgement against the bar above", verdicts, horizontal=True, key=k + "judge",
+            index=verdicts.index(stored),
         )
         judgement = None if judgement == verdicts[0] else judgement
-    note = st.text_input("Where the answer comes from (contract clause, e-mail, document)", key=k + "note")
+    note = st.text_input("Where the answer comes from (contract clause, e-mail, document)",
+                         value=s.answer.note if s.answer else "", key=k + "note")
     upload = (
         st.file_uploader(
             "Supporting document" + (" (required)" if question.document == "required" else ""), key=k + "doc"
@@ -266,10 +275,13 @@ def attestation_editor(dossier: Dossier) -> None:
         except (AttestationError, DocumentError) as exc:
             st.error(str(exc))
         else:
-            ui.save(
-                record_attestation(ui.current().dossier, cid, answer), note=f"attestation {qid} for {cid}"
-            )
-            st.rerun()
+            if _same_answer(s.answer, answer):
+                st.toast("Nothing changed; no new version.")  # and no sign-off touched
+            else:
+                ui.save(
+                    record_attestation(ui.current().dossier, cid, answer), note=f"attestation {qid} for {cid}"
+                )
+                st.rerun()
     ref = s.answer.document if s.answer else None
     if ref is not None and not ui.store().documents.exists(ref.sha256):
         st.caption(f"The linked document {ref.filename} ({ref.sha256[:12]}…) is not in this database "

@@ -3,8 +3,9 @@
 import streamlit as st
 
 from governance.decision import committee
-from governance.decision.signoff import DECISION_OUTCOMES, OUTCOME_LABELS, DecisionError
+from governance.decision.signoff import OUTCOME_LABELS, DecisionError
 from governance.decision.view import decision_view
+from governance.dossier.decision_records import DECISION_OUTCOMES
 from pages import policy_tables as tables
 from pages import ui
 
@@ -115,4 +116,7 @@ if st.button("Sign off", key="signoff_button", type="primary", disabled=not role
         st.error(str(exc))
     else:
         ui.save(signed, note=f"sign-off: {role}")
+        # Per-signature fields start empty for the next signer (the note once carried over).
+        for key in ("signoff_note", "signoff_name", "signoff_other_role"):
+            st.session_state.pop(key, None)
         st.rerun()

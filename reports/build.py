@@ -17,6 +17,7 @@ from reports import sections_oversight as oversight
 from reports import sections_rules as rules
 from reports import sections_summary as summary
 from reports.charts import charts_section
+from reports.flags import dossier_flags
 from reports.hti1 import source_attributes_section
 from reports.model import AppendixRun, Report, Section
 
@@ -64,6 +65,7 @@ def build_report(
         "limitations": summary.limitations_section(dossier),
     }
     cover = core.cover(version, decision.decision_text(dossier), decision.decision_date(dossier))
+    cover = cover.model_copy(update={"flags": dossier_flags(version, parts, assessed)})
     return Report(
         cover=cover,
         executive_summary=summary.executive_summary(version, parts, cover, assessed),

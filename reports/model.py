@@ -127,6 +127,9 @@ class Cover(BaseModel):
     """The committee's decision in words, or a not-recorded line."""
     decision_date: datetime | None = None
     """When the decision was recorded, if it was."""
+    flags: list[str] = Field(default_factory=list)
+    """What a reader must see first (``reports.flags``): demo data, missing sign-offs or sections,
+    unlocked rules, a decision against the recommendation."""
 
 
 class AppendixRun(BaseModel):

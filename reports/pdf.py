@@ -107,6 +107,8 @@ def cover_flowables(report: Report) -> list[Flowable]:
     facts.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"),
                                ("LINEBELOW", (0, 0), (-1, -1), 0.25, RULE),
                                ("TOPPADDING", (0, 0), (-1, -1), 4), ("BOTTOMPADDING", (0, 0), (-1, -1), 4)]))
+    flags = [Paragraph(text("Read first"), styles["h2"])] if c.flags else []
+    flags += [Paragraph(text(f), styles["bullet"], bulletText="!") for f in c.flags]
     contents = [Paragraph(text(f"{i}. {s.title}" + ("" if s.recorded else " (not recorded yet)")),
                           styles["body"]) for i, s in enumerate(report.sections(), start=1)]
     return [
@@ -115,6 +117,7 @@ def cover_flowables(report: Report) -> list[Flowable]:
         Paragraph(text("This report is bound to the version hash above. Any change to the dossier creates a "
                        "new version with a different hash; sign-offs apply to the hash they name."),
                   styles["small"]),
+        Spacer(1, 10), *flags,
         Spacer(1, 16), Paragraph("Contents", styles["h2"]), *contents, PageBreak(),
     ]
 

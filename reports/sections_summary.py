@@ -125,5 +125,7 @@ def executive_summary(version: DossierVersion, parts: dict[str, Section], cover:
     missing = [s.title for s in parts.values() if not s.recorded]
     subsections = [Section(key="not_recorded", title="Not recorded yet", bullets=missing, paragraphs=[
         "These sections hold no record yet; the report says so rather than fill them:"])] if missing else []
+    if cover.flags:
+        subsections.insert(0, Section(key="flags", title="Read first", bullets=list(cover.flags)))
     return Section(key="executive_summary", title="Executive summary", paragraphs=paragraphs, facts=facts,
                    subsections=subsections)

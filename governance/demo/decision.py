@@ -85,8 +85,12 @@ def decide_and_sign(store: Store, dossier: Dossier) -> Dossier:
         rationale=("GPT-4o runs in the hospital's Azure tenant under the existing business associate "
                    "agreement and stays within budget. Llama 3.3 70B was as well supported and cheaper, "
                    "but no PHI-approved endpoint exists for it yet. The published evidence does not settle "
-                   "ProxySender, the jury-scored benchmarks or subgroup performance, so approval is "
-                   "conditional on a local evaluation while every draft is reviewed."),
+                   "ProxySender or the jury-scored benchmarks, so approval is conditional on a local "
+                   "evaluation while every draft is reviewed. The tool recommends rejecting GPT-4o "
+                   "because our 40-case pilot answered Spanish-language messages correctly half as "
+                   "often as English ones; the committee decides otherwise for English-language "
+                   "messages only and keeps Spanish-language messages out of drafting until the local "
+                   "evaluation shows that gap closed."),
         conditions=[
             "Every draft is reviewed and edited by a nurse or physician before it is sent "
             "(as the intended use states).",
@@ -94,6 +98,8 @@ def decide_and_sign(store: Store, dossier: Dossier) -> Dossier:
             "and preferred language, to settle the open score, unscored-share and subgroup rules.",
             "Confirm jury-clinician agreement on 100 drafts rated by our own clinicians before relying on "
             "jury scores.",
+            "Messages not written in English are not drafted by the model until the local evaluation "
+            "shows no language disparity.",
         ])
     v = store.save(dossier, author=DEMO_AUTHOR, note="demo: committee decision")
     return committee.sign(dossier, "clinical lead", "Dr. M. Chen", version_hash=v.hash,

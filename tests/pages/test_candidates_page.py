@@ -120,3 +120,25 @@ def test_answer_an_attestation_with_a_document(demo_copy):
     assert store.documents.get(answer.document.sha256) == data
     store.close()
     assert "Subgroup performance reported (subgroup_performance): not answered" not in texts(at)
+
+
+def test_saving_an_unchanged_answer_creates_no_version_and_keeps_the_signoff(demo_copy):
+    before = latest(demo_copy)
+    assert signoff_status(before.dossier).roles[0].valid
+    at = open_page(PAGE)
+    cid = before.dossier.candidates[0].id
+    answered = [a for a in before.dossier.candidates[0].attestations if a.judgement is not None][:1]
+    answered += [a for a in before.dossier.candidates[0].attestations if a.judgement is None][:1]
+    assert answered and answered[0].judgement == "satisfactory"  # a judged text answer is among them
+    for stored in answered:
+        at.selectbox(key=f"att_cand_{DEMO}").select(cid).run()
+        at.selectbox(key=f"att_q_{cid}").select(stored.question_id).run()
+        k = f"att_{cid}_{stored.question_id}_"
+        if stored.judgement is not None:  # the form shows the stored judgement, not "not judged yet"
+            assert at.radio(key=k + "judge").value == stored.judgement
+        assert at.text_input(key=k + "note").value == stored.note
+        at.button(key=k + "save").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+    after = latest(demo_copy)
+    assert after.version == before.version  # nothing changed, nothing saved
+    assert signoff_status(after.dossier).roles[0].valid

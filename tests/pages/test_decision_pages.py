@@ -109,7 +109,7 @@ def test_decision_page_signoff_then_change_shows_invalidation(demo_copy):
     assert "Approve with conditions" in texts(at) and not at.error
     assert "### Insufficient evidence" in texts(at)  # the recomputed recommendation (issue 15)
     (differs,) = [w.value for w in at.warning if "differs from the recommendation" in w.value]
-    assert "the verdicts support insufficient evidence" in differs
+    assert "the verdicts support reject" in differs  # GPT-4o fails the language-disparity rule
     assert "recorded reason: GPT-4o runs" in differs
     assert list(at.radio(key="decision_outcome").options) == ["Approve", "Approve with conditions", "Reject"]
     roles = at.dataframe[0].value
@@ -127,3 +127,19 @@ def test_decision_page_signoff_then_change_shows_invalidation(demo_copy):
     assert at.error and "2 sign-off(s) no longer valid" in at.error[0].value
     assert "decision" in at.error[0].value
     assert latest(demo_copy).dossier.decision.outcome == "reject"
+
+
+def test_signoff_fields_start_empty_for_the_next_signer(demo_copy):
+    at = open_page("pages/decision.py")
+    at.selectbox(key="signoff_role").select("CMIO / clinical informatics").run()
+    at.text_input(key="signoff_name").input("Dr. K. Osei").run()
+    at.text_input(key="signoff_note").input("Agreed on the condition of a 90-day review.").run()
+    at.button(key="signoff_button").click().run()
+    assert at.text_input(key="signoff_note").value == ""
+    at.selectbox(key="signoff_role").select("privacy / compliance").run()
+    at.text_input(key="signoff_name").input("J. Okafor").run()
+    at.button(key="signoff_button").click().run()
+    assert not at.exception
+    signoffs = {s.role: s for s in latest(demo_copy).dossier.signoffs}
+    assert signoffs["CMIO / clinical informatics"].note == "Agreed on the condition of a 90-day review."
+    assert signoffs["privacy / compliance"].note == ""  # not the previous signer's note

@@ -1,0 +1,46 @@
+"""What a chair must see before reading on: the flags on the cover and atop the executive summary.
+
+Why a list of sentences computed once: the cover and the executive summary must say the same thing,
+and each flag is a fact a reader could otherwise miss deep in the document: synthetic demo data,
+sign-offs still missing, sections not recorded, rules not locked, or a decision taken against the
+computed recommendation (with the committee's recorded reason).
+"""
+
+from __future__ import annotations
+
+from governance.decision.signoff import signoff_status
+from governance.dossier.store import DossierVersion
+from governance.rules.recommendation import disagreement
+from reports.model import Section
+
+DEMO_MARK = "DEMO DATA"
+
+
+def dossier_flags(version: DossierVersion, parts: dict[str, Section], assessed: tuple | None) -> list[str]:
+    """The flags of one version, most serious first; empty when there is nothing to flag.
+
+    Example:
+        >>> dossier_flags(version, parts, assessed)[0]  # doctest: +SKIP
+        'DEMO DATA: this dossier holds synthetic values ...'
+    """
+    d = version.dossier
+    flags: list[str] = []
+    if DEMO_MARK in d.canonical_json():
+        flags.append(f"{DEMO_MARK}: this dossier holds synthetic values made for the demonstration; they "
+                     "are not evidence about any real model or patient.")
+    if assessed is not None:
+        assessment, rec = assessed
+        if d.decision is not None and (gap := disagreement(d.decision, rec)) is not None:
+            flags.append("Decision against the computed recommendation: " + gap.text)
+        if not assessment.locked:
+            flags.append("The acceptance rules are not locked: no verdict is pre-registered.")
+    if d.decision is not None:
+        required = [r for r in signoff_status(d).roles if r.required]
+        valid = sum(r.valid for r in required)
+        if valid < len(required):
+            flags.append(f"Sign-offs incomplete: {valid} of {len(required)} required roles have signed this "
+                         "content.")
+    missing = [s.title for s in parts.values() if not s.recorded]
+    if missing:
+        flags.append(f"Not recorded yet ({len(missing)} section(s)): " + ", ".join(missing) + ".")
+    return flags
