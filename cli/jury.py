@@ -3,7 +3,8 @@
 Thin wrappers: ``jury`` loads the run's instances (the run records only their hash, so the
 dataset file is needed unless the benchmark is built in), builds the jury (judges from
 ``--judges``, else the benchmark's jury block, else the default vendor trio) and runs it through
-``evaluator.jury.panel`` with a progress bar on stderr. ``agreement`` reads two ratings CSVs (or a
+``evaluator.jury.panel`` as a job of the one job manager (``evaluator.runs.jobs``), waited for
+with a progress bar on stderr. ``agreement`` reads two ratings CSVs (or a
 stored jury) and prints, per dataset and ``ALL``, the figures of ``evaluator.agreement.analysis``.
 Exit codes: 0 done; 2 bad input; 3 the jury stopped early (budget or interrupt; run it again,
 the cache keeps what was paid for); 4 no instance could be scored.
@@ -50,10 +51,30 @@ def _jury_inputs(args: argparse.Namespace, store: Any) -> tuple[list, Any]:
     return instances, config
 
 
-def cmd_jury(args: argparse.Namespace) -> int:
+def _judge_in_background(store: Any, args: argparse.Namespace, instances: list, config: Any) -> Any:
+    """The jury pass as a job of the one job manager, waited for with a progress bar on stderr."""
     from evaluator.jury.panel import JuryError, run_jury
+    from evaluator.runs.jobs import JOBS, wait_job
     from evaluator.runs.runner import RunOptions
+    from evaluator.runs.store import sha256_of
 
+    options = RunOptions(concurrency=args.concurrency, max_cost_usd=args.max_cost)
+
+    def work(db: Any, job: Any) -> Any:
+        return run_jury(db, args.run, instances, config, on_progress=job.on_progress, options=options,
+                        cancel=job.cancel_event)
+
+    key = f"jury:{args.run}:{sha256_of(config.model_dump(mode='json'))[:12]}"
+    job = JOBS.start(store, "jury", key, work, total=len(instances), label=f"jury of {args.run}")
+    progress = wait_job(job, ProgressBar(f"jury {args.run}"))
+    if isinstance(job.exception, JuryError):
+        fail(str(job.exception))
+    if progress.state == "error":
+        fail(f"the jury stopped with an error: {progress.error}")
+    return progress.result
+
+
+def cmd_jury(args: argparse.Namespace) -> int:
     if args.concurrency < 1:
         fail(f"--concurrency must be at least 1 (got {args.concurrency})")
     if args.max_cost is not None and args.max_cost <= 0:
@@ -61,17 +82,7 @@ def cmd_jury(args: argparse.Namespace) -> int:
     store = open_store(args)
     try:
         instances, config = _jury_inputs(args, store)
-        try:
-            summary = run_jury(
-                store,
-                args.run,
-                instances,
-                config,
-                on_progress=ProgressBar(f"jury {args.run}"),
-                options=RunOptions(concurrency=args.concurrency, max_cost_usd=args.max_cost),
-            )
-        except JuryError as exc:
-            fail(str(exc))
+        summary = _judge_in_background(store, args, instances, config)
     finally:
         store.close()
     doc = summary.model_dump(mode="json", exclude=None if args.instances else {"instances"})

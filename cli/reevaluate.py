@@ -1,8 +1,9 @@
 """``medassure reevaluate ID``: re-run a decided dossier's frozen plan after a model or prompt change.
 
 For pipelines: a vendor ships a new model version or a team edits the prompt, and CI asks
-whether the committee's decision still stands. Thin wrapper over ``governance.reevaluation.reevaluate``:
-parse the change, re-run (unchanged requests come from the response cache), save the addendum
+whether the committee's decision still stands. Thin wrapper over
+``governance.reevaluation.start.reevaluate_and_wait`` (the job manager's background re-evaluation,
+waited for): parse the change, re-run (unchanged requests come from the response cache), save the addendum
 as a new dossier version, print JSON. Exit codes: 0 no verdict changed (estimates that crossed a
 threshold without flipping a verdict are reported, not failed), 3 a verdict flipped or a rule now
 fails, 2 bad input or a re-evaluation that could not be done (nothing is saved then).
@@ -91,23 +92,24 @@ def _text(data: dict[str, Any]) -> None:
 
 def cmd_reevaluate(args: argparse.Namespace) -> int:
     from governance.dossier.store import DossierNotFound
-    from governance.reevaluation.reevaluate import ReevaluationError, reevaluate
+    from governance.reevaluation.reevaluate import ReevaluationError
+    from governance.reevaluation.start import reevaluate_and_wait
 
     if args.concurrency < 1:
         fail(f"--concurrency must be at least 1 (got {args.concurrency})")
     change = _change(args)
     store = open_store(args)
-    last: dict[str, int] = {}
+    last: list[int] = []
 
-    def progress(benchmark: str, done: int, total: int) -> None:
+    def progress(done: int, total: int, _row: Any = None) -> None:
         decile = int(10 * done / total) if total else 10
-        if last.get(benchmark) != decile:
-            last[benchmark] = decile
-            say(f"{benchmark}: {done}/{total}")
+        if last != [decile]:
+            last[:] = [decile]
+            say(f"re-evaluation of {args.id}: {done}/{total}")
 
-    try:
-        result = reevaluate(store, args.id, change, by=args.by or _who(), concurrency=args.concurrency,
-                            on_progress=progress)
+    try:  # the one job manager (as the page), waited for here
+        result = reevaluate_and_wait(store, args.id, change, by=args.by or _who(),
+                                     concurrency=args.concurrency, on_progress=progress)
     except (ReevaluationError, DossierNotFound) as exc:
         fail(f"re-evaluation not done: {exc}")
     finally:

@@ -1,11 +1,13 @@
 """``medassure benchmarks`` and ``medassure run``: list benchmarks, run one on a model.
 
-Thin wrappers over ``evaluator.runs.runner``: parse flags into a ``ModelEndpoint``, load the
-instances, print the dry-run estimate or run with a progress bar on stderr, and print the
-summary as JSON on stdout. Exit codes: 0 the run completed (instances that failed are counted in
-``n_errors``), 2 bad input (unknown benchmark, unreadable dataset, key variable not set), 3 the
-run stopped early (budget reached or interrupted; run it again to resume), 4 every instance
-failed (e.g. a wrong key or URL).
+Thin wrappers: parse flags into a ``ModelEndpoint``, load the instances, print the dry-run
+estimate, or start the run through the one job manager
+(``governance.evidence.local_runs.run_and_wait``, so the request is stored beside the run as the
+page stores it) and wait with a progress bar on stderr; print the summary as JSON on stdout.
+Exit codes: 0 the run completed (instances that failed are counted in ``n_errors``), 2 bad
+input (unknown benchmark, unreadable dataset, key variable not set), 3 the run stopped early
+(budget reached or interrupted; run it again to resume), 4 every instance failed (e.g. a wrong
+key or URL).
 """
 
 from __future__ import annotations
@@ -81,7 +83,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpoint: Any) -> int:
-    from evaluator.runs.runner import RunOptions, estimate_run, run_benchmark
+    from evaluator.runs.request import RunRequest
+    from evaluator.runs.runner import estimate_run
+    from governance.evidence.local_runs import RunInputError, run_and_wait
 
     if args.dry_run:
         estimate = estimate_run(spec, instances, endpoint, store=store.journaled_runs)
@@ -99,17 +103,13 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
             f"no price known for {endpoint.model}; give --input-price and --output-price (USD per 1M tokens) "
             "to use --max-cost"
         )
-    bar = ProgressBar(f"{spec.id} × {endpoint.model}")
-    summary = run_benchmark(
-        store,
-        spec,
-        instances,
-        endpoint,
-        concurrency=args.concurrency,
-        max_cost_usd=args.max_cost,
-        on_progress=bar,
-        options=RunOptions(workers=args.workers or 1),
-    )
+    request = RunRequest(benchmark_id=spec.id, dataset_path=args.dataset_file, endpoint=endpoint,
+                         concurrency=args.concurrency, max_cost_usd=args.max_cost, limit=args.limit,
+                         workers=args.workers or 1)
+    try:  # the app's job manager, waited for here: the same run (and stored request) as the page's
+        summary = run_and_wait(store, request, ProgressBar(f"{spec.id} × {endpoint.model}")).summary
+    except RunInputError as exc:
+        fail(str(exc))
     emit(summary.model_dump(mode="json"))
     if summary.status != "completed":
         say(f"run {summary.run_id} stopped: {summary.status}; run the same command again to resume")

@@ -3,8 +3,10 @@
 Why its own module: ``cli.run`` owns ``medassure run`` for benchmarks; it registers
 these options and hands over when ``--scenario`` is given. The PHI gate runs before anything is
 sent: likely identifiers bound for an endpoint without ``--phi-approved`` print the explanation
-and exit 5 (``EXIT_PHI_BLOCKED``). Otherwise the output is ``medassure run``'s summary plus the
-scenario, the PHI check and the subgroup table, and exit codes are those of ``medassure run``.
+and exit 5 (``EXIT_PHI_BLOCKED``). Otherwise the run works in the one job manager's background
+thread (``evaluator.scenarios.run.start_scenario``, as on the page) and this waits for it; the
+output is ``medassure run``'s summary plus the scenario, the PHI check and the subgroup table,
+and exit codes are those of ``medassure run``.
 """
 
 from __future__ import annotations
@@ -68,8 +70,10 @@ def cmd_run_scenario(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, store: Any, version: Any, instances: list, endpoint: Any,
          check: Any) -> int:
+    from evaluator.runs.jobs import wait_job
     from evaluator.runs.runner import estimate_run
-    from evaluator.scenarios import run_scenario, scenario_results, scenario_spec
+    from evaluator.scenarios import scenario_results, scenario_spec
+    from evaluator.scenarios.run import start_scenario
     from governance.evidence.local_scenarios import attach_scenario_run
 
     head = {"scenario_id": version.scenario_id, "version": version.version,
@@ -79,9 +83,12 @@ def _run(args: argparse.Namespace, store: Any, version: Any, instances: list, en
         emit({"dry_run": True, "model": endpoint.model, **head, **estimate.model_dump(mode="json")})
         return 0
     bar = ProgressBar(f"{version.scenario_id} v{version.version} × {endpoint.model}")
-    summary = run_scenario(store, version.scenario_id, endpoint, version=version.version,
-                           concurrency=args.concurrency, max_cost_usd=args.max_cost, limit=args.limit,
-                           on_progress=bar)
+    job = start_scenario(store, version.scenario_id, endpoint, version=version.version,
+                         concurrency=args.concurrency, max_cost_usd=args.max_cost, limit=args.limit)
+    progress = wait_job(job, bar)
+    if progress.summary is None:
+        fail(f"the run stopped with an error: {progress.error}")
+    summary = progress.summary
     out: dict[str, Any] = {**summary.model_dump(mode="json"), **head}
     if summary.n_scored:
         out["subgroups"] = scenario_results(store, summary.run_id).subgroups.display_rows()

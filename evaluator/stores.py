@@ -15,13 +15,13 @@ DuckDB connections are not thread-safe: a background thread takes ``for_thread()
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from evaluator.jury.store import JuryStore
 from evaluator.runs.reads import RunReads
-from evaluator.runs.store import RunStore
+from evaluator.runs.store import RunStore, read_job
 from evaluator.scenarios.store import ScenarioStore
 
 if TYPE_CHECKING:
@@ -69,6 +69,14 @@ class ComponentStores:
     def juries(self) -> JuryStore:
         """Jury passes, their judgements and ratings."""
         return JuryStore(self._con)
+
+    def read_job(self, job_id: str) -> dict[str, Any] | None:
+        """One background job's status row (``evaluator.runs.jobs``), or None.
+
+        Read only, without the migration check a component store runs on creation: pages poll it
+        every second next to the job's own writes.
+        """
+        return read_job(self._con, job_id)
 
     def for_thread(self) -> Self:
         """The same stores over a new cursor, for use from another thread; ``close()`` it after."""

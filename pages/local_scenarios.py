@@ -13,12 +13,13 @@ from evaluator.scenarios import (
     build_mapping,
     preview_table,
     read_table,
-    run_scenario,
     scenario_results,
     suggest_column_mapping,
 )
+from evaluator.scenarios.run import ScenarioRunBlocked
 from evaluator.subgroups import MIN_N
 from governance.dossier.taxonomy import load_taxonomy
+from governance.evidence.local_runs import RunInputError, cancel_run, job_status, start_scenario_run
 from governance.evidence.local_scenarios import (
     attach_scenario_run,
     import_for_dossier,
@@ -30,6 +31,7 @@ from governance.evidence.local_scenarios import (
 from pages import ui
 
 NONE = "—"
+POLL_S = 1.0
 TYPES = ["infer per row", "choice", "exact", "numeric_range", "free_text"]
 
 st.title("Local scenarios")
@@ -170,12 +172,39 @@ if model.strip():
     elif gate.n_identifiers:
         st.info(gate.explanation)
     if st.button("Run", key="ls_run", type="primary", disabled=not gate.allowed):
-        bar = st.progress(0.0, text="Starting...")
-        summary = run_scenario(store, sid, endpoint, version=ver,
-                               on_progress=lambda d, t, _: bar.progress(d / max(t, 1), text=f"{d}/{t} cases"))
-        st.session_state["ls_show_run"] = summary.run_id
-        st.session_state["ls_flash"] = f"Run {summary.run_id} {summary.status}: {summary.n} cases."
-        st.rerun()
+        try:
+            st.session_state["ls_job"] = start_scenario_run(store, sid, endpoint, version=ver).job_id
+        except (RunInputError, ScenarioRunBlocked) as exc:
+            st.error(str(exc))
+
+
+@st.fragment(run_every=POLL_S)
+def scenario_job(job_id: str) -> None:
+    """The background run's progress, polled from the job manager; the page redraws once it ends."""
+    status = job_status(store, job_id)
+    if status is not None and status.alive:
+        st.progress(min(status.done / max(status.total, 1), 1.0),
+                    text=f"{status.done}/{status.total} cases · {status.state}")
+        if status.cancel_requested:
+            st.caption("Stopping after the requests in flight…")
+        elif st.button("Cancel", key="ls_cancel"):
+            cancel_run(status.run_key)
+        return
+    st.session_state.pop("ls_job", None)
+    if status is not None and status.summary is not None:
+        s = status.summary
+        st.session_state["ls_show_run"] = s.run_id
+        st.session_state["ls_flash"] = f"Run {s.run_id} {s.status}: {s.n} cases."
+    elif status is not None:
+        st.session_state["ls_run_error"] = (f"The run stopped: {status.error or status.state}. Press Run "
+                                            "again to continue it; finished cases are not sent again.")
+    st.rerun()
+
+
+if run_error := st.session_state.pop("ls_run_error", None):
+    st.error(run_error)
+if job_id := st.session_state.get("ls_job"):
+    scenario_job(job_id)
 
 st.subheader("4. Results")
 if not view.runs:

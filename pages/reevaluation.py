@@ -1,13 +1,20 @@
-"""Re-evaluation: re-run the decision's frozen plan with a changed model or prompt; read the addenda."""
+"""Re-evaluation: re-run the decision's frozen plan with a changed model or prompt; read the addenda.
+
+The re-run works in the background (the one job manager); this page polls its status from the store,
+so a rerun or a reload does not cut it off."""
 
 import streamlit as st
 
 from governance.dossier.addendum_records import PlanChange
-from governance.reevaluation.reevaluate import current_plan, reevaluate
+from governance.evidence.local_runs import cancel_run, job_status
+from governance.reevaluation.reevaluate import current_plan
 from governance.reevaluation.rerun import read_prompt_bytes
+from governance.reevaluation.start import start_reevaluation
 from pages import ui
 from reports.markdown import section_markdown
 from reports.sections_reevaluation import addendum_section
+
+POLL_S = 1.0
 
 st.title("Re-evaluation")
 version = ui.require_dossier()
@@ -47,23 +54,48 @@ with st.form("reeval_form"):
     submitted = st.form_submit_button("Run re-evaluation", type="primary", disabled=not plan.rerunnable)
 
 if submitted:
-    bar = st.progress(0.0, text="starting")
-
-    def progress(benchmark: str, done: int, total: int) -> None:
-        bar.progress(done / total if total else 1.0, text=f"{benchmark}: {done}/{total}")
-
     try:
         prompt = read_prompt_bytes(upload.name, upload.getvalue()) if upload is not None else {}
         change = PlanChange(model=model.strip() or None, api_base=api_base.strip() or None,
                             api_key_env=key_env.strip() or None, phi_approved=True if phi else None,
                             input_price_per_mtok=in_price, output_price_per_mtok=out_price, **prompt)
-        result = reevaluate(ui.store(), dossier.id, change, by=ui.reviewer(), on_progress=progress)
+        job = start_reevaluation(ui.store(), dossier.id, change, by=ui.reviewer())
     except ValueError as exc:  # ReevaluationError, or a change the form cannot express
         st.error(f"Re-evaluation not done: {exc}")
     else:
-        st.session_state["reeval_shown"] = result.addendum.id
-        st.toast(f"Saved version {result.version.version} with re-evaluation {result.addendum.id}.")
-        st.rerun()
+        st.session_state["reeval_job"] = job.job_id
+
+
+@st.fragment(run_every=POLL_S)
+def reevaluation_job(job_id: str) -> None:
+    """The background re-evaluation's progress; the page redraws with the addendum once it is saved."""
+    status = job_status(ui.store(), job_id)
+    if status is not None and status.alive:
+        st.progress(min(status.done / status.total, 1.0) if status.total else 0.0,
+                    text=status.note or "starting")
+        if status.cancel_requested:
+            st.caption("Stopping after the requests in flight; nothing will be saved…")
+        elif st.button("Cancel re-evaluation", key="reeval_cancel"):
+            cancel_run(status.run_key)
+        return
+    st.session_state.pop("reeval_job", None)
+    brief = (status.brief or {}) if status is not None else {}
+    if "addendum_id" in brief:
+        st.session_state["reeval_shown"] = brief["addendum_id"]
+        st.session_state["reeval_toast"] = (f"Saved version {brief['version']} with re-evaluation "
+                                            f"{brief['addendum_id']}.")
+    elif status is not None:
+        reason = str(status.error or status.state).removeprefix("ReevaluationError: ")
+        st.session_state["reeval_error"] = f"Re-evaluation not done: {reason}"
+    st.rerun()
+
+
+if toast := st.session_state.pop("reeval_toast", None):
+    st.toast(toast)
+if problem := st.session_state.pop("reeval_error", None):
+    st.error(problem)
+if job_id := st.session_state.get("reeval_job"):
+    reevaluation_job(job_id)
 
 addenda = list(reversed(ui.current().dossier.reevaluations))
 st.subheader("Addenda")

@@ -44,6 +44,19 @@ MIGRATIONS = [
         prompt_tokens BIGINT, completion_tokens BIGINT, cost_usd DOUBLE, created_at TIMESTAMPTZ
     );
     """,
+    # 2: the request that started a run (no secrets) and the status of background jobs, so that a
+    # page rerun, a second tab or a restarted app reads them from the store (evaluator.runs.jobs).
+    """
+    CREATE TABLE run_requests (
+        run_key VARCHAR NOT NULL, run_id VARCHAR, kind VARCHAR NOT NULL, request JSON NOT NULL,
+        recorded_at TIMESTAMPTZ NOT NULL
+    );
+    CREATE TABLE run_jobs (
+        job_id VARCHAR PRIMARY KEY, kind VARCHAR NOT NULL, job_key VARCHAR NOT NULL, label VARCHAR,
+        run_id VARCHAR, state VARCHAR NOT NULL, done INTEGER, total INTEGER, note VARCHAR, error VARCHAR,
+        result JSON, started_at TIMESTAMPTZ NOT NULL, updated_at TIMESTAMPTZ NOT NULL
+    );
+    """,
 ]
 RESUMABLE = ("running", "cancelled", "budget_exceeded", "failed")
 
@@ -88,6 +101,23 @@ def journal_dir_for(con: duckdb.DuckDBPyConnection) -> Path | None:
         return None
     db = Path(row[0])
     return db.with_name(db.name + ".journal")
+
+
+def read_job(con: duckdb.DuckDBPyConnection, job_id: str) -> dict[str, Any] | None:
+    """One background job's status row, read only (no migration, for pages that poll every second).
+
+    Returns None when there is no such job or no job table yet.
+    """
+    try:
+        cur = con.execute("SELECT * FROM run_jobs WHERE job_id = ?", [job_id])
+    except duckdb.CatalogException:
+        return None
+    row = cur.fetchone()
+    if not row:
+        return None
+    rec = dict(zip([d[0] for d in cur.description], row, strict=True))
+    rec["result"] = json.loads(rec["result"]) if rec["result"] else None
+    return rec
 
 
 class RunStore:
@@ -212,3 +242,54 @@ class RunStore:
     def writer(self, run_id: str, flush_every: int = 256, flush_ms: float = 500.0) -> ResultWriter:
         """A journal-then-batch writer for this run (close it in a ``finally``)."""
         return ResultWriter(self.con, self._journal_path(run_id), flush_every=flush_every, flush_ms=flush_ms)
+
+    # ---- run requests and background jobs (migration 2) --------------------------------------
+    def record_request(self, run_key: str, kind: str, request: dict[str, Any],
+                       run_id: str | None = None) -> None:
+        """Store the request that starts a run (``evaluator.runs.request.request_record``; no secrets)."""
+        self.con.execute(
+            "INSERT INTO run_requests (run_key, run_id, kind, request, recorded_at) "
+            "VALUES (?, ?, ?, ?, now())",
+            [run_key, run_id, kind, canonical_json(request)],
+        )
+
+    def link_request(self, run_key: str, run_id: str) -> None:
+        """Tie the requests recorded under ``run_key`` without a run to the run they started."""
+        self.con.execute("UPDATE run_requests SET run_id = ? WHERE run_key = ? AND run_id IS NULL",
+                         [run_id, run_key])
+
+    def stored_request(self, run_id: str | None = None, run_key: str | None = None) -> dict[str, Any] | None:
+        """The latest request recorded for this run (else for this run key), decoded; None if none."""
+        for column, value in (("run_id", run_id), ("run_key", run_key)):
+            if value is None:
+                continue
+            row = self.con.execute(
+                f"SELECT request FROM run_requests WHERE {column} = ? ORDER BY recorded_at DESC LIMIT 1",
+                [value],
+            ).fetchone()
+            if row:
+                return json.loads(row[0])
+        return None
+
+    def save_job(self, job: dict[str, Any]) -> None:
+        """Insert or update one background job's status row (keys: the ``run_jobs`` columns)."""
+        cols = ["job_id", "kind", "job_key", "label", "run_id", "state", "done", "total", "note", "error",
+                "result", "started_at"]
+        values = [canonical_json(job[c]) if c == "result" and job.get(c) is not None else job.get(c)
+                  for c in cols]
+        self.con.execute(
+            f"INSERT OR REPLACE INTO run_jobs ({', '.join(cols)}, updated_at) "
+            f"VALUES ({', '.join('?' * len(cols))}, now())",
+            values,
+        )
+
+    def get_job(self, job_id: str) -> dict[str, Any] | None:
+        """One job's status row (``result`` decoded), or None."""
+        return read_job(self.con, job_id)
+
+    def latest_job_id(self, job_key: str, kind: str | None = None) -> str | None:
+        """The newest job started for this key (and kind), if any."""
+        sql = "SELECT job_id FROM run_jobs WHERE job_key = ?" + (" AND kind = ?" if kind else "")
+        row = self.con.execute(sql + " ORDER BY started_at DESC LIMIT 1",
+                               [job_key, kind] if kind else [job_key]).fetchone()
+        return row[0] if row else None

@@ -5,7 +5,8 @@ Why a gate inside the run function as well as in the page and the CLI: the page 
 again, so no caller can reach the runner with identifiers bound for an endpoint that is not
 approved for PHI. The run itself is the ordinary runner (cache, resume, budget) on a spec derived
 from ``data/benchmarks/generic.yaml``: each case is scored by its own answer type, free-text
-cases stay unscored (and are counted) until a jury is configured.
+cases stay unscored (and are counted) until a jury is configured. Pages and the CLI start it in
+the background with ``start_scenario`` (the one job manager, ``evaluator.runs.jobs``).
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from evaluator.benchmarks import BenchmarkSpec, get_benchmark
+from evaluator.benchmarks import BenchmarkSpec, get_benchmark, prompt_hash
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.instance import Instance
 from evaluator.phi import PhiCheck, check_phi_for_run, scan_instances
+from evaluator.runs.jobs import JOBS, Job, JobManager
+from evaluator.runs.plan import plan_run
+from evaluator.runs.request import request_record
 from evaluator.runs.runner import ProgressFn, main_metric_name, run_benchmark
 from evaluator.runs.store import now_iso, sha256_of
 from evaluator.runs.summary import RunSummary, summarize_run
@@ -113,6 +117,54 @@ def run_scenario(
     )
     store.record_run(chosen, summary.run_id, endpoint.name, endpoint.phi_approved)
     return summary
+
+
+def start_scenario(
+    stores: ComponentStores,
+    scenario_id: str,
+    endpoint: ModelEndpoint,
+    *,
+    version: int | None = None,
+    concurrency: int = 8,
+    max_cost_usd: float | None = None,
+    limit: int | None = None,
+    jobs: JobManager = JOBS,
+) -> Job:
+    """Start (or resume) ``run_scenario`` in the background through the job manager; returns its job.
+
+    The PHI gate is checked here first (and again by ``run_scenario``), the run key is the runner's,
+    so a second start of a working run returns that job, and the request (endpoint without a key,
+    scenario version, limits) is stored beside the run. The job's thread works on ``stores.for_thread()``.
+
+    Raises:
+        ScenarioRunBlocked: identifiers found and the endpoint is not approved for PHI.
+        KeyError: no such scenario or version.
+
+    Example:
+        >>> job = start_scenario(store, "sc_3f9a1c2b", endpoint)  # doctest: +SKIP
+        >>> job.join(60).state                                     # doctest: +SKIP
+        'completed'
+    """
+    scenarios = stores.scenarios
+    chosen = scenarios.get(scenario_id, version)
+    instances = scenarios.instances(chosen.scenario_id, chosen.version)[:limit]
+    check = phi_gate(instances, endpoint)
+    if not check.allowed:
+        raise ScenarioRunBlocked(check)
+    spec = scenario_spec(chosen)
+    record = request_record(
+        "scenario", benchmark_id=spec.id, endpoint=endpoint, prompt_hash=prompt_hash(spec),
+        options={"limit": limit, "concurrency": concurrency, "max_cost_usd": max_cost_usd},
+        scenario={"scenario_id": chosen.scenario_id, "version": chosen.version})
+
+    def work(db: ComponentStores, job: Job) -> RunSummary:
+        return run_scenario(db, chosen.scenario_id, endpoint, version=chosen.version,
+                            concurrency=concurrency, max_cost_usd=max_cost_usd, limit=limit,
+                            on_progress=job.on_progress, cancel=job.cancel_event)
+
+    return jobs.start(stores, "scenario", plan_run(spec, instances, endpoint).run_key, work,
+                      total=len(instances), record=record,
+                      label=f"{chosen.name} v{chosen.version} × {endpoint.model}")
 
 
 def record_offline_run(

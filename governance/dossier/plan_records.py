@@ -41,7 +41,7 @@ class PlanEndpoint(BaseModel):
     phi_approved: bool = False
     """Whether the endpoint was approved for PHI when the run was made."""
     known_from: str = "run record"
-    """Where these facts come from (``run record`` or ``run record + starting request``)."""
+    """Where these facts come from (``run record`` or ``run record + stored request``)."""
 
     def endpoint(self, concurrency: int = 8) -> ModelEndpoint:
         """The ``ModelEndpoint`` to call (the key is read from ``api_key_env`` at call time).

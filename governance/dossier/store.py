@@ -181,10 +181,10 @@ class Store(ComponentStores):
         return DocumentStore(self._con)
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
-        """A raw DuckDB cursor for the run manager's background thread, which closes it.
+        """A raw DuckDB cursor, for tests that write rows directly (close it after).
 
-        DuckDB-only and kept for ``evaluator.runs.jobs.RunJobs.start`` alone; everything else
-        uses ``for_thread()``, which is part of the storage interface.
+        DuckDB-only and outside the storage interface: app code, the job manager's threads included,
+        uses ``for_thread()``.
         """
         return self._con.cursor()
 

@@ -3,7 +3,8 @@
 Why from the store: a run outlives the page that started it (a rerun, a reload, a dropped
 connection), and its finished instances are written as they complete. So every view here is
 rebuilt from the stored run and its results; the background job (``evaluator.runs.jobs``), when
-this process has one, only adds whether it is still working and the error that stopped it. A
+this process has one, only adds whether it is still working and the error that stopped it, and
+the request stored with the run lets a stopped run resume even after an app restart. A
 finished run becomes ``Evidence`` (provenance ``local-run``) through the runner's own
 ``RunSummary.to_evidence``, so the CLI and the page produce identical records; attaching it
 saves a new dossier version authored by the reviewer.
@@ -26,7 +27,7 @@ from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion, Store
 from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.attach import attach_evidence
-from governance.evidence.local_runs import RunInputError, runnable_benchmarks
+from governance.evidence.local_runs import RunInputError, runnable_benchmarks, stored_request
 
 STOPPED = ("cancelled", "budget_exceeded", "failed")
 T = TypeVar("T")
@@ -50,7 +51,8 @@ class RunView(BaseModel):
     attached: bool
     """True when every evidence record of the run is already on the dossier."""
     resumable_here: bool
-    """True when this process knows the run's request, so a Resume button can continue it."""
+    """True when the run's request is known (this process's, or the one stored with the run), so a
+    Resume button can continue it."""
 
 
 def _read(store: Store, fn: Callable[[RunReads], T]) -> T:
@@ -147,7 +149,8 @@ def run_view(store: Store, run_id: str, dossier: Dossier, recent: int = 20,
     return RunView(record=record, live=live, state=state, recent=latest,
                    summary=summary, evidence=evidence,
                    attached=bool(evidence) and all(e.id in attached_ids for e in evidence),
-                   resumable_here=job is not None and not working and state in (*STOPPED, "interrupted"))
+                   resumable_here=not working and state in (*STOPPED, "interrupted")
+                   and (job is not None or stored_request(store, record.run_key) is not None))
 
 
 def attach_run(store: Store, dossier_id: str, run_id: str, by: str) -> DossierVersion:

@@ -5,7 +5,8 @@ same choices (the benchmarks of the dossier's accepted subcategories first, then
 calculator benchmark that needs no dataset), the same request checks (a dataset where one is
 needed, a key variable that is set, a price when a budget is given) and the same dry-run
 estimate before anything is sent. The runner does the work (``evaluator.runs.runner``); runs go to
-background threads through ``evaluator.runs.jobs``; what a run produced is read back from the
+background threads through the one job manager (``evaluator.runs.jobs``), which stores each
+request beside its run; what a run produced is read back from the
 store by ``governance.evidence.local_run_view``. No Streamlit here.
 """
 
@@ -18,14 +19,17 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
 
-from evaluator.benchmarks import BenchmarkError, BenchmarkSpec, get_benchmark, list_benchmarks
+from evaluator.benchmarks import BenchmarkError, BenchmarkSpec, get_benchmark, list_benchmarks, prompt_hash
 from evaluator.gateway.errors import LLMError
 from evaluator.gateway.llm import ModelEndpoint, api_key_for
 from evaluator.instance import Instance
 from evaluator.loaders import DatasetError, get_loader, load_instances
-from evaluator.runs.jobs import JOBS, RunJob, RunJobs, RunProgress, RunRequest
+from evaluator.runs.jobs import JOBS, Job, JobManager, JobProgress, RunRequest, wait_job
+from evaluator.runs.jobs import job_status as read_job_status
 from evaluator.runs.plan import RunEstimate, estimate_run, plan_run
-from evaluator.runs.store import RunStore
+from evaluator.runs.request import record_of, request_from_record
+from evaluator.runs.summary import RunSummary
+from evaluator.scenarios.run import start_scenario
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store, default_home
 from governance.dossier.taxonomy import load_taxonomy
@@ -208,20 +212,31 @@ def estimate_request(store: Store, request: RunRequest) -> RunPlanView:
         (5, None)
     """
     spec, instances = _load(request)
-    cur = store.cursor()
-    try:
-        estimate = estimate_run(spec, instances, request.endpoint, store=RunStore(cur, journal_dir=None))
-    finally:
-        cur.close()
+    with store.for_thread() as db:
+        estimate = estimate_run(spec, instances, request.endpoint, store=db.runs)
     return RunPlanView(request=request, run_key=plan_run(spec, instances, request.endpoint).run_key,
                        estimate=estimate, key_problem=key_problem(request.endpoint))
 
 
-def start_run(store: Store, request: RunRequest, jobs: RunJobs = JOBS) -> RunJob:
+def _benchmark_work(request: RunRequest, spec: BenchmarkSpec, instances: list[Instance]):
+    """The job's work: run (or resume) the benchmark on the job's own view of the stores."""
+
+    def work(db: Store, job: Job) -> RunSummary:
+        from evaluator.runs.runner import RunOptions, run_benchmark
+
+        return run_benchmark(db, spec, instances, request.endpoint, concurrency=request.concurrency,
+                             max_cost_usd=request.max_cost_usd, on_progress=job.on_progress,
+                             cancel=job.cancel_event, options=RunOptions(workers=request.workers))
+
+    return work
+
+
+def start_run(store: Store, request: RunRequest, jobs: JobManager = JOBS) -> Job:
     """Start (or resume) the request's run in a background thread; returns its job.
 
     An identical request whose run is unfinished continues it: finished instances are not sent
-    again. While a job with the same run key is working, that job is returned instead.
+    again. While a job with the same run key is working, that job is returned instead. The
+    request (no key, only its variable's name) is stored beside the run.
 
     Raises:
         RunInputError: bad benchmark or dataset, or a key variable that is not set.
@@ -236,17 +251,20 @@ def start_run(store: Store, request: RunRequest, jobs: RunJobs = JOBS) -> RunJob
     if problem:
         raise RunInputError(problem)
     run_key = plan_run(spec, instances, request.endpoint).run_key
-    return jobs.start(store.cursor(), request, run_key, spec, instances)
+    return jobs.start(store, "benchmark", run_key, _benchmark_work(request, spec, instances),
+                      total=len(instances), label=f"{spec.id} × {request.endpoint.model}", request=request,
+                      record=record_of(request, prompt_hash(spec)))
 
 
 def run_and_wait(store: Store, request: RunRequest, on_progress: ProgressFn | None = None, *,
-                 poll_s: float = 0.2, jobs: RunJobs = JOBS) -> RunProgress:
+                 poll_s: float = 0.2, jobs: JobManager = JOBS) -> JobProgress:
     """Start (or resume) the run as the Run evidence page does and wait for it, reporting progress.
 
-    For notebooks and scripts. The run works in the page's background thread (``start_run``):
-    a Jupyter cell already runs an event loop, so the runner's own ``asyncio.run`` cannot be
-    called from it. ``on_progress`` gets ``(done, total, None)`` whenever the count changes.
-    Stopping the cell (Ctrl-C) cancels the run; the same request started again resumes it.
+    For notebooks, scripts and the CLI: the blocking face of the job manager. A Jupyter cell
+    already runs an event loop, so the runner's own ``asyncio.run`` cannot be called from it; the
+    run works in a background thread (``start_run``) and this waits (``evaluator.runs.jobs.wait_job``).
+    ``on_progress`` gets ``(done, total, None)`` whenever the count changes. Stopping the cell
+    (Ctrl-C) cancels the run; the same request started again resumes it.
 
     Args:
         store: the open store (the run and its results are written to it).
@@ -254,7 +272,7 @@ def run_and_wait(store: Store, request: RunRequest, on_progress: ProgressFn | No
         on_progress: e.g. ``evaluator.tqdm_progress("calc_builtin")``; closed at the end when it
             has a ``close()``.
         poll_s: seconds between looks at the job.
-        jobs: the registry of running jobs (the app's by default).
+        jobs: the job manager (the app's by default).
 
     Returns:
         The final snapshot: ``state`` (``completed``, ``cancelled``, ``budget_exceeded``, ...),
@@ -270,53 +288,68 @@ def run_and_wait(store: Store, request: RunRequest, on_progress: ProgressFn | No
         >>> done.state, done.summary.n                                      # doctest: +SKIP
         ('completed', 12)
     """
-    job = start_run(store, request, jobs)
-    seen: tuple[int, int] | None = None
-    try:
-        while True:
-            progress = job.join(poll_s)
-            if on_progress is not None and (progress.done, progress.total) != seen:
-                seen = (progress.done, progress.total)
-                on_progress(progress.done, progress.total, None)
-            if not progress.alive:
-                break
-    except KeyboardInterrupt:
-        job.cancel()
-        job.join()
-        raise
-    finally:
-        close = getattr(on_progress, "close", None)
-        if callable(close):
-            close()
+    progress = wait_job(start_run(store, request, jobs), on_progress, poll_s=poll_s)
     if progress.state == "error":
         raise RunInputError(f"the run stopped with an error: {progress.error}")
     return progress
 
 
-def cancel_run(run_key: str, jobs: RunJobs = JOBS) -> bool:
+def cancel_run(run_key: str, jobs: JobManager = JOBS) -> bool:
     """Ask the live job with this key to stop; False when none is working.
 
     Example:
-        >>> cancel_run("no-such-key", RunJobs())
+        >>> cancel_run("no-such-key", JobManager())
         False
     """
-    job = jobs.get(run_key)
-    if job is None or not job.alive:
-        return False
-    job.cancel()
-    return True
+    return jobs.cancel(run_key)
 
 
-def resume_run(store: Store, run_key: str, jobs: RunJobs = JOBS) -> RunJob:
-    """Start the same request again for a stopped run this process started (it continues where it stopped).
+def stored_request(store: Store, run_key: str) -> RunRequest | None:
+    """The benchmark request stored for this run key (None: none stored, or not a benchmark run)."""
+    with store.for_thread() as db:
+        record = db.runs.stored_request(run_key=run_key)
+    return request_from_record(record) if record and record.get("kind") == "benchmark" else None
+
+
+def resume_run(store: Store, run_key: str, jobs: JobManager = JOBS) -> Job:
+    """Start the same request again for a stopped run (it continues where it stopped).
+
+    The request is this process's own when it started the run, else the one stored with the run,
+    so a run cut off by an app restart resumes too.
 
     Raises:
-        RunInputError: this process never started that run (e.g. the app restarted): enter the same
-            settings again; the estimate then shows the instances already done.
+        RunInputError: no request is known for that run (e.g. it was started before requests were
+            stored): enter the same settings again; the estimate then shows the instances already done.
     """
     job = jobs.get(run_key)
-    if job is None:
-        raise RunInputError("this run was started before the app restarted: enter the same benchmark, "
+    request = job.request if job is not None and isinstance(job.request, RunRequest) else None
+    request = request or stored_request(store, run_key)
+    if request is None:
+        raise RunInputError("this run's request is not known here: enter the same benchmark, "
                             "dataset and endpoint again and press Estimate; finished instances are not "
                             "sent again")
-    return start_run(store, job.request, jobs)
+    return start_run(store, request, jobs)
+
+
+def job_status(store: Store, job_id: str, jobs: JobManager = JOBS) -> JobProgress | None:
+    """A background job's status (live here, else from the store), for pages that poll it."""
+    with store.for_thread() as db:
+        return read_job_status(db, job_id, jobs)
+
+
+def start_scenario_run(store: Store, scenario_id: str, endpoint: ModelEndpoint, *, version: int | None = None,
+                       concurrency: int = 8, limit: int | None = None, jobs: JobManager = JOBS) -> Job:
+    """Start (or resume) a local-scenario run in the background (the PHI gate is checked first).
+
+    Raises:
+        ScenarioRunBlocked: identifiers bound for an endpoint not approved for PHI.
+        RunInputError: no such scenario version, or the key variable is not set.
+    """
+    problem = key_problem(endpoint)
+    if problem:
+        raise RunInputError(problem)
+    try:
+        return start_scenario(store, scenario_id, endpoint, version=version, concurrency=concurrency,
+                              limit=limit, jobs=jobs)
+    except KeyError as exc:
+        raise RunInputError(str(exc.args[0] if exc.args else exc)) from None

@@ -202,6 +202,11 @@ def warm_up_in_background() -> threading.Thread:
     with _ENCODER_LOCK:
         thread = _WARM.get("thread")
         if thread is None:
+            # torch is imported here, in the caller's thread, before the loader starts: other code
+            # (scipy's array-API check) imports torch when it sees it in sys.modules, and meeting it
+            # half-initialised by the loader thread fails ("partially initialized module 'torch'").
+            # About 2-3 s once per process (STACK_NOTES: import torch, bert_score 3.1 s).
+            import torch  # noqa: F401
             thread = threading.Thread(target=_taxonomy_embeddings, args=(load_taxonomy(),),
                                       name="medassure-mapping-warm-up", daemon=True)
             _WARM["thread"] = thread

@@ -9,9 +9,11 @@ hash, the prompt template with its hash, the endpoint (model string, server, the
 variable, never a key), the generation parameters, the judge configuration, and the run id.
 
 Where the facts come from: the run store records hashes, model, server and parameters of every
-run; the request that started a run (dataset file, key variable name, transport) is known only
-to the process that started it (``evaluator.runs.jobs``), so it is added when available and
-left empty otherwise. Published and imported evidence cannot be re-run and is only counted.
+run, and the job manager (``evaluator.runs.jobs``) stores the request that started it beside it
+(dataset file and its SHA-256, key variable NAME, transport, limits). Both are read from the
+store, so a plan frozen after an app restart is the plan frozen before it; a run without a
+stored request (made before requests were stored) leaves those fields empty. Published and
+imported evidence cannot be re-run and is only counted.
 The plan is stored on the dossier (``Dossier.evidence_plan``) before the decision's hash is
 taken, so the committee's decision covers the plan too.
 """
@@ -23,10 +25,10 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from evaluator.benchmarks import BenchmarkError, BenchmarkSpec, get_benchmark, prompt_hash
+from evaluator.gateway.llm import ModelEndpoint
 from governance.dossier.plan_records import EvidencePlan, PlanEndpoint, PlanItem, PlanPrompt
 
 if TYPE_CHECKING:
-    from evaluator.runs.jobs import RunJobs
     from evaluator.stores import ComponentStores
     from governance.dossier.record import Dossier
     from governance.dossier.store import Store
@@ -84,17 +86,22 @@ def _spec_for(stores: ComponentStores, benchmark_id: str,
         return None
 
 
-def _item(stores: ComponentStores, run: dict[str, Any], evidence: list, jobs: RunJobs | None) -> PlanItem:
+def _known_endpoint(request: dict[str, Any] | None, run: dict[str, Any]) -> ModelEndpoint | None:
+    """The stored request's endpoint when it is the endpoint the run record names (else None)."""
+    if not request or not request.get("endpoint"):
+        return None
+    endpoint = ModelEndpoint.model_validate(request["endpoint"])
+    return endpoint if (endpoint.model, endpoint.api_base) == (run["model"], run["api_base"]) else None
+
+
+def _item(stores: ComponentStores, run: dict[str, Any], evidence: list) -> PlanItem:
     import json
 
     scenario = _scenario_of(stores, run["benchmark_id"], run["run_id"])
     spec = _spec_for(stores, run["benchmark_id"], scenario)
     params = json.loads(run["params"]) if isinstance(run["params"], str) else dict(run["params"] or {})
-    job = jobs.get(run["run_key"]) if jobs is not None else None
-    request = job.request if job is not None else None
-    same = request is not None and (request.endpoint.model, request.endpoint.api_base) == (run["model"],
-                                                                                          run["api_base"])
-    known = request.endpoint if same else None
+    request = stores.runs.stored_request(run["run_id"], run["run_key"])
+    known = _known_endpoint(request, run)
     endpoint = PlanEndpoint(
         name=run["endpoint_name"] or run["model"], model=run["model"], api_base=run["api_base"],
         api_key_env=known.api_key_env if known else None,
@@ -103,7 +110,7 @@ def _item(stores: ComponentStores, run: dict[str, Any], evidence: list, jobs: Ru
         input_price_per_mtok=known.input_price_per_mtok if known else None,
         output_price_per_mtok=known.output_price_per_mtok if known else None,
         phi_approved=scenario[2] if scenario else bool(known and known.phi_approved),
-        known_from="run record + starting request" if known else "run record")
+        known_from="run record + stored request" if known else "run record")
     offline = bool(params.get("offline"))
     notes = []
     if offline:
@@ -116,7 +123,7 @@ def _item(stores: ComponentStores, run: dict[str, Any], evidence: list, jobs: Ru
         kind="scenario" if scenario else "benchmark", benchmark=evidence[0].benchmark,
         benchmark_id=run["benchmark_id"], scenario_id=scenario[0] if scenario else None,
         scenario_version=scenario[1] if scenario else None, dataset_hash=run["dataset_hash"],
-        dataset_path=request.dataset_path if known else None, n_instances=int(run["n_planned"] or 0),
+        dataset_path=request.get("dataset_path") if known else None, n_instances=int(run["n_planned"] or 0),
         spec_hash=run["spec_hash"], prompt=plan_prompt(spec, run["prompt_hash"]) if spec else None,
         params={k: v for k, v in params.items() if k in ("temperature", "max_tokens")},
         endpoint=endpoint, judge=spec.jury if spec else None, run_id=run["run_id"],
@@ -132,16 +139,13 @@ def _missing_item(run_id: str, evidence: list) -> PlanItem:
                     note=f"run {run_id} is not in this database (evidence imported from elsewhere)")
 
 
-def freeze_plan(store: Store, dossier: Dossier, *, by: str = "", jobs: RunJobs | None = None,
-                at: datetime | None = None) -> EvidencePlan:
+def freeze_plan(store: Store, dossier: Dossier, *, by: str = "", at: datetime | None = None) -> EvidencePlan:
     """The evidence plan of ``dossier`` as it stands: one item per local run behind its evidence.
 
     Args:
         store: the app's store (runs are read from its database).
         dossier: the dossier about to be decided.
         by: who freezes it.
-        jobs: background runs of this process (adds dataset file, key variable name and transport
-            of runs it started); default the app's registry.
         at: the time to record (default now).
 
     Example:
@@ -149,8 +153,6 @@ def freeze_plan(store: Store, dossier: Dossier, *, by: str = "", jobs: RunJobs |
         >>> [(i.benchmark_id, i.endpoint.model, i.dataset_hash[:8]) for i in plan.items]  # doctest: +SKIP
         [('calc_builtin', 'openai/fake-a', '3f9a1c2b')]
     """
-    if jobs is None:
-        from evaluator.runs.jobs import JOBS as jobs
     by_run: dict[str, list] = {}
     for e in dossier.evidence:
         if e.provenance == "local-run" and e.run_id:
@@ -162,7 +164,7 @@ def freeze_plan(store: Store, dossier: Dossier, *, by: str = "", jobs: RunJobs |
         items = []
         for run_id, evidence in by_run.items():
             run = runs.get_run(run_id)
-            items.append(_item(db, run, evidence, jobs) if run else _missing_item(run_id, evidence))
+            items.append(_item(db, run, evidence) if run else _missing_item(run_id, evidence))
     finally:
         db.close()
     if items:

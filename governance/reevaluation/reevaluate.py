@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -42,7 +43,7 @@ from governance.reevaluation.rerun import ReevaluationError, rerun_item
 from governance.rules.verdicts import Assessment, assess
 
 __all__ = ["AfterRun", "PlanChange", "ReevaluationError", "ReevaluationResult", "added_addenda",
-           "build_addendum", "current_plan", "reevaluate"]
+           "build_addendum", "current_plan", "plan_to_rerun", "reevaluate"]
 
 METHOD = ("Paired comparison of each instance's main-metric score before and after: mean difference "
           "with a 95% percentile bootstrap over instances (2,000 resamples, seed 0); McNemar's exact test "
@@ -224,10 +225,38 @@ def current_plan(store: Store, dossier: Dossier) -> tuple[EvidencePlan, bool]:
     return freeze_plan(store, dossier, by="(not frozen yet)"), False
 
 
+def plan_to_rerun(store: Store, dossier_id: str, by: str) -> tuple[DossierVersion, EvidencePlan, bool]:
+    """The dossier's latest version, the plan to re-run and whether it was frozen with the decision.
+
+    Raises:
+        ReevaluationError: nobody named, no decision, or nothing re-runnable.
+        DossierNotFound: no such dossier.
+    """
+    if not by.strip():
+        raise ReevaluationError("say who runs the re-evaluation")
+    current = store.load(dossier_id)
+    dossier = current.dossier
+    if dossier.decision is None:
+        raise ReevaluationError(f"dossier {dossier_id} has no decision yet: a re-evaluation compares a "
+                                "change against the evidence a decision was based on")
+    plan = dossier.evidence_plan
+    frozen_at_decision = plan is not None
+    if plan is None:
+        plan = freeze_plan(store, dossier, by=by)
+    if not plan.rerunnable:
+        why = "; ".join(f"{i.benchmark}: {i.note}" for i in plan.items) or plan.note
+        raise ReevaluationError(f"nothing in the evidence plan can be re-run ({why})")
+    return current, plan, frozen_at_decision
+
+
 def reevaluate(store: Store, dossier_id: str, change: PlanChange | None = None, *, by: str,
-               concurrency: int = 8, jobs=None,
-               on_progress: Callable[[str, int, int], None] | None = None) -> ReevaluationResult:
+               concurrency: int = 8, on_progress: Callable[[str, int, int], None] | None = None,
+               cancel: Any = None) -> ReevaluationResult:
     """Re-run the decided dossier's frozen plan with ``change``, compare, and save the addendum.
+
+    This blocks; pages and the CLI start it in the background through the job manager
+    (``governance.reevaluation.start``). ``cancel`` (an event) stops it between requests; nothing is
+    saved then.
 
     Raises:
         ReevaluationError: no decision, nothing re-runnable, cases changed, key not set, PHI gate closed,
@@ -239,27 +268,16 @@ def reevaluate(store: Store, dossier_id: str, change: PlanChange | None = None, 
         (True, 're-evaluation')
     """
     change = change or PlanChange()
-    if not by.strip():
-        raise ReevaluationError("say who runs the re-evaluation")
-    current = store.load(dossier_id)
+    current, plan, frozen_at_decision = plan_to_rerun(store, dossier_id, by)
     dossier = current.dossier
-    if dossier.decision is None:
-        raise ReevaluationError(f"dossier {dossier_id} has no decision yet: a re-evaluation compares a "
-                                "change against the evidence a decision was based on")
-    plan = dossier.evidence_plan
-    frozen_at_decision = plan is not None
-    if plan is None:
-        plan = freeze_plan(store, dossier, by=by, jobs=jobs)
-    if not plan.rerunnable:
-        why = "; ".join(f"{i.benchmark}: {i.note}" for i in plan.items) or plan.note
-        raise ReevaluationError(f"nothing in the evidence plan can be re-run ({why})")
     uploads = Path(store.path).parent / "uploads" if getattr(store, "path", None) else None
     db = store.for_thread()
     try:
         afters = []
         for item in plan.rerunnable:
             progress = (lambda d, t, _row, b=item.benchmark: on_progress(b, d, t)) if on_progress else None
-            r = rerun_item(db, item, change, concurrency=concurrency, uploads=uploads, on_progress=progress)
+            r = rerun_item(db, item, change, concurrency=concurrency, uploads=uploads, on_progress=progress,
+                           cancel=cancel)
             afters.append(AfterRun(item=item, run_id=r.summary.run_id, instances=r.instances,
                                    model=r.endpoint.model, prompt_hash=prompt_hash(r.spec),
                                    new_requests=r.summary.new_requests, cache_hits=r.summary.cache_hits,

@@ -21,11 +21,13 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from evaluator.benchmarks import BenchmarkError, BenchmarkSpec, get_benchmark
+from evaluator.benchmarks import BenchmarkError, BenchmarkSpec, get_benchmark, prompt_hash
 from evaluator.gateway.errors import LLMError
 from evaluator.gateway.llm import ModelEndpoint, api_key_for
 from evaluator.instance import Instance
 from evaluator.loaders import DatasetError, get_loader, load_instances
+from evaluator.runs.plan import plan_run
+from evaluator.runs.request import request_record
 from evaluator.runs.runner import run_benchmark
 from evaluator.runs.store import sha256_of
 from evaluator.runs.summary import RunSummary
@@ -202,8 +204,12 @@ class Rerun:
 
 def rerun_item(stores: ComponentStores, item: PlanItem, change: PlanChange, *, concurrency: int = 8,
                uploads: Path | None = None,
-               on_progress: Callable[[int, int, dict | None], None] | None = None) -> Rerun:
+               on_progress: Callable[[int, int, dict | None], None] | None = None,
+               cancel: Any = None) -> Rerun:
     """Run one plan item again with the change applied (cached requests are not sent).
+
+    The re-run's request (endpoint without a key, dataset, prompt version) is stored beside it, as
+    for any run the job manager starts, so the re-run can itself be repeated after a restart.
 
     Raises:
         ReevaluationError: cases changed, dataset missing, key not set, PHI gate closed, no answer at all.
@@ -220,10 +226,20 @@ def rerun_item(stores: ComponentStores, item: PlanItem, change: PlanChange, *, c
         if not check.allowed:
             raise ReevaluationError(f"{item.benchmark}: {check.explanation}")
         version = stores.scenarios.get(item.scenario_id or "", item.scenario_version)
+    runs = stores.runs
+    run_key = plan_run(spec, instances, endpoint).run_key
+    scenario = {"scenario_id": item.scenario_id, "version": item.scenario_version} if version else None
+    runs.record_request(run_key, "rerun", request_record(
+        "rerun", benchmark_id=spec.id, endpoint=endpoint, dataset_path=item.dataset_path,
+        prompt_hash=prompt_hash(spec), options={"concurrency": concurrency}, scenario=scenario))
     summary = run_benchmark(stores, spec, instances, endpoint, concurrency=concurrency,
-                            on_progress=on_progress)
+                            on_progress=on_progress, cancel=cancel)
+    runs.link_request(run_key, summary.run_id)
     if version is not None:
         stores.scenarios.record_run(version, summary.run_id, endpoint.name, endpoint.phi_approved)
+    if summary.status == "cancelled":
+        raise ReevaluationError(f"{item.benchmark}: the re-evaluation was cancelled and nothing was saved "
+                                "(run it again: answers already received come from the cache)")
     if summary.n_scored == 0:
         raise ReevaluationError(f"{item.benchmark}: the re-run on {endpoint.model} produced no scored answer "
                                 f"({summary.n_errors} error(s): {summary.errors}); nothing was saved")

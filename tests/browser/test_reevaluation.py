@@ -67,8 +67,7 @@ def test_reevaluation_with_a_worse_model_shows_the_addendum(page, app_factory, m
     pg.get_by_text("Sections changed").wait_for()
     assert "Re-evaluations" in main_text(pg)  # the diff names the section by its label
     expander = pg.locator("[data-testid='stExpander']", has_text="Re-evaluation R-").first
-    expander.wait_for()
-    assert "Paired comparison" in expander.inner_text()
+    expander.get_by_text("Paired comparison").first.wait_for()  # the body may draw after the header
     pg.screenshot(path=str(tmp_path / "history.png"), full_page=True)
 
     app.proc.terminate()

@@ -77,10 +77,10 @@ def test_interrupting_the_wait_cancels_the_run_and_the_same_request_resumes(stor
 
 def test_a_run_thread_that_dies_raises_with_its_reason(store, calc_server):
     class BrokenStore:
-        def cursor(self):
-            cur = store.cursor()
-            cur.close()
-            return cur
+        def for_thread(self):
+            view = store.for_thread()
+            view.close()
+            return view
 
     request = build_request("calc_builtin", "openai/fake-calc", api_base=calc_server.url, limit=2)
     with pytest.raises(RunInputError, match="stopped with an error"):

@@ -3,10 +3,12 @@ redaction → run → subgroup table → attach."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
+from evaluator.runs.jobs import JOBS
 from governance.demo.scenario import attach_demo_scenario
 from governance.demo.seed import DEMO_ID
 from governance.dossier.store import Store
@@ -92,8 +94,17 @@ def test_import_block_redact_run_and_attach(demo_home, llm_server):
     assert any("Saved version 2" in s.value for s in at.success)
     assert any("redacted from version 1" in c.value for c in at.caption)  # the new version is shown
     assert not at.error and not at.button(key="ls_run").disabled
+    llm_server.configure(latency_s=0.5)  # 31 cases, 8 in flight: the run outlasts the script run
     at.button(key="ls_run").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.get("progress"), "the run works in the background; the page shows its progress"
+    deadline = time.monotonic() + 120
+    while JOBS.live():
+        assert time.monotonic() < deadline, "run did not finish"
+        time.sleep(0.05)
+    at.run()  # the poll finds the run done and redraws the page with its results
     assert not at.exception and llm_server.hits == 31
+    assert any("completed: 31 cases" in s.value for s in at.success)
     subgroups = at.table[-1].value.loc["site"]
     assert subgroups.loc["South", "flag"] and subgroups.loc["East", "score"] == "suppressed (n < 10)"
 

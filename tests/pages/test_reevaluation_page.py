@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
+from evaluator.runs.jobs import JOBS
 from tests.governance.reevaluation_fixtures import (
     DOSSIER_ID,
     MODEL_A,
@@ -13,6 +16,13 @@ from tests.governance.reevaluation_fixtures import (
     seed_decided_dossier,
 )
 from tests.pages.conftest import open_page
+
+
+def wait_for_jobs(timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while JOBS.live():
+        assert time.monotonic() < deadline, "re-evaluation did not finish"
+        time.sleep(0.05)
 
 
 @pytest.fixture
@@ -32,7 +42,12 @@ def test_page_runs_a_reevaluation_and_shows_the_addendum(decided):
     at.text_input(key="reeval_model").input(MODEL_B)
     at.number_input(key="reeval_in_price").set_value(0.5)
     at.number_input(key="reeval_out_price").set_value(1.5)
+    server.configure(latency_s=0.5)  # 20 cases, 8 in flight: the re-run outlasts the script run
     next(b for b in at.button if b.label == "Run re-evaluation").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.get("progress"), "the re-evaluation works in the background; the page shows its progress"
+    wait_for_jobs()
+    at.run()  # the poll finds the job done and redraws the page with the addendum
     assert not at.exception, [e.value for e in at.exception]
     assert server.hits == 2 * N
     assert any("Would this change the decision? Yes." in e.value for e in at.error)
