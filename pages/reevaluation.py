@@ -104,11 +104,21 @@ if not addenda:
     st.stop()
 labels = {a.id: f"{a.id} · {a.created_at:%Y-%m-%d %H:%M} · {a.change.describe()}" for a in addenda}
 ids = list(labels)
-shown = st.session_state.get("reeval_shown")
-chosen = st.selectbox("Addendum", ids, index=ids.index(shown) if shown in ids else 0, key="reeval_pick",
-                      format_func=labels.get)
+# A newly saved addendum is shown at once: the selectbox's own remembered choice must not keep the old one.
+shown = st.session_state.pop("reeval_shown", None)
+if shown in ids or st.session_state.get("reeval_pick") not in ids:
+    st.session_state["reeval_pick"] = shown if shown in ids else ids[0]
+chosen = st.selectbox("Addendum", ids, key="reeval_pick", format_func=labels.get)
 addendum = next(a for a in addenda if a.id == chosen)
+rerun = sorted({c.candidate for c in addendum.comparisons})
+decided = addendum.impact.decided_model
+st.markdown("**Re-run:** " + (", ".join(rerun) or "no candidate") + " (" +
+            ", ".join(sorted({c.benchmark for c in addendum.comparisons})) + ")")
 answer = f"**Would this change the decision? {'Yes' if addendum.impact.would_change else 'No'}.** "
-(st.error if addendum.impact.would_change else st.success)(answer + addendum.impact.why[0])
+if decided and decided not in rerun:
+    st.warning(f"The decided candidate, {decided}, was not re-run in this addendum, so it cannot say whether "
+               "the decision would change; re-evaluate that candidate's evidence.")
+else:
+    (st.error if addendum.impact.would_change else st.success)(answer + addendum.impact.why[0])
 body = addendum_section(addendum).model_copy(update={"paragraphs": []})
 st.markdown(section_markdown(body, level=3, heading=False))

@@ -86,7 +86,8 @@ def verdict_table(addendum: ReevaluationAddendum) -> Table:
               ("now fails", c.now_fails))
         return "; ".join(word for word, flag in on if flag)
 
-    rows = [[c.rule_id, c.model or "–", c.benchmark or "–", c.before or "none", c.after or "none",
+    rows = [[c.rule_id, c.model or "–", c.benchmark or "–", c.before or "no verdict",
+             c.after or "no verdict (no evidence)",
              f"{_num(c.estimate_before)} → {_num(c.estimate_after)}", flags(c)]
             for c in addendum.verdict_changes]
     return Table(title=f"Verdicts that changed ({addendum.verdicts_compared} compared)",

@@ -54,6 +54,16 @@ def test_page_runs_a_reevaluation_and_shows_the_addendum(decided):
     text = " ".join(m.value for m in at.markdown)
     assert "Paired comparison" in text and "Instances that changed" in text and "score.calc" in text
     assert at.selectbox(key="reeval_pick").value.startswith("R-")
+    assert f"**Re-run:** {MODEL_A} (" in text  # exactly which candidates were re-run
+
+    # A second re-evaluation: the selector moves to the new addendum instead of staying on the first.
+    first = at.selectbox(key="reeval_pick").value
+    next(b for b in at.button if b.label == "Run re-evaluation").click().run()
+    wait_for_jobs()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="reeval_pick").value != first
+    assert at.selectbox(key="reeval_pick").value == store.load(DOSSIER_ID).dossier.reevaluations[-1].id
 
     history = open_page("pages/history.py", dossier_id=DOSSIER_ID)
     timeline = history.dataframe[0].value
