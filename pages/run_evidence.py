@@ -32,6 +32,10 @@ store = ui.store()
 st.caption("Run a benchmark on a candidate model here and attach the score, with its n and 95% interval, "
            "to the dossier. Each finished instance is saved as it completes: leave or reload the page and "
            "nothing is lost; an identical run continues where it stopped and never pays twice.")
+if dossier.policy is None or dossier.policy.lock is None:
+    st.warning("The acceptance rules are not locked yet. Evidence run now will not count as pre-registered: "
+               "set and lock the rules on **Rules & verdicts** first, so the bar is fixed before the result "
+               "is known.")
 if flash := st.session_state.pop("run_flash", None):
     st.success(flash)
 

@@ -118,3 +118,20 @@ def test_cancel_then_resume_from_the_page(demo_home, calc_server):
     assert "20 of 20 instances · completed" in at.get("progress")[0].proto.text
     assert calc_server.hits == 20 and set(calc_server.hits_by_prompt.values()) == {1}
     assert any(b.key == f"run_attach_{run_id}" for b in at.button)
+
+
+def test_warns_when_the_rules_are_not_locked_yet(home):
+    from governance.dossier.intended_use import example_intended_use
+    from governance.dossier.record import Dossier
+
+    store = Store.open(home / "medassure.duckdb")
+    store.save(Dossier(id="D-unlocked", title="No rules yet", owner="c", intended_use=example_intended_use()), "a")
+    store.close()
+    at = open_page(PAGE, dossier_id="D-unlocked")
+    assert not at.exception
+    assert any("rules are not locked yet" in w.value for w in at.warning)
+
+
+def test_no_lock_warning_on_the_demo_whose_rules_are_locked(demo_home):
+    at = open_page(PAGE)
+    assert not any("rules are not locked yet" in w.value for w in at.warning)
