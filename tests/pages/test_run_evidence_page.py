@@ -125,7 +125,8 @@ def test_warns_when_the_rules_are_not_locked_yet(home):
     from governance.dossier.record import Dossier
 
     store = Store.open(home / "medassure.duckdb")
-    store.save(Dossier(id="D-unlocked", title="No rules yet", owner="c", intended_use=example_intended_use()), "a")
+    new = Dossier(id="D-unlocked", title="No rules yet", owner="c", intended_use=example_intended_use())
+    store.save(new, "a")
     store.close()
     at = open_page(PAGE, dossier_id="D-unlocked")
     assert not at.exception
