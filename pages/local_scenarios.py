@@ -2,6 +2,8 @@
 keep versions, redact identifiers, run a version on an endpoint behind the PHI gate, and read the
 results with the subgroup table before attaching them to the dossier."""
 
+import hashlib
+
 import pandas as pd
 import streamlit as st
 
@@ -17,6 +19,7 @@ from evaluator.scenarios import (
     suggest_column_mapping,
 )
 from evaluator.scenarios.run import ScenarioRunBlocked
+from evaluator.scenarios.template import FORMAT_NOTES, TEMPLATES, template_csv
 from evaluator.subgroups import MIN_N
 from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.local_runs import RunInputError, cancel_run, job_status, start_scenario_run
@@ -78,6 +81,14 @@ def phi_tables(report) -> None:
 
 st.subheader("1. Import cases")
 st.session_state.setdefault("ls_uploads", 0)  # bumped after a save, which empties the uploader
+with st.expander("File format and templates"):
+    for note in FORMAT_NOTES:
+        st.markdown(f"- {note}")
+    template_cols = st.columns(len(TEMPLATES))
+    for col, kind in zip(template_cols, TEMPLATES, strict=True):
+        col.download_button(f"Template: {kind.replace('_', ' ')}", template_csv(kind),
+                            file_name=f"medassure_scenario_{kind}.csv", mime="text/csv",
+                            key=f"ls_template_{kind}", on_click="ignore")
 upload = st.file_uploader("Cases file (CSV, XLSX or JSONL; UTF-8; at most 20 MB)",
                           type=["csv", "xlsx", "jsonl"], key=f"ls_upload_{st.session_state['ls_uploads']}")
 if upload is not None:
@@ -86,7 +97,9 @@ if upload is not None:
         st.error(f"{upload.name} cannot be read; nothing was stored.")
         st.dataframe(issues_frame(problems), hide_index=True, width="stretch")
     else:
-        tag = table.sha256[:8]
+        # Widget keys follow the columns, not the file's bytes: a corrected file with the same columns
+        # keeps the mapping the reviewer chose.
+        tag = hashlib.sha256("\x1f".join(table.columns).encode()).hexdigest()[:8]
         st.caption(f"{len(table.rows)} rows · {len(table.columns)} columns · {table.file_format} "
                    f"({table.encoding}). First rows:")
         st.dataframe(pd.DataFrame([r.cells for r in table.rows[:20]]), hide_index=True, width="stretch")

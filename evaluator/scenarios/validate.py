@@ -106,7 +106,9 @@ class _Row:
         items = value if isinstance(value, list) else str(value).split("|")
         out = tuple(str(c).strip() for c in items if not _blank(c))
         if len(out) < 2:
-            self.problem("choices", "give at least two options")
+            hint = next((f" (found {sep!r}: separate options with |)" for sep in (";", ",", "/")
+                         if isinstance(value, str) and sep in value), "; separate options with |")
+            self.problem("choices", "give at least two options" + hint)
         return out
 
     def limit(self, field: str) -> float | None:

@@ -140,3 +140,22 @@ def test_editing_a_scenario_saves_a_new_version_of_it(demo_home):
     store.close()
     assert [(v.version, v.n_instances) for v in versions] == [(2, 32), (1, 31)]
     assert versions[0].parent_hash == first.hash and versions[0].source_name == "ward_v2.csv"
+
+
+def test_a_corrected_file_keeps_the_column_mapping_and_the_format_is_on_the_page(demo_home):
+    import hashlib
+
+    at = open_page("pages/local_scenarios.py")
+    assert any(e.label == "File format and templates" for e in at.expander)
+    bad = b"case,prompt,gold\nc1,Which team?,pharmacy\nc1,Which team?,scheduling\n"  # duplicate id
+    at.file_uploader(key="ls_upload_0").set_value(("cases.csv", bad, "text/csv")).run()
+    tag = hashlib.sha256("\x1f".join(["case", "prompt", "gold"]).encode()).hexdigest()[:8]
+    at.selectbox(key=f"ls_map_id_{tag}").select("case").run()
+    at.selectbox(key=f"ls_map_question_{tag}").select("prompt").run()
+    at.selectbox(key=f"ls_map_reference_{tag}").select("gold").run()
+    assert at.error  # the duplicate id
+    fixed = b"case,prompt,gold\nc1,Which team?,pharmacy\nc2,Which team?,scheduling\n"
+    at.file_uploader(key="ls_upload_0").set_value(("cases_fixed.csv", fixed, "text/csv")).run()
+    assert not at.exception
+    assert at.selectbox(key=f"ls_map_reference_{tag}").value == "gold"  # the reviewer's choice survives
+    assert any("All 2 cases are valid" in s.value for s in at.success)
