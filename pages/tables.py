@@ -37,7 +37,8 @@ VALUE_LABELS: dict[str, str] = {
     "vendor_notice": "vendor notice", "schedule": "schedule", "metric_breach": "metric breach",
     "not_applicable": "not applicable", "helm-import": "HELM run import", "local-run": "local run",
     "published": "published", "in_review": "in review", "awaiting_review": "awaiting review",
-    "llm_jury": "LLM jury", "exact_match": "exact match",
+    "llm_jury": "LLM jury", "exact_match": "exact match", "measured": "measured by our runs",
+    "published_upper_bound": "MedHELM's published upper bound",
 }
 """Stored enum values shown as words (exact matches only; free text is never rewritten)."""
 
@@ -46,6 +47,8 @@ def label(key: str) -> str:
     """The human name of a column key: ``usd_per_month`` → "USD per month", ``risk_tier`` → "Risk tier"."""
     if key in COLUMN_LABELS:
         return COLUMN_LABELS[key]
+    if "_" not in key:  # already words, as the page wrote them
+        return key
     if key.startswith("total_usd"):  # e.g. total_usd_37_benchmarks
         rest = key.removeprefix("total_usd").strip("_").replace("_", " ")
         return f"Total USD ({rest})" if rest else "Total USD"

@@ -75,7 +75,7 @@ def test_cost_page_table_chart_and_profile_save(demo_copy):
     at = open_page("pages/cost.py")
     assert at.title[0].value == "Cost"
     table = at.dataframe[0].value
-    assert len(table) == 3 and table["on frontier"].any() and (table["USD / 1,000 requests"] > 0).all()
+    assert len(table) == 3 and (table["on frontier"] == "yes").any() and (table["USD / 1,000 requests"] > 0).all()
     spec = at.get("vega_lite_chart")[0].proto.spec
     assert "cost_per_1k" in spec and "frontier" in spec
     assert any("budget-based upper bounds" in c.value for c in at.caption)
