@@ -35,8 +35,7 @@ VALUE_LABELS: dict[str, str] = {
     "per_token": "per token", "per_seat": "per seat", "at_least": "at least", "at_most": "at most",
     "model_version_change": "model version change", "prompt_change": "prompt change",
     "vendor_notice": "vendor notice", "schedule": "schedule", "metric_breach": "metric breach",
-    "not_applicable": "not applicable", "helm-import": "HELM run import", "local-run": "local run",
-    "published": "published", "in_review": "in review", "awaiting_review": "awaiting review",
+    "not_applicable": "not applicable", "in_review": "in review", "awaiting_review": "awaiting review",
     "llm_jury": "LLM jury", "exact_match": "exact match", "measured": "measured by our runs",
     "published_upper_bound": "MedHELM's published upper bound",
 }
@@ -103,7 +102,7 @@ def text(value: Any, *, money: bool = False, digits: int = 3) -> str:
 def tie_groups(groups: list[list[str]] | None, reason: str = "") -> str:
     """Tie groups, best first, as "1. A, B · 2. C"; or the reason there are none."""
     if not groups:
-        return reason or "not grouped"
+        return f"not grouped: {reason}" if reason else "not grouped"
     return " · ".join(f"{i}. {', '.join(g)}" for i, g in enumerate(groups, start=1))
 
 
