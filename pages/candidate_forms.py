@@ -193,13 +193,13 @@ def attestation_editor(dossier: Dossier) -> None:
     tables.show(
         [
             {
-                "topic": s.question.topic,
-                "question": s.question.text,
-                "status": STATUS_TEXT[s.status],
-                "answer": s.answer_text or "",
-                "entered by": s.answer.entered_by if s.answer else "",
-                "entered at": s.answer.entered_at if s.answer else None,
-                "document": f"{s.answer.document.filename} ({s.answer.document.sha256[:12]}…)"
+                "Topic": s.question.topic,
+                "Question": s.question.text,
+                "Status": STATUS_TEXT[s.status],
+                "Answer": s.answer_text or "",
+                "Entered by": s.answer.entered_by if s.answer else "",
+                "Entered at": s.answer.entered_at if s.answer else None,
+                "Document": f"{s.answer.document.filename} ({s.answer.document.sha256[:12]}…)"
                 if s.answer and s.answer.document
                 else "",
             }

@@ -24,10 +24,10 @@ COLUMN_LABELS: dict[str, str] = {
     "id": "Id", "usd_per_1k": "USD per 1,000 requests", "usd_per_month": "USD per month",
     "usd_per_1k_acceptable": "USD per 1,000 acceptable outputs", "pass_rate": "Pass rate",
     "on_frontier": "On the cost frontier", "cost_ceiling": "Cost ceiling", "open_items": "Open items",
-    "tie_group": "Tie group", "lower": "95% lower", "upper": "95% upper", "n": "n",
+    "tie_group": "Tie group", "lower": "95% lower", "upper": "95% upper",
     "risk_tier": "Risk tier", "updated_at": "Last saved", "total_usd": "Total (USD)",
     "published_upper_bound": "Published upper bound", "n_benchmarks": "Benchmarks (n)",
-    "instances": "Instances", "usd": "USD", "kind": "Kind", "direction": "Direction",
+    "usd": "USD",
 }
 """Column keys whose label is not just the key with spaces."""
 
@@ -35,7 +35,8 @@ VALUE_LABELS: dict[str, str] = {
     "per_token": "per token", "per_seat": "per seat", "at_least": "at least", "at_most": "at most",
     "model_version_change": "model version change", "prompt_change": "prompt change",
     "vendor_notice": "vendor notice", "schedule": "schedule", "metric_breach": "metric breach",
-    "not_applicable": "not applicable", "in_review": "in review", "awaiting_review": "awaiting review",
+    "not_applicable": "not applicable", "in_review": "in review",
+    "re_evaluation": "under re-evaluation", "awaiting_review": "awaiting review",
     "llm_jury": "LLM jury", "exact_match": "exact match", "measured": "measured by our runs",
     "published_upper_bound": "MedHELM's published upper bound",
 }
@@ -120,7 +121,8 @@ def readable(data: pd.DataFrame | Iterable[Mapping[str, Any]], *, labels: Mappin
         The frame with labelled columns and formatted cells; a column with a gap becomes text so
         that no cell reads "None", a column without one stays numeric and sortable.
     """
-    frame = data.copy() if isinstance(data, pd.DataFrame) else pd.DataFrame(list(data))
+    # dtype=object keeps an int column with a gap as ints (pandas would make them floats).
+    frame = data.copy() if isinstance(data, pd.DataFrame) else pd.DataFrame(list(data), dtype=object)
     names = {**COLUMN_LABELS, **(labels or {})}
     money = set(money)
     config: dict[str, Any] = {}
@@ -137,7 +139,10 @@ def readable(data: pd.DataFrame | Iterable[Mapping[str, Any]], *, labels: Mappin
             elif any(isinstance(v, float) for v in values):
                 config[name] = st.column_config.NumberColumn(format=f"%.{digits}f")
         else:
-            out[name] = [text(v, money=key in money, digits=digits) for v in values]
+            present = [v for v in values if isinstance(v, (int, float)) and not missing(v)]
+            counts = bool(present) and key not in money and all(float(v).is_integer() for v in present)
+            out[name] = [text(int(v) if counts and isinstance(v, float) and not missing(v) else v,
+                              money=key in money, digits=digits) for v in values]
     return pd.DataFrame(out, columns=list(out)), config
 
 
