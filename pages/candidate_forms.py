@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
@@ -30,7 +29,7 @@ from governance.procurement.candidates import (
     slugify,
     upsert_candidate,
 )
-from pages import ui
+from pages import tables, ui
 
 NEW = "(new candidate)"
 TRI = {"not known": None, "yes": True, "no": False}
@@ -191,32 +190,29 @@ def attestation_editor(dossier: Dossier) -> None:
     cid = st.selectbox("Candidate", list(labels), format_func=labels.get, key=f"att_cand_{dossier.id}")
     candidate = next(c for c in dossier.candidates if c.id == cid)
     rows = statuses(candidate.attestations, q)
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "question": s.question.id,
-                    "topic": s.question.topic,
-                    "status": STATUS_TEXT[s.status],
-                    "answer": s.answer_text,
-                    "entered by": s.answer.entered_by if s.answer else "",
-                    "entered at": f"{s.answer.entered_at:%Y-%m-%d %H:%M}" if s.answer else "",
-                    "document": f"{s.answer.document.filename} ({s.answer.document.sha256[:12]}…)"
-                    if s.answer and s.answer.document
-                    else "",
-                }
-                for s in rows
-            ]
-        ),
-        hide_index=True,
-        width="stretch",
+    tables.show(
+        [
+            {
+                "Topic": s.question.topic,
+                "Question": s.question.text,
+                "Status": STATUS_TEXT[s.status],
+                "Answer": s.answer_text or "",
+                "Entered by": s.answer.entered_by if s.answer else "",
+                "Entered at": s.answer.entered_at if s.answer else None,
+                "Document": f"{s.answer.document.filename} ({s.answer.document.sha256[:12]}…)"
+                if s.answer and s.answer.document
+                else "",
+            }
+            for s in rows
+        ],
         key="att_table",
     )
+    by_id = {x.question.id: x for x in rows}
     qid = st.selectbox(
         "Question",
         [s.question.id for s in rows],
         key=f"att_q_{cid}",
-        format_func=lambda i: f"{i}: {next(s for s in rows if s.question.id == i).status}",
+        format_func=lambda i: f"{by_id[i].question.topic}: {STATUS_TEXT[by_id[i].status]}",
     )
     s = next(x for x in rows if x.question.id == qid)
     question, k = s.question, f"att_{cid}_{qid}_"

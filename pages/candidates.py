@@ -1,16 +1,19 @@
 """Candidates: vendor products side by side (evidence, cost, attestations), and their records edited."""
 
-import pandas as pd
 import streamlit as st
 
 from governance.procurement.comparison import compare_candidates
 from pages import candidate_forms as forms
-from pages import ui
+from pages import tables, ui
 from reports.candidates_chart import candidates_chart
-from reports.candidates_table import comparison_csv, score_rows, summary_rows, tie_text
+from reports.candidates_table import comparison_csv, score_rows, summary_rows
 
-USD = st.column_config.NumberColumn(format="%.2f")
-SCORE = st.column_config.NumberColumn(format="%.3f")
+MONEY = ["usd_per_1k", "usd_per_month", "usd_per_1k_acceptable"]
+SUMMARY_LABELS = {"candidate": "Candidate", "id": "Id", "model": "Model", "pricing": "Pricing",
+                  "answered": "Questions answered", "satisfactory": "Answers satisfactory",
+                  "questions": "Questions", "recommendation": "Recommendation"}
+SCORE_LABELS = {"benchmark": "Benchmark", "kind": "Kind of score", "candidate": "Candidate",
+                "score": "Score (0-1)", "verdict": "Verdict", "rules": "Rules"}
 
 st.title("Candidates")
 version = ui.require_dossier()
@@ -18,25 +21,22 @@ dossier = version.dossier
 cmp = compare_candidates(dossier)
 
 st.caption(
+    "A **candidate** here is a vendor product: a model at a prompt version and an endpoint, with its "
+    "price and the vendor's answers. The **Intended use** page lists the *models under consideration* by "
+    "the names the evidence uses; each candidate below points to one of them. Models under consideration: "
+    + (", ".join(dossier.intended_use.candidate_models) or "none listed yet")
+    + "."
+)
+st.caption(
     f"Vendor products for this intended use, at its **{cmp.monthly_volume:,} requests a month**. "
     f"{cmp.methods['cost']} Attestations are the vendor's statements, not evidence of performance."
 )
 if not cmp.candidates:
-    st.info("No candidates yet: add the products you are considering below.")
+    st.info("No vendor product recorded yet: add the products you are considering below, one per model "
+            "under consideration you want to compare.")
 else:
     st.subheader("Side by side")
-    st.dataframe(
-        pd.DataFrame(summary_rows(cmp)),
-        hide_index=True,
-        width="stretch",
-        key="cand_summary",
-        column_config={
-            "usd_per_1k": USD,
-            "usd_per_month": USD,
-            "usd_per_1k_acceptable": USD,
-            "pass_rate": SCORE,
-        },
-    )
+    tables.show(summary_rows(cmp), labels=SUMMARY_LABELS, money=MONEY, key="cand_summary")
     st.caption(
         f"Click a column header to sort. Acceptable outputs: cost ÷ pass rate on "
         f"{cmp.score_benchmark or '—'}. {cmp.methods['cost_rule']}"
@@ -54,17 +54,11 @@ else:
     if any(c.score is not None for c in cmp.cells):
         st.altair_chart(candidates_chart(cmp), width="stretch")
         st.caption("Bars: 95% intervals (normalized 0-1). Hollow points have no interval.")
-    st.dataframe(
-        pd.DataFrame(score_rows(cmp)),
-        hide_index=True,
-        width="stretch",
-        key="cand_scores",
-        column_config={"score": SCORE, "lower": SCORE, "upper": SCORE},
-    )
+    tables.show(score_rows(cmp), labels=SCORE_LABELS, key="cand_scores")
     st.caption(f"{cmp.methods['score']} {cmp.methods['verdict']}")
     st.markdown("**Tie groups** (" + cmp.methods["ties"] + ")")
     for b in cmp.benchmarks:
-        st.markdown(f"- {b.name}: {tie_text(b.groups, b.note)}")
+        st.markdown(f"- {b.name}: {tables.tie_groups(b.groups, b.note)}")
     if cmp.uncovered:
         st.caption("Mapped benchmarks with no evidence for any candidate: " + ", ".join(cmp.uncovered))
 

@@ -1,6 +1,5 @@
 """Cost: cost per 1,000 requests, monthly cost and cost per acceptable output, against score."""
 
-import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
@@ -9,9 +8,15 @@ from governance.dossier.procurement_records import CostSettings, TokenProfile
 from governance.evidence.attach import mapped_benchmarks
 from governance.procurement.cost import cost_report
 from governance.procurement.cost_inputs import medhelm_token_profile, run_token_profile
-from pages import policy_tables as tables
-from pages import ui
+from pages import policy_tables, tables, ui
 from reports.cost_chart import cost_score_chart
+
+COST_MONEY = ["USD / 1M in", "USD / 1M out", "USD / 1,000 requests", "USD / month", "USD / 1,000 acceptable"]
+PUBLISHED_MONEY = ["total_usd_37_benchmarks", "benchmark_usd", "usd_per_instance"]
+PUBLISHED_LABELS = {"model": "Model", "total_usd_37_benchmarks": "MedHELM total, all 37 benchmarks",
+                    "benchmark": "Benchmark", "benchmark_usd": "MedHELM total on this benchmark",
+                    "benchmark_instances": "Instances in this benchmark", "usd_per_instance": "Per instance",
+                    "basis": "Basis"}
 
 st.title("Cost")
 version = ui.require_dossier()
@@ -32,7 +37,7 @@ if not report.rows:
     st.info("No token profile yet: add one per candidate below (from a local run's measured tokens, or "
             "MedHELM's average over the benchmarks mapped to this intended use).")
 else:
-    st.dataframe(tables.cost_frame(report), hide_index=True, width="stretch")
+    tables.show(policy_tables.cost_frame(report), money=COST_MONEY)
     if any(r.cost_per_1k is not None and r.score is not None for r in report.rows):
         st.altair_chart(cost_score_chart(report), width="stretch")
         st.caption("Green: on the Pareto frontier (no other candidate is both cheaper and at least as good). "
@@ -66,15 +71,15 @@ c1.metric("Measured (our runs and jury)", f"USD {report.evaluation_cost_measured
 c2.metric("MedHELM's estimate for the published evidence", f"USD {report.evaluation_cost_published:,.2f}",
           help="Budget-based upper bound at 2025 list prices, jury included: not an invoice.")
 if report.evaluation_items:
-    st.dataframe(pd.DataFrame([i.model_dump() for i in report.evaluation_items]), hide_index=True,
-                 width="stretch")
+    tables.show([i.model_dump() for i in report.evaluation_items], money=["usd"],
+                labels={"label": "What was run", "usd": "Cost", "kind": "Basis", "source": "Source"})
 
 if report.published:
     st.subheader("MedHELM's published cost estimates")
     st.caption("Shown as published: **budget-based upper bounds** (output tokens counted at the max-tokens "
                "budget, jury priced as the sum of three judges, 2025 list prices). Not comparable with the "
                "table above and not an invoice.")
-    st.dataframe(pd.DataFrame(report.published), hide_index=True, width="stretch")
+    tables.show(report.published, money=PUBLISHED_MONEY, labels=PUBLISHED_LABELS)
 
 st.subheader("Token profile of a candidate")
 models = sorted({e.model for e in dossier.evidence} | {p.model for p in settings.profiles})

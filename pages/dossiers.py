@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from governance.demo.seed import seed_demo
 from governance.dossier.intended_use import IntendedUse
 from governance.dossier.record import Dossier
-from pages import ui
+from pages import tables, ui
 
 st.title("Dossiers")
 st.caption("Each dossier is one intended use of a model, with its evidence, rules, decision and sign-offs. "
@@ -17,9 +17,9 @@ st.caption("Each dossier is one intended use of a model, with its evidence, rule
 
 rows = ui.store().list_dossiers()
 if rows:
-    frame = pd.DataFrame([r.model_dump(mode="json") for r in rows])
-    frame = frame[["id", "title", "owner", "status", "risk_tier", "version", "updated_at"]]
-    st.dataframe(frame, hide_index=True, width="stretch")
+    frame = pd.DataFrame([r.model_dump() for r in rows])
+    tables.show(frame[["id", "title", "owner", "status", "risk_tier", "version", "updated_at"]],
+                labels={"title": "Title", "owner": "Owner", "status": "Status", "version": "Version"})
 else:
     st.info("No dossiers yet. Start a new one, import an intended-use JSON, or load the demo dossier.")
 

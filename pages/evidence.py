@@ -8,7 +8,7 @@ from governance.evidence.coverage import KIND_NOTES
 from governance.evidence.helm_import import attached_run_instances, preview_helm_import
 from governance.evidence.view import evidence_view
 from pages import evidence_charts as charts
-from pages import ui
+from pages import tables, ui
 
 st.title("Evidence")
 version = ui.require_dossier()
@@ -34,7 +34,7 @@ def detach(ids: list[str]) -> None:
 
 
 def instance_drilldown(rows, key: str) -> None:
-    st.dataframe(charts.instance_frame(rows), hide_index=True, width="stretch", height=240)
+    tables.show(charts.instance_frame(rows), height=240)
     labels = [f"{r.instance_id} · trial {r.trial}" for r in rows]
     pick = st.selectbox("Show one instance in full", range(len(rows)), format_func=labels.__getitem__,
                         key=key)
@@ -57,10 +57,12 @@ if not view.coverage:
     st.stop()
 
 st.subheader("Coverage of the mapped subcategories")
-st.table(charts.coverage_frame(view.coverage), hide_index=True)
+tables.table(charts.coverage_frame(view.coverage))
 st.caption(" · ".join(f"**{k}**: {v}" for k, v in KIND_NOTES.items()))
 
-st.subheader("Candidate models")
+st.subheader("Models under consideration")
+st.caption("The models named on the **Intended use** page, matched to the names in MedHELM's results. Vendor "
+           "products built on them are compared on the **Candidates** page.")
 matched = [f"`{c.candidate}` → {c.published}" for c in view.candidates if c.published]
 unmatched = [f"`{c.candidate}` ({c.reason})" for c in view.candidates if not c.published]
 st.markdown("Matched to MedHELM's published names: " + (", ".join(matched) or "none"))
@@ -78,8 +80,7 @@ st.caption("Colour: normalized score (LLM-jury 1–5 rescaled (x − 1)/4, as Me
            "its own scale. Hover a cell for n and the interval; the table below lists them all.")
 st.altair_chart(charts.heatmap(view.scores, view.mapped_benchmarks, view.models), width="stretch")
 scores = charts.score_frame(view.scores)
-st.dataframe(scores.drop(columns=["normalized", "source", "caveat", "provenance", "judged"]), hide_index=True,
-             width="stretch", column_config={"score": st.column_config.NumberColumn(format="%.3f")})
+tables.show(scores.drop(columns=["normalized", "source", "caveat", "provenance", "judged"]))
 bases = dict.fromkeys(scores["interval method / why none"])
 st.markdown("**95% intervals**\n" + "\n".join(f"- {b}" for b in bases))
 caveats = sorted({c for c in scores["caveat"] if c})
@@ -88,10 +89,11 @@ if caveats:
 st.caption(f"Source: {view.scores[0].evidence.source}")
 
 st.subheader("Mean win rate on the mapped benchmarks")
-st.table(charts.win_rate_frame(view.win_rates), hide_index=True)
+tables.table(charts.win_rate_frame(view.win_rates))
 st.caption(f"{view.win_rate_method}. {view.win_rate_no_interval}")
-st.markdown("**Tie groups per benchmark** (models whose 95% intervals overlap are not ranked apart)")
-st.table(charts.ties_frame(view.ties), hide_index=True)
+st.markdown("**Tie groups per benchmark** (models whose 95% intervals overlap share a numbered group and are "
+            "not ranked apart; group 1 is best)")
+tables.table(charts.ties_frame(view.ties))
 
 st.subheader("Mean share correct per taxonomy group")
 if view.group_means:
@@ -119,7 +121,7 @@ if view.attached:
     attached = charts.score_frame(view.attached)
     shown = ["provenance", "model", "benchmark", "metric", "judged", "score", "scale", "n", "95% interval",
              "interval method / why none", "source"]
-    st.dataframe(attached[shown], hide_index=True, width="stretch")
+    tables.show(attached[shown])
     if not all(s.evidence.is_main for s in view.attached):
         st.caption("A local run is judged on its benchmark's main metric only; its other metrics are kept as "
                    "context, shown here but never compared with a score bar or averaged.")
@@ -153,7 +155,7 @@ if st.session_state.get("helm_import_path"):
     for error in preview.errors:
         st.error(error)
     if preview.runs:
-        st.dataframe(charts.run_frame(preview.runs), hide_index=True, width="stretch")
+        tables.show(charts.run_frame(preview.runs))
         for run in preview.runs:
             for warning in run.warnings:
                 st.warning(f"{run.run_name}: {warning}")

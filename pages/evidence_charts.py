@@ -12,6 +12,7 @@ import pandas as pd
 from governance.evidence.coverage import CoverageRow
 from governance.evidence.helm_import import InstanceRow, RunPreview
 from governance.evidence.view import BenchmarkTies, GroupMeanRow, ScoreRow, WinRateRow
+from pages.tables import tie_groups
 
 
 def score_frame(rows: list[ScoreRow]) -> pd.DataFrame:
@@ -111,6 +112,6 @@ def win_rate_frame(rows: list[WinRateRow]) -> pd.DataFrame:
 
 
 def ties_frame(rows: list[BenchmarkTies]) -> pd.DataFrame:
-    """Tie groups per benchmark, or why a benchmark is not grouped."""
-    return pd.DataFrame([{"benchmark": t.benchmark, "metric": t.metric, "tie groups, best first": t.text}
-                         for t in rows])
+    """Tie groups per benchmark ("1. A, B · 2. C"), or why a benchmark is not grouped."""
+    return pd.DataFrame([{"benchmark": t.benchmark, "metric": t.metric,
+                          "tie groups, best first": tie_groups(t.groups, t.reason)} for t in rows])

@@ -99,9 +99,11 @@ with col1:
         ),
         "candidate_models": lines(
             st.text_area(
-                "Candidate models or products (one per line)",
+                "Models under consideration (names as the evidence uses them, one per line)",
                 value="\n".join(use.candidate_models) if use else "",
                 key=prefix + "candidates",
+                help="The models whose published or local evidence you will look at, e.g. GPT-4o. The "
+                "vendor products built on them (price, endpoint, attestations) go on the Candidates page.",
             )
         ),
     }
@@ -134,7 +136,7 @@ LABELS = {
     "title": "Title", "owner": "Owner", "purpose": "Purpose", "workflow": "Workflow",
     "intended_users": "Intended users", "care_setting": "Care setting",
     "patient_population": "Patient population", "out_of_scope_uses": "Out-of-scope uses",
-    "candidate_models": "Candidate models or products", "decision_role": "Decision role",
+    "candidate_models": "Models under consideration", "decision_role": "Decision role",
     "error_severity": "Severity of an uncaught wrong output", "human_oversight": "Human oversight",
     "phi_exposure": "Patient data exposure", "expected_monthly_volume": "Expected requests per month",
 }

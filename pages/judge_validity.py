@@ -22,7 +22,7 @@ from governance.evidence.judge_validity import (
     stored_juries,
 )
 from governance.rules.policy import load_defaults
-from pages import ui
+from pages import tables, ui
 
 st.title("Judge validity")
 version = ui.require_dossier()
@@ -141,9 +141,9 @@ else:
                 f"[{lo:.2f}, {hi:.2f}]" if lo is not None and pd.notna(lo) else "—"
                 for lo, hi in zip(rows["ci_lower"], rows["ci_upper"], strict=True)
             ],
-            "n": rows["n"],
+            "n": rows["n"].map(lambda x: tables.MISSING if tables.missing(x) else str(int(x))),
             "MedHELM (published)": rows["medhelm"].map(shown),
-            "note": rows["note"],
+            "note": rows["note"].map(tables.text),
         }
     )
     st.table(table.set_index("dataset"))  # a small fixed table: plain HTML, readable without the grid

@@ -19,6 +19,11 @@ STATUS_MARK = {"pass": "✓ pass", "fail": "✗ fail", "inconclusive": "⚠ inco
                "not_applicable": "– n/a"}
 """Plain symbols that every font has (colour emoji are missing on many hospital desktops)."""
 
+RULE_KINDS = {"score": "score bar", "min_n": "minimum n", "max_unscored_share": "maximum unscored share",
+              "subgroup_disparity": "subgroup disparity", "judge_agreement": "judge agreement",
+              "max_cost_per_1k": "cost ceiling per 1,000 requests"}
+"""Rule kinds in words (the stored keys stay in the dossier and the CLI)."""
+
 
 def rule_target(rule) -> str:
     """Which evidence a rule reads, in words."""
@@ -32,7 +37,8 @@ def rule_target(rule) -> str:
 def rules_frame(policy: AcceptancePolicy) -> pd.DataFrame:
     """One row per rule."""
     return pd.DataFrame([{
-        "rule": r.id, "kind": r.kind, "applies to": rule_target(r), "bar": rule_bar(r),
+        "rule": r.id, "kind": RULE_KINDS.get(r.kind, r.kind.replace("_", " ")), "applies to": rule_target(r),
+        "bar": rule_bar(r),
         "point estimates accepted": getattr(r, "allow_point_estimate", False), "rationale": r.rationale,
     } for r in policy.rules])
 
@@ -76,7 +82,7 @@ def verdicts_frame(verdicts: list[Verdict]) -> pd.DataFrame:
         "error rate": (f"{v.alpha:.1%} one-sided" + (f", {v.correction} over {v.family_size}"
                                                      if v.correction and (v.family_size or 0) > 1 else ""))
         if v.alpha is not None else "",
-    } for v in verdicts], columns=VERDICT_COLUMNS)
+    } for v in verdicts], columns=VERDICT_COLUMNS, dtype=object)
 
 
 def _round(x: float | None, digits: int) -> float | None:

@@ -6,7 +6,7 @@ from pydantic import ValidationError
 
 from governance.decision import committee
 from governance.dossier.decision_records import MonitoredMetric, Trigger
-from pages import ui
+from pages import tables, ui
 
 st.title("Review & monitoring")
 version = ui.require_dossier()
@@ -59,17 +59,30 @@ c1, c2 = st.columns(2)
 months = c1.number_input("Months between scheduled re-evaluations", 1, 60, m.schedule_months,
                          key=k + "months")
 owner = c2.text_input("Owner", value=m.owner, key=k + "owner")
+
+
+def words(value: str) -> str:
+    """A stored choice as words (the table keeps the stored value)."""
+    return tables.VALUE_LABELS.get(value, value)
+
+
 st.markdown("**Re-evaluation triggers**")
 triggers = st.data_editor(pd.DataFrame([t.model_dump() for t in m.triggers]), num_rows="dynamic",
                           hide_index=True, width="stretch", key=k + "triggers",
                           column_config={"kind": st.column_config.SelectboxColumn(
-                              options=["model_version_change", "prompt_change", "vendor_notice", "schedule",
-                                       "metric_breach"], required=True)})
+                              "Trigger", options=["model_version_change", "prompt_change", "vendor_notice",
+                                                  "schedule", "metric_breach"], required=True,
+                              format_func=words),
+                              "description": st.column_config.TextColumn("Description")})
 st.markdown("**Metrics and alarm thresholds**")
 metrics = st.data_editor(pd.DataFrame([x.model_dump() for x in m.metrics]), num_rows="dynamic",
                          hide_index=True, width="stretch", key=k + "metrics",
                          column_config={"direction": st.column_config.SelectboxColumn(
-                             options=["at_least", "at_most"], required=True)})
+                             "Must stay", options=["at_least", "at_most"], required=True,
+                             format_func=words),
+                             "name": st.column_config.TextColumn("Metric"),
+                             "threshold": st.column_config.NumberColumn("Threshold"),
+                             "source": st.column_config.TextColumn("Where the threshold comes from")})
 
 def records(frame: pd.DataFrame) -> list[dict]:
     """Edited rows without blank cells (a blank cell is a missing value, not NaN)."""

@@ -6,6 +6,7 @@ from pydantic import ValidationError
 from governance.decision import committee
 from governance.dossier.rules_records import PolicyError, ScoreRule
 from pages import policy_tables as tables
+from pages import tables as readable
 from pages import ui
 
 st.title("Rules & verdicts")
@@ -68,7 +69,7 @@ if assessment.tier_note:
 st.subheader("Rules")
 st.caption(f"Started from {policy.derived_from or 'the committee'}. Score bars are on MedHELM's normalized "
            "0-1 scale (jury 1-5 maps to (x − 1)/4).")
-st.dataframe(tables.rules_frame(policy), hide_index=True, width="stretch")
+readable.show(tables.rules_frame(policy))
 
 with st.expander("Edit a rule" + (" (recorded in the change log)" if policy.lock else "")):
     ids = [r.id for r in policy.rules]
@@ -134,7 +135,7 @@ if not policy.lock:
         apply(committee.lock_rules, "rules locked", by=ui.reviewer(), note=note)
 if policy.changes:
     st.subheader("Changes after the lock")
-    st.dataframe(tables.changes_frame(policy), hide_index=True, width="stretch")
+    readable.show(tables.changes_frame(policy))
 
 st.subheader("Verdicts")
 score, gating = assessment.score_counts(), assessment.gating_counts()
@@ -154,9 +155,9 @@ with st.expander("Which verdicts are pre-registered, rule by rule"):
     for line in pre_lines:
         st.markdown(f"- {line}")
 shown = st.multiselect("Show", ["pass", "fail", "inconclusive", "not_applicable"],
-                       default=["pass", "fail", "inconclusive", "not_applicable"], key="verdict_filter")
-st.dataframe(tables.verdicts_frame([v for v in assessment.verdicts if v.status in shown]), hide_index=True,
-             width="stretch")
+                       default=["pass", "fail", "inconclusive", "not_applicable"], key="verdict_filter",
+                       format_func=tables.STATUS_MARK.get)
+readable.show(tables.verdicts_frame([v for v in assessment.verdicts if v.status in shown]))
 st.caption(f"Further cases: how many more would give a pass with probability {policy.power:.0%} if the "
            "true value equals today's estimate (one-sided test at the family's level; score test for "
            "proportions, normal test with the spread from the interval otherwise); none is given when the "

@@ -1,11 +1,10 @@
 """Task mapping: ranked suggestions with explanations, accept/reject, browse the taxonomy, local tasks."""
 
-import pandas as pd
 import streamlit as st
 
 from governance.dossier.taxonomy import load_taxonomy
 from governance.mapping.suggest import model_ready, suggest_mapping, warm_up_in_background
-from pages import ui
+from pages import tables, ui
 
 st.title("Task mapping")
 version = ui.require_dossier()
@@ -50,17 +49,16 @@ for rank, s in enumerate(ranked, start=1):
 
 st.subheader("Current mapping")
 if dossier.mapping.decisions:
-    st.dataframe(pd.DataFrame([
+    tables.show([
         {"subcategory": tax.subcategory(d.subcategory_id).name, "status": d.status, "by": d.by,
-         "at": d.at.isoformat(timespec="seconds"), "note": d.note} for d in dossier.mapping.decisions
-    ]), hide_index=True, width="stretch")
+         "at": d.at, "note": d.note} for d in dossier.mapping.decisions
+    ])
 else:
     st.info("Nothing accepted yet.")
 if dossier.mapping.local_tasks:
     st.markdown("**Local tasks** (the committee's own, not MedHELM's)")
-    st.dataframe(pd.DataFrame([{"subcategory": tax.subcategory(t.subcategory_id).name, "task": t.name,
-                                "description": t.description, "added by": t.added_by}
-                               for t in dossier.mapping.local_tasks]), hide_index=True, width="stretch")
+    tables.show([{"subcategory": tax.subcategory(t.subcategory_id).name, "task": t.name,
+                  "description": t.description, "added by": t.added_by} for t in dossier.mapping.local_tasks])
 
 with st.expander("Add a local task"):
     subs = {s.id: s.name for s in tax.subcategories}
@@ -83,7 +81,6 @@ for cat in tax.categories:
                 decided[sub.id].status if sub.id in decided else "", "")
             st.markdown(f"**{sub.name}**{mark}: {sub.definition}")
             if sub.benchmarks:
-                st.dataframe(pd.DataFrame([{"benchmark": b.name, "access": b.access, "metric": b.metric_type,
-                                            "scale": b.scale, "instances": b.typical_instance_count,
-                                            "tests": b.what_it_tests} for b in sub.benchmarks]),
-                             hide_index=True, width="stretch")
+                tables.show([{"benchmark": b.name, "access": b.access, "metric": b.metric_type,
+                              "scale": b.scale, "instances": b.typical_instance_count,
+                              "tests": b.what_it_tests} for b in sub.benchmarks])

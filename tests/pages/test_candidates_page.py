@@ -11,6 +11,7 @@ from governance.decision.signoff import signoff_status
 from governance.dossier.documents import sha256_hex
 from governance.dossier.store import Store
 from tests.pages.conftest import DEMO, latest, open_page
+from tests.pages.readable import assert_readable
 
 PAGE = "pages/candidates.py"
 
@@ -35,23 +36,35 @@ def test_page_shows_table_chart_ties_and_the_open_item(demo_copy):
     at = open_page(PAGE)
     assert at.title[0].value == "Candidates"
     summary = at.dataframe[0].value
-    assert list(summary["id"]) == ["contoso-gpt-4o", "northwind-messageassist", "onprem-llama-3-3-70b"]
-    assert summary["usd_per_1k"].notna().all() and set(summary["pricing"]) == {"per_token", "per_seat"}
+    assert list(summary["Id"]) == ["contoso-gpt-4o", "northwind-messageassist", "onprem-llama-3-3-70b"]
+    assert summary["USD per 1,000 requests"].notna().all()
+    assert set(summary["Pricing"]) == {"per token", "per seat"}
     spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
     assert "layer" in spec
     scores = at.dataframe[1].value
-    assert len(scores) == 3 * len(set(scores["benchmark"])) and "tie_group" in scores
+    assert len(scores) == 3 * len(set(scores["Benchmark"])) and "Tie group" in scores
     shown = texts(at)
     assert "Subgroup performance reported (subgroup_performance): not answered" in shown
-    assert "Tie groups" in shown and "MedConfInfo: {" in shown
+    assert "Tie groups" in shown and "MedConfInfo: 1. " in shown and "{" not in shown
     assert at.get("download_button")
+
+
+def test_tables_read_without_a_glossary_and_the_two_kinds_of_candidate_are_explained(demo_copy):
+    at = open_page(PAGE)
+    assert assert_readable(at) == 3  # side by side, scores, questionnaire
+    questionnaire = at.dataframe[2].value
+    assert "awaiting_review" not in set(questionnaire["Status"])
+    models = latest(demo_copy).dossier.intended_use.candidate_models
+    caption = next(c.value for c in at.caption if "Models under consideration" in c.value)
+    assert all(m in caption for m in models) and "Intended use" in caption
+    assert not any("No candidates yet" in i.value for i in at.info)
 
 
 def test_page_cli_and_pdf_show_the_same_numbers(demo_copy, capsys):
     from cli import main
     from reports.bundle import report_bundle
 
-    page = open_page(PAGE).dataframe[0].value.set_index("id")
+    page = open_page(PAGE).dataframe[0].value.set_index("Id")
     assert main(["--home", str(demo_copy), "candidates", DEMO, "--format", "json"]) == 0
     cli = {c["id"]: c for c in json.loads(capsys.readouterr().out)["candidates"]}
     store = Store.open(demo_copy / "medassure.duckdb")
@@ -64,14 +77,14 @@ def test_page_cli_and_pdf_show_the_same_numbers(demo_copy, capsys):
     assert set(page.index) == set(cli) and len(cli) == 3
     for cid, c in cli.items():
         for column, key in [
-            ("usd_per_1k", "cost_per_1k"),
-            ("usd_per_1k_acceptable", "cost_per_1k_acceptable"),
+            ("USD per 1,000 requests", "cost_per_1k"),
+            ("USD per 1,000 acceptable outputs", "cost_per_1k_acceptable"),
         ]:
             assert page.loc[cid, column] == round(c[key], 2), (cid, column)
             assert f"USD {round(c[key], 2):,.2f}" in text, (cid, column)
-        assert page.loc[cid, "open_items"] == len(c["open_items"])
+        assert page.loc[cid, "Open items"] == len(c["open_items"])
         assert f"{c['answered']} / {c['satisfactory']} / {c['questions']}" in text
-        assert bool(page.loc[cid, "on_frontier"]) is c["on_frontier"]
+        assert page.loc[cid, "On the cost frontier"] == ("yes" if c["on_frontier"] else "no")
 
 
 def test_add_a_candidate_from_the_page(demo_copy):
@@ -95,7 +108,7 @@ def test_add_a_candidate_from_the_page(demo_copy):
         "FABRIKAM_KEY",
     )
     assert new.added_by == "reviewer" and not signoff_status(d).roles[0].valid  # a change after sign-off
-    assert "fabrikam-ai-replybot" in list(at.dataframe[0].value["id"])
+    assert "fabrikam-ai-replybot" in list(at.dataframe[0].value["Id"])
 
 
 def test_answer_an_attestation_with_a_document(demo_copy):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.pages.conftest import DEMO, latest, open_page
+from tests.pages.readable import assert_readable
 
 
 def test_workload_tokens_save_and_unchanged_save_makes_no_new_version(demo_copy):
@@ -30,3 +31,20 @@ def test_demo_costs_are_priced_at_the_tested_snapshot_over_the_mapped_benchmarks
     assert (gpt["USD / 1M in"], gpt["USD / 1M out"]) == (5.0, 15.0) and gpt["USD / 1,000 requests"] == 4.95
     assert "tested snapshot 2024-05-13" in gpt["price source"]
     assert gpt["tokens from"].startswith("MedHELM average over the mapped benchmarks, not your workload")
+
+
+def test_cost_tables_read_without_a_glossary(demo_copy):
+    at = open_page("pages/cost.py")
+    assert assert_readable(at) >= 2  # the cost table and MedHELM's published estimates
+    published = at.dataframe[-1].value
+    assert "MedHELM total, all 37 benchmarks" in published
+    per = published["Per instance"]
+    if per.dtype == object:  # a gap somewhere: text cells
+        assert all(v == "—" or v.startswith("USD ") for v in per)
+    else:  # numbers, formatted by the column config
+        assert '"Per instance": {"type_config": {"type": "number", "format": "USD %.2f"}' in (
+            at.dataframe[-1].proto.columns
+        )
+    if len(at.dataframe) == 3:  # the evaluation's own cost items
+        basis = set(at.dataframe[1].value["Basis"])
+        assert basis <= {"measured by our runs", "MedHELM's published upper bound"}

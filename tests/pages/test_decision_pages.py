@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 from governance.decision.signoff import signoff_status
 from governance.dossier.store import Store
 from tests.pages.conftest import latest, open_page
+from tests.pages.readable import assert_readable
 
 
 def texts(at) -> str:
@@ -18,6 +21,9 @@ def test_rules_page_shows_lock_change_log_and_three_verdict_kinds(demo_copy):
     assert "Locked by" in at.success[0].value and "1 change(s) since" in at.success[0].value
     rules, changes, verdicts = (f.value for f in at.dataframe)
     assert "score.privacydetection" in set(rules["rule"])
+    assert {"score bar", "minimum n", "judge agreement"} <= set(rules["kind"])
+    assert set(rules["point estimates accepted"]) <= {"yes", "no"}
+    assert assert_readable(at) == 3
     assert list(changes["rule"]) == ["score.privacydetection"]
     kinds = set(verdicts["verdict"])
     assert {"✓ pass", "✗ fail", "⚠ inconclusive"} <= kinds
@@ -75,7 +81,8 @@ def test_cost_page_table_chart_and_profile_save(demo_copy):
     at = open_page("pages/cost.py")
     assert at.title[0].value == "Cost"
     table = at.dataframe[0].value
-    assert len(table) == 3 and table["on frontier"].any() and (table["USD / 1,000 requests"] > 0).all()
+    assert len(table) == 3 and (table["on frontier"] == "yes").any()
+    assert (table["USD / 1,000 requests"] > 0).all()
     spec = at.get("vega_lite_chart")[0].proto.spec
     assert "cost_per_1k" in spec and "frontier" in spec
     assert any("budget-based upper bounds" in c.value for c in at.caption)
@@ -101,6 +108,18 @@ def test_review_page_derives_and_saves_an_edit(demo_copy):
     assert not at.exception
     plan = latest(demo_copy).dossier.oversight
     assert plan.review.qa_sample_rate == 0.2 and plan.edited_by == "reviewer"
+
+
+def test_review_page_editors_show_labels_not_keys(demo_copy):
+    at = open_page("pages/review_monitoring.py")
+    assert assert_readable(at) == 2
+    for editor in at.dataframe:
+        config = {k: v for k, v in json.loads(editor.proto.columns).items() if k != "_index"}
+        assert set(config) == set(editor.value.columns)  # every column has a label
+        assert all("_" not in c["label"] for c in config.values())
+        options = [o for c in config.values() for o in c["type_config"].get("options", [])]
+        assert all("_" not in o["label"] for o in options)
+    assert {"at least", "at most"} <= {o["label"] for o in options}
 
 
 def test_decision_page_signoff_then_change_shows_invalidation(demo_copy):

@@ -12,6 +12,7 @@ from governance.dossier.record import Dossier
 from governance.dossier.store import Store
 from tests.evaluator.test_importers_helm import RUN_NAME, SUITE, _make_jury_run
 from tests.pages.conftest import latest, open_page
+from tests.pages.readable import assert_readable
 
 PAGE = "pages/evidence.py"
 BENCHMARKS = ["MedDialog", "MedConfInfo", "ProxySender", "PrivacyDetection", "MedicationQA"]
@@ -32,12 +33,21 @@ def test_renders_for_the_demo_with_heatmap_tables_and_intervals(demo_home):
     # the demo attaches a local scenario run to Patient-Provider Messaging
     assert list(coverage["evidence kinds"]) == ["public · private · local-run", "public"]
     assert set(win_rates["candidate"]) == {"gpt-4o", "claude-3-7-sonnet", "llama-3.3-70b"}
-    assert set(win_rates["benchmarks (n)"]) == {5}
+    assert set(win_rates["benchmarks (n)"]) == {"5"}  # st.table cells are text
     assert ties.set_index("benchmark").loc["MedDialog", "tie groups, best first"].startswith("not grouped")
     intervals = next(m.value for m in at.markdown if m.value.startswith("**95% intervals**"))
     assert "Wilson" in intervals and "jury" in intervals
     n_attached = len(latest(demo_home).dossier.evidence)
     assert f"Attached evidence ({n_attached})" in [h.value for h in at.subheader]
+
+
+def test_tables_read_without_a_glossary_and_tie_groups_are_numbered(demo_home):
+    at = open_page(PAGE)
+    assert assert_readable(at) == 5  # scores, attached, coverage, win rates, ties
+    ties = at.table[2].value
+    grouped = [t for t in ties["tie groups, best first"] if not t.startswith("not grouped")]
+    assert grouped and all(t.startswith("1. ") and "{" not in t for t in grouped)
+    assert "Models under consideration" in [h.value for h in at.subheader]
 
 
 def test_adding_a_model_and_attaching_its_scores_creates_a_new_version(demo_home):

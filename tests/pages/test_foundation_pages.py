@@ -1,8 +1,11 @@
 """One AppTest per foundation page: it renders from the store and its main action works."""
 
+import re
+
 from governance.demo.seed import DEMO_ID
 from governance.dossier.store import Store
 from tests.pages.conftest import open_page
+from tests.pages.readable import assert_readable
 
 
 def demo_version(home) -> int:
@@ -18,7 +21,10 @@ def test_dossiers_page_lists_demo(demo_home):
     at = open_page()
     assert at.title[0].value == "Dossiers"
     frame = at.dataframe[0].value
-    assert list(frame["id"]) == ["D-demo-portal"]
+    assert list(frame["Id"]) == ["D-demo-portal"]
+    assert list(frame.columns) == ["Id", "Title", "Owner", "Status", "Risk tier", "Version", "Last saved"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", frame["Last saved"][0])
+    assert assert_readable(at) == 1
     assert "Risk tier" in at.sidebar.markdown[0].value
 
 
@@ -28,7 +34,7 @@ def test_dossiers_page_seeds_demo_on_click(home):
     at.button(key="seed_demo_button").click().run()
     assert not at.exception
     assert at.session_state["dossier_id"] == "D-demo-portal"
-    assert list(at.dataframe[0].value["id"]) == ["D-demo-portal"]
+    assert list(at.dataframe[0].value["Id"]) == ["D-demo-portal"]
 
 
 def test_intended_use_live_risk_and_save(demo_home):
@@ -102,3 +108,16 @@ def test_task_mapping_suggests_and_accepts(demo_home):
     accepted = store.load("D-demo-portal").dossier.mapping.accepted
     store.close()
     assert "documenting_patient_visits" in accepted
+
+
+def test_task_mapping_tables_read_without_a_glossary(demo_home):
+    at = open_page("pages/task_mapping.py")
+    assert assert_readable(at) >= 2  # the current mapping and the taxonomy's benchmark tables
+    mapping = at.dataframe[0].value
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", a) for a in mapping["at"])
+
+
+def test_intended_use_names_the_models_under_consideration(demo_home):
+    at = open_page("pages/intended_use.py")
+    area = next(a for a in at.text_area if a.label.startswith("Models under consideration"))
+    assert "Candidates page" in area.help and area.value

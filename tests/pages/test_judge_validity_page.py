@@ -3,6 +3,7 @@
 from governance.demo.judge_validity import demo_ratings
 from governance.dossier.store import Store
 from tests.pages.conftest import open_page
+from tests.pages.readable import assert_readable
 
 PAGE = "pages/judge_validity.py"
 
@@ -46,6 +47,7 @@ def test_upload_ratings_see_table_record_and_set_minimum(demo_home):
     }
     assert [v for v in table["MedHELM (published)"] if v != "—"] == ["0.47", "0.43"] * 3
     assert all(v.startswith("[") for v in pooled["95% interval"])
+    assert assert_readable(at) >= 1 and all(n == "—" or n.isdigit() for n in table["n"])
     at.button(key="jv_record").click().run()
     assert not at.exception, [e.value for e in at.exception]
     recorded = latest(demo_home).judge_agreement
