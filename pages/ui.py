@@ -118,7 +118,8 @@ def sidebar() -> None:
             if v is not None:
                 tier = v.dossier.risk.tier
                 st.markdown(f"**Version {v.version}** · `{v.hash[:12]}`  \n"
-                            f"Risk tier: :{TIER_COLOURS[tier]}[**{tier}**] · status {v.dossier.status}")
+                            f"Risk tier: :{TIER_COLOURS[tier]}[**{tier}**] · status "
+                            f"{v.dossier.status.replace('_', ' ')}")
         st.text_input("Reviewer", value=st.session_state["reviewer"], key="reviewer_input",
                       on_change=_copy_reviewer, help="Recorded on every save, decision and sign-off.")
         st.caption(f"Database: {default_home() / 'medassure.duckdb'}")
