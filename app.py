@@ -44,7 +44,9 @@ def _warm_up() -> None:
     warm_up_in_background()
 
 
-_warm_up()
+# MEDASSURE_PRELOAD_MODEL=0 skips it (the browser tests start a server per test and most never map).
+if os.environ.get("MEDASSURE_PRELOAD_MODEL", "1") != "0":
+    _warm_up()
 page = st.navigation(PAGES, expanded=True)  # every step of the path visible, no "View more"
 ui.sidebar()
 page.run()

@@ -48,7 +48,9 @@ class App:
 
 def start_app(home: Path, seed_demo: bool = True, extra_env: dict | None = None) -> App:
     env = {**os.environ, "MEDASSURE_HOME": str(home), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "LITELLM_LOCAL_MODEL_COST_MAP": "True", "MEDASSURE_USER": "browser-test", **(extra_env or {})}
+           "LITELLM_LOCAL_MODEL_COST_MAP": "True", "MEDASSURE_USER": "browser-test",
+           # no sentence-model preload per server (25-40 s of CPU each); Task mapping loads it on demand
+           "MEDASSURE_PRELOAD_MODEL": "0", **(extra_env or {})}
     if seed_demo:
         subprocess.run([sys.executable, "-m", "cli", "demo"], env=env, cwd=REPO, check=True,
                        capture_output=True, timeout=300)
