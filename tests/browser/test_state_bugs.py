@@ -7,6 +7,7 @@ import pytest
 from governance.dossier.store import Store
 from tests.browser.conftest import goto_page, wait_idle
 from tests.browser.test_dossier_path import fill
+from tests.browser.test_local_scenarios import one
 
 pytestmark = pytest.mark.browser
 
@@ -34,7 +35,7 @@ def test_a_saved_new_dossier_becomes_the_current_one_everywhere(page, app_factor
     pg.get_by_text("Saving creates version 2").wait_for()
 
     # The page edits the new dossier, not the demo, and the sidebar agrees.
-    assert pg.get_by_label("Title", exact=True).input_value() == "Refill replies"
+    assert one(pg, pg.get_by_label("Title", exact=True)).input_value() == "Refill replies"
     sidebar = pg.locator('[data-testid="stSidebar"]').inner_text()
     assert "Version 1" in sidebar, sidebar
     fill(pg, "Title", "Refill replies (nurse-reviewed)")
