@@ -16,8 +16,8 @@ import argparse
 import sys
 from typing import Any
 
-from cli._common import add_format, emit, fail, open_store, say
-from cli.run_support import EXIT_ALL_FAILED, EXIT_STOPPED, ProgressBar, endpoint_from_args
+from cli._common import add_format, emit, fail, open_store
+from cli.run_support import ProgressBar, endpoint_from_args, run_exit_code
 from cli.scenario_run import add_run_arguments, cmd_run_scenario
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
@@ -111,13 +111,7 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
     except RunInputError as exc:
         fail(str(exc))
     emit(summary.model_dump(mode="json"))
-    if summary.status != "completed":
-        say(f"run {summary.run_id} stopped: {summary.status}; run the same command again to resume")
-        return EXIT_STOPPED
-    if summary.n and summary.n_errors == summary.n:
-        say(f"every instance failed: {summary.errors}")
-        return EXIT_ALL_FAILED
-    return 0
+    return run_exit_code(summary)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

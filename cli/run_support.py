@@ -57,3 +57,14 @@ def endpoint_from_args(args: argparse.Namespace):
         )
     except ValidationError as exc:
         fail("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
+
+
+def run_exit_code(summary) -> int:
+    """0, or ``EXIT_STOPPED`` / ``EXIT_ALL_FAILED`` with the reason on stderr.
+    if summary.status != "completed":
+        say(f"run {summary.run_id} stopped: {summary.status}; run the same command again to resume")
+        return EXIT_STOPPED
+    if summary.n and summary.n_errors == summary.n:
+        say(f"every instance failed: {summary.errors}")
+        return EXIT_ALL_FAILED
+    return 0

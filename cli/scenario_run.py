@@ -16,7 +16,7 @@ import os
 from typing import Any
 
 from cli._common import emit, fail, open_store, say
-from cli.run_support import EXIT_ALL_FAILED, EXIT_STOPPED, ProgressBar, endpoint_from_args
+from cli.run_support import ProgressBar, endpoint_from_args, run_exit_code
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
 
@@ -98,10 +98,4 @@ def _run(args: argparse.Namespace, store: Any, version: Any, instances: list, en
             saved = store.save(dossier, author=by, note=f"evidence: local scenario run {summary.run_id}")
             out["attached"] = {"dossier_id": saved.dossier.id, "version": saved.version}
     emit(out)
-    if summary.status != "completed":
-        say(f"run {summary.run_id} stopped: {summary.status}; run the same command again to resume")
-        return EXIT_STOPPED
-    if summary.n and summary.n_errors == summary.n:
-        say(f"every instance failed: {summary.errors}")
-        return EXIT_ALL_FAILED
-    return 0
+    return run_exit_code(summary)

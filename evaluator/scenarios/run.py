@@ -76,6 +76,17 @@ def phi_gate(instances: list[Instance], endpoint: ModelEndpoint) -> PhiCheck:
     return check_phi_for_run(scan_instances(instances), endpoint.name, endpoint.phi_approved)
 
 
+def _gated_cases(stores: ComponentStores, scenario_id: str, version: int | None, limit: int | None,
+                 endpoint: ModelEndpoint) -> tuple[ScenarioVersion, list[Instance]]:
+    """The scenario version and its first ``limit`` cases, once they pass the PHI gate for ``endpoint``."""
+    chosen = stores.scenarios.get(scenario_id, version)
+    instances = stores.scenarios.instances(chosen.scenario_id, chosen.version)[:limit]
+    check = phi_gate(instances, endpoint)
+    if not check.allowed:
+        raise ScenarioRunBlocked(check)
+    return chosen, instances
+
+
 def run_scenario(
     stores: ComponentStores,
     scenario_id: str,
@@ -97,14 +108,7 @@ def run_scenario(
     Example:
         >>> summary = run_scenario(store, "sc_3f9a1c2b", endpoint, on_progress=bar)  # doctest: +SKIP
     """
-    store = stores.scenarios
-    chosen = store.get(scenario_id, version)
-    instances = store.instances(chosen.scenario_id, chosen.version)
-    if limit is not None:
-        instances = instances[:limit]
-    check = phi_gate(instances, endpoint)
-    if not check.allowed:
-        raise ScenarioRunBlocked(check)
+    chosen, instances = _gated_cases(stores, scenario_id, version, limit, endpoint)
     summary = run_benchmark(
         stores,
         scenario_spec(chosen),
@@ -115,7 +119,7 @@ def run_scenario(
         on_progress=on_progress,
         cancel=cancel,
     )
-    store.record_run(chosen, summary.run_id, endpoint.name, endpoint.phi_approved)
+    stores.scenarios.record_run(chosen, summary.run_id, endpoint.name, endpoint.phi_approved)
     return summary
 
 
@@ -145,12 +149,7 @@ def start_scenario(
         >>> job.join(60).state                                     # doctest: +SKIP
         'completed'
     """
-    scenarios = stores.scenarios
-    chosen = scenarios.get(scenario_id, version)
-    instances = scenarios.instances(chosen.scenario_id, chosen.version)[:limit]
-    check = phi_gate(instances, endpoint)
-    if not check.allowed:
-        raise ScenarioRunBlocked(check)
+    chosen, instances = _gated_cases(stores, scenario_id, version, limit, endpoint)
     spec = scenario_spec(chosen)
     record = request_record(
         "scenario", benchmark_id=spec.id, endpoint=endpoint, prompt_hash=prompt_hash(spec),
