@@ -61,6 +61,9 @@ def endpoint_from_args(args: argparse.Namespace):
 
 def run_exit_code(summary) -> int:
     """0, or ``EXIT_STOPPED`` / ``EXIT_ALL_FAILED`` with the reason on stderr.
+
+    Shared by ``medassure run --benchmark`` and ``medassure run --scenario``.
+    """
     if summary.status != "completed":
         say(f"run {summary.run_id} stopped: {summary.status}; run the same command again to resume")
         return EXIT_STOPPED
