@@ -110,12 +110,11 @@ if shown in ids or st.session_state.get("reeval_pick") not in ids:
     st.session_state["reeval_pick"] = shown if shown in ids else ids[0]
 chosen = st.selectbox("Addendum", ids, key="reeval_pick", format_func=labels.get)
 addendum = next(a for a in addenda if a.id == chosen)
-rerun = sorted({c.candidate for c in addendum.comparisons})
 decided = addendum.impact.decided_model
-st.markdown("**Re-run:** " + (", ".join(rerun) or "no candidate") + " (" +
-            ", ".join(sorted({c.benchmark for c in addendum.comparisons})) + ")")
+st.markdown("**Re-run:** " + (", ".join(addendum.candidates_rerun) or "no candidate") + " (" +
+            ", ".join(addendum.benchmarks_rerun) + ")")
 answer = f"**Would this change the decision? {'Yes' if addendum.impact.would_change else 'No'}.** "
-if decided and decided not in rerun:
+if not addendum.answers_for_decided_model:
     st.warning(f"The decided candidate, {decided}, was not re-run in this addendum, so it cannot say whether "
                "the decision would change; re-evaluate that candidate's evidence.")
 else:
