@@ -26,19 +26,36 @@ def _target(path: str) -> Path:
     return p
 
 
+def _signer(args: argparse.Namespace):
+    """The export signer from ``--sign-key/--sign-cert`` or the environment; None when not configured."""
+    from reports.signing import ExportSigner, SigningError
+
+    try:
+        if args.sign_key or args.sign_cert:
+            if not (args.sign_key and args.sign_cert):
+                fail("give both --sign-key and --sign-cert (PEM files), or neither")
+            return ExportSigner.from_files(args.sign_key, args.sign_cert)
+        return ExportSigner.from_env()
+    except SigningError as exc:
+        fail(str(exc))
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from reports.bundle import report_bundle
 
     targets = {"pdf": _target(args.out)}
     targets |= {kind: _target(getattr(args, opt))
                 for opt, kind in OPTIONAL_FILES.items() if getattr(args, opt)}
-    bundle = report_bundle(open_store(args), args.id, args.version)
+    signer = _signer(args)
+    bundle = report_bundle(open_store(args), args.id, args.version, signer=signer)
     written = {}
     for kind, path in targets.items():
         size = bundle.write(kind, path).stat().st_size
         written[kind] = {"path": str(path), "bytes": size}
         say(f"wrote {path} ({size:,} bytes)")
     v = bundle.version
+    if signer is not None and "chai" in written:
+        written["chai"]["signed_by"] = signer.subject
     emit({"id": v.dossier.id, "version": v.version, "hash": v.hash, "files": written,
           "not_recorded": [s.title for s in bundle.report.sections() if not s.recorded]})
     return 0
@@ -70,6 +87,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--chai", help="also write the CHAI Applied Model Card XML")
     p.add_argument("--csv", help="also write the evidence CSV (formula cells neutralised)")
     p.add_argument("--hti1", help="also write the HTI-1 source-attribute sheet as CSV")
+    p.add_argument("--sign-key", help="PEM private key signing the CHAI XML (default $MEDASSURE_EXPORT_KEY)")
+    p.add_argument("--sign-cert", help="its PEM certificate (default $MEDASSURE_EXPORT_CERT)")
     p.set_defaults(func=cmd_report)
     p = sub.add_parser("import-dossier", help="import a dossier JSON written by `medassure report --json`")
     p.add_argument("file", help="the JSON file")
