@@ -6,6 +6,7 @@ from pages import ui
 from reports.bundle import report_bundle
 from reports.markdown import section_markdown
 from reports.preview import pdf_page_images
+from reports.signing import ExportSigner, SigningError
 
 st.title("Report")
 current = ui.require_dossier()
@@ -13,7 +14,12 @@ dossier_id = current.dossier.id
 versions = [h.version for h in ui.store().history(dossier_id)][::-1]
 chosen = st.selectbox("Version", versions, index=0, key=f"report_version_{dossier_id}",
                       format_func=lambda n: f"version {n}" + (" (latest)" if n == versions[0] else ""))
-bundle = report_bundle(ui.store(), dossier_id, chosen)
+try:
+    signer = ExportSigner.from_env()
+except SigningError as exc:
+    signer = None
+    st.warning(f"The CHAI card cannot be signed: {exc}. It is offered unsigned.")
+bundle = report_bundle(ui.store(), dossier_id, chosen, signer=signer)
 v, report = bundle.version, bundle.report
 st.caption(f"Dossier {dossier_id}, version {v.version}, saved {v.created_at:%Y-%m-%d %H:%M} UTC by "
            f"{v.author}. Every page and export is bound to this version's hash `{v.hash}`.")
@@ -26,6 +32,10 @@ for column, download in zip(columns, bundle.downloads, strict=True):
                            type="primary" if download.kind == "pdf" else "secondary")
 st.caption("Files are rendered when you click (the PDF takes a few seconds). The PDF carries the CHAI model "
            "card in its metadata; the JSON re-imports with `medassure import-dossier` to the same hash.")
+st.caption(f"The CHAI card XML is signed by {signer.subject}; anyone holding that certificate checks it with "
+           "`medassure verify-export`." if signer is not None else
+           "Exports are not signed on this deployment (set MEDASSURE_EXPORT_KEY and MEDASSURE_EXPORT_CERT "
+           "to the hospital's PEM key and certificate to sign the CHAI card).")
 
 missing = [s.title for s in report.sections() if not s.recorded]
 if missing:
