@@ -27,7 +27,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 FAULT_KINDS = ("429", "500", "hang", "malformed")
-"""Transient faults a runner must ride out. Also available, not by default: "401" and "400"."""
+"""Transient faults a runner must ride out. Also available, not by default: "401", "400" and "echo401"
+(a 401 whose body echoes the request path and headers, as careless servers do)."""
 Answer = Callable[[dict[str, Any]], str]
 
 
@@ -146,6 +147,10 @@ class _Handler(BaseHTTPRequestHandler):
                     }
                 },
             )
+        if fault == "echo401":
+            echo = {"path": self.path, "headers": dict(self.headers.items())}
+            return self._json(401, {"error": {"message": f"unauthorized request: {json.dumps(echo)}",
+                                              "type": "invalid_request_error"}})
         if fault == "400":
             return self._json(
                 400,

@@ -22,6 +22,7 @@ from typing import Any
 import duckdb
 
 from evaluator.db import apply_migrations
+from evaluator.gateway.secrets import scrub_url
 from evaluator.runs.writer import ResultWriter, insert_batch, replay_journals
 
 MIGRATIONS = [
@@ -178,7 +179,7 @@ class RunStore:
                 hashes.get("dataset"),
                 model,
                 endpoint_name,
-                api_base,
+                scrub_url(api_base),  # a key in the URL's user part or query is never stored
                 canonical_json(params),
                 n_planned,
             ],
