@@ -13,6 +13,8 @@ from collections.abc import Sequence
 
 import duckdb
 
+from evaluator.db_integrity import harden
+
 
 def apply_migrations(con: duckdb.DuckDBPyConnection, component: str, migrations: Sequence[str]) -> int:
     """Apply the not-yet-applied migrations of one component.
@@ -33,6 +35,7 @@ def apply_migrations(con: duckdb.DuckDBPyConnection, component: str, migrations:
         >>> apply_migrations(con, "demo", ["CREATE TABLE t (x INT)"])
         0
     """
+    harden(con)  # every store passes here: no extension is fetched or loaded behind our back
     con.execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations ("
         " component VARCHAR, number INTEGER, applied_at TIMESTAMPTZ DEFAULT now(),"
