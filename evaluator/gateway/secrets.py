@@ -35,7 +35,11 @@ _known_lock = threading.Lock()
 _URL_QUERY = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s?#\"'<>`]*\?)([^\s#\"'<>`]*)")
 _QUERY_PAIR = re.compile(r"([^&=]+)=([^&]*)")
 _USERINFO = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@\"'<>`]+@")
-_SCHEMES = re.compile(r"\b(Bearer|Basic|Token)(\s+)(?!\[REDACTED\])[^\s\"',;}\]]+", re.IGNORECASE)
+_SCHEMES = re.compile(
+    r"\b(Bearer)(\s+)(?!\[REDACTED\])[^\s\"',;}\]]+"  # any bearer token
+    r"|\b(Basic)(\s+)(?=[A-Za-z0-9+/]*[0-9+/=])[A-Za-z0-9+/]{8,}={0,2}",  # base64 of user:password
+    re.IGNORECASE,
+)
 _PAIRS = re.compile(
     r"(\b[\w-]*(?:api[-_]?key|access[-_]?token|auth[-_]?token|secret|password|passwd|signature)"
     r"[\"']?\s*[:=]\s*[\"']?)(?!\[REDACTED\])(?!Bearer\b|Basic\b)[^\s\"',;&}\]]+",
@@ -152,6 +156,6 @@ def scrub_text(text: str | None) -> str | None:
             text = text.replace(value, REDACTED)
     text = _USERINFO.sub(lambda m: m.group(1) + REDACTED + "@", text)
     text = _URL_QUERY.sub(_redact_query, text)
-    text = _SCHEMES.sub(lambda m: m.group(1) + m.group(2) + REDACTED, text)
+    text = _SCHEMES.sub(lambda m: (m.group(1) or m.group(3)) + (m.group(2) or m.group(4)) + REDACTED, text)
     text = _PAIRS.sub(lambda m: m.group(1) + REDACTED, text)
     return _KEY_SHAPES.sub(REDACTED, text)

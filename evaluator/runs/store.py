@@ -140,6 +140,10 @@ class RunStore:
         """Replay journals left by killed runs; returns how many results were recovered."""
         return replay_journals(self.con, self.journal_dir if isinstance(self.journal_dir, Path) else None)
 
+    def lease_path(self, run_id: str) -> Path | None:
+        """The run's lease file beside its journal (``evaluator.runs.workers.RunLease``); None in memory."""
+        return self.journal_dir / f"{run_id}.lease" if isinstance(self.journal_dir, Path) else None
+
     def _journal_path(self, run_id: str) -> Path | None:
         return self.journal_dir / f"{run_id}.jsonl" if isinstance(self.journal_dir, Path) else None
 

@@ -46,6 +46,8 @@ def test_scrub_url_keeps_the_endpoint_and_drops_credentials():
         ('{"x-api-key": "abc-123"}', f'{{"x-api-key": "{REDACTED}"}}'),
         ("connect to http://me:pw@host:1/v1 refused", f"connect to http://{REDACTED}@host:1/v1 refused"),
         ("plain error: model not found", "plain error: model not found"),
+        ("Token limit exceeded; Basic authentication failed; max_tokens=64",
+         "Token limit exceeded; Basic authentication failed; max_tokens=64"),
     ],
 )
 def test_scrub_text_known_answers(text, expected):
