@@ -32,6 +32,7 @@ import duckdb
 
 from evaluator.db import apply_migrations
 from evaluator.db_integrity import (
+    CleanCloseMark,
     WalCheck,
     connect_file,
     damaged_tables,
@@ -110,11 +111,12 @@ def connect(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
         os.chmod(path.parent, 0o700)
     _refuse_foreign_file(path)
     wal = None if read_only else WalCheck.before_open(path)
+    full_check = not CleanCloseMark.matches(path) or wal is not None
     try:
         con = connect_file(path, read_only=read_only)
         if path.stat().st_uid == os.getuid():  # a file someone else owns keeps its mode
             os.chmod(path, 0o600)
-        _check_opened(con, path, wal)
+        _check_opened(con, path, wal, full_check)
         return con
     except duckdb.IOException as exc:
         text = str(exc)
@@ -153,7 +155,8 @@ def _refuse_foreign_file(path: Path) -> None:
         )
 
 
-def _check_opened(con: duckdb.DuckDBPyConnection, path: Path, wal: WalCheck | None) -> None:
+def _check_opened(con: duckdb.DuckDBPyConnection, path: Path, wal: WalCheck | None,
+                  full: bool = True) -> None:
     """After opening: report a dropped write-ahead log, refuse someone else's database or damaged tables."""
     notes = OPEN_WARNINGS.setdefault(str(path), [])
     notes.clear()
@@ -166,7 +169,7 @@ def _check_opened(con: duckdb.DuckDBPyConnection, path: Path, wal: WalCheck | No
                 "application (tables but no MedAssure schema). Nothing was changed: point MEDASSURE_HOME "
                 "at a folder of its own."
             )
-        damaged = damaged_tables(con)
+        damaged = damaged_tables(con) if full else {}
     except BaseException:
         con.close()
         raise
@@ -243,7 +246,15 @@ class Store(ComponentStores):
             con.close()
             raise StoreCorruptError(f"{path} could not be prepared: {exc}. Nothing was changed.") from None
         store.open_warnings = tuple(_announce_open_warnings(path))
+        store._opened_con = con
         return store
+
+    def close(self) -> None:
+        """Close the connection; closing the store itself (not a thread's view) marks the file clean."""
+        owner = self._con is getattr(self, "_opened_con", None)  # for_thread() views hold a cursor
+        super().close()
+        if owner and self.path is not None and self.path.exists():
+            CleanCloseMark.record(self.path)
 
     @property
     def documents(self) -> DocumentStore:

@@ -108,6 +108,9 @@ def test_cli_and_library_runs_store_no_key_anywhere(home, capsys, monkeypatch, l
         "env": (llm_server.url, ["--api-key-env", "WARD_LLM"]),
         "userinfo": (f"http://ward:{key}@{host}", []),
         "query": (f"{llm_server.url}?api-key={key}", []),
+        # worker processes build the error text; the parent rebuilds (and scrubs) it again
+        "workers": (f"http://ward:{key}@{host}", ["--api-key-env", "WARD_LLM", "--workers", "2",
+                                                  "--transport", "openai"]),
     }
     outputs = []
     for api_base, extra in cases.values():

@@ -186,3 +186,28 @@ def test_cli_warns_about_a_junk_wal_and_goes_on(home):
     result = _cli(home, "dossier", "list")
     assert result.returncode == 0, result.stderr
     assert f"warning: The write-ahead log {wal}" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_full_read_is_skipped_only_for_a_file_exactly_as_a_clean_close_left_it(home, monkeypatch):
+    import governance.dossier.store as store_module
+
+    calls: list[str] = []
+    real = store_module.damaged_tables
+    monkeypatch.setattr(store_module, "damaged_tables", lambda con: calls.append("read") or real(con))
+    db = home / "medassure.duckdb"
+    _filled_store(db)
+    assert calls == ["read"]  # a new file: no clean-close mark yet
+    Store.open(db).close()
+    assert calls == ["read"], "unchanged since the clean close: no full read"
+    store = Store.open(db)
+    assert calls == ["read"]
+    store.for_thread().close()  # a thread's cursor closing does not mark the file clean
+    store._con.close()  # as if the process died: the connection ends without Store.close
+    Store.open(db).close()
+    assert calls == ["read", "read"], "no fresh mark after a crash: everything is read"
+    with db.open("r+b") as fh:  # same size, new bytes (and so a new mtime)
+        fh.seek(db.stat().st_size // 2)
+        fh.write(os.urandom(65536))
+    with pytest.raises(StoreCorruptError):
+        Store.open(db)
+    assert calls == ["read", "read", "read"]
