@@ -13,7 +13,21 @@ from collections.abc import Sequence
 
 import duckdb
 
-from evaluator.db_integrity import harden
+SAFE_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+"""DuckDB settings on every connection we open: never fetch or load an extension on our behalf
+(opening a foreign file made DuckDB try to download one). Checks made on open: ``evaluator.db_integrity``."""
+
+
+def harden(con: duckdb.DuckDBPyConnection) -> None:
+    """Switch extension auto-install and auto-load off on a connection (``SAFE_CONFIG``).
+
+    Example:
+        >>> con = duckdb.connect(); harden(con)
+        >>> con.execute("SELECT current_setting('autoload_known_extensions')").fetchone()[0]
+        False
+    """
+    for name, value in SAFE_CONFIG.items():
+        con.execute(f"SET {name} = {str(value).lower()}")
 
 
 def apply_migrations(con: duckdb.DuckDBPyConnection, component: str, migrations: Sequence[str]) -> int:

@@ -30,8 +30,11 @@ from pathlib import Path
 
 import duckdb
 
-SAFE_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
-"""DuckDB settings on every connection we open: never fetch or load an extension on our behalf."""
+from evaluator.db import SAFE_CONFIG, harden
+
+__all__ = ["SAFE_CONFIG", "CleanCloseMark", "WalCheck", "connect_file", "damaged_tables",
+           "foreign_file_reason", "harden", "is_foreign_database", "user_tables"]
+
 DUCKDB_MAGIC = b"DUCK"
 """Bytes 8-11 of every DuckDB database file."""
 
@@ -39,18 +42,6 @@ DUCKDB_MAGIC = b"DUCK"
 def connect_file(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """``duckdb.connect`` with ``SAFE_CONFIG`` (no extension is installed or loaded automatically)."""
     return duckdb.connect(str(path), read_only=read_only, config=dict(SAFE_CONFIG))
-
-
-def harden(con: duckdb.DuckDBPyConnection) -> None:
-    """Switch extension auto-install and auto-load off on a connection someone else opened.
-
-    Example:
-        >>> con = duckdb.connect(); harden(con)
-        >>> con.execute("SELECT current_setting('autoload_known_extensions')").fetchone()[0]
-        False
-    """
-    for name, value in SAFE_CONFIG.items():
-        con.execute(f"SET {name} = {str(value).lower()}")
 
 
 def foreign_file_reason(path: Path) -> str | None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from evaluator.db_integrity import harden
+from evaluator.db import harden
 from evaluator.jury.store import JuryStore
 from evaluator.runs.reads import RunReads
 from evaluator.runs.store import RunStore, read_job
