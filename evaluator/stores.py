@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from evaluator.db import harden
 from evaluator.jury.store import JuryStore
 from evaluator.runs.reads import RunReads
 from evaluator.runs.store import RunStore, read_job
@@ -38,6 +39,7 @@ class ComponentStores:
     """
 
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        harden(con)
         self._con = con
 
     @property

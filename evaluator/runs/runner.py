@@ -32,7 +32,7 @@ from evaluator.runs.records import Budget, Score, cache_row, result_row
 from evaluator.runs.retry import CallOutcome, RateLimiter, RetryPolicy, call_with_retries
 from evaluator.runs.store import RunStore
 from evaluator.runs.summary import RunSummary, summarize_run
-from evaluator.runs.workers import WorkerPool
+from evaluator.runs.workers import RunLease, WorkerPool
 from evaluator.scoring import score_response
 
 if TYPE_CHECKING:
@@ -125,7 +125,16 @@ async def run_async(
             params=plan.params,
             n_planned=len(plan.instances),
         )
-    else:
+    lease_path = store.lease_path(run_id)
+    # No request is sent while workers of an earlier invocation of this run may still answer one.
+    lease = await RunLease.acquire(lease_path) if lease_path is not None else None
+    if lease is not None and pool is not None and hasattr(pool, "hold_lease"):
+        try:
+            await pool.hold_lease(lease.path)
+        except BaseException:
+            lease.release()
+            raise
+    if resumed:
         store.set_status(run_id, "running")
     finished = store.finished_ids(run_id)
     todo = [
@@ -205,6 +214,8 @@ async def run_async(
         try:
             writer.close()
         finally:
+            if lease is not None:
+                lease.release()
             summary = summarize_run(
                 store,
                 run_id,
