@@ -21,6 +21,7 @@ import io
 import json
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -120,8 +121,11 @@ def dossier_bundle_zip(store: Store, dossier_id: str, version: int | None = None
 def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes:
     if info.file_size > cap:
         raise BundleError(f"{info.filename}: declares {info.file_size:,} bytes, over the {cap:,}-byte cap")
-    with archive.open(info) as stream:
-        data = stream.read(cap + 1)
+    try:
+        with archive.open(info) as stream:
+            data = stream.read(cap + 1)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+        raise BundleError(f"{info.filename}: cannot be read from the archive ({exc})") from None
     if len(data) > cap:
         raise BundleError(f"{info.filename}: inflates past the {cap:,}-byte cap")
     return data
