@@ -6,6 +6,7 @@ from pages import ui
 from reports.bundle import report_bundle
 from reports.markdown import section_markdown
 from reports.preview import pdf_page_images
+from reports.zip_bundle import bundle_zip
 
 st.title("Report")
 current = ui.require_dossier()
@@ -24,8 +25,13 @@ for column, download in zip(columns, bundle.downloads, strict=True):
     column.download_button(download.label, data=download.make, file_name=download.file_name,
                            mime=download.mime, key=f"download_{download.kind}", on_click="ignore",
                            type="primary" if download.kind == "pdf" else "secondary")
+st.download_button("Everything in one verifiable zip (with the attached vendor documents)",
+                   data=lambda: bundle_zip(ui.store(), bundle), on_click="ignore", key="download_bundle",
+                   file_name=f"{dossier_id}-v{v.version}-{v.hash[:8]}-bundle.zip", mime="application/zip")
 st.caption("Files are rendered when you click (the PDF takes a few seconds). The PDF carries the CHAI model "
-           "card in its metadata; the JSON re-imports with `medassure import-dossier` to the same hash.")
+           "card in its metadata; the JSON re-imports with `medassure import-dossier` to the same hash. "
+           "The zip holds every file above, each attached document and a manifest of their SHA-256 hashes; "
+           "`medassure import-dossier` refuses it if any file was changed, added or removed.")
 
 missing = [s.title for s in report.sections() if not s.recorded]
 if missing:
