@@ -16,6 +16,8 @@ import pytest
 
 ANSWERS = {"q0": "0", "q1": "2", "q2": "5", "q3": "6"}
 """Mock answers to "What is i+i?": q2 is wrong, so match scores 3 of 4 correct."""
+BY_QUESTION = {f"What is {i}+{i}?": ANSWERS[f"q{i}"] for i in range(4)}
+"""The same answers keyed by the question the mock model is asked."""
 NUMERIC = {"n0": 0.2, "n1": 0.4, "n2": 0.9, "n3": 0.5, "n4": {"a": 1.0}}
 """Per-sample values of the numeric scorer; n4's dict is not one score and must be unscored."""
 
@@ -36,7 +38,8 @@ def make_logs(root: Path, names: tuple[str, ...] | None = None) -> dict[str, Pat
 
     ``match_eval`` / ``match_json``: 4 samples, exact match, 3 correct (``.eval`` and ``.json``).
     ``numeric``: 5 samples, a scorer returning numbers (and one dict). ``failed``: a solver that
-    raises on one sample, so the log ends with status ``error``. ``names`` runs only those.
+    raises on one sample, so the log ends with status ``error``; ``partial``: the same with
+    ``fail_on_error=False``, so the log succeeds with q2 errored. ``names`` runs only those.
     """
     pytest.importorskip("inspect_ai", reason="inspect_ai not installed (pip install 'medassure[inspect]')")
     with pytest.MonkeyPatch.context() as mp:
@@ -56,9 +59,11 @@ def _run_tasks(root: Path, names: tuple[str, ...] | None) -> dict[str, Path]:
         samples = [Sample(input=f"What is {i}+{i}?", target=str(2 * i), id=f"q{i}") for i in range(4)]
         return Task(dataset=samples, solver=generate(), scorer=match(), name=name, version=3)
 
-    def mock(answers) -> object:
-        return get_model("mockllm/model",
-                         custom_outputs=[ModelOutput.from_content("mockllm/model", a) for a in answers])
+    def mock(answers: dict[str, str]) -> object:
+        """The mock model answering by the question asked (samples may run in any order)."""
+        def respond(messages, tools, tool_choice, config):
+            return ModelOutput.from_content("mockllm/model", answers.get(messages[-1].text, "ok"))
+        return get_model("mockllm/model", memoize=False, custom_outputs=respond)
 
     @scorer(metrics=[mean(), stderr()])
     def lookup():
@@ -71,19 +76,23 @@ def _run_tasks(root: Path, names: tuple[str, ...] | None) -> dict[str, Path]:
         async def solve(state, generate_):
             if state.sample_id == "q2":
                 raise RuntimeError("deliberate failure on q2")
-            return await generate_(state)
+            return state
         return solve
 
     logs: dict[str, Path] = {}
     runs = {
-        "match_eval": (addition("addition"), list(ANSWERS.values()), "eval", {}),
-        "match_json": (addition("addition"), list(ANSWERS.values()), "json", {}),
+        "match_eval": (addition("addition"), BY_QUESTION, "eval", {}),
+        "match_json": (addition("addition"), BY_QUESTION, "json", {}),
         "numeric": (Task(dataset=[Sample(input=f"Rate {k}", target="x", id=k) for k in NUMERIC],
                          solver=generate(), scorer=lookup(), name="rating", version=1),
-                    ["ok"] * len(NUMERIC), "eval", {}),
+                    {}, "eval", {}),
         "failed": (Task(dataset=[Sample(input=f"What is {i}+{i}?", target=str(2 * i), id=f"q{i}")
                                  for i in range(4)], solver=[breaks_on_q2(), generate()], scorer=match(),
-                        name="broken"), list(ANSWERS.values()), "eval", {"fail_on_error": True}),
+                        name="broken"), BY_QUESTION, "eval", {"fail_on_error": True}),
+        "partial": (Task(dataset=[Sample(input=f"What is {i}+{i}?", target=str(2 * i), id=f"q{i}")
+                                  for i in range(4)], solver=[breaks_on_q2(), generate()], scorer=match(),
+                         name="partial"), BY_QUESTION, "eval",
+                    {"fail_on_error": False}),
     }
     for name, (task, answers, fmt, options) in runs.items():
         if names is not None and name not in names:

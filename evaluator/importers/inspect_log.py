@@ -178,7 +178,8 @@ def load_inspect_logs(path: Path | str) -> list[InspectRun]:
 
 
 def _read_one(read, file: Path) -> InspectRun:
-    data = file.read_bytes()
+    with file.open("rb") as stream:
+        digest = hashlib.file_digest(stream, "sha256").hexdigest()
     try:
         log = read(str(file), exclude_fields=SKIPPED_FIELDS)
     except Exception as exc:  # noqa: BLE001 - any reader failure is a corrupt or truncated file
@@ -188,7 +189,7 @@ def _read_one(read, file: Path) -> InspectRun:
     fault = _refusal(log)
     if fault:
         raise InspectImportError([f"{file}: {fault}"])
-    return _build_run(file, hashlib.sha256(data).hexdigest(), log)
+    return _build_run(file, digest, log)
 
 
 def _refusal(log) -> str:

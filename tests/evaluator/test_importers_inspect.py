@@ -97,6 +97,16 @@ def test_unfinished_log_is_refused(logs):
         load_inspect_logs(logs["failed"])
 
 
+def test_an_errored_sample_in_a_finished_log_is_unscored_not_wrong(logs):
+    (run,) = load_inspect_logs(logs["partial"])
+    assert run.status == "success" and run.sample_scores == {"q0": 1.0, "q1": 1.0, "q3": 1.0}
+    assert run.unscored_reasons["q2"].startswith("the sample ended in error: ")
+    assert "deliberate failure on q2" in run.unscored_reasons["q2"]
+    e = inspect_run_evidence(run)
+    assert (e.score, e.n, e.n_unscored) == (1.0, 3, 1) and "1 sample(s) unscored: q2" in e.caveat
+    assert round(e.ci_lower, 4) == 0.4385 and e.ci_upper == 1.0  # Wilson 3 of 3
+
+
 def test_missing_path_and_empty_folder(tmp_path):
     with pytest.raises(InspectImportError, match="no such file or folder"):
         load_inspect_logs(tmp_path / "absent.eval")
