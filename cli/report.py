@@ -43,9 +43,13 @@ def cmd_report(args: argparse.Namespace) -> int:
         written[kind] = {"path": str(path), "bytes": size}
         say(f"wrote {path} ({size:,} bytes)")
     if zip_target is not None:
+        from governance.dossier.documents import DocumentError
         from reports.zip_bundle import bundle_zip
 
-        zip_target.write_bytes(bundle_zip(store, bundle))
+        try:
+            zip_target.write_bytes(bundle_zip(store, bundle))
+        except DocumentError as exc:
+            fail(f"bundle not written: {exc}")
         size = zip_target.stat().st_size
         written["bundle"] = {"path": str(zip_target), "bytes": size}
         say(f"wrote {zip_target} ({size:,} bytes)")

@@ -164,6 +164,10 @@ def _manifest(archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo]) -> 
             isinstance(e, dict) and isinstance(e.get("path"), str) and isinstance(e.get("sha256"), str)
             and isinstance(e.get("size"), int) for e in entries):
         raise BundleError(f"{MANIFEST}: \"files\" must list objects with path, sha256 and size")
+    paths = [e["path"] for e in entries]
+    twice = sorted({p for p in paths if paths.count(p) > 1})
+    if twice:
+        raise BundleError(f"{twice[0]}: listed twice in {MANIFEST}")
     return manifest
 
 

@@ -139,6 +139,10 @@ def test_zip_bomb_and_garbage_are_refused(source):
         verify_bundle(data)
     with pytest.raises(BundleError, match="not a zip archive"):
         verify_bundle(b"PK\x03\x04 but not really")
+    manifest = json.loads(files[MANIFEST])
+    manifest["files"].append(manifest["files"][0])
+    with pytest.raises(BundleError, match=f"^{manifest['files'][0]['path']}: listed twice in manifest.json"):
+        verify_bundle(rebuild({**files, MANIFEST: json.dumps(manifest).encode()}))
     with pytest.raises(BundleError, match="manifest.json: missing"):
         verify_bundle(rebuild({k: b for k, b in files.items() if k != MANIFEST}))
 
