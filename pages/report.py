@@ -7,6 +7,7 @@ from reports.bundle import report_bundle
 from reports.markdown import section_markdown
 from reports.preview import pdf_page_images
 from reports.signing import ExportSigner, SigningError
+from reports.zip_bundle import bundle_zip, document_refs
 
 st.title("Report")
 current = ui.require_dossier()
@@ -30,8 +31,18 @@ for column, download in zip(columns, bundle.downloads, strict=True):
     column.download_button(download.label, data=download.make, file_name=download.file_name,
                            mime=download.mime, key=f"download_{download.kind}", on_click="ignore",
                            type="primary" if download.kind == "pdf" else "secondary")
+absent = [ref.filename for ref in document_refs(v.dossier) if not ui.store().documents.exists(ref.sha256)]
+st.download_button("Everything in one verifiable zip (with the attached vendor documents)",
+                   data=lambda: bundle_zip(ui.store(), bundle, signer=signer), on_click="ignore",
+                   key="download_bundle", disabled=bool(absent),
+                   file_name=f"{dossier_id}-v{v.version}-{v.hash[:8]}-bundle.zip", mime="application/zip")
+if absent:
+    st.warning("The zip cannot be made: " + ", ".join(absent) + " is cited by the dossier but not in this "
+               "deployment's document store (attach it again on Candidates).")
 st.caption("Files are rendered when you click (the PDF takes a few seconds). The PDF carries the CHAI model "
-           "card in its metadata; the JSON re-imports with `medassure import-dossier` to the same hash.")
+           "card in its metadata; the JSON re-imports with `medassure import-dossier` to the same hash. "
+           "The zip holds every file above, each attached document and a manifest of their SHA-256 hashes; "
+           "`medassure import-dossier` refuses it if any file was changed, added or removed.")
 st.caption(f"The CHAI card XML is signed by {signer.subject}; anyone holding that certificate checks it with "
            "`medassure verify-export`." if signer is not None else
            "Exports are not signed on this deployment (set MEDASSURE_EXPORT_KEY and MEDASSURE_EXPORT_CERT "

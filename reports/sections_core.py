@@ -24,8 +24,9 @@ from governance.evidence.coverage import coverage_map
 from reports.model import AppendixRun, Cover, Fact, Section, Table
 
 PROVENANCE_LABELS = {"published": "published MedHELM", "helm-import": "imported HELM run",
-                     "local-run": "local run"}
-SHORT_PROVENANCE = {"published": "published", "helm-import": "HELM import", "local-run": "local run"}
+                     "local-run": "local run", "inspect-import": "imported Inspect log"}
+SHORT_PROVENANCE = {"published": "published", "helm-import": "HELM import", "local-run": "local run",
+                    "inspect-import": "Inspect import"}
 
 
 def fmt_score(value: float | None, scale: str = "0-1") -> str:

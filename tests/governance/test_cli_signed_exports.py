@@ -82,3 +82,17 @@ def test_detached_signature_beside_a_file_is_found(capsys, tmp_path, keys):
     assert code == 0 and json.loads(out)["kind"] == "detached", err
     data.write_bytes(b'{"files": {"x": 1}}')
     assert run(capsys, "verify-export", str(data), "--cert", str(cert))[0] == 3
+
+
+def test_signed_bundle_from_the_cli_verifies_and_imports(capsys, saved, tmp_path, keys, monkeypatch):  # noqa: F811
+    (key, cert), (_, other_cert) = keys
+    zip_path = tmp_path / "d.zip"
+    code, out, err = run(capsys, "report", saved[0], "--bundle", str(zip_path),
+                         "--sign-key", str(key), "--sign-cert", str(cert))
+    assert code == 0, err
+    code, out, err = run(capsys, "verify-export", str(zip_path), "--cert", str(cert))
+    assert code == 0 and json.loads(out)["kind"] == "bundle", err
+    assert run(capsys, "verify-export", str(zip_path), "--cert", str(other_cert))[0] == 3
+    monkeypatch.setenv("MEDASSURE_HOME", str(tmp_path / "elsewhere"))
+    code, out, err = run(capsys, "import-dossier", str(zip_path), "--author", "auditor")
+    assert code == 0 and json.loads(out)["hash"] == saved[1], err

@@ -33,9 +33,10 @@ def test_report_page_previews_and_offers_downloads(two_versions):
     assert at.title[0].value == "Report"
     assert two_versions[1] in at.caption[0].value
     buttons = at.get("download_button")
-    assert len(buttons) == len(DOWNLOADS)
+    assert len(buttons) == len(DOWNLOADS) + 1  # and the verifiable zip bundle
     labels = [b.proto.label for b in buttons]
     assert labels[0] == "Dossier PDF" and "CHAI model card XML" in labels
+    assert labels[-1].startswith("Everything in one verifiable zip")
     titles = [e.label for e in at.expander]
     assert titles[0] == "1. Executive summary" and "4. Evidence" in titles
     assert any("Appendix: HTI-1 source attributes" in t for t in titles)
