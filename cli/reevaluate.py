@@ -94,8 +94,8 @@ def _text(data: dict[str, Any]) -> None:
 
 
 def cmd_reevaluate(args: argparse.Namespace) -> int:
-    from governance.dossier.store import DossierNotFound
     from evaluator.runs.phi_gate import PhiBlocked
+    from governance.dossier.store import DossierNotFound
     from governance.reevaluation.reevaluate import ReevaluationError
     from governance.reevaluation.start import reevaluate_and_wait
 
