@@ -47,7 +47,7 @@ class DeidentificationAttestation(OmitNewDefaults):
         ('deidentification', 'cases.csv (SHA-256 abababababab…): de-id')
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
     _omit_at_default: ClassVar[tuple[str, ...]] = ()
 
     kind: Literal["deidentification"] = "deidentification"
