@@ -45,6 +45,7 @@ def as_stores(con: Any) -> ComponentStores:
 
     return wrap(con)
 
+
 DEFAULT_JUDGES = (
     "openai/gpt-4o-2024-05-13",
     "anthropic/claude-3-7-sonnet-20250219",

@@ -116,7 +116,7 @@ async def run_async(
     started = time.perf_counter()
     plan: RunPlan = plan_run(spec, instances, endpoint, limit=limit, render=render)
     if options.phi_check is None or not options.phi_check.allowed:  # the PHI gate, before anything is stored
-        require_phi_clearance(plan.instances, [endpoint], 
+        require_phi_clearance(plan.instances, [endpoint],
                               generated=getattr(spec, "access", None) == "builtin")
     price = endpoint.price()
     if options.max_cost_usd is not None and price is None:
