@@ -20,6 +20,9 @@ are not scanned; a jury still scans the outputs made on them.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -61,11 +64,31 @@ def _texts(case: Instance) -> Iterable[tuple[str, str]]:
 
 def _scan(cases: Sequence[Instance], outputs: Mapping[str, str], generated: bool
           ) -> tuple[Counter[str], set[str], list[str]]:
+    items = [] if generated else [(c.id, field, text) for c in cases for field, text in _texts(c)]
+    items += [(case_id, "model output", text) for case_id, text in outputs.items()]
+    key = hashlib.sha256(json.dumps(items, ensure_ascii=False).encode()).hexdigest()
+    with _LOCK:
+        found = _RECENT.get(key)
+    if found is None:  # the page estimates, then starts: the same cases are scanned once
+        found = _scan_items(items)
+        with _LOCK:
+            _RECENT[key] = found
+            while len(_RECENT) > RECENT_SCANS:
+                _RECENT.pop(next(iter(_RECENT)))
+    counts, flagged, examples = found
+    return Counter(counts), set(flagged), list(examples)
+
+
+RECENT_SCANS = 16
+"""Scans kept (results only, keyed by a hash of the texts), so a second check of the same cases is free."""
+_LOCK = threading.Lock()
+_RECENT: dict[str, tuple[Counter[str], set[str], list[str]]] = {}
+
+
+def _scan_items(items: list[tuple[str, str, str]]) -> tuple[Counter[str], set[str], list[str]]:
     counts: Counter[str] = Counter()
     flagged: set[str] = set()
     examples: list[str] = []
-    items = [] if generated else [(c.id, field, text) for c in cases for field, text in _texts(c)]
-    items += [(case_id, "model output", text) for case_id, text in outputs.items()]
     for case_id, field, text in items:
         for kind, start, end in find_identifiers(text or ""):
             counts[kind] += 1

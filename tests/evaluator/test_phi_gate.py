@@ -100,3 +100,17 @@ def test_an_attestation_names_a_method_and_a_real_hash():
         DeidentificationAttestation(attested_by="x", method="guesswork", sha256="0" * 64, subject="f")
     with pytest.raises(ValidationError):
         DeidentificationAttestation(attested_by="  ", method="safe_harbor", sha256="0" * 64, subject="f")
+
+
+def test_the_same_cases_are_scanned_once(monkeypatch):
+    import evaluator.runs.phi_gate as gate
+
+    calls = []
+    real = gate.find_identifiers
+    monkeypatch.setattr(gate, "find_identifiers", lambda text: calls.append(text) or real(text))
+    cases = [Instance(id="z", context="Reach Mr. Quentin Doe at 555-867-5309.", question="?", reference="r")]
+    first = check_phi(cases, [VENDOR])
+    n = len(calls)
+    assert n > 0 and check_phi(cases, [ONPREM]).counts == first.counts and len(calls) == n
+    check_phi([cases[0].model_copy(update={"question": "Why?"})], [VENDOR])
+    assert len(calls) > n
