@@ -23,6 +23,7 @@ from governance.reevaluation.reevaluate import AfterRun, build_addendum
 DEMO_AUTHOR = "demo"
 UPDATED_MODEL = "GPT-4o (2024-08-06)"  # the vendor's update of the decided snapshot (2024-05-13)
 NEWLY_WRONG = ("en-03", "en-10", "en-17")
+UPDATE_ENDPOINT = "demo data: simulated vendor update (no model called)"
 DEMO_CAVEAT = ("DEMO DATA, not a measurement: the vendor's update was simulated with answers generated "
                "deterministically by governance/demo/reevaluation.py; no model was called. The decided run "
                "was recorded offline too, so nothing here could be re-run against an endpoint.")
@@ -65,7 +66,7 @@ def reevaluate_demo_update(store: Store, dossier: Dossier) -> Dossier:
     version = scenarios.get(item.scenario_id, item.scenario_version)
     answers = updated_answers(scenarios, version.scenario_id, version.version)
     run_id = record_offline_run(store, version, UPDATED_MODEL, answers,
-                                endpoint_name="demo data (no model called)")
+                                endpoint_name=UPDATE_ENDPOINT)
     after = AfterRun(item=item, run_id=run_id, model=UPDATED_MODEL,
                      instances=scenarios.instances(version.scenario_id, version.version),
                      prompt_hash=item.prompt.template_hash if item.prompt else None)
