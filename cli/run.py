@@ -3,9 +3,11 @@
 Thin wrappers: parse flags into a ``ModelEndpoint``, load the instances, print the dry-run
 estimate, or start the run through the one job manager
 (``governance.evidence.local_runs.run_and_wait``, so the request is stored beside the run as the
-page stores it) and wait with a progress bar on stderr; print the summary as JSON on stdout.
+page stores it) and wait with a progress bar on stderr; print the summary as JSON on stdout,
+with the transport that made the calls. ``--dossier ID`` (checked before anything runs) attaches
+the completed run's Evidence, as ``medassure attach`` does, and adds ``attached`` to the output.
 Exit codes: 0 the run completed (instances that failed are counted in ``n_errors``), 2 bad
-input (unknown benchmark, unreadable dataset, key variable not set), 3 the run stopped early
+input (unknown benchmark, unreadable dataset, key variable not set, no such dossier), 3 the run stopped early
 (budget reached or interrupted; run it again to resume), 4 every instance failed (e.g. a wrong
 key or URL), 5 blocked by the PHI gate (nothing sent; see below).
 """
