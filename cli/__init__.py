@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "cli.dossier",
     "cli.evidence",
     "cli.run",
+    "cli.attach",
     "cli.policy",
     "cli.report",
     "cli.scenario",

@@ -3,9 +3,11 @@
 Thin wrappers: parse flags into a ``ModelEndpoint``, load the instances, print the dry-run
 estimate, or start the run through the one job manager
 (``governance.evidence.local_runs.run_and_wait``, so the request is stored beside the run as the
-page stores it) and wait with a progress bar on stderr; print the summary as JSON on stdout.
+page stores it) and wait with a progress bar on stderr; print the summary as JSON on stdout,
+with the transport that made the calls. ``--dossier ID`` (checked before anything runs) attaches
+the completed run's Evidence, as ``medassure attach`` does, and adds ``attached`` to the output.
 Exit codes: 0 the run completed (instances that failed are counted in ``n_errors``), 2 bad
-input (unknown benchmark, unreadable dataset, key variable not set), 3 the run stopped early
+input (unknown benchmark, unreadable dataset, key variable not set, no such dossier), 3 the run stopped early
 (budget reached or interrupted; run it again to resume), 4 every instance failed (e.g. a wrong
 key or URL), 5 blocked by the PHI gate (nothing sent; see below).
 """
@@ -69,6 +71,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             fail(f"--{flag} must be at least 1 (got {value})")
     if args.max_cost is not None and args.max_cost <= 0:
         fail(f"--max-cost must be positive (got {args.max_cost})")
+    if args.dossier:
+        _require_dossier(args)
     if args.scenario:  # a local scenario instead of a benchmark: cli/scenario_run.py
         return cmd_run_scenario(args)
     if not args.benchmark:
@@ -122,8 +126,33 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
         fail(str(exc))
     except PhiBlocked as exc:  # the PHI gate: nothing was sent
         return phi_blocked(exc.check, {"benchmark": spec.id, "model": endpoint.model})
-    emit(summary.model_dump(mode="json"))
-    return run_exit_code(summary)
+    code = run_exit_code(summary)
+    emit({**summary.model_dump(mode="json"), "transport": endpoint.transport,
+          **_attach_to_dossier(args, store, summary, code)})
+    return code
+
+
+def _require_dossier(args: argparse.Namespace) -> None:
+    """``--dossier`` names an existing dossier, checked before anything runs (else exit 2 naming it)."""
+    from cli.attach import require_dossier
+
+    store = open_store(args)
+    try:
+        require_dossier(store, args.dossier)
+    finally:
+        store.close()
+
+
+def _attach_to_dossier(args: argparse.Namespace, store: Any, summary: Any, code: int) -> dict[str, Any]:
+    """With ``--dossier``: attach the completed run (``{"attached": ...}``); a stopped run is not attached."""
+    from cli.attach import attach_run_to, who
+
+    if not args.dossier:
+        return {}
+    if code != 0:
+        say(f"run {summary.run_id} not attached to {args.dossier}: it did not complete with answers")
+        return {"attached": None}
+    return {"attached": attach_run_to(store, args.dossier, summary.run_id, who())}
 
 
 def _attest_dataset(args: argparse.Namespace, store: Any) -> None:
@@ -173,8 +202,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--transport",
         choices=["litellm", "openai"],
-        default="litellm",
-        help="openai: call an OpenAI-compatible --api-base with the openai SDK (less CPU per call)",
+        help="client for the calls (answers, prices and cache unchanged). Default: openai (the openai SDK, "
+        "less CPU per call) for an openai/ or hosted_vllm/ model with --api-base, else litellm",
     )
     p.add_argument("--workers", type=int, default=1, help="processes making model calls (default 1)")
     p.add_argument("--dry-run", action="store_true", help="estimate tokens and cost; send nothing")

@@ -45,7 +45,7 @@ def endpoint_from_args(args: argparse.Namespace):
     """The ``ModelEndpoint`` the run flags describe (exit 2 with the reasons when they do not fit)."""
     from pydantic import ValidationError
 
-    from evaluator.gateway.llm import ModelEndpoint
+    from evaluator.gateway.llm import ModelEndpoint, default_transport
 
     try:
         return ModelEndpoint(
@@ -58,7 +58,7 @@ def endpoint_from_args(args: argparse.Namespace):
             max_concurrency=max(args.concurrency, 1),
             requests_per_minute=args.rpm,
             timeout_s=args.timeout,
-            transport=args.transport,
+            transport=args.transport or default_transport(args.model, args.api_base),
             phi_approved=bool(getattr(args, "phi_approved", False)),
         )
     except ValidationError as exc:

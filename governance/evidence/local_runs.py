@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from evaluator.benchmarks import BenchmarkError, BenchmarkSpec, get_benchmark, list_benchmarks, prompt_hash
 from evaluator.gateway.errors import LLMError
-from evaluator.gateway.llm import ModelEndpoint, api_key_for
+from evaluator.gateway.llm import ModelEndpoint, api_key_for, default_transport
 from evaluator.instance import Instance
 from evaluator.loaders import DatasetError, get_loader, load_instances
 from evaluator.phi import PhiCheck
@@ -137,7 +137,8 @@ def build_request(benchmark_id: str, model: str, *, dataset_path: str | None = N
         endpoint = ModelEndpoint(name=_blank(name) or model or "?", model=model, api_base=_blank(api_base),
                                  api_key_env=_blank(api_key_env), max_concurrency=max(int(concurrency), 1),
                                  input_price_per_mtok=input_price, output_price_per_mtok=output_price,
-                                 phi_approved=phi_approved)
+                                 phi_approved=phi_approved,
+                                 transport=default_transport(model, _blank(api_base)))
         request = RunRequest(benchmark_id=benchmark_id, dataset_path=_blank(dataset_path), endpoint=endpoint,
                              concurrency=concurrency, max_cost_usd=max_cost_usd or None, limit=limit or None)
     except ValidationError as exc:
