@@ -74,8 +74,12 @@ def read_json_file(path: str) -> Any:
     p = Path(path)
     if not p.is_file():
         fail(f"{path}: no such file")
+    from evaluator.json_input import JsonTooDeep, parse_json
+
     try:
-        return json.loads(p.read_text(encoding="utf-8-sig"))
+        return parse_json(p.read_text(encoding="utf-8-sig"))
+    except JsonTooDeep as exc:
+        fail(f"{path}: not accepted: {exc}")
     except UnicodeDecodeError as exc:
         fail(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})")
     except json.JSONDecodeError as exc:
