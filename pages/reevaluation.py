@@ -116,8 +116,8 @@ st.markdown("**Re-run:** " + (", ".join(rerun) or "no candidate") + " (" +
             ", ".join(sorted({c.benchmark for c in addendum.comparisons})) + ")")
 answer = f"**Would this change the decision? {'Yes' if addendum.impact.would_change else 'No'}.** "
 if decided and decided not in rerun:
-    st.warning(f"The decided candidate, {decided}, was not re-run in this addendum, so it cannot say whether "
-               "the decision would change; re-evaluate that candidate's evidence.")
+    st.warning(f"The decided candidate, {ui.plain(decided)}, was not re-run in this addendum, so it cannot "
+               "say whether the decision would change; re-evaluate that candidate's evidence.")
 else:
     (st.error if addendum.impact.would_change else st.success)(answer + addendum.impact.why[0])
 body = addendum_section(addendum).model_copy(update={"paragraphs": []})

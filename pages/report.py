@@ -16,7 +16,7 @@ chosen = st.selectbox("Version", versions, index=0, key=f"report_version_{dossie
 bundle = report_bundle(ui.store(), dossier_id, chosen)
 v, report = bundle.version, bundle.report
 st.caption(f"Dossier {dossier_id}, version {v.version}, saved {v.created_at:%Y-%m-%d %H:%M} UTC by "
-           f"{v.author}. Every page and export is bound to this version's hash `{v.hash}`.")
+           f"{ui.plain(v.author)}. Every page and export is bound to this version's hash `{v.hash}`.")
 
 st.subheader("Downloads")
 columns = st.columns(len(bundle.downloads))
@@ -43,11 +43,11 @@ if st.toggle("Show the first PDF pages", key="report_pdf_pages",
 
 st.subheader("Preview")
 for number, section in enumerate(report.sections(), start=1):
-    with st.expander(f"{number}. {section.title}", expanded=number <= 2):
+    with st.expander(f"{number}. {ui.plain(section.title)}", expanded=number <= 2):
         if section.charts:
             for chart in section.charts:
-                st.markdown(f"**{chart.title}**")
+                st.markdown(f"**{ui.plain(chart.title)}**")
                 st.vega_lite_chart(chart.spec, width="stretch")
-                st.caption(chart.caption)
+                st.caption(ui.plain(chart.caption))
             section = section.model_copy(update={"charts": []})
         st.markdown(section_markdown(section, level=4, heading=False))
