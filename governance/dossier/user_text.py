@@ -32,7 +32,7 @@ TEXT_CAP = 5_000
 """Characters in a text field that states no cap of its own."""
 LIST_CAP = 200
 """Items in a list of texts."""
-ITEM_CAP = 2_000
+ITEM_CAP = 1_000
 """Characters in one item of a list of texts."""
 
 CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
