@@ -9,7 +9,7 @@ import cycle is needed. The operations stay in ``governance.decision.signoff`` a
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
@@ -26,6 +26,7 @@ class CommitteeDecision(UserRecord):
     """What the committee decided, why, and on what conditions."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+    item_caps: ClassVar[dict[str, int]] = {"required_roles": 200}  # as SignOff.role
 
     outcome: DecisionOutcome
     """approve / approve_with_conditions / reject."""

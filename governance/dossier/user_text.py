@@ -14,7 +14,7 @@ cap renders in bounded time (``bench/report_caps.py`` prints the figure):
 - a text field without a stated ``max_length``: :data:`TEXT_CAP` characters (the long free-text
   fields of the intended use keep their own, larger cap, ``intended_use.TEXT_MAX``);
 - a list of texts (intended users, out-of-scope uses, conditions, roles...): :data:`LIST_CAP`
-  items of at most :data:`ITEM_CAP` characters each.
+  items of at most :data:`ITEM_CAP` characters each (or the record's ``item_caps``).
 
 Each message names the field by its label (``Out-of-scope uses``), not its key.
 """
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any
+from typing import Any, ClassVar
 
 from annotated_types import MaxLen
 from pydantic import BaseModel, ValidationInfo, field_validator
@@ -98,6 +98,7 @@ def check_user_value(model: type[BaseModel], name: str, value: Any) -> Any:
     """
     label = field_label(model, name)
     declared = _declared_max(model, name)
+    item_cap = getattr(model, "item_caps", {}).get(name, ITEM_CAP)
     if isinstance(value, str):
         _check_text(value, label, None if declared is not None else TEXT_CAP)
     elif isinstance(value, list | tuple) and any(isinstance(v, str) for v in value):
@@ -106,12 +107,18 @@ def check_user_value(model: type[BaseModel], name: str, value: Any) -> Any:
             raise ValueError(f"{label} lists {len(value):,} items; at most {cap:,} are accepted")
         for number, item in enumerate(value, start=1):
             if isinstance(item, str):
-                _check_text(item, f"{label}, item {number},", ITEM_CAP)
+                _check_text(item, f"{label}, item {number},", item_cap)
     return value
 
 
 class UserRecord(BaseModel):
-    """Base of records a person fills in: see the module docstring for what is checked."""
+    """Base of records a person fills in: see the module docstring for what is checked.
+
+    A record may set ``item_caps`` (a class variable) to cap the items of one list of texts
+    below :data:`ITEM_CAP`, e.g. roles, which a sign-off caps at 200 characters.
+    """
+
+    item_caps: ClassVar[dict[str, int]] = {}
 
     @field_validator("*", mode="after")
     @classmethod

@@ -55,8 +55,10 @@ FILES = {
 }
 
 
-@pytest.fixture
-def tmp(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def tmp(tmp_path_factory) -> Path:
+    """The prepared files, written once for the module (the 8 MB one included)."""
+    tmp_path = tmp_path_factory.mktemp("bad_inputs")
     for name, text in FILES.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     helm = tmp_path / "helm" / "run1"
