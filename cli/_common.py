@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +49,78 @@ def say(message: str) -> None:
     print(message, file=sys.stderr)
 
 
+def int_flag(low: int, high: int) -> Callable[[str], int]:
+    """An argparse ``type`` for a whole number in ``[low, high]``; anything else exits 2 with a reason.
+
+    Example:
+        >>> int_flag(1, 64)("8")
+        8
+    """
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is out of range: give {low} to {high:,}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def float_flag(low: float, high: float, *, above_low: bool = False) -> Callable[[str], float]:
+    """An argparse ``type`` for a finite number in ``[low, high]`` (``(low, high]`` with ``above_low``).
+
+    ``float()`` accepts ``nan``, ``inf`` and ``1e999``; a flag never means those, so they are refused.
+
+    Example:
+        >>> float_flag(0, 1024, above_low=True)("2.5")
+        2.5
+    """
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        if value > high or value < low or (above_low and value == low):
+            bound = f"more than {low:g}" if above_low else f"{low:g} or more"
+            raise argparse.ArgumentTypeError(f"{value:g} is out of range: give {bound}, at most {high:,g}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+# The numeric flags of every command, in one place: each range is wider than any real use.
+VERSION = int_flag(1, 1_000_000)
+"""A dossier or scenario version number."""
+CONCURRENCY = int_flag(1, 256)
+"""Requests in flight."""
+WORKERS = int_flag(1, 64)
+"""Worker processes."""
+LIMIT = int_flag(1, 10_000_000)
+"""First N instances."""
+MIN_N = int_flag(1, 1_000_000)
+"""Smallest subgroup size."""
+N_BOOT = int_flag(100, 100_000)
+"""Bootstrap resamples."""
+USD = float_flag(0, 1_000_000)
+"""A spending cap in US dollars."""
+PRICE = float_flag(0, 10_000)
+"""US dollars per million tokens."""
+RPM = float_flag(0, 1_000_000, above_low=True)
+"""Requests per minute."""
+TIMEOUT = float_flag(0, 3600, above_low=True)
+"""Seconds per request."""
+MAX_MB = float_flag(0, 1024, above_low=True)
+"""A file size limit in megabytes."""
+
+
 def add_format(parser: argparse.ArgumentParser) -> None:
     """The ``--format`` option (JSON is the contract; text is a summary for people)."""
     parser.add_argument("--format", choices=["json", "text"], default="json")
@@ -81,8 +155,12 @@ def read_json_file(path: str) -> Any:
     p = Path(path)
     if not p.is_file():
         fail(f"{path}: no such file")
+    from evaluator.json_input import JsonTooDeep, parse_json
+
     try:
-        return json.loads(p.read_text(encoding="utf-8-sig"))
+        return parse_json(p.read_text(encoding="utf-8-sig"))
+    except JsonTooDeep as exc:
+        fail(f"{path}: not accepted: {exc}")
     except UnicodeDecodeError as exc:
         fail(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})")
     except json.JSONDecodeError as exc:

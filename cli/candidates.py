@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from cli._common import emit, fail, open_store, read_json_file, say, validation_message
+from cli._common import VERSION, emit, fail, open_store, read_json_file, say, validation_message
 from cli.policy import _save, _who
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
@@ -88,7 +88,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add ``candidates``, ``candidate-add`` and ``candidate-answer``."""
     p = sub.add_parser("candidates", help="compare a dossier's vendor candidates (JSON, or CSV)")
     p.add_argument("id", help="dossier id")
-    p.add_argument("--version", type=int, help="version number (default: the latest)")
+    p.add_argument("--version", type=VERSION, help="version number (default: the latest)")
     p.add_argument("--format", choices=["json", "csv"], default="json")
     p.set_defaults(func=cmd_candidates)
     p = sub.add_parser("candidate-add", help="add or replace a candidate from a JSON file")

@@ -8,7 +8,7 @@ import os
 
 from pydantic import ValidationError
 
-from cli._common import add_format, emit, fail, open_store, read_json_file, say, validation_message
+from cli._common import VERSION, add_format, emit, fail, open_store, read_json_file, say, validation_message
 from governance.dossier.intended_use import IntendedUse, example_intended_use
 from governance.dossier.record import Dossier
 
@@ -169,7 +169,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.set_defaults(func=func)
     p = dsub.add_parser("show", help="one dossier version as JSON")
     p.add_argument("id")
-    p.add_argument("--version", type=int)
+    p.add_argument("--version", type=VERSION)
     add_format(p)
     p.set_defaults(func=cmd_show)
     p = dsub.add_parser("history", help="versions with hash, timestamp and author")

@@ -19,7 +19,7 @@ import argparse
 import sys
 from typing import Any
 
-from cli._common import add_format, emit, fail, open_store, say
+from cli._common import CONCURRENCY, N_BOOT, USD, add_format, emit, fail, open_store, say
 from cli.run_support import (
     PHI_HELP,
     ProgressBar,
@@ -208,8 +208,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--dataset-file", help="the dataset file the run was made on (not needed for built-in ones)"
     )
-    p.add_argument("--concurrency", type=int, default=8, help="judge requests in flight (default 8)")
-    p.add_argument("--max-cost", type=float, help="stop before the jury's new spending passes USD")
+    p.add_argument("--concurrency", type=CONCURRENCY, default=8, help="judge requests in flight (default 8)")
+    p.add_argument("--max-cost", type=USD, help="stop before the jury's new spending passes USD")
     p.add_argument("--instances", action="store_true", help="include the per-instance breakdown in the JSON")
     p.add_argument("--phi-approved", action="store_true",
                    help="the judges' endpoints are approved for PHI (on premises, or under an agreement)")
@@ -232,6 +232,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         "ROUGE-L/BERTScore-F1 baselines",
     )
     p.add_argument("--bertscore", action="store_true", help="also compare BERTScore-F1 (loads MiniLM once)")
-    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for κ's interval")
+    p.add_argument("--n-boot", type=N_BOOT, default=1000, help="bootstrap resamples for κ's interval")
     add_format(p)
     p.set_defaults(func=cmd_agreement)

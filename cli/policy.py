@@ -12,7 +12,7 @@ import getpass
 import os
 import sys
 
-from cli._common import add_format, emit, fail, open_store, say
+from cli._common import VERSION, add_format, emit, fail, open_store, say
 from cli.rules import add_rule_edit_arguments, edit_rules, print_rules
 from governance.decision.signoff import OUTCOME_LABELS, DecisionError
 from governance.dossier.decision_records import DECISION_OUTCOMES
@@ -148,7 +148,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("assess", help="verdict of every rule for every candidate, and the recommendation")
     p.add_argument("id", help="dossier id")
-    p.add_argument("--version", type=int, help="a past version (default: latest)")
+    p.add_argument("--version", type=VERSION, help="a past version (default: latest)")
     add_format(p)
     p.set_defaults(func=cmd_assess)
 

@@ -17,7 +17,7 @@ import argparse
 import sys
 from typing import Any
 
-from cli._common import add_format, emit, fail, open_store, say
+from cli._common import CONCURRENCY, PRICE, add_format, emit, fail, open_store, say
 from cli.run_support import phi_blocked
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
@@ -151,10 +151,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                                          "prompt_template and/or system_prompt")
     p.add_argument("--transport", choices=["litellm", "openai"],
                    help="client for the calls (answers unchanged)")
-    p.add_argument("--input-price", type=float, help="new model's USD per 1M prompt tokens")
-    p.add_argument("--output-price", type=float, help="new model's USD per 1M completion tokens")
+    p.add_argument("--input-price", type=PRICE, help="new model's USD per 1M prompt tokens")
+    p.add_argument("--output-price", type=PRICE, help="new model's USD per 1M completion tokens")
     p.add_argument("--phi-approved", action="store_true", help="the new endpoint is approved for PHI")
-    p.add_argument("--concurrency", type=int, default=8, help="requests in flight at most (default 8)")
+    p.add_argument("--concurrency", type=CONCURRENCY, default=8,
+                   help="requests in flight at most (default 8)")
     p.add_argument("--by", help="who runs it (default $MEDASSURE_USER or the login name)")
     add_format(p)
     p.set_defaults(func=cmd_reevaluate)

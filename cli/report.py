@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cli._common import emit, fail, open_store, say
+from cli._common import VERSION, emit, fail, open_store, say
 from cli.dossier import _author
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
@@ -113,7 +113,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="write the dossier PDF (and optionally JSON, CHAI XML, CSVs)")
     p.add_argument("id", help="dossier id")
     p.add_argument("--out", help="PDF file to write (required unless --bundle is given)")
-    p.add_argument("--version", type=int, help="version number (default: the latest)")
+    p.add_argument("--version", type=VERSION, help="version number (default: the latest)")
     p.add_argument("--json", help="also write the re-importable JSON of the version")
     p.add_argument("--chai", help="also write the CHAI Applied Model Card XML")
     p.add_argument("--csv", help="also write the evidence CSV (formula cells neutralised)")

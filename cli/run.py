@@ -18,7 +18,20 @@ import argparse
 import sys
 from typing import Any
 
-from cli._common import add_format, emit, fail, open_store, say
+from cli._common import (
+    CONCURRENCY,
+    LIMIT,
+    PRICE,
+    RPM,
+    TIMEOUT,
+    USD,
+    WORKERS,
+    add_format,
+    emit,
+    fail,
+    open_store,
+    say,
+)
 from cli.run_support import (
     PHI_HELP,
     ProgressBar,
@@ -192,20 +205,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--api-base", help="base URL of an OpenAI-compatible server or Azure resource")
     p.add_argument("--api-key-env", help="NAME of the environment variable holding the key")
     p.add_argument("--name", help="label for the endpoint (default: the model string)")
-    p.add_argument("--concurrency", type=int, default=8, help="requests in flight (default 8)")
-    p.add_argument("--rpm", type=float, help="requests per minute to stay under")
-    p.add_argument("--timeout", type=float, default=60.0, help="per-request timeout in seconds")
-    p.add_argument("--max-cost", type=float, help="stop before this run's new spending passes USD")
-    p.add_argument("--input-price", type=float, help="override: USD per 1M prompt tokens")
-    p.add_argument("--output-price", type=float, help="override: USD per 1M completion tokens")
-    p.add_argument("--limit", type=int, help="first N instances only")
+    p.add_argument("--concurrency", type=CONCURRENCY, default=8, help="requests in flight (default 8)")
+    p.add_argument("--rpm", type=RPM, help="requests per minute to stay under")
+    p.add_argument("--timeout", type=TIMEOUT, default=60.0, help="per-request timeout in seconds")
+    p.add_argument("--max-cost", type=USD, help="stop before this run's new spending passes USD")
+    p.add_argument("--input-price", type=PRICE, help="override: USD per 1M prompt tokens")
+    p.add_argument("--output-price", type=PRICE, help="override: USD per 1M completion tokens")
+    p.add_argument("--limit", type=LIMIT, help="first N instances only")
     p.add_argument(
         "--transport",
         choices=["litellm", "openai"],
         help="client for the calls (answers, prices and cache unchanged). Default: openai (the openai SDK, "
         "less CPU per call) for an openai/ or hosted_vllm/ model with --api-base, else litellm",
     )
-    p.add_argument("--workers", type=int, default=1, help="processes making model calls (default 1)")
+    p.add_argument("--workers", type=WORKERS, default=1, help="processes making model calls (default 1)")
     p.add_argument("--dry-run", action="store_true", help="estimate tokens and cost; send nothing")
     add_format(p)
     add_run_arguments(p)  # --scenario, --phi-approved, --dossier

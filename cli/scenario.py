@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from cli._common import add_format, emit, fail, open_store, say
+from cli._common import MAX_MB, MIN_N, VERSION, add_format, emit, fail, open_store, say
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
 
@@ -64,6 +64,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         return _rejected(args.file, preview.issues)
     store = open_store(args)
     try:
+        if args.scenario and store.scenarios.latest(args.scenario) is None:
+            fail(f"--scenario {args.scenario}: no such scenario (`medassure scenario list`); leave it out "
+                 "to store a new scenario")
         dossier = store.load(args.dossier).dossier if args.dossier else None
         version = import_for_dossier(store, preview, name=args.name or Path(args.file).stem,
                                      author=args.author, dossier=dossier, subcategory_ids=args.subcategory,
@@ -150,7 +153,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scenario", help="store as a new version of this scenario id")
     p.add_argument("--answer-type", choices=["choice", "exact", "numeric_range", "free_text"],
                    help="answer type of rows that give none (default: inferred per row)")
-    p.add_argument("--max-mb", type=float, default=20.0, help="file size limit in MB (default 20)")
+    p.add_argument("--max-mb", type=MAX_MB, default=20.0, help="file size limit in MB (default 20)")
     p.add_argument("--author", default=author, help="who imports (default $MEDASSURE_USER)")
     add_format(p)
     p.set_defaults(func=cmd_import)
@@ -161,7 +164,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = cmds.add_parser("redact", help="a new version with identifiers replaced by [PHONE], [NAME], ...")
     p.add_argument("scenario_id")
-    p.add_argument("--version", type=int, help="version to redact (default: the latest)")
+    p.add_argument("--version", type=VERSION, help="version to redact (default: the latest)")
     p.add_argument("--author", default=author)
     add_format(p)
     p.set_defaults(func=cmd_redact)
@@ -169,7 +172,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = cmds.add_parser("results", help="a scenario run's summary and subgroup table")
     p.add_argument("run_id")
     p.add_argument("--reference", action="append", metavar="TAG=GROUP", help="reference group of a tag")
-    p.add_argument("--min-n", type=int, default=10,
+    p.add_argument("--min-n", type=MIN_N, default=10,
                    help="suppress groups with fewer scored cases (default 10)")
     p.add_argument("--attach-to", metavar="DOSSIER", help="attach the run's Evidence to this dossier")
     p.add_argument("--author", default=author)

@@ -17,7 +17,7 @@ import argparse
 import os
 from typing import Any
 
-from cli._common import emit, fail, open_store, say
+from cli._common import VERSION, emit, fail, open_store, say
 from cli.run_support import (
     EXIT_PHI_BLOCKED,
     ProgressBar,
@@ -36,7 +36,7 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     """The ``--scenario`` options of ``medassure run``."""
     p.add_argument("--scenario",
                    help="run a local scenario (`medassure scenario list`) instead of a benchmark")
-    p.add_argument("--scenario-version", type=int, help="scenario version (default: the latest)")
+    p.add_argument("--scenario-version", type=VERSION, help="scenario version (default: the latest)")
     p.add_argument("--phi-approved", action="store_true",
                    help="the endpoint is approved for PHI (on-premises, or covered by an agreement)")
     p.add_argument("--dossier", help="attach the run's Evidence (with subgroups) to this dossier")

@@ -280,8 +280,8 @@ def attestation_editor(dossier: Dossier) -> None:
                 st.rerun()
     ref = s.answer.document if s.answer else None
     if ref is not None and not ui.store().documents.exists(ref.sha256):
-        st.caption(f"The linked document {ref.filename} ({ref.sha256[:12]}…) is not in this database "
-                   "(e.g. an imported dossier): the answer cites it by its SHA-256 only.")
+        st.caption(f"The linked document {ui.plain(ref.filename)} ({ref.sha256[:12]}…) is not in this "
+                   "database (e.g. an imported dossier): the answer cites it by its SHA-256 only.")
     elif ref is not None:
         st.download_button(
             f"Download {ref.filename}",

@@ -58,22 +58,22 @@ else:
     st.caption(f"{cmp.methods['score']} {cmp.methods['verdict']}")
     st.markdown("**Tie groups** (" + cmp.methods["ties"] + ")")
     for b in cmp.benchmarks:
-        st.markdown(f"- {b.name}: {tables.tie_groups(b.groups, b.note)}")
+        st.markdown(f"- {ui.plain(b.name)}: {ui.plain(tables.tie_groups(b.groups, b.note))}")
     if cmp.uncovered:
         st.caption("Mapped benchmarks with no evidence for any candidate: " + ", ".join(cmp.uncovered))
 
     st.subheader("Open items and conditions")
     for c in cmp.candidates:
-        label = f"{c.label}: {len(c.open_items)} open item(s), {len(c.conditions)} condition(s)"
+        label = f"{ui.plain(c.label)}: {len(c.open_items)} open item(s), {len(c.conditions)} condition(s)"
         with st.expander(label, expanded=False):
             st.markdown(
-                f"**Model** {c.model} · **prompt** {c.prompt_version or '—'} · **endpoint** "
-                f"{c.endpoint or '—'}  \n**Cost** {c.cost_basis}"
+                f"**Model** {ui.plain(c.model)} · **prompt** {ui.plain(c.prompt_version or '—')} · "
+                f"**endpoint** {ui.plain(c.endpoint or '—')}  \n**Cost** {ui.plain(c.cost_basis)}"
             )
             for t in c.open_items:
-                st.markdown(f"- Open item: {t}")
+                st.markdown(f"- Open item: {ui.plain(t)}")
             for t in c.conditions:
-                st.markdown(f"- Condition: {t}")
+                st.markdown(f"- Condition: {ui.plain(t)}")
             if not c.open_items and not c.conditions:
                 st.markdown("No open items or conditions from due diligence.")
     st.caption(

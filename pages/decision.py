@@ -20,7 +20,8 @@ if view.invalidated:
     for b in view.invalidated:
         what = ", ".join(b.changed) if b.changed else "content"
         seen = f"version {b.signed_version}" if b.signed_version else "an earlier version"
-        lines.append(f"- **{b.signoff.role}** ({b.signoff.name}) signed {seen}; changed since: {what}")
+        lines.append(f"- **{ui.plain(b.signoff.role)}** ({ui.plain(b.signoff.name)}) signed {seen}; "
+                     f"changed since: {what}")
     st.error(f"**{len(view.invalidated)} sign-off(s) no longer valid**: the dossier changed after they were "
              "signed. They stay on record but no longer count; the roles must sign again.\n\n"
              + "\n".join(lines))
@@ -33,19 +34,19 @@ with left:
     st.subheader("Recommendation (computed)")
     st.markdown(f"### {OUTCOME_LABELS[rec.outcome]}")
     for reason in rec.reasons:
-        st.markdown(f"- {reason}")
+        st.markdown(f"- {ui.plain(reason)}")
     for cand in rec.candidates:
-        with st.expander(f"{cand.model}: {OUTCOME_LABELS[cand.outcome]}"):
+        with st.expander(f"{ui.plain(cand.model)}: {OUTCOME_LABELS[cand.outcome]}"):
             for line in cand.reasons:
-                st.markdown(f"- {line}")
+                st.markdown(f"- {ui.plain(line)}")
             if cand.conditions:
                 st.markdown("**Conditions the verdicts call for**")
                 for c in cand.conditions:
-                    st.markdown(f"- {c}")
+                    st.markdown(f"- {ui.plain(c)}")
             if cand.to_settle:
                 st.markdown("**What would settle it**")
                 for c in cand.to_settle:
-                    st.markdown(f"- {c}")
+                    st.markdown(f"- {ui.plain(c)}")
     if rec.preregistration:
         st.caption(f"Pre-registration: {rec.preregistration[0]} Which ones: see **Rules & verdicts**.")
 with right:
@@ -53,15 +54,17 @@ with right:
     if decision is None:
         st.info("Not recorded yet.")
     else:
-        who = f" for **{decision.model}**" if decision.model else ""
+        who = f" for **{ui.plain(decision.model)}**" if decision.model else ""
         st.markdown(f"### {OUTCOME_LABELS[decision.outcome]}{who}")
-        st.markdown(f"Recorded by **{decision.decided_by}** on {decision.decided_at:%Y-%m-%d %H:%M} UTC; the "
-                    f"tool recommended *{OUTCOME_LABELS.get(decision.recommended, 'n/a').lower()}*.")
-        st.markdown(f"**Rationale.** {decision.rationale}")
+        st.markdown(f"Recorded by **{ui.plain(decision.decided_by)}** on "
+                    f"{decision.decided_at:%Y-%m-%d %H:%M} UTC; the tool recommended "
+                    f"*{OUTCOME_LABELS.get(decision.recommended, 'n/a').lower()}*.")
+        st.markdown(f"**Rationale.** {ui.plain(decision.rationale)}")
         for c in decision.conditions:
-            st.markdown(f"- {c}")
+            st.markdown(f"- {ui.plain(c)}")
         if view.disagreement is not None:
-            st.warning(f"**The decision differs from the recommendation.** {view.disagreement.text}")
+            st.warning("**The decision differs from the recommendation.** "
+                       + ui.plain(view.disagreement.text))
 
 with st.expander("Record the committee's decision", expanded=decision is None):
     outcome = st.radio("Decision", list(DECISION_OUTCOMES), format_func=OUTCOME_LABELS.get, horizontal=True,

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
+from evaluator.json_input import JsonTooDeep, parse_json
 from governance.demo.seed import seed_demo
 from governance.dossier.intended_use import IntendedUse
 from governance.dossier.record import Dossier
@@ -39,10 +40,10 @@ with right:
     title = st.text_input("Title for the imported dossier", key="import_title")
     if upload is not None and st.button("Create dossier from file", key="import_button"):
         try:
-            use = IntendedUse.model_validate(json.loads(upload.getvalue().decode("utf-8-sig")))
+            use = IntendedUse.model_validate(parse_json(upload.getvalue().decode("utf-8-sig")))
             dossier = Dossier(title=title or use.purpose[:80], owner=ui.reviewer(), intended_use=use)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            st.error(f"{upload.name} is not valid UTF-8 JSON: {exc}")
+        except (UnicodeDecodeError, json.JSONDecodeError, JsonTooDeep) as exc:
+            st.error(f"{ui.plain(upload.name)} is not accepted as UTF-8 JSON: {exc}")
         except ValidationError as exc:
             st.error("\n".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
         else:

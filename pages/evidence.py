@@ -76,8 +76,8 @@ def instance_drilldown(rows, key: str) -> None:
                         key=key)
     row = rows[pick]
     score = "unscored" if row.score is None else f"{row.score:.3f}"
-    note = f" · {row.note}" if row.note else ""
-    st.markdown(f"**Score** {score} · **reference** {row.references or '—'}{note}")
+    note = f" · {ui.plain(row.note)}" if row.note else ""
+    st.markdown(f"**Score** {score} · **reference** {ui.plain(row.references or '—')}{note}")
     left, right = st.columns(2)
     left.markdown("**Prompt**")
     left.code(row.prompt or "(empty)", language=None, wrap_lines=True, height=260)
@@ -122,7 +122,7 @@ st.markdown("**95% intervals**\n" + "\n".join(f"- {b}" for b in bases))
 caveats = sorted({c for c in scores["caveat"] if c})
 if caveats:
     st.caption("Caveats: " + " · ".join(caveats))
-st.caption(f"Source: {view.scores[0].evidence.source}")
+st.caption(f"Source: {ui.plain(view.scores[0].evidence.source)}")
 
 st.subheader("Mean win rate on the mapped benchmarks")
 tables.table(charts.win_rate_frame(view.win_rates))
@@ -194,9 +194,9 @@ if st.session_state.get("helm_import_path"):
         tables.show(charts.run_frame(preview.runs))
         for run in preview.runs:
             for warning in run.warnings:
-                st.warning(f"{run.run_name}: {warning}")
+                st.warning(f"{ui.plain(run.run_name)}: {ui.plain(warning)}")
             if run.not_attachable:
-                st.info(f"{run.run_name} cannot be attached: {run.not_attachable}")
+                st.info(f"{ui.plain(run.run_name)} cannot be attached: {ui.plain(run.not_attachable)}")
         runs = {r.evidence.id: r.evidence for r in preview.runs if r.evidence}
         new = [i for i in runs if i not in {s.evidence.id for s in view.attached}]
         label = f"Attach {len(new)} importable run(s)" if new else "No run left to attach"

@@ -58,5 +58,6 @@ else:
         st.dataframe(pd.DataFrame([{"Path": c.path, "Kind": c.kind, "Before": c.old, "After": c.new}
                                    for c in diff.changes]), hide_index=True, width="stretch")
     for addendum in added_addenda(ui.store(), dossier_id, older, newer):
-        with st.expander(f"Re-evaluation {addendum.id}: {addendum.change.describe()}", expanded=True):
+        change = ui.plain(addendum.change.describe())
+        with st.expander(f"Re-evaluation {addendum.id}: {change}", expanded=True):
             st.markdown(section_markdown(addendum_section(addendum), level=4, heading=False))

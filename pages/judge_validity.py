@@ -231,4 +231,5 @@ if view is not None:
 
 verdicts = [v for v in assessment_and_recommendation(dossier)[0].verdicts if v.kind == "judge_agreement"]
 for v in verdicts:
-    st.markdown(f"**Judge-agreement rule** ({v.model or 'all candidates'}): **{v.status}**. {v.reason}")
+    st.markdown(f"**Judge-agreement rule** ({ui.plain(v.model or 'all candidates')}): **{v.status}**. "
+                + ui.plain(v.reason))

@@ -158,7 +158,7 @@ pick = st.selectbox("Scenario version", list(labels), format_func=labels.get, ke
 sid, ver = pick.split("@")[0], int(pick.split("@")[1])
 view = version_view(store, sid, ver)
 v = view.version
-st.caption(f"{v.n_instances} cases · tags: {', '.join(v.tag_names) or 'none'} · subcategories: "
+st.caption(f"{v.n_instances} cases · tags: {ui.plain(', '.join(v.tag_names) or 'none')} · subcategories: "
            f"{', '.join(tax.subcategory(s).name for s in v.subcategory_ids) or 'none'} · hash `{v.hash[:12]}`"
            + (f" · redacted from version {v.redaction['from_version']} ({v.redaction['summary']})"
               if v.redaction else ""))

@@ -109,12 +109,12 @@ if shown in ids or st.session_state.get("reeval_pick") not in ids:
 chosen = st.selectbox("Addendum", ids, key="reeval_pick", format_func=labels.get)
 addendum = next(a for a in addenda if a.id == chosen)
 decided = addendum.impact.decided_model
-st.markdown("**Re-run:** " + (", ".join(addendum.candidates_rerun) or "no candidate") + " (" +
-            ", ".join(addendum.benchmarks_rerun) + ")")
+st.markdown("**Re-run:** " + (ui.plain(", ".join(addendum.candidates_rerun)) or "no candidate") + " (" +
+            ui.plain(", ".join(addendum.benchmarks_rerun)) + ")")
 answer = f"**Would this change the decision? {'Yes' if addendum.impact.would_change else 'No'}.** "
 if not addendum.answers_for_decided_model:
-    st.warning(f"The decided candidate, {decided}, was not re-run in this addendum, so it cannot say whether "
-               "the decision would change; re-evaluate that candidate's evidence.")
+    st.warning(f"The decided candidate, {ui.plain(decided)}, was not re-run in this addendum, so it cannot "
+               "say whether the decision would change; re-evaluate that candidate's evidence.")
 else:
     (st.error if addendum.impact.would_change else st.success)(answer + addendum.impact.why[0])
 body = addendum_section(addendum).model_copy(update={"paragraphs": []})

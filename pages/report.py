@@ -19,11 +19,11 @@ try:
     signer = ExportSigner.from_env()
 except SigningError as exc:
     signer = None
-    st.warning(f"The CHAI card cannot be signed: {exc}. It is offered unsigned.")
+    st.warning(f"The CHAI card cannot be signed: {ui.plain(exc)}. It is offered unsigned.")
 bundle = report_bundle(ui.store(), dossier_id, chosen, signer=signer)
 v, report = bundle.version, bundle.report
 st.caption(f"Dossier {dossier_id}, version {v.version}, saved {v.created_at:%Y-%m-%d %H:%M} UTC by "
-           f"{v.author}. Every page and export is bound to this version's hash `{v.hash}`.")
+           f"{ui.plain(v.author)}. Every page and export is bound to this version's hash `{v.hash}`.")
 
 st.subheader("Downloads")
 columns = st.columns(len(bundle.downloads))
@@ -37,14 +37,14 @@ st.download_button("Everything in one verifiable zip (with the attached vendor d
                    key="download_bundle", disabled=bool(absent),
                    file_name=f"{dossier_id}-v{v.version}-{v.hash[:8]}-bundle.zip", mime="application/zip")
 if absent:
-    st.warning("The zip cannot be made: " + ", ".join(absent) + " is cited by the dossier but not in this "
-               "deployment's document store (attach it again on Candidates).")
+    st.warning("The zip cannot be made: " + ui.plain(", ".join(absent)) + " is cited by the dossier but not "
+               "in this deployment's document store (attach it again on Candidates).")
 st.caption("Files are rendered when you click (the PDF takes a few seconds). The PDF carries the CHAI model "
            "card in its metadata; the JSON re-imports with `medassure import-dossier` to the same hash. "
            "The zip holds every file above, each attached document and a manifest of their SHA-256 hashes; "
            "`medassure import-dossier` refuses it if any file was changed, added or removed.")
-st.caption(f"The CHAI card XML is signed by {signer.subject}; anyone holding that certificate checks it with "
-           "`medassure verify-export`." if signer is not None else
+st.caption(f"The CHAI card XML is signed by {ui.plain(signer.subject)}; anyone holding that certificate "
+           "checks it with `medassure verify-export`." if signer is not None else
            "Exports are not signed on this deployment (set MEDASSURE_EXPORT_KEY and MEDASSURE_EXPORT_CERT "
            "to the hospital's PEM key and certificate to sign the CHAI card).")
 
@@ -64,11 +64,11 @@ if st.toggle("Show the first PDF pages", key="report_pdf_pages",
 
 st.subheader("Preview")
 for number, section in enumerate(report.sections(), start=1):
-    with st.expander(f"{number}. {section.title}", expanded=number <= 2):
+    with st.expander(f"{number}. {ui.plain(section.title)}", expanded=number <= 2):
         if section.charts:
             for chart in section.charts:
-                st.markdown(f"**{chart.title}**")
+                st.markdown(f"**{ui.plain(chart.title)}**")
                 st.vega_lite_chart(chart.spec, width="stretch")
-                st.caption(chart.caption)
+                st.caption(ui.plain(chart.caption))
             section = section.model_copy(update={"charts": []})
         st.markdown(section_markdown(section, level=4, heading=False))

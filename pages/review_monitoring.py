@@ -30,12 +30,12 @@ if plan is None:
     st.info("No plan yet.")
     st.stop()
 
-st.markdown(f"**Derived from** {plan.derived_from}"
-            + (f" · **edited by** {plan.edited_by} on {plan.edited_at:%Y-%m-%d %H:%M}"
+st.markdown(f"**Derived from** {ui.plain(plan.derived_from)}"
+            + (f" · **edited by** {ui.plain(plan.edited_by)} on {plan.edited_at:%Y-%m-%d %H:%M}"
                if plan.edited_by else ""))
 with st.expander("Why these requirements", expanded=True):
     for reason in plan.reasons:
-        st.markdown(f"- {reason}")
+        st.markdown(f"- {ui.plain(reason)}")
 
 r = plan.review
 k = f"plan_{version.version}_"

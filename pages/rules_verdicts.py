@@ -42,10 +42,10 @@ if policy is None or not policy.rules:
 WORDS = {"holm": "Holm (step-down, default)", "bonferroni": "Bonferroni"}
 if policy.lock:
     lock = policy.lock
-    note = f" · note: {lock.note}" if lock.note else ""
-    st.success(f"🔒 Locked by **{lock.locked_by}** on {lock.locked_at:%Y-%m-%d %H:%M} UTC · rule-set hash "
-               f"`{lock.rules_hash[:16]}` · {len(lock.evidence_ids_at_lock)} evidence record(s) already "
-               f"attached at the lock · {len(policy.changes)} change(s) since{note}")
+    note = f" · note: {ui.plain(lock.note)}" if lock.note else ""
+    st.success(f"🔒 Locked by **{ui.plain(lock.locked_by)}** on {lock.locked_at:%Y-%m-%d %H:%M} UTC · "
+               f"rule-set hash `{lock.rules_hash[:16]}` · {len(lock.evidence_ids_at_lock)} evidence "
+               f"record(s) already attached at the lock · {len(policy.changes)} change(s) since{note}")
 else:
     st.warning("Draft rules: not locked. Lock them before new evidence is run: only verdicts whose evidence "
                "is attached after the lock are pre-registered.")
@@ -67,8 +67,8 @@ if assessment.tier_note:
                "locked).")
 
 st.subheader("Rules")
-st.caption(f"Started from {policy.derived_from or 'the committee'}. Score bars are on MedHELM's normalized "
-           "0-1 scale (jury 1-5 maps to (x − 1)/4).")
+st.caption(f"Started from {ui.plain(policy.derived_from or 'the committee')}. Score bars are on MedHELM's "
+           "normalized 0-1 scale (jury 1-5 maps to (x − 1)/4).")
 readable.show(tables.rules_frame(policy))
 
 with st.expander("Edit a rule" + (" (recorded in the change log)" if policy.lock else "")):
@@ -153,7 +153,7 @@ pre_head, *pre_lines = recommendation.preregistration
 st.markdown(f"**Pre-registration.** {pre_head}")
 with st.expander("Which verdicts are pre-registered, rule by rule"):
     for line in pre_lines:
-        st.markdown(f"- {line}")
+        st.markdown(f"- {ui.plain(line)}")
 shown = st.multiselect("Show", ["pass", "fail", "inconclusive", "not_applicable"],
                        default=["pass", "fail", "inconclusive", "not_applicable"], key="verdict_filter",
                        format_func=tables.STATUS_MARK.get)

@@ -172,7 +172,7 @@ def attestation_form(dataset_path: str | None) -> None:
             given = AttestationInput(attested_by=by, method=method, note=note)
             recorded = attest_file(store, dataset_path, given, dossier.id)
             st.session_state.pop("run_plan", None)
-            st.session_state["run_flash"] = (f"Attestation recorded: {recorded.describe()}. "
+            st.session_state["run_flash"] = (f"Attestation recorded: {ui.plain(recorded.describe())}. "
                                              "Estimate again to run.")
             st.rerun()
 

@@ -12,8 +12,23 @@ import streamlit as st
 
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion, Store, StoreError, default_home
+from reports.markdown import md
 
 TIER_COLOURS = {"low": "green", "moderate": "orange", "high": "red", "critical": "violet"}
+
+
+def plain(value: object) -> str:
+    """User text shown as typed inside ``st.markdown``/``caption``/``info``/expander labels.
+
+    Everything a person or a file supplied (titles, names, rationale, conditions, model names, run
+    names) goes through this before it reaches a Markdown-rendering call: Markdown and HTML are
+    escaped, so ``![x](http://host/a.png)`` stays text and the browser fetches nothing.
+
+    Example:
+        >>> plain("![x](http://example.invalid/a.png)")
+        '!\\\\[x\\\\](http://example.invalid/a.png)'
+    """
+    return md(str(value))
 
 
 def _through_the_router() -> None:

@@ -21,9 +21,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from evaluator.evidence import Evidence
+from evaluator.json_input import JsonTooDeep, parse_json
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion, Store
 from reports.hti1 import source_attributes
+from reports.plain_text import xml_safe
 
 FORMAT = "medassure-dossier"
 FORMAT_VERSION = 1
@@ -57,9 +59,11 @@ def read_dossier_json(text: str | bytes) -> tuple[Dossier, dict[str, Any]]:
             that does not match the file's ``hash`` (the content was changed after export).
     """
     try:
-        doc = json.loads(text)
+        doc = parse_json(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DossierImportError(f"not valid JSON: {exc}") from None
+    except JsonTooDeep as exc:
+        raise DossierImportError(f"not accepted: {exc}") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or "dossier" not in doc:
         raise DossierImportError(
             f"not a MedAssure dossier export (expected \"format\": \"{FORMAT}\" and a \"dossier\")")
@@ -97,12 +101,16 @@ def import_json(store: Store, text: str | bytes, author: str) -> DossierVersion:
 
 
 def safe_cell(value: Any) -> Any:
-    """A CSV cell that a spreadsheet will not run as a formula.
+    """A CSV cell that a spreadsheet will not run as a formula, without control characters.
 
     Example:
         >>> safe_cell("=HYPERLINK(\\"http://x\\")"), safe_cell("-1+2"), safe_cell(0.5), safe_cell("ok")
         ('\\'=HYPERLINK("http://x")', "'-1+2", 0.5, 'ok')
+        >>> safe_cell("\\x00=1+2\\x07")
+        "'=1+2"
     """
+    if isinstance(value, str):
+        value = xml_safe(value)
     if isinstance(value, str) and value.startswith(FORMULA_STARTS):
         return "'" + value
     return value

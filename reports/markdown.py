@@ -8,18 +8,25 @@ Vega-Lite specs itself); a line names each chart so the text stays complete.
 from __future__ import annotations
 
 from reports.model import Report, Section, Table
+from reports.plain_text import xml_safe
 
-SPECIALS = str.maketrans({"|": "\\|", "*": "\\*", "_": "\\_", "`": "\\`", "<": "&lt;", "#": "\\#"})
+# The backslash is escaped too, so a typed ``\[`` cannot undo our escape of ``[``. ``[`` and
+# ``]`` stop links, images (``![x](http://host/)`` would make the browser fetch) and Streamlit's
+# ``:red[...]`` directives; ``$`` stops LaTeX; ``<`` stops HTML and ``<http://...>`` autolinks.
+SPECIALS = str.maketrans({"\\": "\\\\", "|": "\\|", "*": "\\*", "_": "\\_", "`": "\\`", "<": "&lt;",
+                          "#": "\\#", "[": "\\[", "]": "\\]", "$": "\\$", "~": "\\~"})
 
 
 def md(text: str) -> str:
     """Escape text so Markdown shows it literally (newlines become line breaks).
 
-    Example:
+    Control characters are dropped (as in every export). Example:
         >>> md("a|b *c*")
         'a\\\\|b \\\\*c\\\\*'
+        >>> print(md("![x](http://example.invalid/a.png) <img src=x> $x$"))
+        !\\[x\\](http://example.invalid/a.png) &lt;img src=x> \\$x\\$
     """
-    return text.translate(SPECIALS).replace("\n", "  \n")
+    return xml_safe(text).translate(SPECIALS).replace("\n", "  \n")
 
 
 def table_markdown(table: Table) -> str:

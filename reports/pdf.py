@@ -33,6 +33,7 @@ from reports.pdf_style import (
     stylesheet,
     text,
 )
+from reports.plain_text import xml_safe
 
 
 class _NumberedCanvas(Canvas):
@@ -70,7 +71,7 @@ def _furniture(report: Report):
         top = height - MARGIN_TOP + 8
         canvas.drawString(MARGIN_X, top + 4,
                           f"MedAssure governance dossier {cover.dossier_id} · version {cover.version}")
-        canvas.drawRightString(width - MARGIN_X, top + 4, cover.title[:70])
+        canvas.drawRightString(width - MARGIN_X, top + 4, xml_safe(cover.title)[:70])
         canvas.line(MARGIN_X, top, width - MARGIN_X, top)
         bottom = MARGIN_BOTTOM - 12
         canvas.line(MARGIN_X, bottom + 9, width - MARGIN_X, bottom + 9)
@@ -143,7 +144,7 @@ def render_pdf(report: Report, chai_xml: str | None = None, *, charts: bool = Tr
     out = io.BytesIO()
     c = report.cover
     doc = _DossierDoc(out, pagesize=PAGE, leftMargin=MARGIN_X, rightMargin=MARGIN_X, topMargin=MARGIN_TOP,
-                      bottomMargin=MARGIN_BOTTOM, title=f"{c.title} ({c.dossier_id} v{c.version})",
+                      bottomMargin=MARGIN_BOTTOM, title=f"{xml_safe(c.title)} ({c.dossier_id} v{c.version})",
                       author=c.owner, subject=f"MedAssure governance dossier, version hash {c.version_hash}",
                       creator="MedAssure", keywords=f"dossier={c.dossier_id}; version={c.version}; "
                                                     f"sha256={c.version_hash}")

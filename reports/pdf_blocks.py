@@ -37,6 +37,31 @@ PNG_SCALE = 2
 HEADING_ROOM = 110  # points a section heading needs below it, else it starts on the next page
 CAPTION_ROOM = 70  # the same for a table caption with its header row and a first row
 LONG_FACT_CHARS = 600
+CELL_PIECE_CHARS = 600  # what a cell keeps of a text longer than LONG_CELL_CHARS
+LONG_CELL_CHARS = 20_000  # a rationale at its cap still fits in its cell
+PIECE_CHARS = 3000  # reportlab re-wraps a paragraph's whole remainder at each page break: quadratic in length
+
+
+def pieces(value: str, size: int = PIECE_CHARS) -> list[str]:
+    """``value`` cut into paragraphs of at most ``size`` characters, at a space where there is one.
+
+    A 100,000-character paragraph took 3.7 s to lay out and 200,000 about 15 s (each page break
+    re-wraps the rest); in pieces the time grows linearly. Real paragraphs are far shorter than a
+    piece, so they are never cut.
+
+    Example:
+        >>> [len(p) for p in pieces("word " * 1000, size=1200)]
+        [1199, 1199, 1199, 1199, 200]
+    """
+    out = []
+    for line in value.split("\n"):
+        while len(line) > size:
+            cut = line.rfind(" ", size // 2, size)
+            cut = size if cut < 0 else cut
+            out.append(line[:cut])
+            line = line[cut:].lstrip(" ")
+        out.append(line)
+    return [p for p in out if p.strip()]
 
 
 def chart_png(spec: dict) -> bytes:
@@ -101,11 +126,32 @@ def _col_widths(table: TableData, font: str, size: float) -> list[float]:
     return widths
 
 
+def _long_cells(table: TableData) -> tuple[list[list[str]], list[tuple[str, str]]]:
+    """The rows with each very long cell shortened to a pointer, and the full texts to set below.
+
+    A table row that spans pages is re-measured whole at every page break, so a cell of 100,000
+    characters (an intended-use field in the HTI-1 sheet) took over a minute. Such a cell keeps its
+    start and points to the note under the table, which holds the text in full as paragraphs.
+    """
+    rows, notes = [], []
+    for r, row in enumerate(table.rows, start=1):
+        out = []
+        for c, cell in enumerate(row):
+            value = str(cell)
+            if len(value) > LONG_CELL_CHARS:
+                notes.append((f"Row {r}, {table.columns[c] if c < len(table.columns) else c + 1}", value))
+                value = f"{value[:CELL_PIECE_CHARS].rstrip()} … (in full below the table, note {len(notes)})"
+            out.append(value)
+        rows.append(out)
+    return rows, notes
+
+
 def table_flowables(table: TableData) -> list[Flowable]:
     """Caption, a wrapped table that repeats its header on each page, and its note."""
     styles = stylesheet()
     head = [Paragraph(text(c), styles["cellhead"]) for c in table.columns]
-    body = [[Paragraph(text(str(cell)), styles["cell"]) for cell in row] for row in table.rows]
+    rows, notes = _long_cells(table)
+    body = [[Paragraph(text(cell), styles["cell"]) for cell in row] for row in rows]
     head_style = styles["cellhead"]
     widths = _col_widths(table, head_style.fontName, head_style.fontSize)
     # splitInRow: a row taller than the page continues on the next one instead of being cut.
@@ -124,6 +170,9 @@ def table_flowables(table: TableData) -> list[Flowable]:
     if table.title:
         out.append(Paragraph(text(table.title), styles["h2"]))
     out.append(grid)
+    for number, (where, value) in enumerate(notes, start=1):
+        out.append(Paragraph(text(f"Note {number} ({where}), in full:"), styles["small"]))
+        out += [Paragraph(text(piece), styles["body"]) for piece in pieces(value)]
     if table.note:
         out.append(Paragraph(text(table.note), styles["small"]))
     out.append(Spacer(1, 6))
@@ -159,7 +208,7 @@ def facts_flowables(facts: list[Fact]) -> list[Flowable]:
             out.append(_fact_table(run))
             run = []
         out.append(Paragraph(text(fact.label), styles["fact_label"]))
-        out += [Paragraph(text(chunk), styles["fact"]) for chunk in fact.value.split("\n") if chunk.strip()]
+        out += [Paragraph(text(chunk), styles["fact"]) for chunk in pieces(fact.value)]
     if run:
         out.append(_fact_table(run))
     return [*out, Spacer(1, 6)]
@@ -177,11 +226,12 @@ def section_flowables(number: int | None, section: Section, level: int = 1) -> l
         out = [out[0], *chart_flowables(section.charts[0], lead=[heading])]
         section = section.model_copy(update={"charts": section.charts[1:]})
     # the "Not recorded yet" line stands out; any note after it is ordinary text
-    out += [Paragraph(text(p), styles["not_recorded" if i == 0 and not section.recorded else "body"])
-            for i, p in enumerate(section.paragraphs)]
+    out += [Paragraph(text(piece), styles["not_recorded" if i == 0 and not section.recorded else "body"])
+            for i, p in enumerate(section.paragraphs) for piece in (pieces(p) or [p])]
     if section.facts:
         out += facts_flowables(section.facts)
-    out += [Paragraph(text(b), styles["bullet"], bulletText="•") for b in section.bullets]
+    out += [Paragraph(text(piece), styles["bullet"], bulletText=None if j else "•")
+            for b in section.bullets for j, piece in enumerate(pieces(b) or [b])]
     for table in section.tables:
         out += table_flowables(table)
     for chart in section.charts:

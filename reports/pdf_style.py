@@ -20,6 +20,8 @@ from reportlab.lib.units import mm
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 
+from reports.plain_text import xml_safe
+
 PAGE = A4
 MARGIN_X = 18 * mm
 MARGIN_TOP = 22 * mm
@@ -53,12 +55,14 @@ def fonts() -> tuple[str, str]:
 
 
 def text(value: str) -> str:
-    """Plain text made safe for a reportlab Paragraph (markup escaped, newlines kept as breaks).
+    """Plain text made safe for a reportlab Paragraph (markup escaped, control characters dropped,
+    newlines kept as breaks).
 
     Example:
-        >>> text("a < b\\nc")
+        >>> text("a < b\\nc\\x00")
         'a &lt; b<br/>c'
     """
+    value = xml_safe(value)
     if fonts()[0] == "Helvetica":
         for char, plain in FALLBACK_REPLACEMENTS.items():
             value = value.replace(char, plain)

@@ -24,6 +24,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from evaluator.json_input import JsonTooDeep, parse_json
+
 T = TypeVar("T")
 _LOOSE = ConfigDict(extra="ignore", frozen=True)
 UNCHECKED_KEYS = frozenset({"completions", "tokens"})
@@ -185,7 +187,9 @@ def read_helm_json(path: Path, shape: type[T] | Any) -> T:
     if not path.is_file():
         raise HelmFileError(path, "file is missing")
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = parse_json(path.read_text(encoding="utf-8"))
+    except JsonTooDeep as exc:
+        raise HelmFileError(path, str(exc)) from None
     except UnicodeDecodeError as exc:
         raise HelmFileError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except json.JSONDecodeError as exc:

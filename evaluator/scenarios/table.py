@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from evaluator.json_input import JsonTooDeep, parse_json
 from evaluator.scenarios.columns import known_column
 from evaluator.scenarios.issues import ImportIssue, ImportRejected, file_issue, reject
 from evaluator.scenarios.sniff import DEFAULT_MAX_BYTES, FileFormat, check_size, decode_text, file_format
@@ -127,7 +128,10 @@ def _jsonl_table(name: str, text: str) -> tuple[list[str], list[RawRow]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = parse_json(line)
+        except JsonTooDeep as exc:
+            issues.append(ImportIssue(row=number, reason=f"not accepted: {exc}"))
+            continue
         except json.JSONDecodeError as exc:
             cut = " — the last line is cut off (truncated file?)" if number == len(lines) else ""
             reason = f"not valid JSON ({exc.msg}, column {exc.colno}){cut}"

@@ -24,6 +24,7 @@ from typing import Any
 
 from evaluator.answers import reference_letter
 from evaluator.instance import Instance
+from evaluator.json_input import JsonTooDeep, parse_json
 from evaluator.scenarios.columns import ColumnMapping, check_mapping, normalize
 from evaluator.scenarios.issues import ImportIssue, ImportRejected, file_issue
 from evaluator.scenarios.table import RawRow, RawTable
@@ -99,8 +100,8 @@ class _Row:
             return ()
         if isinstance(value, str) and value.strip().startswith("["):
             try:
-                value = json.loads(value)
-            except json.JSONDecodeError:
+                value = parse_json(value)
+            except (json.JSONDecodeError, JsonTooDeep):
                 self.problem("choices", 'not a valid JSON list; write ["yes", "no"] or yes | no')
                 return ()
         items = value if isinstance(value, list) else str(value).split("|")

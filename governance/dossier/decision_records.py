@@ -9,9 +9,11 @@ import cycle is needed. The operations stay in ``governance.decision.signoff`` a
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
+
+from governance.dossier.user_text import UserRecord
 
 Outcome = Literal["approve", "approve_with_conditions", "insufficient_evidence", "reject"]
 """What the tool may recommend (governance.rules.recommendation)."""
@@ -20,10 +22,11 @@ DecisionOutcome = Literal["approve", "approve_with_conditions", "reject"]
 DECISION_OUTCOMES: tuple[str, ...] = ("approve", "approve_with_conditions", "reject")
 
 
-class CommitteeDecision(BaseModel):
+class CommitteeDecision(UserRecord):
     """What the committee decided, why, and on what conditions."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+    item_caps: ClassVar[dict[str, int]] = {"required_roles": 200}  # as SignOff.role
 
     outcome: DecisionOutcome
     """approve / approve_with_conditions / reject."""
@@ -56,7 +59,7 @@ class CommitteeDecision(BaseModel):
         return self
 
 
-class SignOff(BaseModel):
+class SignOff(UserRecord):
     """One person's sign-off, bound to the content they saw."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -78,7 +81,7 @@ class SignOff(BaseModel):
 TriggerKind = Literal["model_version_change", "prompt_change", "vendor_notice", "schedule", "metric_breach"]
 
 
-class ReviewRequirements(BaseModel):
+class ReviewRequirements(UserRecord):
     """Who reviews outputs, how many are audited, and with what qualification."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -99,7 +102,7 @@ class ReviewRequirements(BaseModel):
     """Audit ratings by clinicians rather than by the LLM jury."""
 
 
-class Trigger(BaseModel):
+class Trigger(UserRecord):
     """An event that starts a re-evaluation."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -110,7 +113,7 @@ class Trigger(BaseModel):
     """The event in words."""
 
 
-class MonitoredMetric(BaseModel):
+class MonitoredMetric(UserRecord):
     """A number watched after go-live and the value that raises the alarm."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -125,7 +128,7 @@ class MonitoredMetric(BaseModel):
     """Rule id or default the threshold comes from."""
 
 
-class MonitoringPlan(BaseModel):
+class MonitoringPlan(UserRecord):
     """When to re-evaluate, what to watch, and who is responsible."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -140,7 +143,7 @@ class MonitoringPlan(BaseModel):
     """Person or body responsible for the monitoring."""
 
 
-class OversightPlan(BaseModel):
+class OversightPlan(UserRecord):
     """Review requirements and monitoring plan, with the reasons and who last edited them."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

@@ -14,9 +14,10 @@ from typing import ClassVar
 from pydantic import AwareDatetime, ConfigDict, Field, model_validator
 
 from evaluator.records import OmitNewDefaults
+from governance.dossier.user_text import UserRecord
 
 
-class JudgeAgreementSetting(OmitNewDefaults):
+class JudgeAgreementSetting(OmitNewDefaults, UserRecord):
     """A measured agreement between the LLM jury and clinicians, with its interval."""
 
     _omit_at_default: ClassVar[tuple[str, ...]] = ("comparison_icc3k_z",)

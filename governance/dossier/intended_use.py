@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
+
+from governance.dossier.user_text import UserRecord
 
 DecisionRole = Literal["informs", "augments", "replaces"]
 Severity = Literal["negligible", "minor", "moderate", "serious", "critical"]
@@ -42,7 +44,7 @@ PHI_LABELS = {
 }
 
 
-class IntendedUse(BaseModel):
+class IntendedUse(UserRecord):
     """The use a committee is asked to approve, in the committee's own words.
 
     Example:
@@ -69,7 +71,7 @@ class IntendedUse(BaseModel):
     """Whose care or data is involved (e.g. adults 18+, paediatrics)."""
     decision_role: DecisionRole
     """Whether the output informs, augments or replaces a human decision."""
-    out_of_scope_uses: list[str] = Field(default_factory=list)
+    out_of_scope_uses: list[str] = Field(default_factory=list, title="Out-of-scope uses")
     """Uses the committee explicitly does not approve."""
     error_severity: Severity
     """How bad the consequence of a wrong output can be if nobody catches it."""
@@ -79,7 +81,7 @@ class IntendedUse(BaseModel):
     """What patient data the model would see."""
     expected_monthly_volume: int = Field(default=0, ge=0, le=1_000_000_000)
     """Expected requests per month, for cost projection."""
-    candidate_models: list[str] = Field(default_factory=list)
+    candidate_models: list[str] = Field(default_factory=list, title="Models under consideration")
     """Models or vendor products under consideration (litellm names or product names)."""
 
     @field_validator("intended_users", "out_of_scope_uses", "candidate_models")

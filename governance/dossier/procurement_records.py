@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AwareDatetime, ConfigDict, Field, model_validator
 
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.records import OmitNewDefaults
+from governance.dossier.user_text import UserRecord
 
 
-class DocumentRef(BaseModel):
+class DocumentRef(UserRecord):
     """A supporting document, by content hash (its bytes are in the document store)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -31,7 +32,7 @@ class DocumentRef(BaseModel):
     """Bytes."""
 
 
-class AttestationAnswer(BaseModel):
+class AttestationAnswer(UserRecord):
     """The vendor's answer to one question, as entered by a person."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -56,7 +57,7 @@ class AttestationAnswer(BaseModel):
     """Who judged it."""
 
 
-class Pricing(BaseModel):
+class Pricing(UserRecord):
     """The price as quoted: per token, or per seat per month (see ``procurement.candidate_cost``)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -87,7 +88,7 @@ class Pricing(BaseModel):
         return self
 
 
-class ContractFacts(BaseModel):
+class ContractFacts(UserRecord):
     """What the contract says (None: not known yet, which becomes an open item)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -102,7 +103,7 @@ class ContractFacts(BaseModel):
     """The hospital can pin the model version (the vendor cannot swap it underneath)."""
 
 
-class Candidate(BaseModel):
+class Candidate(UserRecord):
     """One vendor product under consideration for the dossier's intended use."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -145,7 +146,7 @@ class Candidate(BaseModel):
         return f"{self.model_id} ({self.model_version})" if self.model_version else self.model_id
 
 
-class TokenProfile(BaseModel):
+class TokenProfile(UserRecord):
     """Mean tokens per request for one candidate, and the price it is charged at."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -170,7 +171,7 @@ class TokenProfile(BaseModel):
     """Override: USD per 1M completion tokens actually paid."""
 
 
-class EvaluationCostItem(BaseModel):
+class EvaluationCostItem(UserRecord):
     """Money spent (or estimated) on producing the evidence itself."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -185,7 +186,7 @@ class EvaluationCostItem(BaseModel):
     """Run id or citation."""
 
 
-class CostSettings(OmitNewDefaults):
+class CostSettings(OmitNewDefaults, UserRecord):
     """The dossier's cost inputs."""
 
     _omit_at_default: ClassVar[tuple[str, ...]] = ("workload_prompt_tokens", "workload_completion_tokens")

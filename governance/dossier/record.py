@@ -26,6 +26,7 @@ from governance.dossier.procurement_records import Candidate, CostSettings
 from governance.dossier.risk import RiskAssessment, assess_risk
 from governance.dossier.rules_records import AcceptancePolicy
 from governance.dossier.taxonomy import load_taxonomy
+from governance.dossier.user_text import UserRecord
 
 DossierStatus = Literal["draft", "in_review", "decided", "re_evaluation"]
 
@@ -40,7 +41,7 @@ def new_dossier_id() -> str:
     return "D-" + uuid.uuid4().hex[:8]
 
 
-class MappingDecision(BaseModel):
+class MappingDecision(UserRecord):
     """A reviewer's accept or reject of one subcategory for this intended use."""
 
     model_config = ConfigDict(extra="forbid")
@@ -59,7 +60,7 @@ class MappingDecision(BaseModel):
     """Optional reason."""
 
 
-class LocalTask(BaseModel):
+class LocalTask(UserRecord):
     """A task the committee adds under a subcategory; marked local, never MedHELM's."""
 
     model_config = ConfigDict(extra="forbid")
@@ -129,7 +130,7 @@ class TaskMapping(BaseModel):
         return self.model_copy(update={"local_tasks": [*self.local_tasks, task]})
 
 
-class Dossier(BaseModel):
+class Dossier(UserRecord):
     """Everything a committee records about one intended use.
 
     Example:

@@ -11,10 +11,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from evaluator.evidence import Provenance
 from evaluator.records import OmitNewDefaults
+from governance.dossier.user_text import UserRecord
 
 RuleKind = Literal["score", "min_n", "max_unscored_share", "subgroup_disparity", "judge_agreement",
                    "max_cost_per_1k"]
@@ -29,7 +30,7 @@ class PolicyError(ValueError):
     """A policy edit that is not allowed, with a message for the user."""
 
 
-class _RuleBase(BaseModel):
+class _RuleBase(UserRecord):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(pattern=RULE_ID)
@@ -114,7 +115,7 @@ Rule = Annotated[ScoreRule | MinNRule | UnscoredShareRule | SubgroupDisparityRul
                  | CostRule, Field(discriminator="kind")]
 
 
-class PolicyLock(OmitNewDefaults):
+class PolicyLock(OmitNewDefaults, UserRecord):
     """The pre-registration of a rule set."""
 
     _omit_at_default: ClassVar[tuple[str, ...]] = ("error_control",)
@@ -135,7 +136,7 @@ class PolicyLock(OmitNewDefaults):
     """Error control locked with the rules (``error_control_text``); None: locked before it was recorded."""
 
 
-class RuleChange(OmitNewDefaults):
+class RuleChange(OmitNewDefaults, UserRecord):
     """One change to a locked rule set: what, who, when, why."""
 
     _omit_at_default: ClassVar[tuple[str, ...]] = ("evidence_ids_at_change",)
@@ -162,7 +163,7 @@ class RuleChange(OmitNewDefaults):
     """Evidence attached when the change was made (None: not recorded, so none counts as after it)."""
 
 
-class AcceptancePolicy(OmitNewDefaults):
+class AcceptancePolicy(OmitNewDefaults, UserRecord):
     """A dossier's acceptance rules with their lock and change log."""
 
     _omit_at_default: ClassVar[tuple[str, ...]] = ("multiplicity", "power")

@@ -53,6 +53,7 @@ from governance.dossier.storage import (
     StoreLockedError,
     VersionInfo,
 )
+from governance.dossier.user_text import STORED
 
 __all__ = ["AuditEvent", "DossierNotFound", "DossierSummary", "DossierVersion", "SaveConflict", "Store",
            "StoreCorruptError", "StoreError", "StoreLockedError", "StoreWarning", "VersionInfo", "connect",
@@ -366,7 +367,7 @@ class Store(ComponentStores):
     def _row_to_version(self, row: tuple) -> DossierVersion:
         dossier_id, version, digest, parent, author, created_at, note, content = row
         return DossierVersion(
-            dossier=Dossier.model_validate_json(content),
+            dossier=Dossier.model_validate_json(content, context=STORED),
             version=version,
             hash=digest,
             parent_hash=parent,
@@ -441,7 +442,7 @@ class Store(ComponentStores):
             ).fetchall()
         out = []
         for dossier_id, version, digest, created_at, content in rows:
-            d = Dossier.model_validate_json(content)
+            d = Dossier.model_validate_json(content, context=STORED)
             out.append(
                 DossierSummary(id=dossier_id, title=d.title, owner=d.owner, status=d.status,
                                risk_tier=d.risk.tier, version=version, hash=digest, updated_at=created_at)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 from pypdf import PdfReader
 
@@ -17,9 +18,10 @@ PAGE = "pages/candidates.py"
 
 
 def texts(at) -> str:
-    return "\n".join(
+    """The page's Markdown as a reader sees it (user text is escaped: ``\\_`` shows as ``_``)."""
+    return re.sub(r"\\(.)", r"\1", "\n".join(
         [m.value for m in at.markdown] + [c.value for c in at.caption] + [e.label for e in at.expander]
-    )
+    ))
 
 
 def test_demo_has_three_candidates_a_missing_attestation_and_a_valid_signoff(demo_copy):

@@ -1,0 +1,83 @@
+"""Issue 19: text a person typed is shown as text on every page, never rendered as Markdown or HTML.
+
+A dossier whose fields hold a Markdown image and an HTML ``<img>`` (the browser fetched from the
+image's host when the Decision page rendered it) is opened on each page that shows dossier text.
+Every Markdown-rendering element (markdown, captions, alerts, expander labels) must carry the
+image escaped, so no element renders it, and where the page shows the field, the literal text
+must be there.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from governance.dossier.store import Store
+from tests.pages.conftest import DEMO, open_page
+
+IMAGE = "![x](http://example.invalid/a.png)"
+HTML = '<img src="http://example.invalid/b.png">'
+HOSTILE = f"{IMAGE} and {HTML}"
+ESCAPED_IMAGE = "!\\[x\\](http://example.invalid/a.png)"
+LIVE_IMAGE = re.compile(r"(?<!\\)!\[[^\]]*(?<!\\)\]\(")
+
+
+def _hostile_dossier(home) -> None:
+    """Save a version of the demo dossier with the hostile text in the fields people type."""
+    store = Store.open(home / "medassure.duckdb")
+    try:
+        d = store.load(DEMO).dossier
+        use = d.intended_use.model_copy(update={
+            "purpose": f"Purpose {HOSTILE}", "workflow": f"Workflow {HOSTILE}",
+            "intended_users": [*d.intended_use.intended_users, f"user {HOSTILE}"],
+            "out_of_scope_uses": [f"scope {HOSTILE}"]})
+        decision = d.decision.model_copy(update={"rationale": f"Rationale {HOSTILE}",
+                                                 "decided_by": f"chair {IMAGE}"})
+        if decision.conditions:
+            decision = decision.model_copy(update={"conditions": [f"condition {HOSTILE}"]})
+        candidates = [c.model_copy(update={"vendor": f"vendor {IMAGE}"}) for c in d.candidates]
+        policy = d.policy
+        if policy is not None and policy.lock is not None:
+            lock = policy.lock.model_copy(update={"note": f"lock {IMAGE}"})
+            policy = policy.model_copy(update={"lock": lock})
+        updated = d.model_copy(update={"title": f"Title {IMAGE}", "intended_use": use, "decision": decision,
+                                       "candidates": candidates, "policy": policy})
+        store.save(type(d).model_validate(updated.model_dump()), author=f"author {IMAGE}",
+                   note="hostile text")
+    finally:
+        store.close()
+
+
+def _rendered(at) -> list[str]:
+    """Every string on the page that Streamlit renders as Markdown."""
+    out = [e.value for kind in ("markdown", "caption", "info", "warning", "error", "success", "subheader",
+                                "title") for e in getattr(at, kind)]
+    return out + [e.label for e in at.expander]
+
+
+PAGES = {
+    "pages/decision.py": ["Rationale", "condition"],
+    "pages/report.py": ["Purpose", "Rationale"],
+    "pages/intended_use.py": [],
+    "pages/history.py": [],
+    "pages/candidates.py": ["vendor"],
+    "pages/rules_verdicts.py": ["lock"],
+    "pages/review_monitoring.py": [],
+}
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_hostile_text_is_shown_literally(demo_copy, page):
+    _hostile_dossier(demo_copy)
+    at = open_page(page)
+    rendered = _rendered(at)
+    live = [s for s in rendered if LIVE_IMAGE.search(s) or "<img" in s]
+    assert not live, live
+    assert not at.get("imgs") and not at.get("image")
+    for field in PAGES[page]:
+        assert any(f"{field} {ESCAPED_IMAGE}" in s for s in rendered), (field, rendered)
+    if page == "pages/intended_use.py":  # the form holds the literal text
+        assert any(ta.value.startswith("Purpose ![x](http") for ta in at.text_area)
+    if page == "pages/history.py":  # the change list is plain text (st.text)
+        assert any(IMAGE in t.value for t in at.text)
