@@ -29,7 +29,8 @@ def test_a_stored_version_over_the_caps_still_opens(tmp_path):
     try:
         saved = store.save(old_style_dossier(), author="older release")
         loaded = store.load(saved.dossier.id)
-        assert loaded.hash == saved.hash and len(loaded.dossier.intended_use.out_of_scope_uses) == LIST_CAP + 50
+        assert loaded.hash == saved.hash
+        assert len(loaded.dossier.intended_use.out_of_scope_uses) == LIST_CAP + 50
         assert [s.id for s in store.list_dossiers()] == [saved.dossier.id]
     finally:
         store.close()
