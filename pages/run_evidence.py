@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from evaluator.runs.jobs import JOBS
+from governance.evidence.jury_runs import jury_applies
 from governance.evidence.local_run_view import RunView, attach_run, dossier_runs, run_id_for_key, run_view
 from governance.evidence.local_runs import (
     RunInputError,
@@ -21,6 +22,7 @@ from governance.evidence.local_runs import (
     suggested_models,
 )
 from pages import ui
+from pages.run_jury import jury_section
 
 OTHER = "another model"
 POLL_S = 1.0
@@ -234,6 +236,13 @@ def runs() -> None:
         st.fragment(run_every=POLL_S)(run_panel)(run_id, True)
     else:
         run_panel(run_id, False)
+        jury(records[run_id])
+
+
+def jury(record) -> None:
+    """Section 5, for a completed run with free-text answers: score it with the LLM jury."""
+    if record.status == "completed" and jury_applies(record.benchmark_id):
+        jury_section(dossier, record)
 
 
 setup_column, runs_column = st.columns(2, gap="large")

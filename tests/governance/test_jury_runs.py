@@ -40,7 +40,7 @@ def test_estimate_then_job_then_attach(store, judged_run, llm_server):
     request = JuryRequest(run_id=run_id, judges=JUDGES, api_base=llm_server.url, dataset_path=str(path))
     plan = plan_jury(store, request)
     assert llm_server.hits == sent_before  # an estimate sends nothing
-    assert (plan.n_instances, plan.n_judged, plan.skipped) == (3, 3, {})
+    assert (plan.n_instances, plan.n_judged, plan.skipped) == (4, 3, {"empty candidate response": 1})
     assert [e.n_to_send for e in plan.judges] == [3, 3, 3] and plan.n_vendors == 1
     assert all(e.completion_tokens_max == 3 * 1024 for e in plan.judges)
     assert plan.cost_usd_max is None and plan.key_problems == []  # openai/judge-* has no known price
@@ -53,8 +53,10 @@ def test_estimate_then_job_then_attach(store, judged_run, llm_server):
     assert llm_server.hits - sent_before == 9 + 3
     jury_id = progress.brief["jury_id"]
     (summary,) = run_juries(store, run_id)
-    assert summary.jury_id == jury_id and (summary.n_scored, summary.n_unscored) == (3, 0)
-    assert summary.mean == pytest.approx(4.0) and summary.by_judge["openai/judge-c"].n_unscored == 3
+    assert summary.jury_id == jury_id and (summary.n_scored, summary.n_unscored) == (3, 1)
+    # instance means 12/3, 7/3 and 14/3 (judges a and b agree; c is unscored): mean 33/9
+    assert summary.mean == pytest.approx(11 / 3) and summary.by_judge["openai/judge-c"].n_unscored == 3
+    assert summary.unscored_reasons["empty candidate response"] == 1
 
     again = plan_jury(store, request)
     # a second jury over the same responses sends nothing: every first-pass reply is in the cache
@@ -75,8 +77,9 @@ def test_attach_jury_to_the_demo_dossier(home, llm_server, tmp_path):
         v = attach_jury(store, DEMO_ID, progress.brief["jury_id"], by="dr.lee")
         assert v.version == before.version + 1 and v.author == "dr.lee"
         ev = v.dossier.evidence[-1]
-        assert (ev.metric, ev.scale, ev.n, ev.n_unscored, ev.run_id) == ("jury_score", "1-5", 3, 0, run_id)
-        assert ev.score == pytest.approx(4.0) and "openai/judge-a" in ev.caveat
+        assert (ev.metric, ev.scale, ev.n, ev.n_unscored, ev.run_id) == ("jury_score", "1-5", 3, 1, run_id)
+        assert ev.score == pytest.approx(11 / 3) and "openai/judge-a" in ev.caveat
+        assert "1 of 4 instance(s) unscored" in ev.caveat and "empty candidate response" in ev.caveat
         assert ev.subcategory == "Providing Patient Education Resources"
         with pytest.raises(JuryRunError, match="no stored jury"):
             attach_jury(store, DEMO_ID, "jury-nope", by="dr.lee")
@@ -93,4 +96,4 @@ def test_bad_requests_are_refused_with_reasons(store, judged_run, llm_server):
     with pytest.raises(JuryRunError, match="NO_SUCH_KEY_VAR"):
         start_jury(store, JuryRequest(run_id=run_id, judges=JUDGES, api_base="https://judges.example/v1",
                                       api_key_env="NO_SUCH_KEY_VAR", dataset_path=str(path)), JobManager())
-    assert llm_server.hits == 3  # only the candidate run's requests
+    assert llm_server.hits == 4  # only the candidate run's requests
