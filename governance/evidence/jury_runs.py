@@ -314,3 +314,17 @@ def attach_jury(store: Store, dossier_id: str, jury_id: str, by: str) -> Dossier
     return store.save(updated, author=by, note=f"evidence: attached LLM jury {jury_id} of run "
                                                 f"{summary.run_id} ({summary.benchmark_id} × "
                                                 f"{summary.candidate_model}; {summary.n_unscored} unscored)")
+
+
+def attached_first(juries: list[dict[str, Any]], dossier: Dossier) -> list[dict[str, Any]]:
+    """Stored juries with those whose score is attached to the dossier first (order otherwise kept).
+
+    Example:
+        >>> from governance.dossier.intended_use import example_intended_use
+        >>> d = Dossier(title="demo", owner="me", intended_use=example_intended_use())
+        >>> [j["jury_id"] for j in attached_first([{"jury_id": "a"}, {"jury_id": "b"}], d)]
+        ['a', 'b']
+    """
+    attached = {e.source for e in dossier.evidence
+                if e.metric == "jury_score" and e.provenance == "local-run"}
+    return sorted(juries, key=lambda j: j["jury_id"] not in attached)
