@@ -21,6 +21,7 @@ from governance.evidence.local_runs import (
     start_run,
     suggested_models,
 )
+from governance.procurement.run_presets import run_presets
 from pages import ui
 from pages.run_jury import jury_section
 
@@ -44,6 +45,26 @@ if flash := st.session_state.pop("run_flash", None):
 
 def bench_label(b: RunnableBenchmark) -> str:
     return f"{b.title} · {'mapped' if b.mapped_to else 'not mapped'}"
+
+
+def candidate_preset() -> None:
+    """A candidate recorded on the Candidates page fills in the endpoint, key variable and prices below."""
+    presets = {p.candidate_id: p for p in run_presets(dossier)}
+    if not presets:
+        return
+
+    def fill() -> None:
+        p = presets.get(st.session_state.get("run_preset"))
+        if p is not None:
+            st.session_state.update({"run_candidate": OTHER, "run_model_other": p.model,
+                                     "run_api_base": p.api_base, "run_key_env": p.api_key_env,
+                                     "run_in_price": p.input_price, "run_out_price": p.output_price})
+
+    chosen = st.selectbox("Recorded candidate (fills in the endpoint below)", ["", *presets],
+                          key="run_preset", format_func=lambda i: presets[i].label if i else "—",
+                          on_change=fill)
+    if chosen:
+        st.caption(presets[chosen].note)
 
 
 def new_run() -> None:
@@ -73,6 +94,7 @@ def new_run() -> None:
         st.caption(f"Official file: {bench.dataset_source}. Nothing is downloaded.")
 
     st.subheader("2. Candidate endpoint")
+    candidate_preset()
     candidate = st.selectbox("Candidate", [*suggested_models(dossier), OTHER], key="run_candidate",
                              help="The dossier's candidate models; the model string below is what is called.")
     left, right = st.columns(2)

@@ -7,7 +7,8 @@ for the runs the dossier's local-run evidence names and reduces them to one figu
 model, with its source in words ("measured on 40 instances of run R"), which callers that hold a
 store pass to ``cost_report`` and ``compare_candidates``.
 
-The arithmetic: token means are over answered instances (an errored one gave no answer); USD
+The arithmetic: token means are over answered instances (an errored one gave no answer, and an
+answer recorded without calling a model, such as the demo's offline run, carries no tokens); USD
 per instance is the dollars charged for the answered instances that were actually sent, divided
 by their number. Answers from the response cache were not charged, so they are left out of the
 dollar mean (counting them as free would understate the price); when every answer came from the
@@ -72,7 +73,7 @@ def measure(model: str, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> M
         (200.0, 0.00026, 'measured on 2 instances of run run-1')
     """
     answered = [(rid, r) for rid, rows in results.items() for r in rows
-                if r.get("error") is None and r.get("prompt_tokens") is not None
+                if r.get("error") is None and (r.get("prompt_tokens") or 0) > 0
                 and r.get("completion_tokens") is not None]
     if not answered:
         return None

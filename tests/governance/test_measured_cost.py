@@ -45,6 +45,7 @@ def test_cached_and_errored_results_are_not_charged_prices():
     unpriced = measure("m", {"run-4": [row(10, 5, None)]})
     assert unpriced.usd_per_instance is None and "no price was known" in unpriced.note
     assert measure("m", {"run-5": [row(None, None, None, error="500")]}) is None
+    assert measure("m", {"run-6": [row(0, 0, 0.0)]}) is None  # recorded offline: no model was called
 
 
 def test_runs_on_the_test_server_are_measured_from_the_store(store, llm_server):
