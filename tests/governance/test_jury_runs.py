@@ -97,3 +97,29 @@ def test_bad_requests_are_refused_with_reasons(store, judged_run, llm_server):
         start_jury(store, JuryRequest(run_id=run_id, judges=JUDGES, api_base="https://judges.example/v1",
                                       api_key_env="NO_SUCH_KEY_VAR", dataset_path=str(path)), JobManager())
     assert llm_server.hits == 4  # only the candidate run's requests
+
+
+def test_cancel_then_resume_sends_each_judge_request_once(store, judged_run, llm_server):
+    import time
+
+    run_id, path = judged_run
+    llm_server.configure(latency_s=0.15)
+    sent = llm_server.hits
+    request = JuryRequest(run_id=run_id, judges=JUDGES, api_base=llm_server.url, dataset_path=str(path),
+                          concurrency=1)
+    jobs = JobManager()
+    job = start_jury(store, request, jobs)
+    deadline = time.monotonic() + 30
+    while job.progress().done < 2:
+        assert time.monotonic() < deadline and job.alive
+        time.sleep(0.02)
+    job.cancel()
+    stopped = job.join(60)
+    assert stopped.state == "cancelled" and 0 < llm_server.hits - sent < 12
+    (first,) = run_juries(store, run_id)
+    assert first.status == "cancelled"
+    with pytest.raises(JuryRunError, match="start it again"):
+        attach_jury(store, "D-any", first.jury_id, by="dr.lee")
+    done = start_jury(store, request, jobs).join(60)
+    assert done.state == "completed" and llm_server.hits - sent == 12  # nothing paid for twice
+    assert run_juries(store, run_id)[0].n_scored == 3
