@@ -13,8 +13,8 @@ MONEY = ["usd_per_1k", "usd_per_month", "usd_per_1k_acceptable", "usd_per_1k_lis
 SUMMARY_LABELS = {"candidate": "Candidate", "id": "Id", "model": "Model", "pricing": "Pricing",
                   "answered": "Questions answered", "satisfactory": "Answers satisfactory",
                   "questions": "Questions", "recommendation": "Recommendation",
-                  "usd_per_1k": "USD / 1,000 quoted", "usd_per_1k_list": "USD / 1,000 at list price",
-                  "usd_per_1k_measured": "USD / 1,000 measured", "measured_on": "Measured on"}
+                  "usd_per_1k_list": "USD per 1,000 at list price",
+                  "usd_per_1k_measured": "USD per 1,000 measured", "measured_on": "Measured on"}
 SCORE_LABELS = {"benchmark": "Benchmark", "kind": "Kind of score", "candidate": "Candidate",
                 "score": "Score (0-1)", "verdict": "Verdict", "rules": "Rules"}
 

@@ -76,7 +76,7 @@ def test_candidate_prefills_the_run_and_its_measured_cost_is_shown(demo_home, ll
     assert not cands.exception, [e.value for e in cands.exception]
     summary = cands.dataframe[0].value
     onprem = summary[summary["Id"] == ONPREM].iloc[0]
-    assert onprem["USD / 1,000 measured"] == f"USD {per_1k:,.2f}" and onprem["Measured on"] == source
-    assert onprem["USD / 1,000 quoted"] != onprem["USD / 1,000 measured"]  # the quote is 0.40 per 1M
+    assert onprem["USD per 1,000 measured"] == f"USD {per_1k:,.2f}" and onprem["Measured on"] == source
+    assert onprem["USD per 1,000 requests"] != onprem["USD per 1,000 measured"]  # the quote is 0.40 per 1M
     other = summary[summary["Id"] != ONPREM]
     assert other["Measured on"].eq("—").all()
