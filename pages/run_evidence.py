@@ -48,7 +48,11 @@ def bench_label(b: RunnableBenchmark) -> str:
 
 
 def candidate_preset() -> None:
-    """A candidate recorded on the Candidates page fills in the endpoint, key variable and prices below."""
+    """A candidate recorded on the Candidates page fills in the endpoint, key variable and prices below.
+
+    Labelled "vendor product" (the Candidates page's word) so that it is not confused with the
+    "Candidate" picker below it.
+    """
     presets = {p.candidate_id: p for p in run_presets(dossier)}
     if not presets:
         return
@@ -60,7 +64,7 @@ def candidate_preset() -> None:
                                      "run_api_base": p.api_base, "run_key_env": p.api_key_env,
                                      "run_in_price": p.input_price, "run_out_price": p.output_price})
 
-    chosen = st.selectbox("Recorded candidate (fills in the endpoint below)", ["", *presets],
+    chosen = st.selectbox("Recorded vendor product (fills in the endpoint below)", ["", *presets],
                           key="run_preset", format_func=lambda i: presets[i].label if i else "—",
                           on_change=fill)
     if chosen:
