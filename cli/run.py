@@ -7,7 +7,7 @@ page stores it) and wait with a progress bar on stderr; print the summary as JSO
 Exit codes: 0 the run completed (instances that failed are counted in ``n_errors``), 2 bad
 input (unknown benchmark, unreadable dataset, key variable not set), 3 the run stopped early
 (budget reached or interrupted; run it again to resume), 4 every instance failed (e.g. a wrong
-key or URL).
+key or URL), 5 blocked by the PHI gate (nothing sent; see below).
 """
 
 from __future__ import annotations
@@ -16,8 +16,16 @@ import argparse
 import sys
 from typing import Any
 
-from cli._common import add_format, emit, fail, open_store
-from cli.run_support import ProgressBar, endpoint_from_args, run_exit_code
+from cli._common import add_format, emit, fail, open_store, say
+from cli.run_support import (
+    PHI_HELP,
+    ProgressBar,
+    add_attestation_arguments,
+    attestation_input,
+    endpoint_from_args,
+    phi_blocked,
+    run_exit_code,
+)
 from cli.scenario_run import add_run_arguments, cmd_run_scenario
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
@@ -83,6 +91,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpoint: Any) -> int:
+    from evaluator.runs.phi_gate import PhiBlocked
     from evaluator.runs.request import RunRequest
     from evaluator.runs.runner import estimate_run
     from governance.evidence.local_runs import RunInputError, run_and_wait
@@ -106,12 +115,31 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
     request = RunRequest(benchmark_id=spec.id, dataset_path=args.dataset_file, endpoint=endpoint,
                          concurrency=args.concurrency, max_cost_usd=args.max_cost, limit=args.limit,
                          workers=args.workers or 1)
+    _attest_dataset(args, store)
     try:  # the app's job manager, waited for here: the same run (and stored request) as the page's
         summary = run_and_wait(store, request, ProgressBar(f"{spec.id} × {endpoint.model}")).summary
     except RunInputError as exc:
         fail(str(exc))
+    except PhiBlocked as exc:  # the PHI gate: nothing was sent
+        return phi_blocked(exc.check, {"benchmark": spec.id, "model": endpoint.model})
     emit(summary.model_dump(mode="json"))
     return run_exit_code(summary)
+
+
+def _attest_dataset(args: argparse.Namespace, store: Any) -> None:
+    """Record ``--deidentified-by`` for the dataset file (and the dossier given), before the gate looks."""
+    from governance.evidence.deidentification import AttestationError, attest_file
+
+    given = attestation_input(args)
+    if given is None:
+        return
+    if not args.dataset_file:
+        fail("--deidentified-by attests a dataset file: give --dataset-file")
+    try:
+        recorded = attest_file(store, args.dataset_file, given, args.dossier)
+    except AttestationError as exc:
+        fail(str(exc))
+    say(f"recorded attestation {recorded.attestation_id}: {recorded.describe()}")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -121,7 +149,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_benchmarks)
 
     p = sub.add_parser(
-        "run", help="run a benchmark on a model (resumes an unfinished identical run)", description=__doc__
+        "run", help="run a benchmark on a model (resumes an unfinished identical run)",
+        description=f"{__doc__}\n{PHI_HELP}", formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--benchmark", help="benchmark id (see `medassure benchmarks`); or --scenario")
     p.add_argument("--dataset-file", help="dataset file in the benchmark's format (nothing is downloaded)")
@@ -151,4 +180,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dry-run", action="store_true", help="estimate tokens and cost; send nothing")
     add_format(p)
     add_run_arguments(p)  # --scenario, --phi-approved, --dossier
+    add_attestation_arguments(p)  # --deidentified-by, --deidentification-method (PHI gate)
     p.set_defaults(func=cmd_run)

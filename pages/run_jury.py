@@ -52,6 +52,9 @@ def _request(dossier: Dossier, record: RunRecord) -> JuryRequest | None:
                             help="The name of the environment variable holding the key, never the key.")
     max_cost = c1.number_input("Max cost (USD)", min_value=0.0, value=None, key=f"jury_max_cost_{rid}",
                                placeholder="no limit")
+    phi = c2.checkbox("The judges' endpoints are approved for PHI", key=f"jury_phi_{rid}",
+                      help="The judges read the cases and the model's answers. Without this, or a "
+                           "de-identification attestation for the run's cases, identifiers stop the jury.")
     dataset = run_dataset_path(ui.store(), record.run_key)
     spec = get_benchmark(record.benchmark_id)
     if dataset is None and get_loader(spec.loader).needs_file and not spec.dataset_path:
@@ -66,7 +69,7 @@ def _request(dossier: Dossier, record: RunRecord) -> JuryRequest | None:
     try:
         return JuryRequest(run_id=rid, judges=judges, api_base=api_base.strip() or None,
                            api_key_env=key_env.strip() or None, dataset_path=dataset,
-                           max_cost_usd=max_cost or None)
+                           max_cost_usd=max_cost or None, phi_approved=phi)
     except ValueError as exc:
         st.warning(str(exc))
         return None
@@ -106,7 +109,8 @@ def _jury_job(job_id: str) -> None:
         return
     st.session_state.pop("jury_job", None)
     if status is not None and status.state == "error":
-        st.session_state["jury_error"] = f"The jury stopped with an error: {status.error}"
+        reason = str(status.error).removeprefix("PhiBlocked: ")
+        st.session_state["jury_error"] = f"The jury stopped: {reason}"
     st.rerun()
 
 

@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from evaluator.gateway.errors import LLMError, MissingKeyError, classify_exception
 from evaluator.gateway.prices import Price, resolve_price
+from evaluator.gateway.secrets import remember_endpoint_secrets, remember_secret, scrub_url
 
 __all__ = ["Completion", "LLMError", "ModelEndpoint", "complete", "count_prompt_tokens", "resolve_price"]
 
@@ -121,8 +122,18 @@ class ModelEndpoint(BaseModel):
         return resolve_price(self.model, self.input_price_per_mtok, self.output_price_per_mtok)
 
     def identity(self) -> dict[str, Any]:
-        """What determines the answers (model and server), for cache keys and run records."""
-        return {"model": self.model, "api_base": self.api_base}
+        """What determines the answers (model and server), for cache keys and run records.
+
+        The server URL is scrubbed (no user part, no query values): a key in the URL never reaches a
+        key or a record, and a URL without either is used as it is.
+        """
+        remember_endpoint_secrets(self.api_key_env, self.api_base)
+        return {"model": self.model, "api_base": self.safe_api_base}
+
+    @property
+    def safe_api_base(self) -> str | None:
+        """``api_base`` as it may be stored or shown: scheme, host, port and path, no credentials."""
+        return scrub_url(self.api_base)
 
 
 class Completion(BaseModel):
@@ -165,9 +176,11 @@ def api_key_for(endpoint: ModelEndpoint) -> str | None:
         >>> api_key_for(ModelEndpoint(name="x", model="openai/m", api_base="http://127.0.0.1:1/v1"))
         'sk-local-no-key'
     """
+    remember_endpoint_secrets(None, endpoint.api_base)
     if endpoint.api_key_env:
         key = os.environ.get(endpoint.api_key_env)
         if key:
+            remember_secret(key)  # so an echo of it in an error body is scrubbed
             return key
         if endpoint.is_local:
             return DUMMY_KEY

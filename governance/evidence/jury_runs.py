@@ -29,6 +29,7 @@ from evaluator.jury.rubrics import get_rubric
 from evaluator.jury.scores import JurySummary
 from evaluator.loaders import DatasetError, load_instances
 from evaluator.runs.jobs import JOBS, Job, JobManager
+from evaluator.runs.phi_gate import run_attestation
 from evaluator.runs.plan import estimate_run
 from evaluator.runs.runner import RunOptions
 from evaluator.runs.store import sha256_of
@@ -110,6 +111,9 @@ class JuryRequest(BaseModel):
     """Judge requests in flight."""
     max_cost_usd: float | None = Field(default=None, gt=0)
     """Stop before the jury's new spending passes this (every judge needs a price)."""
+    phi_approved: bool = False
+    """The judges' endpoints are approved for PHI (else the PHI gate asks for a de-identification
+    attestation of the run's cases)."""
 
 
 class JudgeEstimate(BaseModel):
@@ -165,10 +169,14 @@ class JuryPlan(BaseModel):
 
 def _config(request: JuryRequest, spec: Any) -> JuryConfig:
     try:
-        return jury_config_for(spec, list(request.judges), request.api_base or None,
-                               request.api_key_env or None, request.concurrency)
+        config = jury_config_for(spec, list(request.judges), request.api_base or None,
+                                 request.api_key_env or None, request.concurrency)
     except (JuryError, ValueError) as exc:
         raise JuryRunError(str(exc)) from None
+    if request.phi_approved:  # as ``medassure jury --phi-approved``
+        config = config.model_copy(update={"judges": tuple(j.model_copy(update={"phi_approved": True})
+                                                           for j in config.judges)})
+    return config
 
 
 def _inputs(store: Store, request: JuryRequest) -> tuple[dict[str, Any], Any, list[Instance], JuryConfig]:
@@ -259,6 +267,8 @@ def start_jury(store: Store, request: JuryRequest, jobs: JobManager = JOBS) -> J
     if problems:
         raise JuryRunError("; ".join(problems))
     options = RunOptions(concurrency=request.concurrency, max_cost_usd=request.max_cost_usd)
+    with store.for_thread() as db:  # the PHI gate of run_jury lets attested cases through
+        attestation = run_attestation(db, request.run_id, request.dataset_path)
 
     def work(db: Store, job: Job) -> JurySummary:
         from evaluator.jury.panel import run_jury
@@ -268,7 +278,7 @@ def start_jury(store: Store, request: JuryRequest, jobs: JobManager = JOBS) -> J
             job.on_progress(done, total, None, note=note)
 
         summary = run_jury(db, request.run_id, instances, config, on_progress=progress, options=options,
-                           cancel=job.cancel_event)
+                           cancel=job.cancel_event, attestation=attestation)
         job.set_brief({"jury_id": summary.jury_id, "status": summary.status, "n_scored": summary.n_scored,
                        "n_unscored": summary.n_unscored})
         return summary
