@@ -149,6 +149,7 @@ def _results(dossier: Dossier, record: RunRecord, request: JuryRequest | None) -
 
 
 def _start(request: JuryRequest) -> None:
+    st.session_state.pop("jury_error", None)
     try:
         st.session_state["jury_job"] = start_jury(ui.store(), request).job_id
         st.session_state.pop("jury_plan", None)
@@ -163,7 +164,7 @@ def jury_section(dossier: Dossier, record: RunRecord) -> None:
     st.caption("Free-text answers are scored by judge models on the benchmark's rubric (1-5), as MedHELM "
                "does. A judge reply that cannot be read is asked for once more, then counted as unscored "
                "with its reason, never as a score.")
-    if problem := st.session_state.pop("jury_error", None):
+    if problem := st.session_state.get("jury_error"):  # kept until the next start
         st.error(problem)
     if job_id := st.session_state.get("jury_job"):
         _jury_job(job_id)

@@ -37,7 +37,8 @@ def test_free_text_benchmarks_qualify_and_vendors_are_read():
 def test_estimate_then_job_then_attach(store, judged_run, llm_server):
     run_id, path = judged_run
     sent_before = llm_server.hits
-    request = JuryRequest(run_id=run_id, judges=JUDGES, api_base=llm_server.url, dataset_path=str(path))
+    request = JuryRequest(run_id=run_id, judges=JUDGES, api_base=llm_server.url, dataset_path=str(path),
+                          phi_approved=True)
     plan = plan_jury(store, request)
     assert llm_server.hits == sent_before  # an estimate sends nothing
     assert (plan.n_instances, plan.n_judged, plan.skipped) == (4, 3, {"empty candidate response": 1})
@@ -71,7 +72,8 @@ def test_attach_jury_to_the_demo_dossier(home, llm_server, tmp_path):
         seed_demo(store)
         llm_server.configure(answer=answer)
         run_id, path = free_text_run(store, llm_server, tmp_path)
-        request = JuryRequest(run_id=run_id, judges=JUDGES, api_base=llm_server.url, dataset_path=str(path))
+        request = JuryRequest(run_id=run_id, judges=JUDGES, api_base=llm_server.url, dataset_path=str(path),
+                          phi_approved=True)
         progress = start_jury(store, request, JobManager()).join(60)
         before = store.load(DEMO_ID)
         v = attach_jury(store, DEMO_ID, progress.brief["jury_id"], by="dr.lee")
@@ -97,6 +99,11 @@ def test_bad_requests_are_refused_with_reasons(store, judged_run, llm_server):
         start_jury(store, JuryRequest(run_id=run_id, judges=JUDGES, api_base="https://judges.example/v1",
                                       api_key_env="NO_SUCH_KEY_VAR", dataset_path=str(path)), JobManager())
     assert llm_server.hits == 4  # only the candidate run's requests
+    # the PHI gate of run_jury applies: the answers look like they name someone, the judges are not approved
+    blocked = start_jury(store, JuryRequest(run_id=run_id, judges=JUDGES, api_base=llm_server.url,
+                                            dataset_path=str(path)), JobManager()).join(60)
+    assert blocked.state == "error" and blocked.error.startswith("PhiBlocked: Blocked:")
+    assert "Nothing was sent" in blocked.error and llm_server.hits == 4
 
 
 def test_cancel_then_resume_sends_each_judge_request_once(store, judged_run, llm_server):
@@ -106,7 +113,7 @@ def test_cancel_then_resume_sends_each_judge_request_once(store, judged_run, llm
     llm_server.configure(latency_s=0.15)
     sent = llm_server.hits
     request = JuryRequest(run_id=run_id, judges=JUDGES, api_base=llm_server.url, dataset_path=str(path),
-                          concurrency=1)
+                          concurrency=1, phi_approved=True)
     jobs = JobManager()
     job = start_jury(store, request, jobs)
     deadline = time.monotonic() + 30

@@ -65,6 +65,13 @@ def test_estimate_judge_and_attach_the_jury(free_text, demo_home):
     at.button(key="jury_start").click().run()
     wait_for_jobs()
     at.run()
+    # the PHI gate of run_jury: the answers look like they name someone and the judges are not approved
+    assert any(e.value.startswith("The jury stopped: Blocked:") for e in at.error) and server.hits == sent
+    at.checkbox(key=f"jury_phi_{run_id}").check().run()
+    at.button(key="jury_estimate").click().run()
+    at.button(key="jury_start").click().run()
+    wait_for_jobs()
+    at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert server.hits - sent == 9 + 3  # 3 judges × 3 responses, and a repair request per empty judge-c reply
     result = next(m.value for m in at.markdown if m.value.startswith("**Jury "))
