@@ -3,22 +3,25 @@
 import streamlit as st
 
 from governance.procurement.comparison import compare_candidates
+from governance.procurement.measured_cost import measured_costs
 from pages import candidate_forms as forms
 from pages import tables, ui
 from reports.candidates_chart import candidates_chart
 from reports.candidates_table import comparison_csv, score_rows, summary_rows
 
-MONEY = ["usd_per_1k", "usd_per_month", "usd_per_1k_acceptable"]
+MONEY = ["usd_per_1k", "usd_per_month", "usd_per_1k_acceptable", "usd_per_1k_list", "usd_per_1k_measured"]
 SUMMARY_LABELS = {"candidate": "Candidate", "id": "Id", "model": "Model", "pricing": "Pricing",
                   "answered": "Questions answered", "satisfactory": "Answers satisfactory",
-                  "questions": "Questions", "recommendation": "Recommendation"}
+                  "questions": "Questions", "recommendation": "Recommendation",
+                  "usd_per_1k_list": "USD per 1,000 at list price",
+                  "usd_per_1k_measured": "USD per 1,000 measured", "measured_on": "Measured on"}
 SCORE_LABELS = {"benchmark": "Benchmark", "kind": "Kind of score", "candidate": "Candidate",
                 "score": "Score (0-1)", "verdict": "Verdict", "rules": "Rules"}
 
 st.title("Candidates")
 version = ui.require_dossier()
 dossier = version.dossier
-cmp = compare_candidates(dossier)
+cmp = compare_candidates(dossier, measured=measured_costs(ui.store(), dossier))
 
 st.caption(
     "A **candidate** here is a vendor product: a model at a prompt version and an endpoint, with its "
@@ -39,7 +42,9 @@ else:
     tables.show(summary_rows(cmp), labels=SUMMARY_LABELS, money=MONEY, key="cand_summary")
     st.caption(
         f"Click a column header to sort. Acceptable outputs: cost ÷ pass rate on "
-        f"{cmp.score_benchmark or '—'}. {cmp.methods['cost_rule']}"
+        f"{cmp.score_benchmark or '—'}. {cmp.methods['cost_rule']} Beside the quote: the list price on the "
+        "Cost page's tokens, and what the candidate's requests were charged in this dossier's own runs "
+        "(USD charged ÷ instances sent; cache hits are free and left out)."
     )
     st.download_button(
         "Download the comparison (CSV)",

@@ -8,15 +8,29 @@ from governance.dossier.procurement_records import CostSettings, TokenProfile
 from governance.evidence.attach import mapped_benchmarks
 from governance.procurement.cost import cost_report
 from governance.procurement.cost_inputs import medhelm_token_profile, run_token_profile
+from governance.procurement.measured_cost import measured_costs
 from pages import policy_tables, tables, ui
 from reports.cost_chart import cost_score_chart
 
-COST_MONEY = ["USD / 1M in", "USD / 1M out", "USD / 1,000 requests", "USD / month", "USD / 1,000 acceptable"]
+COST_MONEY = ["USD / 1M in", "USD / 1M out", "USD / 1,000 requests", "USD / month", "USD / 1,000 acceptable",
+              "USD / 1,000 measured"]
 PUBLISHED_MONEY = ["total_usd_37_benchmarks", "benchmark_usd", "usd_per_instance"]
 PUBLISHED_LABELS = {"model": "Model", "total_usd_37_benchmarks": "MedHELM total, all 37 benchmarks",
                     "benchmark": "Benchmark", "benchmark_usd": "MedHELM total on this benchmark",
                     "benchmark_instances": "Instances in this benchmark", "usd_per_instance": "Per instance",
                     "basis": "Basis"}
+
+
+
+def with_measured(report):
+    """The cost table with the measured cost per 1,000 requests beside the list-price one, and its source."""
+    frame = policy_tables.cost_frame(report)
+    at = frame.columns.get_loc("USD / 1,000 requests") + 1
+    measured = [None if r.measured_per_1k is None else round(r.measured_per_1k, 4) for r in report.rows]
+    frame.insert(at, "USD / 1,000 measured", measured)
+    frame.insert(at + 1, "measured on", [r.measured_source or "not measured" for r in report.rows])
+    return frame
+
 
 st.title("Cost")
 version = ui.require_dossier()
@@ -27,7 +41,8 @@ stored = settings.score_benchmark
 choice = st.selectbox("Score shown (benchmark)", ["(automatic)", *benches], key=f"cost_bench_{dossier.id}",
                       index=0 if stored not in benches else benches.index(stored) + 1,
                       help="A view choice: the stored default does not change.")
-report = cost_report(dossier, score_benchmark=None if choice == "(automatic)" else choice)
+report = cost_report(dossier, score_benchmark=None if choice == "(automatic)" else choice,
+                     measured=measured_costs(ui.store(), dossier))
 
 st.caption(f"Expected volume: **{report.monthly_volume:,} requests a month** (from the intended use). "
            "Cost per request = mean prompt tokens × input price + mean completion tokens × output price. "
@@ -37,7 +52,10 @@ if not report.rows:
     st.info("No token profile yet: add one per candidate below (from a local run's measured tokens, or "
             "MedHELM's average over the benchmarks mapped to this intended use).")
 else:
-    tables.show(policy_tables.cost_frame(report), money=COST_MONEY)
+    tables.show(with_measured(report), money=COST_MONEY)
+    st.caption("Measured: what the candidate's requests were charged in this dossier's own runs (USD charged "
+               "÷ instances sent; answers from the response cache were free and are left out), beside the "
+               "list-price figure.")
     if any(r.cost_per_1k is not None and r.score is not None for r in report.rows):
         st.altair_chart(cost_score_chart(report), width="stretch")
         st.caption("Green: on the Pareto frontier (no other candidate is both cheaper and at least as good). "

@@ -21,6 +21,7 @@ from governance.evidence.judge_validity import (
     set_minimum,
     stored_juries,
 )
+from governance.evidence.jury_runs import attached_first
 from governance.rules.policy import load_defaults
 from pages import tables, ui
 
@@ -63,14 +64,15 @@ st.download_button(
 clin_file = st.file_uploader("Clinician ratings (CSV)", type=["csv"], key="jv_clinicians")
 
 st.subheader("2. Jury ratings")
-juries = stored_juries(ui.store().juries)
+juries = attached_first(stored_juries(ui.store().juries), dossier)
 jury_file, jury_id = None, None
 source = "A file"
 if juries:
     source = st.radio("Jury ratings from", ["A file", "A stored jury run"], horizontal=True, key="jv_source")
 else:
     st.caption(
-        "No jury has been run in this database yet (`medassure jury --run RUN_ID`); upload the jury's "
+        "No jury has been run in this database yet (**Run evidence** → Score with the LLM jury, or "
+        "`medassure jury --run RUN_ID`); upload the jury's "
         "ratings instead."
     )
 if source == "A file":

@@ -10,6 +10,7 @@ from evaluator.phi.attestation import METHOD_LABELS, AttestationInput
 from evaluator.runs.jobs import JOBS
 from evaluator.runs.phi_gate import PhiBlocked
 from governance.evidence.deidentification import attest_file
+from governance.evidence.jury_runs import jury_applies
 from governance.evidence.local_run_view import RunView, attach_run, dossier_runs, run_id_for_key, run_view
 from governance.evidence.local_runs import (
     RunInputError,
@@ -23,7 +24,9 @@ from governance.evidence.local_runs import (
     start_run,
     suggested_models,
 )
+from governance.procurement.run_presets import run_presets
 from pages import ui
+from pages.run_jury import jury_section
 
 OTHER = "another model"
 POLL_S = 1.0
@@ -45,6 +48,30 @@ if flash := st.session_state.pop("run_flash", None):
 
 def bench_label(b: RunnableBenchmark) -> str:
     return f"{b.title} · {'mapped' if b.mapped_to else 'not mapped'}"
+
+
+def candidate_preset() -> None:
+    """A candidate recorded on the Candidates page fills in the endpoint, key variable and prices below.
+
+    Labelled "vendor product" (the Candidates page's word) so that it is not confused with the
+    "Candidate" picker below it.
+    """
+    presets = {p.candidate_id: p for p in run_presets(dossier)}
+    if not presets:
+        return
+
+    def fill() -> None:
+        p = presets.get(st.session_state.get("run_preset"))
+        if p is not None:
+            st.session_state.update({"run_candidate": OTHER, "run_model_other": p.model,
+                                     "run_api_base": p.api_base, "run_key_env": p.api_key_env,
+                                     "run_in_price": p.input_price, "run_out_price": p.output_price})
+
+    chosen = st.selectbox("Recorded vendor product (fills in the endpoint below)", ["", *presets],
+                          key="run_preset", format_func=lambda i: presets[i].label if i else "—",
+                          on_change=fill)
+    if chosen:
+        st.caption(presets[chosen].note)
 
 
 def new_run() -> None:
@@ -74,6 +101,7 @@ def new_run() -> None:
         st.caption(f"Official file: {bench.dataset_source}. Nothing is downloaded.")
 
     st.subheader("2. Candidate endpoint")
+    candidate_preset()
     candidate = st.selectbox("Candidate", [*suggested_models(dossier), OTHER], key="run_candidate",
                              help="The dossier's candidate models; the model string below is what is called.")
     left, right = st.columns(2)
@@ -280,6 +308,13 @@ def runs() -> None:
         st.fragment(run_every=POLL_S)(run_panel)(run_id, True)
     else:
         run_panel(run_id, False)
+        jury(records[run_id])
+
+
+def jury(record) -> None:
+    """Section 5, for a completed run with free-text answers: score it with the LLM jury."""
+    if record.status == "completed" and jury_applies(record.benchmark_id):
+        jury_section(dossier, record)
 
 
 setup_column, runs_column = st.columns(2, gap="large")

@@ -26,6 +26,7 @@ def build_report(
     version: DossierVersion,
     runs: Mapping[str, Mapping[str, Any] | AppendixRun] | None = None,
     extra_sections: list[Section] | None = None,
+    measured: Mapping[str, Any] | None = None,
 ) -> Report:
     """The report of one stored dossier version.
 
@@ -34,6 +35,8 @@ def build_report(
         runs: run records by run id (``reports.runs.run_records`` reads them from the run
             store); runs the evidence names but this mapping lacks are listed from the evidence.
         extra_sections: sections added by later steps, placed before the appendices.
+        measured: what the dossier's own runs cost per model
+            (``governance.procurement.measured_cost.measured_costs``), for the cost table's measured column.
 
     Example:
         >>> report = build_report(store.load("D-demo-portal"))  # doctest: +SKIP
@@ -47,7 +50,7 @@ def build_report(
     dossier = version.dossier
     refs = core.evidence_refs(dossier)
     assessed = rules.assessed(dossier)
-    cost = oversight.cost_section(dossier)
+    cost = oversight.cost_section(dossier, measured)
     parts = {
         "intended_use": core.intended_use_section(dossier),
         "mapping": core.mapping_section(dossier),

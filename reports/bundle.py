@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from governance.dossier.store import DossierVersion, Store
+from governance.procurement.measured_cost import measured_costs
 from reports.build import build_report
 from reports.chai import chai_model_card_xml
 from reports.exports import evidence_csv, export_json, hti1_csv
@@ -100,7 +101,8 @@ def report_bundle(store: Store, dossier_id: str, version: int | None = None,
     """
     v = store.load(dossier_id, version)
     extra = [*(extra_sections or []), *candidates_sections(v.dossier), *reevaluation_sections(v.dossier)]
-    report = build_report(v, runs=run_records(store.runs, run_ids(v.dossier)), extra_sections=extra)
+    report = build_report(v, runs=run_records(store.runs, run_ids(v.dossier)), extra_sections=extra,
+                          measured=measured_costs(store, v.dossier))
     stem = f"{v.dossier.id}-v{v.version}-{v.hash[:8]}"
 
     def chai() -> bytes:

@@ -9,11 +9,17 @@ labelled as the budget-based upper bounds they are.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
 from governance.dossier.record import Dossier
 from governance.procurement.cost import MEDHELM_BASIS, cost_report
 from reports.cost_chart import cost_frame, cost_score_chart
 from reports.model import Chart, Fact, Section, Table
 from reports.sections_core import fmt_date
+
+if TYPE_CHECKING:
+    from governance.procurement.measured_cost import MeasuredCost
 
 CHART_WIDTH = 420
 
@@ -67,12 +73,16 @@ def monitoring_section(dossier: Dossier) -> Section:
     return Section(key="monitoring", title="Monitoring plan", facts=facts, tables=tables)
 
 
-def cost_section(dossier: Dossier) -> Section:
-    """Cost per 1,000 requests, monthly cost and cost per acceptable output, with the frontier chart."""
+def cost_section(dossier: Dossier, measured: Mapping[str, MeasuredCost] | None = None) -> Section:
+    """Cost per 1,000 requests, monthly cost and cost per acceptable output, with the frontier chart.
+
+    ``measured`` (what the dossier's own runs were charged, read from the run store by the caller)
+    fills the measured column; without it the column reads "—".
+    """
     if dossier.cost is None or not dossier.cost.profiles:
         return _not_recorded("cost", "Cost-performance", "no cost inputs (token profiles per candidate) are "
                                                          "recorded.")
-    report = cost_report(dossier)
+    report = cost_report(dossier, measured=measured)
     sources: dict[str, str] = {}
 
     def ref(text: str) -> str:
@@ -80,13 +90,15 @@ def cost_section(dossier: Dossier) -> Section:
 
     rows = [[r.model, f"{r.price_model} [{ref(r.price_source or 'no price known')}]",
              f"{r.mean_prompt_tokens:,.0f} / {r.mean_completion_tokens:,.0f} [{ref(r.token_source)}]",
-             _usd(r.cost_per_1k), _usd(r.monthly_cost, 0), "—" if r.score is None else f"{r.score:.3f}",
+             _usd(r.cost_per_1k),
+             f"{_usd(r.measured_per_1k)} [{ref(r.measured_source)}]" if r.measured_source else "—",
+             _usd(r.monthly_cost, 0), "—" if r.score is None else f"{r.score:.3f}",
              _usd(r.cost_per_1k_acceptable), "yes" if r.on_frontier else "no", r.note or "—"]
             for r in report.rows]
-    tables = [Table(title="Per candidate", rows=rows, widths=[70, 70, 58, 48, 50, 32, 56, 44, 65],
+    tables = [Table(title="Per candidate", rows=rows, widths=[66, 64, 56, 46, 52, 48, 32, 54, 40, 58],
                     columns=["Model", "Priced as", "Tokens in / out per request", "USD per 1,000 requests",
-                             "USD per month", "Score", "USD per 1,000 acceptable outputs", "On the frontier",
-                             "Note"],
+                             "USD per 1,000 measured in our runs", "USD per month", "Score",
+                             "USD per 1,000 acceptable outputs", "On the frontier", "Note"],
                     note=f"Per month: at the intended use's {report.monthly_volume:,} requests. Score: "
                          f"normalized 0-1 on {report.score_benchmark or '—'}. Acceptable outputs: cost "
                          "divided by the pass rate, where the score is a share of correct outputs."),

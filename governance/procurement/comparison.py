@@ -21,6 +21,7 @@ uses, so the comparison cannot disagree with the Evidence, Rules and Cost pages:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
 import pandas as pd
@@ -36,7 +37,8 @@ from governance.procurement.attestations import load_questionnaire, statuses
 from governance.procurement.candidate_cost import candidate_cost
 from governance.procurement.candidate_items import vendor_items
 from governance.procurement.candidates import candidate_models
-from governance.procurement.cost import default_score_benchmark, pareto_frontier
+from governance.procurement.cost import cost_report, default_score_benchmark, pareto_frontier
+from governance.procurement.measured_cost import MeasuredCost
 from governance.rules.recommendation import RANK
 from governance.rules.verdicts import Verdict
 
@@ -161,6 +163,14 @@ class CandidateSummary(BaseModel):
     """Verdicts per status over all rules, for its evidence models."""
     recommendation: str | None
     """What the verdicts and vendor items support (None: no evidence)."""
+    list_cost_per_1k: float | None = None
+    """USD per 1,000 requests at the list price (the Cost page's figure for its evidence model)."""
+    list_basis: str = ""
+    """Where the list price comes from."""
+    measured_cost_per_1k: float | None = None
+    """USD per 1,000 requests as charged in the dossier's own runs (None: not measured)."""
+    measured_basis: str = ""
+    """``measured on N instances of run R``, or why there is no measured figure."""
 
 
 class CandidateComparison(BaseModel):
@@ -235,8 +245,12 @@ def _ties(cells: list[ScoreCell], records: dict[str, Evidence]) -> tuple[list[li
     return tie_groups(frame, higher_is_better=records[shown[0].candidate_id].higher_is_better), ""
 
 
-def compare_candidates(dossier: Dossier) -> CandidateComparison:
+def compare_candidates(dossier: Dossier,
+                       measured: Mapping[str, MeasuredCost] | None = None) -> CandidateComparison:
     """The comparison of a dossier's candidates (see the module docstring).
+
+    ``measured`` (``measured_cost.measured_costs``, from a caller holding the store) adds what the
+    candidate's requests cost in the dossier's own runs beside the quoted and list prices.
 
     Example:
         >>> cmp = compare_candidates(store.load("D-demo-portal").dossier)  # doctest: +SKIP
@@ -263,8 +277,9 @@ def compare_candidates(dossier: Dossier) -> CandidateComparison:
     all_models = [m for ms in models.values() for m in ms]
     score_bench = (dossier.cost.score_benchmark if dossier.cost and dossier.cost.score_benchmark
                    else default_score_benchmark(dossier.evidence, all_models))
+    rows = {r.model: r for r in cost_report(dossier, measured=measured).rows} if dossier.candidates else {}
     summaries = [_summary(dossier, c, models[c.id], own[c.id], score_bench, assessment.verdicts, rec)
-                 for c in dossier.candidates]
+                 .model_copy(update=_beside(c, models[c.id], rows)) for c in dossier.candidates]
     scored = [(s.id, s.cost_per_1k, _score_on(cells, s.id, score_bench)) for s in summaries]
     frontier = pareto_frontier(p for p in scored if p[1] is not None and p[2] is not None)
     q = load_questionnaire()
@@ -273,6 +288,20 @@ def compare_candidates(dossier: Dossier) -> CandidateComparison:
         questionnaire=f"{q.id} v{q.version}", score_benchmark=score_bench, benchmarks=columns,
         uncovered=[b for b in mapped if b not in present], cells=cells,
         candidates=[s.model_copy(update={"on_frontier": s.id in frontier}) for s in summaries])
+
+
+def _beside(c: Candidate, models: list[str], rows: Mapping) -> dict:
+    """The list-price and measured figures of the candidate's first evidence model that has them."""
+    names = list(dict.fromkeys([*models, *([c.endpoint.model] if c.endpoint else [])]))
+    out: dict = {}
+    listed = next((rows[m] for m in names if m in rows and rows[m].cost_per_1k is not None), None)
+    if listed is not None:
+        out.update(list_cost_per_1k=listed.cost_per_1k,
+                   list_basis=f"{listed.price_model}: {listed.price_source}; tokens: {listed.token_source}")
+    measured = next((rows[m] for m in names if m in rows and rows[m].measured_source), None)
+    if measured is not None:
+        out.update(measured_cost_per_1k=measured.measured_per_1k, measured_basis=measured.measured_source)
+    return out
 
 
 def _score_on(cells: list[ScoreCell], candidate_id: str, bench: str | None) -> float | None:

@@ -17,7 +17,7 @@ are, never mixed into our numbers.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
@@ -30,6 +30,7 @@ from governance.evidence.select import is_share, preferred
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
+    from governance.procurement.measured_cost import MeasuredCost
 
 MEDHELM_BASIS = "MedHELM published estimate: budget-based upper bound at 2025 list prices, not an invoice"
 
@@ -69,6 +70,10 @@ class CostRow(BaseModel):
     """On the cost-score Pareto frontier (no candidate is cheaper and at least as good)."""
     note: str = ""
     """What to keep in mind when reading the row."""
+    measured_per_1k: float | None = None
+    """USD per 1,000 requests as charged in the dossier's own runs (None: not measured)."""
+    measured_source: str = ""
+    """Where the measured figure comes from (``measured on N instances of run R``), or why there is none."""
 
 
 class CostReport(BaseModel):
@@ -220,13 +225,24 @@ def published_evaluation_items(evidence: Iterable[Evidence]) -> list[EvaluationC
     return items
 
 
-def cost_report(dossier: Dossier, score_benchmark: str | None = None) -> CostReport:
+def measured_profile(m: MeasuredCost) -> TokenProfile:
+    """A token profile from a measured cost, priced as the run's own model string."""
+    return TokenProfile(model=m.model, price_model=m.model, mean_prompt_tokens=m.mean_prompt_tokens,
+                        mean_completion_tokens=m.mean_completion_tokens, n_requests=m.n_answered,
+                        source=f"this dossier's own runs ({m.source})")
+
+
+def cost_report(dossier: Dossier, score_benchmark: str | None = None,
+                measured: Mapping[str, MeasuredCost] | None = None) -> CostReport:
     """Cost table, frontier and evaluation cost of a dossier.
 
     Args:
         dossier: the dossier (its cost settings, evidence and expected volume are read).
         score_benchmark: benchmark for the score column, overriding the stored choice (a view
             choice on the Cost page that must not create a new version).
+        measured: what the dossier's own runs cost per model (``measured_cost.measured_costs``):
+            shown beside the list-price figure; a measured model without a token profile gets a
+            row from its measured tokens.
 
     Example:
         >>> report = cost_report(dossier)  # doctest: +SKIP
@@ -235,6 +251,9 @@ def cost_report(dossier: Dossier, score_benchmark: str | None = None) -> CostRep
     """
     settings = dossier.cost or CostSettings()
     profiles = {p.model: with_workload(p, settings) for p in settings.profiles}
+    measured = measured or {}
+    for m in measured.values():
+        profiles.setdefault(m.model, with_workload(measured_profile(m), settings))
     volume = dossier.intended_use.expected_monthly_volume
     bench = (
         score_benchmark
@@ -270,6 +289,7 @@ def cost_report(dossier: Dossier, score_benchmark: str | None = None) -> CostRep
                 if share and per_1k is not None and e.score > 0
                 else None,
                 note="; ".join(notes),
+                **measured_fields(measured.get(p.model)),
             )
         )
     frontier = pareto_frontier(
@@ -286,3 +306,11 @@ def cost_report(dossier: Dossier, score_benchmark: str | None = None) -> CostRep
         evaluation_cost_published=sum(i.usd for i in items if i.kind == "published_upper_bound"),
         published=published_cost_rows(list(profiles) + [e.model for e in dossier.evidence], bench),
     )
+
+
+def measured_fields(m: MeasuredCost | None) -> dict:
+    """The cost row's measured columns for one model (empty when it was not measured)."""
+    if m is None:
+        return {}
+    return {"measured_per_1k": m.usd_per_1k,
+            "measured_source": m.source + (f" ({m.note})" if m.note else "")}
