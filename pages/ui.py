@@ -118,6 +118,8 @@ def sidebar() -> None:
     """Current dossier, its version and risk tier; the reviewer's name; the database path."""
     st.session_state.setdefault("reviewer", os.environ.get("MEDASSURE_USER", "reviewer"))
     with st.sidebar:
+        for note in store().open_warnings:  # e.g. a damaged write-ahead log set aside: said on every page
+            st.warning(note)
         dossiers = store().list_dossiers()
         if dossiers:
             ids = [d.id for d in dossiers]
