@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "cli.jury",
     "cli.reevaluate",
     "cli.candidates",
+    "cli.verify",
 ]
 
 

@@ -92,8 +92,14 @@ def cmd_show(args: argparse.Namespace) -> int:
         "author": v.author,
         "created_at": v.created_at.isoformat(),
         "note": v.note,
+        "auth": v.auth,
+        "integrity_ok": not v.integrity_problem,
+        "integrity_problem": v.integrity_problem or None,
     }
     emit(payload)
+    if v.integrity_problem:  # shown, but flagged: the content cannot be trusted as this version
+        say(f"warning: {v.integrity_problem}")
+        return 3
     return 0
 
 
@@ -167,7 +173,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--author", help="who makes this change (default $MEDASSURE_USER or the login name)")
         add_format(p)
         p.set_defaults(func=func)
-    p = dsub.add_parser("show", help="one dossier version as JSON")
+    p = dsub.add_parser("show", help="one dossier version as JSON (exit 3: stored hash mismatch)")
     p.add_argument("id")
     p.add_argument("--version", type=int)
     add_format(p)

@@ -120,6 +120,8 @@ def sidebar() -> None:
                 st.markdown(f"**Version {v.version}** · `{v.hash[:12]}`  \n"
                             f"Risk tier: :{TIER_COLOURS[tier]}[**{tier}**] · status "
                             f"{v.dossier.status.replace('_', ' ')}")
+                if v.integrity_problem:
+                    st.error(f"**Record integrity:** {v.integrity_problem}")
         st.text_input("Reviewer", value=st.session_state["reviewer"], key="reviewer_input",
                       on_change=_copy_reviewer, help="Recorded on every save, decision and sign-off.")
         st.caption(f"Database: {default_home() / 'medassure.duckdb'}")

@@ -95,7 +95,8 @@ def report_bundle(store: Store, dossier_id: str, version: int | None = None,
     """
     v = store.load(dossier_id, version)
     extra = [*(extra_sections or []), *candidates_sections(v.dossier), *reevaluation_sections(v.dossier)]
-    report = build_report(v, runs=run_records(store.runs, run_ids(v.dossier)), extra_sections=extra)
+    report = build_report(v, runs=run_records(store.runs, run_ids(v.dossier)), extra_sections=extra,
+                          chain=store.verify_chain(dossier_id))
     stem = f"{v.dossier.id}-v{v.version}-{v.hash[:8]}"
     return ReportBundle(version=v, report=report, downloads=[
         Download("pdf", "Dossier PDF", f"{stem}.pdf", "application/pdf",

@@ -14,7 +14,7 @@ from governance.dossier.store import Store
 
 HISTORY_KEYS = ["version", "hash", "parent_hash", "created_at", "author", "note"]
 LIST_KEYS = ["id", "title", "owner", "status", "risk_tier", "version", "hash", "updated_at"]
-AUDIT_KEYS = ["seq", "at", "actor", "dossier_id", "action", "detail"]
+AUDIT_KEYS = ["seq", "at", "actor", "dossier_id", "action", "detail", "auth"]  # auth: added by issue 17
 
 
 def _cli_json(capsys, *argv) -> object:
