@@ -179,3 +179,23 @@ def authorize_save(access: Access, before: Dossier | None, after: Dossier) -> No
             if access.identity.authenticated and signer_key(s.subject, s.issuer, s.name) != me:
                 raise PermissionDenied(
                     f"{access.identity.name} may not save a sign-off recorded for {s.name}.")
+
+
+def save_as(store, identity: Identity | None, dossier: Dossier, note: str, *,
+            expected_hash: str | None = None, config: IdentityConfig | None = None):
+    """Save ``dossier`` as ``identity`` after checking it may make this change (``authorize_save``).
+
+    ``expected_hash`` is the version the user was shown; a later save in between refuses this one
+    (``SaveConflict``). The author is the identity's name and ``auth`` how it was established.
+
+    Raises:
+        PermissionDenied: the identity may not make this change (nothing written).
+        SaveConflict: the dossier changed since ``expected_hash`` (nothing written).
+    """
+    access = access_for(identity, dossier.id, config)
+    if identity is None:
+        access.require("editor", "save")
+    before = store.latest_or_none(dossier.id)
+    authorize_save(access, before.dossier if before else None, dossier)
+    return store.save(dossier, author=identity.name, note=note, expected_hash=expected_hash,
+                      auth=identity.auth_label)

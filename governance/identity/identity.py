@@ -131,3 +131,13 @@ def proxy_identity(headers: Mapping[str, str], remote_address: str | None, heade
     subject = str(value).strip()[:320]
     return Identity(subject=subject, issuer=f"proxy:{header}", name=subject[:200], mode="proxy",
                     authenticated=True)
+
+
+def command_line_identity(name: str | None, service: str | None) -> Identity:
+    """Who the ``medassure`` command acts as: the configured service identity, else ``name`` locally.
+
+    Example:
+        >>> command_line_identity("Dr. Chen", None).mode, command_line_identity("x", "medassure-cli").mode
+        ('local', 'service')
+    """
+    return service_identity(service) if service else local_identity(name)
