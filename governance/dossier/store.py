@@ -101,7 +101,7 @@ MIGRATIONS = [
 VERSION_COLUMNS = "dossier_id, version, hash, parent_hash, author, created_at, note, content"
 """The columns a ``DossierVersion`` is read from, in ``_row_to_version`` order."""
 CHAIN_COLUMNS = "auth, prev_row_hash, row_hash"
-LOCK_WAIT_SECONDS = 5.0
+LOCK_WAIT_SECONDS = 15.0
 """How long ``Store.open`` waits for another process to release the file before refusing."""
 
 
