@@ -35,6 +35,7 @@ st.dataframe(
                 "Saved (UTC)": e["created_at"][:16].replace("T", " "),
                 "By": e["author"],
                 "Kind": e["kind"],
+                "Identity": e.get("auth") or "not recorded",
                 "Note": e["note"],
                 "Changed": ", ".join(dict.fromkeys(field_label(c.split("[")[0]) for c in e["changed"][:6])),
                 "Hash": e["hash"][:16],

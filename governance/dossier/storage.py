@@ -126,6 +126,8 @@ class VersionInfo(BaseModel):
     """Who saved it."""
     note: str = ""
     """What the save was for."""
+    auth: str | None = None
+    """How the author was established (e.g. "local, unauthenticated"); None before it was recorded."""
 
 
 class DossierSummary(BaseModel):

@@ -455,15 +455,15 @@ class Store(ComponentStores):
         """Versions of one dossier, oldest first: version, hash, parent, timestamp, author, note."""
         with self._lock:
             rows = self._con.execute(
-                "SELECT version, hash, parent_hash, created_at, author, note FROM dossier_versions "
+                "SELECT version, hash, parent_hash, created_at, author, note, auth FROM dossier_versions "
                 "WHERE dossier_id = ? ORDER BY version",
                 [dossier_id],
             ).fetchall()
         if not rows:
             raise DossierNotFound(f"No dossier {dossier_id!r}. `medassure dossier list` shows the ids.")
         return [
-            VersionInfo(version=v, hash=h, parent_hash=p, created_at=c, author=a, note=n or "")
-            for v, h, p, c, a, n in rows
+            VersionInfo(version=v, hash=h, parent_hash=p, created_at=c, author=a, note=n or "", auth=auth)
+            for v, h, p, c, a, n, auth in rows
         ]
 
     def list_dossiers(self) -> list[DossierSummary]:
