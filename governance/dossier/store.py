@@ -46,6 +46,7 @@ from governance.dossier.chain import (
     version_link,
     version_row_hash,
 )
+from governance.dossier.change_text import change_sentence
 from governance.dossier.documents import DocumentStore
 from governance.dossier.record import Dossier, utcnow
 from governance.dossier.storage import (
@@ -176,6 +177,13 @@ def _connect_waiting(path: Path) -> duckdb.DuckDBPyConnection:
             delay = min(delay * 2, 0.5)
 
 
+def _value_at(doc: Any, path: str) -> Any:
+    """The value at a dotted path of ``_changed_paths`` (None where it is absent)."""
+    for key in path.split("."):
+        doc = doc.get(key) if isinstance(doc, dict) else None
+    return doc
+
+
 def _changed_paths(old: Any, new: Any, prefix: str = "", limit: int = 40) -> list[str]:
     """Dotted paths whose values differ between two JSON values (capped at ``limit``)."""
     if isinstance(old, dict) and isinstance(new, dict):
@@ -276,14 +284,17 @@ class Store(ComponentStores):
 
     def _conflict(self, dossier_id: str, latest: DossierVersion, based_on: int | None) -> SaveConflict:
         """The refusal of a save based on an older version, naming what changed since."""
-        from governance.dossier.history import diff_versions  # history imports this module
-
         lines: list[str] = []
         if based_on:
-            diff = diff_versions(self, dossier_id, based_on, latest.version)
-            lines = [c.text for c in diff.changes[:8]]
-            if len(diff.changes) > 8:
-                lines.append(f"… and {len(diff.changes) - 8} more change(s)")
+            old = json.loads(self.load(dossier_id, based_on).dossier.canonical_json())
+            new = json.loads(latest.dossier.canonical_json())
+            paths = _changed_paths(old, new)
+            for path in paths[:8]:
+                a, b = _value_at(old, path), _value_at(new, path)
+                kind = "added" if a is None else "removed" if b is None else "changed"
+                lines.append(change_sentence(path, kind, a, b))
+            if len(paths) > 8:
+                lines.append(f"… and {len(paths) - 8} more change(s)")
         seen = f"version {based_on}" if based_on else "a version that is no longer stored"
         message = (f"Dossier {dossier_id} changed while you worked: it was saved as version "
                    f"{latest.version} by {latest.author} after {seen}, which this edit started from. "

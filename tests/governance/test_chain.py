@@ -132,3 +132,20 @@ def test_rows_from_before_the_chain_load_and_count_as_legacy(home):
                 "WHERE version = 1")
     assert store.verify_chain("D-old").first_break.version == 1  # legacy content is still checked
     store.close()
+
+
+def test_a_save_based_on_a_shown_version_that_is_no_longer_latest_names_what_changed(store):
+    from governance.dossier.store import SaveConflict
+
+    d = Dossier(id="D-race", title="Portal replies", owner="committee", intended_use=example_intended_use())
+    shown = store.save(d, "alice", "created")
+    store.save(d.model_copy(update={"title": "Portal replies, sent without review"}), "bob", "edit")
+    mine = d.model_copy(update={"owner": "carol"})
+    with pytest.raises(SaveConflict) as refused:
+        store.save(mine, "carol", "my edit", expected_hash=shown.hash)
+    assert refused.value.based_on_version == 1 and refused.value.latest_version == 2
+    assert refused.value.changes == ["Title: Portal replies → Portal replies, sent without review"]
+    assert "Changed since: Title: Portal replies → Portal replies, sent without review" in str(refused.value)
+    assert [h.version for h in store.history(d.id)] == [1, 2]  # nothing written
+    assert store.save(mine.model_copy(update={"title": "Portal replies, sent without review"}), "carol",
+                      expected_hash=store.load(d.id).hash).version == 3
