@@ -26,6 +26,7 @@ COMMAND_MODULES = [
     "cli.jury",
     "cli.reevaluate",
     "cli.candidates",
+    "cli.verify",
     "cli.verify_export",
 ]
 

@@ -32,8 +32,10 @@ def user_errors() -> tuple[type[BaseException], ...]:
     """Exception types whose message is already written for users."""
     from governance.dossier.store import StoreError
     from governance.dossier.taxonomy import TaxonomyError
+    from governance.identity.access import PermissionDenied
+    from governance.identity.config import IdentityConfigError
 
-    return (StoreError, TaxonomyError)
+    return (StoreError, TaxonomyError, PermissionDenied, IdentityConfigError)
 
 
 def emit(obj: Any) -> None:

@@ -24,6 +24,14 @@ def _author(args: argparse.Namespace) -> str:
         return "cli"
 
 
+def _auth(args: argparse.Namespace) -> str:
+    """How the author is known, for the record (a configured service identity, else local)."""
+    from governance.identity.config import load_config
+    from governance.identity.identity import command_line_identity
+
+    return "command line: " + command_line_identity(_author(args), load_config().service_identity).auth_label
+
+
 def _dossier_payload(dossier: Dossier) -> dict:
     out = dossier.model_dump(mode="json")
     out["risk"] = dossier.risk.model_dump(mode="json")
@@ -76,7 +84,7 @@ def cmd_create(args: argparse.Namespace) -> int:
         )
     except ValidationError as exc:
         fail(validation_message(exc, args.file))
-    open_store(args).save(dossier, author=_author(args), note="created from " + args.file)
+    open_store(args).save(dossier, author=_author(args), note="created from " + args.file, auth=_auth(args))
     say(f"created dossier {dossier.id} (version 1, risk tier {dossier.risk.tier})")
     print(dossier.id)
     return 0
@@ -92,8 +100,14 @@ def cmd_show(args: argparse.Namespace) -> int:
         "author": v.author,
         "created_at": v.created_at.isoformat(),
         "note": v.note,
+        "auth": v.auth,
+        "integrity_ok": not v.integrity_problem,
+        "integrity_problem": v.integrity_problem or None,
     }
     emit(payload)
+    if v.integrity_problem:  # shown, but flagged: the content cannot be trusted as this version
+        say(f"warning: {v.integrity_problem}")
+        return 3
     return 0
 
 
@@ -111,7 +125,7 @@ def cmd_update(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         fail(validation_message(exc, args.file))
     before = store.load(args.id).version
-    v = store.save(dossier, author=_author(args), note="updated from " + args.file)
+    v = store.save(dossier, author=_author(args), note="updated from " + args.file, auth=_auth(args))
     say(f"dossier {args.id}: version {v.version}" + (" (nothing changed)" if v.version == before else ""))
     emit({"id": args.id, "version": v.version, "hash": v.hash})
     return 0
@@ -167,7 +181,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--author", help="who makes this change (default $MEDASSURE_USER or the login name)")
         add_format(p)
         p.set_defaults(func=func)
-    p = dsub.add_parser("show", help="one dossier version as JSON")
+    p = dsub.add_parser("show", help="one dossier version as JSON (exit 3: stored hash mismatch)")
     p.add_argument("id")
     p.add_argument("--version", type=VERSION)
     add_format(p)

@@ -30,10 +30,23 @@ def _who(args: argparse.Namespace) -> str:
         return "cli"
 
 
-def _save(store, dossier, author: str, note: str):
-    v = store.save(dossier, author=author, note=note)
+def _save(store, dossier, author: str, note: str, *, identity=None, expected_hash: str | None = None):
+    if identity is not None:  # checked and recorded as who acts (governance.identity.access)
+        from governance.identity.access import save_as
+
+        v = save_as(store, identity, dossier, note, expected_hash=expected_hash)
+    else:
+        v = store.save(dossier, author=author, note=note)
     say(f"dossier {dossier.id}: version {v.version} ({v.hash[:12]})")
     return v
+
+
+def _identity(name: str):
+    """Who the command acts as: the configured service identity, else ``name`` (local, unauthenticated)."""
+    from governance.identity.config import load_config
+    from governance.identity.identity import command_line_identity
+
+    return command_line_identity(name, load_config().service_identity)
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
@@ -102,14 +115,17 @@ def cmd_decide(args: argparse.Namespace) -> int:
     from governance.decision.committee import decide
 
     store = open_store(args)
-    dossier = store.load(args.id).dossier
+    current = store.load(args.id)
+    dossier = current.dossier
     roles = [r.strip() for r in args.roles.split(",")] if args.roles else None
+    who = _identity(_who(args))
     try:
         dossier = decide(dossier, args.decision, args.rationale, args.condition or [], by=_who(args),
-                         model=args.model, required_roles=roles, store=store)
+                         model=args.model, required_roles=roles, store=store, identity=who)
     except DecisionError as exc:
         fail(f"decision not recorded: {exc}")
-    v = _save(store, dossier, _who(args), f"decision: {args.decision}")
+    v = _save(store, dossier, _who(args), f"decision: {args.decision}", identity=who,
+              expected_hash=current.hash)
     emit({"id": args.id, "version": v.version, "hash": v.hash,
           "decision": dossier.decision.model_dump(mode="json")})
     return 0
@@ -121,14 +137,16 @@ def cmd_signoff(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     current = store.load(args.id)
+    who = _identity(args.name)
     try:
-        dossier = sign(current.dossier, args.role, args.name, version_hash=current.hash, note=args.note or "")
+        dossier = sign(current.dossier, args.role, args.name, version_hash=current.hash, note=args.note or "",
+                       identity=who)
     except DecisionError as exc:
         fail(f"sign-off not recorded: {exc}")
     if dossier.decision and args.role.strip() not in dossier.decision.required_roles:
         say(f"note: {args.role!r} is not among the required roles {dossier.decision.required_roles}; "
             "recorded as an additional sign-off")
-    v = _save(store, dossier, args.name, f"sign-off: {args.role}")
+    v = _save(store, dossier, args.name, f"sign-off: {args.role}", identity=who, expected_hash=current.hash)
     emit({"id": args.id, "version": v.version, "hash": v.hash,
           "status": signoff_status(dossier).model_dump(mode="json")})
     return 0

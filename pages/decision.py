@@ -6,6 +6,8 @@ from governance.decision import committee
 from governance.decision.signoff import OUTCOME_LABELS, DecisionError
 from governance.decision.view import decision_view
 from governance.dossier.decision_records import DECISION_OUTCOMES
+from governance.identity.access import PermissionDenied
+from governance.identity.identity import local_identity
 from pages import policy_tables as tables
 from pages import ui
 
@@ -13,6 +15,7 @@ st.title("Decision")
 version = ui.require_dossier()
 dossier = version.dossier
 view = decision_view(ui.store(), dossier.id)
+acting, allowed = ui.identity(), ui.access()
 rec, decision, status = view.recommendation, view.decision, view.status
 
 if view.invalidated:
@@ -66,12 +69,15 @@ with right:
             st.warning("**The decision differs from the recommendation.** "
                        + ui.plain(view.disagreement.text))
 
-with st.expander("Record the committee's decision", expanded=decision is None):
+with st.expander("Record the committee's decision", expanded=decision is None and allowed.is_chair):
     outcome = st.radio("Decision", list(DECISION_OUTCOMES), format_func=OUTCOME_LABELS.get, horizontal=True,
                        key="decision_outcome")
     models = ["(the use as a whole)", *view.assessment.models]
     model = st.selectbox("Candidate", models, key="decision_model",
                          index=models.index(rec.models[0]) if rec.models else 0)
+    if not allowed.is_chair:  # the domain refuses anyway (governance.identity.access)
+        st.caption("Only the committee chair records the decision"
+                   + (f"; you hold: {allowed.describe()}." if acting else "; sign in to act."))
     rationale = st.text_area("Rationale (required)", key="decision_rationale")
     conditions = st.text_area("Conditions, one per line (required for approve with conditions)",
                               key="decision_conditions", disabled=outcome != "approve_with_conditions")
@@ -79,15 +85,15 @@ with st.expander("Record the committee's decision", expanded=decision is None):
                           value=", ".join(decision.required_roles) if decision else
                           "clinical lead, CMIO / clinical informatics, privacy / compliance, procurement")
     if st.button("Record decision", key="decision_record", type="primary",
-                 disabled=len(rationale.strip()) < 10):
+                 disabled=len(rationale.strip()) < 10 or not allowed.is_chair):
         wanted = outcome == "approve_with_conditions"
         lines = [c.strip() for c in conditions.splitlines() if c.strip()] if wanted else []
         try:
             updated = committee.decide(ui.current().dossier, outcome, rationale, lines, by=ui.reviewer(),
                                        model=None if model == models[0] else model,
                                        required_roles=[r.strip() for r in roles.split(",") if r.strip()],
-                                       store=ui.store())
-        except DecisionError as exc:
+                                       store=ui.store(), identity=acting)
+        except (DecisionError, PermissionDenied) as exc:
             st.error(str(exc))
         else:
             ui.save(updated, note=f"decision: {outcome}")
@@ -104,18 +110,37 @@ if status.complete:
 if decision is None:
     st.info("Record the committee's decision before signing off.")
     st.stop()
+if acting is None:
+    st.info("Sign in to sign off.")
+    st.stop()
 c1, c2 = st.columns(2)
-choices = [*decision.required_roles, "other role"]
+# Only the roles this member holds are offered; the domain refuses any other anyway.
+choices = [r for r in decision.required_roles if allowed.holds(r)]
+choices += ["other role"] if allowed.all_roles else [r for r in sorted(allowed.roles)
+                                                      if r not in ("viewer", "editor", "chair", *choices)]
+if not choices:
+    st.info(f"You hold no sign-off role on this dossier ({allowed.describe()}).")
+    st.stop()
 role = c1.selectbox("Role", choices, key="signoff_role")
 if role == "other role":
     role = c1.text_input("Which role", key="signoff_other_role")
-name = c2.text_input("Name", value=ui.reviewer(), key="signoff_name")
+if acting.mode == "local":  # no login: the typed name is all there is, and the record says so
+    name = c2.text_input("Name (unauthenticated)", value=ui.reviewer(), key="signoff_name")
+    signer = local_identity(name) if name.strip() else None
+else:
+    name = acting.name
+    c2.markdown(f"Signing as **{acting.name}**  \n{acting.auth_label}")
+    signer = acting
 note = st.text_input("Note (optional)", key="signoff_note")
-if st.button("Sign off", key="signoff_button", type="primary", disabled=not role.strip() or not name.strip()):
+if st.button("Sign off", key="signoff_button", type="primary", disabled=not role.strip() or signer is None):
     current = ui.current()
+    shown = ui.seen_hash(current.dossier.id) or current.hash
     try:
-        signed = committee.sign(current.dossier, role, name, version_hash=current.hash, note=note)
-    except DecisionError as exc:
+        if shown != current.hash:
+            raise DecisionError("the dossier changed since the version you were shown; review the changes "
+                                "above first, then sign the version you have seen")
+        signed = committee.sign(current.dossier, role, name, version_hash=shown, note=note, identity=signer)
+    except (DecisionError, PermissionDenied) as exc:
         st.error(str(exc))
     else:
         ui.save(signed, note=f"sign-off: {role}")

@@ -19,6 +19,14 @@ st.caption(
     "Every save is a version; none is ever overwritten. Each hash covers the whole dossier content and "
     "names its parent, so the chain can be checked."
 )
+chain = ui.store().verify_chain(dossier_id)
+if chain.ok:
+    st.success(chain.summary)
+else:
+    where = {"version": "version", "event": "audit event"}
+    st.error(chain.summary + "\n\n" + "\n".join(
+        f"- {where[b.kind]} {b.version if b.kind == 'version' else b.seq}: {b.problem}"
+        for b in chain.breaks[:10]))
 st.dataframe(
     pd.DataFrame(
         [
@@ -27,6 +35,7 @@ st.dataframe(
                 "Saved (UTC)": e["created_at"][:16].replace("T", " "),
                 "By": e["author"],
                 "Kind": e["kind"],
+                "Identity": e.get("auth") or "not recorded",
                 "Note": e["note"],
                 "Changed": ", ".join(dict.fromkeys(field_label(c.split("[")[0]) for c in e["changed"][:6])),
                 "Hash": e["hash"][:16],

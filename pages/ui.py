@@ -1,7 +1,13 @@
 """Shared page plumbing: the store connection, the current dossier, the sidebar.
 
 Only session plumbing lives here; no scoring, no SQL. App state uses its own keys
-(``dossier_id``, ``reviewer``), never widget keys.
+(``dossier_id``, ``reviewer``, ``seen_versions``), never widget keys.
+
+Who acts: ``identity()`` reads the login this deployment uses (``governance.identity.config``): the
+sidebar's reviewer name locally, Streamlit's ``st.user`` with OIDC, or a trusted proxy's header from
+``st.context``; the domain gets an ``Identity`` and checks roles itself. No lost updates: the hash of
+the version this session was shown is kept in ``seen_versions`` and every save passes it as the
+expected parent, so a save or sign-off after someone else's save is refused with what changed.
 """
 
 from __future__ import annotations
@@ -11,7 +17,10 @@ import os
 import streamlit as st
 
 from governance.dossier.record import Dossier
-from governance.dossier.store import DossierVersion, Store, StoreError, default_home
+from governance.dossier.store import DossierVersion, SaveConflict, Store, StoreError, default_home
+from governance.identity.access import Access, PermissionDenied, access_for, save_as
+from governance.identity.config import IdentityConfig, IdentityConfigError, load_config
+from governance.identity.identity import Identity, local_identity, oidc_identity, proxy_identity
 from reports.markdown import md
 
 TIER_COLOURS = {"low": "green", "moderate": "orange", "high": "red", "critical": "violet"}
@@ -69,9 +78,45 @@ def store() -> Store:
         st.stop()
 
 
-def reviewer() -> str:
-    """Who is using the app (recorded on every save and decision)."""
+def _typed_reviewer() -> str:
     return st.session_state.get("reviewer") or os.environ.get("MEDASSURE_USER") or "reviewer"
+
+
+def reviewer() -> str:
+    """Who is using the app (recorded on every save and decision): signed-in name, locally the typed one."""
+    if config().mode == "local":
+        return _typed_reviewer()
+    who = identity()
+    return who.name if who is not None else "not signed in"
+
+
+def config() -> IdentityConfig:
+    """The deployment's identity settings (a broken file stops the page with its message)."""
+    try:
+        return load_config()
+    except IdentityConfigError as exc:
+        st.error(f"Identity settings cannot be read: {exc}")
+        st.stop()
+
+
+def identity() -> Identity | None:
+    """Who is using the app, as this deployment knows it; None: nobody signed in (read-only)."""
+    cfg = config()
+    if cfg.mode == "oidc":
+        return oidc_identity(st.user.to_dict())
+    if cfg.mode == "proxy":
+        headers = {k: v for k, v in st.context.headers.items()}
+        return proxy_identity(headers, st.context.ip_address, cfg.proxy_header, cfg.trusted_proxies)
+    return local_identity(_typed_reviewer())
+
+
+def access() -> Access:
+    """What the current identity may do on the current dossier."""
+    return access_for(identity(), st.session_state.get("dossier_id"), config())
+
+
+def _seen() -> dict[str, str]:
+    return st.session_state.setdefault("seen_versions", {})
 
 
 def current() -> DossierVersion | None:
@@ -82,7 +127,32 @@ def current() -> DossierVersion | None:
     found = store().latest_or_none(dossier_id)
     if found is None:
         st.session_state["dossier_id"] = None
+    else:
+        _seen().setdefault(dossier_id, found.hash)  # the first version this session is shown
     return found
+
+
+def _accept_latest(dossier_id: str, digest: str) -> None:
+    _seen()[dossier_id] = digest
+
+
+def _changed_since_seen(v: DossierVersion) -> None:
+    """Warn that someone else saved since this session's version, with what changed and a way on."""
+    from governance.dossier.history import diff_versions
+
+    seen = _seen().get(v.dossier.id)
+    if seen is None or seen == v.hash:
+        return
+    base = next((h.version for h in reversed(store().history(v.dossier.id)) if h.hash == seen), None)
+    changes = diff_versions(store(), v.dossier.id, base, v.version).changes if base else []
+    lines = [c.text for c in changes[:8]]
+    st.warning(f"**Someone else saved this dossier while you worked:** version {v.version} by {v.author} "
+               f"(you were shown version {base or 'an earlier one'}). The page now shows version "
+               f"{v.version}; your next save or sign-off is refused until you have reviewed the changes.")
+    for line in lines:
+        st.text(line)
+    st.button(f"I have reviewed the changes: continue with version {v.version}", key="seen_continue",
+              on_click=_accept_latest, args=(v.dossier.id, v.hash))
 
 
 def require_dossier() -> DossierVersion:
@@ -91,13 +161,27 @@ def require_dossier() -> DossierVersion:
     if v is None:
         st.info("Choose or create a dossier on the **Dossiers** page first.")
         st.stop()
+    _changed_since_seen(v)
     return v
 
 
+def seen_hash(dossier_id: str) -> str | None:
+    """The hash of the version this session was shown (what a save or sign-off is based on)."""
+    return _seen().get(dossier_id)
+
+
 def save(dossier: Dossier, note: str) -> DossierVersion:
-    """Save a new version as the current reviewer and tell the user what happened."""
+    """Save a new version as the current identity, based on the version shown, and say what happened.
+
+    A refusal (no permission, or someone else saved first) is shown and stops the page; nothing is saved.
+    """
     before = current()
-    v = store().save(dossier, author=reviewer(), note=note)
+    try:
+        v = save_as(store(), identity(), dossier, note, expected_hash=seen_hash(dossier.id), config=config())
+    except (PermissionDenied, SaveConflict) as exc:
+        st.error(str(exc))
+        st.stop()
+    _seen()[dossier.id] = v.hash
     if before is not None and v.version == before.version:
         st.toast("Nothing changed; no new version.")
     else:
@@ -137,6 +221,26 @@ def sidebar() -> None:
                 st.markdown(f"**Version {v.version}** · `{v.hash[:12]}`  \n"
                             f"Risk tier: :{TIER_COLOURS[tier]}[**{tier}**] · status "
                             f"{v.dossier.status.replace('_', ' ')}")
+                if v.integrity_problem:
+                    st.error(f"**Record integrity:** {v.integrity_problem}")
+        _identity_line()
+        st.caption(f"Database: {default_home() / 'medassure.duckdb'}")
+
+
+def _identity_line() -> None:
+    """Who is acting, how the deployment knows it, and their roles (with log in / log out for OIDC)."""
+    cfg = config()
+    if cfg.mode == "local":
         st.text_input("Reviewer", value=st.session_state["reviewer"], key="reviewer_input",
                       on_change=_copy_reviewer, help="Recorded on every save, decision and sign-off.")
-        st.caption(f"Database: {default_home() / 'medassure.duckdb'}")
+    who, acc = identity(), access()
+    if who is None:
+        st.warning("Not signed in: read-only." if cfg.mode == "oidc" else
+                   "No signed-in user came from the trusted proxy: read-only.")
+    else:
+        st.caption(f"Acting as **{who.name}** · {who.auth_label} · roles: {acc.describe()}")
+    if cfg.mode == "oidc":
+        if who is None:
+            st.button("Log in", key="identity_login", on_click=st.login)
+        else:
+            st.button("Log out", key="identity_logout", on_click=st.logout)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from governance.dossier.chain import ChainReport
 from governance.dossier.store import DossierVersion
 from reports import sections_core as core
 from reports import sections_decision as decision
@@ -19,7 +20,7 @@ from reports import sections_summary as summary
 from reports.charts import charts_section
 from reports.flags import dossier_flags
 from reports.hti1 import source_attributes_section
-from reports.model import AppendixRun, Report, Section
+from reports.model import AppendixRun, Fact, Report, Section
 
 
 def build_report(
@@ -27,6 +28,7 @@ def build_report(
     runs: Mapping[str, Mapping[str, Any] | AppendixRun] | None = None,
     extra_sections: list[Section] | None = None,
     measured: Mapping[str, Any] | None = None,
+    chain: ChainReport | None = None,
 ) -> Report:
     """The report of one stored dossier version.
 
@@ -37,6 +39,8 @@ def build_report(
         extra_sections: sections added by later steps, placed before the appendices.
         measured: what the dossier's own runs cost per model
             (``governance.procurement.measured_cost.measured_costs``), for the cost table's measured column.
+        chain: the dossier's hash-chain check (``Store.verify_chain``); its line goes in the summary,
+            and a broken chain or a version whose content no longer matches its hash is flagged first.
 
     Example:
         >>> report = build_report(store.load("D-demo-portal"))  # doctest: +SKIP
@@ -68,10 +72,17 @@ def build_report(
         "limitations": summary.limitations_section(dossier),
     }
     cover = core.cover(version, decision.decision_text(dossier), decision.decision_date(dossier))
-    cover = cover.model_copy(update={"flags": dossier_flags(version, parts, assessed)})
+    integrity = [f"RECORD INTEGRITY: {version.integrity_problem}"] if version.integrity_problem else []
+    if chain is not None and not chain.ok:
+        integrity.append(f"RECORD INTEGRITY: {chain.summary}")
+    cover = cover.model_copy(update={"flags": [*integrity, *dossier_flags(version, parts, assessed)]})
+    executive = summary.executive_summary(version, parts, cover, assessed)
+    if chain is not None:
+        executive = executive.model_copy(update={"facts": [
+            *executive.facts, Fact(label="Record chain", value=chain.summary)]})
     return Report(
         cover=cover,
-        executive_summary=summary.executive_summary(version, parts, cover, assessed),
+        executive_summary=executive,
         extra_sections=list(extra_sections or []),
         **parts,
     )

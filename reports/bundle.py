@@ -102,7 +102,7 @@ def report_bundle(store: Store, dossier_id: str, version: int | None = None,
     v = store.load(dossier_id, version)
     extra = [*(extra_sections or []), *candidates_sections(v.dossier), *reevaluation_sections(v.dossier)]
     report = build_report(v, runs=run_records(store.runs, run_ids(v.dossier)), extra_sections=extra,
-                          measured=measured_costs(store, v.dossier))
+                          measured=measured_costs(store, v.dossier), chain=store.verify_chain(dossier_id))
     stem = f"{v.dossier.id}-v{v.version}-{v.hash[:8]}"
 
     def chai() -> bytes:

@@ -13,6 +13,8 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# Sign-offs are keyed (governance.identity.keys); tests never write a key file into ~/.medassure.
+os.environ.setdefault("MEDASSURE_SIGNING_KEY", "tests-only-signing-key")
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"

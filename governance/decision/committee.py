@@ -5,6 +5,10 @@ same actions (start the rules from defaults, lock them, change a rule with a rea
 review plan, record the decision, sign off). Each action here takes the current dossier and
 returns the next one, never saving: the caller saves it as a new version, so the store's author
 and audit log record who did it. The clock is read here, once per action.
+
+Who may act is checked here too (``governance.identity.access``): ``decide`` needs the chair, ``sign``
+needs the role signed for and, with separation of duties, no other required role signed by the same
+identity. Without an ``identity`` the name given acts as a local, unauthenticated user.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from governance.decision.oversight import derive_oversight, edit_oversight
 from governance.decision.signoff import DecisionError, add_signoff, record_decision
 from governance.dossier.decision_records import MonitoringPlan, ReviewRequirements
 from governance.dossier.rules_records import AcceptancePolicy, PolicyError
+from governance.identity.access import access_for, check_signoff
+from governance.identity.identity import Identity, local_identity
 from governance.procurement.candidate_items import with_vendor_items
 from governance.reevaluation.plan import freeze_plan
 from governance.rules.policy import default_policy, lock_policy, remove_rule, set_rule
@@ -114,15 +120,21 @@ def edit_plan(dossier: Dossier, review: ReviewRequirements, monitoring: Monitori
 
 
 def decide(dossier: Dossier, outcome: str, rationale: str, conditions: list[str], by: str,
-           model: str | None = None, required_roles: list[str] | None = None, store=None) -> Dossier:
+           model: str | None = None, required_roles: list[str] | None = None, store=None, *,
+           identity: Identity | None = None) -> Dossier:
     """The dossier with the committee's decision, recording what the tool recommended at that moment.
 
     With ``store``, the evidence plan (``governance.reevaluation.plan``) is frozen first, so the
-    decision's hash covers what was run and a re-evaluation can run it again.
+    decision's hash covers what was run and a re-evaluation can run it again. ``identity`` is who
+    records it (its name replaces ``by``); it must hold the chair role.
 
     Raises:
         DecisionError: incomplete decision (see ``governance.decision.signoff``).
+        PermissionDenied: the identity is not the chair.
     """
+    who = identity or local_identity(by)
+    access_for(who, dossier.id).require("chair", "record the committee's decision")
+    by = who.name
     if store is not None:
         dossier = dossier.model_copy(update={"evidence_plan": freeze_plan(store, dossier, by=by)})
     assessment, rec = assessment_and_recommendation(dossier)
@@ -134,9 +146,22 @@ def decide(dossier: Dossier, outcome: str, rationale: str, conditions: list[str]
                            recommended=recommended, required_roles=required_roles)
 
 
-def sign(dossier: Dossier, role: str, name: str, version_hash: str | None, note: str = "") -> Dossier:
-    """The dossier with one more sign-off bound to its current content."""
-    return add_signoff(dossier, role, name, at=_now(), version_hash=version_hash, note=note)
+def sign(dossier: Dossier, role: str, name: str, version_hash: str | None, note: str = "", *,
+         identity: Identity | None = None) -> Dossier:
+    """The dossier with one more sign-off bound to its current content, signed with the deployment key.
+
+    ``identity`` is the signer (subject and issuer recorded); None: ``name`` as a local, unauthenticated
+    signer. ``version_hash`` is the version the signer was shown: save the result with it as the
+    expected parent (``Store.save(expected_hash=...)``) so a sign-off never binds to unseen content.
+
+    Raises:
+        DecisionError: no decision yet, or an empty role or name.
+        PermissionDenied: the signer does not hold ``role``, or already signed another required role.
+    """
+    who = identity or local_identity(name)
+    if dossier.decision is not None:
+        check_signoff(access_for(who, dossier.id), dossier, role.strip())
+    return add_signoff(dossier, role, name, at=_now(), version_hash=version_hash, note=note, identity=who)
 
 
 def assessment_payload(dossier: Dossier) -> dict:

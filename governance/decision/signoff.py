@@ -10,6 +10,13 @@ looking at. It is valid only while the current dossier has the same signable has
 second sign-off does not invalidate the first, while any other change (a rule, a piece of
 evidence, the decision, the review plan, the intended use) invalidates them all, visibly.
 
+Sign-offs are signed, not only hashed: each carries an HMAC-SHA256 under the deployment's key
+(``governance.identity.keys``) over its content hash, role, signer (subject and issuer), time, name and
+note. ``signoff_status`` counts a sign-off only when that signature checks here; one made under another
+key (an imported export) is *unverified*, and one whose fields were changed is *forged*; neither counts.
+With separation of duties (``governance.identity.config``), one signer's sign-off counts for one
+required role only.
+
 Re-evaluation addenda (``Dossier.reevaluations``) are left out of both hashes like the sign-offs:
 an addendum reports what a model or prompt change *would* do and changes nothing the committee
 decided on, so recording one neither invalidates the sign-offs nor makes the decision stale.
@@ -34,6 +41,9 @@ from governance.dossier.decision_records import (
     CommitteeDecision,
     SignOff,
 )
+from governance.identity.config import IdentityConfig, load_config
+from governance.identity.identity import Identity, local_identity
+from governance.identity.keys import check_fields, sign_fields
 from governance.rules.policy import load_defaults
 
 if TYPE_CHECKING:
@@ -118,8 +128,12 @@ def record_decision(dossier: Dossier, outcome: str, rationale: str, conditions: 
 
 
 def add_signoff(dossier: Dossier, role: str, name: str, at: datetime, version_hash: str | None,
-                note: str = "") -> Dossier:
-    """The dossier with one more sign-off, bound to its current signable hash.
+                note: str = "", *, identity: Identity | None = None, key: bytes | None = None) -> Dossier:
+    """The dossier with one more sign-off, bound to its current signable hash and signed with the key.
+
+    ``identity`` is the signer (its subject and issuer are recorded, its name replaces ``name``);
+    None records ``name`` as a local, unauthenticated signer. Permission checks are the caller's
+    (``governance.decision.committee.sign``).
 
     Raises:
         DecisionError: no decision yet, or an empty role or name.
@@ -131,10 +145,14 @@ def add_signoff(dossier: Dossier, role: str, name: str, at: datetime, version_ha
     """
     if dossier.decision is None:
         raise DecisionError("record the committee's decision before signing off")
-    if not role.strip() or not name.strip():
+    if not role.strip() or not (identity or name.strip()):
         raise DecisionError("a sign-off needs a role and a name")
-    signoff = SignOff(role=role.strip(), name=name.strip(), signed_at=at, signed_hash=signable_hash(dossier),
-                      version_hash=version_hash, note=note.strip())
+    who = identity or local_identity(name)
+    unsigned = SignOff(role=role.strip(), name=who.name, signed_at=at, signed_hash=signable_hash(dossier),
+                       version_hash=version_hash, note=note.strip(), subject=who.subject, issuer=who.issuer,
+                       auth=who.auth_label)
+    signature, kid = sign_fields(unsigned.signed_fields(), key)
+    signoff = unsigned.model_copy(update={"signature": signature, "key_id": kid})
     return dossier.model_copy(update={"signoffs": [*dossier.signoffs, signoff]})
 
 
@@ -150,9 +168,12 @@ class RoleStatus(BaseModel):
     signoff: SignOff | None
     """The role's latest sign-off, if any."""
     valid: bool
-    """The latest sign-off matches the current content."""
+    """The latest sign-off matches the current content, its signature checks and it is not a second role
+    of one signer."""
     reason: str
     """Why it is or is not valid."""
+    signature: str = "none"
+    """``valid``, ``unverified`` (made under another key), ``forged`` (altered) or ``none`` (unsigned)."""
 
 
 class SignOffStatus(BaseModel):
@@ -166,41 +187,67 @@ class SignOffStatus(BaseModel):
     """Required roles first, then any other role that signed."""
     invalidated: list[SignOff]
     """Sign-offs whose content has since changed (every one, not only the latest per role)."""
+    unverified: list[SignOff] = []
+    """Sign-offs whose signature cannot be checked here or does not match (never counted as valid)."""
     complete: bool
     """Every required role has a valid sign-off."""
     decision_current: bool | None
     """Whether the dossier is unchanged since the decision (None: no decision)."""
 
 
-def signoff_status(dossier: Dossier) -> SignOffStatus:
-    """Check every sign-off against the current signable hash.
+def _signer(s: SignOff) -> tuple[str, str]:
+    return (s.subject or s.name, s.issuer or "local")
+
+
+def signoff_status(dossier: Dossier, key: bytes | None = None, config: IdentityConfig | None = None
+                   ) -> SignOffStatus:
+    """Check every sign-off against the current signable hash, its signature and separation of duties.
 
     Example:
         >>> signoff_status(dossier).complete  # doctest: +SKIP
         False
     """
     now = signable_hash(dossier)
+    separate = (config or load_config()).separation_of_duties
     required = list(dossier.decision.required_roles) if dossier.decision else []
+    checks = {id(s): check_fields(s.signed_fields(), s.signature, s.key_id, key) for s in dossier.signoffs}
     latest: dict[str, SignOff] = {}
     for s in dossier.signoffs:
         latest[s.role] = s
     roles = []
+    counted: dict[tuple[str, str], str] = {}
     for role in [*required, *[r for r in latest if r not in required]]:
         s = latest.get(role)
         if s is None:
             roles.append(RoleStatus(role=role, required=role in required, signoff=None, valid=False,
                                     reason="not signed yet"))
             continue
-        valid = s.signed_hash == now
-        reason = (f"signed by {s.name} on {s.signed_at:%Y-%m-%d %H:%M}; content unchanged since" if valid else
-                  f"signed by {s.name} on {s.signed_at:%Y-%m-%d %H:%M}, but the dossier changed afterwards "
-                  f"(signed {s.signed_hash[:12]}, now {now[:12]}): sign again")
-        roles.append(RoleStatus(role=role, required=role in required, signoff=s, valid=valid, reason=reason))
+        check = checks[id(s)]
+        when = f"signed by {s.name} on {s.signed_at:%Y-%m-%d %H:%M}"
+        if s.signed_hash != now:
+            valid, reason = False, (f"{when}, but the dossier changed afterwards (signed "
+                                    f"{s.signed_hash[:12]}, now {now[:12]}): sign again")
+        elif check == "forged":
+            valid, reason = False, f"{when}, but its signature does not match its fields: it was altered"
+        elif check != "valid":
+            valid, reason = False, (f"{when}, unverified: its signature cannot be checked with this "
+                                    "deployment's key (signed elsewhere, imported, or signed before signing "
+                                    "keys existed); it does not count until the role signs again here")
+        elif separate and role in required and _signer(s) in counted:
+            valid, reason = False, (f"{when}, who already signed as {counted[_signer(s)]!r}: separation of "
+                                    "duties counts one required role per signer")
+        else:
+            valid, reason = True, f"{when}; content unchanged since; signature verified"
+            if role in required:
+                counted.setdefault(_signer(s), role)
+        roles.append(RoleStatus(role=role, required=role in required, signoff=s, valid=valid, reason=reason,
+                                signature=check if s.signature else "none"))
     decision_current = None
     if dossier.decision is not None:
         decision_current = dossier.decision.content_hash == decision_basis_hash(dossier)
     return SignOffStatus(current_hash=now, roles=roles,
                          invalidated=[s for s in dossier.signoffs if s.signed_hash != now],
+                         unverified=[s for s in dossier.signoffs if checks[id(s)] != "valid"],
                          complete=bool(required) and all(r.valid for r in roles if r.required),
                          decision_current=decision_current)
 

@@ -27,6 +27,7 @@ from governance.dossier.record import Dossier
 from governance.dossier.rules_records import CostRule, ScoreRule
 from governance.dossier.store import Store
 from governance.evidence.attach import mapped_benchmarks
+from governance.identity.identity import demo_identity
 from governance.procurement.cost_inputs import medhelm_token_profile, run_token_profile
 
 DEMO_AUTHOR = "demo"
@@ -82,6 +83,7 @@ def decide_and_sign(store: Store, dossier: Dossier) -> Dossier:
     """The committee's decision; saved, then the clinical lead signs that version."""
     dossier = committee.decide(
         dossier, "approve_with_conditions", model=GPT4O, by="Dr. A. Rivera (chair)",
+        identity=demo_identity("Dr. A. Rivera (chair)"),
         rationale=("GPT-4o runs in the hospital's Azure tenant under the existing business associate "
                    "agreement and stays within budget. Llama 3.3 70B was as well supported and cheaper, "
                    "but no PHI-approved endpoint exists for it yet. The published evidence does not settle "
@@ -103,7 +105,7 @@ def decide_and_sign(store: Store, dossier: Dossier) -> Dossier:
         ])
     v = store.save(dossier, author=DEMO_AUTHOR, note="demo: committee decision")
     return committee.sign(dossier, "clinical lead", "Dr. M. Chen", version_hash=v.hash,
-                          note="Signed after the committee meeting.")
+                          note="Signed after the committee meeting.", identity=demo_identity("Dr. M. Chen"))
 
 
 DEMO_DECISION_STEPS = [

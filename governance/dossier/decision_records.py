@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import ClassVar, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_serializer, model_validator
 
 from governance.dossier.user_text import UserRecord
 
@@ -76,6 +76,31 @@ class SignOff(UserRecord):
     """Store version hash of the version the signer was shown."""
     note: str = Field(default="", max_length=5000)
     """Optional remark."""
+    subject: str | None = None
+    """The signer's stable identifier (``governance.identity``); None on sign-offs made before it."""
+    issuer: str | None = None
+    """Who vouched for the subject (OIDC issuer, proxy header, ``local``)."""
+    auth: str | None = None
+    """How the signer was established, in words ("local, unauthenticated", "OIDC login at ...")."""
+    signature: str | None = None
+    """HMAC-SHA256 under the deployment's key over the other fields (``governance.identity.keys``)."""
+    key_id: str | None = None
+    """Fingerprint of the key that made ``signature``."""
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_identity(self, handler):
+        # Sign-offs stored before these fields existed keep their content hash: unset ones are left out.
+        data = handler(self)
+        for key in ("subject", "issuer", "auth", "signature", "key_id"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
+
+    def signed_fields(self) -> dict:
+        """What the signature covers: every field but the signature itself."""
+        return {"role": self.role, "name": self.name, "signed_at": self.signed_at,
+                "signed_hash": self.signed_hash, "version_hash": self.version_hash, "note": self.note,
+                "subject": self.subject, "issuer": self.issuer, "auth": self.auth}
 
 
 TriggerKind = Literal["model_version_change", "prompt_change", "vendor_notice", "schedule", "metric_breach"]

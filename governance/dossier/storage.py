@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from evaluator.runs.reads import RunReads
     from evaluator.runs.store import RunStore
     from evaluator.scenarios.store import ScenarioStore
+    from governance.dossier.chain import ChainReport
     from governance.dossier.documents import DocumentStore
 
 Timestamp = Annotated[datetime, PlainSerializer(lambda d: d.isoformat(), return_type=str, when_used="json")]
@@ -62,7 +63,25 @@ class DossierNotFound(StoreError):
 
 
 class SaveConflict(StoreError):
-    """A save was based on a version that is no longer the latest; nothing was written."""
+    """A save was based on a version that is no longer the latest; nothing was written.
+
+    Attributes:
+        dossier_id: the dossier.
+        based_on_version: the version the edit started from (None when unknown).
+        latest_version: the version saved in between.
+        latest_hash: its hash.
+        changes: what changed since, in words (at most a few lines).
+    """
+
+    def __init__(self, message: str, *, dossier_id: str | None = None, based_on_version: int | None = None,
+                 latest_version: int | None = None, latest_hash: str | None = None,
+                 changes: list[str] | None = None):
+        super().__init__(message)
+        self.dossier_id = dossier_id
+        self.based_on_version = based_on_version
+        self.latest_version = latest_version
+        self.latest_hash = latest_hash
+        self.changes = changes or []
 
 
 class DossierVersion(BaseModel):
@@ -84,6 +103,10 @@ class DossierVersion(BaseModel):
     """When it was saved."""
     note: str = ""
     """What the save was for."""
+    auth: str | None = None
+    """How the author was established (e.g. "local, unauthenticated"); None before it was recorded."""
+    integrity_problem: str = ""
+    """Empty when the stored content matches its hash on loading; otherwise what is wrong."""
 
 
 class VersionInfo(BaseModel):
@@ -103,6 +126,8 @@ class VersionInfo(BaseModel):
     """Who saved it."""
     note: str = ""
     """What the save was for."""
+    auth: str | None = None
+    """How the author was established (e.g. "local, unauthenticated"); None before it was recorded."""
 
 
 class DossierSummary(BaseModel):
@@ -145,6 +170,8 @@ class AuditEvent(BaseModel):
     """What was done (``create``, ``save``, ``scenario import``, ...)."""
     detail: dict[str, Any]
     """Action-specific facts (for a save: version, hash, note and the changed fields)."""
+    auth: str | None = None
+    """How the actor was established; None for events written before it was recorded."""
 
 
 @runtime_checkable
@@ -161,19 +188,24 @@ class DossierStorage(Protocol):
 
     # ---- dossiers -----------------------------------------------------------------------
     def save(self, dossier: Dossier, author: str, note: str = "", *,
-             expected_version: int | None = None) -> DossierVersion:
+             expected_version: int | None = None, expected_hash: str | None = None,
+             auth: str | None = None) -> DossierVersion:
         """Append version n+1 (or return the latest unchanged when the content hash is the same).
 
         Atomic: the version row and its ``create``/``save`` audit record are written in one
         transaction, under a lock, after re-reading the latest version. ``expected_version`` is the
         version the edit was based on (0 for a new dossier); when the latest differs the save is
-        refused with ``SaveConflict`` and nothing is written. None skips the check.
+        refused with ``SaveConflict`` and nothing is written. None skips the check. ``expected_hash``
+        is the same check by the hash of the version the user was shown. ``auth`` says how the author
+        was established. The version row and the audit row are chained (``verify_chain``).
         Raises ``StoreError`` without an author.
         """
         ...
 
     def load(self, dossier_id: str, version: int | None = None) -> DossierVersion:
-        """A version (the latest by default); ``DossierNotFound`` when missing. Read only."""
+        """A version (the latest by default); ``DossierNotFound`` when missing. Read only.
+
+        Recomputes the content hash: a mismatch sets ``integrity_problem`` (callers flag it)."""
         ...
 
     def latest_or_none(self, dossier_id: str) -> DossierVersion | None:
@@ -192,10 +224,15 @@ class DossierStorage(Protocol):
         """True when no dossier has been saved yet."""
         ...
 
+    def verify_chain(self, dossier_id: str) -> ChainReport:
+        """Check the dossier's version and audit chain from the first version to the head."""
+        ...
+
     # ---- audit log ----------------------------------------------------------------------
     def audit(self, actor: str, action: str, dossier_id: str | None = None,
-              detail: dict | None = None) -> None:
-        """Append one audit record (its own transaction; records are never changed or removed)."""
+              detail: dict | None = None, *, auth: str | None = None) -> None:
+        """Append one audit record (its own transaction; records are never changed or removed;
+        chained to the dossier's previous record)."""
         ...
 
     def audit_log(self, dossier_id: str | None = None) -> list[AuditEvent]:

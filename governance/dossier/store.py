@@ -8,6 +8,11 @@ Storage design:
   SHA-256 of the dossier's canonical JSON and the hash of its parent, so the history is a chain
   a reviewer can verify. Saving unchanged content is a no-op, not a new version.
 * ``audit_log`` records who did what and when, including which fields a save changed.
+* Both tables are a hash chain (``governance/dossier/chain.py``): each row stores the hash of the
+  previous row of its dossier and a hash over its own fields; ``verify_chain`` checks it, and every
+  load recomputes the content hash, so a row changed in the file is flagged, never trusted.
+* A save says which version it was based on (``expected_hash``); when another save came first it is
+  refused with ``SaveConflict`` naming what changed, never applied over content the user did not see.
 * DuckDB allows one writing process per file (STACK_NOTES §7). A second process gets a
   ``StoreLockedError`` naming the holder, and a file that is not a readable database gets a
   ``StoreCorruptError``; in both cases nothing is written.
@@ -24,6 +29,7 @@ import json
 import os
 import re
 import threading
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -40,6 +46,16 @@ from evaluator.db_integrity import (
     is_foreign_database,
 )
 from evaluator.stores import ComponentStores
+from governance.dossier.chain import (
+    ChainReport,
+    content_digest,
+    event_link,
+    event_row_hash,
+    verify_rows,
+    version_link,
+    version_row_hash,
+)
+from governance.dossier.change_text import change_sentence
 from governance.dossier.documents import DocumentStore
 from governance.dossier.record import Dossier, utcnow
 from governance.dossier.storage import (
@@ -82,7 +98,23 @@ MIGRATIONS = [
         detail JSON
     );
     """,
+    # The hash chain (governance/dossier/chain.py) and how each author was established. Rows written
+    # before it keep NULL here: they are counted as legacy, not sealed after the fact.
+    """
+    ALTER TABLE dossier_versions ADD COLUMN auth VARCHAR;
+    ALTER TABLE dossier_versions ADD COLUMN prev_row_hash VARCHAR;
+    ALTER TABLE dossier_versions ADD COLUMN row_hash VARCHAR;
+    ALTER TABLE audit_log ADD COLUMN auth VARCHAR;
+    ALTER TABLE audit_log ADD COLUMN prev_row_hash VARCHAR;
+    ALTER TABLE audit_log ADD COLUMN row_hash VARCHAR;
+    """,
 ]
+
+VERSION_COLUMNS = "dossier_id, version, hash, parent_hash, author, created_at, note, content"
+"""The columns a ``DossierVersion`` is read from, in ``_row_to_version`` order."""
+CHAIN_COLUMNS = "auth, prev_row_hash, row_hash"
+LOCK_WAIT_SECONDS = 15.0
+"""How long ``Store.open`` waits for another process to release the file before refusing."""
 
 
 def default_home() -> Path:
@@ -190,6 +222,33 @@ def _announce_open_warnings(path: Path) -> list[str]:
     for note in found:
         warnings.warn(note, StoreWarning, stacklevel=3)
     return found
+def _connect_waiting(path: Path) -> duckdb.DuckDBPyConnection:
+    """``connect``, retried while another process holds the file, for up to ``LOCK_WAIT_SECONDS``.
+
+    A CLI command started while another one writes usually gets the file a moment later; only a
+    holder that stays (the app) is refused, with what to do instead.
+    """
+    wait = float(os.environ.get("MEDASSURE_LOCK_WAIT", LOCK_WAIT_SECONDS))
+    deadline = time.monotonic() + wait
+    delay = 0.05
+    while True:
+        try:
+            return connect(path)
+        except StoreLockedError as exc:
+            if time.monotonic() + delay > deadline:
+                raise StoreLockedError(
+                    f"{exc} Waited {wait:g} s for it. While the app is open, make the report from its Report "
+                    "page; several processes at once need a database server (PostgreSQL, a later release)."
+                ) from None
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
+
+
+def _value_at(doc: Any, path: str) -> Any:
+    """The value at a dotted path of ``_changed_paths`` (None where it is absent)."""
+    for key in path.split("."):
+        doc = doc.get(key) if isinstance(doc, dict) else None
+    return doc
 
 
 def _changed_paths(old: Any, new: Any, prefix: str = "", limit: int = 40) -> list[str]:
@@ -240,7 +299,7 @@ class Store(ComponentStores):
             True
         """
         path = path or default_home() / "medassure.duckdb"
-        con = connect(path)
+        con = _connect_waiting(path)
         try:
             store = cls(con, path)
         except duckdb.Error as exc:
@@ -271,23 +330,67 @@ class Store(ComponentStores):
         return self._con.cursor()
 
     # ---- writes -------------------------------------------------------------------------
+    def _append_event(self, at, actor: str, auth: str | None, dossier_id: str | None, action: str,
+                      detail_text: str) -> None:
+        """Insert one chained audit row (caller holds the lock, inside a transaction)."""
+        prev = self._con.execute(
+            "SELECT seq, row_hash FROM audit_log WHERE dossier_id IS NOT DISTINCT FROM ? "
+            "ORDER BY seq DESC LIMIT 1", [dossier_id]).fetchone()
+        link = event_link(prev[1], prev[0]) if prev else None
+        row_hash = event_row_hash(at, actor, auth, dossier_id, action, detail_text, link)
+        self._con.execute(
+            "INSERT INTO audit_log (logged_at, actor, dossier_id, action, detail, " + CHAIN_COLUMNS + ")"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [at, actor, dossier_id, action, detail_text, auth, link, row_hash],
+        )
+
     def audit(
-        self, actor: str, action: str, dossier_id: str | None = None, detail: dict | None = None
+        self, actor: str, action: str, dossier_id: str | None = None, detail: dict | None = None,
+        *, auth: str | None = None,
     ) -> None:
-        """Append one audit record."""
+        """Append one audit record, chained to the previous record of the same dossier.
+
+        ``auth`` says how ``actor`` was established (``governance.identity``), e.g. "local, unauthenticated".
+        """
         with self._lock:
-            self._con.execute(
-                "INSERT INTO audit_log (logged_at, actor, dossier_id, action, detail)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                [utcnow(), actor, dossier_id, action, json.dumps(detail or {}, default=str)],
-            )
+            self._con.execute("BEGIN TRANSACTION")
+            try:
+                self._append_event(utcnow(), actor, auth, dossier_id, action,
+                                   json.dumps(detail or {}, default=str))
+                self._con.execute("COMMIT")
+            except Exception:
+                self._con.execute("ROLLBACK")
+                raise
+
+    def _conflict(self, dossier_id: str, latest: DossierVersion, based_on: int | None) -> SaveConflict:
+        """The refusal of a save based on an older version, naming what changed since."""
+        lines: list[str] = []
+        if based_on:
+            old = json.loads(self.load(dossier_id, based_on).dossier.canonical_json())
+            new = json.loads(latest.dossier.canonical_json())
+            paths = _changed_paths(old, new)
+            for path in paths[:8]:
+                a, b = _value_at(old, path), _value_at(new, path)
+                kind = "added" if a is None else "removed" if b is None else "changed"
+                lines.append(change_sentence(path, kind, a, b))
+            if len(paths) > 8:
+                lines.append(f"… and {len(paths) - 8} more change(s)")
+        seen = f"version {based_on}" if based_on else "a version that is no longer stored"
+        message = (f"Dossier {dossier_id} changed while you worked: it was saved as version "
+                   f"{latest.version} by {latest.author} after {seen}, which this edit started from. "
+                   "Nothing was saved. Review the changes, then redo your change on the latest version.")
+        if lines:
+            message += "\nChanged since: " + "; ".join(lines)
+        return SaveConflict(message, dossier_id=dossier_id, based_on_version=based_on,
+                            latest_version=latest.version, latest_hash=latest.hash, changes=lines)
 
     def save(self, dossier: Dossier, author: str, note: str = "", *,
-             expected_version: int | None = None) -> DossierVersion:
+             expected_version: int | None = None, expected_hash: str | None = None,
+             auth: str | None = None) -> DossierVersion:
         """Append a new version (or return the latest if the content did not change).
 
         The version row and its audit record are written in one transaction, under the store's
-        lock, after re-reading the latest version.
+        lock, after re-reading the latest version; both are chained to their predecessors.
 
         Args:
             dossier: the full dossier content.
@@ -295,10 +398,13 @@ class Store(ComponentStores):
             note: what the save was for.
             expected_version: the version this edit was based on (0 for a new dossier); when the
                 latest version differs the save is refused. None skips the check.
+            expected_hash: the hash of the version this edit was based on (the version the user was
+                shown); when the latest version has another hash the save is refused. None skips it.
+            auth: how ``author`` was established (``Identity.auth_label``); None for older callers.
 
         Raises:
             StoreError: no author.
-            SaveConflict: ``expected_version`` is not the latest version; nothing was written.
+            SaveConflict: the edit was based on an older version than the latest; nothing was written.
 
         Example:
             >>> import tempfile
@@ -312,42 +418,46 @@ class Store(ComponentStores):
         """
         if not author or not author.strip():
             raise StoreError("A save needs an author (who is making this change).")
-        digest = dossier.content_hash()
+        content = dossier.canonical_json()
+        digest = content_digest(content)
         with self._lock:
             latest = self.latest_or_none(dossier.id)
             current = latest.version if latest else 0
             if expected_version is not None and expected_version != current:
-                raise SaveConflict(
-                    f"Dossier {dossier.id} was saved as version {current} by "
-                    f"{latest.author if latest else 'nobody'} after version {expected_version}, which "
-                    "this edit started from. Nothing was saved: reload the dossier and make the change again."
-                )
+                if latest is None:
+                    raise SaveConflict(f"Dossier {dossier.id} no longer exists. Nothing was saved.")
+                raise self._conflict(dossier.id, latest, expected_version or None)
+            if expected_hash is not None and (latest is None or latest.hash != expected_hash):
+                if latest is None:
+                    raise SaveConflict(f"Dossier {dossier.id} does not exist yet. Nothing was saved.")
+                raise self._conflict(dossier.id, latest, self._version_with_hash(dossier.id, expected_hash))
             if latest is not None and latest.hash == digest:
                 return latest
             number = 1 if latest is None else latest.version + 1
             now = utcnow()
-            content = dossier.canonical_json()
             changed = (
                 ["(created)"]
                 if latest is None
                 else _changed_paths(json.loads(latest.dossier.canonical_json()), json.loads(content))
             )
+            parent = latest.hash if latest else None
+            link = None
+            if latest is not None:
+                prev = self._con.execute(
+                    "SELECT row_hash FROM dossier_versions WHERE dossier_id = ? AND version = ?",
+                    [dossier.id, latest.version]).fetchone()
+                link = version_link(prev[0], latest.hash)
+            row_hash = version_row_hash(dossier.id, number, digest, parent, author, auth, now, note, link)
             self._con.execute("BEGIN TRANSACTION")
             try:
                 self._con.execute(
-                    "INSERT INTO dossier_versions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [dossier.id, number, digest, latest.hash if latest else None, author, now, note, content],
+                    f"INSERT INTO dossier_versions ({VERSION_COLUMNS}, {CHAIN_COLUMNS})"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [dossier.id, number, digest, parent, author, now, note, content, auth, link, row_hash],
                 )
-                self._con.execute(
-                    "INSERT INTO audit_log (logged_at, actor, dossier_id, action, detail)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    [
-                        now,
-                        author,
-                        dossier.id,
-                        "create" if latest is None else "save",
-                        json.dumps({"version": number, "hash": digest, "note": note, "changed": changed}),
-                    ],
+                self._append_event(
+                    now, author, auth, dossier.id, "create" if latest is None else "save",
+                    json.dumps({"version": number, "hash": digest, "note": note, "changed": changed}),
                 )
                 self._con.execute("COMMIT")
             except Exception:
@@ -357,15 +467,21 @@ class Store(ComponentStores):
             dossier=dossier,
             version=number,
             hash=digest,
-            parent_hash=latest.hash if latest else None,
+            parent_hash=parent,
             author=author,
             created_at=now,
             note=note,
+            auth=auth,
         )
 
     # ---- reads --------------------------------------------------------------------------
     def _row_to_version(self, row: tuple) -> DossierVersion:
-        dossier_id, version, digest, parent, author, created_at, note, content = row
+        dossier_id, version, digest, parent, author, created_at, note, content, auth = row
+        again = content_digest(content)
+        problem = "" if again == digest else (
+            f"version {version}'s stored content does not match its hash (stored {digest[:12]}…, content "
+            f"{again[:12]}…): it was changed after it was saved. `medassure verify {dossier_id}` checks "
+            "the record.")
         return DossierVersion(
             dossier=Dossier.model_validate_json(content, context=STORED),
             version=version,
@@ -374,13 +490,23 @@ class Store(ComponentStores):
             author=author,
             created_at=created_at,
             note=note or "",
+            auth=auth,
+            integrity_problem=problem,
         )
+
+    def _version_with_hash(self, dossier_id: str, digest: str) -> int | None:
+        with self._lock:
+            row = self._con.execute(
+                "SELECT max(version) FROM dossier_versions WHERE dossier_id = ? AND hash = ?",
+                [dossier_id, digest]).fetchone()
+        return row[0] if row else None
 
     def latest_or_none(self, dossier_id: str) -> DossierVersion | None:
         """The newest version, or None when the dossier does not exist."""
         with self._lock:
             row = self._con.execute(
-                "SELECT * FROM dossier_versions WHERE dossier_id = ? ORDER BY version DESC LIMIT 1",
+                f"SELECT {VERSION_COLUMNS}, auth FROM dossier_versions WHERE dossier_id = ? "
+                "ORDER BY version DESC LIMIT 1",
                 [dossier_id],
             ).fetchone()
         return self._row_to_version(row) if row else None
@@ -406,7 +532,8 @@ class Store(ComponentStores):
         else:
             with self._lock:
                 row = self._con.execute(
-                    "SELECT * FROM dossier_versions WHERE dossier_id = ? AND version = ?",
+                    f"SELECT {VERSION_COLUMNS}, auth FROM dossier_versions"
+                    " WHERE dossier_id = ? AND version = ?",
                     [dossier_id, version],
                 ).fetchone()
             found = self._row_to_version(row) if row else None
@@ -419,15 +546,15 @@ class Store(ComponentStores):
         """Versions of one dossier, oldest first: version, hash, parent, timestamp, author, note."""
         with self._lock:
             rows = self._con.execute(
-                "SELECT version, hash, parent_hash, created_at, author, note FROM dossier_versions "
+                "SELECT version, hash, parent_hash, created_at, author, note, auth FROM dossier_versions "
                 "WHERE dossier_id = ? ORDER BY version",
                 [dossier_id],
             ).fetchall()
         if not rows:
             raise DossierNotFound(f"No dossier {dossier_id!r}. `medassure dossier list` shows the ids.")
         return [
-            VersionInfo(version=v, hash=h, parent_hash=p, created_at=c, author=a, note=n or "")
-            for v, h, p, c, a, n in rows
+            VersionInfo(version=v, hash=h, parent_hash=p, created_at=c, author=a, note=n or "", auth=auth)
+            for v, h, p, c, a, n, auth in rows
         ]
 
     def list_dossiers(self) -> list[DossierSummary]:
@@ -451,7 +578,7 @@ class Store(ComponentStores):
 
     def audit_log(self, dossier_id: str | None = None) -> list[AuditEvent]:
         """Audit records, oldest first, optionally for one dossier."""
-        sql = "SELECT seq, logged_at, actor, dossier_id, action, detail FROM audit_log"
+        sql = "SELECT seq, logged_at, actor, dossier_id, action, detail, auth FROM audit_log"
         params: list = []
         if dossier_id:
             sql += " WHERE dossier_id = ?"
@@ -459,8 +586,9 @@ class Store(ComponentStores):
         with self._lock:
             rows = self._con.execute(sql + " ORDER BY seq", params).fetchall()
         return [
-            AuditEvent(seq=s, at=at, actor=a, dossier_id=d, action=act, detail=json.loads(det) if det else {})
-            for s, at, a, d, act, det in rows
+            AuditEvent(seq=s, at=at, actor=a, dossier_id=d, action=act, detail=json.loads(det) if det else {},
+                       auth=auth)
+            for s, at, a, d, act, det, auth in rows
         ]
 
     def is_empty(self) -> bool:
@@ -468,6 +596,34 @@ class Store(ComponentStores):
         with self._lock:
             return self._con.execute("SELECT count(*) FROM dossier_versions").fetchone()[0] == 0
 
+    # ---- the hash chain -----------------------------------------------------------------
+    def chain_rows(self, dossier_id: str) -> tuple[list[dict], list[dict]]:
+        """The stored version rows and audit rows of one dossier, raw, for ``chain.verify_rows``."""
+        with self._lock:
+            versions = self._con.execute(
+                "SELECT version, hash, parent_hash, author, created_at, note, content, auth, prev_row_hash, "
+                "row_hash FROM dossier_versions WHERE dossier_id = ? ORDER BY version",
+                [dossier_id]).fetchall()
+            events = self._con.execute(
+                "SELECT seq, logged_at, actor, dossier_id, action, detail, auth, prev_row_hash, row_hash "
+                "FROM audit_log WHERE dossier_id = ? ORDER BY seq", [dossier_id]).fetchall()
+        vkeys = ("version", "hash", "parent_hash", "author", "created_at", "note", "content", "auth",
+                 "prev_row_hash", "row_hash")
+        ekeys = ("seq", "logged_at", "actor", "dossier_id", "action", "detail", "auth", "prev_row_hash",
+                 "row_hash")
+        return ([dict(zip(vkeys, r, strict=True)) for r in versions],
+                [dict(zip(ekeys, r, strict=True)) for r in events])
+
+    def verify_chain(self, dossier_id: str) -> ChainReport:
+        """Check the dossier's versions and audit events from the first to the head.
+
+        Raises:
+            DossierNotFound: no such dossier.
+        """
+        versions, events = self.chain_rows(dossier_id)
+        if not versions:
+            raise DossierNotFound(f"No dossier {dossier_id!r}. `medassure dossier list` shows the ids.")
+        return verify_rows(dossier_id, versions, events)
 
 def _driver_errors_as_store_errors(cls: type) -> type:
     """Wrap the store's own public methods so a DuckDB error reaches callers as a ``StoreError``.

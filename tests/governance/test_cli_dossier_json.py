@@ -12,9 +12,9 @@ from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store
 
-HISTORY_KEYS = ["version", "hash", "parent_hash", "created_at", "author", "note"]
+HISTORY_KEYS = ["version", "hash", "parent_hash", "created_at", "author", "note", "auth"]  # auth: issue 17
 LIST_KEYS = ["id", "title", "owner", "status", "risk_tier", "version", "hash", "updated_at"]
-AUDIT_KEYS = ["seq", "at", "actor", "dossier_id", "action", "detail"]
+AUDIT_KEYS = ["seq", "at", "actor", "dossier_id", "action", "detail", "auth"]  # auth: added by issue 17
 
 
 def _cli_json(capsys, *argv) -> object:
@@ -39,7 +39,7 @@ def test_history_json_has_the_same_keys_and_values_as_before(home, capsys):
     printed = _cli_json(capsys, "dossier", "history", dossier_id)
     expected = [
         {"version": v.version, "hash": v.hash, "parent_hash": v.parent_hash,
-         "created_at": v.created_at.isoformat(), "author": v.author, "note": v.note}
+         "created_at": v.created_at.isoformat(), "author": v.author, "note": v.note, "auth": v.auth}
         for v in versions
     ]
     assert [list(row) for row in printed] == [HISTORY_KEYS, HISTORY_KEYS]

@@ -1,7 +1,9 @@
 import json
+import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -87,10 +89,36 @@ def test_second_process_gets_lock_message(tmp_path):
         except StoreLockedError as exc:
             print("LOCKED:", exc)
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    env = {**os.environ, "MEDASSURE_LOCK_WAIT": "0.5"}  # refuse after half a second, not the default 15 s
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     holder.close()
     assert "LOCKED:" in out.stdout, out.stderr
     assert "in use by process" in out.stdout and "Nothing was changed" in out.stdout
+    assert "Waited 0.5 s" in out.stdout and "Report page" in out.stdout  # what to do instead
+
+
+def test_a_second_process_waits_for_a_short_holder_instead_of_failing(tmp_path):
+    path = tmp_path / "medassure.duckdb"
+    holder = Store.open(path)
+    holder.save(make(), "alice")
+    code = textwrap.dedent(f"""
+        import time
+        from pathlib import Path
+        from governance.dossier.store import Store
+        print("TRYING", flush=True)
+        start = time.monotonic()
+        store = Store.open(Path({str(path)!r}))
+        print("OPENED after", round(time.monotonic() - start, 1), "s;", len(store.list_dossiers()), "dossier")
+    """)
+    env = {**os.environ, "MEDASSURE_LOCK_WAIT": "60"}
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    assert proc.stdout.readline().strip() == "TRYING"  # imports done: now it meets the lock
+    time.sleep(1.5)
+    holder.close()
+    out, err = proc.communicate(timeout=120)
+    waited = float(out.split("OPENED after")[1].split("s;")[0])
+    assert waited >= 1.0 and out.strip().endswith("1 dossier"), (out, err)
     assert StoreLockedError  # the class the message came from
 
 

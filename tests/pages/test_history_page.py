@@ -23,3 +23,25 @@ def test_history_page_shows_timeline_and_diff(demo_home):
     at.selectbox(key="history_from").select(1).run()
     at.selectbox(key="history_to").select(1).run()
     assert any("identical" in s.value for s in at.success)
+
+
+def test_history_states_the_chain_and_a_changed_row_is_flagged(demo_home):
+    import duckdb
+
+    at = open_page("pages/history.py")
+    (line,) = [s.value for s in at.success if s.value.startswith("Record chain verified")]
+    assert "versions" in line and "events" in line
+    assert not at.error
+
+    con = duckdb.connect(str(demo_home / "medassure.duckdb"))
+    last = con.execute("SELECT max(version) FROM dossier_versions "
+                       "WHERE dossier_id = 'D-demo-portal'").fetchone()[0]
+    con.execute("UPDATE dossier_versions SET content = replace(content, 'Dr. M. Chen', 'Mallory') "
+                "WHERE dossier_id = 'D-demo-portal' AND version = ?", [last])
+    con.close()
+    at = open_page()  # the sidebar flags the loaded version on every page
+    flagged = [e.value for e in at.sidebar.error]
+    assert any("Record integrity" in e and "does not match its hash" in e for e in flagged), flagged
+    at.switch_page("pages/history.py").run()
+    errors = [e.value for e in at.error]
+    assert any(e.startswith(f"Record chain BROKEN at version {last}") for e in errors), errors

@@ -1,0 +1,107 @@
+"""The deployment's identity settings: mode, trusted proxy, the CLI's service name, the committee.
+
+Why a file beside the database (``$MEDASSURE_HOME/identity.toml``, or ``$MEDASSURE_IDENTITY_FILE``)
+rather than the dossier: membership decides who may change a dossier, so it must not be editable by
+saving a dossier. Environment variables override the scalar settings for a container deployment
+(``MEDASSURE_AUTH_MODE``, ``MEDASSURE_PROXY_HEADER``, ``MEDASSURE_TRUSTED_PROXIES`` comma-separated,
+``MEDASSURE_SERVICE_IDENTITY``). Example file (the README's "Shared deployment" section has more)::
+
+    mode = "oidc"                      # local (default) | oidc | proxy
+    service_identity = "medassure-cli" # what the command line records in a shared deployment
+    separation_of_duties = true        # one identity signs at most one required role
+
+    [members]                          # deployment-wide committee roles, by subject
+    "rivera@hospital.org" = ["chair"]
+    "chen@hospital.org" = ["editor", "clinical lead"]
+
+    [dossiers."D-3f9a1c2b".members]    # roles on one dossier only
+    "okafor@hospital.org" = ["privacy / compliance"]
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+class IdentityConfigError(ValueError):
+    """The identity settings cannot be read; the message says where and why."""
+
+
+class DossierMembers(BaseModel):
+    """Roles held on one dossier."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    members: dict[str, list[str]] = Field(default_factory=dict)
+    """Subject → roles."""
+
+
+class IdentityConfig(BaseModel):
+    """How this deployment knows who acts, and who holds which role."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: Literal["local", "oidc", "proxy"] = "local"
+    """local: one desk user, unauthenticated; oidc: Streamlit's login; proxy: a trusted header."""
+    proxy_header: str = "X-Forwarded-Email"
+    """The header a trusted proxy (e.g. oauth2-proxy) sets to the signed-in user."""
+    trusted_proxies: list[str] = Field(default_factory=list)
+    """Addresses or networks the proxy connects from; the header is ignored from anywhere else."""
+    service_identity: str | None = None
+    """The command line's identity in a shared deployment; None: the OS login, unauthenticated."""
+    separation_of_duties: bool = True
+    """One identity signs at most one of the roles a decision requires."""
+    members: dict[str, list[str]] = Field(default_factory=dict)
+    """Deployment-wide roles by subject: viewer, editor, chair, and sign-off roles."""
+    dossiers: dict[str, DossierMembers] = Field(default_factory=dict)
+    """Roles held on single dossiers, by dossier id."""
+
+    @property
+    def has_members(self) -> bool:
+        """Whether any committee membership is configured."""
+        return bool(self.members) or any(d.members for d in self.dossiers.values())
+
+
+def config_path() -> Path:
+    """``$MEDASSURE_IDENTITY_FILE`` or ``$MEDASSURE_HOME/identity.toml``."""
+    from governance.dossier.store import default_home
+
+    return Path(os.environ.get("MEDASSURE_IDENTITY_FILE") or default_home() / "identity.toml")
+
+
+def load_config(path: Path | None = None) -> IdentityConfig:
+    """The settings from the file (when present), overridden by the environment.
+
+    Raises:
+        IdentityConfigError: the file is not valid TOML or holds unknown or invalid settings.
+
+    Example:
+        >>> load_config(Path("/nonexistent/identity.toml")).mode  # doctest: +SKIP
+        'local'
+    """
+    path = path or config_path()
+    raw: dict = {}
+    if path.is_file():
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise IdentityConfigError(f"{path}: not valid TOML ({exc})") from None
+    env = {"mode": "MEDASSURE_AUTH_MODE", "proxy_header": "MEDASSURE_PROXY_HEADER",
+           "service_identity": "MEDASSURE_SERVICE_IDENTITY"}
+    for key, var in env.items():
+        if os.environ.get(var):
+            raw[key] = os.environ[var].strip()
+    if os.environ.get("MEDASSURE_TRUSTED_PROXIES"):
+        addresses = os.environ["MEDASSURE_TRUSTED_PROXIES"].split(",")
+        raw["trusted_proxies"] = [a.strip() for a in addresses if a.strip()]
+    try:
+        return IdentityConfig.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(file)"
+        raise IdentityConfigError(f"{path}: {where}: {first['msg']}") from None

@@ -1,0 +1,143 @@
+"""The ``Identity`` of whoever acts, in each of the four ways MedAssure can know it.
+
+Why one small value for all modes: the domain only needs a stable ``subject`` (what roles and
+separation of duties are keyed on), an ``issuer`` (who vouches for it), a display ``name`` and whether
+it was authenticated at all. How the login happened (Streamlit's OIDC, a proxy header, the OS login)
+stays with the page layer and this module's constructors; a record says it in ``auth_label``.
+"""
+
+from __future__ import annotations
+
+import getpass
+import ipaddress
+import logging
+import os
+from collections.abc import Mapping
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["local", "oidc", "proxy", "service", "demo"]
+
+
+class Identity(BaseModel):
+    """Who is acting, and how we know."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    subject: str = Field(min_length=1, max_length=320)
+    """Stable identifier: the OIDC ``sub`` or e-mail, the proxy header's value, a login or service name."""
+    issuer: str = Field(min_length=1, max_length=500)
+    """Who vouches for the subject: the OIDC issuer URL, ``proxy:<header>``, ``local``, ``service``."""
+    name: str = Field(min_length=1, max_length=200)
+    """Display name, recorded as the author."""
+    mode: Mode
+    """How the identity was established."""
+    authenticated: bool
+    """True only when an identity provider or a trusted proxy vouched for it."""
+
+    @property
+    def auth_label(self) -> str:
+        """How the identity was established, in words (stored with every version and audit event)."""
+        if self.mode == "oidc":
+            return f"OIDC login at {self.issuer}, subject {self.subject}"
+        if self.mode == "proxy":
+            return f"trusted proxy ({self.issuer.removeprefix('proxy:')} header), subject {self.subject}"
+        if self.mode == "service":
+            return f"service identity {self.subject} (configured for the command line), unauthenticated"
+        if self.mode == "demo":
+            return "DEMO DATA identity, unauthenticated"
+        return "local, unauthenticated"
+
+
+def login_name() -> str:
+    """``$MEDASSURE_USER`` or the OS login name (``cli`` when neither can be read)."""
+    try:
+        return os.environ.get("MEDASSURE_USER") or getpass.getuser()
+    except (KeyError, OSError):
+        return "cli"
+
+
+def local_identity(name: str | None = None) -> Identity:
+    """The single user of a local (desk) deployment: unauthenticated, named as they say.
+
+    Example:
+        >>> local_identity("dr.lee").auth_label
+        'local, unauthenticated'
+    """
+    who = (name or "").strip() or login_name()
+    return Identity(subject=who, issuer="local", name=who, mode="local", authenticated=False)
+
+
+def demo_identity(name: str) -> Identity:
+    """A made-up committee member of the demo dossier (labelled DEMO DATA on every record)."""
+    return Identity(subject=f"demo:{name}", issuer="demo", name=name, mode="demo", authenticated=False)
+
+
+def service_identity(subject: str) -> Identity:
+    """The command line's identity in a shared deployment (a named service, not a person)."""
+    return Identity(subject=subject, issuer="service", name=subject, mode="service", authenticated=False)
+
+
+def oidc_identity(claims: Mapping[str, object]) -> Identity | None:
+    """An identity from the claims of an OIDC login (``st.user``), or None when not logged in.
+
+    Example:
+        >>> oidc_identity({"is_logged_in": True, "iss": "https://idp.example", "sub": "42",
+        ...                "email": "a@example.org", "name": "Dr A"}).subject
+        'a@example.org'
+    """
+    if not claims.get("is_logged_in"):
+        return None
+    issuer = str(claims.get("iss") or "").strip()
+    subject = str(claims.get("email") or claims.get("preferred_username") or claims.get("sub") or "").strip()
+    if not issuer or not subject:
+        log.warning("OIDC login without an issuer or a subject claim: treated as not logged in")
+        return None
+    name = str(claims.get("name") or subject)[:200]
+    return Identity(subject=subject, issuer=issuer, name=name, mode="oidc", authenticated=True)
+
+
+def _trusted(address: str | None, trusted: list[str]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address or "127.0.0.1")
+        return any(ip in ipaddress.ip_network(net, strict=False) for net in trusted)
+    except ValueError:
+        return False
+
+
+def proxy_identity(headers: Mapping[str, str], remote_address: str | None, header: str,
+                   trusted: list[str]) -> Identity | None:
+    """An identity from a trusted proxy's header, or None (header missing or from an untrusted address).
+
+    ``remote_address`` None means a connection from this host (Streamlit reports localhost as None).
+    A header that arrives from an address not in ``trusted`` is ignored and logged: anyone can send it.
+
+    Example:
+        >>> proxy_identity({"X-Email": "b@example.org"}, "10.0.0.5", "X-Email", ["10.0.0.0/24"]).issuer
+        'proxy:X-Email'
+        >>> proxy_identity({"X-Email": "b@example.org"}, "192.0.2.9", "X-Email", ["10.0.0.0/24"]) is None
+        True
+    """
+    value = next((v for k, v in headers.items() if k.lower() == header.lower()), None)
+    if value is None or not str(value).strip():
+        return None
+    if not _trusted(remote_address, trusted):
+        log.warning("ignored identity header %s from untrusted address %s", header,
+                    remote_address or "localhost")
+        return None
+    subject = str(value).strip()[:320]
+    return Identity(subject=subject, issuer=f"proxy:{header}", name=subject[:200], mode="proxy",
+                    authenticated=True)
+
+
+def command_line_identity(name: str | None, service: str | None) -> Identity:
+    """Who the ``medassure`` command acts as: the configured service identity, else ``name`` locally.
+
+    Example:
+        >>> command_line_identity("Dr. Chen", None).mode, command_line_identity("x", "medassure-cli").mode
+        ('local', 'service')
+    """
+    return service_identity(service) if service else local_identity(name)
