@@ -3,6 +3,7 @@
 import streamlit as st
 
 from governance.decision import committee
+from governance.decision.readiness import needs_override
 from governance.decision.signoff import OUTCOME_LABELS, DecisionError
 from governance.decision.view import decision_view
 from governance.dossier.decision_records import DECISION_OUTCOMES
@@ -62,6 +63,19 @@ with right:
             st.markdown(f"- {c}")
         if view.disagreement is not None:
             st.warning(f"**The decision differs from the recommendation.** {view.disagreement.text}")
+        if decision.gaps_override is not None:
+            o = decision.gaps_override
+            st.warning(f"**Approved with items missing:** {', '.join(o.missing)}. Override recorded by "
+                       f"**{o.by}**: {o.reason}")
+
+st.subheader("Checklist before a decision")
+for item in view.checklist:
+    mark = "✓" if item.done else ("✗" if item.before_decision else "○")
+    st.markdown(f"{mark} **{item.label}**: {item.detail}")
+if view.gaps:
+    st.caption("An approval with items missing needs a recorded override: the committee's reason, kept on "
+               "the decision record and stated on the report's cover. A rejection needs none: turning the "
+               "use down with parts of the plan missing puts no patient at risk.")
 
 with st.expander("Record the committee's decision", expanded=decision is None):
     outcome = st.radio("Decision", list(DECISION_OUTCOMES), format_func=OUTCOME_LABELS.get, horizontal=True,
@@ -75,15 +89,22 @@ with st.expander("Record the committee's decision", expanded=decision is None):
     roles = st.text_input("Roles that must sign off (comma-separated)", key="decision_roles",
                           value=", ".join(decision.required_roles) if decision else
                           "clinical lead, CMIO / clinical informatics, privacy / compliance, procurement")
+    override = ""
+    gated = bool(view.gaps) and needs_override(outcome)
+    if gated:
+        st.warning("Missing before an approval: " + ", ".join(i.label for i in view.gaps) + ". Record them "
+                   "first, or give the committee's reason for approving without them.")
+        override = st.text_area("Reason for approving with these items missing (required; kept on the "
+                                "decision record and stated on the report's cover)", key="decision_override")
     if st.button("Record decision", key="decision_record", type="primary",
-                 disabled=len(rationale.strip()) < 10):
+                 disabled=len(rationale.strip()) < 10 or (gated and len(override.strip()) < 10)):
         wanted = outcome == "approve_with_conditions"
         lines = [c.strip() for c in conditions.splitlines() if c.strip()] if wanted else []
         try:
             updated = committee.decide(ui.current().dossier, outcome, rationale, lines, by=ui.reviewer(),
                                        model=None if model == models[0] else model,
                                        required_roles=[r.strip() for r in roles.split(",") if r.strip()],
-                                       store=ui.store())
+                                       store=ui.store(), override_gaps=override or None)
         except DecisionError as exc:
             st.error(str(exc))
         else:
