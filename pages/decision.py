@@ -70,7 +70,7 @@ with right:
 
 st.subheader("Checklist before a decision")
 for item in view.checklist:
-    mark = "✓" if item.done else ("✗" if item.before_decision else "○")
+    mark = ":green[✓]" if item.done else (":red[✗]" if item.before_decision else ":gray[○]")
     st.markdown(f"{mark} **{item.label}**: {item.detail}")
 if view.gaps:
     st.caption("An approval with items missing needs a recorded override: the committee's reason, kept on "
@@ -125,10 +125,13 @@ if decision is None:
 c1, c2 = st.columns(2)
 choices = [*decision.required_roles, "other role"]
 role = c1.selectbox("Role", choices, key="signoff_role")
+# Per-signature fields are new widgets for each sign-off (their keys carry the count): a real browser
+# keeps a widget's typed value when its session-state key is removed, so the next signer saw the note.
+n = len(dossier.signoffs)
 if role == "other role":
-    role = c1.text_input("Which role", key="signoff_other_role")
-name = c2.text_input("Name", value=ui.reviewer(), key="signoff_name")
-note = st.text_input("Note (optional)", key="signoff_note")
+    role = c1.text_input("Which role", key=f"signoff_other_role_{n}")
+name = c2.text_input("Name", value=ui.reviewer(), key=f"signoff_name_{n}")
+note = st.text_input("Note (optional)", key=f"signoff_note_{n}")
 if st.button("Sign off", key="signoff_button", type="primary", disabled=not role.strip() or not name.strip()):
     current = ui.current()
     try:
@@ -137,7 +140,4 @@ if st.button("Sign off", key="signoff_button", type="primary", disabled=not role
         st.error(str(exc))
     else:
         ui.save(signed, note=f"sign-off: {role}")
-        # Per-signature fields start empty for the next signer (the note once carried over).
-        for key in ("signoff_note", "signoff_name", "signoff_other_role"):
-            st.session_state.pop(key, None)
         st.rerun()

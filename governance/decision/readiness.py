@@ -64,21 +64,24 @@ def decision_checklist(dossier: Dossier) -> list[ChecklistItem]:
     n_evidence = len(dossier.evidence)
     costed = dossier.cost is not None and bool(dossier.cost.profiles)
     plan = dossier.oversight
+    review = "no review requirements: derive them on Review & monitoring"
+    watch = "no monitoring plan: derive it on Review & monitoring"
+    if plan is not None:
+        r, m = plan.review, plan.monitoring
+        review = f"outputs reviewed by {r.reviewer}; {r.qa_sample_rate:.0%} audited afterwards"
+        watch = f"owned by {m.owner}; re-evaluated every {m.schedule_months} months"
     items = [
         ChecklistItem(key="rules_locked", label="Acceptance rules locked", done=locked, detail=rules),
         ChecklistItem(key="evidence", label="Evidence attached", done=n_evidence > 0,
-                      detail=f"{n_evidence} piece(s) of evidence" if n_evidence else
+                      detail=f"{n_evidence} piece(s) of evidence attached" if n_evidence else
                       "no evidence attached: attach published results or run evidence"),
         ChecklistItem(key="cost", label="Cost analysis", done=costed,
                       detail=f"token profiles for {len(dossier.cost.profiles)} candidate(s)" if costed else
                       "no cost inputs: record token profiles on Cost"),
         ChecklistItem(key="human_review", label="Human-review plan", done=plan is not None,
-                      detail=f"reviewer: {plan.review.reviewer}; audit {plan.review.qa_sample_rate:.0%}"
-                      if plan else "no review requirements: derive them on Review & monitoring"),
+                      detail=review),
         ChecklistItem(key="monitoring", label="Monitoring plan", done=plan is not None,
-                      detail=f"owner: {plan.monitoring.owner}; re-evaluated every "
-                             f"{plan.monitoring.schedule_months} months"
-                      if plan else "no monitoring plan: derive it on Review & monitoring"),
+                      detail=watch),
     ]
     items.append(_signoff_item(dossier))
     return items
