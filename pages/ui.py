@@ -120,12 +120,19 @@ NARROW_CSS = """<style>
   [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
     width: 100% !important; min-width: 100% !important; flex: 1 1 auto !important;
   }
+  /* ... except a row of figures (st.metric), which wraps instead of one figure per line. */
+  [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [data-testid="stMetric"]) {
+    flex-direction: row; flex-wrap: wrap;
+  }
+  [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [data-testid="stMetric"])
+    > [data-testid="stColumn"] {
+    min-width: 8rem !important; width: auto !important; flex: 1 1 8rem !important;
+  }
   /* Static tables wrap their cells instead of scrolling sideways. */
   [data-testid="stTable"] table { width: 100%; }
   [data-testid="stTable"] th, [data-testid="stTable"] td { padding: 0.25rem 0.4rem; white-space: normal; }
-  [data-testid="stTable"] th *, [data-testid="stTable"] td * {
-    font-size: 0.85rem !important; overflow-wrap: anywhere !important;
-  }
+  [data-testid="stTable"] td * { font-size: 0.85rem !important; overflow-wrap: anywhere !important; }
+  [data-testid="stTable"] th * { font-size: 0.8rem !important; }  /* headers break between words only */
   /* A chart of fixed width scrolls inside its own box rather than being cut at the window's edge. */
   [data-testid="stVegaLiteChart"] { overflow-x: auto; max-width: 100%; }
 }
