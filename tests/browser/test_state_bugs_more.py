@@ -22,7 +22,7 @@ from tests.governance.reevaluation_fixtures import MODEL_A, MODEL_B, scripted_mo
 
 pytestmark = pytest.mark.browser
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright package not installed")
-expect, PlaywrightTimeout = sync_api.expect, sync_api.TimeoutError
+expect = sync_api.expect
 
 DEMO = "D-demo-portal"
 
@@ -37,18 +37,23 @@ def sidebar_version(pg) -> int:
 
 
 def choose(pg, key: str, option: str) -> None:
-    """Pick ``option`` in the selectbox with widget key ``key``."""
+    """Pick ``option`` in the selectbox with widget key ``key``, by keyboard.
+
+    Clicking an option in the open list fails when the list would need scrolling: the list closes
+    on scroll. Typing filters the list to the option, and Enter picks it.
+    """
     wait_idle(pg)
-    wanted = pg.get_by_role("option").filter(has_text=option).first
-    for _ in range(5):  # a rerun that lands while the list opens closes it again: open it once more
-        one(pg, pg.locator(f".st-key-{key}").get_by_role("button", name="Open")).click()
-        try:
-            wanted.wait_for(timeout=10_000)
-            break
-        except PlaywrightTimeout:
-            wait_idle(pg)
-    wanted.click()
-    wait_idle(pg)
+    box = one(pg, pg.locator(f".st-key-{key}").get_by_role("combobox"))
+    for _ in range(5):
+        box.scroll_into_view_if_needed()
+        box.click()
+        box.fill(option)
+        box.press("ArrowDown")
+        box.press("Enter")
+        wait_idle(pg)
+        if shown(pg, key) == option:
+            return
+    raise AssertionError(f"could not choose {option!r} in {key}: shows {shown(pg, key)!r}")
 
 
 def shown(pg, key: str) -> str:
@@ -230,3 +235,30 @@ def test_bug6_an_approval_with_gaps_needs_the_recorded_override(page, app_factor
     assert (decision.gaps_override.by, decision.gaps_override.reason) == ("browser-test", reason)
     assert decision.gaps_override.missing == ["Acceptance rules locked", "Cost analysis", "Human-review plan",
                                               "Monitoring plan"]
+
+
+def test_narrow_window_drawer_sidebar_fitting_table_and_stacked_decision_columns(browser, app_factory):
+    app = app_factory()
+    context = browser.new_context(viewport={"width": 800, "height": 1000})
+    pg = context.new_page()
+    pg.set_default_timeout(90_000)
+    try:
+        pg.goto(app.url + "/evidence")
+        pg.get_by_role("heading", name="Coverage of the mapped subcategories").wait_for()
+        wait_idle(pg)
+        sidebar = pg.locator("[data-testid='stSidebar']").bounding_box()
+        assert sidebar["x"] + sidebar["width"] <= 20, sidebar  # a strip at the edge, not 300 px of page
+        main = pg.locator("[data-testid='stMainBlockContainer']").bounding_box()
+        assert main["width"] >= 700, main
+        table = pg.locator("[data-testid='stTable']").first
+        widths = table.evaluate("t => [t.querySelector('table').scrollWidth, t.clientWidth]")
+        assert widths[0] <= widths[1], widths  # the coverage table wraps instead of scrolling sideways
+
+        pg.goto(app.url + "/decision")
+        pg.get_by_text("Checklist before a decision").wait_for()
+        wait_idle(pg)
+        left = pg.get_by_role("heading", name="Recommendation (computed)").bounding_box()
+        right = pg.get_by_role("heading", name="Committee decision").bounding_box()
+        assert abs(left["x"] - right["x"]) < 2 and right["y"] > left["y"], (left, right)  # stacked
+    finally:
+        context.close()
