@@ -80,8 +80,9 @@ def test_rules_lock_verdicts_decision_signoff_and_invalidation(page, app_factory
 
     goto_page(pg, app, "Decision")
     pg.get_by_text("Recommendation (computed)").wait_for()
-    pg.get_by_text("Checklist before a decision").wait_for()
-    pg.locator(".st-key-decision_outcome").get_by_text("Approve with conditions").wait_for()  # form drawn
+    pg.locator(".st-key-decision_outcome").wait_for()  # the form renders after the recommendation
+    # ProxySender 0.720 [0.667, 0.768] vs the bar 0.70 is open: the tool recommends no approval (issue 15)
+    assert "Insufficient evidence: GPT-4o (2024-05-13)." in main_text(pg)
     pg.locator(".st-key-decision_outcome").get_by_text("Approve with conditions").click()
     wait_idle(pg)
     fill(pg, pg.locator(".st-key-decision_rationale textarea"),
