@@ -19,12 +19,14 @@ COMMAND_MODULES = [
     "cli.dossier",
     "cli.evidence",
     "cli.run",
+    "cli.attach",
     "cli.policy",
     "cli.report",
     "cli.scenario",
     "cli.jury",
     "cli.reevaluate",
     "cli.candidates",
+    "cli.verify_export",
 ]
 
 

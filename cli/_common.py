@@ -54,10 +54,17 @@ def add_format(parser: argparse.ArgumentParser) -> None:
 
 def open_store(args: argparse.Namespace):
     """Open the store named by ``--home`` (or the default home)."""
-    from governance.dossier.store import Store
+    import warnings
+
+    from governance.dossier.store import Store, StoreWarning
 
     home = getattr(args, "home", None)
-    return Store.open(Path(home) / "medassure.duckdb" if home else None)
+    with warnings.catch_warnings():  # said once below, without Python's file:line prefix
+        warnings.simplefilter("ignore", StoreWarning)
+        store = Store.open(Path(home) / "medassure.duckdb" if home else None)
+    for note in store.open_warnings:
+        say(f"warning: {note}")
+    return store
 
 
 def validation_message(exc: ValidationError, source: str) -> str:

@@ -1,4 +1,4 @@
-"""``medassure evidence published``, ``medassure winrate`` and ``medassure import-helm``.
+"""``medassure evidence published``, ``winrate``, ``import-helm`` and ``import-inspect``.
 
 Thin wrappers: each command parses its input, calls one ``evaluator`` function and prints JSON.
 Bad input (an unknown benchmark, a scores CSV without the required columns, a broken HELM run
@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from cli._common import add_format, emit, fail, say
+from cli._common import add_format, emit, fail, open_store, say
+from cli.dossier import _author
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
 
@@ -126,8 +127,43 @@ def cmd_import_helm(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import_inspect(args: argparse.Namespace) -> int:
+    from evaluator.importers.inspect_log import InspectNotInstalled
+    from governance.evidence.inspect_import import attach_inspect_logs, preview_inspect_import
+
+    try:
+        import inspect_ai  # noqa: F401
+    except ImportError:
+        fail(str(InspectNotInstalled()))
+    preview = preview_inspect_import(args.path)
+    if preview.errors:
+        fail("Inspect import failed, nothing imported:\n" + "\n".join(f"  {e}" for e in preview.errors))
+    rows = [p.summary() for p in preview.logs]
+    result: dict = {"logs": rows}
+    if args.dossier:
+        store = open_store(args)
+        if store.latest_or_none(args.dossier) is None:
+            fail(f"no dossier {args.dossier!r}: nothing attached")
+        try:
+            v = attach_inspect_logs(store, args.dossier, preview, by=_author(args))
+        except ValueError as exc:
+            fail(str(exc))
+        say(f"attached to {v.dossier.id} as version {v.version} ({v.hash[:12]})")
+        result["dossier"] = {"id": v.dossier.id, "version": v.version, "hash": v.hash}
+    if args.format == "text":
+        _print_text([{**r, **{k: (r["evidence"] or {}).get(k) for k in ("benchmark", "score", "ci_lower",
+                                                                        "ci_upper")}} for r in rows],
+                    ["task", "model", "scorer", "benchmark", "score", "n", "ci_lower", "ci_upper"])
+        for row in rows:
+            for note in [*row["warnings"], *([row["not_attachable"]] if row["not_attachable"] else [])]:
+                say(f"warning: {row['log_file']}: {note}")
+    else:
+        emit(result)
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add ``evidence``, ``winrate`` and ``import-helm``."""
+    """Add ``evidence``, ``winrate``, ``import-helm`` and ``import-inspect``."""
     evidence = sub.add_parser("evidence", help="published MedHELM evidence")
     esub = evidence.add_subparsers(dest="evidence_command", required=True)
     p = esub.add_parser("published", help="MedHELM's 9 × 37 published scores with n, interval, provenance")
@@ -149,3 +185,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("path")
     add_format(p)
     p.set_defaults(func=cmd_import_helm)
+
+    p = sub.add_parser("import-inspect", help="read Inspect evaluation logs (.eval/.json)")
+    p.add_argument("path", help="an Inspect log file, or a folder of them")
+    p.add_argument("--dossier", metavar="ID", help="attach the logs' evidence to this dossier")
+    p.add_argument("--author", help="who attaches it (default $MEDASSURE_USER or the login name)")
+    add_format(p)
+    p.set_defaults(func=cmd_import_inspect)

@@ -7,7 +7,10 @@ dataset file is needed unless the benchmark is built in), builds the jury (judge
 with a progress bar on stderr. ``agreement`` reads two ratings CSVs (or a
 stored jury) and prints, per dataset and ``ALL``, the figures of ``evaluator.agreement.analysis``.
 Exit codes: 0 done; 2 bad input; 3 the jury stopped early (budget or interrupt; run it again,
-the cache keeps what was paid for); 4 no instance could be scored.
+the cache keeps what was paid for); 4 no instance could be scored; 5 blocked by the PHI gate: the
+judges read the cases *and* the model's outputs, so both are scanned and nothing is sent unless
+every judge is approved for PHI (``--phi-approved``) or the run's cases carry a de-identification
+attestation (recorded earlier, or here with ``--deidentified-by``).
 """
 
 from __future__ import annotations
@@ -17,7 +20,13 @@ import sys
 from typing import Any
 
 from cli._common import add_format, emit, fail, open_store, say
-from cli.run_support import ProgressBar
+from cli.run_support import (
+    PHI_HELP,
+    ProgressBar,
+    add_attestation_arguments,
+    attestation_input,
+    phi_blocked,
+)
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
 
@@ -44,6 +53,9 @@ def _jury_inputs(args: argparse.Namespace, store: Any) -> tuple[list, Any]:
         spec = get_benchmark(run["benchmark_id"])
         instances = load_instances(spec, args.dataset_file)
         config = jury_config_for(spec, _names(args.judges), args.api_base, args.api_key_env, args.concurrency)
+        if args.phi_approved:  # the judges' endpoints are approved for PHI
+            config = config.model_copy(update={"judges": tuple(j.model_copy(update={"phi_approved": True})
+                                                               for j in config.judges)})
         for judge in config.judges:
             api_key_for(judge)
     except (BenchmarkError, DatasetError, JuryError, LLMError) as exc:
@@ -51,24 +63,51 @@ def _jury_inputs(args: argparse.Namespace, store: Any) -> tuple[list, Any]:
     return instances, config
 
 
+def _run_attestation(store: Any, args: argparse.Namespace) -> Any:
+    """The attestation covering the judged run's cases: recorded now (``--deidentified-by``) or before."""
+    from evaluator.runs.phi_gate import run_attestation
+    from governance.evidence.deidentification import AttestationError, attest_file, attest_scenario
+
+    given = attestation_input(args)
+    if given is None:
+        return run_attestation(store, args.run, args.dataset_file)
+    scenario = (store.runs.stored_request(run_id=args.run) or {}).get("scenario") or {}
+    try:
+        if args.dataset_file:
+            recorded = attest_file(store, args.dataset_file, given)
+        elif scenario.get("scenario_id"):
+            version = store.scenarios.get(scenario["scenario_id"], scenario.get("version"))
+            recorded = attest_scenario(store, version, given)
+        else:
+            fail("--deidentified-by attests the run's dataset file: give --dataset-file")
+    except (AttestationError, KeyError) as exc:
+        fail(str(exc))
+    say(f"recorded attestation {recorded.attestation_id}: {recorded.describe()}")
+    return recorded
+
+
 def _judge_in_background(store: Any, args: argparse.Namespace, instances: list, config: Any) -> Any:
     """The jury pass as a job of the one job manager, waited for with a progress bar on stderr."""
     from evaluator.jury.panel import JuryError, run_jury
     from evaluator.runs.jobs import JOBS, wait_job
+    from evaluator.runs.phi_gate import PhiBlocked
     from evaluator.runs.runner import RunOptions
     from evaluator.runs.store import sha256_of
 
     options = RunOptions(concurrency=args.concurrency, max_cost_usd=args.max_cost)
+    attestation = _run_attestation(store, args)
 
     def work(db: Any, job: Any) -> Any:
         return run_jury(db, args.run, instances, config, on_progress=job.on_progress, options=options,
-                        cancel=job.cancel_event)
+                        cancel=job.cancel_event, attestation=attestation)
 
     key = f"jury:{args.run}:{sha256_of(config.model_dump(mode='json'))[:12]}"
     job = JOBS.start(store, "jury", key, work, total=len(instances), label=f"jury of {args.run}")
     progress = wait_job(job, ProgressBar(f"jury {args.run}"))
     if isinstance(job.exception, JuryError):
         fail(str(job.exception))
+    if isinstance(job.exception, PhiBlocked):  # nothing was sent, no jury recorded
+        raise job.exception
     if progress.state == "error":
         fail(f"the jury stopped with an error: {progress.error}")
     return progress.result
@@ -79,10 +118,14 @@ def cmd_jury(args: argparse.Namespace) -> int:
         fail(f"--concurrency must be at least 1 (got {args.concurrency})")
     if args.max_cost is not None and args.max_cost <= 0:
         fail(f"--max-cost must be positive (got {args.max_cost})")
+    from evaluator.runs.phi_gate import PhiBlocked
+
     store = open_store(args)
     try:
         instances, config = _jury_inputs(args, store)
         summary = _judge_in_background(store, args, instances, config)
+    except PhiBlocked as exc:
+        return phi_blocked(exc.check, {"run": args.run})
     finally:
         store.close()
     doc = summary.model_dump(mode="json", exclude=None if args.instances else {"instances"})
@@ -151,7 +194,9 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``jury`` and ``agreement``."""
-    p = sub.add_parser("jury", help="score a run's free-text responses with an LLM jury", description=__doc__)
+    p = sub.add_parser("jury", help="score a run's free-text responses with an LLM jury",
+                       description=f"{__doc__}\n{PHI_HELP}",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--run", required=True, help="id of the run whose responses are judged")
     p.add_argument(
         "--judges",
@@ -166,6 +211,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--concurrency", type=int, default=8, help="judge requests in flight (default 8)")
     p.add_argument("--max-cost", type=float, help="stop before the jury's new spending passes USD")
     p.add_argument("--instances", action="store_true", help="include the per-instance breakdown in the JSON")
+    p.add_argument("--phi-approved", action="store_true",
+                   help="the judges' endpoints are approved for PHI (on premises, or under an agreement)")
+    add_attestation_arguments(p)
     add_format(p)
     p.set_defaults(func=cmd_jury)
 

@@ -13,6 +13,7 @@ import os
 import sys
 
 from cli._common import add_format, emit, fail, open_store, say
+from cli.rules import add_rule_edit_arguments, edit_rules, print_rules
 from governance.decision.signoff import OUTCOME_LABELS, DecisionError
 from governance.dossier.decision_records import DECISION_OUTCOMES
 from governance.dossier.rules_records import PolicyError
@@ -40,18 +41,23 @@ def cmd_rules(args: argparse.Namespace) -> int:
     store = open_store(args)
     current = store.load(args.id)
     dossier = current.dossier
+    edits: list[str] = []
     try:
         if args.init:
             dossier = committee.start_rules(dossier, replace=args.replace)
+        dossier, edits = edit_rules(args, dossier, _who(args))  # --remove, --add-score-rule (cli/rules.py)
         if args.lock:
             dossier = committee.lock_rules(dossier, by=_who(args), note=args.note or "")
     except PolicyError as exc:
         fail(str(exc))
     if dossier is not current.dossier:
-        steps = (("rules from defaults", args.init), ("rules locked", args.lock))
+        steps = (("rules from defaults", args.init), *((e, True) for e in edits), ("rules locked", args.lock))
         action = " and ".join(a for a, on in steps if on)
         _save(store, dossier, _who(args), action)
     policy = dossier.policy
+    if args.format == "text":
+        print_rules(policy)
+        return 0
     emit(policy.model_dump(mode="json") if policy else {"rules": [], "lock": None, "changes": []})
     return 0
 
@@ -137,6 +143,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lock", action="store_true", help="lock (pre-register) the rules now")
     p.add_argument("--note", help="note recorded with the lock")
     p.add_argument("--by", help="who acts (default $MEDASSURE_USER or the login name)")
+    add_rule_edit_arguments(p)
     add_format(p)
     p.set_defaults(func=cmd_rules)
 

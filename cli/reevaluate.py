@@ -6,7 +6,9 @@ whether the committee's decision still stands. Thin wrapper over
 waited for): parse the change, re-run (unchanged requests come from the response cache), save the addendum
 as a new dossier version, print JSON. Exit codes: 0 no verdict changed (estimates that crossed a
 threshold without flipping a verdict are reported, not failed), 3 a verdict flipped or a rule now
-fails, 2 bad input or a re-evaluation that could not be done (nothing is saved then).
+fails, 2 bad input or a re-evaluation that could not be done (nothing is saved then), 5 blocked by
+the PHI gate before anything was sent (an endpoint not approved for PHI and no de-identification
+attestation for the cases; see ``medassure run --help``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import sys
 from typing import Any
 
 from cli._common import add_format, emit, fail, open_store, say
+from cli.run_support import phi_blocked
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
 
@@ -91,6 +94,7 @@ def _text(data: dict[str, Any]) -> None:
 
 
 def cmd_reevaluate(args: argparse.Namespace) -> int:
+    from evaluator.runs.phi_gate import PhiBlocked
     from governance.dossier.store import DossierNotFound
     from governance.reevaluation.reevaluate import ReevaluationError
     from governance.reevaluation.start import reevaluate_and_wait
@@ -111,6 +115,8 @@ def cmd_reevaluate(args: argparse.Namespace) -> int:
         result = reevaluate_and_wait(store, args.id, change, by=args.by or _who(),
                                      concurrency=args.concurrency, on_progress=progress)
     except (ReevaluationError, DossierNotFound) as exc:
+        if isinstance(exc, PhiBlocked):  # the PHI gate: nothing was sent
+            return phi_blocked(exc.check, {"dossier_id": args.id})
         fail(f"re-evaluation not done: {exc}")
     finally:
         store.close()

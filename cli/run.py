@@ -3,11 +3,13 @@
 Thin wrappers: parse flags into a ``ModelEndpoint``, load the instances, print the dry-run
 estimate, or start the run through the one job manager
 (``governance.evidence.local_runs.run_and_wait``, so the request is stored beside the run as the
-page stores it) and wait with a progress bar on stderr; print the summary as JSON on stdout.
+page stores it) and wait with a progress bar on stderr; print the summary as JSON on stdout,
+with the transport that made the calls. ``--dossier ID`` (checked before anything runs) attaches
+the completed run's Evidence, as ``medassure attach`` does, and adds ``attached`` to the output.
 Exit codes: 0 the run completed (instances that failed are counted in ``n_errors``), 2 bad
-input (unknown benchmark, unreadable dataset, key variable not set), 3 the run stopped early
+input (unknown benchmark, unreadable dataset, key variable not set, no such dossier), 3 the run stopped early
 (budget reached or interrupted; run it again to resume), 4 every instance failed (e.g. a wrong
-key or URL).
+key or URL), 5 blocked by the PHI gate (nothing sent; see below).
 """
 
 from __future__ import annotations
@@ -16,8 +18,16 @@ import argparse
 import sys
 from typing import Any
 
-from cli._common import add_format, emit, fail, open_store
-from cli.run_support import ProgressBar, endpoint_from_args, run_exit_code
+from cli._common import add_format, emit, fail, open_store, say
+from cli.run_support import (
+    PHI_HELP,
+    ProgressBar,
+    add_attestation_arguments,
+    attestation_input,
+    endpoint_from_args,
+    phi_blocked,
+    run_exit_code,
+)
 from cli.scenario_run import add_run_arguments, cmd_run_scenario
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
@@ -61,6 +71,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             fail(f"--{flag} must be at least 1 (got {value})")
     if args.max_cost is not None and args.max_cost <= 0:
         fail(f"--max-cost must be positive (got {args.max_cost})")
+    if args.dossier:
+        _require_dossier(args)
     if args.scenario:  # a local scenario instead of a benchmark: cli/scenario_run.py
         return cmd_run_scenario(args)
     if not args.benchmark:
@@ -83,6 +95,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpoint: Any) -> int:
+    from evaluator.runs.phi_gate import PhiBlocked
     from evaluator.runs.request import RunRequest
     from evaluator.runs.runner import estimate_run
     from governance.evidence.local_runs import RunInputError, run_and_wait
@@ -106,12 +119,56 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
     request = RunRequest(benchmark_id=spec.id, dataset_path=args.dataset_file, endpoint=endpoint,
                          concurrency=args.concurrency, max_cost_usd=args.max_cost, limit=args.limit,
                          workers=args.workers or 1)
+    _attest_dataset(args, store)
     try:  # the app's job manager, waited for here: the same run (and stored request) as the page's
         summary = run_and_wait(store, request, ProgressBar(f"{spec.id} × {endpoint.model}")).summary
     except RunInputError as exc:
         fail(str(exc))
-    emit(summary.model_dump(mode="json"))
-    return run_exit_code(summary)
+    except PhiBlocked as exc:  # the PHI gate: nothing was sent
+        return phi_blocked(exc.check, {"benchmark": spec.id, "model": endpoint.model})
+    code = run_exit_code(summary)
+    emit({**summary.model_dump(mode="json"), "transport": endpoint.transport,
+          **_attach_to_dossier(args, store, summary, code)})
+    return code
+
+
+def _require_dossier(args: argparse.Namespace) -> None:
+    """``--dossier`` names an existing dossier, checked before anything runs (else exit 2 naming it)."""
+    from cli.attach import require_dossier
+
+    store = open_store(args)
+    try:
+        require_dossier(store, args.dossier)
+    finally:
+        store.close()
+
+
+def _attach_to_dossier(args: argparse.Namespace, store: Any, summary: Any, code: int) -> dict[str, Any]:
+    """With ``--dossier``: attach the completed run (``{"attached": ...}``); a stopped run is not attached."""
+    from cli.attach import attach_run_to, who
+
+    if not args.dossier:
+        return {}
+    if code != 0:
+        say(f"run {summary.run_id} not attached to {args.dossier}: it did not complete with answers")
+        return {"attached": None}
+    return {"attached": attach_run_to(store, args.dossier, summary.run_id, who())}
+
+
+def _attest_dataset(args: argparse.Namespace, store: Any) -> None:
+    """Record ``--deidentified-by`` for the dataset file (and the dossier given), before the gate looks."""
+    from governance.evidence.deidentification import AttestationError, attest_file
+
+    given = attestation_input(args)
+    if given is None:
+        return
+    if not args.dataset_file:
+        fail("--deidentified-by attests a dataset file: give --dataset-file")
+    try:
+        recorded = attest_file(store, args.dataset_file, given, args.dossier)
+    except AttestationError as exc:
+        fail(str(exc))
+    say(f"recorded attestation {recorded.attestation_id}: {recorded.describe()}")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -121,7 +178,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_benchmarks)
 
     p = sub.add_parser(
-        "run", help="run a benchmark on a model (resumes an unfinished identical run)", description=__doc__
+        "run", help="run a benchmark on a model (resumes an unfinished identical run)",
+        description=f"{__doc__}\n{PHI_HELP}", formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--benchmark", help="benchmark id (see `medassure benchmarks`); or --scenario")
     p.add_argument("--dataset-file", help="dataset file in the benchmark's format (nothing is downloaded)")
@@ -144,11 +202,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--transport",
         choices=["litellm", "openai"],
-        default="litellm",
-        help="openai: call an OpenAI-compatible --api-base with the openai SDK (less CPU per call)",
+        help="client for the calls (answers, prices and cache unchanged). Default: openai (the openai SDK, "
+        "less CPU per call) for an openai/ or hosted_vllm/ model with --api-base, else litellm",
     )
     p.add_argument("--workers", type=int, default=1, help="processes making model calls (default 1)")
     p.add_argument("--dry-run", action="store_true", help="estimate tokens and cost; send nothing")
     add_format(p)
     add_run_arguments(p)  # --scenario, --phi-approved, --dossier
+    add_attestation_arguments(p)  # --deidentified-by, --deidentification-method (PHI gate)
     p.set_defaults(func=cmd_run)

@@ -2,8 +2,10 @@
 
 Why its own module: ``cli.run`` owns ``medassure run`` for benchmarks; it registers
 these options and hands over when ``--scenario`` is given. The PHI gate runs before anything is
-sent: likely identifiers bound for an endpoint without ``--phi-approved`` print the explanation
-and exit 5 (``EXIT_PHI_BLOCKED``). Otherwise the run works in the one job manager's background
+sent: likely identifiers bound for an endpoint without ``--phi-approved``, in a version without a
+recorded de-identification attestation (``--deidentified-by NAME --deidentification-method M``
+records one for the version), print the explanation and exit 5 (``EXIT_PHI_BLOCKED``).
+Otherwise the run works in the one job manager's background
 thread (``evaluator.scenarios.run.start_scenario``, as on the page) and this waits for it; the
 output is ``medassure run``'s summary plus the scenario, the PHI check and the subgroup table,
 and exit codes are those of ``medassure run``.
@@ -16,11 +18,18 @@ import os
 from typing import Any
 
 from cli._common import emit, fail, open_store, say
-from cli.run_support import ProgressBar, endpoint_from_args, run_exit_code
+from cli.run_support import (
+    EXIT_PHI_BLOCKED,
+    ProgressBar,
+    attestation_input,
+    endpoint_from_args,
+    phi_blocked,
+    run_exit_code,
+)
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
 
-EXIT_PHI_BLOCKED = 5
+__all__ = ["EXIT_PHI_BLOCKED", "add_run_arguments", "cmd_run_scenario"]
 
 
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
@@ -37,7 +46,8 @@ def cmd_run_scenario(args: argparse.Namespace) -> int:
     """PHI gate, then the ordinary runner; see the module docstring."""
     from evaluator.gateway.errors import LLMError
     from evaluator.gateway.llm import api_key_for
-    from evaluator.scenarios import phi_gate
+    from evaluator.scenarios.run import scenario_gate
+    from governance.evidence.deidentification import attest_scenario
 
     if args.benchmark or args.dataset_file:
         fail("--scenario replaces --benchmark and --dataset-file; give only one of them")
@@ -53,12 +63,13 @@ def cmd_run_scenario(args: argparse.Namespace) -> int:
         except KeyError as exc:
             fail(str(exc.args[0]))
         instances = scenarios.instances(version.scenario_id, version.version)[:args.limit]
-        check = phi_gate(instances, endpoint)
+        given = attestation_input(args)
+        if given is not None:
+            recorded = attest_scenario(store, version, given, args.dossier)
+            say(f"recorded attestation {recorded.attestation_id}: {recorded.describe()}")
+        check = scenario_gate(store, version, instances, endpoint)
         if not check.allowed:
-            emit({"blocked": True, "scenario_id": version.scenario_id, "version": version.version,
-                  "phi_check": check.model_dump(mode="json")})
-            say(check.explanation)
-            return EXIT_PHI_BLOCKED
+            return phi_blocked(check, {"scenario_id": version.scenario_id, "version": version.version})
         try:
             api_key_for(endpoint)
         except LLMError as exc:

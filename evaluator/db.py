@@ -13,6 +13,22 @@ from collections.abc import Sequence
 
 import duckdb
 
+SAFE_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+"""DuckDB settings on every connection we open: never fetch or load an extension on our behalf
+(opening a foreign file made DuckDB try to download one). Checks made on open: ``evaluator.db_integrity``."""
+
+
+def harden(con: duckdb.DuckDBPyConnection) -> None:
+    """Switch extension auto-install and auto-load off on a connection (``SAFE_CONFIG``).
+
+    Example:
+        >>> con = duckdb.connect(); harden(con)
+        >>> con.execute("SELECT current_setting('autoload_known_extensions')").fetchone()[0]
+        False
+    """
+    for name, value in SAFE_CONFIG.items():
+        con.execute(f"SET {name} = {str(value).lower()}")
+
 
 def apply_migrations(con: duckdb.DuckDBPyConnection, component: str, migrations: Sequence[str]) -> int:
     """Apply the not-yet-applied migrations of one component.
@@ -33,6 +49,7 @@ def apply_migrations(con: duckdb.DuckDBPyConnection, component: str, migrations:
         >>> apply_migrations(con, "demo", ["CREATE TABLE t (x INT)"])
         0
     """
+    harden(con)  # every store passes here: no extension is fetched or loaded behind our back
     con.execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations ("
         " component VARCHAR, number INTEGER, applied_at TIMESTAMPTZ DEFAULT now(),"

@@ -26,7 +26,7 @@ from evaluator.medhelm_data import published_scores
 from evaluator.records import OmitNewDefaults
 from evaluator.stats import normalize_score, wilson_interval
 
-Provenance = Literal["published", "helm-import", "local-run"]
+Provenance = Literal["published", "helm-import", "local-run", "inspect-import"]
 Role = Literal["main", "context"]
 NO_CI_REASONS = {
     "jury_mean": "published mean LLM-jury score (1-5): MedHELM publishes no per-instance scores or "

@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from evaluator.db import harden
 from evaluator.jury.store import JuryStore
+from evaluator.phi.attestation import AttestationStore
 from evaluator.runs.reads import RunReads
 from evaluator.runs.store import RunStore, read_job
 from evaluator.scenarios.store import ScenarioStore
@@ -38,6 +40,7 @@ class ComponentStores:
     """
 
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        harden(con)
         self._con = con
 
     @property
@@ -69,6 +72,11 @@ class ComponentStores:
     def juries(self) -> JuryStore:
         """Jury passes, their judgements and ratings."""
         return JuryStore(self._con)
+
+    @property
+    def attestations(self) -> AttestationStore:
+        """De-identification attestations, found by the SHA-256 of the file they cover (PHI gate)."""
+        return AttestationStore(self._con)
 
     def read_job(self, job_id: str) -> dict[str, Any] | None:
         """One background job's status row (``evaluator.runs.jobs``), or None.

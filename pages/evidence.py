@@ -1,11 +1,12 @@
 """Evidence: coverage of the mapped subcategories, published scores with n and intervals, win
-rates and tie groups on the mapped benchmarks, HELM run import with drill-down, attach/detach."""
+rates and tie groups on the mapped benchmarks, HELM run and Inspect log import, attach/detach."""
 
 import streamlit as st
 
 from governance.evidence.attach import attach_evidence, detach_evidence
 from governance.evidence.coverage import KIND_NOTES
 from governance.evidence.helm_import import attached_run_instances, preview_helm_import
+from governance.evidence.inspect_import import preview_inspect_import, preview_inspect_upload
 from governance.evidence.view import evidence_view
 from pages import evidence_charts as charts
 from pages import tables, ui
@@ -20,6 +21,41 @@ view = evidence_view(dossier, models=st.session_state.get(models_key))
 @st.cache_data(ttl=300, max_entries=4, show_spinner="Reading the HELM run folder...")
 def helm_preview(path: str):
     return preview_helm_import(path)
+
+
+@st.cache_data(ttl=300, max_entries=4, show_spinner="Reading the Inspect log...")
+def inspect_path_preview(path: str):
+    return preview_inspect_import(path)
+
+
+@st.cache_data(ttl=300, max_entries=2, show_spinner="Reading the Inspect log...")
+def inspect_upload_preview(data: bytes, name: str):
+    return preview_inspect_upload(data, name)
+
+
+def own_figure(run) -> str:
+    """The log's own headline metric and stderr, as Inspect reported them."""
+    if run.log_metric is None:
+        return "—"
+    stderr = f" ± {run.log_stderr:.3f} (stderr)" if run.log_stderr is not None else ""
+    return f"{run.log_metric[0]} {run.log_metric[1]:.3f}{stderr}"
+
+
+def inspect_rows(logs) -> list[dict]:
+    rows = []
+    for p in logs:
+        r, e = p.run, p.evidence
+        rows.append({
+            "task": f"{r.task} (version {r.task_version})", "model": r.model, "scorer": r.main_scorer,
+            "score": "—" if e is None else f"{e.score:.3f}", "n": len(r.sample_scores),
+            "unscored": len(r.unscored_reasons),
+            "95% interval": f"{e.ci_lower:.3f}–{e.ci_upper:.3f}" if e and e.has_interval else "none",
+            "interval method / why none": (e.ci_method or e.ci_missing_reason) if e else p.not_attachable,
+            "log's own figure": own_figure(r),
+            "tokens in / out": f"{r.input_tokens:,} / {r.output_tokens:,}",
+            "log file SHA-256": f"{r.sha256[:16]}…",
+        })
+    return rows
 
 
 def attach(ids: list[str], pool: dict, what: str) -> None:
@@ -170,3 +206,33 @@ if st.session_state.get("helm_import_path"):
         pick = st.selectbox("Drill into run", range(len(names)), format_func=names.__getitem__,
                             key="helm_run_pick")
         instance_drilldown(preview.runs[pick].instances, key="helm_instance_pick")
+
+st.subheader("Import Inspect evaluation logs")
+st.caption("An Inspect `.eval` or `.json` log (for example Inspect Evals' MedQA, PubMedQA or HealthBench), "
+           "uploaded or given as a file or folder on this machine. Nothing is imported unless every log "
+           "reads cleanly and the evaluation finished. The interval is recomputed from the per-sample "
+           "scores.")
+upload = st.file_uploader("Upload a log", type=["eval", "json"], key="inspect_upload")
+inspect_path = st.text_input("Or a log file or folder on this machine", key="inspect_path_input",
+                             placeholder="/data/inspect/logs")
+if st.button("Read path", key="inspect_read", disabled=not inspect_path.strip()):
+    st.session_state["inspect_import_path"] = inspect_path.strip()
+inspect_preview = None
+if upload is not None:
+    inspect_preview = inspect_upload_preview(upload.getvalue(), upload.name)
+elif st.session_state.get("inspect_import_path"):
+    inspect_preview = inspect_path_preview(st.session_state["inspect_import_path"])
+if inspect_preview is not None:
+    for error in inspect_preview.errors:
+        st.error(error)
+    if inspect_preview.logs:
+        tables.show(inspect_rows(inspect_preview.logs))
+        for log in inspect_preview.logs:
+            for warning in log.run.warnings:
+                st.warning(f"{log.run.task}: {warning}")
+            if log.not_attachable:
+                st.info(f"{log.run.task} cannot be attached: {log.not_attachable}")
+        inspect_pool = {p.evidence.id: p.evidence for p in inspect_preview.logs if p.evidence}
+        new = [i for i in inspect_pool if i not in {s.evidence.id for s in view.attached}]
+        st.button(f"Attach {len(new)} log(s)" if new else "No log left to attach", key="inspect_attach",
+                  disabled=not new, on_click=attach, args=(new, inspect_pool, "Inspect logs"))

@@ -22,7 +22,7 @@ from evaluator.scenarios.run import ScenarioRunBlocked
 from evaluator.scenarios.template import FORMAT_NOTES, TEMPLATES, template_csv
 from evaluator.subgroups import MIN_N
 from governance.dossier.taxonomy import load_taxonomy
-from governance.evidence.local_runs import RunInputError, cancel_run, job_status, start_scenario_run
+from governance.evidence.local_runs import RunInputError, job_status, start_scenario_run
 from governance.evidence.local_scenarios import (
     attach_scenario_run,
     import_for_dossier,
@@ -32,6 +32,7 @@ from governance.evidence.local_scenarios import (
     version_view,
 )
 from pages import ui
+from pages.job_panel import live_job_panel
 
 NONE = "—"
 POLL_S = 1.0
@@ -195,13 +196,9 @@ if model.strip():
 def scenario_job(job_id: str) -> None:
     """The background run's progress, polled from the job manager; the page redraws once it ends."""
     status = job_status(store, job_id)
-    if status is not None and status.alive:
-        st.progress(min(status.done / max(status.total, 1), 1.0),
-                    text=f"{status.done}/{status.total} cases · {status.state}")
-        if status.cancel_requested:
-            st.caption("Stopping after the requests in flight…")
-        elif st.button("Cancel", key="ls_cancel"):
-            cancel_run(status.run_key)
+    if status is not None and live_job_panel(
+            status, text=f"{status.done}/{status.total} cases · {status.state}",
+            stopping="Stopping after the requests in flight…", cancel_label="Cancel", key="ls_cancel"):
         return
     st.session_state.pop("ls_job", None)
     if status is not None and status.summary is not None:

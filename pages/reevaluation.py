@@ -6,11 +6,12 @@ so a rerun or a reload does not cut it off."""
 import streamlit as st
 
 from governance.dossier.addendum_records import PlanChange
-from governance.evidence.local_runs import cancel_run, job_status
+from governance.evidence.local_runs import job_status
 from governance.reevaluation.reevaluate import current_plan
 from governance.reevaluation.rerun import read_prompt_bytes
 from governance.reevaluation.start import start_reevaluation
 from pages import ui
+from pages.job_panel import live_job_panel
 from reports.markdown import section_markdown
 from reports.sections_reevaluation import addendum_section
 
@@ -70,13 +71,10 @@ if submitted:
 def reevaluation_job(job_id: str) -> None:
     """The background re-evaluation's progress; the page redraws with the addendum once it is saved."""
     status = job_status(ui.store(), job_id)
-    if status is not None and status.alive:
-        st.progress(min(status.done / status.total, 1.0) if status.total else 0.0,
-                    text=status.note or "starting")
-        if status.cancel_requested:
-            st.caption("Stopping after the requests in flight; nothing will be saved…")
-        elif st.button("Cancel re-evaluation", key="reeval_cancel"):
-            cancel_run(status.run_key)
+    if status is not None and live_job_panel(
+            status, text=status.note or "starting",
+            stopping="Stopping after the requests in flight; nothing will be saved…",
+            cancel_label="Cancel re-evaluation", key="reeval_cancel"):
         return
     st.session_state.pop("reeval_job", None)
     brief = (status.brief or {}) if status is not None else {}
@@ -110,12 +108,11 @@ if shown in ids or st.session_state.get("reeval_pick") not in ids:
     st.session_state["reeval_pick"] = shown if shown in ids else ids[0]
 chosen = st.selectbox("Addendum", ids, key="reeval_pick", format_func=labels.get)
 addendum = next(a for a in addenda if a.id == chosen)
-rerun = sorted({c.candidate for c in addendum.comparisons})
 decided = addendum.impact.decided_model
-st.markdown("**Re-run:** " + (", ".join(rerun) or "no candidate") + " (" +
-            ", ".join(sorted({c.benchmark for c in addendum.comparisons})) + ")")
+st.markdown("**Re-run:** " + (", ".join(addendum.candidates_rerun) or "no candidate") + " (" +
+            ", ".join(addendum.benchmarks_rerun) + ")")
 answer = f"**Would this change the decision? {'Yes' if addendum.impact.would_change else 'No'}.** "
-if decided and decided not in rerun:
+if not addendum.answers_for_decided_model:
     st.warning(f"The decided candidate, {decided}, was not re-run in this addendum, so it cannot say whether "
                "the decision would change; re-evaluate that candidate's evidence.")
 else:

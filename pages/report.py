@@ -6,6 +6,8 @@ from pages import ui
 from reports.bundle import report_bundle
 from reports.markdown import section_markdown
 from reports.preview import pdf_page_images
+from reports.signing import ExportSigner, SigningError
+from reports.zip_bundle import bundle_zip, document_refs
 
 st.title("Report")
 current = ui.require_dossier()
@@ -13,7 +15,12 @@ dossier_id = current.dossier.id
 versions = [h.version for h in ui.store().history(dossier_id)][::-1]
 chosen = st.selectbox("Version", versions, index=0, key=f"report_version_{dossier_id}",
                       format_func=lambda n: f"version {n}" + (" (latest)" if n == versions[0] else ""))
-bundle = report_bundle(ui.store(), dossier_id, chosen)
+try:
+    signer = ExportSigner.from_env()
+except SigningError as exc:
+    signer = None
+    st.warning(f"The CHAI card cannot be signed: {exc}. It is offered unsigned.")
+bundle = report_bundle(ui.store(), dossier_id, chosen, signer=signer)
 v, report = bundle.version, bundle.report
 st.caption(f"Dossier {dossier_id}, version {v.version}, saved {v.created_at:%Y-%m-%d %H:%M} UTC by "
            f"{v.author}. Every page and export is bound to this version's hash `{v.hash}`.")
@@ -24,8 +31,22 @@ for column, download in zip(columns, bundle.downloads, strict=True):
     column.download_button(download.label, data=download.make, file_name=download.file_name,
                            mime=download.mime, key=f"download_{download.kind}", on_click="ignore",
                            type="primary" if download.kind == "pdf" else "secondary")
+absent = [ref.filename for ref in document_refs(v.dossier) if not ui.store().documents.exists(ref.sha256)]
+st.download_button("Everything in one verifiable zip (with the attached vendor documents)",
+                   data=lambda: bundle_zip(ui.store(), bundle, signer=signer), on_click="ignore",
+                   key="download_bundle", disabled=bool(absent),
+                   file_name=f"{dossier_id}-v{v.version}-{v.hash[:8]}-bundle.zip", mime="application/zip")
+if absent:
+    st.warning("The zip cannot be made: " + ", ".join(absent) + " is cited by the dossier but not in this "
+               "deployment's document store (attach it again on Candidates).")
 st.caption("Files are rendered when you click (the PDF takes a few seconds). The PDF carries the CHAI model "
-           "card in its metadata; the JSON re-imports with `medassure import-dossier` to the same hash.")
+           "card in its metadata; the JSON re-imports with `medassure import-dossier` to the same hash. "
+           "The zip holds every file above, each attached document and a manifest of their SHA-256 hashes; "
+           "`medassure import-dossier` refuses it if any file was changed, added or removed.")
+st.caption(f"The CHAI card XML is signed by {signer.subject}; anyone holding that certificate checks it with "
+           "`medassure verify-export`." if signer is not None else
+           "Exports are not signed on this deployment (set MEDASSURE_EXPORT_KEY and MEDASSURE_EXPORT_CERT "
+           "to the hospital's PEM key and certificate to sign the CHAI card).")
 
 missing = [s.title for s in report.sections() if not s.recorded]
 if missing:

@@ -6,7 +6,10 @@ so this page renders from the store: a rerun, a reload or a second tab shows the
 import pandas as pd
 import streamlit as st
 
+from evaluator.phi.attestation import METHOD_LABELS, AttestationInput
 from evaluator.runs.jobs import JOBS
+from evaluator.runs.phi_gate import PhiBlocked
+from governance.evidence.deidentification import attest_file
 from governance.evidence.local_run_view import RunView, attach_run, dossier_runs, run_id_for_key, run_view
 from governance.evidence.local_runs import (
     RunInputError,
@@ -84,6 +87,9 @@ def new_run() -> None:
     key_env = c1.text_input("API key variable NAME", key="run_key_env", placeholder="OPENAI_API_KEY",
                             help="The name of the environment variable holding the key, never the key.")
     concurrency = c2.number_input("Concurrency", min_value=1, max_value=256, value=8, key="run_concurrency")
+    phi_ok = c1.checkbox("Approved for PHI", key="run_phi_ok",
+                         help="On premises, or covered by a business associate agreement: cases with likely "
+                              "patient identifiers may be sent to it.")
     max_cost = c1.number_input("Max cost (USD)", min_value=0.0, value=None, key="run_max_cost",
                                placeholder="no limit")
     limit = c2.number_input("Limit (first N instances)", min_value=1, value=None, step=1, key="run_limit",
@@ -97,7 +103,8 @@ def new_run() -> None:
     try:
         request = build_request(bench.id, model, dataset_path=dataset_path, api_base=api_base,
                                 api_key_env=key_env, concurrency=int(concurrency), max_cost_usd=max_cost,
-                                limit=limit, input_price=in_price, output_price=out_price)
+                                limit=limit, input_price=in_price, output_price=out_price,
+                                phi_approved=phi_ok)
     except RunInputError as exc:
         st.warning(str(exc) if model.strip() else "Give the litellm model string of the endpoint.")
 
@@ -128,15 +135,54 @@ def new_run() -> None:
                    f"counted at the full max_tokens budget; retries not included. {price}.")
         if plan.key_problem:
             st.error(plan.key_problem)
+        blocked = plan.phi is not None and not plan.phi.allowed
+        if blocked:
+            st.error(plan.phi.explanation)
+            attestation_form(plan.request.dataset_path)
+        elif plan.phi is not None and plan.phi.n_identifiers:
+            st.info(plan.phi.explanation)
         label = "Resume run" if est.n_already_done else "Run"
-        if st.button(label, key="run_start", type="primary", disabled=bool(plan.key_problem)):
+        if st.button(label, key="run_start", type="primary", disabled=bool(plan.key_problem) or blocked):
             try:
                 job = start_run(store, plan.request)
                 st.session_state["run_key"] = job.run_key
                 st.session_state.pop("run_plan", None)
                 st.rerun()
-            except RunInputError as exc:
+            except (RunInputError, PhiBlocked) as exc:
                 st.error(str(exc))
+
+
+def attestation_form(dataset_path: str | None) -> None:
+    """Record that the dataset file is de-identified (the PHI gate's way past a false alarm)."""
+    if not dataset_path:
+        return
+    with st.form("run_attest_form"):
+        st.markdown("**Record a de-identification attestation** for this file, if its cases are "
+                    "de-identified and the findings above are false alarms. It is kept with the file's "
+                    "SHA-256 and shown in this dossier and its PDF.")
+        by = st.text_input("Attested by (name and role)", key="run_attest_by")
+        method = st.radio("Method", list(METHOD_LABELS), format_func=METHOD_LABELS.get,
+                          key="run_attest_method")
+        note = st.text_input("Note (optional)", key="run_attest_note",
+                             placeholder="e.g. expert determination report reference")
+        if st.form_submit_button("Record attestation"):
+            if not by.strip():
+                st.error("Say who attests the de-identification.")
+                return
+            given = AttestationInput(attested_by=by, method=method, note=note)
+            recorded = attest_file(store, dataset_path, given, dossier.id)
+            st.session_state.pop("run_plan", None)
+            st.session_state["run_flash"] = (f"Attestation recorded: {recorded.describe()}. "
+                                             "Estimate again to run.")
+            st.rerun()
+
+
+def data_handling() -> None:
+    """The de-identification attestations recorded with this dossier."""
+    if dossier.deidentification:
+        st.subheader("Data handling")
+        for a in dossier.deidentification:
+            st.text(a.describe())
 
 
 def results_frame(view: RunView) -> pd.DataFrame:
@@ -241,3 +287,4 @@ with setup_column:
     new_run()
 with runs_column:
     runs()
+data_handling()

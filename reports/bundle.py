@@ -23,6 +23,7 @@ from reports.pdf import render_pdf
 from reports.runs import run_ids, run_records
 from reports.sections_candidates import candidates_sections
 from reports.sections_reevaluation import reevaluation_sections
+from reports.signing import ExportSigner
 
 
 @dataclass(frozen=True)
@@ -82,8 +83,12 @@ class ReportBundle:
 
 
 def report_bundle(store: Store, dossier_id: str, version: int | None = None,
-                  extra_sections: list[Section] | None = None) -> ReportBundle:
+                  extra_sections: list[Section] | None = None,
+                  signer: ExportSigner | None = None) -> ReportBundle:
     """Load a version (the latest by default), build its report and prepare its downloads.
+
+    With a ``signer`` (the hospital's export key, ``reports.signing``), the CHAI model card carries an
+    XML signature; the PDF's embedded copy of the card stays unsigned (the PDF is not the signed file).
 
     Raises:
         DossierNotFound: no such dossier or version.
@@ -97,13 +102,18 @@ def report_bundle(store: Store, dossier_id: str, version: int | None = None,
     extra = [*(extra_sections or []), *candidates_sections(v.dossier), *reevaluation_sections(v.dossier)]
     report = build_report(v, runs=run_records(store.runs, run_ids(v.dossier)), extra_sections=extra)
     stem = f"{v.dossier.id}-v{v.version}-{v.hash[:8]}"
+
+    def chai() -> bytes:
+        card = chai_model_card_xml(v).encode("utf-8")
+        return signer.sign_xml(card) if signer is not None else card
+
     return ReportBundle(version=v, report=report, downloads=[
         Download("pdf", "Dossier PDF", f"{stem}.pdf", "application/pdf",
                  lambda: render_pdf(report, chai_model_card_xml(v))),
         Download("json", "Dossier JSON (re-importable)", f"{stem}.json", "application/json",
                  lambda: export_json(v).encode("utf-8")),
-        Download("chai", "CHAI model card XML", f"{stem}-chai.xml", "application/xml",
-                 lambda: chai_model_card_xml(v).encode("utf-8")),
+        Download("chai", "CHAI model card XML" + (" (signed)" if signer is not None else ""),
+                 f"{stem}-chai.xml", "application/xml", chai),
         Download("hti1", "HTI-1 source attributes CSV", f"{stem}-hti1.csv", "text/csv",
                  lambda: hti1_csv(v.dossier).encode("utf-8-sig")),
         Download("evidence", "Evidence CSV", f"{stem}-evidence.csv", "text/csv",

@@ -25,7 +25,7 @@ from governance.evidence.select import is_jury_scored, is_share
 from reports.model import Chart, Section
 
 WIDTH = 420
-PROVENANCE_ORDER = ["published", "helm-import", "local-run"]
+PROVENANCE_ORDER = ["published", "helm-import", "inspect-import", "local-run"]
 
 
 def _norm(value: float | None, scale: str) -> float | None:
@@ -128,7 +128,7 @@ def coverage_chart(dossier: Dossier) -> Chart:
     rows = []
     for c in coverage_map(dossier):
         counts = {"published": c.attached_published, "helm-import": c.attached_helm_import,
-                  "local-run": c.attached_local_run}
+                  "local-run": c.attached_local_run, "inspect-import": c.attached_inspect_import}
         rows += [{"subcategory": c.subcategory, "provenance": p, "records": n} for p, n in counts.items()]
     df = pd.DataFrame(rows, columns=["subcategory", "provenance", "records"])
     chart = alt.Chart(df).mark_bar().encode(

@@ -24,7 +24,8 @@ from reports.model import NOT_PROVIDED, Section, Table
 ATTRIBUTES_FILE = DATA_DIR / "hti1_attributes.csv"
 PARTY = {"published": "Stanford MedHELM (published results)",
          "helm-import": "the hospital (its own HELM runs)",
-         "local-run": "the hospital (runs made in MedAssure)"}
+         "local-run": "the hospital (runs made in MedAssure)",
+         "inspect-import": "the hospital (its own Inspect evaluation logs)"}
 
 
 class SourceAttribute(BaseModel):

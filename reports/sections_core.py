@@ -24,8 +24,9 @@ from governance.evidence.coverage import coverage_map
 from reports.model import AppendixRun, Cover, Fact, Section, Table
 
 PROVENANCE_LABELS = {"published": "published MedHELM", "helm-import": "imported HELM run",
-                     "local-run": "local run"}
-SHORT_PROVENANCE = {"published": "published", "helm-import": "HELM import", "local-run": "local run"}
+                     "local-run": "local run", "inspect-import": "imported Inspect log"}
+SHORT_PROVENANCE = {"published": "published", "helm-import": "HELM import", "local-run": "local run",
+                    "inspect-import": "Inspect import"}
 
 
 def fmt_score(value: float | None, scale: str = "0-1") -> str:
@@ -159,12 +160,18 @@ def evidence_refs(dossier: Dossier) -> dict[str, str]:
     return {e.id: f"E{i}" for i, e in enumerate(_sorted_evidence(dossier.evidence), start=1)}
 
 
+def data_handling_lines(dossier: Dossier) -> list[str]:
+    """One line per de-identification attestation recorded with the dossier (the PHI gate's records)."""
+    return [f"Data handling: {a.describe()}." for a in dossier.deidentification]
+
+
 def evidence_section(dossier: Dossier) -> Section:
     """The evidence table (n, score, interval, provenance) with its sources, interval notes and caveats."""
     evidence = dossier.evidence
     if not evidence:
         return Section(key="evidence", title="Evidence", recorded=False, paragraphs=[
-            "Not recorded yet: no evidence is attached to this dossier (Evidence page)."])
+            "Not recorded yet: no evidence is attached to this dossier (Evidence page).",
+            *data_handling_lines(dossier)])
     sources, notes, caveats = _Refs("S"), _Refs("M"), _Refs("C")
     rows = []
     for i, e in enumerate(_sorted_evidence(evidence), start=1):
@@ -182,7 +189,8 @@ def evidence_section(dossier: Dossier) -> Section:
                "none can, the note says why. 'Not scored' counts outputs that could not be parsed / scored "
                "('n/r': the source does not report them). Bracketed refs point to the sources (S), interval "
                "notes (M) and caveats (C) listed below the table.")
-    return Section(key="evidence", title="Evidence", paragraphs=[summary], tables=[
+    handling = data_handling_lines(dossier)
+    return Section(key="evidence", title="Evidence", paragraphs=[summary, *handling], tables=[
         Table(title="Scores", columns=["Ref", "Benchmark", "Model", "Metric", "Score", "95% interval", "n",
                                        "Not scored", "Source", "Date"],
               rows=rows, widths=[22, 74, 74, 48, 44, 60, 28, 46, 50, 51]),

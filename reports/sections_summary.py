@@ -50,7 +50,8 @@ def limitations_section(dossier: Dossier) -> Section:
         specific.append("No subgroup results are attached, so differences between patient groups are "
                         "unknown.")
     uncovered = [c.subcategory for c in coverage_map(dossier)
-                 if not (c.attached_published or c.attached_helm_import or c.attached_local_run)]
+                 if not (c.attached_published or c.attached_helm_import or c.attached_local_run
+                        or c.attached_inspect_import)]
     if uncovered:
         specific.append("Accepted subcategories without any attached evidence: " + ", ".join(uncovered) + ".")
     if dossier.mapping.local_tasks:
@@ -108,7 +109,8 @@ def executive_summary(version: DossierVersion, parts: dict[str, Section], cover:
     use = d.intended_use
     candidates = ", ".join(use.candidate_models) or "the candidate models"
     cov = coverage_map(d)
-    covered = sum(1 for c in cov if c.attached_published or c.attached_helm_import or c.attached_local_run)
+    covered = sum(1 for c in cov if c.attached_published or c.attached_helm_import or c.attached_local_run
+                        or c.attached_inspect_import)
     paragraphs = [
         f"The committee is asked whether {candidates} may be used for this job: {use.purpose}",
         f"Risk tier {d.risk.tier}: {d.risk.reasons[-1] if d.risk.reasons else ''}",

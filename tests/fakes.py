@@ -17,6 +17,7 @@ import argparse
 import json
 import random
 import re
+import select
 import socket
 import threading
 import time
@@ -27,7 +28,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 FAULT_KINDS = ("429", "500", "hang", "malformed")
-"""Transient faults a runner must ride out. Also available, not by default: "401" and "400"."""
+"""Transient faults a runner must ride out. Also available, not by default: "401", "400" and "echo401"
+(a 401 whose body echoes the request path and headers, as careless servers do)."""
 Answer = Callable[[dict[str, Any]], str]
 
 
@@ -104,6 +106,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def _client_gone(self) -> bool:
+        """True when the client closed its end (a readable socket with nothing to read)."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
     def _json(self, code: int, obj: Any, headers: dict[str, str] | None = None) -> None:
         self._send(code, json.dumps(obj).encode(), headers)
 
@@ -146,6 +156,10 @@ class _Handler(BaseHTTPRequestHandler):
                     }
                 },
             )
+        if fault == "echo401":
+            echo = {"path": self.path, "headers": dict(self.headers.items())}
+            return self._json(401, {"error": {"message": f"unauthorized request: {json.dumps(echo)}",
+                                              "type": "invalid_request_error"}})
         if fault == "400":
             return self._json(
                 400,
@@ -164,6 +178,10 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         if cfg.latency_s > 0:
             fake.stopping.wait(cfg.latency_s)
+            if self._client_gone():  # it gave up or died meanwhile: no answer is delivered (or paid)
+                fake.count_abandoned(request)
+                self.close_connection = True
+                return None
         if fault == "malformed":
             return self._send(200, b'{"id": "chatcmpl-fake", "choices": [{"index": 0, "mess')
         content = cfg.answer(request)
@@ -223,6 +241,10 @@ class FakeLLMServer:
         self.faults: Counter[str] = Counter()
         self.hits_by_prompt: Counter[str] = Counter()
         self.ok_by_prompt: Counter[str] = Counter()
+        self.abandoned_by_prompt: Counter[str] = Counter()
+        """Requests whose client was gone when the answer was ready (nothing delivered)."""
+        self.request_times: list[tuple[float, str]] = []
+        """(time.monotonic(), prompt) of every request received."""
         self.auth_headers: set[str] = set()
         self._faults_by_prompt: Counter[str] = Counter()
         self._httpd = _Server(("127.0.0.1", port), _Handler)
@@ -256,6 +278,7 @@ class FakeLLMServer:
         with self._lock:
             self.hits += 1
             self.hits_by_prompt[key] += 1
+            self.request_times.append((time.monotonic(), key))
             self.auth_headers.add(auth)
             scripted = cfg.fault_for(request) if cfg.fault_for else None
             if scripted:
@@ -274,6 +297,11 @@ class FakeLLMServer:
         """Count a successful answer for the request's prompt."""
         with self._lock:
             self.ok_by_prompt[last_user_text(request)] += 1
+
+    def count_abandoned(self, request: dict[str, Any]) -> None:
+        """Count a request whose client left before its answer."""
+        with self._lock:
+            self.abandoned_by_prompt[last_user_text(request)] += 1
 
     def stats(self) -> dict[str, Any]:
         """Counters as plain JSON (also served at ``GET /``)."""

@@ -17,6 +17,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from evaluator.gateway.secrets import scrub_text
+
 RETRYABLE_STATUS = {408, 409, 425, 429}
 FATAL_KINDS = {
     401: "auth",
@@ -29,7 +31,8 @@ FATAL_KINDS = {
 
 
 class LLMError(Exception):
-    """A failed model call, classified.
+    """A failed model call, classified. Its message is scrubbed of secrets (``evaluator.gateway.secrets``):
+    servers echo request headers in error bodies, and this text is stored with the run.
 
     Attributes:
         kind: short name (``rate_limit``, ``server``, ``timeout``, ``connection``, ``malformed``,
@@ -48,7 +51,7 @@ class LLMError(Exception):
         status: int | None = None,
         retry_after: float | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(scrub_text(message) or "")
         self.kind = kind
         self.retryable = retryable
         self.status = status

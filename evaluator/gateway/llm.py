@@ -13,10 +13,12 @@ per call and never stored. Prices per 1M tokens come from the endpoint override,
 ``data/prices.csv`` (models litellm's bundled map lacks), else litellm's bundled map (offline:
 ``LITELLM_LOCAL_MODEL_COST_MAP=True``).
 
-An endpoint may opt into ``transport="openai"`` for an OpenAI-compatible server: the same
+An endpoint may use ``transport="openai"`` for an OpenAI-compatible server: the same
 request goes through the openai SDK directly, with about half of litellm's client CPU per call
 (``evaluator.gateway.openai_transport``; figures in ``bench/runner_throughput.py``).
-litellm stays the default.
+``default_transport`` says which one a new endpoint gets when nobody chose: the openai SDK for an
+OpenAI-compatible server named by ``api_base``, litellm for every hosted provider. Prices, cache
+keys and answers do not depend on the transport (``identity`` leaves it out).
 """
 
 from __future__ import annotations
@@ -33,8 +35,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from evaluator.gateway.errors import LLMError, MissingKeyError, classify_exception
 from evaluator.gateway.prices import Price, resolve_price
+from evaluator.gateway.secrets import remember_endpoint_secrets, remember_secret, scrub_url
 
-__all__ = ["Completion", "LLMError", "ModelEndpoint", "complete", "count_prompt_tokens", "resolve_price"]
+__all__ = ["Completion", "LLMError", "ModelEndpoint", "complete", "count_prompt_tokens", "default_transport",
+           "resolve_price"]
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 DUMMY_KEY = "sk-local-no-key"
@@ -121,8 +125,18 @@ class ModelEndpoint(BaseModel):
         return resolve_price(self.model, self.input_price_per_mtok, self.output_price_per_mtok)
 
     def identity(self) -> dict[str, Any]:
-        """What determines the answers (model and server), for cache keys and run records."""
-        return {"model": self.model, "api_base": self.api_base}
+        """What determines the answers (model and server), for cache keys and run records.
+
+        The server URL is scrubbed (no user part, no query values): a key in the URL never reaches a
+        key or a record, and a URL without either is used as it is.
+        """
+        remember_endpoint_secrets(self.api_key_env, self.api_base)
+        return {"model": self.model, "api_base": self.safe_api_base}
+
+    @property
+    def safe_api_base(self) -> str | None:
+        """``api_base`` as it may be stored or shown: scheme, host, port and path, no credentials."""
+        return scrub_url(self.api_base)
 
 
 class Completion(BaseModel):
@@ -158,6 +172,29 @@ def _litellm() -> Any:
     return litellm
 
 
+OPENAI_COMPATIBLE_PREFIXES = ("openai/", "hosted_vllm/")
+"""litellm prefixes whose calls go to ``{api_base}/chat/completions`` with OpenAI's wire protocol (vLLM,
+a LiteLLM proxy, an on-premises gateway, Ollama's ``/v1``). ``ollama/``, ``ollama_chat/`` and
+``azure/`` speak other protocols and stay with litellm."""
+
+
+def default_transport(model: str, api_base: str | None) -> Literal["litellm", "openai"]:
+    """The transport to use when none was chosen.
+
+    ``openai`` for an OpenAI-compatible server given by ``api_base`` (the same requests at about 40%
+    less client CPU per call); ``litellm`` for hosted providers named by their litellm model string.
+
+    Example:
+        >>> default_transport("openai/llama-3.3-70b", "http://gpu01:8000/v1")
+        'openai'
+        >>> default_transport("gpt-4o", None), default_transport("azure/gpt4o", "https://x.openai.azure.com")
+        ('litellm', 'litellm')
+    """
+    if api_base and model.startswith(OPENAI_COMPATIBLE_PREFIXES):
+        return "openai"
+    return "litellm"
+
+
 def api_key_for(endpoint: ModelEndpoint) -> str | None:
     """The key to send, read from the environment now; raises ``MissingKeyError`` when required.
 
@@ -165,9 +202,11 @@ def api_key_for(endpoint: ModelEndpoint) -> str | None:
         >>> api_key_for(ModelEndpoint(name="x", model="openai/m", api_base="http://127.0.0.1:1/v1"))
         'sk-local-no-key'
     """
+    remember_endpoint_secrets(None, endpoint.api_base)
     if endpoint.api_key_env:
         key = os.environ.get(endpoint.api_key_env)
         if key:
+            remember_secret(key)  # so an echo of it in an error body is scrubbed
             return key
         if endpoint.is_local:
             return DUMMY_KEY

@@ -100,8 +100,9 @@ def name_lists() -> tuple[frozenset[str], frozenset[str]]:
 _TOKEN = r"(?:[A-Z][a-zA-Z'’]*[a-z][a-zA-Z'’]*|[A-Z]{2,}|[A-Z][’'][A-Z][a-z]+)(?:-[A-Z][a-zA-Z'’]+)*"
 _UPPER_TOKEN = r"[A-Z][A-Z'’-]+"
 _INITIAL = r"[A-Z]\.?"
+# "ms" right after a number is milliseconds ("QRS 90 ms. Hemoglobin"), not a title.
 _TITLE = re.compile(
-    r"(?<![\w.-])(?P<title>[Mm]rs|[Mm]r|[Mm]s|[Mm]iss|[Mm]x|[Dd]r|[Pp]rof|[Pp]rofessor|[Dd]octor)(?:\.|(?=\s))\s*"
+    r"(?<![\w.-])(?P<title>[Mm]rs|[Mm]r|Ms|(?<!\d\s)ms|[Mm]iss|[Mm]x|[Dd]r|[Pp]rof|[Pp]rofessor|[Dd]octor)(?:\.|(?=\s))\s*"
     rf"(?P<rest>(?:{_INITIAL}\s+)?{_TOKEN}(?:\s+(?:{_INITIAL}(?=\s)|{_TOKEN})){{0,2}}|[a-z][a-z'’-]+)"
 )
 _CUE = re.compile(

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pydantic import BaseModel, ConfigDict
 
 from evaluator.instance import Instance
+from evaluator.phi.attestation import DeidentificationAttestation
 from evaluator.phi.detect import PATTERNS_VERSION, find_identifiers, redact_text
 
 SCANNED_FIELDS = ("context", "question", "reference", "choices")
@@ -169,6 +170,14 @@ class PhiCheck(BaseModel):
     """One paragraph for the committee: what was found, where it would go, what to do."""
     n_identifiers: int
     """Likely identifiers in the cases."""
+    basis: str = ""
+    """Why: ``no_identifiers``, ``approved_endpoint``, ``attested``, ``generated`` or ``blocked``."""
+    counts: dict[str, int] = {}
+    """Identifier kind → how many were found (what was scanned: cases, and outputs for a jury)."""
+    examples: list[str] = []
+    """A few masked examples, e.g. ``case 3, context: 5**-***-***9 (phone)``."""
+    attestation: DeidentificationAttestation | None = None
+    """The de-identification attestation that let the cases through, when one did."""
 
 
 def check_phi_for_run(report: PhiReport, endpoint_name: str, phi_approved: bool) -> PhiCheck:

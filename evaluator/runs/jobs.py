@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from evaluator.gateway.secrets import scrub_text
 from evaluator.runs.job_progress import LIVE_STATES, JobProgress
 from evaluator.runs.request import RunRequest
 from evaluator.runs.summary import RunSummary
@@ -79,7 +80,7 @@ class Job:
                 self.counts.append((done, total))
             self.done, self.total, self.state = done, total, "running"
             if note is not None:
-                self.note = note
+                self.note = scrub_text(note) or ""
             if row is not None and self.run_id is None and row.get("run_id"):
                 self.run_id = str(row["run_id"])
         self._save()
@@ -148,7 +149,7 @@ class Job:
     def _fail(self, exc: BaseException) -> None:
         with self._lock:
             self.exception = exc
-            self.state, self.error = "error", f"{type(exc).__name__}: {exc}"
+            self.state, self.error = "error", scrub_text(f"{type(exc).__name__}: {exc}")
 
     def run(self, stores: ComponentStores, work: Work) -> None:
         """Thread body: store request and status, do the work on ``stores`` (this thread's view), close it."""

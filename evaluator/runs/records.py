@@ -79,7 +79,7 @@ def cache_row(key: str, endpoint: ModelEndpoint, comp: Completion) -> dict[str, 
     return {
         "key": key,
         "model": endpoint.model,
-        "api_base": endpoint.api_base,
+        "api_base": endpoint.safe_api_base,
         "response_text": comp.text,
         "prompt_tokens": comp.prompt_tokens,
         "completion_tokens": comp.completion_tokens,

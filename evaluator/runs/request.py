@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator.gateway.llm import ModelEndpoint
+from evaluator.gateway.secrets import scrub_url
 
 SECRET_WORDS = ("key", "token", "secret", "password", "authorization", "credential")
 """Extra endpoint options whose name contains one of these are never stored."""
@@ -69,6 +70,7 @@ def endpoint_record(endpoint: ModelEndpoint) -> dict[str, Any]:
         ('K', {})
     """
     data = endpoint.model_dump(mode="json")
+    data["api_base"] = scrub_url(endpoint.api_base)  # a key in the URL is never stored
     data["extra_params"] = {k: v for k, v in (endpoint.extra_params or {}).items()
                             if not any(w in k.lower() for w in SECRET_WORDS)}
     return data

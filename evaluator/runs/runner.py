@@ -27,12 +27,14 @@ import duckdb
 
 from evaluator.gateway.llm import ModelEndpoint, count_prompt_tokens
 from evaluator.instance import Instance
+from evaluator.phi import PhiCheck
+from evaluator.runs.phi_gate import require_phi_clearance
 from evaluator.runs.plan import Render, RunEstimate, RunPlan, estimate_run, plan_run
 from evaluator.runs.records import Budget, Score, cache_row, result_row
 from evaluator.runs.retry import CallOutcome, RateLimiter, RetryPolicy, call_with_retries
 from evaluator.runs.store import RunStore
 from evaluator.runs.summary import RunSummary, summarize_run
-from evaluator.runs.workers import WorkerPool
+from evaluator.runs.workers import RunLease, WorkerPool
 from evaluator.scoring import score_response
 
 if TYPE_CHECKING:
@@ -67,6 +69,9 @@ class RunOptions:
     """Longest a result waits in the journal before its batch is written."""
     seed: int = 0
     """Seed of the backoff jitter."""
+    phi_check: PhiCheck | None = None
+    """The caller's allowed PHI gate check for exactly this run (``evaluator.runs.phi_gate``: an
+    attestation, or a jury's outputs checked too); None: the runner checks the cases itself."""
 
 
 def default_score(spec: Any, instance: Instance, text: str) -> Any:
@@ -99,6 +104,10 @@ async def run_async(
 ) -> RunSummary:
     """Run (or resume) ``spec`` over ``instances`` on ``endpoint``; see the module docstring.
 
+    Raises:
+        PhiBlocked: likely identifiers in the cases, bound for an endpoint not approved for PHI, and no
+            allowed ``options.phi_check`` from the caller (nothing is stored or sent).
+
     Example:
         >>> summary = await run_async(RunStore(con), spec, instances, endpoint)   # doctest: +SKIP
     """
@@ -106,6 +115,9 @@ async def run_async(
     score = score or default_score
     started = time.perf_counter()
     plan: RunPlan = plan_run(spec, instances, endpoint, limit=limit, render=render)
+    if options.phi_check is None or not options.phi_check.allowed:  # the PHI gate, before anything is stored
+        require_phi_clearance(plan.instances, [endpoint],
+                              generated=getattr(spec, "access", None) == "builtin")
     price = endpoint.price()
     if options.max_cost_usd is not None and price is None:
         raise ValueError(
@@ -125,7 +137,16 @@ async def run_async(
             params=plan.params,
             n_planned=len(plan.instances),
         )
-    else:
+    lease_path = store.lease_path(run_id)
+    # No request is sent while workers of an earlier invocation of this run may still answer one.
+    lease = await RunLease.acquire(lease_path) if lease_path is not None else None
+    if lease is not None and pool is not None and hasattr(pool, "hold_lease"):
+        try:
+            await pool.hold_lease(lease.path)
+        except BaseException:
+            lease.release()
+            raise
+    if resumed:
         store.set_status(run_id, "running")
     finished = store.finished_ids(run_id)
     todo = [
@@ -205,6 +226,8 @@ async def run_async(
         try:
             writer.close()
         finally:
+            if lease is not None:
+                lease.release()
             summary = summarize_run(
                 store,
                 run_id,

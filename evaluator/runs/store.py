@@ -22,6 +22,7 @@ from typing import Any
 import duckdb
 
 from evaluator.db import apply_migrations
+from evaluator.gateway.secrets import scrub_url
 from evaluator.runs.writer import ResultWriter, insert_batch, replay_journals
 
 MIGRATIONS = [
@@ -139,6 +140,10 @@ class RunStore:
         """Replay journals left by killed runs; returns how many results were recovered."""
         return replay_journals(self.con, self.journal_dir if isinstance(self.journal_dir, Path) else None)
 
+    def lease_path(self, run_id: str) -> Path | None:
+        """The run's lease file beside its journal (``evaluator.runs.workers.RunLease``); None in memory."""
+        return self.journal_dir / f"{run_id}.lease" if isinstance(self.journal_dir, Path) else None
+
     def _journal_path(self, run_id: str) -> Path | None:
         return self.journal_dir / f"{run_id}.jsonl" if isinstance(self.journal_dir, Path) else None
 
@@ -178,7 +183,7 @@ class RunStore:
                 hashes.get("dataset"),
                 model,
                 endpoint_name,
-                api_base,
+                scrub_url(api_base),  # a key in the URL's user part or query is never stored
                 canonical_json(params),
                 n_planned,
             ],

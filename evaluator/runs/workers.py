@@ -8,18 +8,32 @@ or DuckDB handles); each runs an event loop that makes calls with the same gatew
 order, the budget, scoring, the DuckDB writer, progress. Parent and child talk over a socket pair
 with length-prefixed pickle frames through asyncio streams: no blocking writes, so no deadlock
 when both sides have much to say.
+
+A child must not outlive its parent: its answers would be paid for and never recorded, and a
+resumed run would pay for them again. So a child dies with its parent three ways: the kernel's
+parent-death signal (Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)``), a watch of its parent pid,
+and the socket closing without the parent's ``stop`` frame. And a run holds a *lease*
+(``RunLease``): a lock file the parent takes exclusively before sending anything and then
+shares with its children, so a resume of the same run waits (then refuses) while any worker of
+an earlier invocation might still complete a request.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
+import fcntl
 import os
 import pickle
 import random
+import signal
 import socket
 import struct
 import subprocess
 import sys
+import time
+from pathlib import Path
 from typing import Any
 
 from evaluator.gateway.errors import error_from_record, error_record
@@ -28,6 +42,87 @@ from evaluator.paths import REPO_ROOT
 from evaluator.runs.retry import CallOutcome, RateLimiter, RetryPolicy, call_with_retries
 
 _HEADER = struct.Struct("!I")
+PR_SET_PDEATHSIG = 1
+PARENT_WATCH_S = 0.2
+"""How often a child checks that its parent is still alive (the fallback where prctl is missing)."""
+LEASE_WAIT_S = 10.0
+"""How long a run waits for an earlier invocation's workers to be gone before it refuses to start."""
+
+
+class RunBusyError(RuntimeError):
+    """Worker processes of an earlier invocation of this run may still complete requests."""
+
+
+class RunLease:
+    """A lock file per run: held exclusively to start, then shared by the parent and its workers.
+
+    ``flock`` locks belong to open files and vanish when their holders die, so a crashed parent
+    leaves no stale lease, and its children keep the run leased exactly as long as they live.
+
+    Example:
+        >>> lease = await RunLease.acquire(journal_dir / "run-x.lease")   # doctest: +SKIP
+        >>> lease.release()                                              # doctest: +SKIP
+    """
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path, self._fd = path, fd
+
+    @classmethod
+    async def acquire(cls, path: Path, wait_s: float | None = None) -> RunLease:
+        """Take the lease (waiting up to ``wait_s``, default ``LEASE_WAIT_S``) and share it.
+
+        Raises:
+            RunBusyError: another holder (an earlier invocation's workers) kept it all along.
+        """
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        deadline = time.monotonic() + (LEASE_WAIT_S if wait_s is None else wait_s)
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    raise RunBusyError(
+                        f"run {path.stem} is still held by worker processes of an earlier invocation that "
+                        "may complete its requests; nothing was sent. Try again when they have stopped "
+                        "(they stop when their parent process is gone)."
+                    ) from None
+                await asyncio.sleep(0.1)
+        fcntl.flock(fd, fcntl.LOCK_SH)  # now the workers can share it
+        return cls(path, fd)
+
+    def release(self) -> None:
+        """Drop this process's share; the file goes when no worker holds it any more."""
+        if self._fd is None:
+            return
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self.path.unlink(missing_ok=True)
+        except BlockingIOError:
+            pass  # workers still share it; the pool removes it when they are gone
+        finally:
+            os.close(self._fd)
+            self._fd = None
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """Ask the kernel to SIGKILL this process when its parent dies; exit now if it already has."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent_pid:  # died before the signal was armed
+        os._exit(0)
+
+
+async def _watch_parent(parent_pid: int) -> None:
+    """Fallback for systems without a parent-death signal: exit when the parent pid changes."""
+    while True:
+        await asyncio.sleep(PARENT_WATCH_S)
+        if os.getppid() != parent_pid:
+            os._exit(0)
 
 
 def _frame(obj: Any) -> bytes:
@@ -43,7 +138,8 @@ async def _read_frame(reader: asyncio.StreamReader) -> Any:
         return None
 
 
-async def _child_loop(sock: socket.socket) -> None:
+async def _child_loop(sock: socket.socket, parent_pid: int) -> None:
+    watch = asyncio.create_task(_watch_parent(parent_pid))
     reader, writer = await asyncio.open_connection(sock=sock)
     config = await _read_frame(reader)
     endpoint = ModelEndpoint.model_validate_json(config["endpoint"])
@@ -71,12 +167,25 @@ async def _child_loop(sock: socket.socket) -> None:
             )
         )
 
+    stopping, leases = False, []
     while (msg := await _read_frame(reader)) is not None:
+        if msg.get("stop"):
+            stopping = True
+            continue
+        if "lease" in msg:  # share the run's lease for as long as this process lives
+            fd = os.open(msg["lease"], os.O_RDWR)
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            leases.append(fd)
+            writer.write(_frame({"leased": msg["lease"]}))
+            continue
         task = asyncio.create_task(handle(msg["id"], msg["messages"], msg["params"]))
         tasks.add(task)
         task.add_done_callback(tasks.discard)
+    if not stopping:  # the socket closed without a stop: the parent is gone, its answers with it
+        os._exit(0)
     if tasks:
         await asyncio.gather(*tasks)
+    watch.cancel()
     writer.close()
 
 
@@ -106,6 +215,8 @@ class WorkerPool:
         self._children: list[_Child] = []
         self._futures: dict[int, asyncio.Future[CallOutcome]] = {}
         self._next_id = 0
+        self._lease_acks: dict[str, list[asyncio.Future[None]]] = {}
+        self._leases: list[Path] = []
 
     async def start(self) -> WorkerPool:
         """Start the children (``python -m evaluator.runs.workers``) and wait until each has imported litellm.
@@ -124,7 +235,7 @@ class WorkerPool:
         for i in range(self.processes):
             mine, theirs = socket.socketpair()
             proc = subprocess.Popen(
-                [sys.executable, "-m", "evaluator.runs.workers", str(theirs.fileno())],
+                [sys.executable, "-m", "evaluator.runs.workers", str(theirs.fileno()), str(os.getpid())],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
@@ -152,6 +263,9 @@ class WorkerPool:
 
     async def _pump(self, child: _Child) -> None:
         while (msg := await _read_frame(child.reader)) is not None:
+            if "leased" in msg:
+                self._lease_acks[msg["leased"]].pop().set_result(None)
+                continue
             child.in_flight -= 1
             fut = self._futures.pop(msg["id"])
             comp = Completion(**msg["completion"]) if msg["completion"] else None
@@ -172,9 +286,22 @@ class WorkerPool:
         await child.writer.drain()
         return await fut
 
+    async def hold_lease(self, path: Path) -> None:
+        """Have every child share the run's lease (``RunLease``) until it exits."""
+        loop = asyncio.get_running_loop()
+        acks = self._lease_acks.setdefault(str(path), [])
+        waiting = [loop.create_future() for _ in self._children]
+        acks.extend(waiting)
+        for child in self._children:
+            child.writer.write(_frame({"lease": str(path)}))
+            await child.writer.drain()
+        await asyncio.gather(*waiting)
+        self._leases.append(path)
+
     async def close(self) -> None:
         """Let in-flight calls finish, then stop the children."""
         for child in self._children:
+            child.writer.write(_frame({"stop": True}))  # without it a child takes EOF for its parent's death
             if child.writer.can_write_eof():
                 child.writer.write_eof()
         for child in self._children:
@@ -186,6 +313,10 @@ class WorkerPool:
             except subprocess.TimeoutExpired:
                 child.process.kill()
         self._children.clear()
+        for path in self._leases:  # the children are gone: the run is free, take its lease file away
+            with contextlib.suppress(OSError, RunBusyError):
+                (await RunLease.acquire(path, wait_s=0)).release()
+        self._leases.clear()
 
     async def __aenter__(self) -> WorkerPool:
         return await self.start()
@@ -195,4 +326,5 @@ class WorkerPool:
 
 
 if __name__ == "__main__":
-    asyncio.run(_child_loop(socket.socket(fileno=int(sys.argv[1]))))
+    _die_with_parent(int(sys.argv[2]))
+    asyncio.run(_child_loop(socket.socket(fileno=int(sys.argv[1])), int(sys.argv[2])))

@@ -31,6 +31,8 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from evaluator.gateway.secrets import scrub_text, scrub_url
+
 RESULT_COLUMNS = (
     "run_id",
     "instance_id",
@@ -164,6 +166,17 @@ def replay_journals(con: duckdb.DuckDBPyConnection, journal_dir: Path | None) ->
     return replayed
 
 
+def _scrubbed(
+    result: Mapping[str, Any], cache: Mapping[str, Any] | None
+) -> tuple[Mapping[str, Any], Mapping[str, Any] | None]:
+    """The rows with secrets scrubbed from the error text and the cached server URL (last line of defence)."""
+    if result.get("error"):
+        result = {**result, "error": scrub_text(result["error"])}
+    if cache and cache.get("api_base"):
+        cache = {**cache, "api_base": scrub_url(cache["api_base"])}
+    return result, cache
+
+
 class ResultWriter:
     """Journal-then-batch writer for one run; ``add`` from the event loop, ``close`` at the end.
 
@@ -202,6 +215,7 @@ class ResultWriter:
         """Record one finished instance: journal line now, DuckDB within ``flush_ms``."""
         if self.error is not None:
             raise RuntimeError(f"result writer failed: {self.error}") from self.error
+        result, cache = _scrubbed(result, cache)
         if self._fd is not None:
             line = json.dumps({"r": result, "c": cache}, ensure_ascii=False, default=str).encode() + b"\n"
             view = memoryview(line)

@@ -3,7 +3,10 @@
 Why a gate inside the run function as well as in the page and the CLI: the page and the CLI call
 ``phi_gate`` first to *explain* a block before anything happens, and ``run_scenario`` calls it
 again, so no caller can reach the runner with identifiers bound for an endpoint that is not
-approved for PHI. The run itself is the ordinary runner (cache, resume, budget) on a spec derived
+approved for PHI. It is the one gate of the run manager (``evaluator.runs.phi_gate``); a
+de-identification attestation recorded for the version's cases (its content hash) or for the file
+it was imported from (its SHA-256) lets flagged cases through.
+The run itself is the ordinary runner (cache, resume, budget) on a spec derived
 from ``data/benchmarks/generic.yaml``: each case is scored by its own answer type, free-text
 cases stay unscored (and are counted) until a jury is configured. Pages and the CLI start it in
 the background with ``start_scenario`` (the one job manager, ``evaluator.runs.jobs``).
@@ -17,11 +20,13 @@ from typing import TYPE_CHECKING, Any
 from evaluator.benchmarks import BenchmarkSpec, get_benchmark, prompt_hash
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.instance import Instance
-from evaluator.phi import PhiCheck, check_phi_for_run, scan_instances
+from evaluator.phi import PhiCheck
+from evaluator.phi.attestation import DeidentificationAttestation
 from evaluator.runs.jobs import JOBS, Job, JobManager
+from evaluator.runs.phi_gate import PhiBlocked, attestation_for, check_phi
 from evaluator.runs.plan import plan_run
 from evaluator.runs.request import request_record
-from evaluator.runs.runner import ProgressFn, main_metric_name, run_benchmark
+from evaluator.runs.runner import ProgressFn, RunOptions, main_metric_name, run_benchmark
 from evaluator.runs.store import now_iso, sha256_of
 from evaluator.runs.summary import RunSummary, summarize_run
 from evaluator.scenarios.store import ScenarioVersion
@@ -31,12 +36,8 @@ if TYPE_CHECKING:
     from evaluator.stores import ComponentStores
 
 
-class ScenarioRunBlocked(RuntimeError):
-    """A run refused by the PHI gate; ``check.explanation`` says why and what to do."""
-
-    def __init__(self, check: PhiCheck):
-        super().__init__(check.explanation)
-        self.check = check
+class ScenarioRunBlocked(PhiBlocked):
+    """A scenario run refused by the PHI gate; ``check.explanation`` says why and what to do."""
 
 
 def scenario_spec(version: ScenarioVersion) -> BenchmarkSpec:
@@ -65,7 +66,8 @@ def scenario_spec(version: ScenarioVersion) -> BenchmarkSpec:
     )
 
 
-def phi_gate(instances: list[Instance], endpoint: ModelEndpoint) -> PhiCheck:
+def phi_gate(instances: list[Instance], endpoint: ModelEndpoint,
+             attestation: DeidentificationAttestation | None = None) -> PhiCheck:
     """The PHI check of exactly these cases against this endpoint (page, CLI and ``run_scenario``).
 
     Example:
@@ -73,18 +75,30 @@ def phi_gate(instances: list[Instance], endpoint: ModelEndpoint) -> PhiCheck:
         >>> phi_gate([Instance(id="1", context="MRN 1234567", reference="x")], ep).allowed
         False
     """
-    return check_phi_for_run(scan_instances(instances), endpoint.name, endpoint.phi_approved)
+    return check_phi(instances, [endpoint], attestation=attestation)
+
+
+def version_attestation(stores: ComponentStores,
+                        version: ScenarioVersion) -> DeidentificationAttestation | None:
+    """The attestation covering this version's cases (content hash) or its source file (SHA-256)."""
+    return attestation_for(stores, version.hash, version.source_sha256)
+
+
+def scenario_gate(stores: ComponentStores, version: ScenarioVersion, instances: list[Instance],
+                  endpoint: ModelEndpoint) -> PhiCheck:
+    """``phi_gate`` with the version's recorded attestation, if any (what the page shows before Run)."""
+    return check_phi(instances, [endpoint], attestation=lambda: version_attestation(stores, version))
 
 
 def _gated_cases(stores: ComponentStores, scenario_id: str, version: int | None, limit: int | None,
-                 endpoint: ModelEndpoint) -> tuple[ScenarioVersion, list[Instance]]:
-    """The scenario version and its first ``limit`` cases, once they pass the PHI gate for ``endpoint``."""
+                 endpoint: ModelEndpoint) -> tuple[ScenarioVersion, list[Instance], PhiCheck]:
+    """The scenario version, its first ``limit`` cases and the allowed gate check for ``endpoint``."""
     chosen = stores.scenarios.get(scenario_id, version)
     instances = stores.scenarios.instances(chosen.scenario_id, chosen.version)[:limit]
-    check = phi_gate(instances, endpoint)
+    check = scenario_gate(stores, chosen, instances, endpoint)
     if not check.allowed:
         raise ScenarioRunBlocked(check)
-    return chosen, instances
+    return chosen, instances, check
 
 
 def run_scenario(
@@ -108,7 +122,7 @@ def run_scenario(
     Example:
         >>> summary = run_scenario(store, "sc_3f9a1c2b", endpoint, on_progress=bar)  # doctest: +SKIP
     """
-    chosen, instances = _gated_cases(stores, scenario_id, version, limit, endpoint)
+    chosen, instances, check = _gated_cases(stores, scenario_id, version, limit, endpoint)
     summary = run_benchmark(
         stores,
         scenario_spec(chosen),
@@ -118,6 +132,7 @@ def run_scenario(
         max_cost_usd=max_cost_usd,
         on_progress=on_progress,
         cancel=cancel,
+        options=RunOptions(phi_check=check),
     )
     stores.scenarios.record_run(chosen, summary.run_id, endpoint.name, endpoint.phi_approved)
     return summary
@@ -149,7 +164,7 @@ def start_scenario(
         >>> job.join(60).state                                     # doctest: +SKIP
         'completed'
     """
-    chosen, instances = _gated_cases(stores, scenario_id, version, limit, endpoint)
+    chosen, instances, _ = _gated_cases(stores, scenario_id, version, limit, endpoint)
     spec = scenario_spec(chosen)
     record = request_record(
         "scenario", benchmark_id=spec.id, endpoint=endpoint, prompt_hash=prompt_hash(spec),

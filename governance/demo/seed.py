@@ -14,6 +14,7 @@ from governance.demo.candidates import record_demo_candidates
 from governance.demo.decision import DEMO_DECISION_STEPS
 from governance.demo.evidence import attach_published_demo_evidence
 from governance.demo.judge_validity import record_demo_judge_validity
+from governance.demo.reevaluation import reevaluate_demo_update
 from governance.demo.scenario import attach_demo_scenario
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
@@ -46,6 +47,7 @@ DEMO_STEPS: list[tuple[str, DemoStep]] = [
     ("record vendor candidates and attestations", record_demo_candidates),
     ("attach a synthetic local scenario with subgroups", attach_demo_scenario),
     *DEMO_DECISION_STEPS,
+    ("re-evaluation of the vendor's model update, re-run offline (DEMO DATA)", reevaluate_demo_update),
 ]
 
 

@@ -251,6 +251,23 @@ class ReevaluationAddendum(BaseModel):
     """What a reader must know (method, what was not re-run, demo data)."""
 
     @property
+    def candidates_rerun(self) -> list[str]:
+        """Candidates whose evidence this addendum re-ran, sorted."""
+        return sorted({c.candidate for c in self.comparisons})
+
+    @property
+    def benchmarks_rerun(self) -> list[str]:
+        """Benchmarks this addendum re-ran, sorted."""
+        return sorted({c.benchmark for c in self.comparisons})
+
+    @property
+    def answers_for_decided_model(self) -> bool:
+        """False when the decided candidate was not re-run, so the addendum cannot say whether the
+        decision would change (its "No" would only speak for other candidates)."""
+        decided = self.impact.decided_model
+        return not decided or decided in self.candidates_rerun
+
+    @property
     def verdicts_flipped(self) -> bool:
         """True when any verdict changed or a rule now fails (the CLI's exit 3)."""
         return any(c.status_changed or c.now_fails for c in self.verdict_changes)

@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator.evidence import Evidence
+from evaluator.phi.attestation import DeidentificationAttestation
 from governance.dossier.addendum_records import ReevaluationAddendum
 from governance.dossier.decision_records import CommitteeDecision, OversightPlan, SignOff
 from governance.dossier.evidence_records import JudgeAgreementSetting
@@ -172,6 +173,8 @@ class Dossier(BaseModel):
     """Re-evaluation addenda, oldest first (governance.reevaluation); sign-offs do not bind to them."""
     candidates: list[Candidate] = Field(default_factory=list)
     """Vendor products compared for this use: prices, contracts, attestations (governance.procurement)."""
+    deidentification: list[DeidentificationAttestation] = Field(default_factory=list)
+    """Recorded statements that a file of cases is de-identified (the PHI gate's way past a false alarm)."""
 
     @property
     def risk(self) -> RiskAssessment:

@@ -24,12 +24,21 @@ import json
 import os
 import re
 import threading
+import warnings
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from evaluator.db import apply_migrations
+from evaluator.db_integrity import (
+    CleanCloseMark,
+    WalCheck,
+    connect_file,
+    damaged_tables,
+    foreign_file_reason,
+    is_foreign_database,
+)
 from evaluator.stores import ComponentStores
 from governance.dossier.documents import DocumentStore
 from governance.dossier.record import Dossier, utcnow
@@ -46,7 +55,8 @@ from governance.dossier.storage import (
 )
 
 __all__ = ["AuditEvent", "DossierNotFound", "DossierSummary", "DossierVersion", "SaveConflict", "Store",
-           "StoreCorruptError", "StoreError", "StoreLockedError", "VersionInfo", "connect", "default_home"]
+           "StoreCorruptError", "StoreError", "StoreLockedError", "StoreWarning", "VersionInfo", "connect",
+           "default_home"]
 
 MIGRATIONS = [
     """
@@ -99,10 +109,14 @@ def connect(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     ours = path.parent.stat().st_uid == os.getuid()
     if home_is_new or (ours and path.parent.resolve() == default_home().resolve()):
         os.chmod(path.parent, 0o700)
+    _refuse_foreign_file(path)
+    wal = None if read_only else WalCheck.before_open(path)
+    full_check = not CleanCloseMark.matches(path) or wal is not None
     try:
-        con = duckdb.connect(str(path), read_only=read_only)
+        con = connect_file(path, read_only=read_only)
         if path.stat().st_uid == os.getuid():  # a file someone else owns keeps its mode
             os.chmod(path, 0o600)
+        _check_opened(con, path, wal, full_check)
         return con
     except duckdb.IOException as exc:
         text = str(exc)
@@ -121,6 +135,60 @@ def connect(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
             f"{path} is not a readable MedAssure database ({str(exc).splitlines()[0]}). Nothing was "
             "changed: move the file aside or set MEDASSURE_HOME to another folder."
         ) from None
+
+
+class StoreWarning(UserWarning):
+    """Something found while opening the database that the user should know (nothing was refused)."""
+
+
+OPEN_WARNINGS: dict[str, list[str]] = {}
+"""Warnings raised while opening each database file (by path), for the CLI and the app to show."""
+
+
+def _refuse_foreign_file(path: Path) -> None:
+    """Refuse a file that is not a DuckDB database before DuckDB sees it (it would try extensions)."""
+    reason = foreign_file_reason(path)
+    if reason:
+        raise StoreCorruptError(
+            f"{path} is not a readable MedAssure database: {reason}. Nothing was changed: move the file "
+            "aside or set MEDASSURE_HOME to another folder."
+        )
+
+
+def _check_opened(con: duckdb.DuckDBPyConnection, path: Path, wal: WalCheck | None,
+                  full: bool = True) -> None:
+    """After opening: report a dropped write-ahead log, refuse someone else's database or damaged tables."""
+    notes = OPEN_WARNINGS.setdefault(str(path), [])
+    notes.clear()
+    try:
+        if wal is not None and (note := wal.after_open(con)):
+            notes.append(note)
+        if is_foreign_database(con):
+            raise StoreCorruptError(
+                f"{path} is not a readable MedAssure database: it is a DuckDB database of another "
+                "application (tables but no MedAssure schema). Nothing was changed: point MEDASSURE_HOME "
+                "at a folder of its own."
+            )
+        damaged = damaged_tables(con) if full else {}
+    except BaseException:
+        con.close()
+        raise
+    if damaged:
+        con.close()
+        listed = "; ".join(f"{table}: {why}" for table, why in sorted(damaged.items()))
+        raise StoreCorruptError(
+            f"{path} is damaged: {len(damaged)} table(s) cannot be read ({listed}). Nothing was changed. "
+            "Restore the file from your last backup (or a `medassure dossier export`), or move it aside and "
+            "set MEDASSURE_HOME to start a new database."
+        )
+
+
+def _announce_open_warnings(path: Path) -> list[str]:
+    """The warnings opening ``path`` raised, also issued as ``StoreWarning`` (notebooks show them)."""
+    found = list(OPEN_WARNINGS.pop(str(path), []))
+    for note in found:
+        warnings.warn(note, StoreWarning, stacklevel=3)
+    return found
 
 
 def _changed_paths(old: Any, new: Any, prefix: str = "", limit: int = 40) -> list[str]:
@@ -147,6 +215,9 @@ class Store(ComponentStores):
         >>> v = store.save(dossier, author="dr.lee", note="created")  # doctest: +SKIP
     """
 
+    open_warnings: tuple[str, ...] = ()
+    """What opening the file found and the user should know (e.g. an unreadable write-ahead log)."""
+
     def __init__(self, con: duckdb.DuckDBPyConnection, path: Path | None = None):
         super().__init__(con)
         self.path = path
@@ -170,10 +241,20 @@ class Store(ComponentStores):
         path = path or default_home() / "medassure.duckdb"
         con = connect(path)
         try:
-            return cls(con, path)
+            store = cls(con, path)
         except duckdb.Error as exc:
             con.close()
             raise StoreCorruptError(f"{path} could not be prepared: {exc}. Nothing was changed.") from None
+        store.open_warnings = tuple(_announce_open_warnings(path))
+        store._opened_con = con
+        return store
+
+    def close(self) -> None:
+        """Close the connection; closing the store itself (not a thread's view) marks the file clean."""
+        owner = self._con is getattr(self, "_opened_con", None)  # for_thread() views hold a cursor
+        super().close()
+        if owner and self.path is not None and self.path.exists():
+            CleanCloseMark.record(self.path)
 
     @property
     def documents(self) -> DocumentStore:
@@ -385,3 +466,37 @@ class Store(ComponentStores):
         """True when no dossier has been saved yet."""
         with self._lock:
             return self._con.execute("SELECT count(*) FROM dossier_versions").fetchone()[0] == 0
+
+
+def _driver_errors_as_store_errors(cls: type) -> type:
+    """Wrap the store's own public methods so a DuckDB error reaches callers as a ``StoreError``.
+
+    A damaged block found after opening (the check on open reads every block in use, but the file
+    can change under a running app) then reads "the database ... could not be read", never a raw
+    ``duckdb.Error`` traceback.
+    """
+    import functools
+
+    def wrap(name: str, method: Any) -> Any:
+        @functools.wraps(method)
+        def guarded(self: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return method(self, *args, **kwargs)
+            except duckdb.Error as exc:
+                first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+                damaged = any(word in first.lower() for word in ("corrupt", "checksum"))
+                raise (StoreCorruptError if damaged else StoreError)(
+                    f"The database {self.path or '(in memory)'} could not be read ({name}: {first}). "
+                    "Nothing was changed. If this repeats, restore the file from your last backup (or a "
+                    "`medassure dossier export`)."
+                ) from None
+
+        return guarded
+
+    for name, method in list(vars(cls).items()):
+        if callable(method) and not name.startswith("_") and name not in {"open", "cursor"}:
+            setattr(cls, name, wrap(name, method))
+    return cls
+
+
+_driver_errors_as_store_errors(Store)

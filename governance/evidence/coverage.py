@@ -18,13 +18,14 @@ from evaluator.evidence import Evidence
 from governance.dossier.record import Dossier
 from governance.dossier.taxonomy import Subcategory, load_taxonomy
 
-CoverageKind = Literal["public", "gated", "private", "helm-import", "local-run", "none"]
+CoverageKind = Literal["public", "gated", "private", "helm-import", "inspect-import", "local-run", "none"]
 
 KIND_NOTES = {
     "public": "public benchmark data: the hospital can run it on its candidates",
     "gated": "gated data (credentialed access, e.g. PhysioNet): can be run after approval",
     "private": "private data (Stanford): MedHELM's published scores are the only evidence",
     "helm-import": "the hospital's own HELM runs are attached",
+    "inspect-import": "the hospital's own Inspect evaluation logs are attached",
     "local-run": "runs made in MedAssure are attached",
     "none": "no benchmark and no attached evidence: build a local scenario",
 }
@@ -53,6 +54,8 @@ class CoverageRow(BaseModel):
     """Attached imported HELM runs for it."""
     attached_local_run: int
     """Attached local runs for it."""
+    attached_inspect_import: int = 0
+    """Attached imported Inspect logs for it."""
     local_tasks: list[str]
     """The committee's own tasks under it (not MedHELM's; no evidence yet counts for them)."""
     kinds: list[CoverageKind]
@@ -66,7 +69,7 @@ class CoverageRow(BaseModel):
 
 def _counts_for(sub: Subcategory, evidence: list[Evidence]) -> dict[str, int]:
     names = {b.name for b in sub.benchmarks}
-    counts = {"published": 0, "helm-import": 0, "local-run": 0}
+    counts = {"published": 0, "helm-import": 0, "local-run": 0, "inspect-import": 0}
     for e in evidence:
         if e.is_main and (e.subcategory == sub.name or e.benchmark in names):  # context metrics not counted
             counts[e.provenance] += 1
@@ -78,11 +81,11 @@ def coverage_row(sub: Subcategory, dossier: Dossier) -> CoverageRow:
     tiers = {t: [b.name for b in sub.benchmarks if b.access == t] for t in ("public", "gated", "private")}
     counts = _counts_for(sub, dossier.evidence)
     kinds: list[CoverageKind] = [t for t in ("public", "gated", "private") if tiers[t]]
-    kinds += [k for k in ("helm-import", "local-run") if counts[k]]
+    kinds += [k for k in ("helm-import", "inspect-import", "local-run") if counts[k]]
     return CoverageRow(
         subcategory_id=sub.id, subcategory=sub.name, category=load_taxonomy().category_of(sub.id).name,
         **tiers, attached_published=counts["published"], attached_helm_import=counts["helm-import"],
-        attached_local_run=counts["local-run"],
+        attached_local_run=counts["local-run"], attached_inspect_import=counts["inspect-import"],
         local_tasks=[t.name for t in dossier.mapping.local_tasks if t.subcategory_id == sub.id],
         kinds=kinds or ["none"],
     )

@@ -21,11 +21,13 @@ from pydantic import BaseModel, ValidationError
 
 from evaluator.benchmarks import BenchmarkError, BenchmarkSpec, get_benchmark, list_benchmarks, prompt_hash
 from evaluator.gateway.errors import LLMError
-from evaluator.gateway.llm import ModelEndpoint, api_key_for
+from evaluator.gateway.llm import ModelEndpoint, api_key_for, default_transport
 from evaluator.instance import Instance
 from evaluator.loaders import DatasetError, get_loader, load_instances
+from evaluator.phi import PhiCheck
 from evaluator.runs.jobs import JOBS, Job, JobManager, JobProgress, RunRequest, wait_job
 from evaluator.runs.jobs import job_status as read_job_status
+from evaluator.runs.phi_gate import PhiBlocked, benchmark_gate
 from evaluator.runs.plan import RunEstimate, estimate_run, plan_run
 from evaluator.runs.request import record_of, request_from_record
 from evaluator.runs.summary import RunSummary
@@ -119,7 +121,8 @@ def build_request(benchmark_id: str, model: str, *, dataset_path: str | None = N
                   api_base: str | None = None, api_key_env: str | None = None, name: str | None = None,
                   concurrency: int = 8,
                   max_cost_usd: float | None = None, limit: int | None = None,
-                  input_price: float | None = None, output_price: float | None = None) -> RunRequest:
+                  input_price: float | None = None, output_price: float | None = None,
+                  phi_approved: bool = False) -> RunRequest:
     """A checked run request from form values (blank strings count as not given).
 
     Raises:
@@ -133,7 +136,9 @@ def build_request(benchmark_id: str, model: str, *, dataset_path: str | None = N
     try:
         endpoint = ModelEndpoint(name=_blank(name) or model or "?", model=model, api_base=_blank(api_base),
                                  api_key_env=_blank(api_key_env), max_concurrency=max(int(concurrency), 1),
-                                 input_price_per_mtok=input_price, output_price_per_mtok=output_price)
+                                 input_price_per_mtok=input_price, output_price_per_mtok=output_price,
+                                 phi_approved=phi_approved,
+                                 transport=default_transport(model, _blank(api_base)))
         request = RunRequest(benchmark_id=benchmark_id, dataset_path=_blank(dataset_path), endpoint=endpoint,
                              concurrency=concurrency, max_cost_usd=max_cost_usd or None, limit=limit or None)
     except ValidationError as exc:
@@ -197,6 +202,8 @@ class RunPlanView(BaseModel):
     """Tokens and cost (an upper bound), with resume and cache taken into account."""
     key_problem: str | None
     """Why the key cannot be read, when it cannot (the run would fail every request)."""
+    phi: PhiCheck | None = None
+    """The PHI gate's check of the cases for this endpoint (a blocked run sends nothing)."""
 
 
 def estimate_request(store: Store, request: RunRequest) -> RunPlanView:
@@ -214,11 +221,12 @@ def estimate_request(store: Store, request: RunRequest) -> RunPlanView:
     spec, instances = _load(request)
     with store.for_thread() as db:
         estimate = estimate_run(spec, instances, request.endpoint, store=db.runs)
+        phi = benchmark_gate(db, spec, instances, request.endpoint, request.dataset_path)
     return RunPlanView(request=request, run_key=plan_run(spec, instances, request.endpoint).run_key,
-                       estimate=estimate, key_problem=key_problem(request.endpoint))
+                       estimate=estimate, key_problem=key_problem(request.endpoint), phi=phi)
 
 
-def _benchmark_work(request: RunRequest, spec: BenchmarkSpec, instances: list[Instance]):
+def _benchmark_work(request: RunRequest, spec: BenchmarkSpec, instances: list[Instance], phi: PhiCheck):
     """The job's work: run (or resume) the benchmark on the job's own view of the stores."""
 
     def work(db: Store, job: Job) -> RunSummary:
@@ -226,7 +234,8 @@ def _benchmark_work(request: RunRequest, spec: BenchmarkSpec, instances: list[In
 
         return run_benchmark(db, spec, instances, request.endpoint, concurrency=request.concurrency,
                              max_cost_usd=request.max_cost_usd, on_progress=job.on_progress,
-                             cancel=job.cancel_event, options=RunOptions(workers=request.workers))
+                             cancel=job.cancel_event,
+                             options=RunOptions(workers=request.workers, phi_check=phi))
 
     return work
 
@@ -240,6 +249,8 @@ def start_run(store: Store, request: RunRequest, jobs: JobManager = JOBS) -> Job
 
     Raises:
         RunInputError: bad benchmark or dataset, or a key variable that is not set.
+        PhiBlocked: likely identifiers bound for an endpoint not approved for PHI and no attestation
+            recorded for the dataset file (``evaluator.runs.phi_gate``); nothing is started.
 
     Example:
         >>> job = start_run(store, request)   # doctest: +SKIP
@@ -250,8 +261,11 @@ def start_run(store: Store, request: RunRequest, jobs: JobManager = JOBS) -> Job
     problem = key_problem(request.endpoint)
     if problem:
         raise RunInputError(problem)
+    phi = benchmark_gate(store, spec, instances, request.endpoint, request.dataset_path)
+    if not phi.allowed:
+        raise PhiBlocked(phi)
     run_key = plan_run(spec, instances, request.endpoint).run_key
-    return jobs.start(store, "benchmark", run_key, _benchmark_work(request, spec, instances),
+    return jobs.start(store, "benchmark", run_key, _benchmark_work(request, spec, instances, phi),
                       total=len(instances), label=f"{spec.id} × {request.endpoint.model}", request=request,
                       record=record_of(request, prompt_hash(spec)))
 

@@ -21,12 +21,12 @@ from evaluator.phi import PhiCheck, PhiReport, scan_instances
 from evaluator.scenarios import (
     ImportPreview,
     ScenarioVersion,
-    phi_gate,
     redact_version,
     scenario_evidence,
     scenario_results,
     store_preview,
 )
+from evaluator.scenarios.run import scenario_gate
 from evaluator.subgroups import MIN_N
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store
@@ -174,4 +174,6 @@ def run_gate(store: Store, scenario_id: str, version: int, endpoint: ModelEndpoi
         >>> run_gate(store, "sc_3f9a1c2b", 1, endpoint).allowed  # doctest: +SKIP
         False
     """
-    return phi_gate(store.scenarios.instances(scenario_id, version), endpoint)
+    scenarios = store.scenarios
+    chosen = scenarios.get(scenario_id, version)
+    return scenario_gate(store, chosen, scenarios.instances(scenario_id, version), endpoint)

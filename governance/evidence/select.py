@@ -20,7 +20,7 @@ from functools import cache
 from evaluator.evidence import Evidence
 from governance.dossier.taxonomy import TaxonomyError, load_taxonomy
 
-PROVENANCE_RANK = {"local-run": 0, "helm-import": 1, "published": 2}
+PROVENANCE_RANK = {"local-run": 0, "helm-import": 1, "inspect-import": 1, "published": 2}
 """Lower wins: local evidence speaks most directly to this hospital's use."""
 
 JURY_WORDS = ("jury",)

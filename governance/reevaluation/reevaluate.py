@@ -39,7 +39,7 @@ from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion, Store
 from governance.reevaluation.compare import decision_impact, subgroup_comparisons, verdict_changes
 from governance.reevaluation.plan import freeze_plan
-from governance.reevaluation.rerun import ReevaluationError, rerun_item
+from governance.reevaluation.rerun import ReevaluationError, check_items, rerun_item
 from governance.rules.verdicts import Assessment, assess
 
 __all__ = ["AfterRun", "PlanChange", "ReevaluationError", "ReevaluationResult", "added_addenda",
@@ -273,6 +273,7 @@ def reevaluate(store: Store, dossier_id: str, change: PlanChange | None = None, 
     uploads = Path(store.path).parent / "uploads" if getattr(store, "path", None) else None
     db = store.for_thread()
     try:
+        check_items(db, plan.rerunnable, change, concurrency=concurrency, uploads=uploads)  # PHI gate first
         afters = []
         for item in plan.rerunnable:
             progress = (lambda d, t, _row, b=item.benchmark: on_progress(b, d, t)) if on_progress else None

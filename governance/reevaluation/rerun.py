@@ -4,8 +4,10 @@ Why each step checks before it sends: a re-evaluation is only a fair comparison 
 the cases the committee saw. So the instances are rebuilt from the baseline run's own instance
 list and their SHA-256 must equal the frozen dataset hash; a dataset that changed stops the
 re-run with the two hashes. The frozen prompt is used unless the change gives a new one, and with
-the prompt unchanged we check that it renders exactly the baseline's prompts. Local scenarios go
-through the same PHI gate as any scenario run. The run itself is the ordinary runner, so every
+the prompt unchanged we check that it renders exactly the baseline's prompts. Every item goes
+through the run manager's one PHI gate (``evaluator.runs.phi_gate``), with the attestation recorded
+for its file or scenario version; ``reevaluate`` checks every item before the first is re-run.
+The run itself is the ordinary runner, so every
 request whose (model, server, parameters, messages) is unchanged is answered from the response
 cache and nothing is sent.
 """
@@ -26,12 +28,16 @@ from evaluator.gateway.errors import LLMError
 from evaluator.gateway.llm import ModelEndpoint, api_key_for
 from evaluator.instance import Instance
 from evaluator.loaders import DatasetError, get_loader, load_instances
+from evaluator.phi import PhiCheck
+from evaluator.phi.attestation import DeidentificationAttestation
+from evaluator.runs.phi_gate import PhiBlocked, attestation_for, check_phi
 from evaluator.runs.plan import plan_run
-from evaluator.runs.request import request_record
-from evaluator.runs.runner import run_benchmark
+from evaluator.runs.request import file_sha256, request_record
+from evaluator.runs.runner import RunOptions, run_benchmark
 from evaluator.runs.store import sha256_of
 from evaluator.runs.summary import RunSummary
-from evaluator.scenarios import phi_gate, scenario_spec
+from evaluator.scenarios import scenario_spec
+from evaluator.scenarios.run import version_attestation
 from evaluator.stores import ComponentStores
 from governance.dossier.addendum_records import PlanChange
 from governance.dossier.plan_records import PlanItem
@@ -42,6 +48,14 @@ PROMPT_KEYS = {"prompt_template", "system_prompt"}
 
 class ReevaluationError(ValueError):
     """A re-evaluation that cannot be done, with a message for the person who asked for it."""
+
+
+class ReevaluationBlocked(ReevaluationError, PhiBlocked):
+    """A re-evaluation refused by the PHI gate before anything was sent (``check`` says why)."""
+
+    def __init__(self, benchmark: str, check: PhiCheck):
+        Exception.__init__(self, f"{benchmark}: {check.explanation}")
+        self.check = check
 
 
 def read_prompt_file(path: str | Path) -> dict[str, str]:
@@ -190,6 +204,42 @@ def item_endpoint(item: PlanItem, change: PlanChange, concurrency: int = 8) -> M
     return endpoint
 
 
+def item_gate(stores: ComponentStores, item: PlanItem, spec: BenchmarkSpec, instances: list[Instance],
+              endpoint: ModelEndpoint) -> PhiCheck:
+    """The PHI gate for re-running one item, with the attestation of its scenario version or file.
+
+    Raises:
+        ReevaluationBlocked: likely identifiers bound for an endpoint not approved for PHI, no attestation.
+    """
+
+    def attestation() -> DeidentificationAttestation | None:
+        if item.kind == "scenario":
+            version = stores.scenarios.get(item.scenario_id or "", item.scenario_version)
+            return version_attestation(stores, version)
+        path = item.dataset_path if item.dataset_path and Path(item.dataset_path).is_file() else None
+        stored = (stores.runs.stored_request(run_id=item.run_id) or {}).get("dataset_sha256")
+        return attestation_for(stores, file_sha256(path), stored)
+
+    check = check_phi(instances, [endpoint], attestation=attestation, generated=spec.access == "builtin")
+    if not check.allowed:
+        raise ReevaluationBlocked(item.benchmark, check)
+    return check
+
+
+def check_items(stores: ComponentStores, items: list[PlanItem], change: PlanChange, *, concurrency: int = 8,
+                uploads: Path | None = None) -> None:
+    """Every item's checks that need no model call (cases, endpoint, PHI gate), before any is re-run.
+
+    Raises:
+        ReevaluationError: as ``rerun_item`` (``ReevaluationBlocked`` for the PHI gate); nothing was sent.
+    """
+    for item in items:
+        spec = item_spec(stores, item, change)
+        ids = [r["instance_id"] for r in stores.runs.results(item.run_id)]
+        item_gate(stores, item, spec, item_instances(stores, item, spec, ids, uploads),
+                  item_endpoint(item, change, concurrency))
+
+
 @dataclass(frozen=True)
 class Rerun:
     """One plan item run again."""
@@ -220,11 +270,9 @@ def rerun_item(stores: ComponentStores, item: PlanItem, change: PlanChange, *, c
         raise ReevaluationError(f"{item.benchmark}: run {item.run_id} has no stored results")
     instances = item_instances(stores, item, spec, [r["instance_id"] for r in baseline], uploads)
     endpoint = item_endpoint(item, change, concurrency)
+    check = item_gate(stores, item, spec, instances, endpoint)
     version = None
     if item.kind == "scenario":
-        check = phi_gate(instances, endpoint)
-        if not check.allowed:
-            raise ReevaluationError(f"{item.benchmark}: {check.explanation}")
         version = stores.scenarios.get(item.scenario_id or "", item.scenario_version)
     runs = stores.runs
     run_key = plan_run(spec, instances, endpoint).run_key
@@ -233,7 +281,7 @@ def rerun_item(stores: ComponentStores, item: PlanItem, change: PlanChange, *, c
         "rerun", benchmark_id=spec.id, endpoint=endpoint, dataset_path=item.dataset_path,
         prompt_hash=prompt_hash(spec), options={"concurrency": concurrency}, scenario=scenario))
     summary = run_benchmark(stores, spec, instances, endpoint, concurrency=concurrency,
-                            on_progress=on_progress, cancel=cancel)
+                            on_progress=on_progress, cancel=cancel, options=RunOptions(phi_check=check))
     runs.link_request(run_key, summary.run_id)
     if version is not None:
         stores.scenarios.record_run(version, summary.run_id, endpoint.name, endpoint.phi_approved)

@@ -165,6 +165,7 @@ def test_age_over_89_only():
     "Switched from Coumadin to Eliquis 5 mg BID.", "Na 131, K 5.6 after Kayexalate.", "MR 3+ on echo.",
     "Dr. on call was paged.", "Patient Controlled Analgesia started.", "Tommy John surgery in 2015.",
     "titrate 250-1000 mg", "Visit 2 of 6 completed.", "PT 12.5 sec, INR 1.1",
+    "QRS duration 90 ms. Hemoglobin is 14.6 g/dL.", "QT 450 ms.\n\nTask: compute QTc.",
 ])
 def test_eponyms_drugs_and_lab_values_are_not_names_or_identifiers(text):
     assert find_identifiers(text) == []

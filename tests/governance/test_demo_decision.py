@@ -62,5 +62,7 @@ def test_demo_cost_decision_and_a_valid_signoff(demo):
     status = signoff_status(d)
     signed = [r for r in status.roles if r.valid]
     assert [r.role for r in signed] == ["clinical lead"] and not status.complete and status.decision_current
-    previous = store.load(d.id, version.version - 1)
+    # the sign-off binds the decision's version; later versions (the re-evaluation addendum) keep it valid
+    (signed_at,) = [h.version for h in store.history(d.id) if h.note == "demo: decide and sign off"]
+    previous = store.load(d.id, signed_at - 1)
     assert d.signoffs[0].version_hash == previous.hash

@@ -65,6 +65,10 @@ def test_worse_model_is_caught_with_exactly_its_wrong_instances(decided):
     assert (change.rule_id, change.before, change.after, change.status_changed) == (
         "score.calc", "pass", "inconclusive", True)
     assert a.verdicts_flipped and a.impact.would_change
+    assert (a.candidates_rerun, a.benchmarks_rerun) == ([MODEL_A], ["calc_builtin"])
+    assert a.impact.decided_model == MODEL_A and a.answers_for_decided_model
+    other = a.model_copy(update={"impact": a.impact.model_copy(update={"decided_model": "openai/not-rerun"})})
+    assert not other.answers_for_decided_model, "the decided model was never re-run"
     # issue 15: an open score verdict is insufficient evidence, no longer a condition
     assert (a.impact.recommended_before, a.impact.recommended_after) == ("approve", "insufficient_evidence")
     assert "instead of 'approve'" in a.impact.why[0]

@@ -12,7 +12,13 @@ def test_history_page_shows_timeline_and_diff(demo_home):
     lines = [t.value for t in at.text]
     assert lines and all("›" in line or ":" in line for line in lines)
     assert not any("_" in line.split(":")[0] for line in lines), lines  # labels, not field keys
-    # the demo's last version adds the sign-offs: named by their roles' signers, not dumped as JSON
+    # the demo's last version adds the re-evaluation addendum, named by its id
+    assert any(line.startswith("Re-evaluations: added (1 record: R-") for line in lines), lines
+    # the one before it adds the sign-offs: named by their roles' signers, not dumped as JSON
+    last = int(timeline["Version"].max())
+    at.selectbox(key="history_from").select(last - 2).run()
+    at.selectbox(key="history_to").select(last - 1).run()
+    lines = [t.value for t in at.text]
     assert any(line.startswith("Sign-offs: added (") and "{" not in line for line in lines), lines
     at.selectbox(key="history_from").select(1).run()
     at.selectbox(key="history_to").select(1).run()

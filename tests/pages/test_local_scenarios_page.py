@@ -47,6 +47,14 @@ def test_demo_scenario_results_show_a_flag_and_a_suppressed_group(scenario_home)
     at = open_page(PAGE)
     assert at.title[0].value == "Local scenarios"
     assert "Portal triage (demo)" in table_text(at)
+    # the demo's re-evaluation added a newer run (the simulated vendor update, no flag); the flag is on
+    # the run the committee decided on, the one the dossier's evidence cites
+    store = Store.open(scenario_home / "medassure.duckdb")
+    decided = next(e.run_id for e in store.load(DEMO_ID).dossier.evidence if e.subgroups)
+    store.close()
+    picker = at.selectbox(key="ls_run_pick")
+    if picker.value != decided:
+        picker.select(decided).run()
     language = at.table[-1].value.loc["language"]
     assert language.loc["es", "flag"] == "outside 0.8–1.25"
     assert language.loc["en", "ratio to reference"] == "reference"

@@ -79,3 +79,13 @@ def test_undecided_dossier_gets_a_hint(store):
     at = open_page("pages/reevaluation.py", dossier_id="D-open")
     assert not at.exception
     assert "Record the committee's decision first" in at.info[0].value and not at.dataframe
+
+
+def test_demo_shows_its_offline_addendum(demo_home):
+    at = open_page("pages/reevaluation.py", dossier_id="D-demo-portal")
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="reeval_pick").value.startswith("R-")
+    assert any("Would this change the decision? Yes." in e.value for e in at.error)
+    text = " ".join(m.value for m in at.markdown)
+    assert "GPT-4o (2024-08-06)" in text and "DEMO DATA" in text
+    assert "en-03" in text and "es-02" in text  # the flipped cases, by id

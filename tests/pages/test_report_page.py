@@ -33,9 +33,10 @@ def test_report_page_previews_and_offers_downloads(two_versions):
     assert at.title[0].value == "Report"
     assert two_versions[1] in at.caption[0].value
     buttons = at.get("download_button")
-    assert len(buttons) == len(DOWNLOADS)
+    assert len(buttons) == len(DOWNLOADS) + 1  # and the verifiable zip bundle
     labels = [b.proto.label for b in buttons]
     assert labels[0] == "Dossier PDF" and "CHAI model card XML" in labels
+    assert labels[-1].startswith("Everything in one verifiable zip")
     titles = [e.label for e in at.expander]
     assert titles[0] == "1. Executive summary" and "4. Evidence" in titles
     assert any("Appendix: HTI-1 source attributes" in t for t in titles)
@@ -63,3 +64,21 @@ def test_report_page_binds_to_the_chosen_version(two_versions):
     text = "\n".join(m.value for m in at.markdown)
     assert "no evidence is attached" in text
     assert not at.get("vega_lite_chart")
+
+
+def test_report_page_says_whether_the_chai_card_is_signed(two_versions, tmp_path, monkeypatch):
+    from tests.reports.test_signing import make_key_and_cert
+
+    monkeypatch.delenv("MEDASSURE_EXPORT_KEY", raising=False)
+    monkeypatch.delenv("MEDASSURE_EXPORT_CERT", raising=False)
+    at = open_page("pages/report.py", dossier_id="D-report")
+    assert any("not signed on this deployment" in c.value for c in at.caption)
+    key, cert = make_key_and_cert(tmp_path, "Hospital Exports")
+    monkeypatch.setenv("MEDASSURE_EXPORT_KEY", str(key))
+    monkeypatch.setenv("MEDASSURE_EXPORT_CERT", str(cert))
+    at = open_page("pages/report.py", dossier_id="D-report")
+    assert "CHAI model card XML (signed)" in [b.proto.label for b in at.get("download_button")]
+    assert any("signed by O=Test Hospital,CN=Hospital Exports" in c.value for c in at.caption)
+    monkeypatch.setenv("MEDASSURE_EXPORT_CERT", str(key))  # a misconfiguration: a warning, never a traceback
+    at = open_page("pages/report.py", dossier_id="D-report")
+    assert not at.exception and "cannot be signed" in at.warning[0].value

@@ -136,3 +136,34 @@ def test_warns_when_the_rules_are_not_locked_yet(home):
 def test_no_lock_warning_on_the_demo_whose_rules_are_locked(demo_home):
     at = open_page(PAGE)
     assert not any("rules are not locked yet" in w.value for w in at.warning)
+
+
+def test_phi_gate_blocks_then_an_attestation_lets_the_file_through(demo_home, llm_server, tmp_path):
+    cases = tmp_path / "notes.csv"
+    cases.write_text('id,context,question,reference\nn1,"Patient John Smith, MRN 4471223, called.",K?,4\n'
+                     'n2,"Mrs. Garcia (DOB 3/4/52) is dizzy.",Na?,131\n')
+    llm_server.configure(answer=lambda r: "4")
+    at = open_page(PAGE)
+    at.checkbox(key="run_show_all").check().run()
+    at.selectbox(key="run_benchmark").select("generic").run()
+    at.text_input(key="run_path_generic").input(str(cases))
+    at.selectbox(key="run_candidate").select(OTHER).run()
+    at.text_input(key="run_model_other").input("openai/vendor")
+    at.text_input(key="run_api_base").input(llm_server.url).run()
+    at.button(key="run_estimate_button").click().run()
+    assert any("not approved for protected health information" in e.value for e in at.error)
+    assert at.button(key="run_start").disabled and llm_server.hits == 0
+    at.text_input(key="run_attest_by").input("Dr. Privacy, privacy officer")
+    at.radio(key="run_attest_method").set_value("safe_harbor")
+    next(b for b in at.button if b.label == "Record attestation").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Attestation recorded" in s.value for s in at.success)
+    assert any("attested by Dr. Privacy, privacy officer" in t.value for t in at.text)  # Data handling
+    shown = latest(demo_home).dossier.deidentification
+    assert [(a.attested_by, a.method, a.subject) for a in shown] == [
+        ("Dr. Privacy, privacy officer", "safe_harbor", "notes.csv")]
+    at.button(key="run_estimate_button").click().run()
+    assert any("attested de-identified" in i.value for i in at.info)
+    at.button(key="run_start").click().run()
+    wait_for_runs()
+    assert llm_server.hits == 2

@@ -97,3 +97,16 @@ def test_bundle_places_it_before_the_appendices_and_the_pdf_reads_back(store):
     text = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(io.BytesIO(pdf)).pages)
     assert "Re-evaluation addendum" in text and "Would this change the decision? Yes." in text
     assert "c-03, c-08" in text and "suppressed (too few to report)" in text
+
+
+def test_demo_pdf_has_the_offline_reevaluation(store):
+    from governance.demo.seed import DEMO_ID, seed_demo
+
+    seed_demo(store)
+    report = report_bundle(store, DEMO_ID).report
+    (section,) = [s for s in report.sections() if s.key == "reevaluation"]
+    assert section.recorded
+    pdf = render_pdf(report, charts=False)
+    text = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(io.BytesIO(pdf)).pages)
+    assert "Re-evaluation addendum" in text and "GPT-4o (2024-08-06)" in text
+    assert "en-03, en-10, en-17" in text and "DEMO DATA" in text

@@ -1,0 +1,200 @@
+"""The one PHI gate: no case or model output with likely identifiers reaches an endpoint not cleared for it.
+
+Why one gate, in the run manager: cases reach endpoints by four paths (a benchmark run on a user's
+file, a local-scenario run, a re-evaluation re-run, a jury pass whose judges read the cases *and*
+the candidate's outputs). Each path calls ``require_phi_clearance`` before it starts anything, so a
+block is immediate, explained, and nothing is sent; and the runner (``evaluator.runs.runner``) calls
+``check_phi`` again on the cases of every run that does not carry an allowed check from its caller,
+so a path added later cannot forget it. The rule is the same everywhere:
+
+* no likely identifier found (``evaluator.phi``): the run goes ahead;
+* found, and every endpoint that would receive them is approved for PHI
+  (``ModelEndpoint.phi_approved``: on premises, or covered by a business associate agreement): goes ahead;
+* found, and the cases carry a recorded de-identification attestation
+  (``evaluator.phi.attestation``, bound to the file's SHA-256): goes ahead, and the check names it;
+* otherwise blocked, with the kinds found, a few masked examples, and how to proceed.
+
+Cases our own code generated (a benchmark whose ``access`` is ``builtin``) are not patient data and
+are not scanned; a jury still scans the outputs made on them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from evaluator.gateway.llm import ModelEndpoint
+from evaluator.instance import Instance
+from evaluator.phi import SCANNED_FIELDS, PhiCheck, find_identifiers, mask
+from evaluator.phi.attestation import DeidentificationAttestation
+
+if TYPE_CHECKING:
+    from evaluator.stores import ComponentStores
+
+__all__ = ["PhiBlocked", "attestation_for", "benchmark_gate", "check_phi", "require_phi_clearance",
+           "run_attestation"]
+
+EXAMPLES = 5
+HOW_TO_PROCEED = (
+    "To go on, either remove the identifiers (for a local scenario: Redact, a new version with typed "
+    "placeholders such as [PHONE]); or use an endpoint approved for PHI (on premises, or covered by a "
+    "business associate agreement); or, if the cases are de-identified and these are false alarms, "
+    "record a de-identification attestation for this file: who answers for it and the method "
+    "(Safe Harbor or expert determination).")
+
+
+class PhiBlocked(RuntimeError):
+    """A run refused by the PHI gate before anything was sent; ``check`` says what was found and why."""
+
+    def __init__(self, check: PhiCheck):
+        super().__init__(check.explanation)
+        self.check = check
+
+
+def _texts(case: Instance) -> Iterable[tuple[str, str]]:
+    for field in SCANNED_FIELDS:
+        value = getattr(case, field)
+        for text in value if isinstance(value, tuple | list) else (value,):
+            yield field, text
+
+
+def _scan(cases: Sequence[Instance], outputs: Mapping[str, str], generated: bool
+          ) -> tuple[Counter[str], set[str], list[str]]:
+    items = [] if generated else [(c.id, field, text) for c in cases for field, text in _texts(c)]
+    items += [(case_id, "model output", text) for case_id, text in outputs.items()]
+    key = hashlib.sha256(json.dumps(items, ensure_ascii=False).encode()).hexdigest()
+    with _LOCK:
+        found = _RECENT.get(key)
+    if found is None:  # the page estimates, then starts: the same cases are scanned once
+        found = _scan_items(items)
+        with _LOCK:
+            _RECENT[key] = found
+            while len(_RECENT) > RECENT_SCANS:
+                _RECENT.pop(next(iter(_RECENT)))
+    counts, flagged, examples = found
+    return Counter(counts), set(flagged), list(examples)
+
+
+RECENT_SCANS = 16
+"""Scans kept (results only, keyed by a hash of the texts), so a second check of the same cases is free."""
+_LOCK = threading.Lock()
+_RECENT: dict[str, tuple[Counter[str], set[str], list[str]]] = {}
+
+
+def _scan_items(items: list[tuple[str, str, str]]) -> tuple[Counter[str], set[str], list[str]]:
+    counts: Counter[str] = Counter()
+    flagged: set[str] = set()
+    examples: list[str] = []
+    for case_id, field, text in items:
+        for kind, start, end in find_identifiers(text or ""):
+            counts[kind] += 1
+            flagged.add(case_id)
+            if len(examples) < EXAMPLES and not any(e.endswith(f"({kind})") for e in examples):
+                examples.append(f"case {case_id}, {field}: {mask(text[start:end])} ({kind})")
+    return counts, flagged, examples
+
+
+Attestation = DeidentificationAttestation | Callable[[], DeidentificationAttestation | None] | None
+"""An attestation, or a function that looks one up (called only when identifiers are found)."""
+
+
+def check_phi(cases: Sequence[Instance], endpoints: Sequence[ModelEndpoint], *,
+              outputs: Mapping[str, str] | None = None, attestation: Attestation = None,
+              generated: bool = False) -> PhiCheck:
+    """Whether these cases (and outputs) may go to these endpoints; see the module docstring.
+
+    Args:
+        cases: exactly the cases that would be sent.
+        endpoints: every endpoint that would receive them (a jury's judges).
+        outputs: model outputs that would be sent too, by case id (a jury pass).
+        attestation: a de-identification attestation covering the cases' file, if one is recorded, or
+            a function that looks it up (called only when identifiers bound for an unapproved endpoint
+            are found, so a clean run never reads the store).
+        generated: the cases were generated by our code (not scanned; outputs still are).
+
+    Example:
+        >>> ep = ModelEndpoint(name="vendor API", model="gpt-4o")
+        >>> check = check_phi([Instance(id="1", context="Call 555-867-5309", reference="x")], [ep])
+        >>> check.allowed, check.basis, check.counts, check.examples
+        (False, 'blocked', {'phone': 1}, ['case 1, context: 5**-***-***9 (phone)'])
+    """
+    outputs = dict(outputs or {})
+    counts, flagged, examples = _scan(cases, outputs, generated)
+    total = sum(counts.values())
+    what = f"{len(cases)} cases" + (" and their model outputs" if outputs else "")
+    found = (f"{total} likely identifier(s) in {len(flagged)} of {what} ("
+             + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + ")")
+    common = {"n_identifiers": total, "counts": dict(counts), "examples": examples}
+    if not total:
+        basis = "generated" if generated else "no_identifiers"
+        note = " (cases generated by MedAssure are not scanned)" if generated else ""
+        return PhiCheck(allowed=True, basis=basis, **common,
+                        explanation=f"PHI scan: no likely identifiers in {what}{note}.")
+    unapproved = [e.name for e in endpoints if not e.phi_approved]
+    if not unapproved:
+        names = ", ".join(e.name for e in endpoints)
+        return PhiCheck(allowed=True, basis="approved_endpoint", **common, explanation=(
+            f"PHI scan: {found}. {names} {'is' if len(endpoints) == 1 else 'are'} approved for PHI "
+            "(on premises, or covered by an agreement), so they may be sent as they are."))
+    if callable(attestation):
+        attestation = attestation()
+    if attestation is not None:
+        return PhiCheck(allowed=True, basis="attested", attestation=attestation, **common, explanation=(
+            f"PHI scan: {found}; sent because the cases are attested de-identified: "
+            f"{attestation.describe()}."))
+    names = ", ".join(unapproved)
+    return PhiCheck(allowed=False, basis="blocked", **common, explanation=(
+        f"Blocked: {found}, and {names} {'is' if len(unapproved) == 1 else 'are'} not approved for protected "
+        f"health information. Nothing was sent. Masked examples: {'; '.join(examples)}. {HOW_TO_PROCEED}"))
+
+
+def require_phi_clearance(cases: Sequence[Instance], endpoints: Sequence[ModelEndpoint],
+                          **kwargs: Any) -> PhiCheck:
+    """``check_phi``, raising ``PhiBlocked`` when the run may not go ahead; returns the allowed check.
+
+    Raises:
+        PhiBlocked: likely identifiers bound for an endpoint not approved for PHI, and no attestation.
+    """
+    check = check_phi(cases, endpoints, **kwargs)
+    if not check.allowed:
+        raise PhiBlocked(check)
+    return check
+
+
+def attestation_for(stores: ComponentStores, *hashes: str | None) -> DeidentificationAttestation | None:
+    """The newest recorded attestation covering any of these SHA-256 values (file or scenario version)."""
+    return stores.attestations.find(hashes)
+
+
+def benchmark_gate(stores: ComponentStores, spec: object, cases: Sequence[Instance], endpoint: ModelEndpoint,
+                   dataset_path: str | None) -> PhiCheck:
+    """The gate for a benchmark run on a dataset file, with the file's recorded attestation, if any."""
+    from evaluator.runs.request import file_sha256
+
+    return check_phi(cases, [endpoint], generated=getattr(spec, "access", None) == "builtin",
+                     attestation=lambda: attestation_for(stores, file_sha256(dataset_path)))
+
+
+def run_attestation(stores: ComponentStores, run_id: str, dataset_path: str | None = None
+                    ) -> DeidentificationAttestation | None:
+    """The attestation covering the cases a stored run was made on (for a jury pass over its outputs).
+
+    Looks for the dataset file given now, the file recorded with the run's request, and, for a local
+    scenario run, the scenario version's content hash and source file.
+    """
+    from evaluator.runs.request import file_sha256
+
+    request = stores.runs.stored_request(run_id=run_id) or {}
+    hashes = [file_sha256(dataset_path), request.get("dataset_sha256")]
+    scenario = request.get("scenario") or {}
+    if scenario.get("scenario_id"):
+        try:
+            version = stores.scenarios.get(scenario["scenario_id"], scenario.get("version"))
+            hashes += [version.hash, version.source_sha256]
+        except KeyError:
+            pass
+    return attestation_for(stores, *hashes)

@@ -1,0 +1,65 @@
+"""A score rule from a few plain values, and whether its benchmark is one the dossier can ever see.
+
+Why: a pipeline sets its bar with one command (``medassure rules ID --add-score-rule calc_builtin
+--threshold 0.8``) instead of the Rules page's form, so the rule's id and a stated rationale need
+defaults, and a misspelt benchmark must be caught, because a rule that matches no evidence never
+passes (it stays inconclusive) and nobody would notice why.
+"""
+
+from __future__ import annotations
+
+from evaluator.benchmarks import list_benchmarks
+from governance.dossier.record import Dossier
+from governance.dossier.rules_records import ScoreRule
+from governance.dossier.taxonomy import load_taxonomy
+from governance.evidence.select import slug
+
+
+def score_rule(benchmark: str, threshold: float, *, min_n: int = 0, rule_id: str | None = None,
+               rationale: str | None = None) -> ScoreRule:
+    """A ``ScoreRule`` on one benchmark, with id ``score.<benchmark>`` and a stated rationale by default.
+
+    Raises:
+        pydantic.ValidationError: threshold outside 0-1, negative ``min_n``, or a malformed id.
+
+    Example:
+        >>> r = score_rule("MedicationQA", 0.7, min_n=100)
+        >>> r.id, r.threshold, r.min_n
+        ('score.medicationqa', 0.7, 100)
+    """
+    name = benchmark.strip()
+    text = rationale or (f"Set from the command line: scores on {name} must reach {threshold:g}"
+                         + (f" on at least {min_n} instances." if min_n else "."))
+    return ScoreRule(id=rule_id or f"score.{slug(name)[:70]}", benchmark=name, threshold=threshold,
+                     min_n=min_n, rationale=text)
+
+
+def known_benchmarks(dossier: Dossier) -> list[str]:
+    """Names a rule's benchmark can match: runnable benchmark ids, MedHELM benchmarks, the dossier's evidence.
+
+    Example:
+        >>> from governance.dossier.intended_use import example_intended_use
+        >>> names = known_benchmarks(Dossier(title="demo", owner="me", intended_use=example_intended_use()))
+        >>> "calc_builtin" in names and "MedicationQA" in names
+        True
+    """
+    tax = load_taxonomy()
+    names = [s.id for s in list_benchmarks()]
+    names += [b.name for b in tax.benchmarks]
+    names += [e.benchmark for e in dossier.evidence]
+    return sorted(set(names))
+
+
+def unknown_benchmark(dossier: Dossier, benchmark: str) -> bool:
+    """True when no known benchmark and no evidence on the dossier carries this name (compared as slugs).
+
+    A local scenario's Evidence is named ``<scenario name> [<id> v<version>]``; a rule on a scenario
+    not yet run is reported as unknown, which is a warning, not a refusal.
+
+    Example:
+        >>> from governance.dossier.intended_use import example_intended_use
+        >>> d = Dossier(title="demo", owner="me", intended_use=example_intended_use())
+        >>> unknown_benchmark(d, "medication qa"), unknown_benchmark(d, "MedicatonQA")
+        (False, True)
+    """
+    return slug(benchmark) not in {slug(n) for n in known_benchmarks(dossier)}

@@ -1,0 +1,36 @@
+"""The progress bar and Cancel button of one background job, shared by the pages that start jobs.
+
+Local-scenario runs and re-evaluations both run in the one job manager and are polled from the
+store; their pages show the same panel while the job lives, so cancelling looks and behaves the
+same everywhere (the button disappears once a stop was asked for, and the caption says what
+happens to the requests already sent).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from governance.evidence.local_runs import cancel_run
+
+
+def live_job_panel(status, *, text: str, stopping: str, cancel_label: str, key: str) -> bool:
+    """Draw the panel for a job that is still alive; say whether it was.
+
+    Args:
+        status: the job's status from ``job_status`` (``None`` when unknown).
+        text: the line under the progress bar.
+        stopping: the caption shown once a stop was asked for.
+        cancel_label: the Cancel button's label.
+        key: the button's widget key.
+
+    Returns:
+        True while the job runs (the caller draws nothing more for it); False once it ended.
+    """
+    if status is None or not status.alive:
+        return False
+    st.progress(min(status.done / status.total, 1.0) if status.total else 0.0, text=text)
+    if status.cancel_requested:
+        st.caption(stopping)
+    elif st.button(cancel_label, key=key):
+        cancel_run(status.run_key)
+    return True
