@@ -133,7 +133,8 @@ def decide(dossier: Dossier, outcome: str, rationale: str, conditions: list[str]
     try:
         override, refused = _gaps_override(dossier, outcome, override_gaps, by), None
     except DecisionError as exc:  # reported after the decision's own checks, which name the form's fields
-        override, refused = None, exc
+        # keep the message, not the exception: its traceback would hold this frame (and the store) in a cycle
+        override, refused = None, str(exc)
     if store is not None:
         dossier = dossier.model_copy(update={"evidence_plan": freeze_plan(store, dossier, by=by)})
     assessment, rec = assessment_and_recommendation(dossier)
@@ -144,7 +145,7 @@ def decide(dossier: Dossier, outcome: str, rationale: str, conditions: list[str]
     decided = record_decision(dossier, outcome, rationale, conditions, by=by, at=_now(), model=model,
                               recommended=recommended, required_roles=required_roles, gaps_override=override)
     if refused is not None:
-        raise refused
+        raise DecisionError(refused)
     return decided
 
 
