@@ -121,7 +121,8 @@ def cmd_decide(args: argparse.Namespace) -> int:
     who = _identity(_who(args))
     try:
         dossier = decide(dossier, args.decision, args.rationale, args.condition or [], by=_who(args),
-                         model=args.model, required_roles=roles, store=store, identity=who)
+                         model=args.model, required_roles=roles, store=store, identity=who,
+                         override_gaps=args.override_gaps)
     except DecisionError as exc:
         fail(f"decision not recorded: {exc}")
     v = _save(store, dossier, _who(args), f"decision: {args.decision}", identity=who,
@@ -178,6 +179,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="the candidate decided on, as named in the evidence")
     p.add_argument("--roles", help="comma-separated roles that must sign off (default from data/policies)")
     p.add_argument("--by", help="who records the decision (default $MEDASSURE_USER or the login name)")
+    p.add_argument("--override-gaps", metavar="REASON",
+                   help="approve although checklist items are missing (cost, review or monitoring plan, "
+                        "locked rules, evidence); the reason is recorded on the decision. A reject "
+                        "needs none")
     add_format(p)
     p.set_defaults(func=cmd_decide)
 

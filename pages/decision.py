@@ -3,6 +3,7 @@
 import streamlit as st
 
 from governance.decision import committee
+from governance.decision.readiness import needs_override
 from governance.decision.signoff import OUTCOME_LABELS, DecisionError
 from governance.decision.view import decision_view
 from governance.dossier.decision_records import DECISION_OUTCOMES
@@ -68,6 +69,19 @@ with right:
         if view.disagreement is not None:
             st.warning("**The decision differs from the recommendation.** "
                        + ui.plain(view.disagreement.text))
+        if decision.gaps_override is not None:
+            o = decision.gaps_override
+            st.warning(f"**Approved with items missing:** {ui.plain(', '.join(o.missing))}. Override "
+                       f"recorded by **{ui.plain(o.by)}**: {ui.plain(o.reason)}")
+
+st.subheader("Checklist before a decision")
+for item in view.checklist:
+    mark = ":green[✓]" if item.done else (":red[✗]" if item.before_decision else ":gray[○]")
+    st.markdown(f"{mark} **{item.label}**: {ui.plain(item.detail)}")
+if view.gaps:
+    st.caption("An approval with items missing needs a recorded override: the committee's reason, kept on "
+               "the decision record and stated on the report's cover. A rejection needs none: turning the "
+               "use down with parts of the plan missing puts no patient at risk.")
 
 with st.expander("Record the committee's decision", expanded=decision is None and allowed.is_chair):
     outcome = st.radio("Decision", list(DECISION_OUTCOMES), format_func=OUTCOME_LABELS.get, horizontal=True,
@@ -84,15 +98,23 @@ with st.expander("Record the committee's decision", expanded=decision is None an
     roles = st.text_input("Roles that must sign off (comma-separated)", key="decision_roles",
                           value=", ".join(decision.required_roles) if decision else
                           "clinical lead, CMIO / clinical informatics, privacy / compliance, procurement")
+    override = ""
+    gated = bool(view.gaps) and needs_override(outcome)
+    if gated:
+        st.warning("Missing before an approval: " + ", ".join(i.label for i in view.gaps) + ". Record them "
+                   "first, or give the committee's reason for approving without them.")
+        override = st.text_area("Reason for approving with these items missing (required; kept on the "
+                                "decision record and stated on the report's cover)", key="decision_override")
     if st.button("Record decision", key="decision_record", type="primary",
-                 disabled=len(rationale.strip()) < 10 or not allowed.is_chair):
+                 disabled=len(rationale.strip()) < 10 or not allowed.is_chair
+                 or (gated and len(override.strip()) < 10)):
         wanted = outcome == "approve_with_conditions"
         lines = [c.strip() for c in conditions.splitlines() if c.strip()] if wanted else []
         try:
             updated = committee.decide(ui.current().dossier, outcome, rationale, lines, by=ui.reviewer(),
                                        model=None if model == models[0] else model,
                                        required_roles=[r.strip() for r in roles.split(",") if r.strip()],
-                                       store=ui.store(), identity=acting)
+                                       store=ui.store(), identity=acting, override_gaps=override or None)
         except (DecisionError, PermissionDenied) as exc:
             st.error(str(exc))
         else:
@@ -122,16 +144,19 @@ if not choices:
     st.info(f"You hold no sign-off role on this dossier ({allowed.describe()}).")
     st.stop()
 role = c1.selectbox("Role", choices, key="signoff_role")
+# Per-signature fields are new widgets for each sign-off (their keys carry the count): a real browser
+# keeps a widget's typed value when its session-state key is removed, so the next signer saw the note.
+n = len(dossier.signoffs)
 if role == "other role":
-    role = c1.text_input("Which role", key="signoff_other_role")
+    role = c1.text_input("Which role", key=f"signoff_other_role_{n}")
 if acting.mode == "local":  # no login: the typed name is all there is, and the record says so
-    name = c2.text_input("Name (unauthenticated)", value=ui.reviewer(), key="signoff_name")
+    name = c2.text_input("Name (unauthenticated)", value=ui.reviewer(), key=f"signoff_name_{n}")
     signer = local_identity(name) if name.strip() else None
 else:
     name = acting.name
-    c2.markdown(f"Signing as **{acting.name}**  \n{acting.auth_label}")
+    c2.markdown(f"Signing as **{ui.plain(acting.name)}**  \n{acting.auth_label}")
     signer = acting
-note = st.text_input("Note (optional)", key="signoff_note")
+note = st.text_input("Note (optional)", key=f"signoff_note_{n}")
 if st.button("Sign off", key="signoff_button", type="primary", disabled=not role.strip() or signer is None):
     current = ui.current()
     shown = ui.seen_hash(current.dossier.id) or current.hash
@@ -144,7 +169,4 @@ if st.button("Sign off", key="signoff_button", type="primary", disabled=not role
         st.error(str(exc))
     else:
         ui.save(signed, note=f"sign-off: {role}")
-        # Per-signature fields start empty for the next signer (the note once carried over).
-        for key in ("signoff_note", "signoff_name", "signoff_other_role"):
-            st.session_state.pop(key, None)
         st.rerun()

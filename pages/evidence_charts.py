@@ -47,7 +47,9 @@ def heatmap(rows: list[ScoreRow], benchmarks: list[str], models: list[str]) -> a
                alt.Tooltip("normalized:Q", format=".3f"), "n", "95% interval", "interval method / why none"]
     base = alt.Chart(df).encode(
         x=alt.X("benchmark:N", title=None, sort=benchmarks, axis=alt.Axis(
-            orient="top", labelAngle=0 if len(benchmarks) <= 8 else -30, labelLimit=160, labelFontSize=12)),
+            # angled past three columns and never dropped: a narrow window once lost two of five names
+            orient="top", labelAngle=0 if len(benchmarks) <= 3 else -30, labelOverlap=False, labelLimit=160,
+            labelFontSize=12)),
         y=alt.Y("model:N", title=None, sort=models, axis=alt.Axis(labelLimit=260, labelFontSize=12)),
     )
     cells = base.mark_rect(stroke="white", strokeWidth=2).encode(

@@ -58,6 +58,10 @@ def signoffs_section(dossier: Dossier, version_hash: str) -> Section:
                  Fact(label="The tool recommended then",
                       value=OUTCOME_LABELS[d.recommended] if d.recommended else "—"),
                  Fact(label="Sign-offs required from", value=", ".join(d.required_roles))]
+        if d.gaps_override is not None:
+            o = d.gaps_override
+            facts.append(Fact(label="Approved with items missing",
+                              value=f"{', '.join(o.missing)}. Override recorded by {o.by}: {o.reason}"))
         differs = disagreement(d, assessment_and_recommendation(dossier)[1])
         if differs is not None:
             facts.append(Fact(label="Differs from the recommendation", value=differs.text))

@@ -17,8 +17,9 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from governance.decision.oversight import derive_oversight, edit_oversight
+from governance.decision.readiness import decision_gaps, needs_override
 from governance.decision.signoff import DecisionError, add_signoff, record_decision
-from governance.dossier.decision_records import MonitoringPlan, ReviewRequirements
+from governance.dossier.decision_records import GapsOverride, MonitoringPlan, ReviewRequirements
 from governance.dossier.rules_records import AcceptancePolicy, PolicyError
 from governance.identity.access import access_for, check_signoff
 from governance.identity.identity import Identity, local_identity
@@ -120,21 +121,31 @@ def edit_plan(dossier: Dossier, review: ReviewRequirements, monitoring: Monitori
 
 
 def decide(dossier: Dossier, outcome: str, rationale: str, conditions: list[str], by: str,
-           model: str | None = None, required_roles: list[str] | None = None, store=None, *,
-           identity: Identity | None = None) -> Dossier:
+           model: str | None = None, required_roles: list[str] | None = None, store=None,
+           override_gaps: str | None = None, *, identity: Identity | None = None) -> Dossier:
     """The dossier with the committee's decision, recording what the tool recommended at that moment.
+
+    An approval while checklist items are missing (``governance.decision.readiness``) needs
+    ``override_gaps``: the committee's reason, recorded on the decision with who gave it and what was
+    missing. A rejection needs none.
 
     With ``store``, the evidence plan (``governance.reevaluation.plan``) is frozen first, so the
     decision's hash covers what was run and a re-evaluation can run it again. ``identity`` is who
     records it (its name replaces ``by``); it must hold the chair role.
 
     Raises:
-        DecisionError: incomplete decision (see ``governance.decision.signoff``).
+        DecisionError: incomplete decision (see ``governance.decision.signoff``), or an approval with
+            missing checklist items and no override reason.
         PermissionDenied: the identity is not the chair.
     """
     who = identity or local_identity(by)
     access_for(who, dossier.id).require("chair", "record the committee's decision")
     by = who.name
+    try:
+        override, refused = _gaps_override(dossier, outcome, override_gaps, by), None
+    except DecisionError as exc:  # reported after the decision's own checks, which name the form's fields
+        # keep the message, not the exception: its traceback would hold this frame (and the store) in a cycle
+        override, refused = None, str(exc)
     if store is not None:
         dossier = dossier.model_copy(update={"evidence_plan": freeze_plan(store, dossier, by=by)})
     assessment, rec = assessment_and_recommendation(dossier)
@@ -142,8 +153,26 @@ def decide(dossier: Dossier, outcome: str, rationale: str, conditions: list[str]
         raise DecisionError(f"no evidence names the candidate {model!r}; candidates with evidence: "
                             f"{assessment.models or 'none'}")
     recommended = next((c.outcome for c in rec.candidates if c.model == model), rec.outcome)
-    return record_decision(dossier, outcome, rationale, conditions, by=by, at=_now(), model=model,
-                           recommended=recommended, required_roles=required_roles)
+    decided = record_decision(dossier, outcome, rationale, conditions, by=by, at=_now(), model=model,
+                              recommended=recommended, required_roles=required_roles, gaps_override=override)
+    if refused is not None:
+        raise DecisionError(refused)
+    return decided
+
+
+def _gaps_override(dossier: Dossier, outcome: str, reason: str | None, by: str) -> GapsOverride | None:
+    gaps = decision_gaps(dossier) if needs_override(outcome) else []
+    if not gaps:
+        return None
+    missing = [g.label for g in gaps]
+    reason = (reason or "").strip()
+    if not reason:
+        raise DecisionError(f"missing before an approval: {', '.join(missing)}. Record them first, or give "
+                            "the committee's reason for approving without them (an override, kept on the "
+                            "decision record).")
+    if len(reason) < 10:
+        raise DecisionError("the reason for approving with missing items needs at least 10 characters")
+    return GapsOverride(by=by.strip() or "unknown", reason=reason, missing=missing)
 
 
 def sign(dossier: Dossier, role: str, name: str, version_hash: str | None, note: str = "", *,

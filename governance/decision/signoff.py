@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from governance.dossier.decision_records import (
     CommitteeDecision,
+    GapsOverride,
     SignOff,
 )
 from governance.identity.config import IdentityConfig, load_config
@@ -104,7 +105,8 @@ def decision_basis_hash(dossier: Dossier) -> str:
 
 def record_decision(dossier: Dossier, outcome: str, rationale: str, conditions: list[str], by: str,
                     at: datetime, model: str | None = None, recommended: str | None = None,
-                    required_roles: list[str] | None = None) -> Dossier:
+                    required_roles: list[str] | None = None,
+                    gaps_override: GapsOverride | None = None) -> Dossier:
     """The dossier with the committee's decision recorded and its status set to ``decided``.
 
     Raises:
@@ -120,7 +122,7 @@ def record_decision(dossier: Dossier, outcome: str, rationale: str, conditions: 
             conditions=[c.strip() for c in conditions],
             decided_by=by.strip(), decided_at=at, recommended=recommended,
             required_roles=required_roles or list(load_defaults().signoff_roles),
-            content_hash=decision_basis_hash(dossier))
+            content_hash=decision_basis_hash(dossier), gaps_override=gaps_override)
     except ValidationError as exc:
         raise DecisionError("; ".join(f"{'.'.join(map(str, e['loc'])) or 'decision'}: {e['msg']}"
                                       for e in exc.errors())) from None

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from governance.decision.committee import assessment_and_recommendation
+from governance.decision.readiness import ChecklistItem, decision_checklist
 from governance.decision.signoff import SignOffStatus, changed_fields, signoff_status
 from governance.dossier.decision_records import CommitteeDecision, SignOff
 from governance.dossier.store import Store
@@ -54,6 +55,13 @@ class DecisionView(BaseModel):
     """Sign-offs checked against the current content."""
     invalidated: list[InvalidatedSignOff]
     """Sign-offs broken by later changes, with what changed."""
+    checklist: list[ChecklistItem] = []
+    """What the dossier records before and after a decision (``governance.decision.readiness``)."""
+
+    @property
+    def gaps(self) -> list[ChecklistItem]:
+        """Checklist items missing before a decision: an approval needs them or a recorded override."""
+        return [i for i in self.checklist if i.before_decision and not i.done]
 
 
 def decision_view(store: Store, dossier_id: str) -> DecisionView:
@@ -81,4 +89,5 @@ def decision_view(store: Store, dossier_id: str) -> DecisionView:
         broken.append(InvalidatedSignOff(signoff=s, signed_version=number, changed=changed))
     return DecisionView(version=current.version, version_hash=current.hash, assessment=assessment,
                         recommendation=recommendation, decision=dossier.decision, status=status,
-                        invalidated=broken, disagreement=disagreement(dossier.decision, recommendation))
+                        invalidated=broken, disagreement=disagreement(dossier.decision, recommendation),
+                        checklist=decision_checklist(dossier))

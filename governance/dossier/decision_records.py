@@ -13,6 +13,7 @@ from typing import ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_serializer, model_validator
 
+from evaluator.records import OmitNewDefaults
 from governance.dossier.user_text import UserRecord
 
 Outcome = Literal["approve", "approve_with_conditions", "insufficient_evidence", "reject"]
@@ -22,8 +23,23 @@ DecisionOutcome = Literal["approve", "approve_with_conditions", "reject"]
 DECISION_OUTCOMES: tuple[str, ...] = ("approve", "approve_with_conditions", "reject")
 
 
-class CommitteeDecision(UserRecord):
+class GapsOverride(UserRecord):
+    """The committee's recorded choice to approve while parts of the plan were missing."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    by: str = Field(min_length=1, max_length=200)
+    """Who recorded the override (the person recording the decision)."""
+    reason: str = Field(min_length=10, max_length=5000)
+    """Why the committee approves without those items, in its words."""
+    missing: list[str] = Field(min_length=1)
+    """The checklist items missing at that moment (``governance.decision.readiness``), by label."""
+
+
+class CommitteeDecision(UserRecord, OmitNewDefaults):
     """What the committee decided, why, and on what conditions."""
+
+    _omit_at_default: ClassVar[tuple[str, ...]] = ("gaps_override",)
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     item_caps: ClassVar[dict[str, int]] = {"required_roles": 200}  # as SignOff.role
@@ -46,6 +62,9 @@ class CommitteeDecision(UserRecord):
     """Roles whose sign-off the decision needs."""
     content_hash: str
     """``decision_basis_hash`` of the dossier the committee decided on (status already ``decided``)."""
+    gaps_override: GapsOverride | None = None
+    """Set when the committee approved with checklist items missing (None: nothing was missing, or a
+    rejection, which needs no override)."""
 
     @model_validator(mode="after")
     def _conditions_fit_outcome(self):

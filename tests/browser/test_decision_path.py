@@ -89,8 +89,12 @@ def test_rules_lock_verdicts_decision_signoff_and_invalidation(page, app_factory
          "GPT-4o clears the bar on MedConfInfo; ProxySender is not settled, so every draft is reviewed.")
     fill(pg, pg.locator(".st-key-decision_conditions textarea"),
          "Every draft reviewed before sending.\nLocal evaluation of 300 messages before go-live.")
+    # no cost or review plan yet: the approval needs the committee's recorded override (issue 16)
+    assert "Missing before an approval: Cost analysis, Human-review plan, Monitoring plan" in main_text(pg)
+    fill(pg, pg.locator(".st-key-decision_override textarea"),
+         "Pilot on one clinic; cost and monitoring plan are agreed before any wider use.")
     click(pg, "Record decision")
-    pg.get_by_text("Recorded by browser-test").wait_for()
+    pg.get_by_text("Recorded by browser-test on").wait_for()
     click(pg, "Sign off")
     pg.locator("[data-testid='stSidebar']").get_by_text("Version 5").wait_for()
     assert "Every required role has signed" not in main_text(pg)  # one of four roles only
@@ -117,6 +121,7 @@ def test_rules_lock_verdicts_decision_signoff_and_invalidation(page, app_factory
     store.close()
     assert d.policy.lock.note == "Committee meeting 4" and d.policy.changes[0].new.threshold == 0.72
     assert d.decision.outcome == "approve_with_conditions" and len(d.decision.conditions) == 2
+    assert d.decision.gaps_override.missing == ["Cost analysis", "Human-review plan", "Monitoring plan"]
     (signoff,) = d.signoffs
     assert (signoff.role, signoff.name) == ("clinical lead", "browser-test")
     from governance.decision.signoff import signoff_status

@@ -78,7 +78,8 @@ def seed_decided_dossier(store, server_url: str, *, n: int = N, sign: bool = Tru
     assert progress.state == "completed", progress
     attach_run(store, DOSSIER_ID, progress.run_id, by="seed")
     d = committee.decide(store.load(DOSSIER_ID).dossier, "approve", "Model A clears the calculator bar.", [],
-                         by="chair", model=MODEL_A, required_roles=["clinical lead"], store=store)
+                         by="chair", model=MODEL_A, required_roles=["clinical lead"], store=store,
+                         override_gaps="No cost or oversight plan in this fixture.")
     v = store.save(d, author="chair", note="decision: approve")
     if sign:
         store.save(committee.sign(d, "clinical lead", "Dr. Lee", version_hash=v.hash), author="Dr. Lee",

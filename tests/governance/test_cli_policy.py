@@ -73,7 +73,8 @@ def test_decide_then_signoff_then_change_invalidates(home, capsys, dossier_id):
     run(capsys, "rules", dossier_id, "--init", "--lock", "--by", "chair")
     code, out, _ = run(capsys, "decide", dossier_id, "--decision", "approve_with_conditions", "--model", "m2",
                        "--rationale", "Cheaper and no failed rule.", "--condition", "Review every draft.",
-                       "--condition", "Local evaluation of 300 messages.", "--by", "chair")
+                       "--condition", "Local evaluation of 300 messages.", "--by", "chair",
+                       "--override-gaps", "Pilot only; cost and plan follow before go-live.")
     assert code == 0
     assert out["decision"]["conditions"] == ["Review every draft.", "Local evaluation of 300 messages."]
     assert out["decision"]["recommended"] == "insufficient_evidence"

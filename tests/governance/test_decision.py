@@ -18,6 +18,7 @@ from tests.governance.policy_fixtures import dossier, ev
 
 WHY = "a committee's reason for this bar"
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
+NO_PLAN = "Fixture without a cost or oversight plan; these tests are about the decision record."
 
 
 def v(status: str, rule: str = "r", model: str = "m", **kw) -> Verdict:
@@ -83,7 +84,8 @@ def test_decision_needs_rationale_and_conditions_that_fit():
 
 def test_decision_records_recommendation_roles_and_status():
     d = committee.decide(dossier([ev(0.9, 0.85, 0.95, model="m")]), "approve_with_conditions",
-                         "supported, but review every output", ["review every output"], by="chair", model="m")
+                         "supported, but review every output", ["review every output"], by="chair", model="m",
+                         override_gaps=NO_PLAN)
     # no rules at all, so no score verdict passes: the tool recommends insufficient evidence
     assert d.status == "decided" and d.decision.recommended == "insufficient_evidence"
     assert d.decision.required_roles[0] == "clinical lead"
@@ -95,7 +97,7 @@ def _decided() -> Dossier:
     d = dossier([ev(0.9, 0.85, 0.95)], policy=AcceptancePolicy(rules=[MinNRule(id="n", threshold=10,
                                                                                 rationale=WHY)]))
     return committee.decide(d, "approve", "all rules pass on this evidence", [], by="chair",
-                            required_roles=["clinical lead", "procurement"])
+                            required_roles=["clinical lead", "procurement"], override_gaps=NO_PLAN)
 
 
 def test_signoff_needs_a_decision():

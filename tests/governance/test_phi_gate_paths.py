@@ -204,7 +204,8 @@ def decided_dossier(store, server, path) -> str:
     assert progress.state == "completed", progress
     attach_run(store, "D-phi", progress.run_id, by="seed")
     d = committee.decide(store.load("D-phi").dossier, "approve", "Model A answers the notes.", [],
-                         by="chair", model="openai/model-a", required_roles=[], store=store)
+                         by="chair", model="openai/model-a", required_roles=[], store=store,
+                         override_gaps="No cost or oversight plan in this fixture.")
     store.save(d, author="chair", note="decision: approve")
     return "D-phi"
 

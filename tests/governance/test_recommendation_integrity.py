@@ -124,7 +124,7 @@ def test_a_different_decision_is_shown_with_its_recorded_reason():
     d = locked_then([ev(0.75, 0.65, 0.85, n=80, benchmark="A")], [score()])
     reason = "Pilot on ten clinicians under full review; the local evaluation follows."
     d = committee.decide(d, "approve_with_conditions", reason, ["review every draft"], by="chair",
-                         model="model-a")
+                         model="model-a", override_gaps="No cost or oversight plan in this fixture.")
     assert d.decision.recommended == "insufficient_evidence"
     differs = disagreement(d.decision, recommend(assess(d)))
     assert (differs.decided, differs.recommended) == ("approve_with_conditions", "insufficient_evidence")

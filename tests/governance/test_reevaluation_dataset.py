@@ -38,7 +38,7 @@ def decided_on_a_file(store, home, llm_server):
     store.save(d, author="a")
     attach_run(store, "D-file", summary.run_id, by="a")
     d = committee.decide(store.load("D-file").dossier, "approve", "Works on our own cases.", [], by="chair",
-                         store=store)
+                         store=store, override_gaps="No cost or oversight plan in this fixture.")
     store.save(d, author="chair", note="decision")
     return store, llm_server, path
 

@@ -81,7 +81,7 @@ def test_a_dataset_file_and_its_hash_survive_the_restart(store, home, llm_server
                author="a")
     attach_run(store, "D-file", done.run_id, by="a")
     d = committee.decide(store.load("D-file").dossier, "approve", "Works on our own cases.", [], by="chair",
-                         store=store)
+                         store=store, override_gaps="No cost or oversight plan in this fixture.")
     store.save(d, author="chair", note="decision")
     store.close()
 

@@ -57,7 +57,8 @@ def decided_scenario(store, llm_server):
     d = committee.lock_rules(d.model_copy(update={"policy": AcceptancePolicy(rules=[rule])}), by="chair")
     d = attach_evidence(d, [evidence], by="seed")
     d = committee.decide(d, "approve", "Equal performance across languages.", [], by="chair",
-                         model="openai/model-a", store=store)
+                         model="openai/model-a", store=store,
+                         override_gaps="No cost or oversight plan in this fixture.")
     store.save(d, author="chair", note="decision: approve")
     return store, llm_server, version
 

@@ -134,7 +134,7 @@ def test_decision_page_signoff_then_change_shows_invalidation(demo_copy):
     roles = at.dataframe[0].value
     assert list(roles.loc[roles["status"] == "✓ valid", "role"]) == ["clinical lead"]
     at.selectbox(key="signoff_role").select("CMIO / clinical informatics").run()
-    at.text_input(key="signoff_name").input("Dr. K. Osei").run()
+    at.text_input(key="signoff_name_1").input("Dr. K. Osei").run()  # the demo holds one sign-off
     at.button(key="signoff_button").click().run()
     assert not at.exception
     assert sum(r.valid for r in signoff_status(latest(demo_copy).dossier).roles) == 2
@@ -151,14 +151,81 @@ def test_decision_page_signoff_then_change_shows_invalidation(demo_copy):
 def test_signoff_fields_start_empty_for_the_next_signer(demo_copy):
     at = open_page("pages/decision.py")
     at.selectbox(key="signoff_role").select("CMIO / clinical informatics").run()
-    at.text_input(key="signoff_name").input("Dr. K. Osei").run()
-    at.text_input(key="signoff_note").input("Agreed on the condition of a 90-day review.").run()
+    at.text_input(key="signoff_name_1").input("Dr. K. Osei").run()
+    at.text_input(key="signoff_note_1").input("Agreed on the condition of a 90-day review.").run()
     at.button(key="signoff_button").click().run()
-    assert at.text_input(key="signoff_note").value == ""
+    # new widgets for the next signer (a real browser kept the old one's text: tests/browser)
+    assert at.text_input(key="signoff_note_2").value == ""
+    assert at.text_input(key="signoff_name_2").value == "reviewer"
     at.selectbox(key="signoff_role").select("privacy / compliance").run()
-    at.text_input(key="signoff_name").input("J. Okafor").run()
+    at.text_input(key="signoff_name_2").input("J. Okafor").run()
     at.button(key="signoff_button").click().run()
     assert not at.exception
     signoffs = {s.role: s for s in latest(demo_copy).dossier.signoffs}
     assert signoffs["CMIO / clinical informatics"].note == "Agreed on the condition of a 90-day review."
     assert signoffs["privacy / compliance"].note == ""  # not the previous signer's note
+
+
+def test_decision_page_checklist_on_the_demo_is_complete_before_the_decision(demo_copy):
+    at = open_page("pages/decision.py")
+    marks = (":green[", ":red[", ":gray[")
+    lines = [m.value.split("[", 1)[1] for m in at.markdown if m.value.startswith(marks)]
+    assert [line.split("**")[1] for line in lines] == [
+        "Acceptance rules locked", "Evidence attached", "Cost analysis", "Human-review plan",
+        "Monitoring plan", "Sign-offs from the required roles"]
+    assert all(line.startswith("✓") for line in lines[:5])
+    assert lines[5].startswith("○") and "1 of 4 required roles" in lines[5]
+    assert not any("Missing before an approval" in w.value for w in at.warning)
+    assert not [t for t in at.text_area if t.key == "decision_override"]
+
+
+def _gapped_dossier(home) -> None:
+    from evaluator.evidence import published_evidence
+    from governance.dossier.intended_use import example_intended_use
+    from governance.dossier.record import Dossier
+
+    home.mkdir(parents=True, exist_ok=True)
+    d = Dossier(id="D-gaps", title="Portal replies without a plan", owner="me",
+                intended_use=example_intended_use(),
+                evidence=published_evidence(["MedConfInfo"], ["GPT-4o (2024-05-13)"]))
+    store = Store.open(home / "medassure.duckdb")
+    store.save(d, author="me")
+    store.close()
+
+
+def test_decision_page_approval_with_gaps_needs_a_recorded_override(home):
+    _gapped_dossier(home)
+    at = open_page("pages/decision.py", dossier_id="D-gaps")
+    crosses = [m.value for m in at.markdown if m.value.startswith(":red[✗]")]
+    assert len(crosses) == 4 and "Cost analysis" in crosses[1]
+    assert any("A rejection needs none" in c.value for c in at.caption)
+    at.radio(key="decision_outcome").set_value("approve").run()
+    (missing,) = [w.value for w in at.warning if "Missing before an approval" in w.value]
+    assert "Acceptance rules locked, Cost analysis, Human-review plan, Monitoring plan" in missing
+    at.text_area(key="decision_rationale").input("Pilot on one ward under full review only.").run()
+    assert at.button(key="decision_record").disabled  # no override reason yet
+    reason = "Four-week pilot; cost and monitoring plan come before any wider use."
+    at.text_area(key="decision_override").input(reason).run()
+    assert not at.button(key="decision_record").disabled
+    at.button(key="decision_record").click().run()
+    assert not at.exception and not at.error
+    store = Store.open(home / "medassure.duckdb")
+    decision = store.load("D-gaps").dossier.decision
+    store.close()
+    assert decision.outcome == "approve" and decision.gaps_override.reason == reason
+    assert decision.gaps_override.missing[0] == "Acceptance rules locked"
+    assert any("Approved with items missing" in w.value and reason in w.value for w in at.warning)
+
+
+def test_decision_page_rejection_with_gaps_needs_no_override(home):
+    _gapped_dossier(home)
+    at = open_page("pages/decision.py", dossier_id="D-gaps")
+    at.radio(key="decision_outcome").set_value("reject").run()
+    assert not [t for t in at.text_area if t.key == "decision_override"]
+    at.text_area(key="decision_rationale").input("Not for our patients until a plan exists.").run()
+    at.button(key="decision_record").click().run()
+    assert not at.exception
+    store = Store.open(home / "medassure.duckdb")
+    decision = store.load("D-gaps").dossier.decision
+    store.close()
+    assert decision.outcome == "reject" and decision.gaps_override is None
