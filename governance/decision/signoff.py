@@ -50,8 +50,10 @@ from governance.rules.policy import load_defaults
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
 
-APPENDED = ("reevaluations",)
-"""Records appended after a decision that report on it without changing it (re-evaluation addenda)."""
+APPENDED = ("reevaluations", "deidentification")
+"""Records appended after a decision that report on it without changing it: re-evaluation addenda, and
+de-identification attestations (recorded for the files later runs send; they say how data was handled,
+not what the committee decided on, so a re-evaluation's attestation leaves the sign-offs valid)."""
 OUTCOME_LABELS = {"approve": "Approve", "approve_with_conditions": "Approve with conditions",
                   "insufficient_evidence": "Insufficient evidence", "reject": "Reject"}
 
