@@ -25,7 +25,8 @@ def _decided(roles=ROLES):
     d = dossier([ev(0.9, 0.85, 0.95)], policy=AcceptancePolicy(rules=[MinNRule(
         id="n", threshold=10, rationale="a committee's reason for this bar")]))
     return committee.decide(d, "approve_with_conditions", "all rules pass on this evidence",
-                            ["every draft is reviewed"], by="chair", required_roles=roles)
+                            ["every draft is reviewed"], by="chair", required_roles=roles,
+                            override_gaps="a test dossier: the plan is not what these tests check")
 
 
 def _fully_signed():

@@ -17,19 +17,25 @@ def _second_session() -> AppTest:
     return at
 
 
+def _name_input(at):
+    """The signer's name field (its key carries the sign-off count, so each signer starts empty)."""
+    (field,) = [t for t in at.text_input if t.key and t.key.startswith("signoff_name_")]
+    return field
+
+
 def test_a_signoff_after_another_sessions_save_is_refused_until_reviewed(demo_copy):
     one = open_page("pages/decision.py")
     two = _second_session()
     shown = latest(demo_copy)
 
     two.selectbox(key="signoff_role").select("CMIO / clinical informatics").run()
-    two.text_input(key="signoff_name").input("Dr. K. Osei").run()
+    _name_input(two).input("Dr. K. Osei").run()
     two.button(key="signoff_button").click().run()
     assert not two.exception and latest(demo_copy).version == shown.version + 1
 
     # Session one still shows the older version when its user clicks Sign off.
     one.selectbox(key="signoff_role").select("privacy / compliance").run()
-    one.text_input(key="signoff_name").input("J. Okafor").run()
+    _name_input(one).input("J. Okafor").run()
     (warning,) = [w.value for w in one.warning if "Someone else saved" in w.value]
     assert f"version {shown.version + 1} by second reviewer" in warning
     assert any("Sign-offs" in t.value for t in one.text)  # what changed, in words
@@ -54,7 +60,7 @@ def test_a_decision_saved_over_another_sessions_save_is_refused(demo_copy):
     one = open_page("pages/decision.py")
     two = _second_session()
     two.selectbox(key="signoff_role").select("CMIO / clinical informatics").run()
-    two.text_input(key="signoff_name").input("Dr. K. Osei").run()
+    _name_input(two).input("Dr. K. Osei").run()
     two.button(key="signoff_button").click().run()
     before = latest(demo_copy)
 

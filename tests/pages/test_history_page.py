@@ -33,7 +33,10 @@ def test_history_states_the_chain_and_a_changed_row_is_flagged(demo_home):
     assert "versions" in line and "events" in line
     assert not at.error
 
-    con = duckdb.connect(str(demo_home / "medassure.duckdb"))
+    from evaluator.db import SAFE_CONFIG
+
+    # the app's store in this process holds the file with SAFE_CONFIG; DuckDB wants the same config
+    con = duckdb.connect(str(demo_home / "medassure.duckdb"), config=SAFE_CONFIG)
     last = con.execute("SELECT max(version) FROM dossier_versions "
                        "WHERE dossier_id = 'D-demo-portal'").fetchone()[0]
     con.execute("UPDATE dossier_versions SET content = replace(content, 'Dr. M. Chen', 'Mallory') "
