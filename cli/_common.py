@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 import math
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -167,3 +169,14 @@ def read_json_file(path: str) -> Any:
         fail(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})")
     except json.JSONDecodeError as exc:
         fail(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+
+
+def acting_name(args: argparse.Namespace | None = None, flag: str = "by") -> str:
+    """Who acts: the command's ``--by`` (or ``--author``) flag, else $MEDASSURE_USER, else the login name."""
+    given = getattr(args, flag, None) if args is not None else None
+    if given:
+        return given
+    try:
+        return os.environ.get("MEDASSURE_USER") or getpass.getuser()
+    except (KeyError, OSError):
+        return "cli"

@@ -10,23 +10,16 @@ run does not exist, or the run did not complete.
 from __future__ import annotations
 
 import argparse
-import getpass
-import os
 from typing import Any
 
-from cli._common import add_format, emit, fail, open_store, say
+from cli._common import acting_name, add_format, emit, fail, open_store, say
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
 
 
 def who(args: argparse.Namespace | None = None) -> str:
     """The acting person: ``--by``, else $MEDASSURE_USER, else the login name."""
-    if getattr(args, "by", None):
-        return args.by
-    try:
-        return os.environ.get("MEDASSURE_USER") or getpass.getuser()
-    except (KeyError, OSError):
-        return "cli"
+    return acting_name(args, "by")
 
 
 def require_dossier(store: Any, dossier_id: str) -> None:

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import getpass
-import os
 
 from pydantic import ValidationError
 
-from cli._common import VERSION, add_format, emit, fail, open_store, read_json_file, say, validation_message
+from cli._common import (
+    VERSION,
+    acting_name,
+    add_format,
+    emit,
+    fail,
+    open_store,
+    read_json_file,
+    say,
+    validation_message,
+)
 from governance.dossier.intended_use import IntendedUse, example_intended_use
 from governance.dossier.record import Dossier
 
@@ -16,12 +24,7 @@ from governance.dossier.record import Dossier
 
 
 def _author(args: argparse.Namespace) -> str:
-    if getattr(args, "author", None):
-        return args.author
-    try:
-        return os.environ.get("MEDASSURE_USER") or getpass.getuser()
-    except (KeyError, OSError):
-        return "cli"
+    return acting_name(args, "author")
 
 
 def _auth(args: argparse.Namespace) -> str:

@@ -8,11 +8,9 @@ without rationale, a sign-off before any decision) exits 2 with the reason.
 from __future__ import annotations
 
 import argparse
-import getpass
-import os
 import sys
 
-from cli._common import VERSION, add_format, emit, fail, open_store, say
+from cli._common import VERSION, acting_name, add_format, emit, fail, open_store, say
 from cli.rules import add_rule_edit_arguments, edit_rules, print_rules
 from governance.decision.signoff import OUTCOME_LABELS, DecisionError
 from governance.dossier.decision_records import DECISION_OUTCOMES
@@ -22,12 +20,7 @@ from governance.dossier.rules_records import PolicyError
 
 
 def _who(args: argparse.Namespace) -> str:
-    if getattr(args, "by", None):
-        return args.by
-    try:
-        return os.environ.get("MEDASSURE_USER") or getpass.getuser()
-    except (KeyError, OSError):
-        return "cli"
+    return acting_name(args, "by")
 
 
 def _save(store, dossier, author: str, note: str, *, identity=None, expected_hash: str | None = None):

@@ -17,7 +17,7 @@ import argparse
 import sys
 from typing import Any
 
-from cli._common import CONCURRENCY, PRICE, add_format, emit, fail, open_store, say
+from cli._common import CONCURRENCY, PRICE, acting_name, add_format, emit, fail, open_store, say
 from cli.run_support import phi_blocked
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
@@ -131,13 +131,7 @@ def cmd_reevaluate(args: argparse.Namespace) -> int:
 
 
 def _who() -> str:
-    import getpass
-    import os
-
-    try:
-        return os.environ.get("MEDASSURE_USER") or getpass.getuser()
-    except (KeyError, OSError):
-        return "cli"
+    return acting_name()
 
 
 def register(sub: argparse._SubParsersAction) -> None:
