@@ -141,7 +141,7 @@ choices = [r for r in decision.required_roles if allowed.holds(r)]
 choices += ["other role"] if allowed.all_roles else [r for r in sorted(allowed.roles)
                                                       if r not in ("viewer", "editor", "chair", *choices)]
 if not choices:
-    st.info(f"You hold no sign-off role on this dossier ({allowed.describe()}).")
+    st.info(f"You hold no sign-off role on this dossier ({ui.plain(allowed.describe())}).")
     st.stop()
 role = c1.selectbox("Role", choices, key="signoff_role")
 # Per-signature fields are new widgets for each sign-off (their keys carry the count): a real browser
@@ -154,7 +154,7 @@ if acting.mode == "local":  # no login: the typed name is all there is, and the 
     signer = local_identity(name) if name.strip() else None
 else:
     name = acting.name
-    c2.markdown(f"Signing as **{ui.plain(acting.name)}**  \n{acting.auth_label}")
+    c2.markdown(f"Signing as **{ui.plain(acting.name)}**  \n{ui.plain(acting.auth_label)}")
     signer = acting
 note = st.text_input("Note (optional)", key=f"signoff_note_{n}")
 if st.button("Sign off", key="signoff_button", type="primary", disabled=not role.strip() or signer is None):

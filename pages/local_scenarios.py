@@ -95,7 +95,7 @@ upload = st.file_uploader("Cases file (CSV, XLSX or JSONL; UTF-8; at most 20 MB)
 if upload is not None:
     table, problems = read(upload.name, upload.getvalue())
     if table is None:
-        st.error(f"{upload.name} cannot be read; nothing was stored.")
+        st.error(f"{ui.plain(upload.name)} cannot be read; nothing was stored.")
         st.dataframe(issues_frame(problems), hide_index=True, width="stretch")
     else:
         # Widget keys follow the columns, not the file's bytes: a corrected file with the same columns

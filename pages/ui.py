@@ -146,9 +146,10 @@ def _changed_since_seen(v: DossierVersion) -> None:
     base = next((h.version for h in reversed(store().history(v.dossier.id)) if h.hash == seen), None)
     changes = diff_versions(store(), v.dossier.id, base, v.version).changes if base else []
     lines = [c.text for c in changes[:8]]
-    st.warning(f"**Someone else saved this dossier while you worked:** version {v.version} by {v.author} "
-               f"(you were shown version {base or 'an earlier one'}). The page now shows version "
-               f"{v.version}; your next save or sign-off is refused until you have reviewed the changes.")
+    st.warning(f"**Someone else saved this dossier while you worked:** version {v.version} by "
+               f"{plain(v.author)} (you were shown version {base or 'an earlier one'}). The page now shows "
+               f"version {v.version}; your next save or sign-off is refused until you have reviewed the "
+               "changes.")
     for line in lines:
         st.text(line)
     st.button(f"I have reviewed the changes: continue with version {v.version}", key="seen_continue",
@@ -280,7 +281,8 @@ def _identity_line() -> None:
         st.warning("Not signed in: read-only." if cfg.mode == "oidc" else
                    "No signed-in user came from the trusted proxy: read-only.")
     else:
-        st.caption(f"Acting as **{who.name}** · {who.auth_label} · roles: {acc.describe()}")
+        st.caption(f"Acting as **{plain(who.name)}** · {plain(who.auth_label)} · "
+                   f"roles: {plain(acc.describe())}")
     if cfg.mode == "oidc":
         if who is None:
             st.button("Log in", key="identity_login", on_click=st.login)

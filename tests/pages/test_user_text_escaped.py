@@ -81,3 +81,11 @@ def test_hostile_text_is_shown_literally(demo_copy, page):
         assert any(ta.value.startswith("Purpose ![x](http") for ta in at.text_area)
     if page == "pages/history.py":  # the change list is plain text (st.text)
         assert any(IMAGE in t.value for t in at.text)
+
+
+def test_a_typed_reviewer_name_is_shown_as_text_in_the_sidebar(demo_copy, monkeypatch):
+    """Local mode: the sidebar's "Acting as" line shows the typed name literally (it is user text too)."""
+    monkeypatch.setenv("MEDASSURE_USER", f"Dr. {IMAGE}")
+    at = open_page()
+    captions = [c.value for c in at.sidebar.caption if c.value.startswith("Acting as")]
+    assert captions and ESCAPED_IMAGE in captions[0] and not LIVE_IMAGE.search(captions[0]), captions
