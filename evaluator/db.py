@@ -1,21 +1,80 @@
-"""Schema migrations shared by every store that lives in the one DuckDB file.
+"""Schema migrations and the few dialect differences shared by every store of the one database.
 
-The app keeps all state in a single DuckDB file (one writer process, see STACK_NOTES §7).
-Each component (the dossier store, the run store, ...) owns its tables and declares them as an
-ordered list of SQL migrations. ``apply_migrations`` applies the ones not yet recorded in the
-``schema_migrations`` table, once, in order, so that an old database upgrades in place and a
-component never has to know about another component's tables.
+The app keeps all state in one database: a DuckDB file by default (one writer process, see
+STACK_NOTES §7), or a PostgreSQL server for a shared deployment (``evaluator.pg``, several
+processes at once). Each component (the dossier store, the run store, ...) owns its tables
+and declares them as an ordered list of SQL migrations. ``apply_migrations`` applies the ones
+not yet recorded in the ``schema_migrations`` table, once, in order, so that an old database
+upgrades in place and a component never has to know about another component's tables.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from typing import Any
 
 import duckdb
+import psycopg
 
 SAFE_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 """DuckDB settings on every connection we open: never fetch or load an extension on our behalf
 (opening a foreign file made DuckDB try to download one). Checks made on open: ``evaluator.db_integrity``."""
+
+
+DB_ERRORS: tuple[type[Exception], ...] = (duckdb.Error, psycopg.Error)
+"""What either backend raises for a failed statement or a lost connection."""
+MISSING_TABLE_ERRORS: tuple[type[Exception], ...] = (duckdb.CatalogException, psycopg.errors.UndefinedTable)
+"""What either backend raises when a table does not exist (yet)."""
+
+
+def dialect(con: Any) -> str:
+    """``"postgresql"`` for an ``evaluator.pg.PgConnection``, else ``"duckdb"``.
+
+    Example:
+        >>> dialect(duckdb.connect())
+        'duckdb'
+    """
+    return getattr(con, "dialect", "duckdb")
+
+
+def is_postgres(con: Any) -> bool:
+    """True when ``con`` talks to PostgreSQL (see ``dialect``)."""
+    return dialect(con) == "postgresql"
+
+
+_PG_TYPES = [(re.compile(r"\bDOUBLE\b(?!\s+PRECISION)"), "DOUBLE PRECISION"),
+             (re.compile(r"\bBLOB\b"), "BYTEA")]
+
+
+def for_dialect(sql: str, con: Any) -> str:
+    """A migration's DDL in the connection's dialect (DuckDB's ``DOUBLE``/``BLOB`` spelled for PostgreSQL).
+
+    Example:
+        >>> class Pg: dialect = "postgresql"
+        >>> for_dialect("CREATE TABLE t (x DOUBLE, b BLOB, y DOUBLE PRECISION)", Pg())
+        'CREATE TABLE t (x DOUBLE PRECISION, b BYTEA, y DOUBLE PRECISION)'
+    """
+    if not is_postgres(con):
+        return sql
+    for pattern, replacement in _PG_TYPES:
+        sql = pattern.sub(replacement, sql)
+    return sql
+
+
+def upsert_sql(table: str, columns: Sequence[str], key: Sequence[str], *, update: bool = True) -> str:
+    """``INSERT ... ON CONFLICT (key) DO UPDATE`` of every other column: one statement both backends run.
+
+    With ``update=False`` an existing row is kept (``DO NOTHING``: insert-or-ignore).
+
+    Example:
+        >>> upsert_sql("t", ["id", "a"], ["id"])
+        'INSERT INTO t (id, a) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET a = excluded.a'
+    """
+    rest = [c for c in columns if c not in key] if update else []
+    action = ("DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in rest)) if rest else "DO NOTHING"
+    return (f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
+            f"ON CONFLICT ({', '.join(key)}) {action}")
 
 
 def harden(con: duckdb.DuckDBPyConnection) -> None:
@@ -26,6 +85,8 @@ def harden(con: duckdb.DuckDBPyConnection) -> None:
         >>> con.execute("SELECT current_setting('autoload_known_extensions')").fetchone()[0]
         False
     """
+    if is_postgres(con):  # a server fetches no extension on a client's behalf
+        return
     for name, value in SAFE_CONFIG.items():
         con.execute(f"SET {name} = {str(value).lower()}")
 
@@ -50,6 +111,34 @@ def apply_migrations(con: duckdb.DuckDBPyConnection, component: str, migrations:
         0
     """
     harden(con)  # every store passes here: no extension is fetched or loaded behind our back
+    if not _pending(con, component, migrations):
+        return 0
+    # Several processes may open a new PostgreSQL database at once: one applies, the others wait and
+    # then find nothing left to do. (A DuckDB file has one writing process.)
+    if is_postgres(con):
+        con.execute("SELECT pg_advisory_lock(?)", [MIGRATION_LOCK])
+    try:
+        return _apply(con, component, migrations)
+    finally:
+        if is_postgres(con):
+            con.execute("SELECT pg_advisory_unlock(?)", [MIGRATION_LOCK])
+
+
+MIGRATION_LOCK = 0x4D454441
+"""The PostgreSQL advisory lock key held while migrations are applied ("MEDA")."""
+
+
+def _pending(con: Any, component: str, migrations: Sequence[str]) -> bool:
+    """True when the component has a migration not recorded yet (or no migration table exists)."""
+    try:
+        done = con.execute("SELECT count(*) FROM schema_migrations WHERE component = ?",
+                           [component]).fetchone()
+    except MISSING_TABLE_ERRORS:
+        return True
+    return done[0] < len(migrations)
+
+
+def _apply(con: Any, component: str, migrations: Sequence[str]) -> int:
     con.execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations ("
         " component VARCHAR, number INTEGER, applied_at TIMESTAMPTZ DEFAULT now(),"
@@ -67,7 +156,7 @@ def apply_migrations(con: duckdb.DuckDBPyConnection, component: str, migrations:
             continue
         con.execute("BEGIN TRANSACTION")
         try:
-            con.execute(sql)
+            con.execute(for_dialect(sql, con))
             con.execute(
                 "INSERT INTO schema_migrations (component, number) VALUES (?, ?)", [component, number]
             )

@@ -17,7 +17,14 @@ import os
 import streamlit as st
 
 from governance.dossier.record import Dossier
-from governance.dossier.store import DossierVersion, SaveConflict, Store, StoreError, default_home
+from governance.dossier.store import (
+    DossierVersion,
+    SaveConflict,
+    Store,
+    StoreError,
+    database_url,
+    default_home,
+)
 from governance.identity.access import Access, PermissionDenied, access_for, save_as
 from governance.identity.config import IdentityConfig, IdentityConfigError, load_config
 from governance.identity.identity import Identity, local_identity, oidc_identity, proxy_identity
@@ -64,15 +71,16 @@ _through_the_router()
 
 
 @st.cache_resource(show_spinner=False)
-def _store(path: str) -> Store:
-    return Store.open(__import__("pathlib").Path(path))
+def _store(location: str) -> Store:
+    if "://" in location:  # MEDASSURE_DATABASE_URL: a PostgreSQL server shared with other processes
+        return Store.open_url(location)
+    return Store.open(__import__("pathlib").Path(location))
 
 
 def store() -> Store:
-    """The one store of this app process (one writer per DuckDB file)."""
-    path = str(default_home() / "medassure.duckdb")
+    """The one store of this app process: the DuckDB file (one writer), or the shared PostgreSQL server."""
     try:
-        return _store(path)
+        return _store(database_url() or str(default_home() / "medassure.duckdb"))
     except StoreError as exc:
         st.error(str(exc))
         st.stop()
@@ -283,6 +291,8 @@ def _identity_line() -> None:
     else:
         st.caption(f"Acting as **{plain(who.name)}** · {plain(who.auth_label)} · "
                    f"roles: {plain(acc.describe())}")
+    if store().backend == "postgresql":
+        st.caption(f"Shared database: {plain(store().location)}")
     if cfg.mode == "oidc":
         if who is None:
             st.button("Log in", key="identity_login", on_click=st.login)

@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from evaluator.db import apply_migrations
+from evaluator.db import apply_migrations, upsert_sql
 
 MIGRATIONS = [
     """
@@ -41,6 +41,11 @@ MIGRATIONS = [
     );
     """,
 ]
+
+
+JURY_INSTANCE_COLUMNS = ("jury_id", "instance_id", "reference", "response", "skipped_reason")
+JURY_JUDGEMENT_COLUMNS = ("jury_id", "instance_id", "judge", "scores", "explanations", "reason", "repaired",
+                          "calls", "judge_run_id")
 
 
 class JuryStore:
@@ -90,7 +95,7 @@ class JuryStore:
         """Record the candidate instances (id, reference, response, and why it was not sent, if so)."""
         if rows:
             self.con.executemany(
-                "INSERT OR REPLACE INTO jury_instances VALUES (?, ?, ?, ?, ?)",
+                upsert_sql("jury_instances", JURY_INSTANCE_COLUMNS, ["jury_id", "instance_id"]),
                 [
                     [
                         jury_id,
@@ -111,7 +116,8 @@ class JuryStore:
         try:
             if rows:
                 self.con.executemany(
-                    "INSERT OR REPLACE INTO jury_judgements VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    upsert_sql("jury_judgements", JURY_JUDGEMENT_COLUMNS,
+                               ["jury_id", "instance_id", "judge"]),
                     [
                         [
                             jury_id,

@@ -26,8 +26,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-import duckdb
-
+from evaluator.db import DB_ERRORS
 from evaluator.gateway.secrets import scrub_text
 from evaluator.runs.job_progress import LIVE_STATES, JobProgress
 from evaluator.runs.request import RunRequest
@@ -131,7 +130,7 @@ class Job:
             return
         self._saved_at = now
         # best effort: the status in memory still holds, and the run's results are in the store anyway
-        with contextlib.suppress(duckdb.Error):
+        with contextlib.suppress(*DB_ERRORS):
             self._store.save_job(self._row())
 
     def _finish(self, result: Any) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 import duckdb
 
-from evaluator.db import apply_migrations
+from evaluator.db import MISSING_TABLE_ERRORS, apply_migrations, is_postgres, upsert_sql
 from evaluator.gateway.secrets import scrub_url
 from evaluator.runs.writer import ResultWriter, insert_batch, replay_journals
 
@@ -94,7 +94,13 @@ def now_iso() -> str:
 
 
 def journal_dir_for(con: duckdb.DuckDBPyConnection) -> Path | None:
-    """``<database file>.journal/`` beside the DuckDB file; None for an in-memory database."""
+    """``<database file>.journal/`` beside the DuckDB file; None for an in-memory database.
+
+    On PostgreSQL, the folder the store was opened with (``PgConnection.journal_dir``, under
+    ``$MEDASSURE_HOME``), so a killed run's answers are replayed there too.
+    """
+    if is_postgres(con):
+        return con.journal_dir
     row = con.execute(
         "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
     ).fetchone()
@@ -111,7 +117,7 @@ def read_job(con: duckdb.DuckDBPyConnection, job_id: str) -> dict[str, Any] | No
     """
     try:
         cur = con.execute("SELECT * FROM run_jobs WHERE job_id = ?", [job_id])
-    except duckdb.CatalogException:
+    except MISSING_TABLE_ERRORS:
         return None
     row = cur.fetchone()
     if not row:
@@ -282,11 +288,8 @@ class RunStore:
                 "result", "started_at"]
         values = [canonical_json(job[c]) if c == "result" and job.get(c) is not None else job.get(c)
                   for c in cols]
-        self.con.execute(
-            f"INSERT OR REPLACE INTO run_jobs ({', '.join(cols)}, updated_at) "
-            f"VALUES ({', '.join('?' * len(cols))}, now())",
-            values,
-        )
+        self.con.execute(upsert_sql("run_jobs", [*cols, "updated_at"], ["job_id"]),
+                         [*values, datetime.now(UTC)])
 
     def get_job(self, job_id: str) -> dict[str, Any] | None:
         """One job's status row (``result`` decoded), or None."""

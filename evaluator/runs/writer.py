@@ -31,6 +31,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from evaluator.db import is_postgres, upsert_sql
 from evaluator.gateway.secrets import scrub_text, scrub_url
 
 RESULT_COLUMNS = (
@@ -99,7 +100,9 @@ def insert_batch(cur: duckdb.DuckDBPyConnection, results: list[dict], cache: lis
     unique_cache = {c["key"]: c for c in cache}
     cur.execute("BEGIN TRANSACTION")
     try:
-        if latest:
+        if is_postgres(cur):
+            _insert_rows(cur, list(latest.values()), list(unique_cache.values()))
+        elif latest:
             rows = [{**r, "metrics": json.dumps(r.get("metrics") or {})} for r in latest.values()]
             cur.register("_result_batch", pa.Table.from_pylist(rows, schema=_RESULT_SCHEMA))
             cur.execute(
@@ -108,7 +111,7 @@ def insert_batch(cur: duckdb.DuckDBPyConnection, results: list[dict], cache: lis
                 f"CAST(metrics AS JSON) AS metrics) FROM _result_batch"
             )
             cur.unregister("_result_batch")
-        if unique_cache:
+        if unique_cache and not is_postgres(cur):
             cur.register(
                 "_cache_batch", pa.Table.from_pylist(list(unique_cache.values()), schema=_CACHE_SCHEMA)
             )
@@ -121,6 +124,20 @@ def insert_batch(cur: duckdb.DuckDBPyConnection, results: list[dict], cache: lis
     except BaseException:
         cur.execute("ROLLBACK")
         raise
+
+
+def _insert_rows(cur: Any, results: list[dict], cache: list[dict]) -> None:
+    """``insert_batch`` on PostgreSQL: the same upsert and insert-or-ignore, row by row in one transaction.
+
+    (DuckDB's fast path reads the batch as an Arrow table; a server takes the rows as parameters.)
+    """
+    if results:
+        cur.executemany(upsert_sql("run_results", RESULT_COLUMNS, ["run_id", "instance_id"]),
+                        [[json.dumps(r.get("metrics") or {}) if c == "metrics" else r.get(c)
+                          for c in RESULT_COLUMNS] for r in results])
+    if cache:
+        cur.executemany(upsert_sql("response_cache", CACHE_COLUMNS, ["key"], update=False),
+                        [[c.get(k) for k in CACHE_COLUMNS] for c in cache])
 
 
 def read_journal(path: Path) -> tuple[list[dict], list[dict]]:

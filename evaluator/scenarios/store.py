@@ -25,7 +25,7 @@ import duckdb
 import pyarrow as pa
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
-from evaluator.db import apply_migrations
+from evaluator.db import apply_migrations, is_postgres
 from evaluator.instance import Instance
 from evaluator.runs.store import canonical_json, sha256_of
 
@@ -197,9 +197,13 @@ class ScenarioStore:
                 "INSERT INTO scenario_versions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [v if not isinstance(v, dict | list) else json.dumps(v) for v in row.values()],
             )
-            cur.register("_scenario_cases", cases)
-            cur.execute("INSERT INTO scenario_instances SELECT * FROM _scenario_cases")
-            cur.unregister("_scenario_cases")
+            if is_postgres(cur):  # a server takes the cases as parameters; DuckDB reads the Arrow table
+                cur.executemany("INSERT INTO scenario_instances VALUES (?, ?, ?, ?, ?)",
+                                [list(r.values()) for r in cases.to_pylist()])
+            else:
+                cur.register("_scenario_cases", cases)
+                cur.execute("INSERT INTO scenario_instances SELECT * FROM _scenario_cases")
+                cur.unregister("_scenario_cases")
             cur.execute("COMMIT")
         except Exception:
             cur.execute("ROLLBACK")

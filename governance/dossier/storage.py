@@ -2,20 +2,17 @@
 
 Why an interface: pages, the CLI, reports and the governance code above the store must not hold a
 database connection or write SQL (``tests/test_storage_boundary.py`` checks it). They call the
-methods listed in ``DossierStorage`` and get pydantic models back. Today one backend implements it:
-``governance.dossier.store.Store`` over one DuckDB file (the default, embedded deployment).
+methods listed in ``DossierStorage`` and get pydantic models back. One class implements it,
+``governance.dossier.store.Store``, over two backends:
 
-How a second backend plugs in (PostgreSQL for a shared deployment, selected by
-``MEDASSURE_DATABASE_URL=postgresql://...``; **not built yet**, a later issue):
+* a DuckDB file (the default, embedded deployment: one writing process);
+* a PostgreSQL server (``MEDASSURE_DATABASE_URL=postgresql://...``, a shared deployment: several
+  app processes and CLI runs at once), through ``evaluator.pg.PgConnection``, which offers the
+  DuckDB connection methods the stores call. The SQL is the same portable SQL for both; what
+  differs asks ``evaluator.db.dialect``. ``tests/governance/test_store.py`` runs on both.
 
-1. Write a class with every method and property of ``DossierStorage`` below, with the same types
-   and the same transaction rules (stated in each docstring). ``isinstance(obj, DossierStorage)``
-   must hold; ``tests/test_storage_boundary.py`` shows the check for the DuckDB store.
-2. Give it the component stores (``runs``, ``scenarios``, ``juries``, ``documents``). They are
-   concrete DuckDB classes today (``evaluator/runs/store.py`` ...); a backend supplies objects with
-   the same public methods over its own tables. Their SQL stays in those store modules.
-3. Open it where ``Store.open`` is called today (``pages/ui.py``, ``cli/common.py``), chosen by the
-   URL scheme. Nothing else changes: no page, CLI command or scoring code knows the backend.
+Nothing above the store knows the backend: ``Store.open()`` picks it (``pages/ui.py``,
+``cli/_common.py``).
 
 Transactions, in short: a dossier save and its audit record are one transaction (both or
 neither); versions and audit records are append-only; a save based on an older version than the
@@ -56,6 +53,10 @@ class StoreLockedError(StoreError):
 
 class StoreCorruptError(StoreError):
     """The file exists but is not a readable MedAssure database."""
+
+
+class StoreUnavailableError(StoreError):
+    """The database server (PostgreSQL) cannot be reached or refused the login."""
 
 
 class DossierNotFound(StoreError):

@@ -16,15 +16,21 @@ Storage design:
 * DuckDB allows one writing process per file (STACK_NOTES §7). A second process gets a
   ``StoreLockedError`` naming the holder, and a file that is not a readable database gets a
   ``StoreCorruptError``; in both cases nothing is written.
+* ``MEDASSURE_DATABASE_URL=postgresql://...`` puts the same tables on a PostgreSQL server
+  (``evaluator.pg``) for a shared deployment: several app processes and CLI runs at once. Writers
+  of one dossier take a transaction-scoped advisory lock before reading the latest version, so the
+  check for a conflict and the append are one step across processes; triggers refuse UPDATE,
+  DELETE and TRUNCATE on the versions and the audit log. An unreachable server is a
+  ``StoreUnavailableError``; nothing is half-written (every write is one transaction).
 
 Only this module writes dossier SQL. ``Store`` implements the storage interface
 (``governance/dossier/storage.py``: its methods, types and transaction rules) and hands out the
-component stores (runs, scenarios, juries, documents), so no caller ever holds the connection
-and a shared deployment could later put PostgreSQL behind the same interface.
+component stores (runs, scenarios, juries, documents), so no caller ever holds the connection.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -35,8 +41,9 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import psycopg
 
-from evaluator.db import apply_migrations
+from evaluator.db import DB_ERRORS, apply_migrations, is_postgres
 from evaluator.db_integrity import (
     CleanCloseMark,
     WalCheck,
@@ -45,6 +52,7 @@ from evaluator.db_integrity import (
     foreign_file_reason,
     is_foreign_database,
 )
+from evaluator.pg import PgConnection, is_postgres_url, redact_url
 from evaluator.stores import ComponentStores
 from governance.dossier.chain import (
     ChainReport,
@@ -67,13 +75,14 @@ from governance.dossier.storage import (
     StoreCorruptError,
     StoreError,
     StoreLockedError,
+    StoreUnavailableError,
     VersionInfo,
 )
 from governance.dossier.user_text import STORED
 
 __all__ = ["AuditEvent", "DossierNotFound", "DossierSummary", "DossierVersion", "SaveConflict", "Store",
-           "StoreCorruptError", "StoreError", "StoreLockedError", "StoreWarning", "VersionInfo", "connect",
-           "default_home"]
+           "StoreCorruptError", "StoreError", "StoreLockedError", "StoreUnavailableError", "StoreWarning",
+           "VersionInfo", "connect", "database_url", "default_home"]
 
 MIGRATIONS = [
     """
@@ -110,6 +119,26 @@ MIGRATIONS = [
     """,
 ]
 
+PG_MIGRATIONS = [
+    # PostgreSQL only: the record is append-only in the database itself, not only by convention. A
+    # role that owns the tables can still drop a trigger; `medassure verify` then finds the change.
+    """
+    CREATE FUNCTION medassure_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        RAISE EXCEPTION 'MedAssure refuses % on %: dossier versions and audit events are append-only',
+            TG_OP, TG_TABLE_NAME USING ERRCODE = 'insufficient_privilege';
+    END $$;
+    CREATE TRIGGER dossier_versions_append_only BEFORE UPDATE OR DELETE ON dossier_versions
+        FOR EACH ROW EXECUTE FUNCTION medassure_append_only();
+    CREATE TRIGGER dossier_versions_no_truncate BEFORE TRUNCATE ON dossier_versions
+        FOR EACH STATEMENT EXECUTE FUNCTION medassure_append_only();
+    CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE ON audit_log
+        FOR EACH ROW EXECUTE FUNCTION medassure_append_only();
+    CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
+        FOR EACH STATEMENT EXECUTE FUNCTION medassure_append_only();
+    """,
+]
+
 VERSION_COLUMNS = "dossier_id, version, hash, parent_hash, author, created_at, note, content"
 """The columns a ``DossierVersion`` is read from, in ``_row_to_version`` order."""
 CHAIN_COLUMNS = "auth, prev_row_hash, row_hash"
@@ -120,6 +149,23 @@ LOCK_WAIT_SECONDS = 15.0
 def default_home() -> Path:
     """``$MEDASSURE_HOME`` or ``~/.medassure``."""
     return Path(os.environ.get("MEDASSURE_HOME") or Path.home() / ".medassure")
+
+
+def database_url() -> str | None:
+    """``$MEDASSURE_DATABASE_URL`` when it names a PostgreSQL server, else None (the DuckDB file).
+
+    Raises:
+        StoreError: the variable is set to something that is not a ``postgresql://`` URL.
+    """
+    url = os.environ.get("MEDASSURE_DATABASE_URL", "").strip()
+    if not url:
+        return None
+    if not is_postgres_url(url):
+        raise StoreError(
+            f"MEDASSURE_DATABASE_URL={redact_url(url)!r} is not a PostgreSQL URL. Use "
+            "postgresql://USER@HOST:PORT/DATABASE, or unset it to use the DuckDB file in MEDASSURE_HOME."
+        )
+    return url
 
 
 def _holder_description(message: str) -> str:
@@ -244,6 +290,22 @@ def _connect_waiting(path: Path) -> duckdb.DuckDBPyConnection:
             delay = min(delay * 2, 0.5)
 
 
+DOSSIER_LOCK_SPACE = 0x4D41
+"""First key of the PostgreSQL advisory locks that queue writers of one dossier (second: its id's hash)."""
+
+
+def _first_line(exc: BaseException) -> str:
+    """An exception's first line, at most 200 characters (for messages)."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+
+
+def _url_folder(url: str) -> str:
+    """A folder name for one server URL (journals of its runs), readable and without the password."""
+    import hashlib
+
+    return "pg-" + hashlib.sha256(url.encode()).hexdigest()[:12]
+
+
 def _value_at(doc: Any, path: str) -> Any:
     """The value at a dotted path of ``_changed_paths`` (None where it is absent)."""
     for key in path.split("."):
@@ -278,19 +340,38 @@ class Store(ComponentStores):
     open_warnings: tuple[str, ...] = ()
     """What opening the file found and the user should know (e.g. an unreadable write-ahead log)."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, path: Path | None = None):
+    def __init__(self, con: duckdb.DuckDBPyConnection | PgConnection, path: Path | None = None):
         super().__init__(con)
         self.path = path
         self._lock = threading.RLock()
         apply_migrations(con, "dossier", MIGRATIONS)
+        if is_postgres(con):
+            apply_migrations(con, "dossier-postgresql", PG_MIGRATIONS)
+
+    @property
+    def location(self) -> str:
+        """Where the record lives, for people: the DuckDB file, or the server URL without its password."""
+        if is_postgres(self._con):
+            return self._con.url
+        return str(self.path) if self.path else "(in memory)"
+
+    @property
+    def backend(self) -> str:
+        """``"duckdb"`` (one file, one writing process) or ``"postgresql"`` (a shared server)."""
+        return "postgresql" if is_postgres(self._con) else "duckdb"
 
     @classmethod
     def open(cls, path: Path | None = None) -> Store:
-        """Open (creating if needed) the store at ``path`` or ``default_home()/medassure.duckdb``.
+        """Open (creating if needed) the store at ``path`` or the configured default.
+
+        The default is the PostgreSQL server named by ``MEDASSURE_DATABASE_URL`` when it is set
+        (``open_url``), else ``default_home()/medassure.duckdb``. An explicit ``path`` is always a
+        DuckDB file.
 
         Raises:
             StoreLockedError: another process holds the file (one writer per DuckDB file).
             StoreCorruptError: the file is not a readable MedAssure database.
+            StoreUnavailableError: the configured PostgreSQL server cannot be reached.
 
         Example:
             >>> import tempfile
@@ -298,6 +379,8 @@ class Store(ComponentStores):
             >>> store.is_empty()
             True
         """
+        if path is None and (url := database_url()):
+            return cls.open_url(url)
         path = path or default_home() / "medassure.duckdb"
         con = _connect_waiting(path)
         try:
@@ -306,6 +389,35 @@ class Store(ComponentStores):
             con.close()
             raise StoreCorruptError(f"{path} could not be prepared: {exc}. Nothing was changed.") from None
         store.open_warnings = tuple(_announce_open_warnings(path))
+        store._opened_con = con
+        return store
+
+    @classmethod
+    def open_url(cls, url: str) -> Store:
+        """Open the store on a PostgreSQL server (creating the tables on first use).
+
+        Several processes may hold such a store at once. Journals of runs in progress go under
+        ``default_home()/journals/`` (a folder per server), as they go beside a DuckDB file.
+
+        Raises:
+            StoreUnavailableError: the server cannot be reached or refuses the login; nothing was changed.
+            StoreError: the tables could not be created or upgraded.
+        """
+        shown = redact_url(url)
+        try:
+            con = PgConnection.connect(url)
+        except psycopg.Error as exc:
+            raise StoreUnavailableError(
+                f"The database server {shown} could not be reached ({_first_line(exc)}). Nothing was "
+                "changed. Check MEDASSURE_DATABASE_URL and that the server is running and accepts this user."
+            ) from None
+        con.journal_dir = default_home() / "journals" / _url_folder(shown)
+        try:
+            store = cls(con, None)
+        except DB_ERRORS as exc:
+            con.close()
+            raise StoreError(f"The database on {shown} could not be prepared ({_first_line(exc)}). "
+                             "Nothing was changed.") from None
         store._opened_con = con
         return store
 
@@ -321,13 +433,35 @@ class Store(ComponentStores):
         """Uploaded documents (vendor attestations), stored once per SHA-256."""
         return DocumentStore(self._con)
 
-    def cursor(self) -> duckdb.DuckDBPyConnection:
-        """A raw DuckDB cursor, for tests that write rows directly (close it after).
+    def cursor(self) -> duckdb.DuckDBPyConnection | PgConnection:
+        """A raw connection (a DuckDB cursor, or a PostgreSQL one), for tests that write rows directly.
 
-        DuckDB-only and outside the storage interface: app code, the job manager's threads included,
-        uses ``for_thread()``.
+        Outside the storage interface: app code, the job manager's threads included, uses
+        ``for_thread()``. Close it after.
         """
         return self._con.cursor()
+
+    def _begin(self, dossier_id: str | None) -> None:
+        """Start a write transaction for one dossier (the caller holds ``self._lock``).
+
+        On PostgreSQL, other processes may write the same dossier: a transaction-scoped advisory
+        lock keyed by the dossier id makes them queue here, so each reads the latest version and the
+        last chain link only after the previous writer committed. A DuckDB file has one writing
+        process; the in-process lock suffices.
+        """
+        self._con.execute("BEGIN TRANSACTION")
+        if is_postgres(self._con):
+            try:
+                self._con.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))", [DOSSIER_LOCK_SPACE,
+                                                                                   dossier_id or ""])
+            except BaseException:
+                self._rollback()
+                raise
+
+    def _rollback(self) -> None:
+        """Roll back, quietly when the connection itself is gone (the error that got us here is raised)."""
+        with contextlib.suppress(*DB_ERRORS):
+            self._con.execute("ROLLBACK")
 
     # ---- writes -------------------------------------------------------------------------
     def _append_event(self, at, actor: str, auth: str | None, dossier_id: str | None, action: str,
@@ -353,13 +487,13 @@ class Store(ComponentStores):
         ``auth`` says how ``actor`` was established (``governance.identity``), e.g. "local, unauthenticated".
         """
         with self._lock:
-            self._con.execute("BEGIN TRANSACTION")
+            self._begin(dossier_id)
             try:
                 self._append_event(utcnow(), actor, auth, dossier_id, action,
                                    json.dumps(detail or {}, default=str))
                 self._con.execute("COMMIT")
-            except Exception:
-                self._con.execute("ROLLBACK")
+            except BaseException:
+                self._rollback()
                 raise
 
     def _conflict(self, dossier_id: str, latest: DossierVersion, based_on: int | None) -> SaveConflict:
@@ -421,48 +555,56 @@ class Store(ComponentStores):
         content = dossier.canonical_json()
         digest = content_digest(content)
         with self._lock:
-            latest = self.latest_or_none(dossier.id)
-            current = latest.version if latest else 0
-            if expected_version is not None and expected_version != current:
-                if latest is None:
-                    raise SaveConflict(f"Dossier {dossier.id} no longer exists. Nothing was saved.")
-                raise self._conflict(dossier.id, latest, expected_version or None)
-            if expected_hash is not None and (latest is None or latest.hash != expected_hash):
-                if latest is None:
-                    raise SaveConflict(f"Dossier {dossier.id} does not exist yet. Nothing was saved.")
-                raise self._conflict(dossier.id, latest, self._version_with_hash(dossier.id, expected_hash))
-            if latest is not None and latest.hash == digest:
-                return latest
-            number = 1 if latest is None else latest.version + 1
-            now = utcnow()
-            changed = (
-                ["(created)"]
-                if latest is None
-                else _changed_paths(json.loads(latest.dossier.canonical_json()), json.loads(content))
-            )
-            parent = latest.hash if latest else None
-            link = None
-            if latest is not None:
-                prev = self._con.execute(
-                    "SELECT row_hash FROM dossier_versions WHERE dossier_id = ? AND version = ?",
-                    [dossier.id, latest.version]).fetchone()
-                link = version_link(prev[0], latest.hash)
-            row_hash = version_row_hash(dossier.id, number, digest, parent, author, auth, now, note, link)
-            self._con.execute("BEGIN TRANSACTION")
+            self._begin(dossier.id)
             try:
-                self._con.execute(
-                    f"INSERT INTO dossier_versions ({VERSION_COLUMNS}, {CHAIN_COLUMNS})"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [dossier.id, number, digest, parent, author, now, note, content, auth, link, row_hash],
-                )
-                self._append_event(
-                    now, author, auth, dossier.id, "create" if latest is None else "save",
-                    json.dumps({"version": number, "hash": digest, "note": note, "changed": changed}),
-                )
+                saved = self._append_version(dossier, content, digest, author, note, auth,
+                                             expected_version, expected_hash)
                 self._con.execute("COMMIT")
-            except Exception:
-                self._con.execute("ROLLBACK")
+            except BaseException:
+                self._rollback()
                 raise
+        return saved
+
+    def _append_version(self, dossier: Dossier, content: str, digest: str, author: str, note: str,
+                        auth: str | None, expected_version: int | None,
+                        expected_hash: str | None) -> DossierVersion:
+        """``save`` inside its transaction: check the expected parent, then append version and event."""
+        latest = self.latest_or_none(dossier.id)
+        current = latest.version if latest else 0
+        if expected_version is not None and expected_version != current:
+            if latest is None:
+                raise SaveConflict(f"Dossier {dossier.id} no longer exists. Nothing was saved.")
+            raise self._conflict(dossier.id, latest, expected_version or None)
+        if expected_hash is not None and (latest is None or latest.hash != expected_hash):
+            if latest is None:
+                raise SaveConflict(f"Dossier {dossier.id} does not exist yet. Nothing was saved.")
+            raise self._conflict(dossier.id, latest, self._version_with_hash(dossier.id, expected_hash))
+        if latest is not None and latest.hash == digest:
+            return latest
+        number = 1 if latest is None else latest.version + 1
+        now = utcnow()
+        changed = (
+            ["(created)"]
+            if latest is None
+            else _changed_paths(json.loads(latest.dossier.canonical_json()), json.loads(content))
+        )
+        parent = latest.hash if latest else None
+        link = None
+        if latest is not None:
+            prev = self._con.execute(
+                "SELECT row_hash FROM dossier_versions WHERE dossier_id = ? AND version = ?",
+                [dossier.id, latest.version]).fetchone()
+            link = version_link(prev[0], latest.hash)
+        row_hash = version_row_hash(dossier.id, number, digest, parent, author, auth, now, note, link)
+        self._con.execute(
+            f"INSERT INTO dossier_versions ({VERSION_COLUMNS}, {CHAIN_COLUMNS})"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [dossier.id, number, digest, parent, author, now, note, content, auth, link, row_hash],
+        )
+        self._append_event(
+            now, author, auth, dossier.id, "create" if latest is None else "save",
+            json.dumps({"version": number, "hash": digest, "note": note, "changed": changed}),
+        )
         return DossierVersion(
             dossier=dossier,
             version=number,
@@ -562,9 +704,10 @@ class Store(ComponentStores):
         with self._lock:
             rows = self._con.execute(
                 """
-                SELECT dossier_id, version, hash, created_at, content FROM dossier_versions
-                QUALIFY row_number() OVER (PARTITION BY dossier_id ORDER BY version DESC) = 1
-                ORDER BY created_at DESC
+                SELECT v.dossier_id, v.version, v.hash, v.created_at, v.content FROM dossier_versions v
+                JOIN (SELECT dossier_id, max(version) AS version FROM dossier_versions GROUP BY dossier_id) m
+                  ON m.dossier_id = v.dossier_id AND m.version = v.version
+                ORDER BY v.created_at DESC
                 """
             ).fetchall()
         out = []
@@ -639,11 +782,16 @@ def _driver_errors_as_store_errors(cls: type) -> type:
         def guarded(self: Any, *args: Any, **kwargs: Any) -> Any:
             try:
                 return method(self, *args, **kwargs)
-            except duckdb.Error as exc:
-                first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+            except psycopg.OperationalError as exc:  # the server went away or refused mid-way
+                raise StoreUnavailableError(
+                    f"The database server {self.location} could not be reached ({name}: {_first_line(exc)}). "
+                    "Nothing was changed: every write is one transaction. Try again when the server is back."
+                ) from None
+            except DB_ERRORS as exc:
+                first = _first_line(exc)
                 damaged = any(word in first.lower() for word in ("corrupt", "checksum"))
                 raise (StoreCorruptError if damaged else StoreError)(
-                    f"The database {self.path or '(in memory)'} could not be read ({name}: {first}). "
+                    f"The database {self.location} could not be read ({name}: {first}). "
                     "Nothing was changed. If this repeats, restore the file from your last backup (or a "
                     "`medassure dossier export`)."
                 ) from None
@@ -651,7 +799,7 @@ def _driver_errors_as_store_errors(cls: type) -> type:
         return guarded
 
     for name, method in list(vars(cls).items()):
-        if callable(method) and not name.startswith("_") and name not in {"open", "cursor"}:
+        if callable(method) and not name.startswith("_") and name not in {"open", "open_url", "cursor"}:
             setattr(cls, name, wrap(name, method))
     return cls
 
