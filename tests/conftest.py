@@ -51,3 +51,31 @@ def llm_server():
 
     with FakeLLMServer(FakeConfig()) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One real PostgreSQL server for the session (tests/pg_server.py); skipped when not installed."""
+    from tests.pg_server import PostgresServer, PostgresUnavailable
+
+    try:
+        server = PostgresServer()
+    except PostgresUnavailable as exc:
+        pytest.skip(str(exc))
+    with server:
+        yield server
+
+
+@pytest.fixture
+def pg_url(postgres_server, request) -> str:
+    """A fresh, empty PostgreSQL database for this test; its URL (dropped afterwards)."""
+    import contextlib
+    import re
+    import uuid
+
+    stem = re.sub(r"[^a-z0-9_]", "_", request.node.name.lower())[:30]
+    name = f"t_{stem}_{uuid.uuid4().hex[:8]}"
+    url = postgres_server.create_database(name)
+    yield url
+    with contextlib.suppress(Exception):  # a test that left sessions open must not fail its teardown
+        postgres_server.drop_database(name)
