@@ -11,7 +11,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: run test install browser-deps bench lint clean
+.PHONY: run test install browser-deps db-deps bench lint clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -35,12 +35,22 @@ browser-deps:
 		echo "NOTE: /usr/bin/chromium missing and not root with apt-get: browser tests will be skipped"; \
 	fi
 
+# PostgreSQL tests start a real server from Debian's postgresql binaries; install them when we can.
+db-deps:
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
+		echo "installing postgresql with apt-get"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	else \
+		echo "NOTE: no initdb under /usr/lib/postgresql/*/bin and not root with apt-get: PostgreSQL tests will be skipped"; \
+	fi
+
 run: install
 	$(PY) -m cli demo --if-empty >/dev/null
 	$(PY) -m streamlit run app.py --server.headless=true --server.address=127.0.0.1 --server.port=$(PORT) \
 		--browser.gatherUsageStats=false
 
-test: install browser-deps
+test: install browser-deps db-deps
 	$(PY) -m pytest
 
 # Architecture and style: ruff, then the import-linter contracts in pyproject.toml.
