@@ -17,7 +17,8 @@ Each writer is its own process and prints one JSON line per event (``saved``, ``
 ``error``); ``run_writers`` starts all three at the same instant and collects the lines, and
 ``tally`` compares them with what the store holds afterwards.
 
-Child usage: ``python -m tests.shared_writers app|cli NAME COUNT DOSSIER_ID START_AT [--reopen]``.
+Child usage: ``python -m tests.shared_writers app|cli NAME COUNT DOSSIER_ID START_AT [--reopen]
+[--cli=signoff|update]``.
 """
 
 from __future__ import annotations
@@ -111,17 +112,32 @@ def medassure_command() -> list[str]:
     return [str(script)] if script.is_file() else [sys.executable, "-m", "cli"]
 
 
-def cli_writer(name: str, count: int, dossier_id: str) -> None:
-    """Run ``medassure signoff`` ``count`` times (one sign-off each), redoing those refused as conflicts."""
+def _cli_args(kind: str, dossier_id: str, value: str, i: int, folder: Path) -> list[str]:
+    """``medassure signoff`` (checked against the version it loaded) or ``dossier update`` (not checked)."""
+    if kind == "signoff":
+        return ["signoff", dossier_id, "--role", f"extra reviewer {i}", "--name", value]
+    from governance.dossier.intended_use import example_intended_use
+
+    use = example_intended_use().model_copy(update={"purpose": f"{value}: answer portal messages"})
+    path = folder / f"use-{i}.json"
+    path.write_text(use.model_dump_json(), encoding="utf-8")
+    return ["dossier", "update", dossier_id, "--file", str(path), "--author", value]
+
+
+def cli_writer(name: str, count: int, dossier_id: str, kind: str = "signoff") -> None:
+    """Run ``medassure`` ``count`` times (one change each), redoing those refused as conflicts."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="medassure-cli-writer-"))
     for i in range(count):
         value = f"writer-{name} #{i}"
         for attempt in range(MAX_REDOS + 1):
-            out = subprocess.run(
-                [*medassure_command(), "signoff", dossier_id, "--role", f"extra reviewer {i}",
-                 "--name", value], capture_output=True, text=True, timeout=120)
+            out = subprocess.run([*medassure_command(), *_cli_args(kind, dossier_id, value, i, folder)],
+                                 capture_output=True, text=True, timeout=120)
             if out.returncode == 0:
                 v = json.loads(out.stdout)
-                say("saved", writer=name, value=value, version=v["version"], hash=v["hash"], redos=attempt)
+                say("saved", writer=name, value=value, version=v["version"], hash=v["hash"], redos=attempt,
+                    cli=kind)
                 break
             if "changed while you worked" in out.stderr:
                 say("conflict", writer=name, value=value, message=out.stderr.strip()[:600])
@@ -147,15 +163,19 @@ class Outcome:
 
 
 def run_writers(env: dict[str, str], count: int, dossier_id: str = DOSSIER_ID, reopen: bool = False,
-                timeout: float = 600) -> Outcome:
-    """Start app writers A and B and CLI writer C at the same instant; wait; collect their events."""
+                cli: str = "signoff", timeout: float = 600) -> Outcome:
+    """Start app writers A and B and CLI writer C at the same instant; wait; collect their events.
+
+    ``cli``: the command writer C runs, ``signoff`` or ``update`` (``dossier update``, which saves
+    without naming the version it loaded).
+    """
     env = {**os.environ, **env, "PYTHONPATH": str(REPO)}
     start_at = time.time() + 1.5  # all three past their imports, then go together
     procs = {}
     for kind, name in (("app", "A"), ("app", "B"), ("cli", "C")):
         args = [sys.executable, "-m", "tests.shared_writers", kind, name, str(count), dossier_id,
-                str(start_at)]
-        procs[name] = subprocess.Popen([*args, *(["--reopen"] if reopen else [])], cwd=REPO, env=env,
+                str(start_at), f"--cli={cli}", *(["--reopen"] if reopen else [])]
+        procs[name] = subprocess.Popen(args, cwd=REPO, env=env,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     outcome = Outcome()
     for name, proc in procs.items():
@@ -174,6 +194,9 @@ def _applied_alone(before, after, event: dict, parent_hash: str) -> bool:
     if event["writer"] in ("A", "B"):
         return changed_fields(before, after) == ["title"] and after.title == event["value"] \
             and after.signoffs == before.signoffs
+    if event.get("cli") == "update":
+        return (changed_fields(before, after) == ["intended_use"] and after.signoffs == before.signoffs
+                and after.intended_use.purpose.startswith(event["value"] + ":"))
     new = after.signoffs[len(before.signoffs):]
     return (changed_fields(before, after) == [] and after.signoffs[: len(before.signoffs)] == before.signoffs
             and len(new) == 1 and new[0].name == event["value"] and new[0].version_hash == parent_hash)
@@ -218,13 +241,14 @@ def tally(store, dossier_id: str, outcome: Outcome) -> dict:
 def main(argv: list[str]) -> None:
     kind, name, count, dossier_id, start_at = argv[:5]
     reopen = "--reopen" in argv[5:]
+    cli = next((a.split("=", 1)[1] for a in argv[5:] if a.startswith("--cli=")), "signoff")
     import governance.dossier.store  # noqa: F401  (imports before the start line, not in the race)
 
     time.sleep(max(0.0, float(start_at) - time.time()))
     if kind == "app":
         app_writer(name, int(count), dossier_id, reopen)
     else:
-        cli_writer(name, int(count), dossier_id)
+        cli_writer(name, int(count), dossier_id, cli)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,109 @@
+"""Two app processes and one CLI process writing one dossier: PostgreSQL beside DuckDB.
+
+Issue 17 asks for several app processes and command-line runs at once. This script runs the
+workload of ``tests/shared_writers.py`` (two app writers saving title changes with the shown
+version as expected parent, redoing each refused save; one writer running the real ``medassure``
+command) and prints, per backend: saves attempted, stored, lost, silent overwrites, conflicts
+reported, and the wall time from the common start to the last writer's end.
+
+* PostgreSQL: a throw-away server (``tests/pg_server.py``); every writer keeps its store open, as
+  the app does. Run twice: the CLI writer running ``medassure signoff`` (its save names the version
+  it loaded) and ``medassure dossier update`` (its save does not; a title saved between its load
+  and its save would be undone, counted under "overwrites").
+* DuckDB: one writing process per file, so every writer opens the file for each load and each
+  save and waits for it (``MEDASSURE_LOCK_WAIT``); an app that kept it open would lock the others
+  out for good.
+
+Prints figures; it is not a timed test (the machine is shared).
+
+Usage: .venv/bin/python bench/shared_concurrency.py [--n 15] [--skip-duckdb]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("MEDASSURE_SIGNING_KEY", "bench-only-signing-key")
+
+from governance.dossier.store import Store  # noqa: E402
+from tests.shared_writers import DOSSIER_ID, run_writers, setup_dossier, tally  # noqa: E402
+
+COLUMNS = ("attempted", "saved", "stored_versions", "lost", "overwrites", "conflicts", "errors", "chain_ok",
+           "wall_seconds")
+
+
+def run_postgres(n: int, cli: str) -> dict | str:
+    """The workload on a fresh database of a throw-away server; its figures or why it could not run."""
+    from tests.pg_server import PostgresServer, PostgresUnavailable
+
+    if not hasattr(Store, "open_url"):
+        return "skipped: this checkout has no PostgreSQL store (Store.open_url)"
+    try:
+        server = PostgresServer()
+    except PostgresUnavailable as exc:
+        return f"skipped: {exc}"
+    with server, tempfile.TemporaryDirectory() as tmp:
+        url = server.create_database("bench")
+        store = Store.open_url(url)
+        setup_dossier(store)
+        store.close()
+        env = {"MEDASSURE_DATABASE_URL": url, "MEDASSURE_HOME": str(Path(tmp) / "home")}
+        outcome = run_writers(env, n, cli=cli)
+        store = Store.open_url(url)
+        try:
+            return tally(store, DOSSIER_ID, outcome)
+        finally:
+            store.close()
+
+
+def run_duckdb(n: int) -> dict:
+    """The workload on one DuckDB file, each writer opening it per step and waiting its turn."""
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp) / "home"
+        store = Store.open(home / "medassure.duckdb")
+        setup_dossier(store)
+        store.close()
+        env = {"MEDASSURE_HOME": str(home), "MEDASSURE_LOCK_WAIT": "120"}
+        saved_url = os.environ.pop("MEDASSURE_DATABASE_URL", None)
+        try:
+            outcome = run_writers(env, n, reopen=True)
+        finally:
+            if saved_url is not None:
+                os.environ["MEDASSURE_DATABASE_URL"] = saved_url
+        store = Store.open(home / "medassure.duckdb")
+        try:
+            return tally(store, DOSSIER_ID, outcome)
+        finally:
+            store.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=15, help="saves per writer")
+    parser.add_argument("--skip-duckdb", action="store_true")
+    args = parser.parse_args()
+    rows: list[tuple[str, dict | str]] = [
+        ("postgresql, cli=signoff", run_postgres(args.n, "signoff")),
+        ("postgresql, cli=dossier update", run_postgres(args.n, "update")),
+    ]
+    if not args.skip_duckdb:
+        rows.append(("duckdb (open per step), cli=signoff", run_duckdb(args.n)))
+    print(f"2 app writers + 1 CLI writer, {args.n} saves each")
+    print(f"{'backend':<38}" + "".join(f"{c:>16}" for c in COLUMNS))
+    for label, figures in rows:
+        if isinstance(figures, str):
+            print(f"{label:<38}  {figures}")
+            continue
+        print(f"{label:<38}" + "".join(f"{figures[c]!s:>16}" for c in COLUMNS))
+        for e in figures["overwrite_detail"][:2] + figures["lost_detail"][:2]:
+            print(f"{'':<38}  e.g. {e['writer']} {e['value']!r} version {e['version']}")
+
+
+if __name__ == "__main__":
+    main()
