@@ -46,8 +46,6 @@ def _check(figures: dict, outcome, count: int) -> None:
 
 def test_two_apps_and_the_cli_on_postgresql_lose_nothing(pg_url, tmp_path, monkeypatch):
     psycopg = pytest.importorskip("psycopg")
-    if not hasattr(Store, "open_url"):
-        pytest.skip("the PostgreSQL store (Store.open_url) has not landed on this branch yet")
     home = tmp_path / "home"
     monkeypatch.setenv("MEDASSURE_DATABASE_URL", pg_url)
     monkeypatch.setenv("MEDASSURE_HOME", str(home))
