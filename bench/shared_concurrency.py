@@ -14,7 +14,10 @@ reported, and the wall time from the common start to the last writer's end.
   save and waits for it (``MEDASSURE_LOCK_WAIT``); an app that kept it open would lock the others
   out for good.
 
-Prints figures; it is not a timed test (the machine is shared).
+Prints figures; it is not a timed test (the machine is shared). Measured 2026-12-01, 15 saves each,
+2 shared cores: PostgreSQL/signoff 45 stored, 0 lost, 21 conflicts reported, 23 s; PostgreSQL/dossier
+update 45, 0 lost, 0 overwrites seen (its load-to-save window is milliseconds), 19 conflicts, 19 s;
+DuckDB 45, 0 lost, 26 conflicts, 22 s (the CLI's ~1.2 s start-up dominates every backend).
 
 Usage: .venv/bin/python bench/shared_concurrency.py [--n 15] [--skip-duckdb]
 """
