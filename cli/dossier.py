@@ -117,18 +117,21 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_update(args: argparse.Namespace) -> int:
     use, wrapper = _parse_use_file(args.file)
     store = open_store(args)
-    current = store.load(args.id).dossier
+    before = store.load(args.id).version
     updates: dict = {"intended_use": use}
     for key in ("title", "owner"):
         value = getattr(args, key) or wrapper.get(key)
         if value:
             updates[key] = value
+
+    def apply(latest: Dossier) -> Dossier:  # onto the latest version: others' changes elsewhere are kept
+        return Dossier.model_validate({**latest.model_dump(), **updates})
+
     try:
-        dossier = Dossier.model_validate({**current.model_dump(), **updates})
+        v = store.update(args.id, apply, author=_author(args), note="updated from " + args.file,
+                         auth=_auth(args))
     except ValidationError as exc:
         fail(validation_message(exc, args.file))
-    before = store.load(args.id).version
-    v = store.save(dossier, author=_author(args), note="updated from " + args.file, auth=_auth(args))
     say(f"dossier {args.id}: version {v.version}" + (" (nothing changed)" if v.version == before else ""))
     emit({"id": args.id, "version": v.version, "hash": v.hash})
     return 0

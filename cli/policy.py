@@ -29,7 +29,7 @@ def _save(store, dossier, author: str, note: str, *, identity=None, expected_has
 
         v = save_as(store, identity, dossier, note, expected_hash=expected_hash)
     else:
-        v = store.save(dossier, author=author, note=note)
+        v = store.save(dossier, author=author, note=note, expected_hash=expected_hash)
     say(f"dossier {dossier.id}: version {v.version} ({v.hash[:12]})")
     return v
 
@@ -59,7 +59,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
     if dossier is not current.dossier:
         steps = (("rules from defaults", args.init), *((e, True) for e in edits), ("rules locked", args.lock))
         action = " and ".join(a for a, on in steps if on)
-        _save(store, dossier, _who(args), action)
+        _save(store, dossier, _who(args), action, expected_hash=current.hash)
     policy = dossier.policy
     if args.format == "text":
         print_rules(policy)

@@ -124,10 +124,11 @@ def cmd_results(args: argparse.Namespace) -> int:
                                "subgroups": results.subgroups.display_rows(),
                                "notes": results.subgroups.notes}
         if args.attach_to:
-            dossier = attach_scenario_run(store, store.load(args.attach_to).dossier, args.run_id,
-                                          by=args.author, reference_groups=refs, min_n=args.min_n)
             note = f"evidence: local scenario run {args.run_id}"
-            saved = store.save(dossier, author=args.author, note=note)
+            saved = store.update(  # onto the latest version: a change saved meanwhile is kept
+                args.attach_to, lambda d: attach_scenario_run(store, d, args.run_id, by=args.author,
+                                                              reference_groups=refs, min_n=args.min_n),
+                author=args.author, note=note)
             out["attached"] = {"dossier_id": saved.dossier.id, "version": saved.version, "hash": saved.hash}
     finally:
         store.close()

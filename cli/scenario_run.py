@@ -105,8 +105,8 @@ def _run(args: argparse.Namespace, store: Any, version: Any, instances: list, en
         out["subgroups"] = scenario_results(store, summary.run_id).subgroups.display_rows()
         if args.dossier:
             by = os.environ.get("MEDASSURE_USER", "cli")
-            dossier = attach_scenario_run(store, store.load(args.dossier).dossier, summary.run_id, by=by)
-            saved = store.save(dossier, author=by, note=f"evidence: local scenario run {summary.run_id}")
+            saved = store.update(args.dossier, lambda d: attach_scenario_run(store, d, summary.run_id, by=by),
+                                 author=by, note=f"evidence: local scenario run {summary.run_id}")
             out["attached"] = {"dossier_id": saved.dossier.id, "version": saved.version}
     emit(out)
     return run_exit_code(summary)

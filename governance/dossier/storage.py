@@ -21,6 +21,7 @@ latest is refused with ``SaveConflict`` (never a silent overwrite).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Protocol, runtime_checkable
 
@@ -200,6 +201,19 @@ class DossierStorage(Protocol):
         is the same check by the hash of the version the user was shown. ``auth`` says how the author
         was established. The version row and the audit row are chained (``verify_chain``).
         Raises ``StoreError`` without an author.
+        """
+        ...
+
+    def update(self, dossier_id: str, change: Callable[[Dossier], Dossier], author: str, note: str = "", *,
+               auth: str | None = None) -> DossierVersion:
+        """Apply ``change`` to the latest version and append the result, as one step.
+
+        For changes that do not depend on what a person was shown (attaching evidence, an
+        attestation, a re-evaluation addendum): the latest version is read inside the save's
+        transaction, under the dossier's lock, so another writer's change made in between is kept,
+        never overwritten. An error raised by ``change`` writes nothing. ``DossierNotFound`` when
+        missing. A change a person reviewed (a form, a decision, a sign-off) uses ``save`` with
+        ``expected_hash`` instead.
         """
         ...
 

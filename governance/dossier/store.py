@@ -37,6 +37,7 @@ import re
 import threading
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -559,6 +560,49 @@ class Store(ComponentStores):
             try:
                 saved = self._append_version(dossier, content, digest, author, note, auth,
                                              expected_version, expected_hash)
+                self._con.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
+        return saved
+
+    def update(self, dossier_id: str, change: Callable[[Dossier], Dossier], author: str, note: str = "", *,
+               auth: str | None = None) -> DossierVersion:
+        """Apply ``change`` to the latest version and append the result, as one step.
+
+        For changes that do not depend on what a person was shown (attaching evidence, an attestation,
+        a re-evaluation addendum). The latest version is read inside the save's transaction, after the
+        dossier's lock (on PostgreSQL, across processes), so a change another writer made in between is
+        kept, never overwritten. An error raised by ``change`` writes nothing. A change a person
+        reviewed (a form, a decision, a sign-off) uses ``save(expected_hash=...)`` instead.
+
+        Raises:
+            StoreError: no author.
+            DossierNotFound: no such dossier.
+
+        Example:
+            >>> import tempfile
+            >>> from governance.dossier.intended_use import example_intended_use
+            >>> store = Store.open(Path(tempfile.mkdtemp()) / "medassure.duckdb")
+            >>> d = Dossier(id="D-u", title="Portal replies", owner="dr.lee",
+            ...             intended_use=example_intended_use())
+            >>> _ = store.save(d, author="dr.lee")
+            >>> store.update("D-u", lambda x: x.model_copy(update={"owner": "pharmacy"}), "cli").version
+            2
+        """
+        if not author or not author.strip():
+            raise StoreError("A save needs an author (who is making this change).")
+        with self._lock:
+            self._begin(dossier_id)
+            try:
+                latest = self.latest_or_none(dossier_id)
+                if latest is None:
+                    raise DossierNotFound(f"No dossier {dossier_id!r}. `medassure dossier list` shows "
+                                          "the ids.")
+                changed = change(latest.dossier)
+                content = changed.canonical_json()
+                saved = self._append_version(changed, content, content_digest(content), author, note, auth,
+                                             None, latest.hash)
                 self._con.execute("COMMIT")
             except BaseException:
                 self._rollback()

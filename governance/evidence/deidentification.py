@@ -14,6 +14,7 @@ from pathlib import Path
 from evaluator.phi.attestation import AttestationInput, DeidentificationAttestation
 from evaluator.runs.request import file_sha256
 from evaluator.scenarios.store import ScenarioVersion
+from governance.dossier.record import Dossier
 from governance.dossier.store import Store
 
 
@@ -34,13 +35,15 @@ def record_attestation(store: Store, attestation: DeidentificationAttestation,
         True
     """
     if dossier_id:
-        dossier = store.load(dossier_id).dossier  # a missing dossier fails before anything is stored
+        store.load(dossier_id)  # a missing dossier fails before anything is stored
     store.attestations.record(attestation, dossier_id)
     if dossier_id:
-        kept = [a for a in dossier.deidentification if a.attestation_id != attestation.attestation_id]
-        store.save(dossier.model_copy(update={"deidentification": [*kept, attestation]}),
-                   author=attestation.attested_by,
-                   note=f"de-identification attested: {attestation.subject} ({attestation.method})")
+        def add(current: Dossier) -> Dossier:
+            kept = [a for a in current.deidentification if a.attestation_id != attestation.attestation_id]
+            return current.model_copy(update={"deidentification": [*kept, attestation]})
+
+        store.update(dossier_id, add, author=attestation.attested_by,
+                     note=f"de-identification attested: {attestation.subject} ({attestation.method})")
     return attestation
 
 

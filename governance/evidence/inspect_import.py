@@ -127,7 +127,6 @@ def attach_inspect_logs(store: Store, dossier_id: str, preview: InspectImportPre
     evidence = [p.evidence for p in preview.logs if p.evidence is not None]
     if not evidence:
         raise ValueError("no log can be attached: " + "; ".join(p.not_attachable for p in preview.logs))
-    current = store.load(dossier_id).dossier
     tasks = ", ".join(sorted({p.run.task for p in preview.logs if p.evidence}))
-    return store.save(attach_evidence(current, evidence, by=by), author=by,
-                      note=f"evidence: attached {len(evidence)} Inspect log(s) ({tasks})")
+    return store.update(dossier_id, lambda current: attach_evidence(current, evidence, by=by), author=by,
+                        note=f"evidence: attached {len(evidence)} Inspect log(s) ({tasks})")

@@ -316,12 +316,14 @@ def attach_jury(store: Store, dossier_id: str, jury_id: str, by: str) -> Dossier
     if summary.status != "completed":
         raise JuryRunError(f"jury {jury_id} is {summary.status}: start it again to finish (judge replies "
                            "already paid for come from the cache) before attaching")
-    current = store.load(dossier_id).dossier
-    evidence = jury_evidence(summary, current, record.get("finished_at") or record["created_at"])
-    if not evidence:
-        raise JuryRunError(f"jury {jury_id} scored no instance: {summary.unscored_reasons}")
-    updated = attach_evidence(current, evidence, by=by)
-    return store.save(updated, author=by, note=f"evidence: attached LLM jury {jury_id} of run "
+    def attach(current: Dossier) -> Dossier:
+        evidence = jury_evidence(summary, current, record.get("finished_at") or record["created_at"])
+        if not evidence:
+            raise JuryRunError(f"jury {jury_id} scored no instance: {summary.unscored_reasons}")
+        return attach_evidence(current, evidence, by=by)
+
+    # onto the latest version, in one step: a change another reviewer saved meanwhile is kept
+    return store.update(dossier_id, attach, author=by, note=f"evidence: attached LLM jury {jury_id} of run "
                                                 f"{summary.run_id} ({summary.benchmark_id} × "
                                                 f"{summary.candidate_model}; {summary.n_unscored} unscored)")
 

@@ -27,7 +27,7 @@ from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion, Store
 from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.attach import attach_evidence
-from governance.evidence.local_runs import RunInputError, runnable_benchmarks, stored_request
+from governance.evidence.local_runs import RunInputError, job_elsewhere, runnable_benchmarks, stored_request
 
 STOPPED = ("cancelled", "budget_exceeded", "failed")
 T = TypeVar("T")
@@ -135,10 +135,12 @@ def run_view(store: Store, run_id: str, dossier: Dossier, recent: int = 20,
         return None
     job = jobs.get(record.run_key)
     progress = job.progress() if job is not None else None
+    if (progress is None or not progress.alive) and record.status == "running":
+        progress = job_elsewhere(store, record.run_key, jobs) or progress  # another app process runs it
     mine = progress is not None and (progress.run_id == run_id or
                                      (progress.run_id is None and record.status == "running"))
     live = progress if mine else None
-    working = live is not None and live.alive
+    working = live is not None and live.running
     state = ("running" if working else
              "interrupted" if record.status == "running" else record.status)
     summary = None if working else stored_summary(store, record)
@@ -173,8 +175,7 @@ def attach_run(store: Store, dossier_id: str, run_id: str, by: str) -> DossierVe
     summary = stored_summary(store, record)
     if summary is None or not summary.metrics:
         raise RunInputError(f"run {run_id} has no scored instance to attach")
-    current = store.load(dossier_id).dossier
-    evidence = local_run_evidence(summary, record, current)
-    updated = attach_evidence(current, evidence, by=by)
-    return store.save(updated, author=by, note=f"evidence: attached local run {run_id} "
-                                                f"({record.benchmark_id} × {record.model})")
+    # onto the latest version, in one step: a change another reviewer saved meanwhile is kept
+    return store.update(
+        dossier_id, lambda d: attach_evidence(d, local_run_evidence(summary, record, d), by=by), author=by,
+        note=f"evidence: attached local run {run_id} ({record.benchmark_id} × {record.model})")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from governance.dossier.record import Dossier
 from governance.dossier.store import Store
 from governance.evidence.attach import attach_evidence
 from governance.evidence.local_run_view import local_run_evidence, stored_summary
@@ -72,8 +73,14 @@ def attach_completed_run(store: Store, dossier_id: str, run_id: str, by: str) ->
             raise RunInputError(f"run {run_id} has no scored instance to attach")
         evidence = local_run_evidence(summary, record, current.dossier)
         kind, label = "benchmark", f"local run {run_id} ({record.benchmark_id} × {record.model})"
-    updated = attach_evidence(current.dossier, evidence, by=by)
-    added = len(updated.evidence) - len(current.dossier.evidence)
-    saved = store.save(updated, author=by, note=f"evidence: attached {label}") if added else current
+    counts: list[int] = []
+
+    def attach(latest: Dossier) -> Dossier:  # onto the latest version: a change saved meanwhile is kept
+        updated = attach_evidence(latest, evidence, by=by)
+        counts.append(len(updated.evidence) - len(latest.evidence))
+        return updated
+
+    saved = store.update(dossier_id, attach, author=by, note=f"evidence: attached {label}")  # 0 added: same
+    added = counts[-1]
     return AttachedRun(dossier_id=dossier_id, run_id=run_id, kind=kind, evidence_ids=[e.id for e in evidence],
                        added=added, version=saved.version, hash=saved.hash)

@@ -197,9 +197,12 @@ def build_addendum(stores: ComponentStores, current: DossierVersion, plan: Evide
 def save_addendum(store: Store, dossier: Dossier, addendum: ReevaluationAddendum, by: str) -> DossierVersion:
     """Append the addendum to the dossier as a new version (note: "re-evaluation: ...")."""
     answer = "would change" if addendum.impact.would_change else "would not change"
-    updated = dossier.model_copy(update={"reevaluations": [*dossier.reevaluations, addendum]})
-    return store.save(updated, author=by, note=f"re-evaluation {addendum.id}: {addendum.change.describe()}; "
-                                               f"the decision {answer}")
+
+    def append(latest: Dossier) -> Dossier:  # the latest version: the addendum names the one it compared
+        return latest.model_copy(update={"reevaluations": [*latest.reevaluations, addendum]})
+
+    note = f"re-evaluation {addendum.id}: {addendum.change.describe()}; the decision {answer}"
+    return store.update(dossier.id, append, author=by, note=note)
 
 
 def added_addenda(store: Store, dossier_id: str, from_version: int,
