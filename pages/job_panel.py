@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from governance.evidence.local_runs import cancel_run
+from pages.ui import plain, store
 
 
 def live_job_panel(status, *, text: str, stopping: str, cancel_label: str, key: str) -> bool:
@@ -26,11 +27,14 @@ def live_job_panel(status, *, text: str, stopping: str, cancel_label: str, key: 
     Returns:
         True while the job runs (the caller draws nothing more for it); False once it ended.
     """
-    if status is None or not status.alive:
+    if status is None or not status.running:
         return False
     st.progress(min(status.done / status.total, 1.0) if status.total else 0.0, text=text)
+    if status.elsewhere:
+        st.caption(f"Running in another app process sharing this database ({plain(status.elsewhere)}); "
+                   "its progress is read from the database.")
     if status.cancel_requested:
         st.caption(stopping)
     elif st.button(cancel_label, key=key):
-        cancel_run(status.run_key)
+        cancel_run(status.run_key, store=store())
     return True

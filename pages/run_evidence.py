@@ -18,6 +18,7 @@ from governance.evidence.local_runs import (
     build_request,
     cancel_run,
     estimate_request,
+    job_elsewhere,
     resume_run,
     runnable_benchmarks,
     save_upload,
@@ -242,10 +243,13 @@ def run_panel(run_id: str, live_mode: bool) -> None:
     if view.live and view.live.error:
         st.error(f"The run stopped: {view.live.error}")
     if view.state == "running":
+        if view.live and view.live.elsewhere:
+            st.caption("Running in another app process sharing this database "
+                       f"({ui.plain(view.live.elsewhere)}); its progress is read from the database.")
         if view.live and view.live.cancel_requested:
             st.caption("Stopping after the requests in flight…")
         elif st.button("Cancel", key=f"run_cancel_{run_id}"):
-            cancel_run(rec.run_key)
+            cancel_run(rec.run_key, store=store)
     st.markdown(f"**Latest results** ({len(view.recent)} most recent)")
     st.dataframe(results_frame(view), hide_index=True, width="stretch",
                  column_config={"instance": st.column_config.TextColumn(width="medium"),
@@ -304,7 +308,9 @@ def runs() -> None:
 
     run_id = st.selectbox("Run", list(records), index=list(records).index(picked), key=f"run_pick_{picked}",
                           format_func=run_label, help="Runs of the benchmarks offered here, working first.")
-    if any(j.run_key == records[run_id].run_key for j in JOBS.live()):
+    key = records[run_id].run_key
+    if any(j.run_key == key for j in JOBS.live()) or (
+            records[run_id].status == "running" and job_elsewhere(store, key) is not None):
         st.fragment(run_every=POLL_S)(run_panel)(run_id, True)
     else:
         run_panel(run_id, False)

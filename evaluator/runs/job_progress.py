@@ -55,3 +55,10 @@ class JobProgress(BaseModel):
     """A short JSON result kept in the store (e.g. the run id, an addendum id)."""
     elapsed_s: float = 0.0
     """Seconds since this invocation started (0 when read from the store)."""
+    elsewhere: str | None = None
+    """The process running the job when it is another one sharing the database (``host pid N``), else None."""
+
+    @property
+    def running(self) -> bool:
+        """True while the job works, in this process (``alive``) or in another one (``elsewhere``)."""
+        return self.alive or self.elsewhere is not None

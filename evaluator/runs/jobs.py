@@ -10,6 +10,11 @@ finished instance, so a page rerun, a second tab or a restarted app reads the st
 store (``job_status``); a job that was working when its process died reads as ``interrupted``.
 Pages poll, the CLI and notebooks block on ``wait_job``: the same manager everywhere.
 
+On a shared PostgreSQL database several app processes read the same rows: each row names the
+process that runs it (``owner``), so another process shows the job as running there (with its
+progress from the store) rather than as interrupted, and its Cancel sets a flag in the row that
+the owning job reads the next time it saves its status.
+
 DuckDB connections are not thread-safe, so the thread gets its own view of the stores
 (``ComponentStores.for_thread()``, a cursor of the app's one connection: one writer per file),
 which it closes when the job ends. Cancelling sets an event the work checks between requests;
@@ -19,7 +24,9 @@ requests in flight finish and are kept, and starting the same request again resu
 from __future__ import annotations
 
 import contextlib
+import os
 import secrets
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -42,6 +49,10 @@ __all__ = ["JOBS", "Job", "JobManager", "JobProgress", "RunJob", "RunJobs", "Run
 Work = Callable[["ComponentStores", "Job"], Any]
 """A job's work: called with the thread's own view of the stores and the job (its progress reporter)."""
 SAVE_EVERY_S = 0.5
+OWNER = f"{socket.gethostname()} pid {os.getpid()}"
+"""This process, as a job row names it (``owner``)."""
+ELSEWHERE_STALE_S = 300.0
+"""A job owned by a process on another host counts as still running while its row changed this recently."""
 
 
 RunProgress = JobProgress
@@ -121,7 +132,7 @@ class Job:
             return {"job_id": self.job_id, "kind": self.kind, "job_key": self.run_key, "label": self.label,
                     "run_id": self.run_id, "state": self.state, "done": self.done, "total": self.total,
                     "note": self.note, "error": self.error, "result": self.brief,
-                    "started_at": self._started_at}
+                    "started_at": self._started_at, "owner": OWNER}
 
     def _save(self, force: bool = False) -> None:
         """Write the status row, at most every ``SAVE_EVERY_S`` unless forced (best effort)."""
@@ -132,6 +143,8 @@ class Job:
         # best effort: the status in memory still holds, and the run's results are in the store anyway
         with contextlib.suppress(*DB_ERRORS):
             self._store.save_job(self._row())
+            if self.alive and not self.cancel_event.is_set() and self._store.cancel_requested(self.job_id):
+                self.cancel_event.set()  # asked from another process sharing the database
 
     def _finish(self, result: Any) -> None:
         with self._lock:
@@ -251,11 +264,48 @@ def job_status(stores: ComponentStores, job_id: str, jobs: JobManager = JOBS) ->
     row = stores.read_job(job_id)
     if row is None:
         return None
-    state = "interrupted" if row["state"] in LIVE_STATES else row["state"]
+    owner = row.get("owner")
+    live = row["state"] in LIVE_STATES
+    elsewhere = owner if live and owner_is_running(owner, row.get("updated_at")) else None
+    state = "interrupted" if live and elsewhere is None else row["state"]
     return JobProgress(job_id=job_id, kind=row["kind"], run_key=row["job_key"], label=row["label"] or "",
                        run_id=row["run_id"], state=state, done=row["done"] or 0, total=row["total"] or 0,
-                       note=row["note"] or "", alive=False, cancel_requested=False, error=row["error"],
-                       brief=row["result"])
+                       note=row["note"] or "", alive=False, error=row["error"], brief=row["result"],
+                       cancel_requested=bool(row.get("cancel_requested")), elsewhere=elsewhere)
+
+
+def owner_is_running(owner: str | None, updated_at: datetime | None, *, now: datetime | None = None) -> bool:
+    """Whether the process a job row names still runs (this function is asked about jobs not in this process).
+
+    On this host: its process id is alive (and is not this process, whose jobs the manager knows).
+    On another host, which cannot be asked: the row changed within ``ELSEWHERE_STALE_S``. A row
+    without an owner was written before owners were recorded: its process is taken as gone.
+
+    Example:
+        >>> owner_is_running(f"{socket.gethostname()} pid {os.getpid()}", None)
+        False
+        >>> owner_is_running("other-host pid 1", datetime.now(UTC))
+        True
+    """
+    host, _, pid = (owner or "").partition(" pid ")
+    if not host or not pid.isdigit():
+        return False
+    if host == socket.gethostname():
+        if int(pid) == os.getpid():
+            return False
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    if updated_at is None:
+        return False
+    if updated_at.tzinfo is None:  # stored in UTC
+        updated_at = updated_at.replace(tzinfo=UTC)
+    age = ((now or datetime.now(UTC)) - updated_at).total_seconds()
+    return age <= ELSEWHERE_STALE_S
 
 
 def wait_job(job: Job, on_progress: Callable[..., Any] | None = None, *, poll_s: float = 0.2) -> JobProgress:

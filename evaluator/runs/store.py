@@ -58,6 +58,12 @@ MIGRATIONS = [
         result JSON, started_at TIMESTAMPTZ NOT NULL, updated_at TIMESTAMPTZ NOT NULL
     );
     """,
+    # 3: several processes share a PostgreSQL database: which process runs a job (so another one shows
+    # it as running there, not as interrupted), and a stop asked for from another process.
+    """
+    ALTER TABLE run_jobs ADD COLUMN owner VARCHAR;
+    ALTER TABLE run_jobs ADD COLUMN cancel_requested BOOLEAN;
+    """,
 ]
 RESUMABLE = ("running", "cancelled", "budget_exceeded", "failed")
 
@@ -285,11 +291,26 @@ class RunStore:
     def save_job(self, job: dict[str, Any]) -> None:
         """Insert or update one background job's status row (keys: the ``run_jobs`` columns)."""
         cols = ["job_id", "kind", "job_key", "label", "run_id", "state", "done", "total", "note", "error",
-                "result", "started_at"]
+                "result", "started_at", "owner"]
         values = [canonical_json(job[c]) if c == "result" and job.get(c) is not None else job.get(c)
                   for c in cols]
         self.con.execute(upsert_sql("run_jobs", [*cols, "updated_at"], ["job_id"]),
                          [*values, datetime.now(UTC)])
+
+    def request_cancel(self, job_id: str) -> bool:
+        """Ask the job to stop from any process (its own process reads this when it next saves its status).
+
+        Returns False when there is no such job or it is no longer working.
+        """
+        row = self.con.execute(
+            "UPDATE run_jobs SET cancel_requested = true WHERE job_id = ? "
+            "AND state IN ('starting', 'running') RETURNING job_id", [job_id]).fetchone()
+        return row is not None
+
+    def cancel_requested(self, job_id: str) -> bool:
+        """True once someone (in any process) asked this job to stop."""
+        row = self.con.execute("SELECT cancel_requested FROM run_jobs WHERE job_id = ?", [job_id]).fetchone()
+        return bool(row and row[0])
 
     def get_job(self, job_id: str) -> dict[str, Any] | None:
         """One job's status row (``result`` decoded), or None."""

@@ -308,14 +308,31 @@ def run_and_wait(store: Store, request: RunRequest, on_progress: ProgressFn | No
     return progress
 
 
-def cancel_run(run_key: str, jobs: JobManager = JOBS) -> bool:
-    """Ask the live job with this key to stop; False when none is working.
+def cancel_run(run_key: str, jobs: JobManager = JOBS, *, store: Store | None = None) -> bool:
+    """Ask the working job with this key to stop; False when none is working.
+
+    The job may run in this process, or (given ``store``) in another app process sharing the
+    database: then a stop is asked for in its row, which that process reads within a second.
 
     Example:
         >>> cancel_run("no-such-key", JobManager())
         False
     """
-    return jobs.cancel(run_key)
+    if jobs.cancel(run_key):
+        return True
+    other = job_elsewhere(store, run_key, jobs) if store is not None else None
+    if other is None:
+        return False
+    with store.for_thread() as db:
+        return db.runs.request_cancel(other.job_id)
+
+
+def job_elsewhere(store: Store, run_key: str, jobs: JobManager = JOBS) -> JobProgress | None:
+    """The job with this key when another process sharing the database runs it now, else None."""
+    with store.for_thread() as db:
+        job_id = db.runs.latest_job_id(run_key)
+        status = read_job_status(db, job_id, jobs) if job_id else None
+    return status if status is not None and status.elsewhere else None
 
 
 def stored_request(store: Store, run_key: str) -> RunRequest | None:
