@@ -17,6 +17,8 @@ from typing import Any
 import duckdb
 import psycopg
 
+from evaluator.pg import PgConnection
+
 SAFE_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 """DuckDB settings on every connection we open: never fetch or load an extension on our behalf
 (opening a foreign file made DuckDB try to download one). Checks made on open: ``evaluator.db_integrity``."""
@@ -26,6 +28,10 @@ DB_ERRORS: tuple[type[Exception], ...] = (duckdb.Error, psycopg.Error)
 """What either backend raises for a failed statement or a lost connection."""
 MISSING_TABLE_ERRORS: tuple[type[Exception], ...] = (duckdb.CatalogException, psycopg.errors.UndefinedTable)
 """What either backend raises when a table does not exist (yet)."""
+
+
+RAW_CONNECTIONS: tuple[type, ...] = (duckdb.DuckDBPyConnection, PgConnection)
+"""A raw connection of either backend (evaluator code and its tests pass one instead of the stores)."""
 
 
 def dialect(con: Any) -> str:

@@ -44,6 +44,39 @@ def store(home):
     s.close()
 
 
+BACKENDS = ["duckdb", "postgresql"]
+"""Where tests that take ``any_store``/``any_con`` run: the DuckDB file and a real PostgreSQL server."""
+
+
+@pytest.fixture(params=BACKENDS)
+def any_store(request, home):
+    """The dossier store on each backend (PostgreSQL: a fresh database on the session's server; skipped with
+    the reason when PostgreSQL is not installed)."""
+    from governance.dossier.store import Store
+
+    s = Store.open(home / "medassure.duckdb") if request.param == "duckdb" else \
+        Store.open_url(request.getfixturevalue("pg_url"))
+    assert s.backend == request.param
+    yield s
+    s.close()
+
+
+@pytest.fixture(params=BACKENDS)
+def any_con(request, tmp_path):
+    """A raw connection on each backend, as evaluator code takes it (PostgreSQL: run journals in tmp_path)."""
+    import duckdb
+
+    if request.param == "duckdb":
+        db = duckdb.connect()
+    else:
+        from evaluator.pg import PgConnection
+
+        db = PgConnection.connect(request.getfixturevalue("pg_url"))
+        db.journal_dir = tmp_path / "journals"
+    yield db
+    db.close()
+
+
 @pytest.fixture
 def llm_server():
     """A fresh local OpenAI-compatible server on 127.0.0.1 (no latency, no faults); ``.configure(...)`` it."""

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import duckdb
 
+from evaluator.db import RAW_CONNECTIONS
 from evaluator.gateway.llm import ModelEndpoint, count_prompt_tokens
 from evaluator.instance import Instance
 from evaluator.phi import PhiCheck
@@ -279,7 +280,7 @@ def run_benchmark(
     """
     base = options or RunOptions()
     opts = RunOptions(**{**base.__dict__, "concurrency": concurrency, "max_cost_usd": max_cost_usd})
-    store = RunStore(con) if isinstance(con, duckdb.DuckDBPyConnection) else con.journaled_runs
+    store = RunStore(con) if isinstance(con, RAW_CONNECTIONS) else con.journaled_runs
 
     async def main() -> RunSummary:
         async with _call_pool(endpoint, opts) as pool:

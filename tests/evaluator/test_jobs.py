@@ -12,6 +12,12 @@ from tests.calc_answers import calculator_answers
 
 
 @pytest.fixture
+def store(any_store):
+    """The job manager keeps its state in the store: each test runs on both backends."""
+    return any_store
+
+
+@pytest.fixture
 def calc_server(llm_server):
     return llm_server.configure(answer=calculator_answers(count=20))
 

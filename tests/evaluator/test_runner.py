@@ -70,6 +70,12 @@ def endpoint(server, **kw) -> ModelEndpoint:
     )
 
 
+@pytest.fixture
+def con(any_con):
+    """The runner's tests that take ``con`` run on both backends (tests/conftest.py)."""
+    return any_con
+
+
 def run(con, server, n=40, **kw):
     ep = kw.pop("ep", None) or endpoint(server)
     kw.setdefault("options", FAST_RETRY)
@@ -77,9 +83,8 @@ def run(con, server, n=40, **kw):
     return run_benchmark(con, Spec(), cases(n), ep, render=render, score=score, **kw)
 
 
-def test_every_instance_completes_through_25_percent_faults(llm_server):
+def test_every_instance_completes_through_25_percent_faults(llm_server, con):
     llm_server.configure(answer=lambda r: "A", fault_rate=0.25, seed=7, hang_s=2.5)
-    con = duckdb.connect()
     s = run(con, llm_server, n=60, ep=endpoint(llm_server, timeout_s=1.0))
     assert (s.status, s.n, s.n_errors, s.n_scored) == ("completed", 60, 0, 60)
     assert sum(llm_server.faults.values()) >= 10, "the fault injection must actually have fired"
@@ -90,9 +95,8 @@ def test_every_instance_completes_through_25_percent_faults(llm_server):
     assert s.score.mean == pytest.approx(40 / 60) and s.score.lower < s.score.mean < s.score.upper
 
 
-def test_second_identical_run_sends_nothing(llm_server):
+def test_second_identical_run_sends_nothing(llm_server, con):
     llm_server.configure(answer=lambda r: "B")
-    con = duckdb.connect()
     first = run(con, llm_server, n=30)
     hits = llm_server.hits
     second = run(con, llm_server, n=30)
@@ -145,9 +149,8 @@ def test_budget_needs_a_price(llm_server):
         run(duckdb.connect(), llm_server, n=2, max_cost_usd=1.0)
 
 
-def test_cancel_then_resume(llm_server):
+def test_cancel_then_resume(llm_server, con):
     llm_server.configure(answer=lambda r: "A", latency_s=0.02)
-    con = duckdb.connect()
     cancel = threading.Event()
     seen = []
 
@@ -250,9 +253,8 @@ def test_sigkill_mid_run_then_restart_resends_nothing_finished(llm_server, tmp_p
     assert rows == (n, n)
 
 
-def test_worker_processes_complete_through_faults(llm_server):
+def test_worker_processes_complete_through_faults(llm_server, con):
     llm_server.configure(answer=lambda r: "A", fault_rate=0.25, seed=3, hang_s=2.0)
-    con = duckdb.connect()
     opts = RunOptions(workers=2, retry=RetryPolicy(base_s=0.01, max_s=0.05), flush_ms=20)
     s = run(
         con,

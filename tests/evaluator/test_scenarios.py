@@ -85,8 +85,8 @@ def test_xlsx_and_jsonl_are_read_like_csv():
     assert jsonl.ok and jsonl.instances[0].reference == "B" and jsonl.instances[0].subgroups == {"site": "N"}
 
 
-def test_versions_are_content_hashed_and_edits_append():
-    con = duckdb.connect()
+def test_versions_are_content_hashed_and_edits_append(any_con):
+    con = any_con
     data = b"id,question,reference\nq1,2+2?,4\n"
     v1 = import_scenario(ScenarioStore(con), "c.csv", data, author="a",
                          subcategory_ids=["patient_provider_messaging"])
@@ -105,8 +105,8 @@ def test_versions_are_content_hashed_and_edits_append():
         store.get("sc_nope")
 
 
-def test_redaction_makes_a_new_version_and_records_it():
-    con = duckdb.connect()
+def test_redaction_makes_a_new_version_and_records_it(any_con):
+    con = any_con
     data = b"id,context,question,reference\nq1,Call Mr. Lee at 555-867-5309,Ok?,yes\nq2,Na 138,Normal?,yes\n"
     v1 = import_scenario(ScenarioStore(con), "p.csv", data, author="nurse")
     assert v1.phi["counts"] == {"name": 1, "phone": 1}

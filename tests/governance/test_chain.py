@@ -23,13 +23,10 @@ def _three_versions(store: Store) -> Dossier:
     return d
 
 
-@pytest.fixture(params=["duckdb", "postgresql"])
-def store(request, home):
-    """The tests that take ``store`` run on the DuckDB file and on a real PostgreSQL server."""
-    s = Store.open(home / "medassure.duckdb") if request.param == "duckdb" else \
-        Store.open_url(request.getfixturevalue("pg_url"))
-    yield s
-    s.close()
+@pytest.fixture
+def store(any_store):
+    """Every test here that takes ``store`` runs on the DuckDB file and on a real PostgreSQL server."""
+    return any_store
 
 
 def _sql(store: Store, sql: str, params=None) -> None:

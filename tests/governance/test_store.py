@@ -19,15 +19,10 @@ from governance.dossier.store import (
 from governance.dossier.taxonomy import TaxonomyError
 
 
-@pytest.fixture(params=["duckdb", "postgresql"])
-def store(request, home):
-    """The store on each backend: every test here that takes ``store`` runs on the DuckDB file and on a
-    real PostgreSQL server (tests/pg_server.py; skipped with the reason when PostgreSQL is not installed)."""
-    s = Store.open(home / "medassure.duckdb") if request.param == "duckdb" else \
-        Store.open_url(request.getfixturevalue("pg_url"))
-    assert s.backend == request.param
-    yield s
-    s.close()
+@pytest.fixture
+def store(any_store):
+    """Every test here that takes ``store`` runs on the DuckDB file and on a real PostgreSQL server."""
+    return any_store
 
 
 def make() -> Dossier:
