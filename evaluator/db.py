@@ -11,27 +11,72 @@ upgrades in place and a component never has to know about another component's ta
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import duckdb
-import psycopg
-
-from evaluator.pg import PgConnection
 
 SAFE_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 """DuckDB settings on every connection we open: never fetch or load an extension on our behalf
 (opening a foreign file made DuckDB try to download one). Checks made on open: ``evaluator.db_integrity``."""
 
 
-DB_ERRORS: tuple[type[Exception], ...] = (duckdb.Error, psycopg.Error)
-"""What either backend raises for a failed statement or a lost connection."""
-MISSING_TABLE_ERRORS: tuple[type[Exception], ...] = (duckdb.CatalogException, psycopg.errors.UndefinedTable)
-"""What either backend raises when a table does not exist (yet)."""
+# psycopg (~0.2 s to import) is loaded only when a PostgreSQL store is opened (``evaluator.pg``); until
+# then no psycopg error can be raised, so the error tuples below name its classes only once it is loaded.
 
 
-RAW_CONNECTIONS: tuple[type, ...] = (duckdb.DuckDBPyConnection, PgConnection)
-"""A raw connection of either backend (evaluator code and its tests pass one instead of the stores)."""
+def db_errors() -> tuple[type[Exception], ...]:
+    """What either backend raises for a failed statement or a lost connection.
+
+    Example:
+        >>> duckdb.Error in db_errors()
+        True
+    """
+    pg = sys.modules.get("psycopg")
+    return (duckdb.Error, pg.Error) if pg is not None else (duckdb.Error,)
+
+
+def missing_table_errors() -> tuple[type[Exception], ...]:
+    """What either backend raises when a table does not exist (yet)."""
+    pg = sys.modules.get("psycopg")
+    if pg is None:
+        return (duckdb.CatalogException,)
+    return duckdb.CatalogException, pg.errors.UndefinedTable
+
+
+def is_connection_lost(exc: BaseException) -> bool:
+    """True for a PostgreSQL server that went away or refused (a DuckDB file has no connection to lose)."""
+    pg = sys.modules.get("psycopg")
+    return pg is not None and isinstance(exc, pg.OperationalError)
+
+
+def is_raw_connection(con: Any) -> bool:
+    """A raw connection of either backend (evaluator code and its tests pass one instead of the stores)."""
+    return isinstance(con, duckdb.DuckDBPyConnection) or is_postgres(con)
+
+
+def redact_url(url: str) -> str:
+    """The URL without its password (for messages, logs and the sidebar).
+
+    Example:
+        >>> redact_url("postgresql://app:s3cret@db.example:5432/medassure")
+        'postgresql://app:***@db.example:5432/medassure'
+        >>> redact_url("postgresql://postgres@127.0.0.1:5432/x")
+        'postgresql://postgres@127.0.0.1:5432/x'
+    """
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)[1]
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc}"))
+
+
+def is_postgres_url(location: str | None) -> bool:
+    """True for a ``postgresql://`` or ``postgres://`` URL."""
+    return bool(location) and str(location).split("://", 1)[0] in {"postgresql", "postgres"}
 
 
 def dialect(con: Any) -> str:
@@ -139,7 +184,7 @@ def _pending(con: Any, component: str, migrations: Sequence[str]) -> bool:
     try:
         done = con.execute("SELECT count(*) FROM schema_migrations WHERE component = ?",
                            [component]).fetchone()
-    except MISSING_TABLE_ERRORS:
+    except missing_table_errors():
         return True
     return done[0] < len(migrations)
 

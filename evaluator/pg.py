@@ -22,38 +22,17 @@ import re
 import threading
 from decimal import Decimal
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 from psycopg.adapt import Loader
 from psycopg.pq import TransactionStatus
 
+from evaluator.db import redact_url
+
 DIALECT = "postgresql"
 CONNECT_TIMEOUT_S = 5
 """How long opening a connection waits for the server before the store says it is unreachable."""
 POOL_IDLE_MAX = 8
-
-
-def redact_url(url: str) -> str:
-    """The URL without its password (for messages, logs and the sidebar).
-
-    Example:
-        >>> redact_url("postgresql://app:s3cret@db.example:5432/medassure")
-        'postgresql://app:***@db.example:5432/medassure'
-        >>> redact_url("postgresql://postgres@127.0.0.1:5432/x")
-        'postgresql://postgres@127.0.0.1:5432/x'
-    """
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)[1]
-    user = parts.username or ""
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc}"))
-
-
-def is_postgres_url(location: str | None) -> bool:
-    """True for a ``postgresql://`` or ``postgres://`` URL."""
-    return bool(location) and str(location).split("://", 1)[0] in {"postgresql", "postgres"}
 
 
 class _TextJson(Loader):

@@ -275,7 +275,8 @@ def sidebar() -> None:
                 if v.integrity_problem:
                     st.error(f"**Record integrity:** {v.integrity_problem}")
         _identity_line()
-        st.caption(f"Database: {default_home() / 'medassure.duckdb'}")
+        shared = store().backend == "postgresql"
+        st.caption(f"{'Shared database' if shared else 'Database'}: {plain(store().location)}")
 
 
 def _identity_line() -> None:
@@ -291,8 +292,6 @@ def _identity_line() -> None:
     else:
         st.caption(f"Acting as **{plain(who.name)}** · {plain(who.auth_label)} · "
                    f"roles: {plain(acc.describe())}")
-    if store().backend == "postgresql":
-        st.caption(f"Shared database: {plain(store().location)}")
     if cfg.mode == "oidc":
         if who is None:
             st.button("Log in", key="identity_login", on_click=st.login)

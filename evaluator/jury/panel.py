@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from evaluator.db import RAW_CONNECTIONS
+from evaluator.db import is_raw_connection
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.instance import Instance
 from evaluator.jury.passes import JudgeSpec, JudgeTally, Progress, judge_one
@@ -186,7 +186,7 @@ async def run_jury_async(
     unpriced = [j.model for j in config.judges if j.price() is None]
     if options.max_cost_usd is not None and unpriced:
         raise JuryError(f"no price known for judge(s) {unpriced}; a budget needs every judge's price")
-    if isinstance(con, RAW_CONNECTIONS):
+    if is_raw_connection(con):
         runs, juries = RunStore(con), JuryStore(con)
     else:
         runs, juries = con.journaled_runs, con.juries
@@ -307,7 +307,7 @@ def load_jury_summary(
     Raises:
         JuryError: no jury with this id.
     """
-    juries = JuryStore(con) if isinstance(con, RAW_CONNECTIONS) else con
+    juries = JuryStore(con) if is_raw_connection(con) else con
     jury = juries.get(jury_id)
     if jury is None:
         raise JuryError(f"no jury {jury_id!r} in this database")

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from evaluator.db import DB_ERRORS
+from evaluator.db import db_errors
 from evaluator.gateway.secrets import scrub_text
 from evaluator.runs.job_progress import LIVE_STATES, JobProgress
 from evaluator.runs.request import RunRequest
@@ -141,7 +141,7 @@ class Job:
             return
         self._saved_at = now
         # best effort: the status in memory still holds, and the run's results are in the store anyway
-        with contextlib.suppress(*DB_ERRORS):
+        with contextlib.suppress(*db_errors()):
             self._store.save_job(self._row())
             if self.alive and not self.cancel_event.is_set() and self._store.cancel_requested(self.job_id):
                 self.cancel_event.set()  # asked from another process sharing the database

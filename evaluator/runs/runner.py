@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import duckdb
 
-from evaluator.db import RAW_CONNECTIONS
+from evaluator.db import is_raw_connection
 from evaluator.gateway.llm import ModelEndpoint, count_prompt_tokens
 from evaluator.instance import Instance
 from evaluator.phi import PhiCheck
@@ -280,7 +280,7 @@ def run_benchmark(
     """
     base = options or RunOptions()
     opts = RunOptions(**{**base.__dict__, "concurrency": concurrency, "max_cost_usd": max_cost_usd})
-    store = RunStore(con) if isinstance(con, RAW_CONNECTIONS) else con.journaled_runs
+    store = RunStore(con) if is_raw_connection(con) else con.journaled_runs
 
     async def main() -> RunSummary:
         async with _call_pool(endpoint, opts) as pool:

@@ -21,7 +21,7 @@ from typing import Any
 
 import duckdb
 
-from evaluator.db import MISSING_TABLE_ERRORS, apply_migrations, is_postgres, upsert_sql
+from evaluator.db import apply_migrations, is_postgres, missing_table_errors, upsert_sql
 from evaluator.gateway.secrets import scrub_url
 from evaluator.runs.writer import ResultWriter, insert_batch, replay_journals
 
@@ -123,7 +123,7 @@ def read_job(con: duckdb.DuckDBPyConnection, job_id: str) -> dict[str, Any] | No
     """
     try:
         cur = con.execute("SELECT * FROM run_jobs WHERE job_id = ?", [job_id])
-    except MISSING_TABLE_ERRORS:
+    except missing_table_errors():
         return None
     row = cur.fetchone()
     if not row:

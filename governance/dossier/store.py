@@ -39,12 +39,18 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import psycopg
 
-from evaluator.db import DB_ERRORS, apply_migrations, is_postgres
+from evaluator.db import (
+    apply_migrations,
+    db_errors,
+    is_connection_lost,
+    is_postgres,
+    is_postgres_url,
+    redact_url,
+)
 from evaluator.db_integrity import (
     CleanCloseMark,
     WalCheck,
@@ -53,7 +59,6 @@ from evaluator.db_integrity import (
     foreign_file_reason,
     is_foreign_database,
 )
-from evaluator.pg import PgConnection, is_postgres_url, redact_url
 from evaluator.stores import ComponentStores
 from governance.dossier.chain import (
     ChainReport,
@@ -80,6 +85,9 @@ from governance.dossier.storage import (
     VersionInfo,
 )
 from governance.dossier.user_text import STORED
+
+if TYPE_CHECKING:
+    from evaluator.pg import PgConnection
 
 __all__ = ["AuditEvent", "DossierNotFound", "DossierSummary", "DossierVersion", "SaveConflict", "Store",
            "StoreCorruptError", "StoreError", "StoreLockedError", "StoreUnavailableError", "StoreWarning",
@@ -404,6 +412,10 @@ class Store(ComponentStores):
             StoreUnavailableError: the server cannot be reached or refuses the login; nothing was changed.
             StoreError: the tables could not be created or upgraded.
         """
+        import psycopg  # noqa: PLC0415 - ~0.2 s, paid only by a PostgreSQL deployment
+
+        from evaluator.pg import PgConnection  # noqa: PLC0415
+
         shown = redact_url(url)
         try:
             con = PgConnection.connect(url)
@@ -415,7 +427,7 @@ class Store(ComponentStores):
         con.journal_dir = default_home() / "journals" / _url_folder(shown)
         try:
             store = cls(con, None)
-        except DB_ERRORS as exc:
+        except db_errors() as exc:
             con.close()
             raise StoreError(f"The database on {shown} could not be prepared ({_first_line(exc)}). "
                              "Nothing was changed.") from None
@@ -461,7 +473,7 @@ class Store(ComponentStores):
 
     def _rollback(self) -> None:
         """Roll back, quietly when the connection itself is gone (the error that got us here is raised)."""
-        with contextlib.suppress(*DB_ERRORS):
+        with contextlib.suppress(*db_errors()):
             self._con.execute("ROLLBACK")
 
     # ---- writes -------------------------------------------------------------------------
@@ -813,7 +825,7 @@ class Store(ComponentStores):
         return verify_rows(dossier_id, versions, events)
 
 def _driver_errors_as_store_errors(cls: type) -> type:
-    """Wrap the store's own public methods so a DuckDB error reaches callers as a ``StoreError``.
+    """Wrap the store's own public methods so a database error reaches callers as a ``StoreError``.
 
     A damaged block found after opening (the check on open reads every block in use, but the file
     can change under a running app) then reads "the database ... could not be read", never a raw
@@ -826,13 +838,14 @@ def _driver_errors_as_store_errors(cls: type) -> type:
         def guarded(self: Any, *args: Any, **kwargs: Any) -> Any:
             try:
                 return method(self, *args, **kwargs)
-            except psycopg.OperationalError as exc:  # the server went away or refused mid-way
-                raise StoreUnavailableError(
-                    f"The database server {self.location} could not be reached ({name}: {_first_line(exc)}). "
-                    "Nothing was changed: every write is one transaction. Try again when the server is back."
-                ) from None
-            except DB_ERRORS as exc:
+            except db_errors() as exc:
                 first = _first_line(exc)
+                if is_connection_lost(exc):  # a PostgreSQL server that went away or refused mid-way
+                    raise StoreUnavailableError(
+                        f"The database server {self.location} could not be reached ({name}: {first}). "
+                        "Nothing was changed: every write is one transaction. Try again when the server is "
+                        "back."
+                    ) from None
                 damaged = any(word in first.lower() for word in ("corrupt", "checksum"))
                 raise (StoreCorruptError if damaged else StoreError)(
                     f"The database {self.location} could not be read ({name}: {first}). "
