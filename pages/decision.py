@@ -162,8 +162,8 @@ if st.button("Sign off", key="signoff_button", type="primary", disabled=not role
     shown = ui.seen_hash(current.dossier.id) or current.hash
     try:
         if shown != current.hash:
-            raise DecisionError("the dossier changed since the version you were shown; review the changes "
-                                "above first, then sign the version you have seen")
+            raise DecisionError("The dossier changed since the version you were shown. Nothing was signed: "
+                                "review the changes above first, then sign the version you have seen.")
         signed = committee.sign(current.dossier, role, name, version_hash=shown, note=note, identity=signer)
     except (DecisionError, PermissionDenied) as exc:
         st.error(str(exc))

@@ -137,3 +137,28 @@ def test_the_demo_dossier_reaches_the_same_assessment_on_both_backends(home, pg_
     assert len(pg["verdicts"]) == len(duck["verdicts"]) > 20
     assert _normalised(pg) == _normalised(duck)
     assert pg["recommendation"]["outcome"] == duck["recommendation"]["outcome"]
+
+
+def test_documents_and_attestations_round_trip_on_both_backends(any_store):
+    from evaluator.phi.attestation import AttestationInput
+    from governance.dossier.documents import DocumentError
+    from governance.evidence.deidentification import record_attestation
+
+    data = bytes(range(256)) * 3  # every byte value, NUL included
+    ref = any_store.documents.put(data, "soc2.pdf", "application/pdf", by="buyer")
+    assert any_store.documents.put(data, "again.pdf", None, by="x") == ref.model_copy(
+        update={"filename": "again.pdf", "media_type": "application/octet-stream"})  # stored once per hash
+    assert any_store.documents.get(ref.sha256) == data and any_store.documents.exists(ref.sha256)
+    with pytest.raises(DocumentError, match="no stored document"):
+        any_store.documents.get("0" * 64)
+
+    any_store.save(_dossier(), "alice")
+    given = AttestationInput(attested_by="Privacy Officer", method="safe_harbor")
+    attestation = given.for_file("ab" * 32, "f.csv")
+    record_attestation(any_store, attestation, "D-pg")
+    assert any_store.attestations.find(["cd" * 32, "ab" * 32]) == attestation
+    recorded = any_store.attestations.for_dossier("D-pg")
+    assert [a.attestation_id for a in recorded] == [attestation.attestation_id]
+    latest = any_store.load("D-pg")
+    assert latest.version == 2 and latest.dossier.deidentification == [attestation]
+    assert latest.author == "Privacy Officer" and any_store.verify_chain("D-pg").ok
