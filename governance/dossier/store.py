@@ -471,6 +471,18 @@ class Store(ComponentStores):
                 self._rollback()
                 raise
 
+    @contextlib.contextmanager
+    def _transaction(self, dossier_id: str | None):
+        """One write transaction for one dossier (``_begin``): committed at the end, rolled back on error."""
+        with self._lock:
+            self._begin(dossier_id)
+            try:
+                yield
+                self._con.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
+
     def _rollback(self) -> None:
         """Roll back, quietly when the connection itself is gone (the error that got us here is raised)."""
         with contextlib.suppress(*db_errors()):
@@ -499,15 +511,9 @@ class Store(ComponentStores):
 
         ``auth`` says how ``actor`` was established (``governance.identity``), e.g. "local, unauthenticated".
         """
-        with self._lock:
-            self._begin(dossier_id)
-            try:
-                self._append_event(utcnow(), actor, auth, dossier_id, action,
-                                   json.dumps(detail or {}, default=str))
-                self._con.execute("COMMIT")
-            except BaseException:
-                self._rollback()
-                raise
+        with self._transaction(dossier_id):
+            detail_text = json.dumps(detail or {}, default=str)
+            self._append_event(utcnow(), actor, auth, dossier_id, action, detail_text)
 
     def _conflict(self, dossier_id: str, latest: DossierVersion, based_on: int | None) -> SaveConflict:
         """The refusal of a save based on an older version, naming what changed since."""
@@ -567,16 +573,9 @@ class Store(ComponentStores):
             raise StoreError("A save needs an author (who is making this change).")
         content = dossier.canonical_json()
         digest = content_digest(content)
-        with self._lock:
-            self._begin(dossier.id)
-            try:
-                saved = self._append_version(dossier, content, digest, author, note, auth,
-                                             expected_version, expected_hash)
-                self._con.execute("COMMIT")
-            except BaseException:
-                self._rollback()
-                raise
-        return saved
+        with self._transaction(dossier.id):
+            return self._append_version(dossier, content, digest, author, note, auth, expected_version,
+                                        expected_hash)
 
     def update(self, dossier_id: str, change: Callable[[Dossier], Dossier], author: str, note: str = "", *,
                auth: str | None = None) -> DossierVersion:
@@ -604,22 +603,14 @@ class Store(ComponentStores):
         """
         if not author or not author.strip():
             raise StoreError("A save needs an author (who is making this change).")
-        with self._lock:
-            self._begin(dossier_id)
-            try:
-                latest = self.latest_or_none(dossier_id)
-                if latest is None:
-                    raise DossierNotFound(f"No dossier {dossier_id!r}. `medassure dossier list` shows "
-                                          "the ids.")
-                changed = change(latest.dossier)
-                content = changed.canonical_json()
-                saved = self._append_version(changed, content, content_digest(content), author, note, auth,
-                                             None, latest.hash)
-                self._con.execute("COMMIT")
-            except BaseException:
-                self._rollback()
-                raise
-        return saved
+        with self._transaction(dossier_id):
+            latest = self.latest_or_none(dossier_id)
+            if latest is None:
+                raise DossierNotFound(f"No dossier {dossier_id!r}. `medassure dossier list` shows the ids.")
+            changed = change(latest.dossier)
+            content = changed.canonical_json()
+            return self._append_version(changed, content, content_digest(content), author, note, auth, None,
+                                        latest.hash)
 
     def _append_version(self, dossier: Dossier, content: str, digest: str, author: str, note: str,
                         auth: str | None, expected_version: int | None,
