@@ -8,8 +8,9 @@ reported, and the wall time from the common start to the last writer's end.
 
 * PostgreSQL: a throw-away server (``tests/pg_server.py``); every writer keeps its store open, as
   the app does. Run twice: the CLI writer running ``medassure signoff`` (its save names the version
-  it loaded) and ``medassure dossier update`` (its save does not; a title saved between its load
-  and its save would be undone, counted under "overwrites").
+  it loaded, and is refused when another came first) and ``medassure dossier update`` (it applies
+  its intended use to the latest version in one step, ``Store.update``, so it never conflicts and
+  must never undo an app writer's title: counted under "overwrites").
 * DuckDB: one writing process per file, so every writer opens the file for each load and each
   save and waits for it (``MEDASSURE_LOCK_WAIT``); an app that kept it open would lock the others
   out for good.
@@ -45,8 +46,6 @@ def run_postgres(n: int, cli: str) -> dict | str:
     """The workload on a fresh database of a throw-away server; its figures or why it could not run."""
     from tests.pg_server import PostgresServer, PostgresUnavailable
 
-    if not hasattr(Store, "open_url"):
-        return "skipped: this checkout has no PostgreSQL store (Store.open_url)"
     try:
         server = PostgresServer()
     except PostgresUnavailable as exc:

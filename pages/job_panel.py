@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from governance.evidence.local_runs import cancel_run
-from pages.ui import plain, store
+from reports.markdown import md
 
 
 def live_job_panel(status, *, text: str, stopping: str, cancel_label: str, key: str) -> bool:
@@ -27,14 +27,20 @@ def live_job_panel(status, *, text: str, stopping: str, cancel_label: str, key: 
     Returns:
         True while the job runs (the caller draws nothing more for it); False once it ended.
     """
-    if status is None or not status.running:
+    elsewhere = getattr(status, "elsewhere", None)  # another app process sharing the database runs it
+    if status is None or not (status.alive or elsewhere):
         return False
     st.progress(min(status.done / status.total, 1.0) if status.total else 0.0, text=text)
-    if status.elsewhere:
-        st.caption(f"Running in another app process sharing this database ({plain(status.elsewhere)}); "
+    if elsewhere:
+        st.caption(f"Running in another app process sharing this database ({md(str(elsewhere))}); "
                    "its progress is read from the database.")
     if status.cancel_requested:
         st.caption(stopping)
     elif st.button(cancel_label, key=key):
-        cancel_run(status.run_key, store=store())
+        if elsewhere:  # asked through the database; that process stops it within a second
+            from pages.ui import store  # noqa: PLC0415 - the app's store, only for this rare case
+
+            cancel_run(status.run_key, store=store())
+        else:
+            cancel_run(status.run_key)
     return True

@@ -56,3 +56,14 @@ def test_ended_or_unknown_job_draws_nothing():
     for status in ({"alive": False, "done": 12, "total": 12, "cancel_requested": False, "run_key": "rk"}, {}):
         at = run(status)
         assert not at.get("progress") and not at.button and "alive=False" in at.markdown[0].value
+
+
+def test_a_job_of_another_app_process_shows_its_progress_and_where_it_runs(asked):
+    at = run({"alive": False, "elsewhere": "app-2 pid 4242", "done": 6, "total": 12,
+              "cancel_requested": False, "run_key": "rk-3"})
+    assert at.get("progress")[0].proto.value == 50 and "alive=True" in at.markdown[0].value
+    assert "another app process" in at.caption[0].value and "app-2 pid 4242" in at.caption[0].value
+    assert at.button(key="cancel")  # a stop can be asked for through the database
+    stopped = run({"alive": False, "elsewhere": "app-2 pid 4242", "done": 6, "total": 12,
+                   "cancel_requested": True, "run_key": "rk-3"})
+    assert "Stopping…" in [c.value for c in stopped.caption] and not stopped.button and asked == []
