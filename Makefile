@@ -50,8 +50,12 @@ run: install
 	$(PY) -m streamlit run app.py --server.headless=true --server.address=127.0.0.1 --server.port=$(PORT) \
 		--browser.gatherUsageStats=false
 
+# Two pytest processes: the tests on the PostgreSQL server run in their own. In one process after them, a
+# page test's first model request sometimes failed with a connection error and was retried (sent twice);
+# not root-caused (the suite leaks keep-alive sockets to stopped fake servers), see the README's known limits.
 test: install browser-deps db-deps
-	$(PY) -m pytest
+	$(PY) -m pytest -m "not postgres"
+	$(PY) -m pytest -m postgres
 
 # Architecture and style: ruff, then the import-linter contracts in pyproject.toml.
 lint: install

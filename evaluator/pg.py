@@ -107,7 +107,7 @@ class _Pool:
         self.url = url
         self.journal_dir = None
         self._idle: list[psycopg.Connection] = []
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entrant: a view collected inside get() or put() gives back too
 
     def get(self) -> psycopg.Connection:
         with self._lock:

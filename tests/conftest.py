@@ -44,6 +44,15 @@ def store(home):
     s.close()
 
 
+def pytest_collection_modifyitems(items):
+    """Mark every test that uses the PostgreSQL server ``postgres`` (``make test`` runs them in a process of
+    their own, see the Makefile)."""
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if "postgres_server" in getattr(item, "fixturenames", ()) or "postgresql" in params.values():
+            item.add_marker(pytest.mark.postgres)  # uses it directly, or through any_store/any_con
+
+
 BACKENDS = ["duckdb", "postgresql"]
 """Where tests that take ``any_store``/``any_con`` run: the DuckDB file and a real PostgreSQL server."""
 
