@@ -1,6 +1,6 @@
 """``medassure candidates`` (the comparison as data), ``candidate-add`` and ``candidate-answer``.
 
-``candidates ID`` prints ``governance.procurement.comparison.compare_candidates`` for a version as JSON (the
+``candidates ID`` prints ``governance.decision.comparison.compare_candidates`` for a version as JSON (the
 same value the Candidates page and the PDF section format), or as the page's CSV with
 ``--format csv``. ``candidate-add`` records a candidate from a JSON file (``added_by`` and
 ``added_at`` are filled in; an endpoint names its key variable, never a key) and
@@ -24,7 +24,7 @@ from cli.policy import _save, _who
 
 
 def cmd_candidates(args: argparse.Namespace) -> int:
-    from governance.procurement.comparison import compare_candidates
+    from governance.decision.comparison import compare_candidates
 
     v = open_store(args).load(args.id, args.version)
     cmp = compare_candidates(v.dossier)

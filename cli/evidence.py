@@ -129,7 +129,7 @@ def cmd_import_helm(args: argparse.Namespace) -> int:
 
 def cmd_import_inspect(args: argparse.Namespace) -> int:
     from evaluator.importers.inspect_log import InspectNotInstalled
-    from governance.evidence.inspect_import import attach_inspect_logs, preview_inspect_import
+    from governance.actions.inspect_import import attach_inspect_logs, preview_inspect_import
 
     try:
         import inspect_ai  # noqa: F401

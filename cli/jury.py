@@ -66,7 +66,7 @@ def _jury_inputs(args: argparse.Namespace, store: Any) -> tuple[list, Any]:
 def _run_attestation(store: Any, args: argparse.Namespace) -> Any:
     """The attestation covering the judged run's cases: recorded now (``--deidentified-by``) or before."""
     from evaluator.runs.phi_gate import run_attestation
-    from governance.evidence.deidentification import AttestationError, attest_file, attest_scenario
+    from governance.actions.deidentification import AttestationError, attest_file, attest_scenario
 
     given = attestation_input(args)
     if given is None:
@@ -154,7 +154,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from evaluator.agreement.ratings import RatingsError
-    from governance.evidence.judge_validity import assess_judge_validity
+    from governance.actions.judge_validity import assess_judge_validity
 
     if bool(args.jury) == bool(args.jury_id):
         fail("give the jury's ratings with exactly one of --jury FILE or --jury-id ID")

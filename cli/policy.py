@@ -12,8 +12,8 @@ import sys
 
 from cli._common import VERSION, acting_name, add_format, emit, fail, open_store, say
 from cli.rules import add_rule_edit_arguments, edit_rules, print_rules
-from governance.decision.signoff import OUTCOME_LABELS, DecisionError
-from governance.dossier.decision_records import DECISION_OUTCOMES
+from governance.decision.signoff import DecisionError
+from governance.dossier.decision_records import DECISION_OUTCOMES, OUTCOME_LABELS
 from governance.dossier.rules_records import PolicyError
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
@@ -25,7 +25,7 @@ def _who(args: argparse.Namespace) -> str:
 
 def _save(store, dossier, author: str, note: str, *, identity=None, expected_hash: str | None = None):
     if identity is not None:  # checked and recorded as who acts (governance.identity.access)
-        from governance.identity.access import save_as
+        from governance.actions.save import save_as
 
         v = save_as(store, identity, dossier, note, expected_hash=expected_hash)
     else:
@@ -105,7 +105,7 @@ def cmd_assess(args: argparse.Namespace) -> int:
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
-    from governance.decision.committee import decide
+    from governance.actions.decision import decide
 
     store = open_store(args)
     current = store.load(args.id)

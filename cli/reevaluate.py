@@ -2,7 +2,7 @@
 
 For pipelines: a vendor ships a new model version or a team edits the prompt, and CI asks
 whether the committee's decision still stands. Thin wrapper over
-``governance.reevaluation.start.reevaluate_and_wait`` (the job manager's background re-evaluation,
+``governance.actions.reevaluation.reevaluate_and_wait`` (the job manager's background re-evaluation,
 waited for): parse the change, re-run (unchanged requests come from the response cache), save the addendum
 as a new dossier version, print JSON. Exit codes: 0 no verdict changed (estimates that crossed a
 threshold without flipping a verdict are reported, not failed), 3 a verdict flipped or a rule now
@@ -28,8 +28,8 @@ EXIT_FLIPPED = 3
 def _change(args: argparse.Namespace):
     from pydantic import ValidationError
 
+    from governance.actions.rerun import ReevaluationError, read_prompt_file
     from governance.dossier.addendum_records import PlanChange
-    from governance.reevaluation.rerun import ReevaluationError, read_prompt_file
 
     prompt: dict[str, str] = {}
     if args.prompt_file:
@@ -95,9 +95,9 @@ def _text(data: dict[str, Any]) -> None:
 
 def cmd_reevaluate(args: argparse.Namespace) -> int:
     from evaluator.runs.phi_gate import PhiBlocked
+    from governance.actions.reevaluate import ReevaluationError
+    from governance.actions.reevaluation import reevaluate_and_wait
     from governance.dossier.store import DossierNotFound
-    from governance.reevaluation.reevaluate import ReevaluationError
-    from governance.reevaluation.start import reevaluate_and_wait
 
     if args.concurrency < 1:
         fail(f"--concurrency must be at least 1 (got {args.concurrency})")

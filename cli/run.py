@@ -2,7 +2,7 @@
 
 Thin wrappers: parse flags into a ``ModelEndpoint``, load the instances, print the dry-run
 estimate, or start the run through the one job manager
-(``governance.evidence.local_runs.run_and_wait``, so the request is stored beside the run as the
+(``governance.actions.runs.run_and_wait``, so the request is stored beside the run as the
 page stores it) and wait with a progress bar on stderr; print the summary as JSON on stdout,
 with the transport that made the calls. ``--dossier ID`` (checked before anything runs) attaches
 the completed run's Evidence, as ``medassure attach`` does, and adds ``attached`` to the output.
@@ -111,7 +111,7 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
     from evaluator.runs.phi_gate import PhiBlocked
     from evaluator.runs.request import RunRequest
     from evaluator.runs.runner import estimate_run
-    from governance.evidence.local_runs import RunInputError, run_and_wait
+    from governance.actions.runs import RunInputError, run_and_wait
 
     if args.dry_run:
         estimate = estimate_run(spec, instances, endpoint, store=store.journaled_runs)
@@ -170,7 +170,7 @@ def _attach_to_dossier(args: argparse.Namespace, store: Any, summary: Any, code:
 
 def _attest_dataset(args: argparse.Namespace, store: Any) -> None:
     """Record ``--deidentified-by`` for the dataset file (and the dossier given), before the gate looks."""
-    from governance.evidence.deidentification import AttestationError, attest_file
+    from governance.actions.deidentification import AttestationError, attest_file
 
     given = attestation_input(args)
     if given is None:

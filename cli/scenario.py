@@ -46,7 +46,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         preview_table,
         read_table_file,
     )
-    from governance.evidence.local_scenarios import import_for_dossier
+    from governance.actions.scenarios import import_for_dossier
 
     if args.max_mb <= 0:
         fail(f"--max-mb must be positive (got {args.max_mb})")
@@ -81,7 +81,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from governance.evidence.local_scenarios import scenario_rows
+    from governance.actions.scenarios import scenario_rows
 
     store = open_store(args)
     try:
@@ -92,7 +92,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_redact(args: argparse.Namespace) -> int:
-    from governance.evidence.local_scenarios import redact_scenario
+    from governance.actions.scenarios import redact_scenario
 
     store = open_store(args)
     try:
@@ -107,7 +107,7 @@ def cmd_redact(args: argparse.Namespace) -> int:
 
 def cmd_results(args: argparse.Namespace) -> int:
     from evaluator.scenarios import scenario_results
-    from governance.evidence.local_scenarios import attach_scenario_run
+    from governance.actions.scenarios import attach_scenario_run
 
     if args.min_n < 1:
         fail(f"--min-n must be at least 1 (got {args.min_n})")

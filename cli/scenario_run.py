@@ -47,7 +47,7 @@ def cmd_run_scenario(args: argparse.Namespace) -> int:
     from evaluator.gateway.errors import LLMError
     from evaluator.gateway.llm import api_key_for
     from evaluator.scenarios.run import scenario_gate
-    from governance.evidence.deidentification import attest_scenario
+    from governance.actions.deidentification import attest_scenario
 
     if args.benchmark or args.dataset_file:
         fail("--scenario replaces --benchmark and --dataset-file; give only one of them")
@@ -85,7 +85,7 @@ def _run(args: argparse.Namespace, store: Any, version: Any, instances: list, en
     from evaluator.runs.runner import estimate_run
     from evaluator.scenarios import scenario_results, scenario_spec
     from evaluator.scenarios.run import start_scenario
-    from governance.evidence.local_scenarios import attach_scenario_run
+    from governance.actions.scenarios import attach_scenario_run
 
     head = {"scenario_id": version.scenario_id, "version": version.version,
             "phi_check": check.model_dump(mode="json")}

@@ -34,10 +34,10 @@ _EXPORTS = {
     "start_rules": "governance.decision.committee",
     "lock_rules": "governance.decision.committee",
     "assess": "governance.rules.verdicts",
-    "assessment_and_recommendation": "governance.decision.committee",
-    "build_request": "governance.evidence.local_runs",
-    "run_and_wait": "governance.evidence.local_runs",
-    "attach_run": "governance.evidence.local_run_view",
+    "assessment_and_recommendation": "governance.rules.assessment",
+    "build_request": "governance.actions.runs",
+    "run_and_wait": "governance.actions.runs",
+    "attach_run": "governance.actions.run_view",
 }
 __all__ = [  # literal, so tools see the public names; tests check it matches _EXPORTS
     "Store", "Dossier", "TaskMapping", "IntendedUse", "example_intended_use", "suggest_mapping",
@@ -47,12 +47,13 @@ __all__ = [  # literal, so tools see the public names; tests check it matches _E
 __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 
 if TYPE_CHECKING:  # for editors and type checkers; at run time the names load on first use
-    from governance.decision.committee import assessment_and_recommendation, lock_rules, start_rules
+    from governance.actions.run_view import attach_run
+    from governance.actions.runs import build_request, run_and_wait
+    from governance.decision.committee import lock_rules, start_rules
     from governance.dossier.intended_use import IntendedUse, example_intended_use
     from governance.dossier.record import Dossier, TaskMapping
     from governance.dossier.store import Store
     from governance.evidence.attach import attach_evidence, mapped_benchmarks
-    from governance.evidence.local_run_view import attach_run
-    from governance.evidence.local_runs import build_request, run_and_wait
     from governance.mapping.suggest import suggest_mapping
+    from governance.rules.assessment import assessment_and_recommendation
     from governance.rules.verdicts import assess

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from governance.procurement.comparison import compare_candidates
-from governance.procurement.measured_cost import measured_costs
+from governance.actions.costs import measured_costs
+from governance.decision.comparison import compare_candidates
 from pages import candidate_forms as forms
 from pages import tables, ui
 from reports.candidates_chart import candidates_chart

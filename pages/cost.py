@@ -4,11 +4,11 @@ import streamlit as st
 from pydantic import ValidationError
 
 from evaluator.medhelm_data import benchmark_tokens
+from governance.actions.costs import measured_costs, run_token_profile
 from governance.dossier.procurement_records import CostSettings, TokenProfile
 from governance.evidence.attach import mapped_benchmarks
 from governance.procurement.cost import cost_report
-from governance.procurement.cost_inputs import medhelm_token_profile, run_token_profile
-from governance.procurement.measured_cost import measured_costs
+from governance.procurement.cost_inputs import medhelm_token_profile
 from pages import policy_tables, tables, ui
 from reports.cost_chart import cost_score_chart
 

@@ -2,11 +2,12 @@
 
 import streamlit as st
 
+from governance.actions.decision import decide as record_decision
+from governance.actions.decision_view import decision_view
 from governance.decision import committee
 from governance.decision.readiness import needs_override
-from governance.decision.signoff import OUTCOME_LABELS, DecisionError
-from governance.decision.view import decision_view
-from governance.dossier.decision_records import DECISION_OUTCOMES
+from governance.decision.signoff import DecisionError
+from governance.dossier.decision_records import DECISION_OUTCOMES, OUTCOME_LABELS
 from governance.identity.access import PermissionDenied
 from governance.identity.identity import local_identity
 from pages import policy_tables as tables
@@ -111,10 +112,10 @@ with st.expander("Record the committee's decision", expanded=decision is None an
         wanted = outcome == "approve_with_conditions"
         lines = [c.strip() for c in conditions.splitlines() if c.strip()] if wanted else []
         try:
-            updated = committee.decide(ui.current().dossier, outcome, rationale, lines, by=ui.reviewer(),
-                                       model=None if model == models[0] else model,
-                                       required_roles=[r.strip() for r in roles.split(",") if r.strip()],
-                                       store=ui.store(), identity=acting, override_gaps=override or None)
+            updated = record_decision(ui.current().dossier, outcome, rationale, lines, by=ui.reviewer(),
+                                     model=None if model == models[0] else model,
+                                     required_roles=[r.strip() for r in roles.split(",") if r.strip()],
+                                     store=ui.store(), identity=acting, override_gaps=override or None)
         except (DecisionError, PermissionDenied) as exc:
             st.error(str(exc))
         else:

@@ -3,9 +3,9 @@
 import pandas as pd
 import streamlit as st
 
+from governance.actions.history import diff_versions, timeline
+from governance.actions.reevaluate import added_addenda
 from governance.dossier.change_text import field_label
-from governance.dossier.history import diff_versions, timeline
-from governance.reevaluation.reevaluate import added_addenda
 from pages import ui
 from reports.markdown import section_markdown
 from reports.sections_reevaluation import addendum_section

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from governance.evidence.local_runs import cancel_run
+from governance.actions.runs import cancel_run
 from reports.markdown import md
 
 

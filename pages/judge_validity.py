@@ -8,9 +8,7 @@ import streamlit as st
 from pydantic import ValidationError
 
 from evaluator.agreement.ratings import POOLED, RatingsError, ratings_template
-from governance.decision.committee import assessment_and_recommendation
-from governance.dossier.rules_records import PolicyError
-from governance.evidence.judge_validity import (
+from governance.actions.judge_validity import (
     JudgeValidityView,
     agreement_setting,
     assess_judge_validity,
@@ -21,7 +19,9 @@ from governance.evidence.judge_validity import (
     set_minimum,
     stored_juries,
 )
-from governance.evidence.jury_runs import attached_first
+from governance.actions.juries import attached_first
+from governance.dossier.rules_records import PolicyError
+from governance.rules.assessment import assessment_and_recommendation
 from governance.rules.policy import load_defaults
 from pages import tables, ui
 

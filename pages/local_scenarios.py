@@ -21,9 +21,8 @@ from evaluator.scenarios import (
 from evaluator.scenarios.run import ScenarioRunBlocked
 from evaluator.scenarios.template import FORMAT_NOTES, TEMPLATES, template_csv
 from evaluator.subgroups import MIN_N
-from governance.dossier.taxonomy import load_taxonomy
-from governance.evidence.local_runs import RunInputError, job_status, start_scenario_run
-from governance.evidence.local_scenarios import (
+from governance.actions.runs import RunInputError, job_status, start_scenario_run
+from governance.actions.scenarios import (
     attach_scenario_run,
     import_for_dossier,
     redact_scenario,
@@ -31,6 +30,7 @@ from governance.evidence.local_scenarios import (
     scenario_rows,
     version_view,
 )
+from governance.dossier.taxonomy import load_taxonomy
 from pages import ui
 from pages.job_panel import live_job_panel
 

@@ -12,6 +12,7 @@ from governance.decision.signoff import SignOffStatus
 from governance.dossier.rules_records import AcceptancePolicy
 from governance.evidence.select import subcategory_name
 from governance.procurement.cost import CostReport
+from governance.rules.kinds import rule_kind
 from governance.rules.rule_text import rule_bar
 from governance.rules.verdicts import Verdict
 
@@ -19,10 +20,6 @@ STATUS_MARK = {"pass": "✓ pass", "fail": "✗ fail", "inconclusive": "⚠ inco
                "not_applicable": "– n/a"}
 """Plain symbols that every font has (colour emoji are missing on many hospital desktops)."""
 
-RULE_KINDS = {"score": "score bar", "min_n": "minimum n", "max_unscored_share": "maximum unscored share",
-              "subgroup_disparity": "subgroup disparity", "judge_agreement": "judge agreement",
-              "max_cost_per_1k": "cost ceiling per 1,000 requests"}
-"""Rule kinds in words (the stored keys stay in the dossier and the CLI)."""
 
 
 def rule_target(rule) -> str:
@@ -37,7 +34,7 @@ def rule_target(rule) -> str:
 def rules_frame(policy: AcceptancePolicy) -> pd.DataFrame:
     """One row per rule."""
     return pd.DataFrame([{
-        "rule": r.id, "kind": RULE_KINDS.get(r.kind, r.kind.replace("_", " ")), "applies to": rule_target(r),
+        "rule": r.id, "kind": rule_kind(r.kind).label, "applies to": rule_target(r),
         "bar": rule_bar(r),
         "point estimates accepted": getattr(r, "allow_point_estimate", False), "rationale": r.rationale,
     } for r in policy.rules])

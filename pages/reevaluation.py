@@ -5,11 +5,11 @@ so a rerun or a reload does not cut it off."""
 
 import streamlit as st
 
+from governance.actions.reevaluate import current_plan
+from governance.actions.reevaluation import start_reevaluation
+from governance.actions.rerun import read_prompt_bytes
+from governance.actions.runs import job_status
 from governance.dossier.addendum_records import PlanChange
-from governance.evidence.local_runs import job_status
-from governance.reevaluation.reevaluate import current_plan
-from governance.reevaluation.rerun import read_prompt_bytes
-from governance.reevaluation.start import start_reevaluation
 from pages import ui
 from pages.job_panel import live_job_panel
 from reports.markdown import section_markdown

@@ -5,6 +5,7 @@ from pydantic import ValidationError
 
 from governance.decision import committee
 from governance.dossier.rules_records import PolicyError, ScoreRule
+from governance.rules.assessment import assessment_and_recommendation
 from pages import policy_tables as tables
 from pages import tables as readable
 from pages import ui
@@ -59,7 +60,7 @@ else:
                      disabled=(method, power) == (policy.multiplicity, policy.power)):
             apply(committee.set_error_control, f"error control: {method}, power {power:g}",
                   multiplicity=method, power=power)
-assessment, recommendation = committee.assessment_and_recommendation(dossier)
+assessment, recommendation = assessment_and_recommendation(dossier)
 if assessment.change_log_problem and policy.lock:
     st.error(f"Change log check failed: {assessment.change_log_problem}.")
 if assessment.tier_note:

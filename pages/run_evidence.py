@@ -9,10 +9,10 @@ import streamlit as st
 from evaluator.phi.attestation import METHOD_LABELS, AttestationInput
 from evaluator.runs.jobs import JOBS
 from evaluator.runs.phi_gate import PhiBlocked
-from governance.evidence.deidentification import attest_file
-from governance.evidence.jury_runs import jury_applies
-from governance.evidence.local_run_view import RunView, attach_run, dossier_runs, run_id_for_key, run_view
-from governance.evidence.local_runs import (
+from governance.actions.deidentification import attest_file
+from governance.actions.juries import jury_applies
+from governance.actions.run_view import RunView, attach_run, dossier_runs, run_id_for_key, run_view
+from governance.actions.runs import (
     RunInputError,
     RunnableBenchmark,
     build_request,

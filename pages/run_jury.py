@@ -1,7 +1,7 @@
 """The Run evidence page's jury section: score a finished free-text run with an LLM jury.
 
 Shared page code, not a page (like ``pages/job_panel.py``): the section reads the form, calls
-``governance.evidence.jury_runs`` for the estimate, the background job and the attachment, and
+``governance.actions.juries`` for the estimate, the background job and the attachment, and
 renders what comes back. The jury works in the one job manager and writes every judgement to the
 store, so the section polls the job's status and redraws the jury's result from the store.
 """
@@ -14,8 +14,7 @@ import streamlit as st
 from evaluator.benchmarks import get_benchmark
 from evaluator.loaders import get_loader
 from evaluator.runs.reads import RunRecord
-from governance.dossier.record import Dossier
-from governance.evidence.jury_runs import (
+from governance.actions.juries import (
     JuryPlan,
     JuryRequest,
     JuryRunError,
@@ -28,7 +27,8 @@ from governance.evidence.jury_runs import (
     run_juries,
     start_jury,
 )
-from governance.evidence.local_runs import job_status
+from governance.actions.runs import job_status
+from governance.dossier.record import Dossier
 from pages import ui
 from pages.job_panel import live_job_panel
 

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from governance.actions.costs import measured_costs
 from governance.dossier.store import DossierVersion, Store
-from governance.procurement.measured_cost import measured_costs
 from reports.build import build_report
 from reports.chai import chai_model_card_xml
 from reports.exports import evidence_csv, export_json, hti1_csv

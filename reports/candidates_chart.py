@@ -11,7 +11,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from governance.procurement.comparison import CandidateComparison
+from governance.decision.comparison import CandidateComparison
 from reports.candidates_table import SCORE_COLUMNS, score_rows
 
 

@@ -2,7 +2,7 @@
 
 Why here: the Candidates page, the "Candidates compared" PDF section and the CSV export must
 show the same numbers, so they all read these rows, built once from
-``governance.procurement.comparison.CandidateComparison``. Money is rounded to cents, scores and intervals to
+``governance.decision.comparison.CandidateComparison``. Money is rounded to cents, scores and intervals to
 three decimals; the page keeps them as numbers (so its table sorts), the PDF prints them with the
 same rounding, and the CSV neutralises text cells that a spreadsheet would run as formulas
 (``reports.exports.safe_cell``).
@@ -14,7 +14,7 @@ import csv
 import io
 from typing import Any
 
-from governance.procurement.comparison import CandidateComparison
+from governance.decision.comparison import CandidateComparison
 from reports.exports import safe_cell
 
 SUMMARY_COLUMNS = [

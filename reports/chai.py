@@ -17,10 +17,10 @@ import json
 import xml.etree.ElementTree as ET
 
 from evaluator.evidence import Evidence, SubgroupScore
-from governance.decision.committee import assessment_and_recommendation
-from governance.decision.signoff import OUTCOME_LABELS
+from governance.dossier.decision_records import OUTCOME_LABELS
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion
+from governance.rules.assessment import assessment_and_recommendation
 from reports.model import NOT_PROVIDED, Section
 from reports.plain_text import lines, section_text, xml_safe
 from reports.sections_decision import decision_text

@@ -3,14 +3,14 @@
 Why a section of its own, added through ``Report.extra_sections``: a dossier without candidates
 has nothing to say here, so the section appears only when candidates are recorded and the
 report's fixed sections stay as they are. Every number comes from
-``governance.procurement.comparison.compare_candidates`` through ``reports.candidates_table``, the rows the
+``governance.decision.comparison.compare_candidates`` through ``reports.candidates_table``, the rows the
 Candidates page and the CSV export show, so the PDF cannot disagree with them.
 """
 
 from __future__ import annotations
 
+from governance.decision.comparison import compare_candidates
 from governance.dossier.record import Dossier
-from governance.procurement.comparison import compare_candidates
 from reports.candidates_chart import candidates_chart
 from reports.candidates_table import score_rows, summary_rows, tie_text
 from reports.model import Chart, Fact, Section, Table

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from governance.decision.committee import assessment_and_recommendation
-from governance.decision.signoff import OUTCOME_LABELS, signoff_status
+from governance.decision.signoff import signoff_status
+from governance.dossier.decision_records import OUTCOME_LABELS
 from governance.dossier.record import Dossier
+from governance.rules.assessment import assessment_and_recommendation
 from governance.rules.recommendation import disagreement
 from reports.model import Fact, Section, Table
 

@@ -6,13 +6,13 @@ no section, because nothing was re-evaluated). Each addendum leads with the answ
 this change the decision?" and its reasons, then the numbers behind it: the paired comparison
 per benchmark, the flipped instances by id, the subgroups (small groups show their size only),
 the verdicts that changed or crossed their threshold, and the caveats. Only formatting happens
-here; every number comes from ``governance.reevaluation.reevaluate``.
+here; every number comes from ``governance.actions.reevaluate``.
 """
 
 from __future__ import annotations
 
-from governance.decision.signoff import OUTCOME_LABELS
 from governance.dossier.addendum_records import BenchmarkComparison, ReevaluationAddendum
+from governance.dossier.decision_records import OUTCOME_LABELS
 from governance.dossier.record import Dossier
 from reports.model import Fact, Section, Table
 

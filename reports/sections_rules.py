@@ -9,11 +9,11 @@ number, n, interval and source.
 
 from __future__ import annotations
 
-from governance.decision.committee import assessment_and_recommendation
-from governance.decision.signoff import OUTCOME_LABELS
+from governance.dossier.decision_records import OUTCOME_LABELS
 from governance.dossier.record import Dossier
 from governance.dossier.rules_records import AcceptancePolicy
 from governance.evidence.select import subcategory_name
+from governance.rules.assessment import assessment_and_recommendation
 from governance.rules.policy import change_log_problem
 from governance.rules.recommendation import Recommendation
 from governance.rules.rule_text import rule_bar

@@ -7,7 +7,7 @@ save lost and every conflict reported. This module is that workload, used by
 
 * two *app* writers do what a page does: load the latest version, "think" a moment, change the
   title to a value of their own ("writer-A #3") and save as a local identity with the shown
-  version's hash as the expected parent (``governance.identity.access.save_as``); on
+  version's hash as the expected parent (``governance.actions.save.save_as``); on
   ``SaveConflict`` they report it, reload and redo;
 * one *CLI* writer runs the real ``medassure signoff`` command (a sign-off is bound to the version
   the command loaded and saved with it as the expected parent), redoing it when the command reports
@@ -70,8 +70,8 @@ def app_writer(name: str, count: int, dossier_id: str, reopen: bool) -> None:
     ``reopen``: open the store for each load and each save and close it in between (DuckDB admits
     one process at a time, so an app that held it would lock the others out).
     """
+    from governance.actions.save import save_as
     from governance.dossier.store import SaveConflict
-    from governance.identity.access import save_as
     from governance.identity.identity import local_identity
 
     who = local_identity(f"app-{name}")
@@ -189,7 +189,7 @@ def run_writers(env: dict[str, str], count: int, dossier_id: str = DOSSIER_ID, r
 
 def _applied_alone(before, after, event: dict, parent_hash: str) -> bool:
     """``after`` is ``before`` with exactly this writer's change and nothing else (no silent overwrite)."""
-    from governance.decision.signoff import changed_fields
+    from governance.dossier.content_hash import changed_fields
 
     if event["writer"] in ("A", "B"):
         return changed_fields(before, after) == ["title"] and after.title == event["value"] \

@@ -23,14 +23,13 @@ from governance.dossier.decision_records import GapsOverride, MonitoringPlan, Re
 from governance.dossier.rules_records import AcceptancePolicy, PolicyError
 from governance.identity.access import access_for, check_signoff
 from governance.identity.identity import Identity, local_identity
-from governance.procurement.candidate_items import with_vendor_items
-from governance.reevaluation.plan import freeze_plan
+from governance.rules.assessment import assessment_and_recommendation
 from governance.rules.policy import default_policy, lock_policy, remove_rule, set_rule
 from governance.rules.policy import set_error_control as policy_error_control
-from governance.rules.recommendation import Recommendation, recommend
-from governance.rules.verdicts import Assessment, assess
+from governance.rules.verdicts import assess
 
 if TYPE_CHECKING:
+    from governance.dossier.plan_records import EvidencePlan
     from governance.dossier.record import Dossier
 
 
@@ -91,16 +90,6 @@ def delete_rule(dossier: Dossier, rule_id: str, by: str, why: str = "") -> Dossi
     return dossier.model_copy(update={"policy": remove_rule(dossier.policy, rule_id, by=by, why=why)})
 
 
-def assessment_and_recommendation(dossier: Dossier) -> tuple[Assessment, Recommendation]:
-    """Verdicts and the recommendation they support (never stored; recomputed per version).
-
-    Example:
-        >>> assessment, rec = assessment_and_recommendation(dossier)  # doctest: +SKIP
-        >>> assessment.counts()["pass"], rec.outcome                   # doctest: +SKIP
-        (20, 'approve_with_conditions')
-    """
-    assessment = assess(dossier)
-    return assessment, with_vendor_items(dossier, recommend(assessment))
 
 
 def derive_plan(dossier: Dossier, model: str | None = None) -> Dossier:
@@ -121,15 +110,16 @@ def edit_plan(dossier: Dossier, review: ReviewRequirements, monitoring: Monitori
 
 
 def decide(dossier: Dossier, outcome: str, rationale: str, conditions: list[str], by: str,
-           model: str | None = None, required_roles: list[str] | None = None, store=None,
-           override_gaps: str | None = None, *, identity: Identity | None = None) -> Dossier:
+           model: str | None = None, required_roles: list[str] | None = None,
+           override_gaps: str | None = None, *, identity: Identity | None = None,
+           evidence_plan: EvidencePlan | None = None) -> Dossier:
     """The dossier with the committee's decision, recording what the tool recommended at that moment.
 
     An approval while checklist items are missing (``governance.decision.readiness``) needs
     ``override_gaps``: the committee's reason, recorded on the decision with who gave it and what was
     missing. A rejection needs none.
 
-    With ``store``, the evidence plan (``governance.reevaluation.plan``) is frozen first, so the
+    With ``store``, the evidence plan (``governance.actions.evidence_plan``) is frozen first, so the
     decision's hash covers what was run and a re-evaluation can run it again. ``identity`` is who
     records it (its name replaces ``by``); it must hold the chair role.
 
@@ -146,8 +136,8 @@ def decide(dossier: Dossier, outcome: str, rationale: str, conditions: list[str]
     except DecisionError as exc:  # reported after the decision's own checks, which name the form's fields
         # keep the message, not the exception: its traceback would hold this frame (and the store) in a cycle
         override, refused = None, str(exc)
-    if store is not None:
-        dossier = dossier.model_copy(update={"evidence_plan": freeze_plan(store, dossier, by=by)})
+    if evidence_plan is not None:
+        dossier = dossier.model_copy(update={"evidence_plan": evidence_plan})
     assessment, rec = assessment_and_recommendation(dossier)
     if model is not None and model not in assessment.models:
         raise DecisionError(f"no evidence names the candidate {model!r}; candidates with evidence: "

@@ -21,6 +21,7 @@ published records are attached here so these steps always have something to judg
 from __future__ import annotations
 
 from evaluator.evidence import published_evidence
+from governance.actions.costs import run_token_profile
 from governance.decision import committee
 from governance.dossier.procurement_records import CostSettings
 from governance.dossier.record import Dossier
@@ -28,7 +29,7 @@ from governance.dossier.rules_records import CostRule, ScoreRule
 from governance.dossier.store import Store
 from governance.evidence.attach import mapped_benchmarks
 from governance.identity.identity import demo_identity
-from governance.procurement.cost_inputs import medhelm_token_profile, run_token_profile
+from governance.procurement.cost_inputs import medhelm_token_profile
 
 DEMO_AUTHOR = "demo"
 GPT4O, CLAUDE, LLAMA = "GPT-4o (2024-05-13)", "Claude 3.7 Sonnet (20250219)", "Llama 3.3 Instruct (70B)"

@@ -204,3 +204,7 @@ class OversightPlan(UserRecord):
     """Who last edited it by hand (None: as derived)."""
     edited_at: datetime | None = None
     """When."""
+
+
+OUTCOME_LABELS = {"approve": "Approve", "approve_with_conditions": "Approve with conditions",
+                  "insufficient_evidence": "Insufficient evidence", "reject": "Reject"}

@@ -1,8 +1,8 @@
 """The frozen evidence plan a dossier records with its decision: what was run, so it can be run again.
 
-Why apart from ``governance.reevaluation.plan``: the dossier stores the plan and freezing it reads
+Why apart from ``governance.actions.evidence_plan``: the dossier stores the plan and freezing it reads
 the dossier and the store, so the record types sit below both (no import cycle). How a plan is
-frozen is told in ``governance.reevaluation.plan``.
+frozen is told in ``governance.actions.evidence_plan``.
 """
 
 from __future__ import annotations

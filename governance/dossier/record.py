@@ -169,7 +169,7 @@ class Dossier(UserRecord):
     signoffs: list[SignOff] = Field(default_factory=list)
     """Sign-offs, each bound to the content it signed (governance.decision.signoff)."""
     evidence_plan: EvidencePlan | None = None
-    """What was run for the decision, frozen with it (governance.reevaluation.plan)."""
+    """What was run for the decision, frozen with it (governance.actions.evidence_plan)."""
     reevaluations: list[ReevaluationAddendum] = Field(default_factory=list)
     """Re-evaluation addenda, oldest first (governance.reevaluation); sign-offs do not bind to them."""
     candidates: list[Candidate] = Field(default_factory=list)

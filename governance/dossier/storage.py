@@ -181,7 +181,7 @@ class DossierStorage(Protocol):
     """Every storage operation the code above the store uses. ``Store`` (DuckDB) implements it.
 
     One DuckDB-only exception remains outside the interface: ``Store.cursor``, a raw cursor the
-    run manager's background thread takes (``governance/evidence/local_runs.py`` hands it to
+    run manager's background thread takes (``governance/actions/runs.py`` hands it to
     ``evaluator.runs.jobs``) until that thread takes component stores instead.
     """
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
+from governance.dossier.content_hash import changed_fields, signable_hash
 from governance.identity.config import IdentityConfig, load_config
 from governance.identity.identity import Identity
 
@@ -128,7 +129,6 @@ def check_signoff(access: Access, dossier: Dossier, role: str, config: IdentityC
         PermissionDenied: the role is not held, or (with separation of duties) the same identity already
             holds a current sign-off for another role the decision requires.
     """
-    from governance.decision.signoff import signable_hash  # decision imports this package
 
     access.require(role, f"sign off as {role!r}")
     config = config or load_config()
@@ -154,7 +154,6 @@ def authorize_save(access: Access, before: Dossier | None, after: Dossier) -> No
     Raises:
         PermissionDenied: the identity lacks the role the change needs.
     """
-    from governance.decision.signoff import changed_fields  # decision imports this package
 
     if before is None:
         access.require("editor", "create a dossier")
@@ -181,21 +180,3 @@ def authorize_save(access: Access, before: Dossier | None, after: Dossier) -> No
                     f"{access.identity.name} may not save a sign-off recorded for {s.name}.")
 
 
-def save_as(store, identity: Identity | None, dossier: Dossier, note: str, *,
-            expected_hash: str | None = None, config: IdentityConfig | None = None):
-    """Save ``dossier`` as ``identity`` after checking it may make this change (``authorize_save``).
-
-    ``expected_hash`` is the version the user was shown; a later save in between refuses this one
-    (``SaveConflict``). The author is the identity's name and ``auth`` how it was established.
-
-    Raises:
-        PermissionDenied: the identity may not make this change (nothing written).
-        SaveConflict: the dossier changed since ``expected_hash`` (nothing written).
-    """
-    access = access_for(identity, dossier.id, config)
-    if identity is None:
-        access.require("editor", "save")
-    before = store.latest_or_none(dossier.id)
-    authorize_save(access, before.dossier if before else None, dossier)
-    return store.save(dossier, author=identity.name, note=note, expected_hash=expected_hash,
-                      auth=identity.auth_label)

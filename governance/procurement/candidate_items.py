@@ -32,8 +32,6 @@ from pydantic import BaseModel, ConfigDict
 
 from governance.dossier.procurement_records import Candidate
 from governance.procurement.attestations import statuses
-from governance.procurement.candidates import candidate_models
-from governance.rules.recommendation import RANK, Recommendation, overall
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
@@ -138,43 +136,5 @@ def vendor_items(dossier: Dossier, candidate: Candidate) -> list[VendorItem]:
     return [*contract_items(candidate, dossier.intended_use.phi_exposure), *attestation_items(candidate)]
 
 
-def _item_line(candidate: Candidate, item: VendorItem) -> str:
-    prefix = "Open item" if item.kind == "open_item" else "Vendor condition"
-    return f"{prefix} for {candidate.label}: {item.text}"
 
 
-def with_vendor_items(dossier: Dossier, rec: Recommendation) -> Recommendation:
-    """The recommendation with each candidate's vendor items added (see the module docstring).
-
-    A dossier without candidates gets its recommendation back unchanged.
-
-    Example:
-        >>> with_vendor_items(dossier, recommend(assess(dossier))).outcome  # doctest: +SKIP
-        'approve_with_conditions'
-    """
-    if not dossier.candidates or not rec.candidates:
-        return rec
-    lines: dict[str, list[str]] = {}
-    for cand in dossier.candidates:
-        items = vendor_items(dossier, cand)
-        for model in candidate_models(dossier, cand):
-            lines.setdefault(model, []).extend(_item_line(cand, i) for i in items)
-    if not any(lines.get(c.model) for c in rec.candidates):
-        return rec
-    per = []
-    for c in rec.candidates:
-        extra = lines.get(c.model, [])
-        if not extra:
-            per.append(c)
-            continue
-        outcome = "approve_with_conditions" if c.outcome == "approve" else c.outcome
-        n_open = sum(line.startswith("Open item") for line in extra)
-        reason = (f"Vendor due diligence: {n_open} open item(s) and {len(extra) - n_open} vendor "
-                  "condition(s) from the attestations and contract facts.")
-        conditions = c.conditions if outcome == "reject" else [*c.conditions, *extra]
-        per.append(c.model_copy(update={"outcome": outcome, "conditions": conditions,
-                                        "reasons": [*c.reasons, reason]}))
-    per.sort(key=lambda c: (RANK[c.outcome], -c.counts["pass"], c.counts["inconclusive"]))
-    best, models, reasons = overall(per)  # worded as governance.rules.recommendation words it
-    reasons.append("Vendor due diligence adds open items or conditions: see the Candidates page.")
-    return rec.model_copy(update={"outcome": best, "models": models, "candidates": per, "reasons": reasons})

@@ -13,7 +13,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from evaluator.medhelm_data import benchmark_tokens, published_costs
-from evaluator.stores import ComponentStores
 from governance.dossier.procurement_records import EvaluationCostItem, TokenProfile
 
 
@@ -44,28 +43,6 @@ def profile_from_results(model: str, price_model: str, results: Iterable[Mapping
 MAPPED_LABEL = "MedHELM average over the mapped benchmarks, not your workload"
 
 
-def run_token_profile(store: ComponentStores, dossier: Any, model: str,
-                      price_model: str) -> TokenProfile | None:
-    """Token means from the dossier's own local runs of ``model`` (None when none carries tokens).
-
-    The runs are those named by the dossier's local-run evidence for that model; errored results and
-    results without token counts (e.g. demo answers recorded without calling a model) are left out.
-
-    Example:
-        >>> run_token_profile(store, dossier, "openai/gpt-4o", "gpt-4o").source  # doctest: +SKIP
-        "this dossier's own runs (run-1; 40 requests)"
-    """
-    run_ids = sorted({e.run_id for e in dossier.evidence
-                      if e.provenance == "local-run" and e.model == model and e.run_id})
-    if not run_ids:
-        return None
-    rows = [r for rid in run_ids for r in store.runs.results(rid)
-            if r.get("error") is None and (r.get("prompt_tokens") or 0) > 0]
-    if not rows:
-        return None
-    evidence = tuple(e.id for e in dossier.evidence if e.run_id in run_ids and e.model == model)
-    source = f"this dossier's own runs ({', '.join(run_ids)}; {len(rows)} requests)"
-    return profile_from_results(model, price_model, rows, evidence_ids=evidence, source=source)
 
 
 def medhelm_token_profile(published_model: str, price_model: str,

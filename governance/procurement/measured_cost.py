@@ -24,8 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 if TYPE_CHECKING:
-    from evaluator.stores import ComponentStores
-    from governance.dossier.record import Dossier
+    pass
 
 
 class MeasuredCost(BaseModel):
@@ -98,26 +97,3 @@ def measure(model: str, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> M
         source=f"measured on {counted} instance{'s' if counted != 1 else ''} of {where}", note=note)
 
 
-def measured_costs(stores: ComponentStores, dossier: Dossier) -> dict[str, MeasuredCost]:
-    """Measured cost per evidence model, from the runs the dossier's local-run evidence names.
-
-    Jury records name the candidate run they judged, so that run is counted once; the judges'
-    own calls are not the candidate's cost.
-
-    Example:
-        >>> measured_costs(store, dossier)["openai/gpt-4o"].usd_per_instance  # doctest: +SKIP
-        0.0021
-    """
-    runs: dict[str, list[str]] = {}
-    for e in dossier.evidence:
-        if e.provenance == "local-run" and e.run_id:
-            runs.setdefault(e.model, [])
-            if e.run_id not in runs[e.model]:
-                runs[e.model].append(e.run_id)
-    out = {}
-    with stores.for_thread() as db:
-        for model, ids in runs.items():
-            found = measure(model, {rid: db.runs.results(rid) for rid in ids})
-            if found is not None:
-                out[model] = found
-    return out

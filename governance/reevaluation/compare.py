@@ -17,9 +17,8 @@ from collections.abc import Mapping, Sequence
 from evaluator.instance import Instance
 from evaluator.paired import compare_paired
 from evaluator.subgroups import MIN_N
-from governance.decision.signoff import OUTCOME_LABELS
 from governance.dossier.addendum_records import DecisionImpact, SubgroupComparison, VerdictChange
-from governance.dossier.decision_records import CommitteeDecision
+from governance.dossier.decision_records import OUTCOME_LABELS, CommitteeDecision
 from governance.rules.recommendation import recommend
 from governance.rules.verdicts import Assessment, Verdict
 

@@ -30,8 +30,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from governance.decision.signoff import OUTCOME_LABELS
-from governance.dossier.decision_records import CommitteeDecision, Outcome
+from governance.dossier.decision_records import OUTCOME_LABELS, CommitteeDecision, Outcome
 from governance.evidence.select import slug, subcategory_keys, subcategory_name
 from governance.rules.preregistration import preregistration_summary
 from governance.rules.verdict_math import compare, fmt

@@ -33,36 +33,22 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 from evaluator.evidence import Evidence
-from evaluator.stats import normalize_score
 from governance.dossier.rules_records import AcceptancePolicy, RuleKind, Status
-from governance.evidence.select import is_jury_scored, matches, models_in, preferred, subcategory_name
-from governance.procurement.cost import cost_report
+from governance.evidence.select import matches, models_in, preferred
 from governance.rules.family import ErrorControl, adjusted_by_key
+from governance.rules.kinds import RuleContext, rule_kind
 from governance.rules.policy import change_log_problem, rules_hash
 from governance.rules.preregistration import preregistration
-from governance.rules.subgroup_verdicts import subgroup_verdicts
-from governance.rules.verdict_kinds import agreement_verdict, cost_verdict, min_n_verdict, unscored_verdict
+from governance.rules.score_verdict import score_verdict
 from governance.rules.verdict_math import (
     ALPHA,
-    MULTIPLICITY_WORDS,
-    POWER,
-    TOL,
     Direction,
     Multiplicity,
-    compare,
-    fmt,
-    further_cases,
-    interval_kind,
-    interval_text,
-    one_sided_p,
 )
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
 
-INTERVAL_GATES = ("max_unscored_share", "subgroup_disparity", "judge_agreement")
-"""Gating rules judged on an interval, so each carries the uncorrected one-sided 2.5% error rate."""
-NO_INTERVAL_ADVICE = "an interval needs per-instance scores: run the benchmark locally or import the HELM run"
 
 
 class Verdict(BaseModel):
@@ -174,95 +160,12 @@ class Assessment(BaseModel):
         return [v for v in live if v.pre_registered], [v for v in live if not v.pre_registered]
 
 
-def _bounds(e: Evidence) -> tuple[float | None, float | None]:
-    if not e.has_interval:
-        return None, None
-    return normalize_score(e.ci_lower, e.scale), normalize_score(e.ci_upper, e.scale)
 
 
-def _target(rule) -> str:
-    if rule.benchmark:
-        return f"benchmark {rule.benchmark}"
-    if rule.subcategory:
-        return f"subcategory {subcategory_name(rule.subcategory)}"
-    return "any benchmark"
 
 
-def _p_text(p: float) -> str:
-    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
-def score_verdict(rule, e: Evidence, passed_over: list[str] = (), *, family: int = 1,
-                  p_adjusted: float | None = None, method: Multiplicity = "holm",
-                  power: float = POWER) -> dict:
-    """Verdict fields for a score rule on one evidence record (see the module docstring).
-
-    ``family`` and ``p_adjusted`` come from the family of score verdicts (``assess`` fills them);
-    alone, the record is a family of one.
-
-    Example:
-        >>> from evaluator.evidence import published_evidence
-        >>> from governance.rules.policy import ScoreRule
-        >>> rule = ScoreRule(id="s", threshold=0.7, rationale="usually right, review catches the rest")
-        >>> v = score_verdict(rule, published_evidence(["ProxySender"], ["GPT-4o (2024-05-13)"])[0])
-        >>> v["status"], v["further_cases"]
-        ('inconclusive', 3771)
-    """
-    direction: Direction = "at_least" if e.higher_is_better else "at_most"
-    word = "at least" if e.higher_is_better else "at most"
-    lo, hi = _bounds(e)
-    est = e.normalized_score
-    out = dict(threshold=rule.threshold, direction=direction, estimate=est, ci_lower=lo, ci_upper=hi, n=e.n,
-               point_estimate_only=lo is None, subcategory=e.subcategory)
-    seen = f"{e.benchmark} {e.metric} {interval_text(est, lo, hi, e.n)}"
-    also = f" (preferred over {len(passed_over)} other record(s) of the same score)" if passed_over else ""
-    if rule.min_n and (e.n is None or e.n < rule.min_n):
-        more = rule.min_n - e.n if e.n is not None else None
-        return out | dict(status="inconclusive", further_cases=more,
-                          further_cases_method="cases to reach the rule's minimum n",
-                          reason=f"{seen}: n below the rule's minimum of {rule.min_n}, so no verdict{also}.")
-    if lo is None:
-        if rule.allow_point_estimate:
-            status = compare(est, est, rule.threshold, direction)
-            return out | dict(status=status, reason=(
-                f"{seen}: point estimate {'meets' if status == 'pass' else 'misses'} {word} "
-                f"{fmt(rule.threshold)}; no interval ({e.ci_missing_reason}), accepted by the committee "
-                f"for this rule, so no error rate can be stated{also}."))
-        side = "would meet" if compare(est, est, rule.threshold, direction) == "pass" else "would miss"
-        return out | dict(status="inconclusive", further_cases_method=NO_INTERVAL_ADVICE, reason=(
-            f"{seen}: the point estimate {side} {word} {fmt(rule.threshold)}, but it has no interval "
-            f"({e.ci_missing_reason}) and the committee has not accepted point estimates for this "
-            f"rule{also}."))
-    kind = interval_kind(e.ci_method)
-    p = one_sided_p(est, lo, hi, rule.threshold, direction, e.n, kind)
-    p_adj = p if p_adjusted is None else p_adjusted
-    out |= dict(alpha=ALPHA, p_value=p, p_adjusted=p_adj, correction=method, family_size=family)
-    test = f"one-sided p {_p_text(p)}"
-    if family > 1:
-        test += f", {method}-adjusted over {family} score verdicts {_p_text(p_adj)}"
-    status = compare(lo, hi, rule.threshold, direction)
-    if status == "pass" and p_adj <= ALPHA + TOL:
-        bound = f"lower bound {fmt(lo)} ≥" if e.higher_is_better else f"upper bound {fmt(hi)} ≤"
-        return out | dict(status=status, reason=f"{seen}: {bound} threshold {fmt(rule.threshold)}; {test} ≤ "
-                                                f"{ALPHA:.3f}{also}.")
-    if status == "fail":
-        bound = f"upper bound {fmt(hi)} <" if e.higher_is_better else f"lower bound {fmt(lo)} >"
-        return out | dict(status=status, reason=f"{seen}: {bound} threshold {fmt(rule.threshold)} (one-sided "
-                                                f"error {ALPHA:.1%}, uncorrected: a wrong fail errs toward "
-                                                f"caution){also}.")
-    level = ALPHA / max(1, family)
-    more, method_text = further_cases(est, lo, hi, rule.threshold, e.n, wilson=kind != "other",
-                                      direction=direction, alpha=level, power=power)
-    if family > 1 and more is not None:
-        method_text += f" (2.5% ÷ {family} score verdicts, which the correction always accepts)"
-    if status == "pass":
-        why = (f"the interval clears threshold {fmt(rule.threshold)}, but after {MULTIPLICITY_WORDS[method]} "
-               f"over {family} score verdicts its one-sided p {_p_text(p)} becomes {_p_text(p_adj)} > "
-               f"{ALPHA:.3f}, so it is not yet a pass")
-    else:
-        why = f"the interval contains threshold {fmt(rule.threshold)} ({test})"
-    return out | dict(status="inconclusive", further_cases=more, further_cases_method=method_text,
-                      reason=f"{seen}: {why}; {method_text}{also}.")
 
 
 def _records(rule, dossier: Dossier) -> tuple[list[Evidence], dict[str, list[str]]]:
@@ -295,40 +198,9 @@ def _family(policy: AcceptancePolicy, dossier: Dossier, models: list[str]) -> tu
 def _rule_verdicts(rule, dossier: Dossier, models: list[str], control: ErrorControl,
                    adjusted: dict) -> list[dict]:
     kept, over = _records(rule, dossier)
-    power = control.power
-    rows: list[dict] = []
-    if rule.kind == "judge_agreement":
-        jury = {m: [e for e in kept if e.model == m and is_jury_scored(e)] for m in models}
-        if not any(jury.values()):
-            return [dict(model=None, status="not_applicable", threshold=rule.threshold,
-                         reason="no jury-scored evidence in the dossier.")]
-        return [dict(model=m, **agreement_verdict(rule, dossier.judge_agreement, ev, power=power))
-                for m, ev in jury.items() if ev]
-    if rule.kind == "max_cost_per_1k":
-        report = cost_report(dossier)
-        by_model = {r.model: r for r in report.rows}
-        profiles = {p.model: p for p in (dossier.cost.profiles if dossier.cost else [])}
-        return [dict(model=m, **cost_verdict(rule, by_model.get(m), profiles.get(m))) for m in models]
-    for m in models:
-        mine = [e for e in kept if e.model == m]
-        if not mine:
-            what = f"{'/'.join(rule.provenance)} " if rule.provenance else ""
-            rows.append(dict(model=m, status="inconclusive", threshold=getattr(rule, "threshold", None),
-                             subcategory=getattr(rule, "subcategory", None) if rule.kind == "score" else None,
-                             reason=f"no {what}evidence for {_target(rule)} from this candidate."))
-        for e in mine:
-            base = dict(model=m, benchmark=e.benchmark, metric=e.metric, evidence_ids=[e.id])
-            if rule.kind == "score":
-                rows.append(base | score_verdict(rule, e, over.get(e.id, []), family=control.tests,
-                                                 p_adjusted=adjusted.get((rule.id, e.id)),
-                                                 method=control.method, power=power))
-            elif rule.kind == "min_n":
-                rows.append(base | min_n_verdict(rule, e))
-            elif rule.kind == "max_unscored_share":
-                rows.append(base | unscored_verdict(rule, e, power=power))
-            elif rule.kind == "subgroup_disparity":
-                rows += [base | v for v in subgroup_verdicts(rule, e)]
-    return rows
+    ctx = RuleContext(dossier=dossier, models=models, kept=kept, passed_over=over, control=control,
+                      adjusted=adjusted)
+    return rule_kind(rule.kind).verdicts(rule, ctx)
 
 
 def assess(dossier: Dossier) -> Assessment:
@@ -347,7 +219,7 @@ def assess(dossier: Dossier) -> Assessment:
     for rule in policy.rules:
         for row in _rule_verdicts(rule, dossier, models, control, adjusted):
             pre, why = preregistration(rule.id, row.get("evidence_ids", []), policy, problem)
-            tested_gate = rule.kind in INTERVAL_GATES and row.get("ci_lower") is not None
+            tested_gate = rule_kind(rule.kind).interval_gate and row.get("ci_lower") is not None
             gate = {"alpha": ALPHA} if tested_gate else {}
             verdicts.append(Verdict(**{"rule_id": rule.id, "kind": rule.kind, "pre_registered": pre,
                                        "pre_registration": why, **gate, **row}))

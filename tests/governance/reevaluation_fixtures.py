@@ -56,12 +56,13 @@ def scripted_models(n: int = N) -> Answer:
 def seed_decided_dossier(store, server_url: str, *, n: int = N, sign: bool = True) -> str:
     """Run model A on the calculator cases, attach the evidence, lock a rule, approve A (plan frozen)."""
     from evaluator.runs.jobs import RunRequest
+    from governance.actions import decision as actions_decision
+    from governance.actions.run_view import attach_run
+    from governance.actions.runs import start_run
     from governance.decision import committee
     from governance.dossier.intended_use import example_intended_use
     from governance.dossier.record import Dossier
     from governance.dossier.rules_records import AcceptancePolicy, ScoreRule
-    from governance.evidence.local_run_view import attach_run
-    from governance.evidence.local_runs import start_run
 
     d = Dossier(id=DOSSIER_ID, title="Calculator helper (re-evaluation test)", owner="AI committee",
                 intended_use=example_intended_use())
@@ -77,9 +78,10 @@ def seed_decided_dossier(store, server_url: str, *, n: int = N, sign: bool = Tru
     progress = job.join(120)
     assert progress.state == "completed", progress
     attach_run(store, DOSSIER_ID, progress.run_id, by="seed")
-    d = committee.decide(store.load(DOSSIER_ID).dossier, "approve", "Model A clears the calculator bar.", [],
-                         by="chair", model=MODEL_A, required_roles=["clinical lead"], store=store,
-                         override_gaps="No cost or oversight plan in this fixture.")
+    d = actions_decision.decide(store.load(DOSSIER_ID).dossier, "approve",
+                                "Model A clears the calculator bar.", [], by="chair", model=MODEL_A,
+                                required_roles=["clinical lead"], store=store,
+                                override_gaps="No cost or oversight plan in this fixture.")
     v = store.save(d, author="chair", note="decision: approve")
     if sign:
         store.save(committee.sign(d, "clinical lead", "Dr. Lee", version_hash=v.hash), author="Dr. Lee",

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from evaluator.phi.attestation import AttestationInput
+from governance.actions.deidentification import record_attestation
 from governance.decision.signoff import signoff_status
 from governance.demo.seed import seed_demo
 from governance.dossier.store import Store
-from governance.evidence.deidentification import record_attestation
 
 
 def test_attestation_appended_after_the_decision_keeps_the_sign_offs(tmp_path):

@@ -7,7 +7,6 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from governance.decision.committee import assessment_and_recommendation
 from governance.dossier.documents import MAX_BYTES, DocumentError, DocumentStore
 from governance.dossier.procurement_records import ContractFacts
 from governance.procurement.attestations import (
@@ -18,8 +17,9 @@ from governance.procurement.attestations import (
     make_answer,
     statuses,
 )
-from governance.procurement.candidate_items import vendor_items, with_vendor_items
+from governance.procurement.candidate_items import vendor_items
 from governance.procurement.candidates import record_attestation
+from governance.rules.assessment import assessment_and_recommendation, with_vendor_items
 from governance.rules.recommendation import recommend
 from governance.rules.verdicts import assess
 from tests.governance.candidate_fixtures import GPT4O, NOW, answers, base_dossier, candidate, three_candidates

@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from evaluator.gateway.llm import ModelEndpoint
-from governance.decision.signoff import signable_hash
+from governance.dossier.content_hash import signable_hash
 from governance.dossier.procurement_records import Pricing
 from governance.dossier.record import Dossier
 from governance.procurement.candidate_cost import candidate_cost, per_seat_cost, per_token_cost

@@ -196,8 +196,8 @@ def test_token_profile_from_the_dossiers_own_runs(tmp_path):
     from evaluator.runs.reads import ensure_run_tables
     from evaluator.runs.store import RunStore
     from evaluator.runs.writer import insert_batch
+    from governance.actions.costs import run_token_profile
     from governance.dossier.store import Store
-    from governance.procurement.cost_inputs import run_token_profile
 
     store = Store.open(tmp_path / "m.duckdb")
     cur = store.cursor()

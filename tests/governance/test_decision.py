@@ -8,7 +8,8 @@ import pytest
 from pydantic import ValidationError
 
 from governance.decision import committee
-from governance.decision.signoff import DecisionError, changed_fields, signable_hash, signoff_status
+from governance.decision.signoff import DecisionError, signoff_status
+from governance.dossier.content_hash import changed_fields, signable_hash
 from governance.dossier.decision_records import CommitteeDecision
 from governance.dossier.record import Dossier
 from governance.dossier.rules_records import AcceptancePolicy, MinNRule, ScoreRule

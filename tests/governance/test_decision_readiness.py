@@ -9,7 +9,8 @@ import pytest
 from cli import main
 from governance.decision import committee
 from governance.decision.readiness import decision_checklist, decision_gaps
-from governance.decision.signoff import DecisionError, signable_hash
+from governance.decision.signoff import DecisionError
+from governance.dossier.content_hash import signable_hash
 from governance.dossier.decision_records import CommitteeDecision
 from governance.dossier.procurement_records import CostSettings, TokenProfile
 from governance.dossier.store import Store

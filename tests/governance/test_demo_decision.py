@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from governance.decision.committee import assessment_and_recommendation
 from governance.decision.signoff import signoff_status
 from governance.demo.seed import seed_demo
 from governance.dossier.store import Store
 from governance.procurement.cost import cost_report
+from governance.rules.assessment import assessment_and_recommendation
 
 
 @pytest.fixture(scope="module")

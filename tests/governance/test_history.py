@@ -1,5 +1,5 @@
+from governance.actions.history import diff_versions, timeline
 from governance.demo.seed import DEMO_ID, seed_demo
-from governance.dossier.history import diff_versions, timeline
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 

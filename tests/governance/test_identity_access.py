@@ -6,11 +6,12 @@ import logging
 
 import pytest
 
+from governance.actions.save import save_as
 from governance.decision import committee
 from governance.decision.signoff import signoff_status
 from governance.dossier.rules_records import AcceptancePolicy, MinNRule
 from governance.dossier.store import Store
-from governance.identity.access import PermissionDenied, access_for, save_as
+from governance.identity.access import PermissionDenied, access_for
 from governance.identity.config import IdentityConfig, IdentityConfigError, load_config
 from governance.identity.identity import (
     Identity,

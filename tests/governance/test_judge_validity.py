@@ -8,10 +8,7 @@ import pytest
 from evaluator.agreement.ratings import RatingsError
 from evaluator.agreement.report import LABELS
 from evaluator.jury.store import JuryStore
-from governance.demo.judge_validity import SOURCE, demo_ratings, record_demo_judge_validity
-from governance.demo.seed import DEMO_STEPS
-from governance.dossier.rules_records import AcceptancePolicy, JudgeAgreementRule, PolicyError
-from governance.evidence.judge_validity import (
+from governance.actions.judge_validity import (
     agreement_setting,
     assess_judge_validity,
     jury_benchmarks,
@@ -21,6 +18,9 @@ from governance.evidence.judge_validity import (
     set_minimum,
     stored_juries,
 )
+from governance.demo.judge_validity import SOURCE, demo_ratings, record_demo_judge_validity
+from governance.demo.seed import DEMO_STEPS
+from governance.dossier.rules_records import AcceptancePolicy, JudgeAgreementRule, PolicyError
 from governance.rules.policy import lock_policy
 from governance.rules.verdicts import assess
 from tests.governance.policy_fixtures import dossier, ev

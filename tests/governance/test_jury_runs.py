@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evaluator.runs.jobs import JobManager
-from governance.demo.seed import DEMO_ID, seed_demo
-from governance.evidence.jury_runs import (
+from governance.actions.juries import (
     JuryRequest,
     JuryRunError,
     attach_jury,
@@ -16,6 +15,7 @@ from governance.evidence.jury_runs import (
     start_jury,
     vendor,
 )
+from governance.demo.seed import DEMO_ID, seed_demo
 from tests.governance.jury_fixtures import JUDGES, answer, free_text_run
 
 

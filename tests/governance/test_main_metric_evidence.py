@@ -14,7 +14,8 @@ import pytest
 from evaluator.runs.summary import RunSummary, summarize_metric
 from governance.evidence.select import is_share, matches
 from governance.rules.policy import AcceptancePolicy, MinNRule, ScoreRule
-from governance.rules.verdicts import assess, score_verdict
+from governance.rules.score_verdict import score_verdict
+from governance.rules.verdicts import assess
 from tests.governance.policy_fixtures import dossier
 
 WHY = "a committee's reason for this bar"

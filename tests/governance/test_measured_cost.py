@@ -8,9 +8,10 @@ from evaluator.benchmarks import get_benchmark
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.loaders import load_instances
 from evaluator.runs.runner import run_benchmark
-from governance.procurement.comparison import compare_candidates
+from governance.actions.costs import measured_costs
+from governance.decision.comparison import compare_candidates
 from governance.procurement.cost import cost_report
-from governance.procurement.measured_cost import measure, measured_costs
+from governance.procurement.measured_cost import measure
 from tests.governance.candidate_fixtures import base_dossier
 from tests.governance.policy_fixtures import dossier, ev
 

@@ -13,7 +13,7 @@ import pytest
 
 from cli import main
 from evaluator.phi.attestation import AttestationInput
-from governance.evidence.deidentification import attest_file
+from governance.actions.deidentification import attest_file
 from tests.fakes import prompt_text
 
 CASES = [
@@ -187,11 +187,11 @@ def decided_dossier(store, server, path) -> str:
     """A dossier decided on a run of the generic benchmark on ``path`` (endpoint approved for PHI)."""
     from evaluator.gateway.llm import ModelEndpoint
     from evaluator.runs.jobs import RunRequest
-    from governance.decision import committee
+    from governance.actions import decision as actions_decision
+    from governance.actions.run_view import attach_run
+    from governance.actions.runs import start_run
     from governance.dossier.intended_use import example_intended_use
     from governance.dossier.record import Dossier
-    from governance.evidence.local_run_view import attach_run
-    from governance.evidence.local_runs import start_run
 
     d = Dossier(id="D-phi", title="Phone notes helper", owner="AI committee",
                 intended_use=example_intended_use())
@@ -203,7 +203,7 @@ def decided_dossier(store, server, path) -> str:
     progress = job.join(120)
     assert progress.state == "completed", progress
     attach_run(store, "D-phi", progress.run_id, by="seed")
-    d = committee.decide(store.load("D-phi").dossier, "approve", "Model A answers the notes.", [],
+    d = actions_decision.decide(store.load("D-phi").dossier, "approve", "Model A answers the notes.", [],
                          by="chair", model="openai/model-a", required_roles=[], store=store,
                          override_gaps="No cost or oversight plan in this fixture.")
     store.save(d, author="chair", note="decision: approve")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from evaluator.benchmarks import get_benchmark, prompt_hash
+from governance.actions.history import diff_versions, timeline
+from governance.actions.reevaluate import ReevaluationError, reevaluate
+from governance.actions.rerun import read_prompt_file
 from governance.decision.signoff import signoff_status
 from governance.dossier.addendum_records import PlanChange
-from governance.dossier.history import diff_versions, timeline
-from governance.reevaluation.reevaluate import ReevaluationError, reevaluate
-from governance.reevaluation.rerun import read_prompt_file
 from tests.governance.reevaluation_fixtures import (
     KEY_ENV,
     MODEL_A,

@@ -10,13 +10,13 @@ from evaluator.benchmarks import get_benchmark
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.loaders import load_instances
 from evaluator.runs.runner import run_benchmark
-from governance.decision import committee
+from governance.actions import decision as actions_decision
+from governance.actions.reevaluate import ReevaluationError, reevaluate
+from governance.actions.run_view import attach_run
+from governance.actions.runs import save_upload
 from governance.dossier.addendum_records import PlanChange
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
-from governance.evidence.local_run_view import attach_run
-from governance.evidence.local_runs import save_upload
-from governance.reevaluation.reevaluate import ReevaluationError, reevaluate
 
 PRICES = {"input_price_per_mtok": 0.5, "output_price_per_mtok": 1.5}
 ROWS = [{"id": f"q{i}", "question": f"Is {i} even? Reply yes or no.",
@@ -37,7 +37,8 @@ def decided_on_a_file(store, home, llm_server):
     d = Dossier(id="D-file", title="Own cases", owner="c", intended_use=example_intended_use())
     store.save(d, author="a")
     attach_run(store, "D-file", summary.run_id, by="a")
-    d = committee.decide(store.load("D-file").dossier, "approve", "Works on our own cases.", [], by="chair",
+    d = actions_decision.decide(store.load("D-file").dossier, "approve", "Works on our own cases.", [],
+                                by="chair",
                          store=store, override_gaps="No cost or oversight plan in this fixture.")
     store.save(d, author="chair", note="decision")
     return store, llm_server, path

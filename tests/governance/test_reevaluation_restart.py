@@ -17,11 +17,11 @@ from pathlib import Path
 
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.runs.request import RunRequest, request_record
-from governance.decision import committee
+from governance.actions import decision as actions_decision
+from governance.actions.run_view import attach_run
+from governance.actions.runs import save_upload, start_run
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
-from governance.evidence.local_run_view import attach_run
-from governance.evidence.local_runs import save_upload, start_run
 from tests.governance.reevaluation_fixtures import (
     KEY_ENV,
     MODEL_A,
@@ -80,7 +80,8 @@ def test_a_dataset_file_and_its_hash_survive_the_restart(store, home, llm_server
     store.save(Dossier(id="D-file", title="Own cases", owner="c", intended_use=example_intended_use()),
                author="a")
     attach_run(store, "D-file", done.run_id, by="a")
-    d = committee.decide(store.load("D-file").dossier, "approve", "Works on our own cases.", [], by="chair",
+    d = actions_decision.decide(store.load("D-file").dossier, "approve", "Works on our own cases.", [],
+                                by="chair",
                          store=store, override_gaps="No cost or oversight plan in this fixture.")
     store.save(d, author="chair", note="decision")
     store.close()

@@ -7,13 +7,14 @@ import pytest
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.instance import Instance
 from evaluator.scenarios import run_scenario, scenario_evidence, scenario_results
+from governance.actions import decision as actions_decision
+from governance.actions.reevaluate import ReevaluationError, reevaluate
 from governance.decision import committee
 from governance.dossier.addendum_records import PlanChange
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.rules_records import AcceptancePolicy, SubgroupDisparityRule
 from governance.evidence.attach import attach_evidence
-from governance.reevaluation.reevaluate import ReevaluationError, reevaluate
 from tests.fakes import prompt_text
 
 PRICES = {"input_price_per_mtok": 0.5, "output_price_per_mtok": 1.5}
@@ -56,7 +57,7 @@ def decided_scenario(store, llm_server):
                                  rationale="Every language group must be served about equally well.")
     d = committee.lock_rules(d.model_copy(update={"policy": AcceptancePolicy(rules=[rule])}), by="chair")
     d = attach_evidence(d, [evidence], by="seed")
-    d = committee.decide(d, "approve", "Equal performance across languages.", [], by="chair",
+    d = actions_decision.decide(d, "approve", "Equal performance across languages.", [], by="chair",
                          model="openai/model-a", store=store,
                          override_gaps="No cost or oversight plan in this fixture.")
     store.save(d, author="chair", note="decision: approve")
@@ -97,7 +98,7 @@ def test_phi_gate_closes_for_a_new_endpoint(store, llm_server):
     summary = run_scenario(store, version.scenario_id, approved)
     evidence = scenario_evidence(scenario_results(store, summary.run_id))
     d = Dossier(id="D-phi", title="PHI scenario", owner="c", intended_use=example_intended_use())
-    d = committee.decide(attach_evidence(d, [evidence], by="s"), "reject", "Not good enough yet.", [],
+    d = actions_decision.decide(attach_evidence(d, [evidence], by="s"), "reject", "Not good enough yet.", [],
                          by="chair", store=store)
     store.save(d, author="chair", note="decision")
     assert d.evidence_plan.items[0].endpoint.phi_approved

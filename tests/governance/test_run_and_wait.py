@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from evaluator.runs.jobs import RunJobs
+from governance.actions.run_view import attach_run
+from governance.actions.runs import RunInputError, build_request, run_and_wait
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
-from governance.evidence.local_run_view import attach_run
-from governance.evidence.local_runs import RunInputError, build_request, run_and_wait
 from tests.calc_answers import calculator_answers
 
 

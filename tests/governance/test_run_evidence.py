@@ -7,9 +7,8 @@ import time
 import pytest
 
 from evaluator.runs.jobs import RunJobs
-from governance.demo.seed import DEMO_ID, seed_demo
-from governance.evidence.local_run_view import attach_run, dossier_runs, run_id_for_key, run_view
-from governance.evidence.local_runs import (
+from governance.actions.run_view import attach_run, dossier_runs, run_id_for_key, run_view
+from governance.actions.runs import (
     RunInputError,
     build_request,
     cancel_run,
@@ -19,6 +18,7 @@ from governance.evidence.local_runs import (
     save_upload,
     start_run,
 )
+from governance.demo.seed import DEMO_ID, seed_demo
 from tests.calc_answers import calculator_answers
 
 

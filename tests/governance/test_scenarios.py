@@ -5,18 +5,18 @@ from __future__ import annotations
 import pytest
 
 from evaluator.scenarios import ImportRejected, preview_import, record_offline_run
-from governance.demo.scenario import DEMO_SOURCE, attach_demo_scenario, demo_cases_csv
-from governance.demo.seed import DEMO_ID, seed_demo
-from governance.dossier.intended_use import example_intended_use
-from governance.dossier.record import Dossier
-from governance.dossier.taxonomy import TaxonomyError
-from governance.evidence.local_scenarios import (
+from governance.actions.scenarios import (
     attach_scenario_run,
     import_for_dossier,
     redact_scenario,
     scenario_rows,
     scenario_run_evidence,
 )
+from governance.demo.scenario import DEMO_SOURCE, attach_demo_scenario, demo_cases_csv
+from governance.demo.seed import DEMO_ID, seed_demo
+from governance.dossier.intended_use import example_intended_use
+from governance.dossier.record import Dossier
+from governance.dossier.taxonomy import TaxonomyError
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ import stat
 import pytest
 
 from governance.decision import committee
-from governance.decision.signoff import add_signoff, signable_hash, signoff_status
+from governance.decision.signoff import add_signoff, signoff_status
+from governance.dossier.content_hash import signable_hash
 from governance.dossier.rules_records import AcceptancePolicy, MinNRule
 from governance.dossier.store import Store
 from governance.identity.access import PermissionDenied

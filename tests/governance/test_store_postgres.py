@@ -141,8 +141,8 @@ def test_the_demo_dossier_reaches_the_same_assessment_on_both_backends(home, pg_
 
 def test_documents_and_attestations_round_trip_on_both_backends(any_store):
     from evaluator.phi.attestation import AttestationInput
+    from governance.actions.deidentification import record_attestation
     from governance.dossier.documents import DocumentError
-    from governance.evidence.deidentification import record_attestation
 
     data = bytes(range(256)) * 3  # every byte value, NUL included
     ref = any_store.documents.put(data, "soc2.pdf", "application/pdf", by="buyer")

@@ -16,8 +16,8 @@ from evaluator.gateway.llm import ModelEndpoint, default_transport
 from evaluator.loaders import load_instances
 from evaluator.runs.jobs import RunRequest
 from evaluator.runs.plan import plan_run
+from governance.actions.runs import build_request, run_and_wait
 from governance.dossier.store import Store
-from governance.evidence.local_runs import build_request, run_and_wait
 
 N = 6
 

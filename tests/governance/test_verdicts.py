@@ -16,8 +16,10 @@ from governance.dossier.rules_records import (
     UnscoredShareRule,
 )
 from governance.rules.policy import lock_policy
+from governance.rules.score_verdict import score_verdict
+from governance.rules.verdict_kinds import unscored_verdict
 from governance.rules.verdict_math import compare, further_cases, wilson_total_n
-from governance.rules.verdicts import assess, score_verdict, unscored_verdict
+from governance.rules.verdicts import assess
 from tests.governance.policy_fixtures import WILSON, dossier, ev, group
 
 WHY = "a committee's reason for this bar"

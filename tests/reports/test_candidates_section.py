@@ -8,8 +8,8 @@ import io
 import pytest
 from pypdf import PdfReader
 
+from governance.decision.comparison import compare_candidates
 from governance.procurement.candidates import upsert_candidate
-from governance.procurement.comparison import compare_candidates
 from reports.build import build_report
 from reports.candidates_chart import chart_frame
 from reports.candidates_table import comparison_csv, score_rows, summary_rows

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from pypdf import PdfReader
 
-from governance.decision.committee import assessment_and_recommendation
+from governance.rules.assessment import assessment_and_recommendation
 from reports.build import build_report
 from reports.chai import NAMESPACE, chai_model_card_xml
 from reports.exports import hti1_csv

@@ -7,7 +7,7 @@ needed, a key variable that is set, a price when a budget is given) and the same
 estimate before anything is sent. The runner does the work (``evaluator.runs.runner``); runs go to
 background threads through the one job manager (``evaluator.runs.jobs``), which stores each
 request beside its run; what a run produced is read back from the
-store by ``governance.evidence.local_run_view``. No Streamlit here.
+store by ``governance.actions.run_view``. No Streamlit here.
 """
 
 from __future__ import annotations

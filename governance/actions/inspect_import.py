@@ -1,6 +1,6 @@
 """Preview Inspect evaluation logs before attaching them, and attach them to a dossier.
 
-Why a preview, as for HELM folders (``governance.evidence.helm_import``): import is all or
+Why a preview, as for HELM folders (``governance.actions.helm_import``): import is all or
 nothing, and a committee should see what a log holds (task, model, scorer, n, interval, the
 log's own metric and stderr, tokens, warnings) before any of it enters the dossier. A log whose
 scores cannot become evidence is shown with the reason instead of being dropped. Uploaded bytes

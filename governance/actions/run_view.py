@@ -23,11 +23,11 @@ from evaluator.runs.jobs import JOBS, RunJobs, RunProgress
 from evaluator.runs.reads import ResultRecord, RunReads, RunRecord
 from evaluator.runs.runner import main_metric_name
 from evaluator.runs.summary import RunSummary, summarize_run
+from governance.actions.runs import RunInputError, job_elsewhere, runnable_benchmarks, stored_request
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion, Store
 from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.attach import attach_evidence
-from governance.evidence.local_runs import RunInputError, job_elsewhere, runnable_benchmarks, stored_request
 
 STOPPED = ("cancelled", "budget_exceeded", "failed")
 T = TypeVar("T")

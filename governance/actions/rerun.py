@@ -39,9 +39,9 @@ from evaluator.runs.summary import RunSummary
 from evaluator.scenarios import scenario_spec
 from evaluator.scenarios.run import version_attestation
 from evaluator.stores import ComponentStores
+from governance.actions.evidence_plan import spec_with_prompt
 from governance.dossier.addendum_records import PlanChange
 from governance.dossier.plan_records import PlanItem
-from governance.reevaluation.plan import spec_with_prompt
 
 PROMPT_KEYS = {"prompt_template", "system_prompt"}
 

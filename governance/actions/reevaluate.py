@@ -2,7 +2,7 @@
 
 Why this shape: the committee's question after a vendor update is not "what is the new score?"
 but "would our decision change?". So ``reevaluate`` re-runs every re-runnable item of the frozen
-plan with only the change applied (``governance.reevaluation.rerun``; unchanged requests come
+plan with only the change applied (``governance.actions.rerun``; unchanged requests come
 from the response cache and cost nothing), compares each item's per-instance results with its
 baseline run (``governance.reevaluation.compare``), re-applies the dossier's rules with the new
 evidence standing in for the old, and answers the question. The result is appended to the
@@ -33,13 +33,13 @@ from evaluator.runs.store import RunStore
 from evaluator.runs.summary import summarize_run
 from evaluator.scenarios import scenario_evidence, scenario_results
 from evaluator.stores import ComponentStores
+from governance.actions.evidence_plan import freeze_plan
+from governance.actions.rerun import ReevaluationError, check_items, rerun_item
 from governance.dossier.addendum_records import BenchmarkComparison, PlanChange, ReevaluationAddendum
 from governance.dossier.plan_records import EvidencePlan, PlanItem
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion, Store
 from governance.reevaluation.compare import decision_impact, subgroup_comparisons, verdict_changes
-from governance.reevaluation.plan import freeze_plan
-from governance.reevaluation.rerun import ReevaluationError, check_items, rerun_item
 from governance.rules.verdicts import Assessment, assess
 
 __all__ = ["AfterRun", "PlanChange", "ReevaluationError", "ReevaluationResult", "added_addenda",
@@ -258,7 +258,7 @@ def reevaluate(store: Store, dossier_id: str, change: PlanChange | None = None, 
     """Re-run the decided dossier's frozen plan with ``change``, compare, and save the addendum.
 
     This blocks; pages and the CLI start it in the background through the job manager
-    (``governance.reevaluation.start``). ``cancel`` (an event) stops it between requests; nothing is
+    (``governance.actions.reevaluation``). ``cancel`` (an event) stops it between requests; nothing is
     saved then.
 
     Raises:

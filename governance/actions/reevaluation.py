@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from evaluator.runs.jobs import JOBS, Job, JobManager, JobProgress, wait_job
+from governance.actions.reevaluate import ReevaluationResult, plan_to_rerun, reevaluate
+from governance.actions.rerun import ReevaluationError
 from governance.dossier.addendum_records import PlanChange
 from governance.dossier.store import Store
-from governance.reevaluation.reevaluate import ReevaluationResult, plan_to_rerun, reevaluate
-from governance.reevaluation.rerun import ReevaluationError
 
 
 def job_key(dossier_id: str) -> str:

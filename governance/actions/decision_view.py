@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from governance.decision.committee import assessment_and_recommendation
 from governance.decision.readiness import ChecklistItem, decision_checklist
-from governance.decision.signoff import SignOffStatus, changed_fields, signoff_status
+from governance.decision.signoff import SignOffStatus, signoff_status
+from governance.dossier.content_hash import changed_fields
 from governance.dossier.decision_records import CommitteeDecision, SignOff
 from governance.dossier.store import Store
+from governance.rules.assessment import assessment_and_recommendation
 from governance.rules.recommendation import Disagreement, Recommendation, disagreement
 from governance.rules.verdicts import Assessment
 

@@ -33,11 +33,11 @@ from evaluator.runs.phi_gate import run_attestation
 from evaluator.runs.plan import estimate_run
 from evaluator.runs.runner import RunOptions
 from evaluator.runs.store import sha256_of
+from governance.actions.run_view import _subcategory
+from governance.actions.runs import key_problem, stored_request
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion, Store
 from governance.evidence.attach import attach_evidence
-from governance.evidence.local_run_view import _subcategory
-from governance.evidence.local_runs import key_problem, stored_request
 
 
 class JuryRunError(ValueError):

@@ -29,7 +29,6 @@ from pydantic import BaseModel, ConfigDict
 
 from evaluator.evidence import Evidence
 from evaluator.stats import normalize_score, tie_groups
-from governance.decision.committee import assessment_and_recommendation
 from governance.dossier.procurement_records import Candidate, ContractFacts
 from governance.evidence.attach import mapped_benchmarks
 from governance.evidence.select import PROVENANCE_RANK, is_share
@@ -39,13 +38,15 @@ from governance.procurement.candidate_items import vendor_items
 from governance.procurement.candidates import candidate_models
 from governance.procurement.cost import cost_report, default_score_benchmark, pareto_frontier
 from governance.procurement.measured_cost import MeasuredCost
+from governance.rules.assessment import assessment_and_recommendation
+from governance.rules.kinds import kinds_where
 from governance.rules.recommendation import RANK
 from governance.rules.verdicts import Verdict
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
 
-BENCH_KINDS = ("score", "min_n", "max_unscored_share", "subgroup_disparity")
+BENCH_KINDS = kinds_where(per_benchmark=True)
 CellVerdict = Literal["pass", "fail", "inconclusive", "not_applicable", "no rule", "no evidence"]
 METHODS = {
     "score": "One record per candidate and benchmark: a share-of-correct metric first, then local run > "

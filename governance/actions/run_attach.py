@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from governance.actions.run_view import local_run_evidence, stored_summary
+from governance.actions.runs import RunInputError
+from governance.actions.scenarios import scenario_run_evidence
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store
 from governance.evidence.attach import attach_evidence
-from governance.evidence.local_run_view import local_run_evidence, stored_summary
-from governance.evidence.local_runs import RunInputError
-from governance.evidence.local_scenarios import scenario_run_evidence
 
 
 class AttachedRun(BaseModel):
