@@ -12,6 +12,9 @@ from typing import Any
 
 from governance.dossier.chain import ChainReport
 from governance.dossier.store import DossierVersion
+from governance.rules.assessment import assessment_and_recommendation
+from governance.rules.recommendation import Recommendation
+from governance.rules.verdicts import Assessment
 from reports import sections_core as core
 from reports import sections_decision as decision
 from reports import sections_oversight as oversight
@@ -29,6 +32,7 @@ def build_report(
     extra_sections: list[Section] | None = None,
     measured: Mapping[str, Any] | None = None,
     chain: ChainReport | None = None,
+    assessed: tuple[Assessment, Recommendation] | None = None,
 ) -> Report:
     """The report of one stored dossier version.
 
@@ -41,6 +45,8 @@ def build_report(
             (``governance.actions.costs.measured_costs``), for the cost table's measured column.
         chain: the dossier's hash-chain check (``Store.verify_chain``); its line goes in the summary,
             and a broken chain or a version whose content no longer matches its hash is flagged first.
+        assessed: the version's ``assessment_and_recommendation``, when the caller (the bundle, which
+            hands the same value to every export) has computed it; otherwise computed here, once.
 
     Example:
         >>> report = build_report(store.load("D-demo-portal"))  # doctest: +SKIP
@@ -53,7 +59,8 @@ def build_report(
     }
     dossier = version.dossier
     refs = core.evidence_refs(dossier)
-    assessed = rules.assessed(dossier)
+    full = assessed or assessment_and_recommendation(dossier)
+    assessed = rules.assessed(dossier, full)
     cost = oversight.cost_section(dossier, measured)
     parts = {
         "intended_use": core.intended_use_section(dossier),
@@ -66,7 +73,7 @@ def build_report(
         "human_review": oversight.human_review_section(dossier),
         "monitoring": oversight.monitoring_section(dossier),
         "rule_changes": rules.rule_changes_section(dossier),
-        "signoffs": decision.signoffs_section(dossier, version.hash),
+        "signoffs": decision.signoffs_section(dossier, version.hash, full[1]),
         "runs": core.runs_section(dossier, records),
         "source_attributes": source_attributes_section(dossier),
         "limitations": summary.limitations_section(dossier),

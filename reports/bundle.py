@@ -16,6 +16,7 @@ from pathlib import Path
 
 from governance.actions.costs import measured_costs
 from governance.dossier.store import DossierVersion, Store
+from governance.rules.assessment import assessment_and_recommendation
 from reports.build import build_report
 from reports.chai import chai_model_card_xml
 from reports.exports import evidence_csv, export_json, hti1_csv
@@ -100,18 +101,21 @@ def report_bundle(store: Store, dossier_id: str, version: int | None = None,
         b'%PDF-'
     """
     v = store.load(dossier_id, version)
-    extra = [*(extra_sections or []), *candidates_sections(v.dossier), *reevaluation_sections(v.dossier)]
+    assessed = assessment_and_recommendation(v.dossier)  # once per bundle: every section and export reads it
+    extra = [*(extra_sections or []), *candidates_sections(v.dossier, assessed),
+             *reevaluation_sections(v.dossier)]
     report = build_report(v, runs=run_records(store.runs, run_ids(v.dossier)), extra_sections=extra,
-                          measured=measured_costs(store, v.dossier), chain=store.verify_chain(dossier_id))
+                          measured=measured_costs(store, v.dossier), chain=store.verify_chain(dossier_id),
+                          assessed=assessed)
     stem = f"{v.dossier.id}-v{v.version}-{v.hash[:8]}"
 
     def chai() -> bytes:
-        card = chai_model_card_xml(v).encode("utf-8")
+        card = chai_model_card_xml(v, assessed).encode("utf-8")
         return signer.sign_xml(card) if signer is not None else card
 
     return ReportBundle(version=v, report=report, downloads=[
         Download("pdf", "Dossier PDF", f"{stem}.pdf", "application/pdf",
-                 lambda: render_pdf(report, chai_model_card_xml(v))),
+                 lambda: render_pdf(report, chai_model_card_xml(v, assessed))),
         Download("json", "Dossier JSON (re-importable)", f"{stem}.json", "application/json",
                  lambda: export_json(v).encode("utf-8")),
         Download("chai", "CHAI model card XML" + (" (signed)" if signer is not None else ""),

@@ -21,6 +21,8 @@ from governance.dossier.decision_records import OUTCOME_LABELS
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion
 from governance.rules.assessment import assessment_and_recommendation
+from governance.rules.recommendation import Recommendation
+from governance.rules.verdicts import Assessment
 from reports.model import NOT_PROVIDED, Section
 from reports.plain_text import lines, section_text, xml_safe
 from reports.sections_decision import decision_text
@@ -112,10 +114,10 @@ def _recorded_markdown(section: Section) -> str:
     return section_text(section) if section.recorded else ""
 
 
-def _interpretation(d: Dossier) -> str:
+def _interpretation(d: Dossier, assessed: tuple[Assessment, Recommendation] | None = None) -> str:
     text = "Scores on each benchmark's own scale with 95% intervals where one can be computed."
     if d.policy is not None and d.policy.rules:
-        assessment, rec = assessment_and_recommendation(d)
+        assessment, rec = assessed or assessment_and_recommendation(d)
         c = assessment.counts()
         locked = "locked" if assessment.locked else "unlocked"
         text += (f" Against the committee's {locked} acceptance rules: {c['pass']} verdicts pass, "
@@ -126,7 +128,8 @@ def _interpretation(d: Dossier) -> str:
     return text
 
 
-def _key_metrics(root: ET.Element, version: DossierVersion) -> None:
+def _key_metrics(root: ET.Element, version: DossierVersion,
+                 assessed: tuple[Assessment, Recommendation] | None = None) -> None:
     d = version.dossier
     evidence = sorted(d.evidence, key=lambda e: (e.benchmark, e.model))
     kinds = sorted({e.provenance for e in evidence})
@@ -137,7 +140,7 @@ def _key_metrics(root: ET.Element, version: DossierVersion) -> None:
     _metric_block(metrics, "UsefulnessUsabilityEfficacy",
                   "Task performance of the candidate models on the benchmarks mapped to the intended use.",
                   [(_label(e), value_json(e)) for e in evidence],
-                  _interpretation(d) if evidence else NOT_PROVIDED,
+                  _interpretation(d, assessed) if evidence else NOT_PROVIDED,
                   test_type, benchmarks, _bullets(methods) if methods else NOT_PROVIDED)
     sub = [(f"{e.model}: {e.benchmark}, {s.tag}={s.group} (n={s.n})", _subgroup_value(e, s))
            for e in evidence for s in (e.subgroups or []) if not s.suppressed]
@@ -155,8 +158,11 @@ def _key_metrics(root: ET.Element, version: DossierVersion) -> None:
                   test_type if shares else NOT_PROVIDED, benchmarks if shares else NOT_PROVIDED, NOT_PROVIDED)
 
 
-def chai_model_card_xml(version: DossierVersion) -> str:
+def chai_model_card_xml(version: DossierVersion,
+                        assessed: tuple[Assessment, Recommendation] | None = None) -> str:
     """The Applied Model Card of one dossier version as an XML document (UTF-8 text).
+
+    ``assessed``: the version's ``assessment_and_recommendation`` when the caller has it (the bundle).
 
     Example:
         >>> xml = chai_model_card_xml(store.load("D-demo-portal"))  # doctest: +SKIP
@@ -207,7 +213,7 @@ def chai_model_card_xml(version: DossierVersion) -> str:
         ("FundingSource", NOT_PROVIDED),
         ("ThirdPartyInformation", ("Evidence sources:\n" + _bullets(sources)) if sources else NOT_PROVIDED),
         ("StakeholdersConsulted", "Recorded in the dossier: " + ", ".join(people))])
-    _key_metrics(root, version)
+    _key_metrics(root, version, assessed)
     _fill(root, "Resources", [("EvaluationReferences", _bullets(sources) or NOT_PROVIDED),
                               ("PeerReviewedPublications", NOT_PROVIDED),
                               ("PatientConsentOrDisclosure", NOT_PROVIDED)])

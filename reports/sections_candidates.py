@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from governance.decision.comparison import compare_candidates
 from governance.dossier.record import Dossier
+from governance.rules.recommendation import Recommendation
+from governance.rules.verdicts import Assessment
 from reports.candidates_chart import candidates_chart
 from reports.candidates_table import score_rows, summary_rows, tie_text
 from reports.model import Chart, Fact, Section, Table
@@ -34,7 +36,8 @@ def num(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
-def candidates_sections(dossier: Dossier) -> list[Section]:
+def candidates_sections(dossier: Dossier, assessed: tuple[Assessment, Recommendation] | None = None
+                        ) -> list[Section]:
     """The "Candidates compared" section, or nothing when the dossier records no candidates.
 
     Example:
@@ -43,7 +46,7 @@ def candidates_sections(dossier: Dossier) -> list[Section]:
     """
     if not dossier.candidates:
         return []
-    cmp = compare_candidates(dossier)
+    cmp = compare_candidates(dossier, assessed=assessed)
     summary = Table(
         title="Candidates",
         widths=[90, 62, 48, 52, 58, 30, 40, 50, 34, 34, 62],

@@ -17,7 +17,7 @@ from governance.decision.signoff import signoff_status
 from governance.dossier.decision_records import OUTCOME_LABELS
 from governance.dossier.record import Dossier
 from governance.rules.assessment import assessment_and_recommendation
-from governance.rules.recommendation import disagreement
+from governance.rules.recommendation import Recommendation, disagreement
 from reports.model import Fact, Section, Table
 
 
@@ -40,7 +40,8 @@ def decision_date(dossier: Dossier) -> datetime | None:
     return dossier.decision.decided_at if dossier.decision else None
 
 
-def signoffs_section(dossier: Dossier, version_hash: str) -> Section:
+def signoffs_section(dossier: Dossier, version_hash: str,
+                     recommendation: Recommendation | None = None) -> Section:
     """The decision (rationale, conditions, what was recommended) and every sign-off with its status."""
     title = "Decision and sign-offs"
     d = dossier.decision
@@ -63,7 +64,7 @@ def signoffs_section(dossier: Dossier, version_hash: str) -> Section:
             o = d.gaps_override
             facts.append(Fact(label="Approved with items missing",
                               value=f"{', '.join(o.missing)}. Override recorded by {o.by}: {o.reason}"))
-        differs = disagreement(d, assessment_and_recommendation(dossier)[1])
+        differs = disagreement(d, recommendation or assessment_and_recommendation(dossier)[1])
         if differs is not None:
             facts.append(Fact(label="Differs from the recommendation", value=differs.text))
             paragraphs.append("The decision differs from what the verdicts support; the difference and the "

@@ -51,11 +51,15 @@ def _lock_text(policy: AcceptancePolicy) -> str:
             + (f" Note: {lock.note}" if lock.note else ""))
 
 
-def assessed(dossier: Dossier) -> tuple[Assessment, Recommendation] | None:
-    """Verdicts and recommendation of the dossier's rules (None without rules); computed once per report."""
+def assessed(dossier: Dossier, computed: tuple[Assessment, Recommendation] | None = None
+             ) -> tuple[Assessment, Recommendation] | None:
+    """Verdicts and recommendation of the dossier's rules (None without rules); computed once per report.
+
+    ``computed`` is the dossier's ``assessment_and_recommendation`` when the caller has it already.
+    """
     if dossier.policy is None or not dossier.policy.rules:
         return None
-    return assessment_and_recommendation(dossier)
+    return computed or assessment_and_recommendation(dossier)
 
 
 def rules_section(dossier: Dossier, refs: dict[str, str],

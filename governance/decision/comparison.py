@@ -40,8 +40,8 @@ from governance.procurement.cost import cost_report, default_score_benchmark, pa
 from governance.procurement.measured_cost import MeasuredCost
 from governance.rules.assessment import assessment_and_recommendation
 from governance.rules.kinds import kinds_where
-from governance.rules.recommendation import RANK
-from governance.rules.verdicts import Verdict
+from governance.rules.recommendation import RANK, Recommendation
+from governance.rules.verdicts import Assessment, Verdict
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
@@ -246,19 +246,20 @@ def _ties(cells: list[ScoreCell], records: dict[str, Evidence]) -> tuple[list[li
     return tie_groups(frame, higher_is_better=records[shown[0].candidate_id].higher_is_better), ""
 
 
-def compare_candidates(dossier: Dossier,
-                       measured: Mapping[str, MeasuredCost] | None = None) -> CandidateComparison:
+def compare_candidates(dossier: Dossier, measured: Mapping[str, MeasuredCost] | None = None,
+                       assessed: tuple[Assessment, Recommendation] | None = None) -> CandidateComparison:
     """The comparison of a dossier's candidates (see the module docstring).
 
     ``measured`` (``measured_cost.measured_costs``, from a caller holding the store) adds what the
-    candidate's requests cost in the dossier's own runs beside the quoted and list prices.
+    candidate's requests cost in the dossier's own runs beside the quoted and list prices. ``assessed``
+    is the dossier's ``assessment_and_recommendation``, when the caller has computed it already.
 
     Example:
         >>> cmp = compare_candidates(store.load("D-demo-portal").dossier)  # doctest: +SKIP
         >>> [c.id for c in cmp.candidates]  # doctest: +SKIP
         ['azure-gpt-4o', 'northwind-messageassist', 'onprem-llama-3-3-70b']
     """
-    assessment, rec = assessment_and_recommendation(dossier)
+    assessment, rec = assessed or assessment_and_recommendation(dossier)
     models = {c.id: candidate_models(dossier, c) for c in dossier.candidates}
     own = {cid: [e for e in dossier.evidence if e.model in ms] for cid, ms in models.items()}
     mapped = [b.name for b in mapped_benchmarks(dossier)]
