@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from evaluator.medhelm_data import benchmark_tokens, published_costs
-from evaluator.stores import ComponentStores
+from evaluator.evidence.medhelm import benchmark_tokens, published_costs
+from evaluator.storage.components import ComponentStores
 from governance.dossier.procurement_records import EvaluationCostItem, TokenProfile
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 if TYPE_CHECKING:
-    from evaluator.stores import ComponentStores
+    from evaluator.storage.components import ComponentStores
     from governance.dossier.record import Dossier
 
 

@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from evaluator.evidence import Evidence
-from evaluator.stats import normalize_score
+from evaluator.evidence.record import Evidence
+from evaluator.statistics.estimates import normalize_score
 from governance.dossier.rules_records import AcceptancePolicy, RuleKind, Status
 from governance.evidence.select import is_jury_scored, matches, models_in, preferred, subcategory_name
 from governance.procurement.cost import cost_report
@@ -201,7 +201,7 @@ def score_verdict(rule, e: Evidence, passed_over: list[str] = (), *, family: int
     alone, the record is a family of one.
 
     Example:
-        >>> from evaluator.evidence import published_evidence
+        >>> from evaluator.evidence.record import published_evidence
         >>> from governance.rules.policy import ScoreRule
         >>> rule = ScoreRule(id="s", threshold=0.7, rationale="usually right, review catches the rest")
         >>> v = score_verdict(rule, published_evidence(["ProxySender"], ["GPT-4o (2024-05-13)"])[0])

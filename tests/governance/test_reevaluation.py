@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.benchmarks import get_benchmark, prompt_hash
+from evaluator.benchmarks.specs import get_benchmark, prompt_hash
 from governance.decision.signoff import signoff_status
 from governance.dossier.addendum_records import PlanChange
 from governance.dossier.history import diff_versions, timeline
