@@ -26,8 +26,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from evaluator.medhelm_data import benchmark_facts
-from evaluator.stats import bootstrap_mean
+from evaluator.evidence.medhelm import benchmark_facts
+from evaluator.statistics.estimates import bootstrap_mean
 
 MODELS = [f"model-{i}" for i in range(9)]
 MAPPED = ["MedicationQA", "MedQA", "MedCalc-Bench", "ACI-Bench", "PubMedQA"]  # a dossier's benchmarks

@@ -12,8 +12,8 @@ samples from known truths and counts how often each method's interval contains t
 A sample without an interval (BCa on a sample with no spread; ``interval_for`` on a mean with no
 spread) counts as not covering, and the share of such samples is printed. Percentile bootstraps
 are drawn exactly and fast: resampling n values from a sample is a multinomial draw of counts.
-BCa uses ``evaluator.stats.bca_interval`` (scipy, 2,000 resamples) and is slow, so it gets fewer
-simulations; every cell prints its simulation count and Monte-Carlo standard error.
+BCa uses ``evaluator.statistics.estimates.bca_interval`` (scipy, 2,000 resamples) and is slow, so it
+gets fewer simulations; every cell prints its simulation count and Monte-Carlo standard error.
 
 Run: ``python bench/interval_coverage.py [--sims 2000] [--bca-sims 400] [--bca-sims-large 100]``
 (about a minute on two cores).
@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evaluator.stats import (  # noqa: E402
+from evaluator.statistics.estimates import (  # noqa: E402
     bca_interval,
     clopper_pearson_interval,
     interval_for,

@@ -1,4 +1,4 @@
-"""Throughput of the text metrics (ROUGE-1/2/L and BERTScore P/R/F) through evaluator.metrics.
+"""Throughput of the text metrics (ROUGE-1/2/L and BERTScore P/R/F) through evaluator.scoring.metrics.
 
 Prints pairs per second on 1,000 synthetic clinical-style sentence pairs (all unique, seeded), plus
 two figures a runner author needs: BERTScore one pair per call (what per-instance scoring costs
@@ -18,9 +18,9 @@ import time
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from evaluator import metrics  # noqa: E402
-from evaluator.instance import Instance  # noqa: E402
-from evaluator.metrics import Sample, compute_metric  # noqa: E402
+from evaluator.benchmarks.instance import Instance  # noqa: E402
+from evaluator.scoring import metrics  # noqa: E402
+from evaluator.scoring.metrics import Sample, compute_metric  # noqa: E402
 
 SUBJECTS = ["The patient", "She", "He", "A 64-year-old man", "The infant", "An elderly woman", "The resident"]
 FINDINGS = [

@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 
 from pypdf import PdfReader
 
-from evaluator.evidence import published_evidence
+from evaluator.evidence.record import published_evidence
 from governance.decision import committee
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.procurement_records import CostSettings

@@ -3,7 +3,8 @@
 Why: the disparity verdict passes a group whose ratio interval lies inside [0.80, 1.25] and fails
 one whose interval lies outside, so each end of a 95% interval should miss a true ratio of exactly
 0.80 at most 2.5% of the time. This prints, for the Katz log interval (0.5 added to every count
-when a cell is empty) and for MOVER-Wilson (``evaluator.subgroups.mover_ratio_interval``), how often
+when a cell is empty) and for MOVER-Wilson
+(``evaluator.statistics.subgroups.mover_ratio_interval``), how often
 the upper end falls below 0.80 (a false fail) and the lower end rises above it (a false pass), with
 the reference group's true rate p2, the group's p1 = 0.8 × p2, and group sizes n1 (group), n2
 (reference). Seeded: the same figures on every run.
@@ -17,7 +18,7 @@ import argparse
 
 import numpy as np
 
-from evaluator.subgroups import katz_ratio_interval, mover_ratio_interval
+from evaluator.statistics.subgroups import katz_ratio_interval, mover_ratio_interval
 
 SETTINGS = [(0.97, 12, 24), (0.90, 12, 24), (0.70, 12, 24), (0.99, 30, 60), (0.95, 50, 100), (0.80, 200, 400)]
 

@@ -159,7 +159,7 @@ def read_json_file(path: str) -> Any:
     p = Path(path)
     if not p.is_file():
         fail(f"{path}: no such file")
-    from evaluator.json_input import JsonTooDeep, parse_json
+    from evaluator.inputs.capped_json import JsonTooDeep, parse_json
 
     try:
         return parse_json(p.read_text(encoding="utf-8-sig"))

@@ -28,7 +28,7 @@ def _print_text(rows: list[dict], columns: list[str]) -> None:
 
 
 def cmd_published(args: argparse.Namespace) -> int:
-    from evaluator.evidence import published_evidence
+    from evaluator.evidence.record import published_evidence
 
     try:
         evidence = published_evidence(args.benchmark, args.model)
@@ -71,8 +71,8 @@ def read_scores_csv(path: str) -> pd.DataFrame:
 
 
 def cmd_winrate(args: argparse.Namespace) -> int:
-    from evaluator.medhelm_data import published_scores
-    from evaluator.stats import mean_win_rate
+    from evaluator.evidence.medhelm import published_scores
+    from evaluator.statistics.estimates import mean_win_rate
 
     if args.published:
         scores = published_scores()

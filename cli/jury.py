@@ -38,7 +38,7 @@ def _names(text: str | None) -> list[str] | None:
 
 
 def _jury_inputs(args: argparse.Namespace, store: Any) -> tuple[list, Any]:
-    from evaluator.benchmarks import BenchmarkError, get_benchmark
+    from evaluator.benchmarks.specs import BenchmarkError, get_benchmark
     from evaluator.gateway.errors import LLMError
     from evaluator.gateway.llm import api_key_for
     from evaluator.jury.panel import JuryError, jury_config_for

@@ -47,7 +47,7 @@ from cli.scenario_run import add_run_arguments, cmd_run_scenario
 
 
 def cmd_benchmarks(args: argparse.Namespace) -> int:
-    from evaluator.benchmarks import list_benchmarks
+    from evaluator.benchmarks.specs import list_benchmarks
     from evaluator.loaders import get_loader
 
     rows = [
@@ -73,7 +73,7 @@ def cmd_benchmarks(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from evaluator.benchmarks import BenchmarkError, get_benchmark
+    from evaluator.benchmarks.specs import BenchmarkError, get_benchmark
     from evaluator.gateway.errors import LLMError
     from evaluator.gateway.llm import api_key_for
     from evaluator.loaders import DatasetError, load_instances

@@ -1,12 +1,12 @@
 """Package-level re-exports that import their module only when first used (PEP 562).
 
-Why lazy: ``import evaluator.db`` (every store component does it) or ``import governance.dossier.store``
-must stay as cheap as the module itself. A package ``__init__`` that imported its public API
-eagerly would pull pandas, duckdb and the taxonomy into every such import, and would risk import
-cycles (``governance.dossier.store`` imports ``evaluator.db``, which runs ``evaluator/__init__``, which
-would import ``evaluator.evidence``, ...). With a module ``__getattr__`` a public name costs
-nothing until someone reads it, and it is then the very object its defining module holds: one
-function, no second code path. Stdlib only.
+Why lazy: ``import evaluator.storage.db`` (every store component does it) or ``import
+governance.dossier.store`` must stay as cheap as the module itself. A package ``__init__`` that
+imported its public API eagerly would pull pandas, duckdb and the taxonomy into every such import,
+and would risk import cycles (``governance.dossier.store`` imports ``evaluator.storage.db``, which
+runs ``evaluator/__init__``, which would import ``evaluator.evidence.record``, ...). With a module
+``__getattr__`` a public name costs nothing until someone reads it, and it is then the very object
+its defining module holds: one function, no second code path. Stdlib only.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 import streamlit as st
 from pydantic import ValidationError
 
-from evaluator.medhelm_data import benchmark_tokens
+from evaluator.evidence.medhelm import benchmark_tokens
 from governance.actions.costs import measured_costs, run_token_profile
 from governance.dossier.procurement_records import CostSettings, TokenProfile
 from governance.evidence.attach import mapped_benchmarks

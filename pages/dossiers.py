@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from evaluator.json_input import JsonTooDeep, parse_json
+from evaluator.inputs.capped_json import JsonTooDeep, parse_json
 from governance.demo.seed import seed_demo
 from governance.dossier.intended_use import IntendedUse
 from governance.dossier.record import Dossier

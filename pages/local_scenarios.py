@@ -20,7 +20,7 @@ from evaluator.scenarios import (
 )
 from evaluator.scenarios.run import ScenarioRunBlocked
 from evaluator.scenarios.template import FORMAT_NOTES, TEMPLATES, template_csv
-from evaluator.subgroups import MIN_N
+from evaluator.statistics.subgroups import MIN_N
 from governance.actions.runs import RunInputError, job_status, start_scenario_run
 from governance.actions.scenarios import (
     attach_scenario_run,

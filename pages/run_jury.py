@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from evaluator.benchmarks import get_benchmark
+from evaluator.benchmarks.specs import get_benchmark
 from evaluator.loaders import get_loader
 from evaluator.runs.reads import RunRecord
 from governance.actions.juries import (

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
-from evaluator.evidence import Evidence, SubgroupScore
+from evaluator.evidence.record import Evidence, SubgroupScore
 from governance.dossier.decision_records import OUTCOME_LABELS
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion
@@ -56,7 +56,7 @@ def value_json(e: Evidence) -> str:
     """The ``ValueJson`` of one evidence record: ``estimate_ci`` with an interval, else ``single``.
 
     Example:
-        >>> from evaluator.evidence import published_evidence
+        >>> from evaluator.evidence.record import published_evidence
         >>> json.loads(value_json(published_evidence(["PubMedQA"], ["DeepSeek R1"])[0]))["kind"]
         'estimate_ci'
     """

@@ -16,9 +16,9 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from evaluator.evidence import Evidence
-from evaluator.medhelm_data import published_costs
-from evaluator.stats import normalize_score
+from evaluator.evidence.medhelm import published_costs
+from evaluator.evidence.record import Evidence
+from evaluator.statistics.estimates import normalize_score
 from governance.dossier.record import Dossier
 from governance.evidence.coverage import coverage_map
 from governance.evidence.select import is_jury_scored, is_share
@@ -48,7 +48,7 @@ def chartable(e: Evidence) -> bool:
     """Whether a record belongs on a 0-1 score axis: a main share of correct answers or a jury mean.
 
     Example:
-        >>> from evaluator.evidence import published_evidence
+        >>> from evaluator.evidence.record import published_evidence
         >>> chartable(published_evidence(["MIMIC-IV Billing Code"], ["DeepSeek R1"])[0])
         False
     """
@@ -62,7 +62,7 @@ def scores_chart(evidence: list[Evidence]) -> Chart | None:
     is nothing to draw.
 
     Example:
-        >>> from evaluator.evidence import published_evidence
+        >>> from evaluator.evidence.record import published_evidence
         >>> chart = scores_chart(published_evidence(["MedCalc-Bench"], ["DeepSeek R1"]))
         >>> chart.key, len(chart.spec["layer"])
         ('scores', 2)
@@ -102,7 +102,7 @@ def model_means_chart(evidence: list[Evidence]) -> Chart | None:
     """Plain mean share correct per model over proportion benchmarks only; None when there are none.
 
     Example:
-        >>> from evaluator.evidence import published_evidence
+        >>> from evaluator.evidence.record import published_evidence
         >>> model_means_chart(published_evidence(["MedicationQA"], ["DeepSeek R1"])) is None
         True
     """

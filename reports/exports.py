@@ -20,8 +20,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evaluator.evidence import Evidence
-from evaluator.json_input import JsonTooDeep, parse_json
+from evaluator.evidence.record import Evidence
+from evaluator.inputs.capped_json import JsonTooDeep, parse_json
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion, Store
 from reports.hti1 import source_attributes

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from evaluator.evidence import Evidence
+from evaluator.evidence.record import Evidence
 from governance.dossier.intended_use import (
     DECISION_ROLE_LABELS,
     OVERSIGHT_LABELS,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import threading
 
-from evaluator.benchmarks import get_benchmark, render_messages
+from evaluator.benchmarks.specs import get_benchmark, render_messages
 from evaluator.loaders import load_instances
 from tests.fakes import Answer, FakeConfig, FakeLLMServer, last_user_text
 

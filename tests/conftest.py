@@ -78,7 +78,7 @@ def any_con(request, tmp_path):
     if request.param == "duckdb":
         db = duckdb.connect()
     else:
-        from evaluator.pg import PgConnection
+        from evaluator.storage.postgres import PgConnection
 
         db = PgConnection.connect(request.getfixturevalue("pg_url"))
         db.journal_dir = tmp_path / "journals"

@@ -1,7 +1,7 @@
 """The public Python API (issue 11): package-level names, lazily imported, each documented with an example.
 
 The names re-exported by ``governance``, ``evaluator`` and ``reports`` are the very objects the
-pages and the CLI call (no second code path); importing a package or ``evaluator.db`` stays cheap;
+pages and the CLI call (no second code path); importing a package or ``evaluator.storage.db`` stays cheap;
 every public name (and the methods a notebook calls on the classes) has a docstring with an
 ``Example`` section, and the examples that are not marked ``+SKIP`` run and give what they say.
 """
@@ -88,10 +88,11 @@ def _fresh(code: str) -> str:
 
 def test_importing_the_packages_and_evaluator_db_stays_cheap():
     loaded = _fresh(
-        "import sys, evaluator.db, governance, reports\n"
+        "import sys, evaluator.storage.db, governance, reports\n"
         "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('governance', 'evaluator', 'reports', 'pandas', 'litellm', 'altair', 'reportlab'))))")
-    assert loaded.split() == ["evaluator", "evaluator.db", "evaluator.lazy_exports", "governance", "reports"]
+    assert loaded.split() == ["evaluator", "evaluator.lazy_exports", "evaluator.storage",
+                              "evaluator.storage.db", "governance", "reports"]
 
 
 @pytest.mark.parametrize("package", PACKAGES)

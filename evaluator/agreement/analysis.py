@@ -36,8 +36,8 @@ from evaluator.agreement.report import (
     published_agreement,
 )
 from evaluator.agreement.stats import Estimate, icc3k_z, icc21, icc31, kappa_w, spearman
-from evaluator.instance import Instance
-from evaluator.metrics import Sample, compute_metric
+from evaluator.benchmarks.instance import Instance
+from evaluator.scoring.metrics import Sample, compute_metric
 
 BASELINE_METRICS = {"rougeL": "ROUGE-L", "bertscore_f": "BERTScore-F1"}
 
@@ -45,7 +45,9 @@ __all__ = ["AgreementReport", "DatasetAgreement", "RatingsError", "compute_agree
 
 
 def metric_scores(outputs: pd.DataFrame, metric: str) -> pd.Series:
-    """A reference-based metric per (dataset, instance_id) for rows with a reference (evaluator.metrics).
+    """A reference-based metric per (dataset, instance_id) for rows with a reference.
+
+    Computed by ``evaluator.scoring.metrics``.
 
     ``outputs`` has ``dataset, instance_id, response, reference``.
     """

@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from evaluator.benchmarks.instance import Instance
 from evaluator.calculators import lab_cases, risk_cases
-from evaluator.instance import Instance
 
 Grading = Literal["exact_integer", "exact_limits", "five_percent"]
 

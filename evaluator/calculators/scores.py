@@ -4,7 +4,7 @@ The point tables follow ``ncbi-nlp/MedCalc-Bench@20b10f9 calculator_implementati
 where that differs from the original
 publication (HAS-BLED's nine separate items; CURB-65's BUN > 19 mg/dL). An item the note does not
 mention counts as absent, so every function takes plain booleans. The answer key of the built-in
-benchmark is computed here and nowhere else, and ``tests/evaluator/test_calculators.py`` checks
+benchmark is computed here and nowhere else, and ``tests/evaluator/calculators/test_calculators.py`` checks
 each function against hand-worked cases.
 """
 

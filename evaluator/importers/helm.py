@@ -26,7 +26,8 @@ from pathlib import Path
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
-from evaluator.evidence import Evidence, evidence_id
+from evaluator.evidence.medhelm import BenchmarkFacts, facts_by_run_group
+from evaluator.evidence.record import Evidence, evidence_id
 from evaluator.importers.helm_format import (
     HelmFileError,
     HelmStat,
@@ -36,8 +37,7 @@ from evaluator.importers.helm_format import (
     read_helm_json,
     recompute_means,
 )
-from evaluator.medhelm_data import BenchmarkFacts, facts_by_run_group
-from evaluator.stats import bootstrap_mean
+from evaluator.statistics.estimates import bootstrap_mean
 
 UNMAPPED = "unmapped"
 SCALE_BOUNDS = {"0-1": (0.0, 1.0), "1-5": (1.0, 5.0)}

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from evaluator.json_input import JsonTooDeep, parse_json
+from evaluator.inputs.capped_json import JsonTooDeep, parse_json
 
 T = TypeVar("T")
 _LOOSE = ConfigDict(extra="ignore", frozen=True)

@@ -1,7 +1,7 @@
 """An imported Inspect log as one ``Evidence`` record (provenance ``inspect-import``).
 
 Why the interval is recomputed: Inspect reports a mean and a standard error, and a committee's
-verdict rests on a 95% interval fitted to the kind of score (``evaluator.stats.interval_for``:
+verdict rests on a 95% interval fitted to the kind of score (``evaluator.statistics.estimates.interval_for``:
 Wilson when every per-sample score is 0 or 1, a BCa bootstrap for other means). The log's own
 headline metric and stderr travel in the caveat, and a warning shows both figures when the mean
 recomputed from the samples differs from the log's (unscored samples, a reducer, a custom metric).
@@ -17,10 +17,10 @@ from __future__ import annotations
 import math
 import re
 
-from evaluator.evidence import Evidence, evidence_id
+from evaluator.evidence.medhelm import BenchmarkFacts, benchmark_facts
+from evaluator.evidence.record import Evidence, evidence_id
 from evaluator.importers.inspect_log import InspectRun
-from evaluator.medhelm_data import BenchmarkFacts, benchmark_facts
-from evaluator.stats import interval_for
+from evaluator.statistics.estimates import interval_for
 
 PROVENANCE = "inspect-import"
 

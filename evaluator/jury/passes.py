@@ -16,8 +16,8 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
+from evaluator.benchmarks.instance import Instance
 from evaluator.gateway.llm import ModelEndpoint
-from evaluator.instance import Instance
 from evaluator.jury.prompt import judge_messages, parse_judge_reply, repair_messages
 from evaluator.jury.rubrics import Rubric
 from evaluator.runs.runner import RunOptions, run_async

@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, create_model
 
-from evaluator.instance import Instance
+from evaluator.benchmarks.instance import Instance
 from evaluator.jury.rubrics import Rubric
 
 _FENCED_JSON = re.compile(r"^```(?:json|JSON)?[ \t]*\n(.*)\n```$", re.S)

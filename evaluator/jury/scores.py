@@ -19,8 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from evaluator.evidence import Evidence, evidence_id
-from evaluator.stats import interval_for
+from evaluator.evidence.record import Evidence, evidence_id
+from evaluator.statistics.estimates import interval_for
 
 SPREAD_FLAG = 2
 N_RESAMPLES, SEED = 2000, 0

@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from evaluator.db import apply_migrations, upsert_sql
+from evaluator.storage.db import apply_migrations, upsert_sql
 
 MIGRATIONS = [
     """

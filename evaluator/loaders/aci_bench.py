@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from evaluator.instance import Instance
+from evaluator.benchmarks.instance import Instance
 from evaluator.loaders.registry import DatasetError, make_instance, register_loader
 
 INSTRUCTION = "Generate the clinical note for this doctor-patient encounter."

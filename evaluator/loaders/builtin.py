@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from evaluator.benchmarks.instance import Instance
 from evaluator.calculators import generate_cases
-from evaluator.instance import Instance
 from evaluator.loaders.registry import register_loader
 
 

@@ -24,9 +24,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from evaluator.answers import LETTERS, reference_letter
-from evaluator.instance import Instance
+from evaluator.benchmarks.instance import Instance
 from evaluator.loaders.registry import DatasetError, make_instance, register_loader, text_meta
+from evaluator.scoring.answers import LETTERS, reference_letter
 
 KNOWN = {
     "id",

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from evaluator.instance import Instance
+from evaluator.benchmarks.instance import Instance
 from evaluator.loaders.registry import DatasetError, make_instance, register_loader, text_meta
 
 DATE_IDS = {13, 68}

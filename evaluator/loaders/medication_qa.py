@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from evaluator.instance import Instance
+from evaluator.benchmarks.instance import Instance
 from evaluator.loaders.registry import DatasetError, make_instance, register_loader, text_meta
 
 REQUIRED = ("Question", "Answer")

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from evaluator.instance import Instance
+from evaluator.benchmarks.instance import Instance
 from evaluator.loaders.registry import DatasetError, make_instance, register_loader, text_meta
 
 OPTIONS = ("yes", "no", "maybe")

@@ -20,13 +20,13 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from evaluator.instance import Instance
+from evaluator.benchmarks.instance import Instance
 
 LoaderFn = Callable[..., Iterable[Instance]]
 
 
 class DatasetSource(Protocol):
-    """What ``load_instances`` reads from a benchmark spec (``evaluator.benchmarks.BenchmarkSpec``).
+    """What ``load_instances`` reads from a benchmark spec (``evaluator.benchmarks.specs.BenchmarkSpec``).
 
     A protocol rather than the spec class itself, so that the loaders sit below the benchmark
     registry, which checks its loader names against them.
@@ -149,7 +149,7 @@ def load_instances(
             or no instances at all.
 
     Example:
-        >>> from evaluator.benchmarks import get_benchmark
+        >>> from evaluator.benchmarks.specs import get_benchmark
         >>> len(load_instances(get_benchmark("calc_builtin"), limit=3))
         3
     """

@@ -22,8 +22,8 @@ from typing import ClassVar, Literal
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field
 
-from evaluator.db import apply_migrations
-from evaluator.records import OmitNewDefaults
+from evaluator.storage.db import apply_migrations
+from evaluator.storage.record_base import OmitNewDefaults
 
 DeidentificationMethod = Literal["safe_harbor", "expert_determination"]
 METHOD_LABELS = {

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
-from evaluator.instance import Instance
+from evaluator.benchmarks.instance import Instance
 from evaluator.phi.attestation import DeidentificationAttestation
 from evaluator.phi.detect import PATTERNS_VERSION, find_identifiers, redact_text
 

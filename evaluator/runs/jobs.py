@@ -33,15 +33,15 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from evaluator.db import db_errors
 from evaluator.gateway.secrets import scrub_text
 from evaluator.runs.job_progress import LIVE_STATES, JobProgress
 from evaluator.runs.request import RunRequest
 from evaluator.runs.summary import RunSummary
+from evaluator.storage.db import db_errors
 
 if TYPE_CHECKING:
     from evaluator.runs.store import RunStore
-    from evaluator.stores import ComponentStores
+    from evaluator.storage.components import ComponentStores
 
 __all__ = ["JOBS", "Job", "JobManager", "JobProgress", "RunJob", "RunJobs", "RunProgress", "RunRequest",
            "job_status", "wait_job"]

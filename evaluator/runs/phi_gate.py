@@ -27,13 +27,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from evaluator.benchmarks.instance import Instance
 from evaluator.gateway.llm import ModelEndpoint
-from evaluator.instance import Instance
 from evaluator.phi import SCANNED_FIELDS, PhiCheck, find_identifiers, mask
 from evaluator.phi.attestation import DeidentificationAttestation
 
 if TYPE_CHECKING:
-    from evaluator.stores import ComponentStores
+    from evaluator.storage.components import ComponentStores
 
 __all__ = ["PhiBlocked", "attestation_for", "benchmark_gate", "check_phi", "require_phi_clearance",
            "run_attestation"]

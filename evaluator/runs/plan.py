@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from evaluator.benchmarks import render_messages
+from evaluator.benchmarks.instance import Instance
+from evaluator.benchmarks.specs import render_messages
 from evaluator.gateway.llm import ModelEndpoint, count_prompt_tokens
-from evaluator.instance import Instance
 from evaluator.runs.store import RunStore, cache_key, sha256_of
 
 DEFAULT_MAX_TOKENS = 512
@@ -24,7 +24,7 @@ Render = Callable[[Any, Instance], list[dict[str, Any]]]
 
 
 def default_render(spec: Any, instance: Instance) -> list[dict[str, Any]]:
-    """``evaluator.benchmarks.render_messages`` (imported when first needed)."""
+    """``evaluator.benchmarks.specs.render_messages`` (imported when first needed)."""
     return render_messages(spec, instance)
 
 

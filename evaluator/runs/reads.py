@@ -15,8 +15,8 @@ from datetime import datetime
 import duckdb
 from pydantic import BaseModel
 
-from evaluator.db import apply_migrations
 from evaluator.runs.store import MIGRATIONS
+from evaluator.storage.db import apply_migrations
 
 _COUNTS = {"n_results": "count(*)", "n_errors": "count(x.error)",
            "n_unparsed": "count(*) FILTER (x.unparsed)", "n_scored": "count(x.score)",

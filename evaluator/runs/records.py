@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from evaluator.benchmarks.instance import Instance
 from evaluator.gateway.llm import Completion, ModelEndpoint
-from evaluator.instance import Instance
 from evaluator.runs.retry import CallOutcome
 from evaluator.runs.store import now_iso
 

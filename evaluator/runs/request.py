@@ -86,7 +86,7 @@ def request_record(kind: str, *, benchmark_id: str, endpoint: ModelEndpoint, dat
         benchmark_id: the spec id the run uses.
         endpoint: the endpoint called.
         dataset_path: the dataset file, when the benchmark needs one.
-        prompt_hash: ``evaluator.benchmarks.prompt_hash`` of the spec as run (the prompt version).
+        prompt_hash: ``evaluator.benchmarks.specs.prompt_hash`` of the spec as run (the prompt version).
         options: limits such as ``limit``, ``concurrency``, ``max_cost_usd``.
         scenario: ``{"scenario_id": ..., "version": ...}`` for a local scenario.
 

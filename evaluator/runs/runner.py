@@ -25,9 +25,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import duckdb
 
-from evaluator.db import is_raw_connection
+from evaluator.benchmarks.instance import Instance
 from evaluator.gateway.llm import ModelEndpoint, count_prompt_tokens
-from evaluator.instance import Instance
 from evaluator.phi import PhiCheck
 from evaluator.runs.phi_gate import require_phi_clearance
 from evaluator.runs.plan import Render, RunEstimate, RunPlan, estimate_run, plan_run
@@ -36,10 +35,11 @@ from evaluator.runs.retry import CallOutcome, RateLimiter, RetryPolicy, call_wit
 from evaluator.runs.store import RunStore
 from evaluator.runs.summary import RunSummary, summarize_run
 from evaluator.runs.workers import RunLease, WorkerPool
-from evaluator.scoring import score_response
+from evaluator.scoring.responses import score_response
+from evaluator.storage.db import is_raw_connection
 
 if TYPE_CHECKING:
-    from evaluator.stores import ComponentStores
+    from evaluator.storage.components import ComponentStores
 
 __all__ = ["RunOptions", "RunSummary", "RunEstimate", "estimate_run", "run_async", "run_benchmark"]
 
@@ -76,7 +76,7 @@ class RunOptions:
 
 
 def default_score(spec: Any, instance: Instance, text: str) -> Any:
-    """``evaluator.scoring.score_response`` (imported when first needed)."""
+    """``evaluator.scoring.responses.score_response`` (imported when first needed)."""
     return score_response(spec, instance, text)
 
 

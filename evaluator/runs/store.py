@@ -21,9 +21,9 @@ from typing import Any
 
 import duckdb
 
-from evaluator.db import apply_migrations, is_postgres, missing_table_errors, upsert_sql
 from evaluator.gateway.secrets import scrub_url
 from evaluator.runs.writer import ResultWriter, insert_batch, replay_journals
+from evaluator.storage.db import apply_migrations, is_postgres, missing_table_errors, upsert_sql
 
 MIGRATIONS = [
     """

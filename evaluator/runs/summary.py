@@ -4,7 +4,7 @@ Why from the store and not from the runner's counters: a resumed run's results c
 several processes; the DuckDB rows are the one complete record. Errored instances (no answer
 after all retries, or a fatal error) are excluded from the scores and counted in ``n_errors``;
 unparsed answers are scored wrong by the scorer and counted in ``n_unparsed``. Intervals fit
-the kind of score (``evaluator.stats.interval_for``: Wilson for 0/1 scores, a seeded BCa
+the kind of score (``evaluator.statistics.estimates.interval_for``: Wilson for 0/1 scores, a seeded BCa
 bootstrap for other means, none with the reason when there is no spread). A run becomes one
 main Evidence record (the benchmark's main metric, which rules judge) plus context records for
 its other metrics, which are shown but never judged.
@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from evaluator.evidence import Evidence, evidence_id
+from evaluator.evidence.record import Evidence, evidence_id
 from evaluator.runs.store import RunStore
 
 N_RESAMPLES = 2000
@@ -150,7 +150,7 @@ def summarize_metric(name: str, values: list[float]) -> MetricSummary | None:
     """
     if not values:
         return None
-    from evaluator.stats import interval_for
+    from evaluator.statistics.estimates import interval_for
 
     r = interval_for(values, "auto", seed=SEED, n_resamples=N_RESAMPLES)
     return MetricSummary(name=name, mean=r.estimate, lower=r.lower, upper=r.upper, n=len(values),

@@ -31,8 +31,8 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from evaluator.db import is_postgres, upsert_sql
 from evaluator.gateway.secrets import scrub_text, scrub_url
+from evaluator.storage.db import is_postgres, upsert_sql
 
 RESULT_COLUMNS = (
     "run_id",

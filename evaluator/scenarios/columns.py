@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evaluator.instance import AnswerType
+from evaluator.benchmarks.instance import AnswerType
 
 FIELDS = ("id", "context", "question", "reference", "answer_type", "choices", "lower", "upper")
 REQUIRED = ("id", "reference")

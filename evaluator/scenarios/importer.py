@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evaluator.instance import Instance
+from evaluator.benchmarks.instance import Instance
 from evaluator.phi import PATTERNS_VERSION, PhiReport, redact_instances, scan_instances
 from evaluator.scenarios.columns import ColumnMapping, suggest_column_mapping
 from evaluator.scenarios.issues import ImportIssue, ImportRejected

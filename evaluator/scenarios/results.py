@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from evaluator.evidence import Evidence, evidence_id
+from evaluator.evidence.record import Evidence, evidence_id
 from evaluator.runs.runner import main_metric_name
 from evaluator.runs.summary import RunSummary, summarize_run
 from evaluator.scenarios.run import scenario_spec
 from evaluator.scenarios.store import ScenarioVersion
-from evaluator.subgroups import MIN_N, SubgroupTable, subgroup_table
+from evaluator.statistics.subgroups import MIN_N, SubgroupTable, subgroup_table
 
 if TYPE_CHECKING:
-    from evaluator.stores import ComponentStores
+    from evaluator.storage.components import ComponentStores
 
 
 class ScenarioResults(BaseModel):

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from evaluator.benchmarks import BenchmarkSpec, get_benchmark, prompt_hash
+from evaluator.benchmarks.instance import Instance
+from evaluator.benchmarks.specs import BenchmarkSpec, get_benchmark, prompt_hash
 from evaluator.gateway.llm import ModelEndpoint
-from evaluator.instance import Instance
 from evaluator.phi import PhiCheck
 from evaluator.phi.attestation import DeidentificationAttestation
 from evaluator.runs.jobs import JOBS, Job, JobManager
@@ -30,10 +30,10 @@ from evaluator.runs.runner import ProgressFn, RunOptions, main_metric_name, run_
 from evaluator.runs.store import now_iso, sha256_of
 from evaluator.runs.summary import RunSummary, summarize_run
 from evaluator.scenarios.store import ScenarioVersion
-from evaluator.scoring import score_response
+from evaluator.scoring.responses import score_response
 
 if TYPE_CHECKING:
-    from evaluator.stores import ComponentStores
+    from evaluator.storage.components import ComponentStores
 
 
 class ScenarioRunBlocked(PhiBlocked):

@@ -25,9 +25,9 @@ import duckdb
 import pyarrow as pa
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
-from evaluator.db import apply_migrations, is_postgres
-from evaluator.instance import Instance
+from evaluator.benchmarks.instance import Instance
 from evaluator.runs.store import canonical_json, sha256_of
+from evaluator.storage.db import apply_migrations, is_postgres
 
 MIGRATIONS = [
     """

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from evaluator.json_input import JsonTooDeep, parse_json
+from evaluator.inputs.capped_json import JsonTooDeep, parse_json
 from evaluator.scenarios.columns import known_column
 from evaluator.scenarios.issues import ImportIssue, ImportRejected, file_issue, reject
 from evaluator.scenarios.sniff import DEFAULT_MAX_BYTES, FileFormat, check_size, decode_text, file_format

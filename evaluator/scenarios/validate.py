@@ -22,12 +22,12 @@ import json
 import re
 from typing import Any
 
-from evaluator.answers import reference_letter
-from evaluator.instance import Instance
-from evaluator.json_input import JsonTooDeep, parse_json
+from evaluator.benchmarks.instance import Instance
+from evaluator.inputs.capped_json import JsonTooDeep, parse_json
 from evaluator.scenarios.columns import ColumnMapping, check_mapping, normalize
 from evaluator.scenarios.issues import ImportIssue, ImportRejected, file_issue
 from evaluator.scenarios.table import RawRow, RawTable
+from evaluator.scoring.answers import reference_letter
 
 ANSWER_TYPES = ("choice", "exact", "numeric_range", "free_text")
 ANSWER_TYPE_SPELLINGS = {

@@ -14,7 +14,7 @@ from governance.procurement.cost_inputs import profile_from_results
 from governance.procurement.measured_cost import MeasuredCost, measure
 
 if TYPE_CHECKING:
-    from evaluator.stores import ComponentStores
+    from evaluator.storage.components import ComponentStores
     from governance.dossier.record import Dossier
 
 

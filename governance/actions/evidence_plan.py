@@ -24,12 +24,12 @@ import re
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from evaluator.benchmarks import BenchmarkError, BenchmarkSpec, get_benchmark, prompt_hash
+from evaluator.benchmarks.specs import BenchmarkError, BenchmarkSpec, get_benchmark, prompt_hash
 from evaluator.gateway.llm import ModelEndpoint
 from governance.dossier.plan_records import EvidencePlan, PlanEndpoint, PlanItem, PlanPrompt
 
 if TYPE_CHECKING:
-    from evaluator.stores import ComponentStores
+    from evaluator.storage.components import ComponentStores
     from governance.dossier.record import Dossier
     from governance.dossier.store import Store
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from evaluator.evidence import Evidence
+from evaluator.evidence.record import Evidence
 from evaluator.importers import HelmImportError, HelmRun, helm_run_evidence, load_helm_runs
 
 SOURCE_PREFIX = "HELM run folder "

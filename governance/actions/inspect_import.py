@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from evaluator.evidence import Evidence
+from evaluator.evidence.record import Evidence
 from evaluator.importers.inspect_evidence import inspect_run_evidence
 from evaluator.importers.inspect_log import (
     LOG_SUFFIXES,

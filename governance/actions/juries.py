@@ -19,9 +19,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evaluator.benchmarks import BenchmarkError, get_benchmark
-from evaluator.evidence import Evidence
-from evaluator.instance import Instance
+from evaluator.benchmarks.instance import Instance
+from evaluator.benchmarks.specs import BenchmarkError, get_benchmark
+from evaluator.evidence.record import Evidence
 from evaluator.jury.panel import DEFAULT_JUDGES, JuryConfig, JuryError, jury_config_for, load_jury_summary
 from evaluator.jury.passes import JudgeSpec
 from evaluator.jury.prompt import judge_messages

@@ -24,15 +24,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from evaluator.benchmarks import get_benchmark, prompt_hash
-from evaluator.evidence import Evidence
-from evaluator.instance import Instance
-from evaluator.paired import compare_paired
+from evaluator.benchmarks.instance import Instance
+from evaluator.benchmarks.specs import get_benchmark, prompt_hash
+from evaluator.evidence.record import Evidence
 from evaluator.runs.runner import main_metric_name
 from evaluator.runs.store import RunStore
 from evaluator.runs.summary import summarize_run
 from evaluator.scenarios import scenario_evidence, scenario_results
-from evaluator.stores import ComponentStores
+from evaluator.statistics.paired import compare_paired
+from evaluator.storage.components import ComponentStores
 from governance.actions.evidence_plan import freeze_plan
 from governance.actions.rerun import ReevaluationError, check_items, rerun_item
 from governance.dossier.addendum_records import BenchmarkComparison, PlanChange, ReevaluationAddendum

@@ -23,10 +23,10 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from evaluator.benchmarks import BenchmarkError, BenchmarkSpec, get_benchmark, prompt_hash
+from evaluator.benchmarks.instance import Instance
+from evaluator.benchmarks.specs import BenchmarkError, BenchmarkSpec, get_benchmark, prompt_hash
 from evaluator.gateway.errors import LLMError
 from evaluator.gateway.llm import ModelEndpoint, api_key_for
-from evaluator.instance import Instance
 from evaluator.loaders import DatasetError, get_loader, load_instances
 from evaluator.phi import PhiCheck
 from evaluator.phi.attestation import DeidentificationAttestation
@@ -38,7 +38,7 @@ from evaluator.runs.store import sha256_of
 from evaluator.runs.summary import RunSummary
 from evaluator.scenarios import scenario_spec
 from evaluator.scenarios.run import version_attestation
-from evaluator.stores import ComponentStores
+from evaluator.storage.components import ComponentStores
 from governance.actions.evidence_plan import spec_with_prompt
 from governance.dossier.addendum_records import PlanChange
 from governance.dossier.plan_records import PlanItem

@@ -17,8 +17,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from evaluator.benchmarks import BenchmarkError, get_benchmark
-from evaluator.evidence import Evidence
+from evaluator.benchmarks.specs import BenchmarkError, get_benchmark
+from evaluator.evidence.record import Evidence
 from evaluator.runs.jobs import JOBS, RunJobs, RunProgress
 from evaluator.runs.reads import ResultRecord, RunReads, RunRecord
 from evaluator.runs.runner import main_metric_name

@@ -19,10 +19,16 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
 
-from evaluator.benchmarks import BenchmarkError, BenchmarkSpec, get_benchmark, list_benchmarks, prompt_hash
+from evaluator.benchmarks.instance import Instance
+from evaluator.benchmarks.specs import (
+    BenchmarkError,
+    BenchmarkSpec,
+    get_benchmark,
+    list_benchmarks,
+    prompt_hash,
+)
 from evaluator.gateway.errors import LLMError
 from evaluator.gateway.llm import ModelEndpoint, api_key_for, default_transport
-from evaluator.instance import Instance
 from evaluator.loaders import DatasetError, get_loader, load_instances
 from evaluator.phi import PhiCheck
 from evaluator.runs.jobs import JOBS, Job, JobManager, JobProgress, RunRequest, wait_job

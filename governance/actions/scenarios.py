@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from evaluator.evidence import Evidence
+from evaluator.evidence.record import Evidence
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.phi import PhiCheck, PhiReport, scan_instances
 from evaluator.scenarios import (
@@ -27,7 +27,7 @@ from evaluator.scenarios import (
     store_preview,
 )
 from evaluator.scenarios.run import scenario_gate
-from evaluator.subgroups import MIN_N
+from evaluator.statistics.subgroups import MIN_N
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store
 from governance.dossier.taxonomy import load_taxonomy

@@ -11,7 +11,7 @@ uses, so the comparison cannot disagree with the Evidence, Rules and Cost pages:
   the normalized 0-1 scale, or the reason there is none.
 * **Verdicts**: the dossier's per-benchmark rule verdicts (score, minimum n, unscored share,
   subgroup disparity) that used that record, combined worst first: fail > inconclusive > pass.
-* **Ties**: per benchmark, ``evaluator.stats.tie_groups`` over the candidates' intervals; not
+* **Ties**: per benchmark, ``evaluator.statistics.estimates.tie_groups`` over the candidates' intervals; not
   grouped when a record has no interval or the candidates' metrics differ.
 * **Cost**: the quoted price converted per ``governance.procurement.candidate_cost``; per acceptable output =
   cost ÷ pass rate on the dossier's cost score benchmark, only where that score is a share.
@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
-from evaluator.evidence import Evidence
-from evaluator.stats import normalize_score, tie_groups
+from evaluator.evidence.record import Evidence
+from evaluator.statistics.estimates import normalize_score, tie_groups
 from governance.dossier.procurement_records import Candidate, ContractFacts
 from governance.evidence.attach import mapped_benchmarks
 from governance.evidence.select import PROVENANCE_RANK, is_share

@@ -20,7 +20,7 @@ published records are attached here so these steps always have something to judg
 
 from __future__ import annotations
 
-from evaluator.evidence import published_evidence
+from evaluator.evidence.record import published_evidence
 from governance.actions.costs import run_token_profile
 from governance.decision import committee
 from governance.dossier.procurement_records import CostSettings

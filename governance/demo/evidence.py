@@ -7,8 +7,8 @@ published names, attach with dedupe), so the demo shows what a reviewer would ge
 
 from __future__ import annotations
 
-from evaluator.evidence import published_evidence
-from evaluator.medhelm_data import published_scores
+from evaluator.evidence.medhelm import published_scores
+from evaluator.evidence.record import published_evidence
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store
 from governance.evidence.attach import attach_evidence, mapped_benchmarks

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from evaluator.evidence import Evidence
+from evaluator.evidence.record import Evidence
 from governance.dossier.plan_records import EvidencePlan
 from governance.dossier.rules_records import Status
 

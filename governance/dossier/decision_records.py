@@ -13,7 +13,7 @@ from typing import ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_serializer, model_validator
 
-from evaluator.records import OmitNewDefaults
+from evaluator.storage.record_base import OmitNewDefaults
 from governance.dossier.user_text import UserRecord
 
 Outcome = Literal["approve", "approve_with_conditions", "insufficient_evidence", "reject"]

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 
 import duckdb
 
-from evaluator.db import apply_migrations
+from evaluator.storage.db import apply_migrations
 from governance.dossier.procurement_records import DocumentRef
 
 MAX_BYTES = 20 * 1024 * 1024

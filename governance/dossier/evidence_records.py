@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from pydantic import AwareDatetime, ConfigDict, Field, model_validator
 
-from evaluator.records import OmitNewDefaults
+from evaluator.storage.record_base import OmitNewDefaults
 from governance.dossier.user_text import UserRecord
 
 

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from evaluator.benchmarks import JurySettings
+from evaluator.benchmarks.specs import JurySettings
 from evaluator.gateway.llm import ModelEndpoint
 
 ItemKind = Literal["benchmark", "scenario"]
@@ -67,7 +67,7 @@ class PlanPrompt(BaseModel):
     prompt_template: str
     """User message template ({context}, {question}, {choices})."""
     template_hash: str
-    """``evaluator.benchmarks.prompt_hash`` of the two texts above."""
+    """``evaluator.benchmarks.specs.prompt_hash`` of the two texts above."""
     rendered_hash: str | None = None
     """The run's hash of every rendered prompt (None when the run store did not record it)."""
 

@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evaluator.evidence import Evidence
+from evaluator.evidence.record import Evidence
 from evaluator.phi.attestation import DeidentificationAttestation
 from governance.dossier.addendum_records import ReevaluationAddendum
 from governance.dossier.decision_records import CommitteeDecision, OversightPlan, SignOff

@@ -13,8 +13,8 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
-from evaluator.evidence import Provenance
-from evaluator.records import OmitNewDefaults
+from evaluator.evidence.record import Provenance
+from evaluator.storage.record_base import OmitNewDefaults
 from governance.dossier.user_text import UserRecord
 
 RuleKind = Literal["score", "min_n", "max_unscored_share", "subgroup_disparity", "judge_agreement",

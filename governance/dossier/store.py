@@ -17,8 +17,8 @@ Storage design:
   ``StoreLockedError`` naming the holder, and a file that is not a readable database gets a
   ``StoreCorruptError``; in both cases nothing is written.
 * ``MEDASSURE_DATABASE_URL=postgresql://...`` puts the same tables on a PostgreSQL server
-  (``evaluator.pg``) for a shared deployment: several app processes and CLI runs at once. Writers
-  of one dossier take a transaction-scoped advisory lock before reading the latest version, so the
+  (``evaluator.storage.postgres``) for a shared deployment: several app processes and CLI runs at once.
+  Writers of one dossier take a transaction-scoped advisory lock before reading the latest version, so the
   check for a conflict and the append are one step across processes; triggers refuse UPDATE,
   DELETE and TRUNCATE on the versions and the audit log. An unreachable server is a
   ``StoreUnavailableError``; nothing is half-written (every write is one transaction).
@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from evaluator.db import (
+from evaluator.storage.components import ComponentStores
+from evaluator.storage.db import (
     apply_migrations,
     db_errors,
     is_connection_lost,
@@ -51,7 +52,7 @@ from evaluator.db import (
     is_postgres_url,
     redact_url,
 )
-from evaluator.db_integrity import (
+from evaluator.storage.integrity import (
     CleanCloseMark,
     WalCheck,
     connect_file,
@@ -59,7 +60,6 @@ from evaluator.db_integrity import (
     foreign_file_reason,
     is_foreign_database,
 )
-from evaluator.stores import ComponentStores
 from governance.dossier.chain import (
     ChainReport,
     content_digest,
@@ -87,7 +87,7 @@ from governance.dossier.storage import (
 from governance.dossier.user_text import STORED
 
 if TYPE_CHECKING:
-    from evaluator.pg import PgConnection
+    from evaluator.storage.postgres import PgConnection
 
 __all__ = ["AuditEvent", "DossierNotFound", "DossierSummary", "DossierVersion", "SaveConflict", "Store",
            "StoreCorruptError", "StoreError", "StoreLockedError", "StoreUnavailableError", "StoreWarning",
@@ -414,7 +414,7 @@ class Store(ComponentStores):
         """
         import psycopg  # noqa: PLC0415 - ~0.2 s, paid only by a PostgreSQL deployment
 
-        from evaluator.pg import PgConnection  # noqa: PLC0415
+        from evaluator.storage.postgres import PgConnection  # noqa: PLC0415
 
         shown = redact_url(url)
         try:

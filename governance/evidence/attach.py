@@ -9,7 +9,7 @@ its source produced it.
 
 from __future__ import annotations
 
-from evaluator.evidence import Evidence
+from evaluator.evidence.record import Evidence
 from governance.dossier.record import Dossier
 from governance.dossier.taxonomy import BenchmarkRef, load_taxonomy
 
@@ -47,7 +47,7 @@ def attach_evidence(dossier: Dossier, evidence: list[Evidence], by: str) -> Doss
         The new dossier (the same content when nothing new was given, so saving it is a no-op).
 
     Example:
-        >>> from evaluator.evidence import published_evidence
+        >>> from evaluator.evidence.record import published_evidence
         >>> from governance.dossier.intended_use import example_intended_use
         >>> d = Dossier(title="demo", owner="me", intended_use=example_intended_use())
         >>> ev = published_evidence(["MedicationQA"], ["DeepSeek R1"])
@@ -73,7 +73,7 @@ def detach_evidence(dossier: Dossier, evidence_ids: list[str], by: str) -> Dossi
         ValueError: an id is not attached to this dossier, or ``by`` is empty.
 
     Example:
-        >>> from evaluator.evidence import published_evidence
+        >>> from evaluator.evidence.record import published_evidence
         >>> from governance.dossier.intended_use import example_intended_use
         >>> d = Dossier(title="demo", owner="me", intended_use=example_intended_use())
         >>> d = attach_evidence(d, published_evidence(["MedicationQA"], ["DeepSeek R1"]), by="me")

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable
 from functools import cache
 
-from evaluator.evidence import Evidence
+from evaluator.evidence.record import Evidence
 from governance.dossier.taxonomy import TaxonomyError, load_taxonomy
 
 PROVENANCE_RANK = {"local-run": 0, "helm-import": 1, "inspect-import": 1, "published": 2}
@@ -60,7 +60,7 @@ def matches(e: Evidence, benchmark: str | None = None, subcategory: str | None =
     """Whether an evidence record falls under a target (None / empty means any).
 
     Example:
-        >>> from evaluator.evidence import published_evidence
+        >>> from evaluator.evidence.record import published_evidence
         >>> e = published_evidence(["MedConfInfo"], ["DeepSeek R1"])[0]
         >>> matches(e, subcategory="patient_provider_messaging"), matches(e, benchmark="MedQA")
         (True, False)
@@ -84,7 +84,7 @@ def preferred(records: Iterable[Evidence]) -> tuple[list[Evidence], dict[str, li
         The kept records in first-seen order, and for each kept id the ids it was preferred over.
 
     Example:
-        >>> from evaluator.evidence import published_evidence
+        >>> from evaluator.evidence.record import published_evidence
         >>> ev = published_evidence(["MedQA"], ["DeepSeek R1"])
         >>> kept, over = preferred(ev + ev)
         >>> len(kept), over[kept[0].id]
@@ -107,7 +107,7 @@ def is_jury_scored(e: Evidence) -> bool:
     """Whether a score comes from an LLM jury (1-5 scale or a jury metric name).
 
     Example:
-        >>> from evaluator.evidence import published_evidence
+        >>> from evaluator.evidence.record import published_evidence
         >>> is_jury_scored(published_evidence(["MedicationQA"], ["DeepSeek R1"])[0])
         True
     """
@@ -120,7 +120,7 @@ def is_share(e: Evidence) -> bool:
     Means of similarity metrics (F1, ROUGE, BERTScore), jury means and context records are not shares.
 
     Example:
-        >>> from evaluator.evidence import published_evidence
+        >>> from evaluator.evidence.record import published_evidence
         >>> is_share(published_evidence(["MedQA"], ["DeepSeek R1"])[0])
         True
     """

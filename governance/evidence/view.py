@@ -23,9 +23,9 @@ from typing import Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
-from evaluator.evidence import Evidence, published_evidence
-from evaluator.medhelm_data import published_scores
-from evaluator.stats import group_means, mean_win_rate, tie_groups
+from evaluator.evidence.medhelm import published_scores
+from evaluator.evidence.record import Evidence, published_evidence
+from evaluator.statistics.estimates import group_means, mean_win_rate, tie_groups
 from governance.dossier.record import Dossier
 from governance.dossier.taxonomy import AccessTier
 from governance.evidence.attach import mapped_benchmarks

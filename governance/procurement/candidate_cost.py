@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from evaluator.medhelm_data import benchmark_tokens
+from evaluator.evidence.medhelm import benchmark_tokens
 from governance.dossier.procurement_records import Candidate, TokenProfile
 from governance.evidence.attach import mapped_benchmarks
 from governance.procurement.candidates import candidate_models

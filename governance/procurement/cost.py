@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from evaluator.evidence import Evidence
+from evaluator.evidence.medhelm import published_costs
+from evaluator.evidence.record import Evidence
 from evaluator.gateway.prices import snapshot_price
-from evaluator.medhelm_data import published_costs
 from governance.dossier.procurement_records import CostSettings, EvaluationCostItem, TokenProfile
 from governance.evidence.select import is_share, preferred
 
@@ -203,7 +203,7 @@ def published_evaluation_items(evidence: Iterable[Evidence]) -> list[EvaluationC
     """What MedHELM estimated it spent (jury included) producing each published record we rely on.
 
     Example:
-        >>> from evaluator.evidence import published_evidence
+        >>> from evaluator.evidence.record import published_evidence
         >>> [i.usd for i in published_evaluation_items(published_evidence(["MedicationQA"], ["DeepSeek R1"]))]
         [104.67]
     """

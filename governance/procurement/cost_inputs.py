@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from evaluator.medhelm_data import benchmark_tokens, published_costs
+from evaluator.evidence.medhelm import benchmark_tokens, published_costs
 from governance.dossier.procurement_records import EvaluationCostItem, TokenProfile
 
 

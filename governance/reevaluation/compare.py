@@ -2,8 +2,8 @@
 
 Why pure functions over stored results and assessments: the same comparison serves a live
 re-run, a demo built from stored answers, the CLI and the page, and a test can feed it numbers
-it knows. The statistics are ``evaluator.paired`` (per-instance deltas, paired bootstrap,
-McNemar's exact test). Subgroups follow ``evaluator.subgroups``' suppression rule: a group with
+it knows. The statistics are ``evaluator.statistics.paired`` (per-instance deltas, paired bootstrap,
+McNemar's exact test). Subgroups follow ``evaluator.statistics.subgroups``' suppression rule: a group with
 fewer than ``MIN_N`` pairs shows its size only. Verdicts are compared by (rule, candidate,
 benchmark, metric); a verdict *changes* when its status differs, and *crosses* when its point
 estimate moves to the other side of the rule's threshold, which a committee wants to see even
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from evaluator.instance import Instance
-from evaluator.paired import compare_paired
-from evaluator.subgroups import MIN_N
+from evaluator.benchmarks.instance import Instance
+from evaluator.statistics.paired import compare_paired
+from evaluator.statistics.subgroups import MIN_N
 from governance.dossier.addendum_records import DecisionImpact, SubgroupComparison, VerdictChange
 from governance.dossier.decision_records import OUTCOME_LABELS, CommitteeDecision
 from governance.rules.recommendation import recommend

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from evaluator.evidence import Evidence
+from evaluator.evidence.record import Evidence
 from governance.evidence.select import is_jury_scored
 from governance.procurement.cost import cost_report
 from governance.rules.score_verdict import _target, score_verdict

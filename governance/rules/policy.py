@@ -33,7 +33,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from evaluator.evidence import Provenance
+from evaluator.evidence.record import Provenance
 from evaluator.paths import DATA_DIR
 from governance.dossier.rules_records import (
     AcceptancePolicy,

@@ -8,7 +8,7 @@ passes (it stays inconclusive) and nobody would notice why.
 
 from __future__ import annotations
 
-from evaluator.benchmarks import list_benchmarks
+from evaluator.benchmarks.specs import list_benchmarks
 from governance.dossier.record import Dossier
 from governance.dossier.rules_records import ScoreRule
 from governance.dossier.taxonomy import load_taxonomy

@@ -8,8 +8,8 @@ when the family-adjusted p-value confirms it) are listed in ``verdicts``' module
 
 from __future__ import annotations
 
-from evaluator.evidence import Evidence
-from evaluator.stats import normalize_score
+from evaluator.evidence.record import Evidence
+from evaluator.statistics.estimates import normalize_score
 from governance.evidence.select import subcategory_name
 from governance.rules.verdict_math import (
     ALPHA,
@@ -56,7 +56,7 @@ def score_verdict(rule, e: Evidence, passed_over: list[str] = (), *, family: int
     alone, the record is a family of one.
 
     Example:
-        >>> from evaluator.evidence import published_evidence
+        >>> from evaluator.evidence.record import published_evidence
         >>> from governance.rules.policy import ScoreRule
         >>> rule = ScoreRule(id="s", threshold=0.7, rationale="usually right, review catches the rest")
         >>> v = score_verdict(rule, published_evidence(["ProxySender"], ["GPT-4o (2024-05-13)"])[0])

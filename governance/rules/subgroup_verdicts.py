@@ -3,7 +3,7 @@
 Why a reference group and not the overall score: the overall score contains the group itself (a
 large group pulls it towards its own score) and its uncertainty was ignored, so the old ratio to
 the overall understated gaps. The verdict now uses the one disparity definition of
-``evaluator.subgroups``: each group ÷ its tag's reference group (the largest by default, or the one
+``evaluator.statistics.subgroups``: each group ÷ its tag's reference group (the largest by default, or the one
 the committee chose on the scenario page), with a MOVER-Wilson interval for a ratio of proportions
 or a seeded bootstrap interval for a ratio of means. Both travel on the evidence record
 (``SubgroupScore.ratio_lower`` / ``ratio_upper``), so page, verdict and PDF show the same numbers.
@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import math
 
-from evaluator.evidence import Evidence, SubgroupScore
-from evaluator.stats import normalize_score
-from evaluator.subgroups import mover_ratio_interval
+from evaluator.evidence.record import Evidence, SubgroupScore
+from evaluator.statistics.estimates import normalize_score
+from evaluator.statistics.subgroups import mover_ratio_interval
 from governance.evidence.select import is_share
 from governance.rules.verdict_math import fmt, scaled_total_n
 

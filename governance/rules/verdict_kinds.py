@@ -11,8 +11,8 @@ candidate, benchmark and evidence ids are added by ``governance.rules.verdicts``
 
 from __future__ import annotations
 
-from evaluator.evidence import Evidence
-from evaluator.stats import wilson_interval
+from evaluator.evidence.record import Evidence
+from evaluator.statistics.estimates import wilson_interval
 from governance.evidence.judge_agreement import covers, gate_problem
 from governance.rules.verdict_math import POWER, compare, fmt, further_cases, interval_text
 
@@ -21,7 +21,7 @@ def min_n_verdict(rule, e: Evidence) -> dict:
     """Verdict fields for a minimum-n rule on one record (below minimum: inconclusive, never fail).
 
     Example:
-        >>> from evaluator.evidence import published_evidence
+        >>> from evaluator.evidence.record import published_evidence
         >>> from governance.rules.policy import MinNRule
         >>> rule = MinNRule(id="n", threshold=500, rationale="tight enough interval")
         >>> min_n_verdict(rule, published_evidence(["ProxySender"], ["DeepSeek R1"])[0])["further_cases"]

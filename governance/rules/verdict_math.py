@@ -43,7 +43,7 @@ import math
 from statistics import NormalDist
 from typing import Literal
 
-from evaluator.stats import wilson_interval
+from evaluator.statistics.estimates import wilson_interval
 from governance.dossier.rules_records import Multiplicity, Status
 
 Direction = Literal["at_least", "at_most", "within"]

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from evaluator.evidence import Evidence
+from evaluator.evidence.record import Evidence
 from governance.dossier.rules_records import AcceptancePolicy, RuleKind, Status
 from governance.evidence.select import matches, models_in, preferred
 from governance.rules.family import ErrorControl, adjusted_by_key

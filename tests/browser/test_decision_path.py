@@ -13,7 +13,7 @@ pytestmark = pytest.mark.browser
 
 def seed_unruled_dossier(home) -> str:
     """A dossier with mapping and published evidence but no rules: the state before a committee meets."""
-    from evaluator.evidence import published_evidence
+    from evaluator.evidence.record import published_evidence
     from governance.dossier.intended_use import example_intended_use
     from governance.dossier.record import Dossier
 

@@ -189,7 +189,7 @@ def test_bug4_reevaluation_names_the_rerun_candidates_and_shows_the_new_addendum
 
 
 def _seed_gapped(home) -> str:
-    from evaluator.evidence import published_evidence
+    from evaluator.evidence.record import published_evidence
     from governance.dossier.intended_use import example_intended_use
     from governance.dossier.record import Dossier
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from evaluator.evidence import published_evidence
+from evaluator.evidence.record import published_evidence
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.procurement_records import (
     Candidate,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from evaluator.evidence import Evidence, SubgroupScore
+from evaluator.evidence.record import Evidence, SubgroupScore
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 

@@ -10,7 +10,7 @@ not clear with certainty (17/20), and the committee approved A with the plan fro
 
 from __future__ import annotations
 
-from evaluator.benchmarks import get_benchmark
+from evaluator.benchmarks.specs import get_benchmark
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.loaders import load_instances
 from tests.fakes import Answer, prompt_text

@@ -119,7 +119,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("results unknown run", ["scenario", "results", "run_nope"], "run_nope"),
     ("decide unknown dossier", ["decide", "D-nope", "--decision", "reject", "--rationale", "not good enough"],
      "D-nope"),
-    # JSON nested past the cap: one parse helper (evaluator/json_input.py)
+    # JSON nested past the cap: one parse helper (evaluator/inputs/capped_json.py)
     ("dossier create deep JSON", ["dossier", "create", "--file", "{tmp}/deep.json"], "nested deeper than 64"),
     ("dossier create 100 levels", ["dossier", "create", "--file", "{tmp}/deep100.json"], "nested deeper"),
     ("dossier create deep wrapper", ["dossier", "create", "--file", "{tmp}/deep_wrapper.json"], "nested"),

@@ -8,7 +8,7 @@ import psycopg
 import pytest
 
 from cli import main
-from evaluator.db import apply_migrations
+from evaluator.storage.db import apply_migrations
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.store import MIGRATIONS, Store

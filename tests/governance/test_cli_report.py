@@ -7,7 +7,7 @@ import json
 import pytest
 
 from cli import main
-from evaluator.evidence import published_evidence
+from evaluator.evidence.record import published_evidence
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store

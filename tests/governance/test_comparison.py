@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from evaluator.evidence import Evidence
+from evaluator.evidence.record import Evidence
 from governance.decision.comparison import compare_candidates, pick_record
 from tests.governance.candidate_fixtures import CLAUDE, GPT4O, LLAMA, answers, base_dossier
 

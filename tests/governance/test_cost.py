@@ -80,7 +80,7 @@ def test_jury_means_are_not_pass_rates():
 
 
 def test_published_costs_are_labelled_upper_bounds_and_count_as_evaluation_cost():
-    from evaluator.evidence import published_evidence
+    from evaluator.evidence.record import published_evidence
 
     evidence = published_evidence(["MedicationQA", "MedQA"], ["DeepSeek R1"])
     report = cost_report(dossier(evidence, cost=CostSettings(profiles=[profile("DeepSeek R1", 1.0)])))
@@ -156,7 +156,7 @@ def test_mapped_benchmark_profile_known_answer():
 
 
 def test_derived_benchmark_tokens_add_up_to_medhelms_published_totals():
-    from evaluator.medhelm_data import benchmark_tokens, published_costs
+    from evaluator.evidence.medhelm import benchmark_tokens, published_costs
 
     t, costs = benchmark_tokens(), published_costs()
     totals = costs[(costs.benchmark == "ALL") & (costs.item == "Total Input Tokens (tokens)")]

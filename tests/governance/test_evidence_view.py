@@ -4,8 +4,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from evaluator.evidence import Evidence, published_evidence
-from evaluator.medhelm_data import published_scores
+from evaluator.evidence.medhelm import published_scores
+from evaluator.evidence.record import Evidence, published_evidence
 from governance.demo.evidence import attach_published_demo_evidence
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier

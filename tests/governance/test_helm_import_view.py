@@ -5,7 +5,7 @@ import shutil
 from governance.actions.helm_import import attached_run_instances, preview_helm_import
 from governance.evidence.attach import attach_evidence
 from governance.evidence.view import evidence_view
-from tests.evaluator.test_importers_helm import RUN_NAME, _make_jury_run, suite  # noqa: F401
+from tests.evaluator.importers.test_helm import RUN_NAME, _make_jury_run, suite  # noqa: F401
 from tests.governance.test_evidence_view import demo_like
 
 
@@ -44,7 +44,7 @@ def test_mapped_run_becomes_attachable_evidence_with_scored_instances(suite):  #
 def test_broken_folder_lists_errors_and_published_evidence_has_no_drilldown(tmp_path):
     preview = preview_helm_import(str(tmp_path))
     assert preview.runs == [] and "no HELM run folders" in preview.errors[0]
-    from evaluator.evidence import published_evidence
+    from evaluator.evidence.record import published_evidence
 
     rows, reason = attached_run_instances(published_evidence(["MedQA"], ["DeepSeek R1"])[0])
     assert rows == [] and "published" in reason

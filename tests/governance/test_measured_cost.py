@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.benchmarks import get_benchmark
+from evaluator.benchmarks.specs import get_benchmark
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.loaders import load_instances
 from evaluator.runs.runner import run_benchmark

@@ -2,7 +2,7 @@
 
 import pytest
 
-from evaluator.medhelm_data import published_scores
+from evaluator.evidence.medhelm import published_scores
 from governance.mapping.model_names import match_candidates, name_key
 
 PUBLISHED = sorted(published_scores()["model"].unique())

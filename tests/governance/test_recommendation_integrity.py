@@ -164,7 +164,7 @@ def test_wilson_p_value_is_the_score_test_and_agrees_with_the_interval():
     # z = (0.72 - 0.70) / sqrt(0.21 / 300) = 0.7559 -> p = 0.2248
     assert one_sided_p(0.72, 0.667, 0.768, 0.70, "at_least", 300, "wilson") == pytest.approx(0.2248, abs=1e-4)
     # the Wilson lower bound of 216/300 is exactly where the score test's p is 0.025
-    from evaluator.stats import wilson_interval
+    from evaluator.statistics.estimates import wilson_interval
     lo, hi = wilson_interval(216, 300)
     assert one_sided_p(0.72, lo, hi, lo, "at_least", 300, "wilson") == pytest.approx(0.025, abs=1e-9)
     # exact binomial for Clopper-Pearson intervals: P(X >= 216 | 300, 0.70)

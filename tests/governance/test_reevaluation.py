@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.benchmarks import get_benchmark, prompt_hash
+from evaluator.benchmarks.specs import get_benchmark, prompt_hash
 from governance.actions.history import diff_versions, timeline
 from governance.actions.reevaluate import ReevaluationError, reevaluate
 from governance.actions.rerun import read_prompt_file

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from evaluator.benchmarks import get_benchmark
+from evaluator.benchmarks.specs import get_benchmark
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.loaders import load_instances
 from evaluator.runs.runner import run_benchmark

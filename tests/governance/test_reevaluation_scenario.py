@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from evaluator.benchmarks.instance import Instance
 from evaluator.gateway.llm import ModelEndpoint
-from evaluator.instance import Instance
 from evaluator.scenarios import run_scenario, scenario_evidence, scenario_results
 from governance.actions import decision as actions_decision
 from governance.actions.reevaluate import ReevaluationError, reevaluate

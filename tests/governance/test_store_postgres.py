@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from cli import main
-from evaluator.pg import PgConnection
+from evaluator.storage.postgres import PgConnection
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store, StoreError, StoreUnavailableError

@@ -11,7 +11,7 @@ import pytest
 
 from cli import build_parser
 from cli.run_support import endpoint_from_args
-from evaluator.benchmarks import get_benchmark
+from evaluator.benchmarks.specs import get_benchmark
 from evaluator.gateway.llm import ModelEndpoint, default_transport
 from evaluator.loaders import load_instances
 from evaluator.runs.jobs import RunRequest

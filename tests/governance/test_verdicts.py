@@ -104,7 +104,7 @@ def test_min_n_rule_never_fails():
 # ---- further cases --------------------------------------------------------------------------
 def test_further_cases_wilson_makes_the_interval_exclude_the_threshold():
     total = wilson_total_n(0.72, 0.70, 300)
-    from evaluator.stats import wilson_interval
+    from evaluator.statistics.estimates import wilson_interval
     assert wilson_interval(0.72 * total, total)[0] > 0.70
     assert wilson_interval(0.72 * (total - 1), total - 1)[0] <= 0.70
 
@@ -242,7 +242,7 @@ def test_subgroup_without_interval_needs_committee_permission():
 
 
 def test_subgroup_further_cases_use_the_log_interval_end_that_crosses_the_window():
-    # ratio 1.00 with interval 0.78-1.10 (Katz, as evaluator.subgroups stores it) straddles 0.80.
+    # ratio 1.00 with interval 0.78-1.10 (Katz, as evaluator.statistics.subgroups stores it) straddles 0.80.
     # On the log scale: reach ln(1/0.78) = 0.24846 over distance ln(1/0.80) = 0.22314 needs
     # 14 × (0.24846/0.22314)² = 17.36 → 18 group cases: 4 more in a group of 14, 12 more in a 14/40 mix.
     ratio = dict(reference_group="18-64", ratio=1.0, ratio_lower=0.78, ratio_upper=1.10, ratio_method="katz")

@@ -180,7 +180,7 @@ def test_decision_page_checklist_on_the_demo_is_complete_before_the_decision(dem
 
 
 def _gapped_dossier(home) -> None:
-    from evaluator.evidence import published_evidence
+    from evaluator.evidence.record import published_evidence
     from governance.dossier.intended_use import example_intended_use
     from governance.dossier.record import Dossier
 

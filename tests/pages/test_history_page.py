@@ -33,7 +33,7 @@ def test_history_states_the_chain_and_a_changed_row_is_flagged(demo_home):
     assert "versions" in line and "events" in line
     assert not at.error
 
-    from evaluator.db import SAFE_CONFIG
+    from evaluator.storage.db import SAFE_CONFIG
 
     # the app's store in this process holds the file with SAFE_CONFIG; DuckDB wants the same config
     con = duckdb.connect(str(demo_home / "medassure.duckdb"), config=SAFE_CONFIG)

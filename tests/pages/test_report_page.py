@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from evaluator.evidence import published_evidence
+from evaluator.evidence.record import published_evidence
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from evaluator.evidence import Evidence, SubgroupScore, evidence_id, published_evidence
+from evaluator.evidence.record import Evidence, SubgroupScore, evidence_id, published_evidence
 from governance.decision import committee
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.procurement_records import CostSettings

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pytest
 
-from evaluator.evidence import published_evidence
+from evaluator.evidence.record import published_evidence
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from reports.bundle import report_bundle

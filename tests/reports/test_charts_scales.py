@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from evaluator.evidence import published_evidence
+from evaluator.evidence.record import published_evidence
 from evaluator.runs.summary import RunSummary, summarize_metric
 from reports.charts import model_means_chart, scores_chart
 

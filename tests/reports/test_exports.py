@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from evaluator.evidence import published_evidence
+from evaluator.evidence.record import published_evidence
 from governance.dossier.store import Store
 from reports.chai import NAMESPACE, chai_model_card_xml
 from reports.exports import (

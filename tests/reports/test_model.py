@@ -135,7 +135,7 @@ def test_markdown_preview_has_every_heading_and_escapes_text(base_version):
 
 
 def test_subgroup_table_prints_the_ratio_to_the_reference_group(base_version):
-    from evaluator.evidence import SubgroupScore
+    from evaluator.evidence.record import SubgroupScore
 
     groups = [SubgroupScore(tag="language", group="en", score=1.0, n=24, ci_lower=0.86, ci_upper=1.0,
                             reference_group="en", ratio=1.0),

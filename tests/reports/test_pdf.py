@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from pypdf import PdfReader
 
-from evaluator.evidence import published_evidence
+from evaluator.evidence.record import published_evidence
 from reports.build import build_report
 from reports.chai import NAMESPACE, SOFTWARE_ID, chai_model_card_xml
 from reports.model import Table as TableData

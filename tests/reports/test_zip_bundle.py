@@ -9,7 +9,7 @@ import zipfile
 import pytest
 
 from cli import main
-from evaluator.evidence import published_evidence
+from evaluator.evidence.record import published_evidence
 from governance.demo.candidates import record_demo_candidates
 from governance.dossier.documents import sha256_hex
 from governance.dossier.intended_use import example_intended_use
