@@ -24,8 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from evaluator.benchmarks.instance import Instance
-from evaluator.benchmarks.specs import get_benchmark, prompt_hash
+from evaluator.benchmarks.specs import get_benchmark
 from evaluator.evidence.record import Evidence
 from evaluator.runs.runner import main_metric_name
 from evaluator.runs.store import RunStore
@@ -34,7 +33,7 @@ from evaluator.scenarios import scenario_evidence, scenario_results
 from evaluator.statistics.paired import compare_paired
 from evaluator.storage.components import ComponentStores
 from governance.actions.evidence_plan import freeze_plan
-from governance.actions.rerun import ReevaluationError, check_items, rerun_item
+from governance.actions.rerun import AfterRun, ReevaluationError, check_items, rerun_item
 from governance.dossier.addendum_records import BenchmarkComparison, PlanChange, ReevaluationAddendum
 from governance.dossier.plan_records import EvidencePlan, PlanItem
 from governance.dossier.record import Dossier
@@ -55,19 +54,6 @@ STANDS_IN = ("Verdicts after the change are computed with the re-run evidence st
 
 
 @dataclass(frozen=True)
-class AfterRun:
-    """A plan item and the stored run to compare with its baseline."""
-
-    item: PlanItem
-    run_id: str
-    instances: list[Instance]
-    model: str
-    prompt_hash: str | None
-    new_requests: int = 0
-    cache_hits: int = 0
-    baseline_reproduced: bool | None = None
-
-
 class ReevaluationResult(BaseModel):
     """The addendum and the dossier version that holds it."""
 
@@ -280,12 +266,8 @@ def reevaluate(store: Store, dossier_id: str, change: PlanChange | None = None, 
         afters = []
         for item in plan.rerunnable:
             progress = (lambda d, t, _row, b=item.benchmark: on_progress(b, d, t)) if on_progress else None
-            r = rerun_item(db, item, change, concurrency=concurrency, uploads=uploads, on_progress=progress,
-                           cancel=cancel)
-            afters.append(AfterRun(item=item, run_id=r.summary.run_id, instances=r.instances,
-                                   model=r.endpoint.model, prompt_hash=prompt_hash(r.spec),
-                                   new_requests=r.summary.new_requests, cache_hits=r.summary.cache_hits,
-                                   baseline_reproduced=r.baseline_reproduced))
+            afters.append(rerun_item(db, item, change, concurrency=concurrency, uploads=uploads,
+                                     on_progress=progress, cancel=cancel))
         skipped = [f"{i.benchmark} (run {i.run_id}): {i.note}" for i in plan.items if not i.rerunnable]
         addendum = build_addendum(db, current, plan, change, afters, by=by,
                                   frozen_at_decision=frozen_at_decision, skipped=skipped)

@@ -35,7 +35,6 @@ from evaluator.runs.plan import plan_run
 from evaluator.runs.request import file_sha256, request_record
 from evaluator.runs.runner import RunOptions, run_benchmark
 from evaluator.runs.store import sha256_of
-from evaluator.runs.summary import RunSummary
 from evaluator.scenarios import scenario_spec
 from evaluator.scenarios.run import version_attestation
 from evaluator.storage.components import ComponentStores
@@ -241,21 +240,26 @@ def check_items(stores: ComponentStores, items: list[PlanItem], change: PlanChan
 
 
 @dataclass(frozen=True)
-class Rerun:
-    """One plan item run again."""
+class AfterRun:
+    """One plan item run again: the stored run to compare with its baseline, and how it was answered."""
 
     item: PlanItem
-    spec: BenchmarkSpec
+    run_id: str
     instances: list[Instance]
-    endpoint: ModelEndpoint
-    summary: RunSummary
-    baseline_reproduced: bool | None
+    model: str
+    """The model string the re-run called."""
+    prompt_hash: str | None
+    """The benchmark prompt's hash after the change."""
+    new_requests: int = 0
+    cache_hits: int = 0
+    baseline_reproduced: bool | None = None
+    """Whether the unchanged prompt rendered as it did for the baseline (None when the prompt changed)."""
 
 
 def rerun_item(stores: ComponentStores, item: PlanItem, change: PlanChange, *, concurrency: int = 8,
                uploads: Path | None = None,
                on_progress: Callable[[int, int, dict | None], None] | None = None,
-               cancel: Any = None) -> Rerun:
+               cancel: Any = None) -> AfterRun:
     """Run one plan item again with the change applied (cached requests are not sent).
 
     The re-run's request (endpoint without a key, dataset, prompt version) is stored beside it, as
@@ -295,5 +299,6 @@ def rerun_item(stores: ComponentStores, item: PlanItem, change: PlanChange, *, c
     if not change.changes_prompt and item.prompt and item.prompt.rendered_hash:
         run = stores.runs.get_run(summary.run_id) or {}
         reproduced = run.get("prompt_hash") == item.prompt.rendered_hash
-    return Rerun(item=item, spec=spec, instances=instances, endpoint=endpoint, summary=summary,
-                 baseline_reproduced=reproduced)
+    return AfterRun(item=item, run_id=summary.run_id, instances=instances, model=endpoint.model,
+                    prompt_hash=prompt_hash(spec), new_requests=summary.new_requests,
+                    cache_hits=summary.cache_hits, baseline_reproduced=reproduced)
