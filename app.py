@@ -8,7 +8,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import streamlit as st  # noqa: E402
 
-from governance.mapping.suggest import warm_up_in_background  # noqa: E402
+from governance import warm_up_in_background
 from pages import ui  # noqa: E402
 
 st.set_page_config(page_title="MedAssure", layout="wide")

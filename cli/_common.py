@@ -32,10 +32,7 @@ def fail(message: str, code: int = 2) -> None:
 
 def user_errors() -> tuple[type[BaseException], ...]:
     """Exception types whose message is already written for users."""
-    from governance.dossier.store import StoreError
-    from governance.dossier.taxonomy import TaxonomyError
-    from governance.identity.access import PermissionDenied
-    from governance.identity.config import IdentityConfigError
+    from governance import IdentityConfigError, PermissionDenied, StoreError, TaxonomyError
 
     return (StoreError, TaxonomyError, PermissionDenied, IdentityConfigError)
 
@@ -134,7 +131,7 @@ def open_store(args: argparse.Namespace):
     """Open the store named by ``--home`` (or the default home)."""
     import warnings
 
-    from governance.dossier.store import Store, StoreWarning
+    from governance import Store, StoreWarning
 
     home = getattr(args, "home", None)
     with warnings.catch_warnings():  # said once below, without Python's file:line prefix
@@ -159,7 +156,7 @@ def read_json_file(path: str) -> Any:
     p = Path(path)
     if not p.is_file():
         fail(f"{path}: no such file")
-    from evaluator.inputs.capped_json import JsonTooDeep, parse_json
+    from evaluator import JsonTooDeep, parse_json
 
     try:
         return parse_json(p.read_text(encoding="utf-8-sig"))

@@ -24,12 +24,12 @@ from cli.policy import _save, _who
 
 
 def cmd_candidates(args: argparse.Namespace) -> int:
-    from governance.decision.comparison import compare_candidates
+    from governance import compare_candidates
 
     v = open_store(args).load(args.id, args.version)
     cmp = compare_candidates(v.dossier)
     if args.format == "csv":
-        from reports.candidates_table import comparison_csv
+        from reports import comparison_csv
 
         sys.stdout.write(comparison_csv(cmp))
         return 0
@@ -40,8 +40,7 @@ def cmd_candidates(args: argparse.Namespace) -> int:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    from governance.dossier.procurement_records import Candidate
-    from governance.procurement.candidates import upsert_candidate
+    from governance import Candidate, upsert_candidate
 
     doc = read_json_file(args.file)
     if not isinstance(doc, dict):
@@ -60,9 +59,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_answer(args: argparse.Namespace) -> int:
-    from governance.dossier.documents import DocumentError
-    from governance.procurement.attestations import AttestationError, make_answer
-    from governance.procurement.candidates import CandidateError, record_attestation
+    from governance import AttestationError, CandidateError, DocumentError, make_answer, record_attestation
 
     store = open_store(args)
     dossier = store.load(args.id).dossier

@@ -17,8 +17,7 @@ from cli._common import (
     say,
     validation_message,
 )
-from governance.dossier.intended_use import IntendedUse, example_intended_use
-from governance.dossier.record import Dossier
+from governance import Dossier, IntendedUse, example_intended_use
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
 
@@ -29,8 +28,7 @@ def _author(args: argparse.Namespace) -> str:
 
 def _auth(args: argparse.Namespace) -> str:
     """How the author is known, for the record (a configured service identity, else local)."""
-    from governance.identity.config import load_config
-    from governance.identity.identity import command_line_identity
+    from governance import command_line_identity, load_config
 
     return "command line: " + command_line_identity(_author(args), load_config().service_identity).auth_label
 
@@ -61,7 +59,7 @@ def _parse_use_file(path: str) -> tuple[IntendedUse, dict]:
 
 
 def cmd_taxonomy(args: argparse.Namespace) -> int:
-    from governance.dossier.taxonomy import load_taxonomy
+    from governance import load_taxonomy
 
     emit(load_taxonomy().model_dump(mode="json"))
     return 0
@@ -143,7 +141,7 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from governance.demo.seed import seed_demo
+    from governance import seed_demo
 
     store = open_store(args)
     if args.if_empty and not store.is_empty():

@@ -28,7 +28,7 @@ def _print_text(rows: list[dict], columns: list[str]) -> None:
 
 
 def cmd_published(args: argparse.Namespace) -> int:
-    from evaluator.evidence.record import published_evidence
+    from evaluator import published_evidence
 
     try:
         evidence = published_evidence(args.benchmark, args.model)
@@ -71,8 +71,7 @@ def read_scores_csv(path: str) -> pd.DataFrame:
 
 
 def cmd_winrate(args: argparse.Namespace) -> int:
-    from evaluator.evidence.medhelm import published_scores
-    from evaluator.statistics.estimates import mean_win_rate
+    from evaluator import mean_win_rate, published_scores
 
     if args.published:
         scores = published_scores()
@@ -110,7 +109,7 @@ def run_summary(run) -> dict:
 
 
 def cmd_import_helm(args: argparse.Namespace) -> int:
-    from evaluator.importers import HelmImportError, load_helm_runs
+    from evaluator import HelmImportError, load_helm_runs
 
     try:
         runs = load_helm_runs(args.path)
@@ -128,8 +127,8 @@ def cmd_import_helm(args: argparse.Namespace) -> int:
 
 
 def cmd_import_inspect(args: argparse.Namespace) -> int:
-    from evaluator.importers.inspect_log import InspectNotInstalled
-    from governance.actions.inspect_import import attach_inspect_logs, preview_inspect_import
+    from evaluator import InspectNotInstalled
+    from governance import attach_inspect_logs, preview_inspect_import
 
     try:
         import inspect_ai  # noqa: F401

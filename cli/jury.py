@@ -38,11 +38,16 @@ def _names(text: str | None) -> list[str] | None:
 
 
 def _jury_inputs(args: argparse.Namespace, store: Any) -> tuple[list, Any]:
-    from evaluator.benchmarks.specs import BenchmarkError, get_benchmark
-    from evaluator.gateway.errors import LLMError
-    from evaluator.gateway.llm import api_key_for
-    from evaluator.jury.panel import JuryError, jury_config_for
-    from evaluator.loaders import DatasetError, load_instances
+    from evaluator import (
+        BenchmarkError,
+        DatasetError,
+        JuryError,
+        LLMError,
+        api_key_for,
+        get_benchmark,
+        jury_config_for,
+        load_instances,
+    )
 
     run = store.journaled_runs.get_run(args.run)
     if run is None:
@@ -65,8 +70,8 @@ def _jury_inputs(args: argparse.Namespace, store: Any) -> tuple[list, Any]:
 
 def _run_attestation(store: Any, args: argparse.Namespace) -> Any:
     """The attestation covering the judged run's cases: recorded now (``--deidentified-by``) or before."""
-    from evaluator.runs.phi_gate import run_attestation
-    from governance.actions.deidentification import AttestationError, attest_file, attest_scenario
+    from evaluator import run_attestation
+    from governance import DeidentificationError, attest_file, attest_scenario
 
     given = attestation_input(args)
     if given is None:
@@ -80,7 +85,7 @@ def _run_attestation(store: Any, args: argparse.Namespace) -> Any:
             recorded = attest_scenario(store, version, given)
         else:
             fail("--deidentified-by attests the run's dataset file: give --dataset-file")
-    except (AttestationError, KeyError) as exc:
+    except (DeidentificationError, KeyError) as exc:
         fail(str(exc))
     say(f"recorded attestation {recorded.attestation_id}: {recorded.describe()}")
     return recorded
@@ -88,11 +93,7 @@ def _run_attestation(store: Any, args: argparse.Namespace) -> Any:
 
 def _judge_in_background(store: Any, args: argparse.Namespace, instances: list, config: Any) -> Any:
     """The jury pass as a job of the one job manager, waited for with a progress bar on stderr."""
-    from evaluator.jury.panel import JuryError, run_jury
-    from evaluator.runs.jobs import JOBS, wait_job
-    from evaluator.runs.phi_gate import PhiBlocked
-    from evaluator.runs.runner import RunOptions
-    from evaluator.runs.store import sha256_of
+    from evaluator import JOBS, JuryError, PhiBlocked, RunOptions, run_jury, sha256_of, wait_job
 
     options = RunOptions(concurrency=args.concurrency, max_cost_usd=args.max_cost)
     attestation = _run_attestation(store, args)
@@ -118,7 +119,7 @@ def cmd_jury(args: argparse.Namespace) -> int:
         fail(f"--concurrency must be at least 1 (got {args.concurrency})")
     if args.max_cost is not None and args.max_cost <= 0:
         fail(f"--max-cost must be positive (got {args.max_cost})")
-    from evaluator.runs.phi_gate import PhiBlocked
+    from evaluator import PhiBlocked
 
     store = open_store(args)
     try:
@@ -153,8 +154,8 @@ def cmd_jury(args: argparse.Namespace) -> int:
 def cmd_agreement(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from evaluator.agreement.ratings import RatingsError
-    from governance.actions.judge_validity import assess_judge_validity
+    from evaluator import RatingsError
+    from governance import assess_judge_validity
 
     if bool(args.jury) == bool(args.jury_id):
         fail("give the jury's ratings with exactly one of --jury FILE or --jury-id ID")

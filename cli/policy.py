@@ -12,9 +12,7 @@ import sys
 
 from cli._common import VERSION, acting_name, add_format, emit, fail, open_store, say
 from cli.rules import add_rule_edit_arguments, edit_rules, print_rules
-from governance.decision.signoff import DecisionError
-from governance.dossier.decision_records import DECISION_OUTCOMES, OUTCOME_LABELS
-from governance.dossier.rules_records import PolicyError
+from governance import DECISION_OUTCOMES, OUTCOME_LABELS, DecisionError, PolicyError
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
 
@@ -25,7 +23,7 @@ def _who(args: argparse.Namespace) -> str:
 
 def _save(store, dossier, author: str, note: str, *, identity=None, expected_hash: str | None = None):
     if identity is not None:  # checked and recorded as who acts (governance.identity.access)
-        from governance.actions.save import save_as
+        from governance import save_as
 
         v = save_as(store, identity, dossier, note, expected_hash=expected_hash)
     else:
@@ -36,24 +34,23 @@ def _save(store, dossier, author: str, note: str, *, identity=None, expected_has
 
 def _identity(name: str):
     """Who the command acts as: the configured service identity, else ``name`` (local, unauthenticated)."""
-    from governance.identity.config import load_config
-    from governance.identity.identity import command_line_identity
+    from governance import command_line_identity, load_config
 
     return command_line_identity(name, load_config().service_identity)
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    from governance.decision import committee
+    from governance import lock_rules, start_rules
     store = open_store(args)
     current = store.load(args.id)
     dossier = current.dossier
     edits: list[str] = []
     try:
         if args.init:
-            dossier = committee.start_rules(dossier, replace=args.replace)
+            dossier = start_rules(dossier, replace=args.replace)
         dossier, edits = edit_rules(args, dossier, _who(args))  # --remove, --add-score-rule (cli/rules.py)
         if args.lock:
-            dossier = committee.lock_rules(dossier, by=_who(args), note=args.note or "")
+            dossier = lock_rules(dossier, by=_who(args), note=args.note or "")
     except PolicyError as exc:
         fail(str(exc))
     if dossier is not current.dossier:
@@ -69,7 +66,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_assess(args: argparse.Namespace) -> int:
-    from governance.decision.committee import assessment_payload
+    from governance import assessment_payload
 
     v = open_store(args).load(args.id, args.version)
     payload = {"dossier_id": v.dossier.id, "version": v.version, "hash": v.hash,
@@ -105,7 +102,7 @@ def cmd_assess(args: argparse.Namespace) -> int:
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
-    from governance.actions.decision import decide
+    from governance import decide
 
     store = open_store(args)
     current = store.load(args.id)
@@ -126,8 +123,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
 
 
 def cmd_signoff(args: argparse.Namespace) -> int:
-    from governance.decision.committee import sign
-    from governance.decision.signoff import signoff_status
+    from governance import sign, signoff_status
 
     store = open_store(args)
     current = store.load(args.id)

@@ -28,8 +28,7 @@ EXIT_FLIPPED = 3
 def _change(args: argparse.Namespace):
     from pydantic import ValidationError
 
-    from governance.actions.rerun import ReevaluationError, read_prompt_file
-    from governance.dossier.addendum_records import PlanChange
+    from governance import PlanChange, ReevaluationError, read_prompt_file
 
     prompt: dict[str, str] = {}
     if args.prompt_file:
@@ -94,10 +93,8 @@ def _text(data: dict[str, Any]) -> None:
 
 
 def cmd_reevaluate(args: argparse.Namespace) -> int:
-    from evaluator.runs.phi_gate import PhiBlocked
-    from governance.actions.reevaluate import ReevaluationError
-    from governance.actions.reevaluation import reevaluate_and_wait
-    from governance.dossier.store import DossierNotFound
+    from evaluator import PhiBlocked
+    from governance import DossierNotFound, ReevaluationError, reevaluate_and_wait
 
     if args.concurrency < 1:
         fail(f"--concurrency must be at least 1 (got {args.concurrency})")

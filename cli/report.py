@@ -28,7 +28,7 @@ def _target(path: str) -> Path:
 
 def _signer(args: argparse.Namespace):
     """The export signer from ``--sign-key/--sign-cert`` or the environment; None when not configured."""
-    from reports.signing import ExportSigner, SigningError
+    from reports import ExportSigner, SigningError
 
     try:
         if args.sign_key or args.sign_cert:
@@ -41,7 +41,7 @@ def _signer(args: argparse.Namespace):
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from reports.bundle import report_bundle
+    from reports import report_bundle
 
     if not args.out and not args.bundle:
         fail("give --out FILE.pdf, --bundle FILE.zip, or both")
@@ -58,8 +58,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         written[kind] = {"path": str(path), "bytes": size}
         say(f"wrote {path} ({size:,} bytes)")
     if zip_target is not None:
-        from governance.dossier.documents import DocumentError
-        from reports.zip_bundle import bundle_zip
+        from governance import DocumentError
+        from reports import bundle_zip
 
         try:
             zip_target.write_bytes(bundle_zip(store, bundle, signer=signer))
@@ -77,7 +77,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _import_zip(args: argparse.Namespace, data: bytes) -> int:
-    from reports.zip_bundle import BundleError, import_bundle
+    from reports import BundleError, import_bundle
 
     try:
         v, documents = import_bundle(open_store(args), data, author=_author(args))
@@ -90,7 +90,7 @@ def _import_zip(args: argparse.Namespace, data: bytes) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from reports.exports import DossierImportError, import_json
+    from reports import DossierImportError, import_json
 
     path = Path(args.file)
     if not path.is_file():

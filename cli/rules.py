@@ -47,14 +47,13 @@ def edit_rules(args: argparse.Namespace, dossier: Any, by: str) -> tuple[Any, li
     """
     from pydantic import ValidationError
 
-    from governance.decision import committee
-    from governance.rules.score_rule import score_rule, unknown_benchmark
+    from governance import change_rule, delete_rule, score_rule, unknown_benchmark
 
     if args.threshold is not None and not args.add_score_rule:
         fail("--threshold goes with --add-score-rule BENCHMARK")
     done = []
     for rule_id in args.remove or []:
-        dossier = committee.delete_rule(dossier, rule_id, by=by, why=args.why)
+        dossier = delete_rule(dossier, rule_id, by=by, why=args.why)
         done.append(f"rule {rule_id} removed")
     if args.add_score_rule:
         if args.threshold is None:
@@ -68,14 +67,14 @@ def edit_rules(args: argparse.Namespace, dossier: Any, by: str) -> tuple[Any, li
         if unknown_benchmark(dossier, rule.benchmark):
             say(f"warning: no known benchmark and no evidence on {dossier.id} is named {rule.benchmark!r}; "
                 "the rule stays inconclusive until such evidence is attached (`medassure benchmarks`)")
-        dossier = committee.change_rule(dossier, rule, by=by, why=args.why)
+        dossier = change_rule(dossier, rule, by=by, why=args.why)
         done.append(f"rule {rule.id} set")
     return dossier, done
 
 
 def print_rules(policy: Any) -> None:
     """One line per rule (id, kind, what it applies to, its bar), then the lock."""
-    from governance.rules.rule_text import rule_bar
+    from governance import rule_bar
 
     out = sys.stdout
     if policy is None or not policy.rules:

@@ -47,8 +47,7 @@ from cli.scenario_run import add_run_arguments, cmd_run_scenario
 
 
 def cmd_benchmarks(args: argparse.Namespace) -> int:
-    from evaluator.benchmarks.specs import list_benchmarks
-    from evaluator.loaders import get_loader
+    from evaluator import get_loader, list_benchmarks
 
     rows = [
         {
@@ -73,10 +72,7 @@ def cmd_benchmarks(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from evaluator.benchmarks.specs import BenchmarkError, get_benchmark
-    from evaluator.gateway.errors import LLMError
-    from evaluator.gateway.llm import api_key_for
-    from evaluator.loaders import DatasetError, load_instances
+    from evaluator import BenchmarkError, DatasetError, LLMError, api_key_for, get_benchmark, load_instances
 
     for flag in ("concurrency", "limit", "workers"):
         value = getattr(args, flag)
@@ -108,10 +104,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpoint: Any) -> int:
-    from evaluator.runs.phi_gate import PhiBlocked
-    from evaluator.runs.request import RunRequest
-    from evaluator.runs.runner import estimate_run
-    from governance.actions.runs import RunInputError, run_and_wait
+    from evaluator import PhiBlocked, RunRequest, estimate_run
+    from governance import RunInputError, run_and_wait
 
     if args.dry_run:
         estimate = estimate_run(spec, instances, endpoint, store=store.journaled_runs)
@@ -170,7 +164,7 @@ def _attach_to_dossier(args: argparse.Namespace, store: Any, summary: Any, code:
 
 def _attest_dataset(args: argparse.Namespace, store: Any) -> None:
     """Record ``--deidentified-by`` for the dataset file (and the dossier given), before the gate looks."""
-    from governance.actions.deidentification import AttestationError, attest_file
+    from governance import DeidentificationError, attest_file
 
     given = attestation_input(args)
     if given is None:
@@ -179,7 +173,7 @@ def _attest_dataset(args: argparse.Namespace, store: Any) -> None:
         fail("--deidentified-by attests a dataset file: give --dataset-file")
     try:
         recorded = attest_file(store, args.dataset_file, given, args.dossier)
-    except AttestationError as exc:
+    except DeidentificationError as exc:
         fail(str(exc))
     say(f"recorded attestation {recorded.attestation_id}: {recorded.describe()}")
 

@@ -27,7 +27,7 @@ class ProgressBar:
     """Progress on stderr: the tqdm bar notebooks also use on a terminal, else a line per 10%."""
 
     def __init__(self, label: str) -> None:
-        from evaluator.runs.progress import tqdm_progress
+        from evaluator import tqdm_progress
 
         self.label, self.tty, self.last_decile = label, sys.stderr.isatty(), -1
         self.bar = tqdm_progress(label, file=sys.stderr, notebook=False) if self.tty else None
@@ -45,7 +45,7 @@ def endpoint_from_args(args: argparse.Namespace):
     """The ``ModelEndpoint`` the run flags describe (exit 2 with the reasons when they do not fit)."""
     from pydantic import ValidationError
 
-    from evaluator.gateway.llm import ModelEndpoint, default_transport
+    from evaluator import ModelEndpoint, default_transport
 
     try:
         return ModelEndpoint(
@@ -93,7 +93,7 @@ def attestation_input(args: argparse.Namespace):
     """The attestation the flags give, or None (exit 2 when only one of name and method is given)."""
     from pydantic import ValidationError
 
-    from evaluator.phi.attestation import AttestationInput
+    from evaluator import AttestationInput
 
     by, method = getattr(args, "deidentified_by", None), getattr(args, "deidentification_method", None)
     if not by and not method:

@@ -39,14 +39,8 @@ def _rejected(path: str, issues: list) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from evaluator.scenarios import (
-        ImportRejected,
-        MappingError,
-        parse_map_args,
-        preview_table,
-        read_table_file,
-    )
-    from governance.actions.scenarios import import_for_dossier
+    from evaluator import ImportRejected, MappingError, parse_map_args, preview_table, read_table_file
+    from governance import import_for_dossier
 
     if args.max_mb <= 0:
         fail(f"--max-mb must be positive (got {args.max_mb})")
@@ -81,7 +75,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from governance.actions.scenarios import scenario_rows
+    from governance import scenario_rows
 
     store = open_store(args)
     try:
@@ -92,7 +86,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_redact(args: argparse.Namespace) -> int:
-    from governance.actions.scenarios import redact_scenario
+    from governance import redact_scenario
 
     store = open_store(args)
     try:
@@ -106,8 +100,8 @@ def cmd_redact(args: argparse.Namespace) -> int:
 
 
 def cmd_results(args: argparse.Namespace) -> int:
-    from evaluator.scenarios import scenario_results
-    from governance.actions.scenarios import attach_scenario_run
+    from evaluator import scenario_results
+    from governance import attach_scenario_run
 
     if args.min_n < 1:
         fail(f"--min-n must be at least 1 (got {args.min_n})")

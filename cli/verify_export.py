@@ -15,8 +15,14 @@ EXIT_NOT_VERIFIED = 3
 
 
 def cmd_verify_export(args: argparse.Namespace) -> int:
-    from reports.signing import DETACHED_SUFFIX, SigningError, verify_detached, verify_xml
-    from reports.zip_bundle import BundleError, verify_signed_bundle
+    from reports import (
+        DETACHED_SUFFIX,
+        BundleError,
+        SigningError,
+        verify_detached,
+        verify_signed_bundle,
+        verify_xml,
+    )
 
     path, cert = Path(args.file), Path(args.cert)
     for p in (path, cert):

@@ -29,12 +29,95 @@ __all__ = [  # literal, so tools see the public names; tests check it matches _E
     "Evidence", "published_evidence", "evidence_frame", "list_benchmarks", "get_benchmark",
     "load_instances", "ModelEndpoint", "run_benchmark", "tqdm_progress",
 ]
-__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
+_FACE = {  # what the pages and the CLI import besides the public API (tests/test_faces.py)
+    "POOLED": "evaluator.agreement.ratings",
+    "RatingsError": "evaluator.agreement.ratings",
+    "ratings_template": "evaluator.agreement.ratings",
+    "BenchmarkError": "evaluator.benchmarks.specs",
+    "benchmark_tokens": "evaluator.evidence.medhelm",
+    "published_scores": "evaluator.evidence.medhelm",
+    "LLMError": "evaluator.gateway.errors",
+    "api_key_for": "evaluator.gateway.llm",
+    "default_transport": "evaluator.gateway.llm",
+    "HelmImportError": "evaluator.importers",
+    "load_helm_runs": "evaluator.importers",
+    "InspectNotInstalled": "evaluator.importers.inspect_log",
+    "JsonTooDeep": "evaluator.inputs.capped_json",
+    "parse_json": "evaluator.inputs.capped_json",
+    "JuryError": "evaluator.jury.panel",
+    "jury_config_for": "evaluator.jury.panel",
+    "run_jury": "evaluator.jury.panel",
+    "DatasetError": "evaluator.loaders",
+    "get_loader": "evaluator.loaders",
+    "AttestationInput": "evaluator.phi.attestation",
+    "METHOD_LABELS": "evaluator.phi.attestation",
+    "JOBS": "evaluator.runs.jobs",
+    "wait_job": "evaluator.runs.jobs",
+    "PhiBlocked": "evaluator.runs.phi_gate",
+    "run_attestation": "evaluator.runs.phi_gate",
+    "RunRecord": "evaluator.runs.reads",
+    "RunRequest": "evaluator.runs.request",
+    "RunOptions": "evaluator.runs.runner",
+    "estimate_run": "evaluator.runs.runner",
+    "sha256_of": "evaluator.runs.store",
+    "ColumnMapping": "evaluator.scenarios",
+    "FIELDS": "evaluator.scenarios",
+    "ImportRejected": "evaluator.scenarios",
+    "MappingError": "evaluator.scenarios",
+    "build_mapping": "evaluator.scenarios",
+    "parse_map_args": "evaluator.scenarios",
+    "preview_table": "evaluator.scenarios",
+    "read_table": "evaluator.scenarios",
+    "read_table_file": "evaluator.scenarios",
+    "scenario_results": "evaluator.scenarios",
+    "scenario_spec": "evaluator.scenarios",
+    "suggest_column_mapping": "evaluator.scenarios",
+    "ScenarioRunBlocked": "evaluator.scenarios.run",
+    "scenario_gate": "evaluator.scenarios.run",
+    "start_scenario": "evaluator.scenarios.run",
+    "FORMAT_NOTES": "evaluator.scenarios.template",
+    "TEMPLATES": "evaluator.scenarios.template",
+    "template_csv": "evaluator.scenarios.template",
+    "mean_win_rate": "evaluator.statistics.estimates",
+    "MIN_N": "evaluator.statistics.subgroups",
+}
+__getattr__, __dir__ = lazy_exports(globals(), {**_EXPORTS, **_FACE})
 
 if TYPE_CHECKING:  # for editors and type checkers; at run time the names load on first use
-    from evaluator.benchmarks.specs import get_benchmark, list_benchmarks
+    from evaluator.agreement.ratings import POOLED, RatingsError, ratings_template
+    from evaluator.benchmarks.specs import BenchmarkError, get_benchmark, list_benchmarks
+    from evaluator.evidence.medhelm import benchmark_tokens, published_scores
     from evaluator.evidence.record import Evidence, evidence_frame, published_evidence
-    from evaluator.gateway.llm import ModelEndpoint
-    from evaluator.loaders import load_instances
+    from evaluator.gateway.errors import LLMError
+    from evaluator.gateway.llm import ModelEndpoint, api_key_for, default_transport
+    from evaluator.importers import HelmImportError, load_helm_runs
+    from evaluator.importers.inspect_log import InspectNotInstalled
+    from evaluator.inputs.capped_json import JsonTooDeep, parse_json
+    from evaluator.jury.panel import JuryError, jury_config_for, run_jury
+    from evaluator.loaders import DatasetError, get_loader, load_instances
+    from evaluator.phi.attestation import METHOD_LABELS, AttestationInput
+    from evaluator.runs.jobs import JOBS, wait_job
+    from evaluator.runs.phi_gate import PhiBlocked, run_attestation
     from evaluator.runs.progress import tqdm_progress
-    from evaluator.runs.runner import run_benchmark
+    from evaluator.runs.reads import RunRecord
+    from evaluator.runs.request import RunRequest
+    from evaluator.runs.runner import RunOptions, estimate_run, run_benchmark
+    from evaluator.runs.store import sha256_of
+    from evaluator.scenarios import (
+        FIELDS,
+        ColumnMapping,
+        ImportRejected,
+        MappingError,
+        build_mapping,
+        parse_map_args,
+        preview_table,
+        read_table,
+        read_table_file,
+        scenario_results,
+        scenario_spec,
+        suggest_column_mapping,
+    )
+    from evaluator.scenarios.run import ScenarioRunBlocked, scenario_gate, start_scenario
+    from evaluator.scenarios.template import FORMAT_NOTES, TEMPLATES, template_csv
+    from evaluator.statistics.estimates import mean_win_rate
+    from evaluator.statistics.subgroups import MIN_N

@@ -12,21 +12,21 @@ from datetime import UTC, datetime
 import streamlit as st
 from pydantic import ValidationError
 
-from evaluator.gateway.llm import ModelEndpoint
-from governance.dossier.documents import DocumentError
-from governance.dossier.procurement_records import Candidate, ContractFacts, Pricing
-from governance.dossier.record import Dossier
-from governance.procurement.attestations import (
+from evaluator import ModelEndpoint
+from governance import (
     STATUS_TEXT,
     AttestationError,
+    Candidate,
+    ContractFacts,
+    DocumentError,
+    Dossier,
+    Pricing,
     load_questionnaire,
     make_answer,
-    statuses,
-)
-from governance.procurement.candidates import (
     record_attestation,
     remove_candidate,
     slugify,
+    statuses,
     upsert_candidate,
 )
 from pages import tables, ui

@@ -2,12 +2,10 @@
 
 import streamlit as st
 
-from governance.actions.costs import measured_costs
-from governance.decision.comparison import compare_candidates
+from governance import compare_candidates, measured_costs
 from pages import candidate_forms as forms
 from pages import tables, ui
-from reports.candidates_chart import candidates_chart
-from reports.candidates_table import comparison_csv, score_rows, summary_rows
+from reports import candidates_chart, comparison_csv, score_rows, summary_rows
 
 MONEY = ["usd_per_1k", "usd_per_month", "usd_per_1k_acceptable", "usd_per_1k_list", "usd_per_1k_measured"]
 SUMMARY_LABELS = {"candidate": "Candidate", "id": "Id", "model": "Model", "pricing": "Pricing",

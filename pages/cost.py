@@ -3,14 +3,18 @@
 import streamlit as st
 from pydantic import ValidationError
 
-from evaluator.evidence.medhelm import benchmark_tokens
-from governance.actions.costs import measured_costs, run_token_profile
-from governance.dossier.procurement_records import CostSettings, TokenProfile
-from governance.evidence.attach import mapped_benchmarks
-from governance.procurement.cost import cost_report
-from governance.procurement.cost_inputs import medhelm_token_profile
+from evaluator import benchmark_tokens
+from governance import (
+    CostSettings,
+    TokenProfile,
+    cost_report,
+    mapped_benchmarks,
+    measured_costs,
+    medhelm_token_profile,
+    run_token_profile,
+)
 from pages import policy_tables, tables, ui
-from reports.cost_chart import cost_score_chart
+from reports import cost_score_chart
 
 COST_MONEY = ["USD / 1M in", "USD / 1M out", "USD / 1,000 requests", "USD / month", "USD / 1,000 acceptable",
               "USD / 1,000 measured"]

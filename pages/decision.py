@@ -2,14 +2,17 @@
 
 import streamlit as st
 
-from governance.actions.decision import decide as record_decision
-from governance.actions.decision_view import decision_view
-from governance.decision import committee
-from governance.decision.readiness import needs_override
-from governance.decision.signoff import DecisionError
-from governance.dossier.decision_records import DECISION_OUTCOMES, OUTCOME_LABELS
-from governance.identity.access import PermissionDenied
-from governance.identity.identity import local_identity
+from governance import (
+    DECISION_OUTCOMES,
+    OUTCOME_LABELS,
+    DecisionError,
+    PermissionDenied,
+    decision_view,
+    local_identity,
+    needs_override,
+    sign,
+)
+from governance import decide as record_decision
 from pages import policy_tables as tables
 from pages import ui
 
@@ -165,7 +168,7 @@ if st.button("Sign off", key="signoff_button", type="primary", disabled=not role
         if shown != current.hash:
             raise DecisionError("The dossier changed since the version you were shown. Nothing was signed: "
                                 "review the changes above first, then sign the version you have seen.")
-        signed = committee.sign(current.dossier, role, name, version_hash=shown, note=note, identity=signer)
+        signed = sign(current.dossier, role, name, version_hash=shown, note=note, identity=signer)
     except (DecisionError, PermissionDenied) as exc:
         st.error(str(exc))
     else:

@@ -6,10 +6,8 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from evaluator.inputs.capped_json import JsonTooDeep, parse_json
-from governance.demo.seed import seed_demo
-from governance.dossier.intended_use import IntendedUse
-from governance.dossier.record import Dossier
+from evaluator import JsonTooDeep, parse_json
+from governance import Dossier, IntendedUse, seed_demo
 from pages import tables, ui
 
 st.title("Dossiers")

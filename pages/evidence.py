@@ -3,11 +3,16 @@ rates and tie groups on the mapped benchmarks, HELM run and Inspect log import, 
 
 import streamlit as st
 
-from governance.actions.helm_import import attached_run_instances, preview_helm_import
-from governance.actions.inspect_import import preview_inspect_import, preview_inspect_upload
-from governance.evidence.attach import attach_evidence, detach_evidence
-from governance.evidence.coverage import KIND_NOTES
-from governance.evidence.view import evidence_view
+from governance import (
+    KIND_NOTES,
+    attach_evidence,
+    attached_run_instances,
+    detach_evidence,
+    evidence_view,
+    preview_helm_import,
+    preview_inspect_import,
+    preview_inspect_upload,
+)
 from pages import evidence_charts as charts
 from pages import tables, ui
 

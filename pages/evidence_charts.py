@@ -9,9 +9,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from governance.actions.helm_import import InstanceRow, RunPreview
-from governance.evidence.coverage import CoverageRow
-from governance.evidence.view import BenchmarkTies, GroupMeanRow, ScoreRow, WinRateRow
+from governance import BenchmarkTies, CoverageRow, GroupMeanRow, InstanceRow, RunPreview, ScoreRow, WinRateRow
 from pages.tables import tie_groups
 
 

@@ -3,12 +3,9 @@
 import pandas as pd
 import streamlit as st
 
-from governance.actions.history import diff_versions, timeline
-from governance.actions.reevaluate import added_addenda
-from governance.dossier.change_text import field_label
+from governance import added_addenda, diff_versions, field_label, timeline
 from pages import ui
-from reports.markdown import section_markdown
-from reports.sections_reevaluation import addendum_section
+from reports import addendum_section, section_markdown
 
 st.title("History")
 version = ui.require_dossier()

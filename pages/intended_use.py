@@ -3,15 +3,15 @@
 import streamlit as st
 from pydantic import ValidationError
 
-from governance.dossier.intended_use import (
+from governance import (
     DECISION_ROLE_LABELS,
     OVERSIGHT_LABELS,
     PHI_LABELS,
     SEVERITY_LABELS,
+    Dossier,
     IntendedUse,
+    assess_risk,
 )
-from governance.dossier.record import Dossier
-from governance.dossier.risk import assess_risk
 from pages import ui
 
 st.title("Intended use")

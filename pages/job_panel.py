@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from governance.actions.runs import cancel_run
-from reports.markdown import md
+from governance import cancel_run
+from reports import md
 
 
 def live_job_panel(status, *, text: str, stopping: str, cancel_label: str, key: str) -> bool:

@@ -7,22 +7,22 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from evaluator.agreement.ratings import POOLED, RatingsError, ratings_template
-from governance.actions.judge_validity import (
+from evaluator import POOLED, RatingsError, ratings_template
+from governance import (
     JudgeValidityView,
+    PolicyError,
     agreement_setting,
     assess_judge_validity,
+    assessment_and_recommendation,
+    attached_first,
     jury_benchmarks,
+    load_defaults,
     minimum_rule,
     record_agreement,
     sample_size_hint,
     set_minimum,
     stored_juries,
 )
-from governance.actions.juries import attached_first
-from governance.dossier.rules_records import PolicyError
-from governance.rules.assessment import assessment_and_recommendation
-from governance.rules.policy import load_defaults
 from pages import tables, ui
 
 st.title("Judge validity")

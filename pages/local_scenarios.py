@@ -7,30 +7,34 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from evaluator.gateway.llm import ModelEndpoint
-from evaluator.scenarios import (
+from evaluator import (
     FIELDS,
+    FORMAT_NOTES,
+    MIN_N,
+    TEMPLATES,
     ColumnMapping,
     ImportRejected,
+    ModelEndpoint,
+    ScenarioRunBlocked,
     build_mapping,
     preview_table,
     read_table,
     scenario_results,
     suggest_column_mapping,
+    template_csv,
 )
-from evaluator.scenarios.run import ScenarioRunBlocked
-from evaluator.scenarios.template import FORMAT_NOTES, TEMPLATES, template_csv
-from evaluator.statistics.subgroups import MIN_N
-from governance.actions.runs import RunInputError, job_status, start_scenario_run
-from governance.actions.scenarios import (
+from governance import (
+    RunInputError,
     attach_scenario_run,
     import_for_dossier,
+    job_status,
+    load_taxonomy,
     redact_scenario,
     run_gate,
     scenario_rows,
+    start_scenario_run,
     version_view,
 )
-from governance.dossier.taxonomy import load_taxonomy
 from pages import ui
 from pages.job_panel import live_job_panel
 

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import pandas as pd
 
-from governance.decision.signoff import SignOffStatus
-from governance.dossier.rules_records import AcceptancePolicy
-from governance.evidence.select import subcategory_name
-from governance.procurement.cost import CostReport
-from governance.rules.kinds import rule_kind
-from governance.rules.rule_text import rule_bar
-from governance.rules.verdicts import Verdict
+from governance import (
+    AcceptancePolicy,
+    CostReport,
+    SignOffStatus,
+    Verdict,
+    rule_bar,
+    rule_kind,
+    subcategory_name,
+)
 
 STATUS_MARK = {"pass": "✓ pass", "fail": "✗ fail", "inconclusive": "⚠ inconclusive",
                "not_applicable": "– n/a"}

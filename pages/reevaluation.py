@@ -5,15 +5,10 @@ so a rerun or a reload does not cut it off."""
 
 import streamlit as st
 
-from governance.actions.reevaluate import current_plan
-from governance.actions.reevaluation import start_reevaluation
-from governance.actions.rerun import read_prompt_bytes
-from governance.actions.runs import job_status
-from governance.dossier.addendum_records import PlanChange
+from governance import PlanChange, current_plan, job_status, read_prompt_bytes, start_reevaluation
 from pages import ui
 from pages.job_panel import live_job_panel
-from reports.markdown import section_markdown
-from reports.sections_reevaluation import addendum_section
+from reports import addendum_section, section_markdown
 
 POLL_S = 1.0
 

@@ -3,11 +3,15 @@
 import streamlit as st
 
 from pages import ui
-from reports.bundle import report_bundle
-from reports.markdown import section_markdown
-from reports.preview import pdf_page_images
-from reports.signing import ExportSigner, SigningError
-from reports.zip_bundle import bundle_zip, document_refs
+from reports import (
+    ExportSigner,
+    SigningError,
+    bundle_zip,
+    document_refs,
+    pdf_page_images,
+    report_bundle,
+    section_markdown,
+)
 
 st.title("Report")
 current = ui.require_dossier()

@@ -4,8 +4,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from governance.decision import committee
-from governance.dossier.decision_records import MonitoredMetric, Trigger
+from governance import MonitoredMetric, Trigger, derive_plan, edit_plan
 from pages import tables, ui
 
 st.title("Review & monitoring")
@@ -24,7 +23,7 @@ pick = st.selectbox("Derive for candidate", options, key="plan_model",
 label = "Derive the plan" if plan is None else "Derive again (replaces the stored plan)"
 if st.button(label, key="plan_derive", type="primary" if plan is None else "secondary"):
     model = None if pick == "(all candidates)" else pick
-    ui.save(committee.derive_plan(ui.current().dossier, model=model), note="review and monitoring derived")
+    ui.save(derive_plan(ui.current().dossier, model=model), note="review and monitoring derived")
     st.rerun()
 if plan is None:
     st.info("No plan yet.")
@@ -105,6 +104,6 @@ except ValidationError as exc:
     review = monitoring = None
 changed = review is not None and (review != r or monitoring != m)
 if st.button("Save the agreed plan", key="plan_save", disabled=not changed):
-    ui.save(committee.edit_plan(ui.current().dossier, review, monitoring, by=ui.reviewer()),
+    ui.save(edit_plan(ui.current().dossier, review, monitoring, by=ui.reviewer()),
             note="review and monitoring edited")
     st.rerun()

@@ -3,9 +3,16 @@
 import streamlit as st
 from pydantic import ValidationError
 
-from governance.decision import committee
-from governance.dossier.rules_records import PolicyError, ScoreRule
-from governance.rules.assessment import assessment_and_recommendation
+from governance import (
+    PolicyError,
+    ScoreRule,
+    assessment_and_recommendation,
+    change_rule,
+    delete_rule,
+    lock_rules,
+    set_error_control,
+    start_rules,
+)
 from pages import policy_tables as tables
 from pages import tables as readable
 from pages import ui
@@ -37,7 +44,7 @@ if policy is None or not policy.rules:
     st.info(f"No rules yet. Start from the defaults for risk tier **{tier}** (one score rule per accepted "
             "subcategory, and one rule of each other kind), then edit them.")
     if st.button(f"Start from the {tier} defaults", key="rules_init", type="primary"):
-        apply(committee.start_rules, f"rules: defaults for tier {tier}")
+        apply(start_rules, f"rules: defaults for tier {tier}")
     st.stop()
 
 WORDS = {"holm": "Holm (step-down, default)", "bonferroni": "Bonferroni"}
@@ -58,7 +65,7 @@ else:
                                 key="rules_power")
         if st.button("Save error control", key="rules_error_control",
                      disabled=(method, power) == (policy.multiplicity, policy.power)):
-            apply(committee.set_error_control, f"error control: {method}, power {power:g}",
+            apply(set_error_control, f"error control: {method}, power {power:g}",
                   multiplicity=method, power=power)
 assessment, recommendation = assessment_and_recommendation(dossier)
 if assessment.change_log_problem and policy.lock:
@@ -109,9 +116,9 @@ with st.expander("Edit a rule" + (" (recorded in the change log)" if policy.lock
         edited = None
     c1, c2 = st.columns(2)
     if c1.button("Save rule", key="rule_save", disabled=edited is None or edited == rule):
-        apply(committee.change_rule, f"rule changed: {rule.id}", rule=edited, by=ui.reviewer(), why=why)
+        apply(change_rule, f"rule changed: {rule.id}", rule=edited, by=ui.reviewer(), why=why)
     if c2.button("Remove rule", key="rule_remove"):
-        apply(committee.delete_rule, f"rule removed: {rule.id}", rule_id=rule.id, by=ui.reviewer(), why=why)
+        apply(delete_rule, f"rule removed: {rule.id}", rule_id=rule.id, by=ui.reviewer(), why=why)
 
 with st.expander("Add a score rule for one benchmark"):
     benches = sorted({e.benchmark for e in dossier.evidence})
@@ -128,12 +135,12 @@ with st.expander("Add a score rule for one benchmark"):
         new = (ScoreRule(id=rid, benchmark=bench, threshold=threshold, rationale=rationale.strip())
                if ok else None)
         if st.button("Add rule", key="rule_add", disabled=not ok):
-            apply(committee.change_rule, f"rule added: {rid}", rule=new, by=ui.reviewer(), why=why)
+            apply(change_rule, f"rule added: {rid}", rule=new, by=ui.reviewer(), why=why)
 
 if not policy.lock:
     note = st.text_input("Note for the lock (e.g. the meeting that agreed the rules)", key="lock_note")
     if st.button("Lock rules", key="rules_lock", type="primary"):
-        apply(committee.lock_rules, "rules locked", by=ui.reviewer(), note=note)
+        apply(lock_rules, "rules locked", by=ui.reviewer(), note=note)
 if policy.changes:
     st.subheader("Changes after the lock")
     readable.show(tables.changes_frame(policy))

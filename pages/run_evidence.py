@@ -6,26 +6,28 @@ so this page renders from the store: a rerun, a reload or a second tab shows the
 import pandas as pd
 import streamlit as st
 
-from evaluator.phi.attestation import METHOD_LABELS, AttestationInput
-from evaluator.runs.jobs import JOBS
-from evaluator.runs.phi_gate import PhiBlocked
-from governance.actions.deidentification import attest_file
-from governance.actions.juries import jury_applies
-from governance.actions.run_view import RunView, attach_run, dossier_runs, run_id_for_key, run_view
-from governance.actions.runs import (
+from evaluator import JOBS, METHOD_LABELS, AttestationInput, PhiBlocked
+from governance import (
     RunInputError,
     RunnableBenchmark,
+    RunView,
+    attach_run,
+    attest_file,
     build_request,
     cancel_run,
+    dossier_runs,
     estimate_request,
     job_elsewhere,
+    jury_applies,
     resume_run,
+    run_id_for_key,
+    run_presets,
+    run_view,
     runnable_benchmarks,
     save_upload,
     start_run,
     suggested_models,
 )
-from governance.procurement.run_presets import run_presets
 from pages import ui
 from pages.run_jury import jury_section
 

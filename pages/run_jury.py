@@ -11,15 +11,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from evaluator.benchmarks.specs import get_benchmark
-from evaluator.loaders import get_loader
-from evaluator.runs.reads import RunRecord
-from governance.actions.juries import (
+from evaluator import RunRecord, get_benchmark, get_loader
+from governance import (
+    Dossier,
     JuryPlan,
     JuryRequest,
     JuryRunError,
     attach_jury,
     default_judges,
+    job_status,
     judge_options,
     jury_evidence,
     plan_jury,
@@ -27,8 +27,6 @@ from governance.actions.juries import (
     run_juries,
     start_jury,
 )
-from governance.actions.runs import job_status
-from governance.dossier.record import Dossier
 from pages import ui
 from pages.job_panel import live_job_panel
 

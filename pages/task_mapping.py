@@ -2,8 +2,7 @@
 
 import streamlit as st
 
-from governance.dossier.taxonomy import load_taxonomy
-from governance.mapping.suggest import model_ready, suggest_mapping, warm_up_in_background
+from governance import load_taxonomy, model_ready, suggest_mapping, warm_up_in_background
 from pages import tables, ui
 
 st.title("Task mapping")

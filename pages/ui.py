@@ -16,20 +16,27 @@ import os
 
 import streamlit as st
 
-from governance.actions.save import save_as
-from governance.dossier.record import Dossier
-from governance.dossier.store import (
+from governance import (
+    Access,
+    Dossier,
     DossierVersion,
+    Identity,
+    IdentityConfig,
+    IdentityConfigError,
+    PermissionDenied,
     SaveConflict,
     Store,
     StoreError,
+    access_for,
     database_url,
     default_home,
+    load_config,
+    local_identity,
+    oidc_identity,
+    proxy_identity,
+    save_as,
 )
-from governance.identity.access import Access, PermissionDenied, access_for
-from governance.identity.config import IdentityConfig, IdentityConfigError, load_config
-from governance.identity.identity import Identity, local_identity, oidc_identity, proxy_identity
-from reports.markdown import md
+from reports import md
 
 TIER_COLOURS = {"low": "green", "moderate": "orange", "high": "red", "critical": "violet"}
 
@@ -147,7 +154,7 @@ def _accept_latest(dossier_id: str, digest: str) -> None:
 
 def _changed_since_seen(v: DossierVersion) -> None:
     """Warn that someone else saved since this session's version, with what changed and a way on."""
-    from governance.actions.history import diff_versions
+    from governance import diff_versions
 
     seen = _seen().get(v.dossier.id)
     if seen is None or seen == v.hash:

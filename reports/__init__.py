@@ -22,8 +22,40 @@ _EXPORTS = {
 __all__ = [  # literal, so tools see the public names; tests check it matches _EXPORTS
     "report_bundle", "ReportBundle", "scores_chart",
 ]
-__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
+_FACE = {  # what the pages and the CLI import besides the public API (tests/test_faces.py)
+    "candidates_chart": "reports.comparison_chart",
+    "comparison_csv": "reports.candidates_table",
+    "score_rows": "reports.candidates_table",
+    "summary_rows": "reports.candidates_table",
+    "cost_score_chart": "reports.cost_chart",
+    "DossierImportError": "reports.exports",
+    "import_json": "reports.exports",
+    "md": "reports.markdown",
+    "section_markdown": "reports.markdown",
+    "pdf_page_images": "reports.preview",
+    "addendum_section": "reports.sections_reevaluation",
+    "DETACHED_SUFFIX": "reports.signing",
+    "ExportSigner": "reports.signing",
+    "SigningError": "reports.signing",
+    "verify_detached": "reports.signing",
+    "verify_xml": "reports.signing",
+    "BundleError": "reports.zip_bundle",
+    "bundle_zip": "reports.zip_bundle",
+    "document_refs": "reports.zip_bundle",
+    "import_bundle": "reports.zip_bundle",
+    "verify_signed_bundle": "reports.zip_bundle",
+}
+__getattr__, __dir__ = lazy_exports(globals(), {**_EXPORTS, **_FACE})
 
 if TYPE_CHECKING:  # for editors and type checkers; at run time the names load on first use
     from reports.bundle import ReportBundle, report_bundle
+    from reports.candidates_table import comparison_csv, score_rows, summary_rows
     from reports.charts import scores_chart
+    from reports.comparison_chart import candidates_chart
+    from reports.cost_chart import cost_score_chart
+    from reports.exports import DossierImportError, import_json
+    from reports.markdown import md, section_markdown
+    from reports.preview import pdf_page_images
+    from reports.sections_reevaluation import addendum_section
+    from reports.signing import DETACHED_SUFFIX, ExportSigner, SigningError, verify_detached, verify_xml
+    from reports.zip_bundle import BundleError, bundle_zip, document_refs, import_bundle, verify_signed_bundle

@@ -13,8 +13,8 @@ from governance.decision.comparison import compare_candidates
 from governance.dossier.record import Dossier
 from governance.rules.recommendation import Recommendation
 from governance.rules.verdicts import Assessment
-from reports.candidates_chart import candidates_chart
 from reports.candidates_table import score_rows, summary_rows, tie_text
+from reports.comparison_chart import candidates_chart
 from reports.model import Chart, Fact, Section, Table
 
 CHART_WIDTH = 420

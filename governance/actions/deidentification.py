@@ -18,7 +18,7 @@ from governance.dossier.record import Dossier
 from governance.dossier.store import Store
 
 
-class AttestationError(ValueError):
+class DeidentificationError(ValueError):
     """An attestation that cannot be recorded, with a message for the person who gave it."""
 
 
@@ -52,11 +52,11 @@ def attest_file(store: Store, path: str | Path, given: AttestationInput,
     """Attest that the file at ``path`` is de-identified (bound to its SHA-256).
 
     Raises:
-        AttestationError: no such file.
+        DeidentificationError: no such file.
     """
     digest = file_sha256(path)
     if digest is None:
-        raise AttestationError(f"{path}: no such file to attest")
+        raise DeidentificationError(f"{path}: no such file to attest")
     return record_attestation(store, given.for_file(digest, Path(path).name), dossier_id)
 
 

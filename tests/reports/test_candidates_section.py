@@ -11,8 +11,8 @@ from pypdf import PdfReader
 from governance.decision.comparison import compare_candidates
 from governance.procurement.candidates import upsert_candidate
 from reports.build import build_report
-from reports.candidates_chart import chart_frame
 from reports.candidates_table import comparison_csv, score_rows, summary_rows
+from reports.comparison_chart import chart_frame
 from reports.pdf import render_pdf
 from reports.sections_candidates import candidates_sections
 from tests.governance.candidate_fixtures import base_dossier, candidate
