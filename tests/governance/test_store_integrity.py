@@ -82,7 +82,7 @@ def test_cli_reports_a_damaged_file_with_exit_2_and_no_traceback(damaged, home):
 
 
 def test_a_read_error_after_open_is_a_store_error_not_a_driver_error(damaged, monkeypatch):
-    import governance.dossier.store as store_module
+    import governance.dossier.store_opening as store_module
 
     monkeypatch.setattr(store_module, "damaged_tables", lambda con: {})  # as if the damage came later
     with Store.open(damaged) as store, pytest.raises(StoreCorruptError) as info:
@@ -189,7 +189,7 @@ def test_cli_warns_about_a_junk_wal_and_goes_on(home):
 
 
 def test_the_full_read_is_skipped_only_for_a_file_exactly_as_a_clean_close_left_it(home, monkeypatch):
-    import governance.dossier.store as store_module
+    import governance.dossier.store_opening as store_module
 
     calls: list[str] = []
     real = store_module.damaged_tables
