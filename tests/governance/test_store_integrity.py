@@ -90,6 +90,21 @@ def test_a_read_error_after_open_is_a_store_error_not_a_driver_error(damaged, mo
     assert str(damaged) in str(info.value) and "audit_log" in str(info.value)
 
 
+@pytest.mark.parametrize(("name", "args"), [
+    ("save", (_dossier(1), "dr.lee")), ("update", ("D-1", lambda d: d, "dr.lee")), ("load", ("D-1",)),
+    ("latest_or_none", ("D-1",)), ("history", ("D-1",)), ("list_dossiers", ()), ("is_empty", ()),
+    ("audit", ("dr.lee", "export")), ("audit_log", ()), ("chain_rows", ("D-1",)), ("verify_chain", ("D-1",)),
+])
+def test_every_public_method_of_the_stores_parts_answers_a_driver_error_with_a_store_error(home, name, args):
+    # The methods live in the store_* mixins; the guard must still wrap each of them on Store.
+    from governance.dossier.store import StoreError
+
+    store = Store.open(home / "medassure.duckdb")
+    store._con.close()  # every statement now raises duckdb.ConnectionException
+    with pytest.raises(StoreError, match=r"could not be read \(\w+: "):  # load's message names latest_or_none
+        getattr(store, name)(*args)
+
+
 def test_a_sqlite_file_is_refused_before_duckdb_sees_it(home):
     home.mkdir(parents=True)
     db = home / "medassure.duckdb"
