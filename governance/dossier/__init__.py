@@ -8,5 +8,6 @@ against. They import nothing from the stages, so the stages can import the dossi
 import cycle; the operations on each record stay in its stage's subpackage.
 
 This is the first arrow of the path (IntendedUse) and the ground every later step stands on: every
-other subpackage reads or returns a `Dossier`, and only `store` talks to the database.
+other subpackage reads or returns a `Dossier`, and only `store` (with its `store_*` parts) talks to
+the database.
 """

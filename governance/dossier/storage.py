@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Annotated, Any, Protocol, Self, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, PlainSerializer
 
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from evaluator.jury.store import JuryStore
+    from evaluator.phi.attestation import AttestationStore
     from evaluator.runs.reads import RunReads
     from evaluator.runs.store import RunStore
     from evaluator.scenarios.store import ScenarioStore
@@ -178,15 +179,30 @@ class AuditEvent(BaseModel):
 
 @runtime_checkable
 class DossierStorage(Protocol):
-    """Every storage operation the code above the store uses. ``Store`` (DuckDB) implements it.
+    """Every storage operation the code above the store uses. ``Store`` (either backend) implements it.
 
-    One DuckDB-only exception remains outside the interface: ``Store.cursor``, a raw cursor the
-    run manager's background thread takes (``governance/actions/runs.py`` hands it to
-    ``evaluator.runs.jobs``) until that thread takes component stores instead.
+    Exactly the members that pages, the CLI, reports and governance call on a store (``audit_log``
+    through ``governance.actions.history.timeline``; ``read_job`` through ``evaluator.runs.jobs``,
+    which gets the store passed down), so they can be typed against this instead of the concrete
+    class. Left out on purpose: ``Store.open`` and ``Store.open_url`` (how a caller
+    gets a storage: the concrete class picks the backend), ``Store.cursor`` (a raw cursor, for
+    tests only) and ``Store.chain_rows`` (the raw rows ``verify_chain`` checks).
     """
 
     path: Path | None
     """Where the database lives, when it is a file (uploads are kept beside it); None otherwise."""
+    open_warnings: tuple[str, ...]
+    """What opening the file found and the user should know (e.g. an unreadable write-ahead log)."""
+
+    @property
+    def location(self) -> str:
+        """Where the record lives, for people: the DuckDB file, or the server URL without its password."""
+        ...
+
+    @property
+    def backend(self) -> str:
+        """``"duckdb"`` (one file, one writing process) or ``"postgresql"`` (a shared server)."""
+        ...
 
     # ---- dossiers -----------------------------------------------------------------------
     def save(self, dossier: Dossier, author: str, note: str = "", *,
@@ -287,6 +303,15 @@ class DossierStorage(Protocol):
         """Uploaded documents by SHA-256 (write once; the same bytes are stored once)."""
         ...
 
+    @property
+    def attestations(self) -> AttestationStore:
+        """De-identification attestations, found by the SHA-256 of the file they cover (PHI gate)."""
+        ...
+
+    def read_job(self, job_id: str) -> dict[str, Any] | None:
+        """One background job's status row, or None; read only (pages poll it every second)."""
+        ...
+
     # ---- connection lifetime ------------------------------------------------------------
     def for_thread(self) -> DossierStorage:
         """The same storage for another thread (its own cursor or connection); close it after."""
@@ -294,4 +319,11 @@ class DossierStorage(Protocol):
 
     def close(self) -> None:
         """Release the connection."""
+        ...
+
+    def __enter__(self) -> Self:
+        """``with store.for_thread() as db:`` closes the view at the end of the block."""
+        ...
+
+    def __exit__(self, *exc: object) -> None:
         ...

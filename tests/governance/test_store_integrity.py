@@ -82,12 +82,27 @@ def test_cli_reports_a_damaged_file_with_exit_2_and_no_traceback(damaged, home):
 
 
 def test_a_read_error_after_open_is_a_store_error_not_a_driver_error(damaged, monkeypatch):
-    import governance.dossier.store as store_module
+    import governance.dossier.store_opening as store_module
 
     monkeypatch.setattr(store_module, "damaged_tables", lambda con: {})  # as if the damage came later
     with Store.open(damaged) as store, pytest.raises(StoreCorruptError) as info:
         store.audit_log()
     assert str(damaged) in str(info.value) and "audit_log" in str(info.value)
+
+
+@pytest.mark.parametrize(("name", "args"), [
+    ("save", (_dossier(1), "dr.lee")), ("update", ("D-1", lambda d: d, "dr.lee")), ("load", ("D-1",)),
+    ("latest_or_none", ("D-1",)), ("history", ("D-1",)), ("list_dossiers", ()), ("is_empty", ()),
+    ("audit", ("dr.lee", "export")), ("audit_log", ()), ("chain_rows", ("D-1",)), ("verify_chain", ("D-1",)),
+])
+def test_every_public_method_of_the_stores_parts_answers_a_driver_error_with_a_store_error(home, name, args):
+    # The methods live in the store_* mixins; the guard must still wrap each of them on Store.
+    from governance.dossier.store import StoreError
+
+    store = Store.open(home / "medassure.duckdb")
+    store._con.close()  # every statement now raises duckdb.ConnectionException
+    with pytest.raises(StoreError, match=r"could not be read \(\w+: "):  # load's message names latest_or_none
+        getattr(store, name)(*args)
 
 
 def test_a_sqlite_file_is_refused_before_duckdb_sees_it(home):
@@ -189,7 +204,7 @@ def test_cli_warns_about_a_junk_wal_and_goes_on(home):
 
 
 def test_the_full_read_is_skipped_only_for_a_file_exactly_as_a_clean_close_left_it(home, monkeypatch):
-    import governance.dossier.store as store_module
+    import governance.dossier.store_opening as store_module
 
     calls: list[str] = []
     real = store_module.damaged_tables
