@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from governance.actions.costs import measured_costs
-from governance.dossier.store import DossierVersion, Store
+from governance.dossier.storage import DossierStorage
+from governance.dossier.store import DossierVersion
 from governance.rules.assessment import assessment_and_recommendation
 from reports.build import build_report
 from reports.chai import chai_model_card_xml
@@ -84,7 +85,7 @@ class ReportBundle:
         return target
 
 
-def report_bundle(store: Store, dossier_id: str, version: int | None = None,
+def report_bundle(store: DossierStorage, dossier_id: str, version: int | None = None,
                   extra_sections: list[Section] | None = None,
                   signer: ExportSigner | None = None) -> ReportBundle:
     """Load a version (the latest by default), build its report and prepare its downloads.

@@ -23,7 +23,8 @@ from pydantic import ValidationError
 from evaluator.evidence.record import Evidence
 from evaluator.inputs.capped_json import JsonTooDeep, parse_json
 from governance.dossier.record import Dossier
-from governance.dossier.store import DossierVersion, Store
+from governance.dossier.storage import DossierStorage
+from governance.dossier.store import DossierVersion
 from reports.hti1 import source_attributes
 from reports.plain_text import xml_safe
 
@@ -85,7 +86,7 @@ def read_dossier_json(text: str | bytes) -> tuple[Dossier, dict[str, Any]]:
     return dossier, {k: v for k, v in doc.items() if k != "dossier"}
 
 
-def import_json(store: Store, text: str | bytes, author: str) -> DossierVersion:
+def import_json(store: DossierStorage, text: str | bytes, author: str) -> DossierVersion:
     """Validate an exported file and save its dossier as a version (same content, same hash).
 
     Saving content identical to the dossier's latest version adds nothing and returns that version.

@@ -32,7 +32,8 @@ from governance.dossier.documents import MAX_BYTES as MAX_DOCUMENT_BYTES
 from governance.dossier.documents import sha256_hex
 from governance.dossier.procurement_records import DocumentRef
 from governance.dossier.record import Dossier
-from governance.dossier.store import DossierVersion, Store
+from governance.dossier.storage import DossierStorage
+from governance.dossier.store import DossierVersion
 from reports.bundle import ReportBundle, report_bundle
 from reports.exports import DossierImportError, import_json, read_dossier_json
 from reports.signing import DETACHED_SUFFIX, ExportSigner, Verified, verify_detached
@@ -95,7 +96,7 @@ def _document_path(ref: DocumentRef) -> str:
     return f"{DOCUMENT_DIR}{ref.sha256[:16]}-{safe[:120]}"
 
 
-def bundle_zip(store: Store, bundle: ReportBundle, signer: ExportSigner | None = None) -> bytes:
+def bundle_zip(store: DossierStorage, bundle: ReportBundle, signer: ExportSigner | None = None) -> bytes:
     """The zip of a prepared report bundle with the dossier's documents and a manifest.
 
     With a ``signer``, the manifest gets a detached signature (``manifest.json.sig.json``).
@@ -122,7 +123,7 @@ def bundle_zip(store: Store, bundle: ReportBundle, signer: ExportSigner | None =
     return out.getvalue()
 
 
-def dossier_bundle_zip(store: Store, dossier_id: str, version: int | None = None) -> bytes:
+def dossier_bundle_zip(store: DossierStorage, dossier_id: str, version: int | None = None) -> bytes:
     """The zip of a stored version (the latest by default)."""
     return bundle_zip(store, report_bundle(store, dossier_id, version))
 
@@ -234,7 +235,8 @@ def _verified(manifest: dict[str, Any], contents: dict[str, bytes]) -> VerifiedB
                           documents={h: by_hash[h] for h in cited})
 
 
-def import_bundle(store: Store, data: bytes, author: str) -> tuple[DossierVersion, list[DocumentRef]]:
+def import_bundle(store: DossierStorage, data: bytes, author: str) -> tuple[DossierVersion,
+                  list[DocumentRef]]:
     """Verify a bundle, store its documents, then import its dossier (same content, same hash).
 
     Raises:

@@ -16,7 +16,7 @@ from governance.decision.readiness import ChecklistItem, decision_checklist
 from governance.decision.signoff import SignOffStatus, signoff_status
 from governance.dossier.content_hash import changed_fields
 from governance.dossier.decision_records import CommitteeDecision, SignOff
-from governance.dossier.store import Store
+from governance.dossier.storage import DossierStorage
 from governance.rules.assessment import assessment_and_recommendation
 from governance.rules.recommendation import Disagreement, Recommendation, disagreement
 from governance.rules.verdicts import Assessment
@@ -65,7 +65,7 @@ class DecisionView(BaseModel):
         return [i for i in self.checklist if i.before_decision and not i.done]
 
 
-def decision_view(store: Store, dossier_id: str) -> DecisionView:
+def decision_view(store: DossierStorage, dossier_id: str) -> DecisionView:
     """The Decision page's content for the latest version of a dossier.
 
     Example:

@@ -15,14 +15,14 @@ from evaluator.phi.attestation import AttestationInput, DeidentificationAttestat
 from evaluator.runs.request import file_sha256
 from evaluator.scenarios.store import ScenarioVersion
 from governance.dossier.record import Dossier
-from governance.dossier.store import Store
+from governance.dossier.storage import DossierStorage
 
 
 class DeidentificationError(ValueError):
     """An attestation that cannot be recorded, with a message for the person who gave it."""
 
 
-def record_attestation(store: Store, attestation: DeidentificationAttestation,
+def record_attestation(store: DossierStorage, attestation: DeidentificationAttestation,
                        dossier_id: str | None = None) -> DeidentificationAttestation:
     """Store the attestation and, when a dossier is named, append it to the dossier (a new version).
 
@@ -47,7 +47,7 @@ def record_attestation(store: Store, attestation: DeidentificationAttestation,
     return attestation
 
 
-def attest_file(store: Store, path: str | Path, given: AttestationInput,
+def attest_file(store: DossierStorage, path: str | Path, given: AttestationInput,
                 dossier_id: str | None = None) -> DeidentificationAttestation:
     """Attest that the file at ``path`` is de-identified (bound to its SHA-256).
 
@@ -60,7 +60,7 @@ def attest_file(store: Store, path: str | Path, given: AttestationInput,
     return record_attestation(store, given.for_file(digest, Path(path).name), dossier_id)
 
 
-def attest_scenario(store: Store, version: ScenarioVersion, given: AttestationInput,
+def attest_scenario(store: DossierStorage, version: ScenarioVersion, given: AttestationInput,
                     dossier_id: str | None = None) -> DeidentificationAttestation:
     """Attest that a local scenario version's cases are de-identified (bound to its content hash)."""
     source = f", from {version.source_name}" if version.source_name else ""

@@ -31,7 +31,7 @@ from governance.dossier.plan_records import EvidencePlan, PlanEndpoint, PlanItem
 if TYPE_CHECKING:
     from evaluator.storage.components import ComponentStores
     from governance.dossier.record import Dossier
-    from governance.dossier.store import Store
+    from governance.dossier.storage import DossierStorage
 
 _SCENARIO_BENCHMARK = re.compile(r"^(?P<sid>[a-z0-9_]+)_v(?P<version>\d+)$")
 
@@ -139,7 +139,8 @@ def _missing_item(run_id: str, evidence: list) -> PlanItem:
                     note=f"run {run_id} is not in this database (evidence imported from elsewhere)")
 
 
-def freeze_plan(store: Store, dossier: Dossier, *, by: str = "", at: datetime | None = None) -> EvidencePlan:
+def freeze_plan(store: DossierStorage, dossier: Dossier, *, by: str = "",
+                at: datetime | None = None) -> EvidencePlan:
     """The evidence plan of ``dossier`` as it stands: one item per local run behind its evidence.
 
     Args:

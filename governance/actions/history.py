@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from governance.dossier.change_text import change_sentence, field_label
-from governance.dossier.store import Store
+from governance.dossier.storage import DossierStorage
 
 MAX_VALUE_CHARS = 200
 
@@ -101,7 +101,7 @@ def _walk(old: Any, new: Any, path: str, section: str, out: list[Change]) -> Non
                       text=change_sentence(path, kind, old, new)))
 
 
-def diff_versions(store: Store, dossier_id: str, from_version: int, to_version: int) -> VersionDiff:
+def diff_versions(store: DossierStorage, dossier_id: str, from_version: int, to_version: int) -> VersionDiff:
     """Differences between two versions of a dossier.
 
     Example:
@@ -126,7 +126,7 @@ def diff_versions(store: Store, dossier_id: str, from_version: int, to_version: 
     )
 
 
-def timeline(store: Store, dossier_id: str) -> list[dict]:
+def timeline(store: DossierStorage, dossier_id: str) -> list[dict]:
     """Every version with what kind of event produced it, oldest first.
 
     The kind is read from the save note and the sections that changed: ``created``, ``edit``,

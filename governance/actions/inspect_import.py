@@ -24,7 +24,8 @@ from evaluator.importers.inspect_log import (
     InspectRun,
     load_inspect_logs,
 )
-from governance.dossier.store import DossierVersion, Store
+from governance.dossier.storage import DossierStorage
+from governance.dossier.store import DossierVersion
 from governance.evidence.attach import attach_evidence
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
@@ -114,7 +115,7 @@ def preview_inspect_upload(data: bytes, filename: str) -> InspectImportPreview:
                  for p in preview.logs]})
 
 
-def attach_inspect_logs(store: Store, dossier_id: str, preview: InspectImportPreview,
+def attach_inspect_logs(store: DossierStorage, dossier_id: str, preview: InspectImportPreview,
                         by: str) -> DossierVersion:
     """Attach every attachable log of a clean preview as a new version of the dossier.
 

@@ -36,7 +36,8 @@ from evaluator.runs.store import sha256_of
 from governance.actions.run_view import _subcategory
 from governance.actions.runs import key_problem, stored_request
 from governance.dossier.record import Dossier
-from governance.dossier.store import DossierVersion, Store
+from governance.dossier.storage import DossierStorage
+from governance.dossier.store import DossierVersion
 from governance.evidence.attach import attach_evidence
 
 
@@ -179,7 +180,8 @@ def _config(request: JuryRequest, spec: Any) -> JuryConfig:
     return config
 
 
-def _inputs(store: Store, request: JuryRequest) -> tuple[dict[str, Any], Any, list[Instance], JuryConfig]:
+def _inputs(store: DossierStorage, request: JuryRequest) -> tuple[dict[str, Any], Any, list[Instance],
+            JuryConfig]:
     """The run, its spec, its instances (from the dataset given or stored) and the jury config."""
     with store.for_thread() as db:
         run = db.runs.get_run(request.run_id)
@@ -199,13 +201,13 @@ def _inputs(store: Store, request: JuryRequest) -> tuple[dict[str, Any], Any, li
     return run, spec, instances, _config(request, spec)
 
 
-def run_dataset_path(store: Store, run_key: str) -> str | None:
+def run_dataset_path(store: DossierStorage, run_key: str) -> str | None:
     """The dataset file stored with the run's request (None: built in, or not stored)."""
     request = stored_request(store, run_key)
     return request.dataset_path if request is not None else None
 
 
-def plan_jury(store: Store, request: JuryRequest) -> JuryPlan:
+def plan_jury(store: DossierStorage, request: JuryRequest) -> JuryPlan:
     """Estimate the jury without sending anything: per judge, requests, tokens and upper-bound cost.
 
     The prompts and cache keys are the first pass's own, so judge replies already in the cache
@@ -253,7 +255,7 @@ def jury_job_key(run_id: str, config: JuryConfig) -> str:
     return f"jury:{run_id}:{sha256_of(config.model_dump(mode='json'))[:12]}"
 
 
-def start_jury(store: Store, request: JuryRequest, jobs: JobManager = JOBS) -> Job:
+def start_jury(store: DossierStorage, request: JuryRequest, jobs: JobManager = JOBS) -> Job:
     """Start (or resume) the jury in the background; returns its job (the live one if it works already).
 
     A stopped jury started again sends only what is not cached: judge replies already paid for
@@ -270,7 +272,7 @@ def start_jury(store: Store, request: JuryRequest, jobs: JobManager = JOBS) -> J
     with store.for_thread() as db:  # the PHI gate of run_jury lets attested cases through
         attestation = run_attestation(db, request.run_id, request.dataset_path)
 
-    def work(db: Store, job: Job) -> JurySummary:
+    def work(db: DossierStorage, job: Job) -> JurySummary:
         from evaluator.jury.panel import run_jury
 
         def progress(done: int, total: int, row: dict[str, Any] | None) -> None:
@@ -288,7 +290,7 @@ def start_jury(store: Store, request: JuryRequest, jobs: JobManager = JOBS) -> J
                       request=request)
 
 
-def run_juries(store: Store, run_id: str) -> list[JurySummary]:
+def run_juries(store: DossierStorage, run_id: str) -> list[JurySummary]:
     """The stored juries of a candidate run, newest first, each recomputed from its judgements."""
     with store.for_thread() as db:
         ids = [j["jury_id"] for j in db.juries.list_juries() if j["run_id"] == run_id]
@@ -302,7 +304,7 @@ def jury_evidence(summary: JurySummary, dossier: Dossier | None = None,
     return [e.model_copy(update=extra) for e in summary.to_evidence(date=date or datetime.now(UTC))]
 
 
-def attach_jury(store: Store, dossier_id: str, jury_id: str, by: str) -> DossierVersion:
+def attach_jury(store: DossierStorage, dossier_id: str, jury_id: str, by: str) -> DossierVersion:
     """Attach a completed jury's score as evidence (a new version authored by ``by``).
 
     Raises:

@@ -37,7 +37,8 @@ from governance.actions.rerun import AfterRun, ReevaluationError, check_items, r
 from governance.dossier.addendum_records import BenchmarkComparison, PlanChange, ReevaluationAddendum
 from governance.dossier.plan_records import EvidencePlan, PlanItem
 from governance.dossier.record import Dossier
-from governance.dossier.store import DossierVersion, Store
+from governance.dossier.storage import DossierStorage
+from governance.dossier.store import DossierVersion
 from governance.reevaluation.compare import decision_impact, subgroup_comparisons, verdict_changes
 from governance.rules.verdicts import Assessment, assess
 
@@ -180,7 +181,8 @@ def build_addendum(stores: ComponentStores, current: DossierVersion, plan: Evide
         caveats=[*_caveats(plan, frozen_at_decision, comparisons), *(caveats or [])])
 
 
-def save_addendum(store: Store, dossier: Dossier, addendum: ReevaluationAddendum, by: str) -> DossierVersion:
+def save_addendum(store: DossierStorage, dossier: Dossier, addendum: ReevaluationAddendum,
+                  by: str) -> DossierVersion:
     """Append the addendum to the dossier as a new version (note: "re-evaluation: ...")."""
     answer = "would change" if addendum.impact.would_change else "would not change"
 
@@ -191,7 +193,7 @@ def save_addendum(store: Store, dossier: Dossier, addendum: ReevaluationAddendum
     return store.update(dossier.id, append, author=by, note=note)
 
 
-def added_addenda(store: Store, dossier_id: str, from_version: int,
+def added_addenda(store: DossierStorage, dossier_id: str, from_version: int,
                   to_version: int) -> list[ReevaluationAddendum]:
     """Re-evaluation addenda present in ``to_version`` but not in ``from_version`` (for the history diff).
 
@@ -203,7 +205,7 @@ def added_addenda(store: Store, dossier_id: str, from_version: int,
     return [a for a in store.load(dossier_id, to_version).dossier.reevaluations if a.id not in old]
 
 
-def current_plan(store: Store, dossier: Dossier) -> tuple[EvidencePlan, bool]:
+def current_plan(store: DossierStorage, dossier: Dossier) -> tuple[EvidencePlan, bool]:
     """The plan a re-evaluation would run, and whether it was frozen with the decision.
 
     Example:
@@ -214,7 +216,8 @@ def current_plan(store: Store, dossier: Dossier) -> tuple[EvidencePlan, bool]:
     return freeze_plan(store, dossier, by="(not frozen yet)"), False
 
 
-def plan_to_rerun(store: Store, dossier_id: str, by: str) -> tuple[DossierVersion, EvidencePlan, bool]:
+def plan_to_rerun(store: DossierStorage, dossier_id: str,
+                  by: str) -> tuple[DossierVersion, EvidencePlan, bool]:
     """The dossier's latest version, the plan to re-run and whether it was frozen with the decision.
 
     Raises:
@@ -238,7 +241,7 @@ def plan_to_rerun(store: Store, dossier_id: str, by: str) -> tuple[DossierVersio
     return current, plan, frozen_at_decision
 
 
-def reevaluate(store: Store, dossier_id: str, change: PlanChange | None = None, *, by: str,
+def reevaluate(store: DossierStorage, dossier_id: str, change: PlanChange | None = None, *, by: str,
                concurrency: int = 8, on_progress: Callable[[str, int, int], None] | None = None,
                cancel: Any = None) -> ReevaluationResult:
     """Re-run the decided dossier's frozen plan with ``change``, compare, and save the addendum.

@@ -16,7 +16,7 @@ from evaluator.runs.jobs import JOBS, Job, JobManager, JobProgress, wait_job
 from governance.actions.reevaluate import ReevaluationResult, plan_to_rerun, reevaluate
 from governance.actions.rerun import ReevaluationError
 from governance.dossier.addendum_records import PlanChange
-from governance.dossier.store import Store
+from governance.dossier.storage import DossierStorage
 
 
 def job_key(dossier_id: str) -> str:
@@ -29,7 +29,7 @@ def job_key(dossier_id: str) -> str:
     return f"reevaluation:{dossier_id}"
 
 
-def start_reevaluation(store: Store, dossier_id: str, change: PlanChange | None = None, *, by: str,
+def start_reevaluation(store: DossierStorage, dossier_id: str, change: PlanChange | None = None, *, by: str,
                        concurrency: int = 8, jobs: JobManager = JOBS) -> Job:
     """Check, then start ``reevaluate`` in the background; returns its job (an alive one if working).
 
@@ -48,7 +48,7 @@ def start_reevaluation(store: Store, dossier_id: str, change: PlanChange | None 
     change = change or PlanChange()
     total = sum(i.n_instances for i in plan.rerunnable)
 
-    def work(db: Store, job: Job) -> ReevaluationResult:
+    def work(db: DossierStorage, job: Job) -> ReevaluationResult:
         finished: dict[str, int] = {}
 
         def progress(benchmark: str, done: int, n: int) -> None:
@@ -67,7 +67,7 @@ def start_reevaluation(store: Store, dossier_id: str, change: PlanChange | None 
                       label=f"re-evaluation of {dossier_id}: {change.describe()}", request=change)
 
 
-def reevaluate_and_wait(store: Store, dossier_id: str, change: PlanChange | None = None, *, by: str,
+def reevaluate_and_wait(store: DossierStorage, dossier_id: str, change: PlanChange | None = None, *, by: str,
                         concurrency: int = 8, on_progress: Any = None, poll_s: float = 0.2,
                         jobs: JobManager = JOBS) -> ReevaluationResult:
     """``start_reevaluation`` and wait for it (CLI, notebooks); Ctrl-C cancels and nothing is saved.

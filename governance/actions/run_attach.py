@@ -17,7 +17,7 @@ from governance.actions.run_view import local_run_evidence, stored_summary
 from governance.actions.runs import RunInputError
 from governance.actions.scenarios import scenario_run_evidence
 from governance.dossier.record import Dossier
-from governance.dossier.store import Store
+from governance.dossier.storage import DossierStorage
 from governance.evidence.attach import attach_evidence
 
 
@@ -40,7 +40,7 @@ class AttachedRun(BaseModel):
     """That version's content hash."""
 
 
-def attach_completed_run(store: Store, dossier_id: str, run_id: str, by: str) -> AttachedRun:
+def attach_completed_run(store: DossierStorage, dossier_id: str, run_id: str, by: str) -> AttachedRun:
     """Attach the Evidence of a completed run (benchmark or local scenario) as a new dossier version.
 
     Raises:

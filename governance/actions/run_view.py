@@ -25,7 +25,8 @@ from evaluator.runs.runner import main_metric_name
 from evaluator.runs.summary import RunSummary, summarize_run
 from governance.actions.runs import RunInputError, job_elsewhere, runnable_benchmarks, stored_request
 from governance.dossier.record import Dossier
-from governance.dossier.store import DossierVersion, Store
+from governance.dossier.storage import DossierStorage
+from governance.dossier.store import DossierVersion
 from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.attach import attach_evidence
 
@@ -55,13 +56,14 @@ class RunView(BaseModel):
     Resume button can continue it."""
 
 
-def _read(store: Store, fn: Callable[[RunReads], T]) -> T:
+def _read(store: DossierStorage, fn: Callable[[RunReads], T]) -> T:
     """``fn`` on the run views over this thread's own cursor (a page polls while a run writes)."""
     with store.for_thread() as db:
         return fn(db.run_reads)
 
 
-def dossier_runs(store: Store, dossier: Dossier, limit: int = 20, jobs: RunJobs = JOBS) -> list[RunRecord]:
+def dossier_runs(store: DossierStorage, dossier: Dossier, limit: int = 20,
+                 jobs: RunJobs = JOBS) -> list[RunRecord]:
     """Stored runs of the benchmarks offered for this dossier, working ones first, then newest first.
 
     Example:
@@ -74,7 +76,7 @@ def dossier_runs(store: Store, dossier: Dossier, limit: int = 20, jobs: RunJobs 
     return sorted(runs, key=lambda r: r.run_key not in working)
 
 
-def run_id_for_key(store: Store, run_key: str, jobs: RunJobs = JOBS) -> str | None:
+def run_id_for_key(store: DossierStorage, run_key: str, jobs: RunJobs = JOBS) -> str | None:
     """The run a request's key points at: the job's run once known, else the newest stored one."""
     job = jobs.get(run_key)
     if job is not None and job.progress().run_id:
@@ -96,7 +98,7 @@ def _subcategory(benchmark_id: str, dossier: Dossier | None) -> dict[str, str]:
     return {"subcategory": tax.subcategory(chosen).name, "category": tax.category_of(chosen).name}
 
 
-def stored_summary(store: Store, record: RunRecord) -> RunSummary | None:
+def stored_summary(store: DossierStorage, record: RunRecord) -> RunSummary | None:
     """The run's summary computed from its stored results (None when it has none)."""
     if record.n_results == 0:
         return None
@@ -122,7 +124,7 @@ def local_run_evidence(summary: RunSummary, record: RunRecord,
     return [e.model_copy(update=extra) for e in summary.to_evidence(date=date)]
 
 
-def run_view(store: Store, run_id: str, dossier: Dossier, recent: int = 20,
+def run_view(store: DossierStorage, run_id: str, dossier: Dossier, recent: int = 20,
              jobs: RunJobs = JOBS) -> RunView | None:
     """Everything the page shows about one run; None when no such run is stored.
 
@@ -155,7 +157,7 @@ def run_view(store: Store, run_id: str, dossier: Dossier, recent: int = 20,
                    and (job is not None or stored_request(store, record.run_key) is not None))
 
 
-def attach_run(store: Store, dossier_id: str, run_id: str, by: str) -> DossierVersion:
+def attach_run(store: DossierStorage, dossier_id: str, run_id: str, by: str) -> DossierVersion:
     """Attach a completed run's evidence to the dossier as a new version authored by ``by``.
 
     Raises:

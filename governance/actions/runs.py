@@ -39,7 +39,8 @@ from evaluator.runs.request import record_of, request_from_record
 from evaluator.runs.summary import RunSummary
 from evaluator.scenarios.run import start_scenario
 from governance.dossier.record import Dossier
-from governance.dossier.store import Store, default_home
+from governance.dossier.storage import DossierStorage
+from governance.dossier.store import default_home
 from governance.dossier.taxonomy import load_taxonomy
 
 if TYPE_CHECKING:
@@ -212,7 +213,7 @@ class RunPlanView(BaseModel):
     """The PHI gate's check of the cases for this endpoint (a blocked run sends nothing)."""
 
 
-def estimate_request(store: Store, request: RunRequest) -> RunPlanView:
+def estimate_request(store: DossierStorage, request: RunRequest) -> RunPlanView:
     """Load the instances and estimate the run without sending anything.
 
     Raises:
@@ -235,7 +236,7 @@ def estimate_request(store: Store, request: RunRequest) -> RunPlanView:
 def _benchmark_work(request: RunRequest, spec: BenchmarkSpec, instances: list[Instance], phi: PhiCheck):
     """The job's work: run (or resume) the benchmark on the job's own view of the stores."""
 
-    def work(db: Store, job: Job) -> RunSummary:
+    def work(db: DossierStorage, job: Job) -> RunSummary:
         from evaluator.runs.runner import RunOptions, run_benchmark
 
         return run_benchmark(db, spec, instances, request.endpoint, concurrency=request.concurrency,
@@ -246,7 +247,7 @@ def _benchmark_work(request: RunRequest, spec: BenchmarkSpec, instances: list[In
     return work
 
 
-def start_run(store: Store, request: RunRequest, jobs: JobManager = JOBS) -> Job:
+def start_run(store: DossierStorage, request: RunRequest, jobs: JobManager = JOBS) -> Job:
     """Start (or resume) the request's run in a background thread; returns its job.
 
     An identical request whose run is unfinished continues it: finished instances are not sent
@@ -276,7 +277,7 @@ def start_run(store: Store, request: RunRequest, jobs: JobManager = JOBS) -> Job
                       record=record_of(request, prompt_hash(spec)))
 
 
-def run_and_wait(store: Store, request: RunRequest, on_progress: ProgressFn | None = None, *,
+def run_and_wait(store: DossierStorage, request: RunRequest, on_progress: ProgressFn | None = None, *,
                  poll_s: float = 0.2, jobs: JobManager = JOBS) -> JobProgress:
     """Start (or resume) the run as the Run evidence page does and wait for it, reporting progress.
 
@@ -314,7 +315,7 @@ def run_and_wait(store: Store, request: RunRequest, on_progress: ProgressFn | No
     return progress
 
 
-def cancel_run(run_key: str, jobs: JobManager = JOBS, *, store: Store | None = None) -> bool:
+def cancel_run(run_key: str, jobs: JobManager = JOBS, *, store: DossierStorage | None = None) -> bool:
     """Ask the working job with this key to stop; False when none is working.
 
     The job may run in this process, or (given ``store``) in another app process sharing the
@@ -333,7 +334,7 @@ def cancel_run(run_key: str, jobs: JobManager = JOBS, *, store: Store | None = N
         return db.runs.request_cancel(other.job_id)
 
 
-def job_elsewhere(store: Store, run_key: str, jobs: JobManager = JOBS) -> JobProgress | None:
+def job_elsewhere(store: DossierStorage, run_key: str, jobs: JobManager = JOBS) -> JobProgress | None:
     """The job with this key when another process sharing the database runs it now, else None."""
     with store.for_thread() as db:
         job_id = db.runs.latest_job_id(run_key)
@@ -341,14 +342,14 @@ def job_elsewhere(store: Store, run_key: str, jobs: JobManager = JOBS) -> JobPro
     return status if status is not None and status.elsewhere else None
 
 
-def stored_request(store: Store, run_key: str) -> RunRequest | None:
+def stored_request(store: DossierStorage, run_key: str) -> RunRequest | None:
     """The benchmark request stored for this run key (None: none stored, or not a benchmark run)."""
     with store.for_thread() as db:
         record = db.runs.stored_request(run_key=run_key)
     return request_from_record(record) if record and record.get("kind") == "benchmark" else None
 
 
-def resume_run(store: Store, run_key: str, jobs: JobManager = JOBS) -> Job:
+def resume_run(store: DossierStorage, run_key: str, jobs: JobManager = JOBS) -> Job:
     """Start the same request again for a stopped run (it continues where it stopped).
 
     The request is this process's own when it started the run, else the one stored with the run,
@@ -368,13 +369,14 @@ def resume_run(store: Store, run_key: str, jobs: JobManager = JOBS) -> Job:
     return start_run(store, request, jobs)
 
 
-def job_status(store: Store, job_id: str, jobs: JobManager = JOBS) -> JobProgress | None:
+def job_status(store: DossierStorage, job_id: str, jobs: JobManager = JOBS) -> JobProgress | None:
     """A background job's status (live here, else from the store), for pages that poll it."""
     with store.for_thread() as db:
         return read_job_status(db, job_id, jobs)
 
 
-def start_scenario_run(store: Store, scenario_id: str, endpoint: ModelEndpoint, *, version: int | None = None,
+def start_scenario_run(store: DossierStorage, scenario_id: str, endpoint: ModelEndpoint, *,
+                       version: int | None = None,
                        concurrency: int = 8, limit: int | None = None, jobs: JobManager = JOBS) -> Job:
     """Start (or resume) a local-scenario run in the background (the PHI gate is checked first).
 

@@ -29,7 +29,7 @@ from evaluator.scenarios import (
 from evaluator.scenarios.run import scenario_gate
 from evaluator.statistics.subgroups import MIN_N
 from governance.dossier.record import Dossier
-from governance.dossier.store import Store
+from governance.dossier.storage import DossierStorage
 from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.attach import attach_evidence
 
@@ -44,7 +44,7 @@ def default_subcategories(dossier: Dossier | None) -> list[str]:
     return list(dossier.mapping.accepted) if dossier is not None else []
 
 
-def import_for_dossier(store: Store, preview: ImportPreview, *, name: str, author: str,
+def import_for_dossier(store: DossierStorage, preview: ImportPreview, *, name: str, author: str,
                        dossier: Dossier | None = None, subcategory_ids: Sequence[str] | None = None,
                        scenario_id: str | None = None) -> ScenarioVersion:
     """Store a previewed upload as a scenario version mapped to subcategories, and audit it.
@@ -65,7 +65,7 @@ def import_for_dossier(store: Store, preview: ImportPreview, *, name: str, autho
     return version
 
 
-def redact_scenario(store: Store, scenario_id: str, *, author: str,
+def redact_scenario(store: DossierStorage, scenario_id: str, *, author: str,
                     version: int | None = None) -> ScenarioVersion:
     """A redacted new version (typed placeholders), recorded in the audit log.
 
@@ -100,7 +100,8 @@ def labelled_evidence(evidence: Evidence, subcategory_ids: Sequence[str]) -> Evi
                                        "caveat": caveat})
 
 
-def scenario_run_evidence(store: Store, run_id: str, *, reference_groups: Mapping[str, str] | None = None,
+def scenario_run_evidence(store: DossierStorage, run_id: str, *, reference_groups: Mapping[str,
+                          str] | None = None,
                  min_n: int = MIN_N, source: str | None = None) -> Evidence:
     """The Evidence of one scenario run (main metric with subgroups), labelled for the taxonomy.
 
@@ -112,7 +113,7 @@ def scenario_run_evidence(store: Store, run_id: str, *, reference_groups: Mappin
     return labelled_evidence(evidence, results.version.subcategory_ids)
 
 
-def attach_scenario_run(store: Store, dossier: Dossier, run_id: str, *, by: str,
+def attach_scenario_run(store: DossierStorage, dossier: Dossier, run_id: str, *, by: str,
                reference_groups: Mapping[str, str] | None = None, min_n: int = MIN_N) -> Dossier:
     """A new dossier with the run's Evidence attached (save it to make the version).
 
@@ -124,7 +125,7 @@ def attach_scenario_run(store: Store, dossier: Dossier, run_id: str, *, by: str,
     return attach_evidence(dossier, [evidence], by=by)
 
 
-def scenario_rows(store: Store) -> list[dict]:
+def scenario_rows(store: DossierStorage) -> list[dict]:
     """Every scenario version, newest first, as plain rows (CLI list and the page's table).
 
     Example:
@@ -153,7 +154,7 @@ class VersionView(BaseModel):
     """Runs made on it, newest first."""
 
 
-def version_view(store: Store, scenario_id: str, version: int | None = None) -> VersionView:
+def version_view(store: DossierStorage, scenario_id: str, version: int | None = None) -> VersionView:
     """Record, PHI scan and runs of one version (newest by default).
 
     Example:
@@ -167,7 +168,7 @@ def version_view(store: Store, scenario_id: str, version: int | None = None) -> 
                        runs=scenarios.runs(chosen.scenario_id, chosen.version))
 
 
-def run_gate(store: Store, scenario_id: str, version: int, endpoint: ModelEndpoint) -> PhiCheck:
+def run_gate(store: DossierStorage, scenario_id: str, version: int, endpoint: ModelEndpoint) -> PhiCheck:
     """The PHI gate for running this version on this endpoint (shown before the Run button).
 
     Example:

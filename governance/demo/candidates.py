@@ -22,7 +22,7 @@ from evaluator.gateway.llm import ModelEndpoint
 from governance.dossier.documents import DocumentStore
 from governance.dossier.procurement_records import Candidate, ContractFacts, Pricing
 from governance.dossier.record import Dossier
-from governance.dossier.store import Store
+from governance.dossier.storage import DossierStorage
 from governance.procurement.attestations import load_questionnaire, make_answer
 from governance.procurement.candidates import record_attestation, upsert_candidate
 
@@ -110,7 +110,7 @@ def _document(docs: DocumentStore, candidate: Candidate, question_id: str):
     return docs.put(text, f"{candidate.id}-{question_id}-DEMO.txt", "text/plain", by=DEMO_AUTHOR)
 
 
-def record_demo_candidates(store: Store, dossier: Dossier) -> Dossier:
+def record_demo_candidates(store: DossierStorage, dossier: Dossier) -> Dossier:
     """Add the three demo candidates and their (partly missing) attestations.
 
     Example:

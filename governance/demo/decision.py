@@ -26,7 +26,7 @@ from governance.decision import committee
 from governance.dossier.procurement_records import CostSettings
 from governance.dossier.record import Dossier
 from governance.dossier.rules_records import CostRule, ScoreRule
-from governance.dossier.store import Store
+from governance.dossier.storage import DossierStorage
 from governance.evidence.attach import mapped_benchmarks
 from governance.identity.identity import demo_identity
 from governance.procurement.cost_inputs import medhelm_token_profile
@@ -43,7 +43,7 @@ def _ensure_evidence(dossier: Dossier) -> Dossier:
     return dossier.model_copy(update={"evidence": published_evidence(DEMO_BENCHMARKS, list(PRICE_MODELS))})
 
 
-def set_and_lock_rules(store: Store, dossier: Dossier) -> Dossier:
+def set_and_lock_rules(store: DossierStorage, dossier: Dossier) -> Dossier:
     """Defaults for the tier, the committee's budget-based cost ceiling, then the lock."""
     dossier = committee.start_rules(_ensure_evidence(dossier), replace=True)
     cost = CostRule(id="cost", threshold=25.0, rationale=(
@@ -54,7 +54,7 @@ def set_and_lock_rules(store: Store, dossier: Dossier) -> Dossier:
                                 note="Agreed at the committee meeting before any local evaluation.")
 
 
-def privacy_rule_after_lock(store: Store, dossier: Dossier) -> Dossier:
+def privacy_rule_after_lock(store: DossierStorage, dossier: Dossier) -> Dossier:
     """A recorded tightening after the lock."""
     rule = ScoreRule(id="score.privacydetection", benchmark="PrivacyDetection", threshold=0.95, min_n=100,
                      rationale=("A draft that discloses a third party's information is a reportable privacy "
@@ -65,7 +65,7 @@ def privacy_rule_after_lock(store: Store, dossier: Dossier) -> Dossier:
                                      "so this benchmark gets its own stricter rule.")
 
 
-def cost_inputs(store: Store, dossier: Dossier) -> Dossier:
+def cost_inputs(store: DossierStorage, dossier: Dossier) -> Dossier:
     """Token profiles of the candidates with evidence: own runs, else MedHELM's mapped-benchmark means."""
     models = [m for m in PRICE_MODELS if any(e.model == m for e in dossier.evidence)]
     mapped = [b.name for b in mapped_benchmarks(dossier)] or DEMO_BENCHMARKS
@@ -75,12 +75,12 @@ def cost_inputs(store: Store, dossier: Dossier) -> Dossier:
     return dossier.model_copy(update={"cost": settings})
 
 
-def review_plan(store: Store, dossier: Dossier) -> Dossier:
+def review_plan(store: DossierStorage, dossier: Dossier) -> Dossier:
     """Review and monitoring derived for the candidate the committee is considering."""
     return committee.derive_plan(dossier, model=GPT4O)
 
 
-def decide_and_sign(store: Store, dossier: Dossier) -> Dossier:
+def decide_and_sign(store: DossierStorage, dossier: Dossier) -> Dossier:
     """The committee's decision; saved, then the clinical lead signs that version."""
     dossier = committee.decide(
         dossier, "approve_with_conditions", model=GPT4O, by="Dr. A. Rivera (chair)",

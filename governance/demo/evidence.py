@@ -10,14 +10,14 @@ from __future__ import annotations
 from evaluator.evidence.medhelm import published_scores
 from evaluator.evidence.record import published_evidence
 from governance.dossier.record import Dossier
-from governance.dossier.store import Store
+from governance.dossier.storage import DossierStorage
 from governance.evidence.attach import attach_evidence, mapped_benchmarks
 from governance.mapping.model_names import match_candidates
 
 DEMO_AUTHOR = "demo"
 
 
-def attach_published_demo_evidence(store: Store, dossier: Dossier) -> Dossier:
+def attach_published_demo_evidence(store: DossierStorage, dossier: Dossier) -> Dossier:
     """Attach published scores of the matched candidate models on the mapped benchmarks.
 
     Example:

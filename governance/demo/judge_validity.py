@@ -16,7 +16,7 @@ import pandas as pd
 from evaluator.agreement.analysis import compute_agreement
 from governance.actions.judge_validity import agreement_setting, jury_benchmarks, record_agreement
 from governance.dossier.record import Dossier
-from governance.dossier.store import Store
+from governance.dossier.storage import DossierStorage
 
 DEMO_AUTHOR = "demo"
 SEED = 20
@@ -71,7 +71,7 @@ def demo_ratings(seed: int = SEED, per_dataset: int = 40) -> tuple[pd.DataFrame,
     return pd.DataFrame(clin), pd.DataFrame(jury)
 
 
-def record_demo_judge_validity(store: Store, dossier: Dossier) -> Dossier:
+def record_demo_judge_validity(store: DossierStorage, dossier: Dossier) -> Dossier:
     """Measure agreement on the synthetic ratings and record the pooled ICC(A,1) on the dossier.
 
     The demo jury is built a little more generous than the clinicians, so its single-rater

@@ -18,7 +18,7 @@ from governance.actions.evidence_plan import freeze_plan
 from governance.actions.reevaluate import AfterRun, build_addendum
 from governance.dossier.addendum_records import PlanChange
 from governance.dossier.record import Dossier
-from governance.dossier.store import Store
+from governance.dossier.storage import DossierStorage
 
 DEMO_AUTHOR = "demo"
 UPDATED_MODEL = "GPT-4o (2024-08-06)"  # the vendor's update of the decided snapshot (2024-05-13)
@@ -44,7 +44,7 @@ def updated_answers(store: ScenarioStore, scenario_id: str, version: int) -> dic
     return answers
 
 
-def reevaluate_demo_update(store: Store, dossier: Dossier) -> Dossier:
+def reevaluate_demo_update(store: DossierStorage, dossier: Dossier) -> Dossier:
     """The decided demo dossier with a re-evaluation addendum for the vendor's update (save it).
 
     Returns the dossier unchanged when it has no decision or no demo scenario run to compare with.

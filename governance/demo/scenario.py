@@ -16,7 +16,7 @@ import io
 from evaluator.scenarios import ScenarioStore, preview_import, record_offline_run
 from governance.actions.scenarios import import_for_dossier, scenario_run_evidence
 from governance.dossier.record import Dossier
-from governance.dossier.store import Store
+from governance.dossier.storage import DossierStorage
 from governance.evidence.attach import attach_evidence
 
 DEMO_AUTHOR = "demo"
@@ -71,7 +71,7 @@ def demo_answers(store: ScenarioStore, scenario_id: str, version: int) -> dict[s
     return answers
 
 
-def attach_demo_scenario(store: Store, dossier: Dossier) -> Dossier:
+def attach_demo_scenario(store: DossierStorage, dossier: Dossier) -> Dossier:
     """Import the synthetic scenario for the demo dossier, store offline results, attach Evidence.
 
     Example:

@@ -18,15 +18,15 @@ from governance.demo.reevaluation import reevaluate_demo_update
 from governance.demo.scenario import attach_demo_scenario
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
-from governance.dossier.store import Store
+from governance.dossier.storage import DossierStorage
 
 DEMO_ID = "D-demo-portal"
 DEMO_AUTHOR = "demo"
 
-DemoStep = Callable[[Store, Dossier], Dossier]
+DemoStep = Callable[[DossierStorage, Dossier], Dossier]
 
 
-def _map_taxonomy(store: Store, dossier: Dossier) -> Dossier:
+def _map_taxonomy(store: DossierStorage, dossier: Dossier) -> Dossier:
     mapping = (
         dossier.mapping.decide("patient_provider_messaging", "accepted", by=DEMO_AUTHOR,
                                note="Drafting portal replies is patient-provider messaging.")
@@ -51,7 +51,7 @@ DEMO_STEPS: list[tuple[str, DemoStep]] = [
 ]
 
 
-def seed_demo(store: Store) -> str:
+def seed_demo(store: DossierStorage) -> str:
     """Create the demo dossier unless it exists; returns its id.
 
     Example:
