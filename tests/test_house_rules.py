@@ -47,4 +47,4 @@ def test_the_concrete_store_stays_at_the_front_desk(path):
     found = store_imports(path.read_text())
     if rel.startswith(STORE_IMPORTERS) or rel == "governance/__init__.py":
         return
-    assert all(m == "governance" for m in found), f"{rel} imports Store from {found}: type against DossierStorage"
+    assert all(m == "governance" for m in found), f"{rel} imports Store from {found}: use DossierStorage"
