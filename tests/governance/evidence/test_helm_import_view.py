@@ -6,7 +6,7 @@ from governance.evidence.attach import attach_evidence
 from governance.evidence.helm_import import attached_run_instances, preview_helm_import
 from governance.evidence.view import evidence_view
 from tests.evaluator.test_importers_helm import RUN_NAME, _make_jury_run, suite  # noqa: F401
-from tests.governance.test_evidence_view import demo_like
+from tests.governance.evidence.test_evidence_view import demo_like
 
 
 def test_unmapped_run_is_previewed_with_its_reason_and_all_requests(suite):  # noqa: F811
