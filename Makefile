@@ -11,7 +11,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: run test install browser-deps db-deps bench lint clean
+.PHONY: run test test-fast install browser-deps db-deps bench lint clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,10 @@ run: install
 test: install browser-deps db-deps
 	$(PY) -m pytest -m "not postgres"
 	$(PY) -m pytest -m postgres
+
+# The inner loop: everything but the real-browser, PostgreSQL-server and slow tests (markers in pyproject.toml).
+test-fast: install
+	$(PY) -m pytest -m "not browser and not postgres and not slow"
 
 # Architecture and style: ruff, then the import-linter contracts in pyproject.toml.
 lint: install

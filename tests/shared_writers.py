@@ -2,7 +2,7 @@
 
 Issue 17 asks that two app processes and a command-line run can write one dossier together with no
 save lost and every conflict reported. This module is that workload, used by
-``tests/governance/test_shared_concurrency.py`` (which asserts) and ``bench/shared_concurrency.py``
+``tests/governance/dossier/test_shared_concurrency.py`` (which asserts) and ``bench/shared_concurrency.py``
 (which prints figures):
 
 * two *app* writers do what a page does: load the latest version, "think" a moment, change the

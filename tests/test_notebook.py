@@ -71,6 +71,7 @@ def outputs(nb, output_type: str | None = None) -> list:
             if output_type is None or o.output_type == output_type]
 
 
+@pytest.mark.slow  # a Jupyter kernel runs the whole notebook: ~14 s here
 def test_the_notebook_runs_top_to_bottom(tmp_path, monkeypatch):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")

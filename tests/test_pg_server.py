@@ -46,6 +46,7 @@ def test_start_on_a_taken_port_names_the_port_and_shows_the_log(postgres_server)
         assert con.execute("SELECT 1").fetchone() == (1,)
 
 
+@pytest.mark.postgres  # starts a server of its own, so the conftest hook cannot see it
 def test_stop_removes_the_cluster_folder():
     with PostgresServer() as server:
         root = server.root

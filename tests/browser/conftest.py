@@ -22,6 +22,15 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
          "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"]
 
 
+def pytest_collection_modifyitems(items):
+    """Mark every test in this folder ``browser``, so ``make test-fast`` skips it whether or not its module
+    says ``pytestmark = pytest.mark.browser``."""
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.browser)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

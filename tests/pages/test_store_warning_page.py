@@ -7,7 +7,7 @@ import os
 import pytest
 
 from governance.dossier.store import Store, StoreWarning
-from tests.governance.test_store_integrity import _crash_after_write, _dossier
+from tests.governance.dossier.test_store_integrity import _crash_after_write, _dossier
 from tests.pages.conftest import open_page
 
 

@@ -3,7 +3,7 @@
 Before the one job manager, the dataset file, the key variable's name and the transport of a run
 were known only to the process that started it, so a plan frozen after an app restart lost them.
 Here the decision is made in this process and the re-evaluation runs in a new Python process
-(``tests.governance.reevaluate_child``) that has never run anything.
+(``tests.governance.reevaluation.reevaluate_child``) that has never run anything.
 """
 
 from __future__ import annotations
@@ -31,14 +31,15 @@ from tests.governance.reevaluation_fixtures import (
     seed_decided_dossier,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SECRET = "sk-live-restart-test-5f1c9e"
 ROWS = [{"id": f"q{i}", "question": f"Is {i} even? Reply yes or no.",
          "reference": "yes" if i % 2 == 0 else "no", "answer_type": "exact"} for i in range(6)]
 
 
 def reevaluate_in_a_fresh_process(db: Path, dossier_id: str) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "tests.governance.reevaluate_child", str(db), dossier_id],
+    proc = subprocess.run([sys.executable, "-m", "tests.governance.reevaluation.reevaluate_child",
+                           str(db), dossier_id],
                           cwd=ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -6,7 +6,7 @@ from governance.actions.helm_import import attached_run_instances, preview_helm_
 from governance.evidence.attach import attach_evidence
 from governance.evidence.view import evidence_view
 from tests.evaluator.importers.test_helm import RUN_NAME, _make_jury_run, suite  # noqa: F401
-from tests.governance.test_evidence_view import demo_like
+from tests.governance.evidence.test_evidence_view import demo_like
 
 
 def test_unmapped_run_is_previewed_with_its_reason_and_all_requests(suite):  # noqa: F811

@@ -1,6 +1,6 @@
 """Child process for the restart test: a fresh Python re-evaluates a decided dossier, nothing changed.
 
-Usage: python -m tests.governance.reevaluate_child DB_PATH DOSSIER_ID
+Usage: python -m tests.governance.reevaluation.reevaluate_child DB_PATH DOSSIER_ID
 Prints one JSON line: the plan frozen at the decision, the plan frozen again here (from the store
 only: this process never ran anything), the request stored with the baseline run, and the
 re-evaluation's request counts.

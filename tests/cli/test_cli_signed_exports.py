@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.governance.test_cli_report import run, saved  # noqa: F401 (fixture)
+from tests.cli.test_cli_report import run, saved  # noqa: F401 (fixture)
 from tests.reports.test_signing import make_key_and_cert
 
 

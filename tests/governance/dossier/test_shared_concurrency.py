@@ -68,6 +68,7 @@ def test_two_apps_and_the_cli_on_postgresql_lose_nothing(pg_url, tmp_path, monke
     assert not (home / "medassure.duckdb").exists()
 
 
+@pytest.mark.slow  # three writer processes taking turns on one file: ~16 s here
 def test_same_workload_on_duckdb_waits_its_turn_and_loses_nothing(tmp_path, monkeypatch):
     """DuckDB admits one process at a time: each writer opens the file per step and waits for it."""
     home = tmp_path / "home"

@@ -20,7 +20,7 @@ import pytest
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store, StoreCorruptError, StoreWarning
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _dossier(i: int) -> Dossier:
@@ -152,7 +152,7 @@ _KILLED_WRITER = """
 import os, sys
 from pathlib import Path
 from governance.dossier.store import Store
-from tests.governance.test_store_integrity import _dossier
+from tests.governance.dossier.test_store_integrity import _dossier
 store = Store.open(Path(sys.argv[1]))
 store.save(_dossier(2), author="dr.lee", note="written just before the crash")
 os._exit(0)

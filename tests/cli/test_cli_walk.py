@@ -61,6 +61,7 @@ def decide_gap_flags(cli: Cli) -> list[str]:
     return ["--override-gaps", "CLI walk test"] if "--override-gaps" in cli("decide", "--help").stdout else []
 
 
+@pytest.mark.slow  # a dozen `python -m cli` processes: ~30 s here
 def test_create_rules_lock_run_attach_decide_signoff_report_reevaluate(cli, tmp_path, llm_server):
     llm_server.configure(answer=scripted_models())
     use = tmp_path / "use.json"
