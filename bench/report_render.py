@@ -15,7 +15,9 @@ Then it times, side by side in the same process:
 The first full render also pays vl-convert's one-time start-up, so it is printed apart from the
 median of the warm repeats.
 
-Usage: .venv/bin/python bench/report_render.py [--repeat 5]
+Usage: .venv/bin/python bench/report_render.py [--repeat 5] [--quick]
+
+``--quick`` (``make bench-smoke``) is one warm repeat of each row instead of five.
 Target from issue 8: the full render < 5 s.
 """
 
@@ -93,8 +95,10 @@ def timed(fn, repeat: int) -> tuple[float, float, object]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, help="warm runs per row (default 5, --quick 1)")
+    parser.add_argument("--quick", action="store_true", help="one warm run per row (make bench-smoke)")
     args = parser.parse_args()
+    args.repeat = args.repeat or (1 if args.quick else 5)
 
     version = bench_version()
     start, start_cpu = time.perf_counter(), time.process_time()
