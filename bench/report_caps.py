@@ -34,10 +34,10 @@ from pathlib import Path
 
 from pypdf import PdfReader
 
+from governance import Dossier, IntendedUse, Store
 from governance.dossier.decision_records import CommitteeDecision, SignOff
-from governance.dossier.intended_use import TEXT_MAX, IntendedUse
-from governance.dossier.record import Dossier
-from governance.dossier.store import DossierVersion, Store
+from governance.dossier.intended_use import TEXT_MAX
+from governance.dossier.store import DossierVersion
 from governance.dossier.user_text import ITEM_CAP, LIST_CAP
 from reports.build import build_report
 from reports.chai import chai_model_card_xml

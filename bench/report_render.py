@@ -32,11 +32,10 @@ from datetime import UTC, datetime
 
 from pypdf import PdfReader
 
-from evaluator.evidence import published_evidence
+from evaluator import published_evidence
+from governance import Dossier, TaskMapping, example_intended_use, lock_rules, start_rules
 from governance.decision import committee
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.procurement_records import CostSettings
-from governance.dossier.record import Dossier, TaskMapping
 from governance.dossier.store import DossierVersion
 from governance.dossier.taxonomy import load_taxonomy
 from governance.procurement.cost_inputs import medhelm_token_profile
@@ -61,7 +60,7 @@ def bench_version() -> DossierVersion:
         mapping = mapping.decide(sub_id, "accepted", by="bench")
     dossier = Dossier(id="D-bench", title="Benchmark dossier: 12 benchmarks x 5 models", owner="bench",
                       intended_use=example_intended_use(), mapping=mapping, evidence=evidence)
-    dossier = committee.lock_rules(committee.start_rules(dossier), by="bench")
+    dossier = lock_rules(start_rules(dossier), by="bench")
     profiles = [medhelm_token_profile(m, "override").model_copy(
         update={"input_price_per_mtok": 1.0 + i, "output_price_per_mtok": 4.0 + 2 * i})
         for i, m in enumerate(MODELS)]

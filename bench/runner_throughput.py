@@ -37,8 +37,9 @@ sys.path.insert(0, str(REPO))
 
 import duckdb  # noqa: E402
 
-from evaluator.benchmarks import get_benchmark, render_messages  # noqa: E402
-from evaluator.gateway.llm import ModelEndpoint, _litellm  # noqa: E402
+from evaluator import ModelEndpoint, get_benchmark  # noqa: E402
+from evaluator.benchmarks import render_messages  # noqa: E402
+from evaluator.gateway.llm import _litellm  # noqa: E402
 from evaluator.instance import Instance  # noqa: E402
 from evaluator.runs.runner import RunOptions, run_async  # noqa: E402
 from evaluator.runs.store import RunStore  # noqa: E402

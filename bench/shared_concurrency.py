@@ -36,7 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("MEDASSURE_SIGNING_KEY", "bench-only-signing-key")
 
-from governance.dossier.store import Store  # noqa: E402
+from governance import Store  # noqa: E402
 from tests.shared_writers import DOSSIER_ID, run_writers, setup_dossier, tally  # noqa: E402
 
 COLUMNS = ("attempted", "saved", "stored_versions", "lost", "overwrites", "conflicts", "errors", "chain_ok",
