@@ -11,7 +11,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: run test test-fast install browser-deps db-deps bench lint clean
+.PHONY: run test test-fast install browser-deps db-deps bench bench-smoke lint clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -68,6 +68,20 @@ lint: install
 
 bench: install
 	for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+# Every bench script in its quick mode (a small workload through the same code paths), so none rots
+# unnoticed: stops at the first that fails, then prints each one's wall time. Figures are printed, never
+# checked. PYTHONPATH makes it run this checkout's code even when .venv's editable install is another's.
+bench-smoke: install db-deps
+	@summary=""; start=$$(date +%s%N); \
+	for f in bench/*.py; do \
+		echo "== $$f --quick"; t0=$$(date +%s%N); \
+		PYTHONPATH=$(CURDIR) $(PY) $$f --quick || { echo "bench-smoke: $$f --quick failed"; exit 1; }; \
+		ds=$$(( ($$(date +%s%N) - t0) / 100000000 )); \
+		summary="$$summary$$(printf '%5d.%d s  %s' $$((ds / 10)) $$((ds % 10)) $$f)\n"; \
+	done; \
+	ds=$$(( ($$(date +%s%N) - start) / 100000000 )); \
+	printf '\nbench-smoke wall time per script:\n%b%5d.%d s  total\n' "$$summary" $$((ds / 10)) $$((ds % 10))
 
 clean:
 	rm -rf $(VENV) .pytest_cache

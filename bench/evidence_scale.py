@@ -9,7 +9,8 @@ results for 9 models × 37 MedHELM benchmarks (≈3,000 instances per cell, jury
 3. a bootstrap-ready pull: every score of the dossier's mapped cells as one array per cell,
    plus the bootstrap itself (2,000 resamples per cell) for scale.
 
-Usage: .venv/bin/python bench/evidence_scale.py [--rows 1000000] [--repeat 7]
+Usage: .venv/bin/python bench/evidence_scale.py [--rows 1000000] [--repeat 7] [--quick]
+(``--quick``, for ``make bench-smoke``: 100,000 rows, 2 repeats.)
 Target from issue 3: each aggregate query < 300 ms (median).
 """
 
@@ -97,9 +98,12 @@ def timed(fn, repeat: int) -> tuple[float, object]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--rows", type=int, help="instance rows (default 1,000,000; --quick 100,000)")
+    parser.add_argument("--repeat", type=int, help="timed runs per query (default 7; --quick 2)")
+    parser.add_argument("--quick", action="store_true", help="a small workload (make bench-smoke)")
     args = parser.parse_args()
+    args.rows = args.rows or (100_000 if args.quick else 1_000_000)
+    args.repeat = args.repeat or (2 if args.quick else 7)
 
     t0 = time.perf_counter()
     rows, bench = synthetic_rows(args.rows)

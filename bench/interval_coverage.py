@@ -16,7 +16,8 @@ BCa uses ``evaluator.statistics.estimates.bca_interval`` (scipy, 2,000 resamples
 gets fewer simulations; every cell prints its simulation count and Monte-Carlo standard error.
 
 Run: ``python bench/interval_coverage.py [--sims 2000] [--bca-sims 400] [--bca-sims-large 100]``
-(about a minute on two cores).
+(about a minute on two cores). ``--quick`` (``make bench-smoke``) runs every cell with 200, 20 and 5
+simulations: seconds, and figures too noisy to read anything from.
 """
 
 from __future__ import annotations
@@ -119,11 +120,15 @@ def cell(name: str, cover: float, sims: int, missing: float | None = None) -> st
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sims", type=int, default=2000, help="simulations per cell (fast methods)")
-    parser.add_argument("--bca-sims", type=int, default=400, help="BCa simulations per cell, n <= 100")
-    parser.add_argument("--bca-sims-large", type=int, default=100, help="BCa simulations per cell, n = 1000")
+    parser.add_argument("--sims", type=int, help="simulations per cell, fast methods (default 2000)")
+    parser.add_argument("--bca-sims", type=int, help="BCa simulations per cell, n <= 100 (default 400)")
+    parser.add_argument("--bca-sims-large", type=int, help="BCa simulations per cell, n = 1000 (default 100)")
     parser.add_argument("--seed", type=int, default=20260101)
+    parser.add_argument("--quick", action="store_true", help="200 / 20 / 5 simulations (make bench-smoke)")
     args = parser.parse_args(argv)
+    for name, full, quick in (("sims", 2000, 200), ("bca_sims", 400, 20), ("bca_sims_large", 100, 5)):
+        if getattr(args, name) is None:
+            setattr(args, name, quick if args.quick else full)
     rng = np.random.default_rng(args.seed)
     start = time.perf_counter()
     print(f"Coverage of nominal {LEVEL:.0%} intervals (share of simulated samples whose interval contains "

@@ -5,7 +5,8 @@ two figures a runner author needs: BERTScore one pair per call (what per-instanc
 when replies are scored as they land) and note-length texts (ACI-Bench-like, ~150 words).
 The metric caches are cleared before each cold measurement so repeated pairs cannot flatter it.
 
-Run: ``.venv/bin/python bench/metrics_throughput.py [--pairs 1000] [--seed 0]``
+Run: ``.venv/bin/python bench/metrics_throughput.py [--pairs 1000] [--seed 0] [--quick]``
+(``--quick``, for ``make bench-smoke``: 64 sentence pairs, 8 note pairs, 8 one-pair calls.)
 """
 
 from __future__ import annotations
@@ -115,13 +116,16 @@ def cold_bertscore(batch: list[Sample]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pairs", type=int, default=1000)
+    parser.add_argument("--pairs", type=int, help="sentence pairs (default 1000; --quick 64)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    parser.add_argument("--quick", action="store_true", help="a small workload (make bench-smoke)")
     args = parser.parse_args()
+    n_pairs = args.pairs or (64 if args.quick else 1000)
+    n_notes, n_single = (8, 8) if args.quick else (200, 100)
     rng = random.Random(args.seed)
-    short = samples(unique_pairs(rng, args.pairs))
-    long = samples(unique_pairs(rng, 200, sentences_each=8))
+    short = samples(unique_pairs(rng, n_pairs))
+    long = samples(unique_pairs(rng, n_notes, sentences_each=8))
     words = sum(len(s.response.split()) for s in short) / len(short)
     long_words = sum(len(s.response.split()) for s in long) / len(long)
 
@@ -134,8 +138,10 @@ def main() -> None:
     print(f"metrics throughput, {os.cpu_count()} CPUs, torch threads {threads}, 1-min load {load_avg:.1f}")
     print(f"{len(short)} sentence pairs ({words:.1f} words); {len(long)} note pairs ({long_words:.0f} words)")
     rows = []
+    first = min(50, len(short))
     rows.append(
-        ("ROUGE-1/2/L (stemmer), first 50 pairs incl. import", 50, timed(lambda: cold_rouge(short[:50])))
+        (f"ROUGE-1/2/L (stemmer), first {first} pairs incl. import", first,
+         timed(lambda: cold_rouge(short[:first])))
     )
     rows.append(("ROUGE-1/2/L (stemmer), sentence pairs", len(short), timed(lambda: cold_rouge(short))))
     rows.append(("ROUGE-1/2/L (stemmer), note pairs", len(long), timed(lambda: cold_rouge(long))))
@@ -153,10 +159,10 @@ def main() -> None:
 
     def one_by_one() -> None:
         metrics._BERT_CACHE.clear()
-        for s in short[:100]:
+        for s in short[:n_single]:
             compute_metric("bertscore_f", [s])
 
-    rows.append(("BERTScore P/R/F, one pair per call", 100, timed(one_by_one)))
+    rows.append(("BERTScore P/R/F, one pair per call", min(n_single, len(short)), timed(one_by_one)))
     rows.append(("BERTScore P/R/F, note pairs, one batch", len(long), timed(lambda: cold_bertscore(long))))
     print(f"BERTScorer build (MiniLM-L6, offline, first use): {load:.2f} s")
     print(f"{'measurement':52} {'pairs':>6} {'wall s':>7} {'pairs/s':>8} {'CPU s':>7} {'pairs/CPU-s':>11}")

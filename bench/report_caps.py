@@ -16,7 +16,10 @@ Why the PDF stays bounded: reportlab re-wraps a paragraph's whole remainder at e
 so one 400,000-character paragraph (a list joined into one fact) cost minutes; the renderer now
 sets long text in pieces of ``pdf_blocks.PIECE_CHARS`` (``reports.pdf_blocks.pieces``).
 
-Usage: .venv/bin/python bench/report_caps.py [--repeat 1]
+Usage: .venv/bin/python bench/report_caps.py [--repeat 1] [--quick]
+
+``--quick`` (``make bench-smoke``) sets every capped field at 1/20 of its cap instead: the same
+builder and renderer (texts of 10,000 characters are still set in pieces), seconds instead of a minute.
 """
 
 from __future__ import annotations
@@ -31,10 +34,10 @@ from pathlib import Path
 
 from pypdf import PdfReader
 
+from governance import Dossier, IntendedUse, Store
 from governance.dossier.decision_records import CommitteeDecision, SignOff
-from governance.dossier.intended_use import TEXT_MAX, IntendedUse
-from governance.dossier.record import Dossier
-from governance.dossier.store import DossierVersion, Store
+from governance.dossier.intended_use import TEXT_MAX
+from governance.dossier.store import DossierVersion
 from governance.dossier.user_text import ITEM_CAP, LIST_CAP
 from reports.build import build_report
 from reports.chai import chai_model_card_xml
@@ -61,21 +64,27 @@ def items(prefix: str, n: int = LIST_CAP, size: int = ITEM_CAP) -> list[str]:
     return [(f"{prefix} {i}: " + prose(size, i))[:size] for i in range(n)]
 
 
-def worst_case_dossier() -> Dossier:
-    """A dossier with every capped user field at its cap."""
-    use = IntendedUse(purpose=prose(TEXT_MAX, 1), workflow=prose(TEXT_MAX, 2),
-                      care_setting=prose(TEXT_MAX, 3), patient_population=prose(TEXT_MAX, 4),
-                      intended_users=items("user"),
-                      out_of_scope_uses=items("not for"), candidate_models=items("model"),
+def worst_case_dossier(scale: float = 1.0) -> Dossier:
+    """A dossier with every capped user field at its cap (or at ``scale`` times it)."""
+    def cap(n: int) -> int:
+        return max(1, round(n * scale))
+
+    texts, n_items, item = cap(TEXT_MAX), cap(LIST_CAP), cap(ITEM_CAP)
+    use = IntendedUse(purpose=prose(texts, 1), workflow=prose(texts, 2),
+                      care_setting=prose(texts, 3), patient_population=prose(texts, 4),
+                      intended_users=items("user", n_items, item),
+                      out_of_scope_uses=items("not for", n_items, item),
+                      candidate_models=items("model", n_items, item),
                       decision_role="augments", error_severity="serious", human_oversight="every_output",
                       phi_exposure="deidentified", expected_monthly_volume=1_000_000_000)
     now = datetime.now(UTC)
-    dossier = Dossier(id="D-caps", title=prose(300, 5), owner=prose(200, 6), intended_use=use)
-    decision = CommitteeDecision(outcome="approve_with_conditions", rationale=prose(20_000, 7),
-                                 conditions=items("condition"), decided_by=prose(200, 8), decided_at=now,
-                                 required_roles=items("role", size=200), content_hash=dossier.content_hash())
-    signoffs = [SignOff(role=prose(200, i), name=prose(200, i + 1), signed_at=now, signed_hash="0" * 64,
-                        note=prose(5000, i + 2)) for i in range(LIST_CAP)]
+    dossier = Dossier(id="D-caps", title=prose(cap(300), 5), owner=prose(cap(200), 6), intended_use=use)
+    decision = CommitteeDecision(outcome="approve_with_conditions", rationale=prose(cap(20_000), 7),
+                                 conditions=items("condition", n_items, item), decided_by=prose(cap(200), 8),
+                                 decided_at=now, required_roles=items("role", n_items, cap(200)),
+                                 content_hash=dossier.content_hash())
+    signoffs = [SignOff(role=prose(cap(200), i), name=prose(cap(200), i + 1), signed_at=now,
+                        signed_hash="0" * 64, note=prose(cap(5000), i + 2)) for i in range(n_items)]
     return dossier.model_copy(update={"decision": decision, "signoffs": signoffs})
 
 
@@ -83,9 +92,12 @@ def demo_version() -> DossierVersion:
     """The demo dossier, seeded into a throw-away store."""
     from governance.demo.seed import seed_demo
 
-    home = Path(tempfile.mkdtemp(prefix="medassure-bench-"))
-    store = Store.open(home / "medassure.duckdb")
-    return store.load(seed_demo(store))
+    with tempfile.TemporaryDirectory(prefix="medassure-bench-") as home:
+        store = Store.open(Path(home) / "medassure.duckdb")
+        try:
+            return store.load(seed_demo(store))
+        finally:
+            store.close()
 
 
 def medassure_report(version: DossierVersion) -> tuple[float, bytes]:
@@ -98,14 +110,19 @@ def medassure_report(version: DossierVersion) -> tuple[float, bytes]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--quick", action="store_true", help="fields at 1/20 of their caps (bench-smoke)")
     args = parser.parse_args()
-    worst = worst_case_dossier()
+    scale = 0.05 if args.quick else 1.0
+    worst = worst_case_dossier(scale)
     worst_version = DossierVersion(dossier=worst, version=1, hash=worst.content_hash(), parent_hash=None,
                                    author="bench", created_at=datetime.now(UTC))
-    print(f"worst case: {len(worst.canonical_json().encode()) / 1e6:.1f} MB of dossier JSON "
-          f"(texts {TEXT_MAX:,} chars, lists {LIST_CAP} x {ITEM_CAP:,} chars)")
+    texts, n_items, item = (max(1, round(n * scale)) for n in (TEXT_MAX, LIST_CAP, ITEM_CAP))
+    print(f"{'quick (1/20 of every cap)' if args.quick else 'worst case'}: "
+          f"{len(worst.canonical_json().encode()) / 1e6:.2f} MB of dossier JSON "
+          f"(texts {texts:,} chars, lists {n_items} x {item:,} chars)")
     print(f"load average (1 min): {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (other jobs share them)")
-    for label, version in (("demo dossier", demo_version()), ("every field at its cap", worst_version)):
+    worst_label = "every field at 1/20 cap" if args.quick else "every field at its cap"
+    for label, version in (("demo dossier", demo_version()), (worst_label, worst_version)):
         for _ in range(args.repeat):
             seconds, pdf = medassure_report(version)
             pages = len(PdfReader(io.BytesIO(pdf)).pages)

@@ -15,7 +15,9 @@ Then it times, side by side in the same process:
 The first full render also pays vl-convert's one-time start-up, so it is printed apart from the
 median of the warm repeats.
 
-Usage: .venv/bin/python bench/report_render.py [--repeat 5]
+Usage: .venv/bin/python bench/report_render.py [--repeat 5] [--quick]
+
+``--quick`` (``make bench-smoke``) is one warm repeat of each row instead of five.
 Target from issue 8: the full render < 5 s.
 """
 
@@ -30,11 +32,10 @@ from datetime import UTC, datetime
 
 from pypdf import PdfReader
 
-from evaluator.evidence.record import published_evidence
+from evaluator import published_evidence
+from governance import Dossier, TaskMapping, example_intended_use, lock_rules, start_rules
 from governance.decision import committee
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.procurement_records import CostSettings
-from governance.dossier.record import Dossier, TaskMapping
 from governance.dossier.store import DossierVersion
 from governance.dossier.taxonomy import load_taxonomy
 from governance.procurement.cost_inputs import medhelm_token_profile
@@ -59,7 +60,7 @@ def bench_version() -> DossierVersion:
         mapping = mapping.decide(sub_id, "accepted", by="bench")
     dossier = Dossier(id="D-bench", title="Benchmark dossier: 12 benchmarks x 5 models", owner="bench",
                       intended_use=example_intended_use(), mapping=mapping, evidence=evidence)
-    dossier = committee.lock_rules(committee.start_rules(dossier), by="bench")
+    dossier = lock_rules(start_rules(dossier), by="bench")
     profiles = [medhelm_token_profile(m, "override").model_copy(
         update={"input_price_per_mtok": 1.0 + i, "output_price_per_mtok": 4.0 + 2 * i})
         for i, m in enumerate(MODELS)]
@@ -93,8 +94,10 @@ def timed(fn, repeat: int) -> tuple[float, float, object]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, help="warm runs per row (default 5, --quick 1)")
+    parser.add_argument("--quick", action="store_true", help="one warm run per row (make bench-smoke)")
     args = parser.parse_args()
+    args.repeat = args.repeat or (1 if args.quick else 5)
 
     version = bench_version()
     start, start_cpu = time.perf_counter(), time.process_time()

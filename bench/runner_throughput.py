@@ -6,8 +6,11 @@ cached), answer extraction and the metric — and the same workload through insp
 loop (``openai-api/fake/fake`` provider) against the same server, which runs in its own process.
 Both sides are warmed up first (imports, clients); the worker-pool start-up is reported apart.
 
-    .venv/bin/pip install -e .[bench]     # inspect_ai, for the peer column only
+    .venv/bin/pip install -e .[bench]     # inspect_ai, for the peer rows only (the test extra has it too)
     .venv/bin/python bench/runner_throughput.py [--quick]
+
+The cases are synthetic clinical questions that the runner's PHI gate lets through (it scans every
+case before sending), so the scan is measured too; ``--quick`` is the small run ``make bench-smoke`` does.
 
 Prints requests/s and the ratio to the bound C/latency per concurrency, the speed-up over
 inspect_ai, the 1 s-latency case, and the client CPU per request (litellm alone vs the runner).
@@ -18,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import socket
 import statistics
 import subprocess
@@ -33,9 +37,10 @@ sys.path.insert(0, str(REPO))
 
 import duckdb  # noqa: E402
 
+from evaluator import ModelEndpoint, get_benchmark  # noqa: E402
 from evaluator.benchmarks.instance import Instance  # noqa: E402
-from evaluator.benchmarks.specs import get_benchmark, render_messages  # noqa: E402
-from evaluator.gateway.llm import ModelEndpoint, _litellm  # noqa: E402
+from evaluator.benchmarks.specs import render_messages  # noqa: E402
+from evaluator.gateway.llm import _litellm  # noqa: E402
 from evaluator.runs.runner import RunOptions, run_async  # noqa: E402
 from evaluator.runs.store import RunStore  # noqa: E402
 
@@ -68,16 +73,38 @@ def start_server(latency_ms: float) -> tuple[subprocess.Popen, str]:
     return proc, f"http://127.0.0.1:{port}/v1"
 
 
+COMPLAINTS = (
+    "a productive cough", "chest pain on exertion", "shortness of breath", "intermittent abdominal pain",
+    "a throbbing frontal headache", "watery diarrhea", "bilateral ankle swelling", "burning on urination",
+    "a painful swollen knee", "dizziness on standing", "a new itchy rash", "lower back pain",
+)
+CHOICES = ("Order a chest radiograph", "Start oral antibiotics", "Review again in one week")
+CASE_SPACE = 71 * 2 * len(COMPLAINTS) * 14 * 60
+"""Distinct cases: age 18-88 (ages over 89 are identifiers) x sex x complaint x days x heart rate."""
+
+
+def case_text(k: int) -> str:
+    """The ``k``-th synthetic case: clean clinical text, with nothing the PHI gate takes for an identifier."""
+    k, age = divmod(k, 71)
+    k, sex = divmod(k, 2)
+    k, complaint = divmod(k, len(COMPLAINTS))
+    k, days = divmod(k, 14)
+    return (f"A {18 + age}-year-old {('woman', 'man')[sex]} has had {COMPLAINTS[complaint]} for {1 + days} "
+            f"days. {('Her', 'His')[sex]} heart rate is {60 + k % 60} beats per minute. "
+            "Which option is the most appropriate next step?")
+
+
 def instances(n: int, tag: str) -> list[Instance]:
+    """``n`` distinct cases, a different draw for each ``tag``, so no measurement reuses another's PHI scan.
+
+    The runner scans every case with the PHI gate before it sends anything (``evaluator.runs.phi_gate``),
+    so the cases are clinical text the gate lets through and the scan is part of what is measured. The
+    tag goes in the case id only: "Case r32litellm0-0" in the question read as a case identifier.
+    """
+    draw = random.Random(tag).sample(range(CASE_SPACE), n)
     return [
-        Instance(
-            id=f"{tag}-{i}",
-            question=f"Case {tag}-{i}: which option is right?",
-            choices=("first", "second", "third"),
-            reference="A",
-            answer_type="choice",
-        )
-        for i in range(n)
+        Instance(id=f"{tag}-{i}", question=case_text(k), choices=CHOICES, reference="A", answer_type="choice")
+        for i, k in enumerate(draw)
     ]
 
 
@@ -181,31 +208,37 @@ def row(label: str, rate: float, bound: float, cpu: float) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer requests (smoke run)")
+    parser.add_argument("--quick", action="store_true",
+                        help="small workload for make bench-smoke: 64 requests (16 at C=1), C=1 8 32, "
+                        "worker processes with the openai transport only, 32 requests at 1 s, no worker rows")
     parser.add_argument("--no-inspect", action="store_true")
     parser.add_argument("--no-pool", action="store_true", help="skip the worker-process rows")
     parser.add_argument("--no-slow", action="store_true", help="skip the 1 s latency case")
     parser.add_argument("--only-slow", action="store_true", help="only the 1 s latency case")
-    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32, 64])
+    parser.add_argument("--concurrency", type=int, nargs="+", help="default 1 8 32 64 (--quick: 1 8 32)")
     parser.add_argument("--repeat", type=int, default=1, help="measurements per cell (median reported)")
     args = parser.parse_args()
-    n = 100 if args.quick else 500
+    n, n_serial, n_warm = (64, 16, 16) if args.quick else (500, 100, 50)
+    concurrency = args.concurrency or ([1, 8, 32] if args.quick else [1, 8, 32, 64])
+    # Quick mode leaves out the litellm worker pools: each spawns two children that import litellm
+    # (15-25 s on the shared 2-core machine); the openai pool runs the same pool code in the bench.
+    pool_transports = () if args.no_pool else ("openai",) if args.quick else ("litellm", "openai")
     server, url = start_server(100)
     try:
         if args.only_slow:
             raise _SkipFast
         for transport in ("litellm", "openai"):
-            asyncio.run(runner_rate(url, 50, 8, f"warm-{transport}", transport=transport))
-        if not args.no_inspect:
-            inspect_rate(url, 20, 8, "warm")
+            asyncio.run(runner_rate(url, n_warm, 8, f"warm-{transport}", transport=transport))
+        if not args.no_inspect and inspect_rate(url, min(n_warm, 20), 8, "warm") is None:
+            print("inspect_ai is not installed (pip install -e '.[bench]'): no peer rows")
         print(
-            f"# {n} requests (100 at C=1), 100 ms server latency, {os.cpu_count()} cores, server in its own "
-            f"process; load average at start {os.getloadavg()[0]:.1f}; req/s, ratio to the bound "
-            f"C/latency, client CPU ms/request"
+            f"# {n} requests ({min(n, n_serial)} at C=1), 100 ms server latency, {os.cpu_count()} cores, "
+            f"server in its own process; load average at start {os.getloadavg()[0]:.1f}; req/s, ratio to "
+            f"the bound C/latency, client CPU ms/request"
         )
         print(f"{'':<44} {'req/s':>8} {'ratio':>6} {'cpu ms':>7}   (median of {args.repeat}, interleaved)")
-        for c in args.concurrency:
-            size = min(n, 100) if c == 1 else n
+        for c in concurrency:
+            size = min(n, n_serial) if c == 1 else n
             bound = c / 0.1
             print(f"C={c} (bound {bound:.0f} req/s)")
             samples: dict[str, list[tuple[float, float]]] = {}
@@ -215,7 +248,7 @@ def main() -> None:
                         runner_rate(url, size, c, f"r{c}{transport}{r}", transport=transport)
                     )
                     samples.setdefault(f"runner, transport={transport}", []).append((rate, cpu))
-                    if c >= 32 and not args.no_pool:
+                    if c >= 32 and transport in pool_transports:
                         rate, cpu, _ = asyncio.run(
                             runner_rate(
                                 url, n, c, f"p{c}{transport}{r}", pool_processes=2, transport=transport
@@ -259,7 +292,7 @@ def main() -> None:
         return
     slow, slow_url = start_server(1000)
     try:
-        m = 64 if args.quick else 200
+        m = 32 if args.quick else 200
         rounds = -(-m // 32)
         print(
             f"\n# {m} requests at 1 s latency, C=32 (bound 32 req/s, target ratio >= 0.95; with {m}/32 "
@@ -267,7 +300,7 @@ def main() -> None:
         )
         for transport in ("litellm", "openai"):
             asyncio.run(runner_rate(slow_url, 8, 8, f"warm-slow-{transport}", transport=transport))
-            for procs in (1,) if args.no_pool else (1, 2):
+            for procs in (1,) if args.quick or args.no_pool else (1, 2):
                 rate, cpu, _ = asyncio.run(
                     runner_rate(slow_url, m, 32, f"slow-{transport}{procs}", procs, transport=transport)
                 )

@@ -20,7 +20,8 @@ Prints figures; it is not a timed test (the machine is shared). Measured 2026-12
 update 45, 0 lost, 0 overwrites seen (its load-to-save window is milliseconds), 19 conflicts, 19 s;
 DuckDB 45, 0 lost, 26 conflicts, 22 s (the CLI's ~1.2 s start-up dominates every backend).
 
-Usage: .venv/bin/python bench/shared_concurrency.py [--n 15] [--skip-duckdb]
+Usage: .venv/bin/python bench/shared_concurrency.py [--n 15] [--skip-duckdb] [--quick]
+(``--quick``, for ``make bench-smoke``: 2 saves per writer, about 10 s per backend.)
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("MEDASSURE_SIGNING_KEY", "bench-only-signing-key")
 
-from governance.dossier.store import Store  # noqa: E402
+from governance import Store  # noqa: E402
 from tests.shared_writers import DOSSIER_ID, run_writers, setup_dossier, tally  # noqa: E402
 
 COLUMNS = ("attempted", "saved", "stored_versions", "lost", "overwrites", "conflicts", "errors", "chain_ok",
@@ -87,9 +88,11 @@ def run_duckdb(n: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=15, help="saves per writer")
+    parser.add_argument("--n", type=int, help="saves per writer (default 15; --quick 2)")
     parser.add_argument("--skip-duckdb", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="a small workload (make bench-smoke)")
     args = parser.parse_args()
+    args.n = args.n or (2 if args.quick else 15)
     rows: list[tuple[str, dict | str]] = [
         ("postgresql, cli=signoff", run_postgres(args.n, "signoff")),
         ("postgresql, cli=dossier update", run_postgres(args.n, "update")),
