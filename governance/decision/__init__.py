@@ -1,6 +1,7 @@
-"""The decision: the committee's own decision beside the computed recommendation, sign-offs
-bound to a version hash, the human-review and monitoring plan, the committee's actions on a
-dossier, and what the Decision page shows.
+"""The decision: the committee's own decision beside the computed recommendation, sign-offs bound to
+a version hash, the readiness checklist, the human-review and monitoring plan, and the side-by-side
+comparison of candidates the committee decides between.
 
-Arrow Assessment -> Decision of the path.
+Arrow Assessment -> Decision of the path. What the Decision page renders from the store, and
+recording a decision with its frozen evidence plan, are at the front desk (``governance.actions``).
 """

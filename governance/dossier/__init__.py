@@ -1,5 +1,5 @@
 """The dossier record and its keeping: the intended use, its risk tier, the `Dossier` value, the
-versioned store (append-only versions and audit log), history and diffs, attached documents.
+versioned store (append-only versions and audit log), the content hash sign-offs bind to, attached documents.
 
 The record types a `Dossier` holds live here too, one module per stage that operates on them
 (``rules_records``, ``evidence_records``, ``procurement_records``, ``decision_records``,

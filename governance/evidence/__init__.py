@@ -1,8 +1,7 @@
-"""Evidence for a dossier: which benchmarks the mapping points at, attaching and selecting
-evidence, the coverage map, the Evidence page's view, HELM run imports, local scenarios in a
-dossier, local runs started for a dossier, the LLM jury over a finished free-text run, and judge
-validity (whether jury scores count).
+"""Evidence for a dossier, as pure functions of its records: which benchmarks the mapping points at,
+attaching and detaching evidence, selecting and ranking records, the coverage map, the Evidence
+page's view, and which benchmarks a judge-agreement setting covers.
 
-Arrows EvidencePlan -> Runs -> Evidence of the path; running a model itself lives in
-``evaluator.runs``.
+Arrows EvidencePlan -> Evidence of the path. Starting runs, juries and imports for a dossier (they
+take a store) are at the front desk, ``governance.actions``; running a model is ``evaluator.runs``.
 """

@@ -1,7 +1,8 @@
 """Procurement: the vendor candidates a dossier compares, their quoted and list prices, cost per
-1,000 requests and per acceptable output, what the dossier's own runs were charged (measured
-cost), the run-form values a recorded candidate fills in, the due-diligence questionnaire and its
-open items, and the side-by-side comparison.
+1,000 requests and per acceptable output, measured cost arithmetic, the run-form values a recorded
+candidate fills in, and the due-diligence questionnaire and its open items.
 
-The cost-against-performance step between Assessment and Decision.
+Cost is evidence the rules read (a cost ceiling), so this stage sits below ``rules``; the comparison
+of candidates, which reads the verdicts, is in ``governance.decision``. Reading what the dossier's
+own runs cost takes the run store: ``governance.actions.costs``.
 """

@@ -1,6 +1,7 @@
-"""Re-evaluation after a model or prompt change: the frozen evidence plan of a decided dossier,
-re-running each plan item with only the change applied, the paired comparison, and the addendum
-that records what changed and whether the decision would.
+"""Re-evaluation after a model or prompt change, the pure side: how verdicts and subgroups compare
+before and after, and whether the change would alter the committee's decision.
 
-The loop back from Decision to Runs.
+The loop back from Decision to Runs. Freezing the evidence plan, re-running each plan item and
+saving the addendum take the store, so they are at the front desk (``governance.actions``:
+``evidence_plan``, ``rerun``, ``reevaluate``, ``reevaluation``).
 """
