@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from evaluator.gateway.errors import LLMError, MissingKeyError, classify_exception
 from evaluator.gateway.prices import Price, resolve_price
-from evaluator.gateway.secrets import remember_endpoint_secrets, remember_secret, scrub_url
+from evaluator.gateway.secrets import looks_like_secret, remember_endpoint_secrets, remember_secret, scrub_url
 
 __all__ = ["Completion", "LLMError", "ModelEndpoint", "complete", "count_prompt_tokens", "default_transport",
            "resolve_price"]
@@ -91,6 +91,14 @@ class ModelEndpoint(BaseModel):
     """``openai``: call an OpenAI-compatible ``api_base`` with the openai SDK directly (less client
     CPU per call, see ``evaluator.gateway.openai_transport``); ``litellm`` (default) reaches every
     provider."""
+
+    @field_validator("model")
+    @classmethod
+    def _not_a_key(cls, model: str) -> str:
+        if looks_like_secret(model):
+            raise ValueError("the model string looks like an API key; give the model's name, and the NAME of "
+                             "the environment variable that holds the key (--api-key-env / Key variable)")
+        return model
 
     @model_validator(mode="after")
     def _openai_transport_needs_a_server(self) -> ModelEndpoint:

@@ -17,6 +17,7 @@ cache and run keys of ordinary endpoints do not move.
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 import threading
@@ -76,12 +77,48 @@ def remember_endpoint_secrets(api_key_env: str | None, api_base: str | None) -> 
             remember_secret(value)
 
 
+def secret_forms(value: str) -> set[str]:
+    """The ways a server may echo a secret back: as is, reversed, base64 (standard or URL-safe, with or
+    without padding) and hex.
+
+    Example:
+        >>> sorted(secret_forms("abcdefgh"))[:3]
+        ['6162636465666768', 'YWJjZGVmZ2g', 'YWJjZGVmZ2g=']
+    """
+    raw = value.encode("utf-8")
+    forms = {value, value[::-1], raw.hex()}
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        text = encode(raw).decode("ascii")
+        forms |= {text, text.rstrip("=")}
+    return {f for f in forms if len(f) >= MIN_SECRET_LEN}
+
+
 def known_secrets() -> list[str]:
-    """Remembered secrets plus secret-named environment variables' values, longest first."""
+    """Remembered secrets plus secret-named environment variables' values, in every echoed form
+    (``secret_forms``), longest first."""
     env = [v for k, v in os.environ.items() if _SECRET_ENV.search(k) and len(v) >= MIN_SECRET_LEN]
     with _known_lock:
         values = set(_known) | set(env)
-    return sorted(values, key=len, reverse=True)
+    return sorted({f for v in values for f in secret_forms(v)}, key=len, reverse=True)
+
+
+_BARE_KEY = re.compile(r"^(?=[A-Za-z0-9]*[0-9])(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{32,}$")
+"""A path segment of 32 or more letters and digits with no separator: the shape of hex and base62 keys,
+never of a model or deployment name (those are words joined by dashes, dots or slashes)."""
+
+
+def looks_like_secret(text: str | None) -> bool:
+    """Whether a string a user typed as a name (a model string) holds an API key.
+
+    Example:
+        >>> looks_like_secret("azure/gpt-4o-2024-08-06-eastus2"), looks_like_secret("sk-proj-" + "a1" * 12)
+        (False, True)
+    """
+    if not text:
+        return False
+    if _KEY_SHAPES.search(text) or any(v in text for v in known_secrets()):
+        return True
+    return any(_BARE_KEY.match(part) for part in re.split(r"[/:@?&=]", text))
 
 
 def url_secrets(url: str) -> list[str]:

@@ -12,9 +12,10 @@ change the evidence decided on.
 
 from __future__ import annotations
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 from evaluator.evidence.record import Evidence
+from evaluator.gateway.secrets import looks_like_secret, scrub_url
 from governance.dossier.plan_records import EvidencePlan
 from governance.dossier.rules_records import Status
 
@@ -45,6 +46,20 @@ class PlanChange(BaseModel):
     output_price_per_mtok: float | None = None
     """Price of the new model, USD per 1M completion tokens."""
 
+    @field_validator("model")
+    @classmethod
+    def _model_not_a_key(cls, model: str | None) -> str | None:
+        if looks_like_secret(model):
+            raise ValueError("the model string looks like an API key; give the model's name, and the NAME of "
+                             "the environment variable that holds the key (--api-key-env)")
+        return model
+
+    @field_serializer("api_base")
+    def _stored_url(self, value: str | None) -> str | None:
+        """Written (stored, exported, hashed) without a key in the URL's user part or query: the key
+        reaches the server from this object in memory, and is never recorded (``scrub_url``)."""
+        return scrub_url(value)
+
     @property
     def changes_endpoint(self) -> bool:
         """True when the model or the server changes."""
@@ -64,7 +79,7 @@ class PlanChange(BaseModel):
         """
         parts = [f"model → {self.model}"] if self.model else []
         if self.api_base:
-            parts.append(f"server → {self.api_base}")
+            parts.append(f"server → {scrub_url(self.api_base)}")
         if self.changes_prompt:
             parts.append(f"prompt → {self.prompt_source or 'new text'}")
         return ", ".join(parts) or "nothing changed (re-run as frozen)"

@@ -9,7 +9,7 @@ methods listed in ``DossierStorage`` and get pydantic models back. One class imp
 * a PostgreSQL server (``MEDASSURE_DATABASE_URL=postgresql://...``, a shared deployment: several
   app processes and CLI runs at once), through ``evaluator.storage.postgres.PgConnection``, which offers the
   DuckDB connection methods the stores call. The SQL is the same portable SQL for both; what
-  differs asks ``evaluator.storage.db.dialect``. ``tests/governance/test_store.py`` runs on both.
+  differs asks ``evaluator.storage.db.dialect``. ``tests/governance/dossier/test_store.py`` runs on both.
 
 Nothing above the store knows the backend: ``Store.open()`` picks it (``pages/ui.py``,
 ``cli/_common.py``).

@@ -17,7 +17,7 @@ import duckdb
 import pytest
 
 from evaluator.gateway.errors import LLMError, classify_exception
-from evaluator.gateway.secrets import REDACTED, remember_secret, scrub_text, scrub_url
+from evaluator.gateway.secrets import REDACTED, looks_like_secret, remember_secret, scrub_text, scrub_url
 
 
 def test_scrub_url_keeps_the_endpoint_and_drops_credentials():
@@ -145,3 +145,52 @@ def test_cli_and_library_runs_store_no_key_anywhere(home, capsys, monkeypatch, l
     assert not [n for n in needles for text in outputs if n in text]
     rows = _texts_in_db(home / "medassure.duckdb")
     assert any(summary.run_id in row for row in rows), "the row search does see stored text"
+
+
+def test_a_key_echoed_back_reversed_base64_or_hex_is_scrubbed():
+    key = "wardKEY-" + secrets.token_hex(12)
+    remember_secret(key)
+    b64 = base64.b64encode(key.encode()).decode()
+    urlsafe = base64.urlsafe_b64encode(key.encode()).decode()
+    echoes = [key[::-1], b64, b64.rstrip("="), urlsafe, key.encode().hex()]
+    for echo in echoes:
+        body = f'401 {{"error": "invalid key", "received": "{echo}"}}'
+        assert echo not in scrub_text(body) and REDACTED in scrub_text(body), echo
+
+
+@pytest.mark.parametrize("model", ["sk-proj-" + "Ab3" * 10, "openai/sk-" + "x9" * 12, "azure/" + "3f9a" * 8,
+                                   "AKIA" + "ABCDEFGHIJKLMNOP", "hosted_vllm/" + "Zx81" * 9])
+def test_a_model_string_holding_a_key_is_refused(model):
+    from pydantic import ValidationError
+
+    from evaluator.gateway.llm import ModelEndpoint
+    from governance.dossier.addendum_records import PlanChange
+
+    assert looks_like_secret(model)
+    with pytest.raises(ValidationError, match="looks like an API key"):
+        ModelEndpoint(name="x", model=model)
+    with pytest.raises(ValidationError, match="looks like an API key"):
+        PlanChange(model=model)
+
+
+def test_no_model_name_litellm_knows_looks_like_a_key():
+    """Measured on names we did not write: every model in litellm's shipped price map (thousands)."""
+    import json
+
+    import litellm
+
+    path = Path(litellm.__file__).parent / "model_prices_and_context_window_backup.json"
+    names = [n for n in json.loads(path.read_text()) if n != "sample_spec"]
+    assert len(names) > 1000
+    assert [n for n in names if looks_like_secret(n)] == []
+
+
+def test_run_with_a_key_as_the_model_exits_2_and_stores_nothing(home, capsys):
+    from cli import main
+
+    code = main(["run", "--benchmark", "calc_builtin", "--model", "openai/sk-" + "Qw7" * 9,
+                 "--api-base", "http://127.0.0.1:9/v1", "--limit", "2"])
+    err = capsys.readouterr().err
+    assert code == 2 and "looks like an API key" in err and "Traceback" not in err
+    db = home / "medassure.duckdb"
+    assert not db.exists() or not [r for r in _texts_in_db(db) if "sk-" in r]
