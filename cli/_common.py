@@ -168,6 +168,30 @@ def read_json_file(path: str) -> Any:
         fail(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
 
 
+def cli_identity(args: argparse.Namespace | None = None, flag: str = "by"):
+    """Who the command acts as: the deployment's service identity, else ``acting_name`` (local).
+
+    Every write the command makes is checked against this identity's roles at the front desk; in a
+    shared (OIDC or proxy) deployment a local name holds no role, so writes need the service identity.
+    """
+    return identity_named(acting_name(args, flag))
+
+
+def identity_named(name: str | None):
+    """The command's identity when it acts for ``name``: the service identity when configured, else local."""
+    from governance import command_line_identity, load_config
+
+    return command_line_identity(name, load_config().service_identity)
+
+
+def require_role(role: str, action: str, dossier_id: str | None = None,
+                 args: argparse.Namespace | None = None, flag: str = "by") -> None:
+    """Refuse (exit 2, naming the role) a write the command's identity may not make; nothing is written."""
+    from governance import require
+
+    require(cli_identity(args, flag), role, action, dossier_id)
+
+
 def acting_name(args: argparse.Namespace | None = None, flag: str = "by") -> str:
     """Who acts: the command's ``--by`` (or ``--author``) flag, else $MEDASSURE_USER, else the login name."""
     given = getattr(args, flag, None) if args is not None else None

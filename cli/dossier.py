@@ -14,6 +14,7 @@ from cli._common import (
     fail,
     open_store,
     read_json_file,
+    require_role,
     say,
     validation_message,
 )
@@ -85,6 +86,7 @@ def cmd_create(args: argparse.Namespace) -> int:
         )
     except ValidationError as exc:
         fail(validation_message(exc, args.file))
+    require_role("editor", "create a dossier", args=args, flag="author")
     open_store(args).save(dossier, author=_author(args), note="created from " + args.file, auth=_auth(args))
     say(f"created dossier {dossier.id} (version 1, risk tier {dossier.risk.tier})")
     print(dossier.id)
@@ -116,6 +118,7 @@ def cmd_update(args: argparse.Namespace) -> int:
     use, wrapper = _parse_use_file(args.file)
     store = open_store(args)
     before = store.load(args.id).version
+    require_role("editor", "update the dossier", args.id, args=args, flag="author")
     updates: dict = {"intended_use": use}
     for key in ("title", "owner"):
         value = getattr(args, key) or wrapper.get(key)
@@ -148,6 +151,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         say("database already holds dossiers; demo not seeded")
         emit({"id": None})
         return 0
+    require_role("editor", "seed the demo dossier")
     dossier_id = seed_demo(store)
     say(f"demo dossier ready: {dossier_id}")
     emit({"id": dossier_id})

@@ -19,7 +19,18 @@ import argparse
 import sys
 from typing import Any
 
-from cli._common import CONCURRENCY, N_BOOT, USD, add_format, emit, fail, open_store, say
+from cli._common import (
+    CONCURRENCY,
+    N_BOOT,
+    USD,
+    add_format,
+    cli_identity,
+    emit,
+    fail,
+    open_store,
+    require_role,
+    say,
+)
 from cli.run_support import (
     PHI_HELP,
     ProgressBar,
@@ -79,10 +90,10 @@ def _run_attestation(store: Any, args: argparse.Namespace) -> Any:
     scenario = (store.runs.stored_request(run_id=args.run) or {}).get("scenario") or {}
     try:
         if args.dataset_file:
-            recorded = attest_file(store, args.dataset_file, given)
+            recorded = attest_file(store, args.dataset_file, given, identity=cli_identity())
         elif scenario.get("scenario_id"):
             version = store.scenarios.get(scenario["scenario_id"], scenario.get("version"))
-            recorded = attest_scenario(store, version, given)
+            recorded = attest_scenario(store, version, given, identity=cli_identity())
         else:
             fail("--deidentified-by attests the run's dataset file: give --dataset-file")
     except (DeidentificationError, KeyError) as exc:
@@ -121,6 +132,7 @@ def cmd_jury(args: argparse.Namespace) -> int:
         fail(f"--max-cost must be positive (got {args.max_cost})")
     from evaluator import PhiBlocked
 
+    require_role("editor", "start a jury (paid judge calls)")
     store = open_store(args)
     try:
         instances, config = _jury_inputs(args, store)

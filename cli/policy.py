@@ -22,12 +22,10 @@ def _who(args: argparse.Namespace) -> str:
 
 
 def _save(store, dossier, author: str, note: str, *, identity=None, expected_hash: str | None = None):
-    if identity is not None:  # checked and recorded as who acts (governance.identity.access)
-        from governance import save_as
+    from governance import save_as
 
-        v = save_as(store, identity, dossier, note, expected_hash=expected_hash)
-    else:
-        v = store.save(dossier, author=author, note=note, expected_hash=expected_hash)
+    # checked at the front desk and recorded as who acts: the given identity, else the command's own
+    v = save_as(store, identity or _identity(author), dossier, note, expected_hash=expected_hash)
     say(f"dossier {dossier.id}: version {v.version} ({v.hash[:12]})")
     return v
 

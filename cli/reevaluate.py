@@ -17,7 +17,17 @@ import argparse
 import sys
 from typing import Any
 
-from cli._common import CONCURRENCY, PRICE, acting_name, add_format, emit, fail, open_store, say
+from cli._common import (
+    CONCURRENCY,
+    PRICE,
+    acting_name,
+    add_format,
+    emit,
+    fail,
+    identity_named,
+    open_store,
+    say,
+)
 from cli.run_support import phi_blocked
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
@@ -110,6 +120,7 @@ def cmd_reevaluate(args: argparse.Namespace) -> int:
 
     try:  # the one job manager (as the page), waited for here
         result = reevaluate_and_wait(store, args.id, change, by=args.by or _who(),
+                                     identity=identity_named(args.by or _who()),
                                      concurrency=args.concurrency, on_progress=progress)
     except (ReevaluationError, DossierNotFound) as exc:
         if isinstance(exc, PhiBlocked):  # the PHI gate: nothing was sent

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cli._common import VERSION, emit, fail, open_store, say
+from cli._common import VERSION, emit, fail, open_store, require_role, say
 from cli.dossier import _author
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
@@ -80,6 +80,7 @@ def _import_zip(args: argparse.Namespace, data: bytes) -> int:
     from reports import BundleError, import_bundle
 
     try:
+        require_role("editor", "import a dossier", args=args, flag="author")
         v, documents = import_bundle(open_store(args), data, author=_author(args))
     except BundleError as exc:
         fail(f"{args.file}: bundle refused, nothing imported: {exc}")
@@ -100,6 +101,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             return _import_zip(args, path.read_bytes())
     store = open_store(args)
     try:
+        require_role("editor", "import a dossier", args=args, flag="author")
         v = import_json(store, path.read_bytes(), author=_author(args))
     except DossierImportError as exc:
         fail(f"{args.file}: {exc}")

@@ -27,6 +27,7 @@ from cli._common import (
     USD,
     WORKERS,
     add_format,
+    cli_identity,
     emit,
     fail,
     open_store,
@@ -128,7 +129,8 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
                          workers=args.workers or 1)
     _attest_dataset(args, store)
     try:  # the app's job manager, waited for here: the same run (and stored request) as the page's
-        summary = run_and_wait(store, request, ProgressBar(f"{spec.id} × {endpoint.model}")).summary
+        summary = run_and_wait(store, request, ProgressBar(f"{spec.id} × {endpoint.model}"),
+                               identity=cli_identity()).summary
     except RunInputError as exc:
         fail(str(exc))
     except PhiBlocked as exc:  # the PHI gate: nothing was sent
@@ -172,7 +174,7 @@ def _attest_dataset(args: argparse.Namespace, store: Any) -> None:
     if not args.dataset_file:
         fail("--deidentified-by attests a dataset file: give --dataset-file")
     try:
-        recorded = attest_file(store, args.dataset_file, given, args.dossier)
+        recorded = attest_file(store, args.dataset_file, given, args.dossier, identity=cli_identity())
     except DeidentificationError as exc:
         fail(str(exc))
     say(f"recorded attestation {recorded.attestation_id}: {recorded.describe()}")

@@ -15,7 +15,18 @@ import os
 from pathlib import Path
 from typing import Any
 
-from cli._common import MAX_MB, MIN_N, VERSION, add_format, emit, fail, open_store, say
+from cli._common import (
+    MAX_MB,
+    MIN_N,
+    VERSION,
+    add_format,
+    emit,
+    fail,
+    identity_named,
+    open_store,
+    require_role,
+    say,
+)
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
 
@@ -63,8 +74,8 @@ def cmd_import(args: argparse.Namespace) -> int:
                  "to store a new scenario")
         dossier = store.load(args.dossier).dossier if args.dossier else None
         version = import_for_dossier(store, preview, name=args.name or Path(args.file).stem,
-                                     author=args.author, dossier=dossier, subcategory_ids=args.subcategory,
-                                     scenario_id=args.scenario)
+                                     author=args.author, identity=identity_named(args.author),
+                                     dossier=dossier, subcategory_ids=args.subcategory, scenario_id=args.scenario)
     finally:
         store.close()
     emit({"ok": True, "scenario": version.model_dump(mode="json"),
@@ -90,7 +101,8 @@ def cmd_redact(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     try:
-        version = redact_scenario(store, args.scenario_id, author=args.author, version=args.version)
+        version = redact_scenario(store, args.scenario_id, author=args.author, version=args.version,
+                                  identity=identity_named(args.author))
     except (KeyError, ValueError) as exc:
         fail(str(exc.args[0]) if exc.args else str(exc))
     finally:
@@ -119,6 +131,8 @@ def cmd_results(args: argparse.Namespace) -> int:
                                "notes": results.subgroups.notes}
         if args.attach_to:
             note = f"evidence: local scenario run {args.run_id}"
+            require_role("editor", "attach a scenario run as evidence", args.attach_to, args=args,
+                         flag="author")
             saved = store.update(  # onto the latest version: a change saved meanwhile is kept
                 args.attach_to, lambda d: attach_scenario_run(store, d, args.run_id, by=args.author,
                                                               reference_groups=refs, min_n=args.min_n),

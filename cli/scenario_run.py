@@ -17,7 +17,7 @@ import argparse
 import os
 from typing import Any
 
-from cli._common import VERSION, emit, fail, open_store, say
+from cli._common import VERSION, cli_identity, emit, fail, open_store, require_role, say
 from cli.run_support import (
     EXIT_PHI_BLOCKED,
     ProgressBar,
@@ -63,7 +63,7 @@ def cmd_run_scenario(args: argparse.Namespace) -> int:
         instances = scenarios.instances(version.scenario_id, version.version)[:args.limit]
         given = attestation_input(args)
         if given is not None:
-            recorded = attest_scenario(store, version, given, args.dossier)
+            recorded = attest_scenario(store, version, given, args.dossier, identity=cli_identity())
             say(f"recorded attestation {recorded.attestation_id}: {recorded.describe()}")
         check = scenario_gate(store, version, instances, endpoint)
         if not check.allowed:
@@ -88,6 +88,7 @@ def _run(args: argparse.Namespace, store: Any, version: Any, instances: list, en
         estimate = estimate_run(scenario_spec(version), instances, endpoint, store=store.journaled_runs)
         emit({"dry_run": True, "model": endpoint.model, **head, **estimate.model_dump(mode="json")})
         return 0
+    require_role("editor", "run a local scenario (paid model calls)")
     bar = ProgressBar(f"{version.scenario_id} v{version.version} × {endpoint.model}")
     job = start_scenario(store, version.scenario_id, endpoint, version=version.version,
                          concurrency=args.concurrency, max_cost_usd=args.max_cost, limit=args.limit)
@@ -100,6 +101,7 @@ def _run(args: argparse.Namespace, store: Any, version: Any, instances: list, en
         out["subgroups"] = scenario_results(store, summary.run_id).subgroups.display_rows()
         if args.dossier:
             by = os.environ.get("MEDASSURE_USER", "cli")
+            require_role("editor", "attach a scenario run as evidence", args.dossier)
             saved = store.update(args.dossier, lambda d: attach_scenario_run(store, d, summary.run_id, by=by),
                                  author=by, note=f"evidence: local scenario run {summary.run_id}")
             out["attached"] = {"dossier_id": saved.dossier.id, "version": saved.version}

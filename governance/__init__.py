@@ -56,6 +56,7 @@ __all__ = [  # literal, so tools see the public names; tests check it matches _E
     "assessment_and_recommendation", "build_request", "run_and_wait", "attach_run",
 ]
 _FACE = {  # what the pages and the CLI import besides the public API (tests/test_faces.py)
+    "require": "governance.actions.authorize",
     "measured_costs": "governance.actions.costs",
     "run_token_profile": "governance.actions.costs",
     "decide": "governance.actions.decision",
@@ -213,6 +214,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
 __getattr__, __dir__ = lazy_exports(globals(), {**_EXPORTS, **_FACE})
 
 if TYPE_CHECKING:  # for editors and type checkers; at run time the names load on first use
+    from governance.actions.authorize import require
     from governance.actions.costs import measured_costs, run_token_profile
     from governance.actions.decision import decide
     from governance.actions.decision_view import decision_view

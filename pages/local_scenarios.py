@@ -139,8 +139,10 @@ if upload is not None:
                                   format_func=lambda t: "a new scenario" if t is None else
                                   f"a new version of {existing[t]} ({t})")
             if st.button("Save scenario", key="ls_save", type="primary", disabled=not name.strip()):
-                saved = import_for_dossier(store, preview, name=name.strip(), author=ui.reviewer(),
-                                           dossier=dossier, subcategory_ids=subs, scenario_id=target)
+                with ui.permitted():
+                    saved = import_for_dossier(store, preview, name=name.strip(), author=ui.reviewer(),
+                                               identity=ui.identity(), dossier=dossier, subcategory_ids=subs,
+                                               scenario_id=target)
                 st.session_state["ls_show_version"] = f"{saved.scenario_id}@{saved.version}"
                 st.session_state["ls_uploads"] += 1
                 st.session_state["ls_flash"] = f"Saved {saved.scenario_id} version {saved.version}."
@@ -168,7 +170,8 @@ st.caption(f"{v.n_instances} cases · tags: {ui.plain(', '.join(v.tag_names) or 
               if v.redaction else ""))
 phi_tables(view.phi)
 if view.phi.total and st.button("Redact identifiers (new version)", key="ls_redact"):
-    redacted = redact_scenario(store, sid, author=ui.reviewer(), version=ver)
+    with ui.permitted():
+        redacted = redact_scenario(store, sid, author=ui.reviewer(), version=ver, identity=ui.identity())
     st.session_state["ls_show_version"] = f"{sid}@{redacted.version}"
     st.session_state["ls_flash"] = (f"Saved version {redacted.version}: {redacted.redaction['summary']} "
                                     "replaced by typed placeholders.")
@@ -191,7 +194,9 @@ if model.strip():
         st.info(gate.explanation)
     if st.button("Run", key="ls_run", type="primary", disabled=not gate.allowed):
         try:
-            st.session_state["ls_job"] = start_scenario_run(store, sid, endpoint, version=ver).job_id
+            with ui.permitted():
+                job = start_scenario_run(store, sid, endpoint, version=ver, identity=ui.identity())
+                st.session_state["ls_job"] = job.job_id
         except (RunInputError, ScenarioRunBlocked) as exc:
             st.error(str(exc))
 

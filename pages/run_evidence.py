@@ -175,7 +175,8 @@ def new_run() -> None:
         label = "Resume run" if est.n_already_done else "Run"
         if st.button(label, key="run_start", type="primary", disabled=bool(plan.key_problem) or blocked):
             try:
-                job = start_run(store, plan.request)
+                with ui.permitted():
+                    job = start_run(store, plan.request, identity=ui.identity())
                 st.session_state["run_key"] = job.run_key
                 st.session_state.pop("run_plan", None)
                 st.rerun()
@@ -201,7 +202,8 @@ def attestation_form(dataset_path: str | None) -> None:
                 st.error("Say who attests the de-identification.")
                 return
             given = AttestationInput(attested_by=by, method=method, note=note)
-            recorded = attest_file(store, dataset_path, given, dossier.id)
+            with ui.permitted():
+                recorded = attest_file(store, dataset_path, given, dossier.id, identity=ui.identity())
             st.session_state.pop("run_plan", None)
             st.session_state["run_flash"] = (f"Attestation recorded: {ui.plain(recorded.describe())}. "
                                              "Estimate again to run.")
@@ -270,7 +272,9 @@ def run_panel(run_id: str, live_mode: bool) -> None:
     if view.state in ("cancelled", "budget_exceeded", "failed", "interrupted"):
         if view.resumable_here:
             if st.button("Resume", key=f"run_resume_{run_id}", type="primary"):
-                st.session_state["run_key"] = resume_run(store, rec.run_key).run_key
+                with ui.permitted():
+                    resumed = resume_run(store, rec.run_key, identity=ui.identity())
+                    st.session_state["run_key"] = resumed.run_key
                 st.rerun()
         else:
             st.info("To continue this run, enter the same benchmark, dataset and endpoint above and press "
@@ -280,7 +284,8 @@ def run_panel(run_id: str, live_mode: bool) -> None:
             st.success("This run's evidence is attached to the dossier.")
         elif st.button("Attach as evidence", key=f"run_attach_{run_id}", type="primary"):
             try:
-                v = attach_run(store, dossier.id, run_id, by=ui.reviewer())
+                with ui.permitted():
+                    v = attach_run(store, dossier.id, run_id, by=ui.reviewer(), identity=ui.identity())
                 st.session_state["run_flash"] = f"Attached: saved version {v.version} ({v.hash[:12]})."
                 st.rerun()
             except RunInputError as exc:

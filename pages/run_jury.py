@@ -138,7 +138,8 @@ def _results(dossier: Dossier, record: RunRecord, request: JuryRequest | None) -
         st.success("This jury's score is attached to the dossier as evidence.")
     elif st.button("Attach jury score as evidence", key=f"jury_attach_{s.jury_id}", type="primary"):
         try:
-            v = attach_jury(ui.store(), dossier.id, s.jury_id, by=ui.reviewer())
+            with ui.permitted():
+                v = attach_jury(ui.store(), dossier.id, s.jury_id, by=ui.reviewer(), identity=ui.identity())
             st.session_state["run_flash"] = (f"Attached the jury score: saved version {v.version} "
                                              f"({v.hash[:12]}).")
             st.rerun()
@@ -149,7 +150,8 @@ def _results(dossier: Dossier, record: RunRecord, request: JuryRequest | None) -
 def _start(request: JuryRequest) -> None:
     st.session_state.pop("jury_error", None)
     try:
-        st.session_state["jury_job"] = start_jury(ui.store(), request).job_id
+        with ui.permitted():
+            st.session_state["jury_job"] = start_jury(ui.store(), request, identity=ui.identity()).job_id
         st.session_state.pop("jury_plan", None)
         st.rerun()
     except JuryRunError as exc:

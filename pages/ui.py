@@ -13,6 +13,7 @@ expected parent, so a save or sign-off after someone else's save is refused with
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 
 import streamlit as st
 
@@ -185,6 +186,17 @@ def require_dossier() -> DossierVersion:
 def seen_hash(dossier_id: str) -> str | None:
     """The hash of the version this session was shown (what a save or sign-off is based on)."""
     return _seen().get(dossier_id)
+
+
+@contextmanager
+def permitted():
+    """Around a front-desk write (a run, an attachment, an import): a refusal for want of a role is shown
+    as the reason and stops the page; the operation refused before it stored or sent anything."""
+    try:
+        yield
+    except PermissionDenied as exc:
+        st.error(str(exc))
+        st.stop()
 
 
 def save(dossier: Dossier, note: str) -> DossierVersion:

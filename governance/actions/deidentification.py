@@ -14,8 +14,10 @@ from pathlib import Path
 from evaluator.phi.attestation import AttestationInput, DeidentificationAttestation
 from evaluator.runs.request import file_sha256
 from evaluator.scenarios.store import ScenarioVersion
+from governance.actions.authorize import AS_NAMED, _AsNamed, acting, require, update_as
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
+from governance.identity.identity import Identity
 
 
 class DeidentificationError(ValueError):
@@ -23,7 +25,8 @@ class DeidentificationError(ValueError):
 
 
 def record_attestation(store: DossierStorage, attestation: DeidentificationAttestation,
-                       dossier_id: str | None = None) -> DeidentificationAttestation:
+                       dossier_id: str | None = None, *,
+                       identity: Identity | None | _AsNamed = AS_NAMED) -> DeidentificationAttestation:
     """Store the attestation and, when a dossier is named, append it to the dossier (a new version).
 
     Raises:
@@ -34,6 +37,8 @@ def record_attestation(store: DossierStorage, attestation: DeidentificationAttes
         >>> record_attestation(store, a, "D-1").attestation_id == a.attestation_id  # doctest: +SKIP
         True
     """
+    require(acting(identity, attestation.attested_by), "editor",
+                       "record a de-identification attestation", dossier_id)
     if dossier_id:
         store.load(dossier_id)  # a missing dossier fails before anything is stored
     store.attestations.record(attestation, dossier_id)
@@ -42,13 +47,15 @@ def record_attestation(store: DossierStorage, attestation: DeidentificationAttes
             kept = [a for a in current.deidentification if a.attestation_id != attestation.attestation_id]
             return current.model_copy(update={"deidentification": [*kept, attestation]})
 
-        store.update(dossier_id, add, author=attestation.attested_by,
-                     note=f"de-identification attested: {attestation.subject} ({attestation.method})")
+        update_as(store, identity, dossier_id, add, by=attestation.attested_by,
+                  note=f"de-identification attested: {attestation.subject} ({attestation.method})",
+                  action="record a de-identification attestation")
     return attestation
 
 
 def attest_file(store: DossierStorage, path: str | Path, given: AttestationInput,
-                dossier_id: str | None = None) -> DeidentificationAttestation:
+                dossier_id: str | None = None, *,
+                identity: Identity | None | _AsNamed = AS_NAMED) -> DeidentificationAttestation:
     """Attest that the file at ``path`` is de-identified (bound to its SHA-256).
 
     Raises:
@@ -57,12 +64,14 @@ def attest_file(store: DossierStorage, path: str | Path, given: AttestationInput
     digest = file_sha256(path)
     if digest is None:
         raise DeidentificationError(f"{path}: no such file to attest")
-    return record_attestation(store, given.for_file(digest, Path(path).name), dossier_id)
+    return record_attestation(store, given.for_file(digest, Path(path).name), dossier_id, identity=identity)
 
 
 def attest_scenario(store: DossierStorage, version: ScenarioVersion, given: AttestationInput,
-                    dossier_id: str | None = None) -> DeidentificationAttestation:
+                    dossier_id: str | None = None, *,
+                    identity: Identity | None | _AsNamed = AS_NAMED) -> DeidentificationAttestation:
     """Attest that a local scenario version's cases are de-identified (bound to its content hash)."""
     source = f", from {version.source_name}" if version.source_name else ""
     subject = f"local scenario {version.scenario_id} version {version.version} ({version.name}{source})"
-    return record_attestation(store, given.for_file(version.hash, subject), dossier_id or version.dossier_id)
+    return record_attestation(store, given.for_file(version.hash, subject), dossier_id or version.dossier_id,
+                              identity=identity)

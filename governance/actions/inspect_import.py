@@ -24,9 +24,11 @@ from evaluator.importers.inspect_log import (
     InspectRun,
     load_inspect_logs,
 )
+from governance.actions.authorize import AS_NAMED, _AsNamed, acting, require, update_as
 from governance.dossier.storage import DossierStorage
 from governance.dossier.store import DossierVersion
 from governance.evidence.attach import attach_evidence
+from governance.identity.identity import Identity
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 
@@ -116,18 +118,20 @@ def preview_inspect_upload(data: bytes, filename: str) -> InspectImportPreview:
 
 
 def attach_inspect_logs(store: DossierStorage, dossier_id: str, preview: InspectImportPreview,
-                        by: str) -> DossierVersion:
+                        by: str, *, identity: Identity | None | _AsNamed = AS_NAMED) -> DossierVersion:
     """Attach every attachable log of a clean preview as a new version of the dossier.
 
     Raises:
         ValueError: the preview has errors, or none of its logs can become evidence.
         DossierNotFound: no such dossier.
     """
+    require(acting(identity, by), "editor", "attach Inspect logs as evidence", dossier_id)
     if preview.errors:
         raise ValueError("nothing imported: " + "; ".join(preview.errors))
     evidence = [p.evidence for p in preview.logs if p.evidence is not None]
     if not evidence:
         raise ValueError("no log can be attached: " + "; ".join(p.not_attachable for p in preview.logs))
     tasks = ", ".join(sorted({p.run.task for p in preview.logs if p.evidence}))
-    return store.update(dossier_id, lambda current: attach_evidence(current, evidence, by=by), author=by,
-                        note=f"evidence: attached {len(evidence)} Inspect log(s) ({tasks})")
+    return update_as(store, identity, dossier_id, lambda current: attach_evidence(current, evidence, by=by),
+                     by=by, note=f"evidence: attached {len(evidence)} Inspect log(s) ({tasks})",
+                     action="attach Inspect logs as evidence")

@@ -33,12 +33,14 @@ from evaluator.runs.phi_gate import run_attestation
 from evaluator.runs.plan import estimate_run
 from evaluator.runs.runner import RunOptions
 from evaluator.runs.store import sha256_of
+from governance.actions.authorize import AS_NAMED, _AsNamed, acting, require, update_as
 from governance.actions.run_view import _subcategory
 from governance.actions.runs import key_problem, stored_request
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.dossier.store import DossierVersion
 from governance.evidence.attach import attach_evidence
+from governance.identity.identity import Identity
 
 
 class JuryRunError(ValueError):
@@ -255,7 +257,8 @@ def jury_job_key(run_id: str, config: JuryConfig) -> str:
     return f"jury:{run_id}:{sha256_of(config.model_dump(mode='json'))[:12]}"
 
 
-def start_jury(store: DossierStorage, request: JuryRequest, jobs: JobManager = JOBS) -> Job:
+def start_jury(store: DossierStorage, request: JuryRequest, jobs: JobManager = JOBS, *,
+               identity: Identity | None | _AsNamed = AS_NAMED) -> Job:
     """Start (or resume) the jury in the background; returns its job (the live one if it works already).
 
     A stopped jury started again sends only what is not cached: judge replies already paid for
@@ -264,6 +267,7 @@ def start_jury(store: DossierStorage, request: JuryRequest, jobs: JobManager = J
     Raises:
         JuryRunError: as ``plan_jury``, or a judge's key variable that is not set.
     """
+    require(acting(identity, None), "editor", "start a jury (paid judge calls)")
     _, _, instances, config = _inputs(store, request)
     problems = [p for p in (key_problem(j) for j in config.judges) if p]
     if problems:
@@ -304,12 +308,14 @@ def jury_evidence(summary: JurySummary, dossier: Dossier | None = None,
     return [e.model_copy(update=extra) for e in summary.to_evidence(date=date or datetime.now(UTC))]
 
 
-def attach_jury(store: DossierStorage, dossier_id: str, jury_id: str, by: str) -> DossierVersion:
+def attach_jury(store: DossierStorage, dossier_id: str, jury_id: str, by: str, *,
+                identity: Identity | None | _AsNamed = AS_NAMED) -> DossierVersion:
     """Attach a completed jury's score as evidence (a new version authored by ``by``).
 
     Raises:
         JuryRunError: no such jury, a jury that stopped early (start it again to finish), or nothing scored.
     """
+    require(acting(identity, by), "editor", "attach a jury as evidence", dossier_id)
     with store.for_thread() as db:
         record = db.juries.get(jury_id)
         if record is None:
@@ -325,9 +331,10 @@ def attach_jury(store: DossierStorage, dossier_id: str, jury_id: str, by: str) -
         return attach_evidence(current, evidence, by=by)
 
     # onto the latest version, in one step: a change another reviewer saved meanwhile is kept
-    return store.update(dossier_id, attach, author=by, note=f"evidence: attached LLM jury {jury_id} of run "
-                                                f"{summary.run_id} ({summary.benchmark_id} × "
-                                                f"{summary.candidate_model}; {summary.n_unscored} unscored)")
+    return update_as(store, identity, dossier_id, attach, by=by, action="attach a jury as evidence",
+                     note=f"evidence: attached LLM jury {jury_id} of run {summary.run_id} "
+                          f"({summary.benchmark_id} × {summary.candidate_model}; "
+                          f"{summary.n_unscored} unscored)")
 
 
 def attached_first(juries: list[dict[str, Any]], dossier: Dossier) -> list[dict[str, Any]]:

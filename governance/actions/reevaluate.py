@@ -32,6 +32,7 @@ from evaluator.runs.summary import summarize_run
 from evaluator.scenarios import scenario_evidence, scenario_results
 from evaluator.statistics.paired import compare_paired
 from evaluator.storage.components import ComponentStores
+from governance.actions.authorize import AS_NAMED, _AsNamed, acting, require, update_as
 from governance.actions.evidence_plan import freeze_plan
 from governance.actions.rerun import AfterRun, ReevaluationError, check_items, rerun_item
 from governance.dossier.addendum_records import BenchmarkComparison, PlanChange, ReevaluationAddendum
@@ -39,6 +40,7 @@ from governance.dossier.plan_records import EvidencePlan, PlanItem
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.dossier.store import DossierVersion
+from governance.identity.identity import Identity
 from governance.reevaluation.compare import decision_impact, subgroup_comparisons, verdict_changes
 from governance.rules.verdicts import Assessment, assess
 
@@ -182,15 +184,17 @@ def build_addendum(stores: ComponentStores, current: DossierVersion, plan: Evide
 
 
 def save_addendum(store: DossierStorage, dossier: Dossier, addendum: ReevaluationAddendum,
-                  by: str) -> DossierVersion:
+                  by: str, *, identity: Identity | None | _AsNamed = AS_NAMED) -> DossierVersion:
     """Append the addendum to the dossier as a new version (note: "re-evaluation: ...")."""
+    require(acting(identity, by), "editor", "save a re-evaluation addendum", dossier.id)
     answer = "would change" if addendum.impact.would_change else "would not change"
 
     def append(latest: Dossier) -> Dossier:  # the latest version: the addendum names the one it compared
         return latest.model_copy(update={"reevaluations": [*latest.reevaluations, addendum]})
 
     note = f"re-evaluation {addendum.id}: {addendum.change.describe()}; the decision {answer}"
-    return store.update(dossier.id, append, author=by, note=note)
+    return update_as(store, identity, dossier.id, append, by=by, note=note,
+                     action="save a re-evaluation addendum")
 
 
 def added_addenda(store: DossierStorage, dossier_id: str, from_version: int,
@@ -243,7 +247,7 @@ def plan_to_rerun(store: DossierStorage, dossier_id: str,
 
 def reevaluate(store: DossierStorage, dossier_id: str, change: PlanChange | None = None, *, by: str,
                concurrency: int = 8, on_progress: Callable[[str, int, int], None] | None = None,
-               cancel: Any = None) -> ReevaluationResult:
+               cancel: Any = None, identity: Identity | None | _AsNamed = AS_NAMED) -> ReevaluationResult:
     """Re-run the decided dossier's frozen plan with ``change``, compare, and save the addendum.
 
     This blocks; pages and the CLI start it in the background through the job manager
@@ -259,6 +263,7 @@ def reevaluate(store: DossierStorage, dossier_id: str, change: PlanChange | None
         >>> r.addendum.impact.would_change, r.version.note[:13]  # doctest: +SKIP
         (True, 're-evaluation')
     """
+    require(acting(identity, by), "editor", "re-evaluate (paid model calls)", dossier_id)
     change = change or PlanChange()
     current, plan, frozen_at_decision = plan_to_rerun(store, dossier_id, by)
     dossier = current.dossier
@@ -276,4 +281,5 @@ def reevaluate(store: DossierStorage, dossier_id: str, change: PlanChange | None
                                   frozen_at_decision=frozen_at_decision, skipped=skipped)
     finally:
         db.close()
-    return ReevaluationResult(addendum=addendum, version=save_addendum(store, dossier, addendum, by))
+    saved = save_addendum(store, dossier, addendum, by, identity=identity)
+    return ReevaluationResult(addendum=addendum, version=saved)

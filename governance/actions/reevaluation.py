@@ -13,10 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from evaluator.runs.jobs import JOBS, Job, JobManager, JobProgress, wait_job
+from governance.actions.authorize import AS_NAMED, _AsNamed, acting, require
 from governance.actions.reevaluate import ReevaluationResult, plan_to_rerun, reevaluate
 from governance.actions.rerun import ReevaluationError
 from governance.dossier.addendum_records import PlanChange
 from governance.dossier.storage import DossierStorage
+from governance.identity.identity import Identity
 
 
 def job_key(dossier_id: str) -> str:
@@ -30,7 +32,8 @@ def job_key(dossier_id: str) -> str:
 
 
 def start_reevaluation(store: DossierStorage, dossier_id: str, change: PlanChange | None = None, *, by: str,
-                       concurrency: int = 8, jobs: JobManager = JOBS) -> Job:
+                       concurrency: int = 8, jobs: JobManager = JOBS,
+                       identity: Identity | None | _AsNamed = AS_NAMED) -> Job:
     """Check, then start ``reevaluate`` in the background; returns its job (an alive one if working).
 
     The job's ``brief`` holds ``addendum_id`` and ``version`` once the addendum is saved.
@@ -44,6 +47,7 @@ def start_reevaluation(store: DossierStorage, dossier_id: str, change: PlanChang
         >>> job.join(600).brief["addendum_id"]                                          # doctest: +SKIP
         'R-3f9a1c2b'
     """
+    require(acting(identity, by), "editor", "re-evaluate (paid model calls)", dossier_id)
     _, plan, _ = plan_to_rerun(store, dossier_id, by)
     change = change or PlanChange()
     total = sum(i.n_instances for i in plan.rerunnable)
@@ -56,7 +60,8 @@ def start_reevaluation(store: DossierStorage, dossier_id: str, change: PlanChang
             job.on_progress(sum(finished.values()), max(total, sum(finished.values())), None,
                             note=f"{benchmark}: {done}/{n}")
 
-        result = reevaluate(db, dossier_id, change, by=by, concurrency=concurrency, on_progress=progress,
+        result = reevaluate(db, dossier_id, change, by=by, identity=identity, concurrency=concurrency,
+                            on_progress=progress,
                             cancel=job.cancel_event)
         job.set_brief({"addendum_id": result.addendum.id, "version": result.version.version,
                        "would_change": result.addendum.impact.would_change,
@@ -69,13 +74,14 @@ def start_reevaluation(store: DossierStorage, dossier_id: str, change: PlanChang
 
 def reevaluate_and_wait(store: DossierStorage, dossier_id: str, change: PlanChange | None = None, *, by: str,
                         concurrency: int = 8, on_progress: Any = None, poll_s: float = 0.2,
-                        jobs: JobManager = JOBS) -> ReevaluationResult:
+                        jobs: JobManager = JOBS,
+                        identity: Identity | None | _AsNamed = AS_NAMED) -> ReevaluationResult:
     """``start_reevaluation`` and wait for it (CLI, notebooks); Ctrl-C cancels and nothing is saved.
 
     Raises:
         ReevaluationError: as ``reevaluate`` (the job's own error is raised again here).
     """
-    progress: JobProgress = wait_job(start_reevaluation(store, dossier_id, change, by=by,
+    progress: JobProgress = wait_job(start_reevaluation(store, dossier_id, change, by=by, identity=identity,
                                                         concurrency=concurrency, jobs=jobs),
                                      on_progress, poll_s=poll_s)
     job = jobs.by_id(progress.job_id)

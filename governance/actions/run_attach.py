@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from governance.actions.authorize import AS_NAMED, _AsNamed, acting, require, update_as
 from governance.actions.run_view import local_run_evidence, stored_summary
 from governance.actions.runs import RunInputError
 from governance.actions.scenarios import scenario_run_evidence
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.evidence.attach import attach_evidence
+from governance.identity.identity import Identity
 
 
 class AttachedRun(BaseModel):
@@ -40,7 +42,8 @@ class AttachedRun(BaseModel):
     """That version's content hash."""
 
 
-def attach_completed_run(store: DossierStorage, dossier_id: str, run_id: str, by: str) -> AttachedRun:
+def attach_completed_run(store: DossierStorage, dossier_id: str, run_id: str, by: str, *,
+                         identity: Identity | None | _AsNamed = AS_NAMED) -> AttachedRun:
     """Attach the Evidence of a completed run (benchmark or local scenario) as a new dossier version.
 
     Raises:
@@ -52,6 +55,7 @@ def attach_completed_run(store: DossierStorage, dossier_id: str, run_id: str, by
         >>> done.kind, done.added                                                         # doctest: +SKIP
         ('benchmark', 1)
     """
+    require(acting(identity, by), "editor", "attach a run as evidence", dossier_id)
     current = store.load(dossier_id)
     with store.for_thread() as db:
         record = db.run_reads.get_run_record(run_id)
@@ -80,7 +84,8 @@ def attach_completed_run(store: DossierStorage, dossier_id: str, run_id: str, by
         counts.append(len(updated.evidence) - len(latest.evidence))
         return updated
 
-    saved = store.update(dossier_id, attach, author=by, note=f"evidence: attached {label}")  # 0 added: same
+    saved = update_as(store, identity, dossier_id, attach, by=by, note=f"evidence: attached {label}",
+                      action="attach a run as evidence")  # 0 added: same
     added = counts[-1]
     return AttachedRun(dossier_id=dossier_id, run_id=run_id, kind=kind, evidence_ids=[e.id for e in evidence],
                        added=added, version=saved.version, hash=saved.hash)

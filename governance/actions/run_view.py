@@ -23,12 +23,14 @@ from evaluator.runs.jobs import JOBS, RunJobs, RunProgress
 from evaluator.runs.reads import ResultRecord, RunReads, RunRecord
 from evaluator.runs.runner import main_metric_name
 from evaluator.runs.summary import RunSummary, summarize_run
+from governance.actions.authorize import AS_NAMED, _AsNamed, acting, require, update_as
 from governance.actions.runs import RunInputError, job_elsewhere, runnable_benchmarks, stored_request
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.dossier.store import DossierVersion
 from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.attach import attach_evidence
+from governance.identity.identity import Identity
 
 STOPPED = ("cancelled", "budget_exceeded", "failed")
 T = TypeVar("T")
@@ -157,7 +159,8 @@ def run_view(store: DossierStorage, run_id: str, dossier: Dossier, recent: int =
                    and (job is not None or stored_request(store, record.run_key) is not None))
 
 
-def attach_run(store: DossierStorage, dossier_id: str, run_id: str, by: str) -> DossierVersion:
+def attach_run(store: DossierStorage, dossier_id: str, run_id: str, by: str, *,
+               identity: Identity | None | _AsNamed = AS_NAMED) -> DossierVersion:
     """Attach a completed run's evidence to the dossier as a new version authored by ``by``.
 
     Raises:
@@ -168,6 +171,7 @@ def attach_run(store: DossierStorage, dossier_id: str, run_id: str, by: str) -> 
         >>> v.dossier.evidence[-1].provenance                             # doctest: +SKIP
         'local-run'
     """
+    require(acting(identity, by), "editor", "attach a run as evidence", dossier_id)
     record = _read(store, lambda r: r.get_run_record(run_id))
     if record is None:
         raise RunInputError(f"no stored run {run_id!r}")
@@ -178,6 +182,8 @@ def attach_run(store: DossierStorage, dossier_id: str, run_id: str, by: str) -> 
     if summary is None or not summary.metrics:
         raise RunInputError(f"run {run_id} has no scored instance to attach")
     # onto the latest version, in one step: a change another reviewer saved meanwhile is kept
-    return store.update(
-        dossier_id, lambda d: attach_evidence(d, local_run_evidence(summary, record, d), by=by), author=by,
-        note=f"evidence: attached local run {run_id} ({record.benchmark_id} × {record.model})")
+    return update_as(
+        store, identity, dossier_id,
+        lambda d: attach_evidence(d, local_run_evidence(summary, record, d), by=by),
+        by=by, note=f"evidence: attached local run {run_id} ({record.benchmark_id} × {record.model})",
+        action="attach a run as evidence")

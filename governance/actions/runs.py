@@ -38,10 +38,12 @@ from evaluator.runs.plan import RunEstimate, estimate_run, plan_run
 from evaluator.runs.request import record_of, request_from_record
 from evaluator.runs.summary import RunSummary
 from evaluator.scenarios.run import start_scenario
+from governance.actions.authorize import AS_NAMED, _AsNamed, acting, require
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.dossier.store import default_home
 from governance.dossier.taxonomy import load_taxonomy
+from governance.identity.identity import Identity
 
 if TYPE_CHECKING:
     from evaluator.runs.runner import ProgressFn
@@ -247,7 +249,8 @@ def _benchmark_work(request: RunRequest, spec: BenchmarkSpec, instances: list[In
     return work
 
 
-def start_run(store: DossierStorage, request: RunRequest, jobs: JobManager = JOBS) -> Job:
+def start_run(store: DossierStorage, request: RunRequest, jobs: JobManager = JOBS, *,
+              identity: Identity | None | _AsNamed = AS_NAMED) -> Job:
     """Start (or resume) the request's run in a background thread; returns its job.
 
     An identical request whose run is unfinished continues it: finished instances are not sent
@@ -264,6 +267,7 @@ def start_run(store: DossierStorage, request: RunRequest, jobs: JobManager = JOB
         >>> job.join(60).state                # doctest: +SKIP
         'completed'
     """
+    require(acting(identity, None), "editor", "start a run (paid model calls)")
     spec, instances = _load(request)
     problem = key_problem(request.endpoint)
     if problem:
@@ -278,7 +282,8 @@ def start_run(store: DossierStorage, request: RunRequest, jobs: JobManager = JOB
 
 
 def run_and_wait(store: DossierStorage, request: RunRequest, on_progress: ProgressFn | None = None, *,
-                 poll_s: float = 0.2, jobs: JobManager = JOBS) -> JobProgress:
+                 poll_s: float = 0.2, jobs: JobManager = JOBS,
+                 identity: Identity | None | _AsNamed = AS_NAMED) -> JobProgress:
     """Start (or resume) the run as the Run evidence page does and wait for it, reporting progress.
 
     For notebooks, scripts and the CLI: the blocking face of the job manager. A Jupyter cell
@@ -309,7 +314,7 @@ def run_and_wait(store: DossierStorage, request: RunRequest, on_progress: Progre
         >>> done.state, done.summary.n                                      # doctest: +SKIP
         ('completed', 12)
     """
-    progress = wait_job(start_run(store, request, jobs), on_progress, poll_s=poll_s)
+    progress = wait_job(start_run(store, request, jobs, identity=identity), on_progress, poll_s=poll_s)
     if progress.state == "error":
         raise RunInputError(f"the run stopped with an error: {progress.error}")
     return progress
@@ -349,7 +354,8 @@ def stored_request(store: DossierStorage, run_key: str) -> RunRequest | None:
     return request_from_record(record) if record and record.get("kind") == "benchmark" else None
 
 
-def resume_run(store: DossierStorage, run_key: str, jobs: JobManager = JOBS) -> Job:
+def resume_run(store: DossierStorage, run_key: str, jobs: JobManager = JOBS, *,
+               identity: Identity | None | _AsNamed = AS_NAMED) -> Job:
     """Start the same request again for a stopped run (it continues where it stopped).
 
     The request is this process's own when it started the run, else the one stored with the run,
@@ -359,6 +365,7 @@ def resume_run(store: DossierStorage, run_key: str, jobs: JobManager = JOBS) -> 
         RunInputError: no request is known for that run (e.g. it was started before requests were
             stored): enter the same settings again; the estimate then shows the instances already done.
     """
+    require(acting(identity, None), "editor", "resume a run (paid model calls)")
     job = jobs.get(run_key)
     request = job.request if job is not None and isinstance(job.request, RunRequest) else None
     request = request or stored_request(store, run_key)
@@ -366,7 +373,7 @@ def resume_run(store: DossierStorage, run_key: str, jobs: JobManager = JOBS) -> 
         raise RunInputError("this run's request is not known here: enter the same benchmark, "
                             "dataset and endpoint again and press Estimate; finished instances are not "
                             "sent again")
-    return start_run(store, request, jobs)
+    return start_run(store, request, jobs, identity=identity)
 
 
 def job_status(store: DossierStorage, job_id: str, jobs: JobManager = JOBS) -> JobProgress | None:
@@ -377,13 +384,15 @@ def job_status(store: DossierStorage, job_id: str, jobs: JobManager = JOBS) -> J
 
 def start_scenario_run(store: DossierStorage, scenario_id: str, endpoint: ModelEndpoint, *,
                        version: int | None = None,
-                       concurrency: int = 8, limit: int | None = None, jobs: JobManager = JOBS) -> Job:
+                       concurrency: int = 8, limit: int | None = None, jobs: JobManager = JOBS,
+                       identity: Identity | None | _AsNamed = AS_NAMED) -> Job:
     """Start (or resume) a local-scenario run in the background (the PHI gate is checked first).
 
     Raises:
         ScenarioRunBlocked: identifiers bound for an endpoint not approved for PHI.
         RunInputError: no such scenario version, or the key variable is not set.
     """
+    require(acting(identity, None), "editor", "run a local scenario (paid model calls)")
     problem = key_problem(endpoint)
     if problem:
         raise RunInputError(problem)

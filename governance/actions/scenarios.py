@@ -28,10 +28,12 @@ from evaluator.scenarios import (
 )
 from evaluator.scenarios.run import scenario_gate
 from evaluator.statistics.subgroups import MIN_N
+from governance.actions.authorize import AS_NAMED, _AsNamed, acting, require
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.attach import attach_evidence
+from governance.identity.identity import Identity
 
 
 def default_subcategories(dossier: Dossier | None) -> list[str]:
@@ -46,13 +48,15 @@ def default_subcategories(dossier: Dossier | None) -> list[str]:
 
 def import_for_dossier(store: DossierStorage, preview: ImportPreview, *, name: str, author: str,
                        dossier: Dossier | None = None, subcategory_ids: Sequence[str] | None = None,
-                       scenario_id: str | None = None) -> ScenarioVersion:
+                       scenario_id: str | None = None,
+                       identity: Identity | None | _AsNamed = AS_NAMED) -> ScenarioVersion:
     """Store a previewed upload as a scenario version mapped to subcategories, and audit it.
 
     Raises:
         ImportRejected: the preview has problems (nothing stored).
         TaxonomyError: an unknown subcategory id.
     """
+    require(acting(identity, author), "editor", "import a local scenario")
     subs = list(subcategory_ids) if subcategory_ids is not None else default_subcategories(dossier)
     tax = load_taxonomy()
     for sub in subs:
@@ -66,12 +70,14 @@ def import_for_dossier(store: DossierStorage, preview: ImportPreview, *, name: s
 
 
 def redact_scenario(store: DossierStorage, scenario_id: str, *, author: str,
-                    version: int | None = None) -> ScenarioVersion:
+                    version: int | None = None,
+                    identity: Identity | None | _AsNamed = AS_NAMED) -> ScenarioVersion:
     """A redacted new version (typed placeholders), recorded in the audit log.
 
     Raises:
         ValueError: nothing to redact. KeyError: no such scenario.
     """
+    require(acting(identity, author), "editor", "redact a local scenario")
     redacted = redact_version(store.scenarios, scenario_id, author=author, version=version)
     store.audit(author, "scenario redact", redacted.dossier_id,
                 {"scenario_id": scenario_id, "version": redacted.version, "redaction": redacted.redaction})

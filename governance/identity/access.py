@@ -8,7 +8,9 @@ holding role R signs as R, only editors edit, only the chair records the decisio
 
 Where no membership is configured at all, a local desk deployment keeps working as before: its one
 user (and the CLI, and the demo's made-up members) holds every role. An OIDC or proxy deployment
-without membership is read-only, because a login alone says who someone is, not what they may do.
+without membership is read-only, because a login alone says who someone is, not what they may do;
+there, an unauthenticated local name (the OS login, ``MEDASSURE_USER``) holds no role at all, so the
+command line writes only through the deployment's service identity.
 Separation of duties holds in every mode: one identity signs at most one required role.
 """
 
@@ -103,6 +105,10 @@ def access_for(identity: Identity | None, dossier_id: str | None = None,
     config = config or load_config()
     if identity is None:
         return Access(identity=None, dossier_id=dossier_id, roles=frozenset(), all_roles=False)
+    if identity.mode == "local" and config.mode != "local":
+        # In a shared deployment (OIDC or a trusted proxy) an unauthenticated name proves nothing: the
+        # command line acts through the configured service identity, and a local name holds no role.
+        return Access(identity=identity, dossier_id=dossier_id, roles=frozenset(), all_roles=False)
     if identity.mode == "demo" or (not config.has_members and identity.mode in OPEN_MODES):
         return Access(identity=identity, dossier_id=dossier_id, roles=frozenset(COMMITTEE_ROLES),
                       all_roles=True)
