@@ -75,7 +75,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         dossier = store.load(args.dossier).dossier if args.dossier else None
         version = import_for_dossier(store, preview, name=args.name or Path(args.file).stem,
                                      author=args.author, identity=identity_named(args.author),
-                                     dossier=dossier, subcategory_ids=args.subcategory, scenario_id=args.scenario)
+                                     dossier=dossier, subcategory_ids=args.subcategory,
+                                     scenario_id=args.scenario)
     finally:
         store.close()
     emit({"ok": True, "scenario": version.model_dump(mode="json"),
