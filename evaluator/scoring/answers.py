@@ -9,8 +9,14 @@ how often a model failed to follow the format instead of a silently deflated sco
 Decisions (each one is tested in ``tests/evaluator/scoring/test_answers.py``):
 
 - Reasoning blocks (``<think>...</think>``) and markdown emphasis are removed first.
-- An explicit marker ("answer is", "Answer:", ``"answer": ...``) wins: the value right after the
-  *last* marker is taken (after its last "=" if it shows a calculation).
+- A JSON ``"answer"`` value (MedCalc-Bench's prompts ask for ``{"answer": "..."}``) is the answer,
+  and only it: numbers in a ``step_by_step_thinking`` beside it are never read instead.
+- Otherwise an explicit marker ("answer is", "Answer:") wins: the value right after the *last*
+  marker is taken (after its last "=" if it shows a calculation).
+- **Not answers**: "N/A", "unknown", "none", "not found" and the like as the answer are
+  *unparsed*; so is a refusal ("I cannot calculate ...", "unable to determine ...") in the first
+  sentence of the answer. A number glued to a name by a hyphen ("CURB-65", "FIB-4"), an exponent
+  ("kg/m^2") and a unit fragment ("/1.73 m2", "x 10^9/L") are never read as the answer.
 - Bracketed asides ("16 mEq/L (normal 8-12)") are ignored when looking for the answer.
 - Without a marker, a reply that *starts* with a number gives that number ("25.2 mL/min, which
   is ..."); otherwise the number after the last "=" (a worked calculation); otherwise the last
@@ -20,12 +26,15 @@ Decisions (each one is tested in ``tests/evaluator/scoring/test_answers.py``):
 - **Ranges** ("between 3 and 4", "3-4", "3 to 4") are *unparsed*: a range is not one answer, and
   taking its midpoint would reward hedging. The reply counts as wrong and is visible in
   ``n_unparsed``.
+- Gestational age is a (weeks, days) pair however it is written: "(30, 3)", "('30 weeks', '3 days')",
+  "30 weeks and 3 days", "30 weeks 3 days", "30w 3d"; references are compared in the same form.
 - Choice letters are accepted in upper case anywhere a letter is clearly meant, and in lower case
   only after a marker, in brackets or as the whole reply, because "a" is also an article.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 
@@ -51,11 +60,39 @@ _NUM_RE = re.compile(_NUM)
 _RANGE_AFTER = re.compile(r"\s*(?:-|\u2013|\u2014|to)\s*[-\u2212]?\.?\d")
 _BETWEEN_BEFORE = re.compile(rf"between\s*$|between\s+{_NUM}\s*(?:and|to|-|\u2013)\s*$", re.I)
 _UNIT_NOISE = re.compile(
-    r"/\s*1\.73\s*m(?:\^?2|\u00b2)?|[x\u00d7*]\s*10\s*\^?\s*\d+|\b10\^\d+|\bout\s+of\s+\d+(?:\.\d+)?", re.I
+    r"(?:/|\bper)\s*1\.73\s*m(?:\^?2|\u00b2)?|[x\u00d7*]\s*10\s*\^?\s*\d+|\b10\^\d+|\bout\s+of\s+\d+(?:\.\d+)?",
+    re.I,
+)
+# "kg/m^2", "s^-1": an exponent is part of a unit; "CURB-65", "FIB-4": a number in a name.
+_EXPONENT = re.compile(r"\^\s*[-\u2212]?\d+")
+_NAME_NUMBER = re.compile(r"(?<=[A-Za-z])[-\u2010\u2011]\d+(?:\.\d+)?(?![\d.])")
+_JSON_ANSWER = re.compile(
+    r"[\"']answer[\"']\s*:\s*(?:\"((?:[^\"\\]|\\.)*)\"|'([^']*)'|([^,}\n]*))", re.I
+)
+_NON_ANSWER = re.compile(
+    r"(?:n\s*/\s*a|na|none|null|nan|unknown|not\s+(?:found|applicable|available|known|determinable)"
+    r"|cannot\s+be\s+(?:determined|calculated|computed)|undetermined|indeterminate|-+|\?+)",
+    re.I,
+)
+_REFUSAL = re.compile(
+    r"\b(?:i|we)\s+(?:cannot|can\s*not|can't|could\s+not|couldn't|am\s+unable\s+to|are\s+unable\s+to)"
+    r"\s+(?:\w+\s+){0,2}?(?:calculate|compute|determine|provide|give|answer|estimate|assess)"
+    r"|\b(?:unable|impossible|not\s+possible)\s+to\s+(?:\w+\s+){0,2}?"
+    r"(?:calculate|compute|determine|provide|give|answer|estimate|assess)"
+    r"|\b(?:not\s+enough|insufficient)\s+(?:\w+\s+){0,2}?(?:information|data|details)\b",
+    re.I,
 )
 _PARENTHETICAL = re.compile(r"\([^()]*\)")
 _DATE = re.compile(r"(?<!\d)(0?[1-9]|1[0-2])/(0?[1-9]|[12]\d|3[01])/(\d{4})(?!\d)")
-_WEEKS_DAYS = re.compile(r"(\d+)\s*(?:weeks?|w)?[\"']?\s*(?:,|and)\s*[\"']?(\d+)\s*(?:days?|d)?", re.I)
+# Gestational age as words ("30 weeks and 3 days", "30w 3d") or as a pair ("(30, 3)",
+# "('30 weeks', '3 days')").
+_WEEKS_DAYS_WORDS = re.compile(
+    r"(?<![\d.])(\d+)\s*(?:weeks?|wks?|w)\b[\"']?\s*(?:,|and|\+)?\s*[\"']?(\d+)\s*(?:days?|d)\b", re.I
+)
+_WEEKS_DAYS_PAIR = re.compile(
+    r"[(\[]\s*[\"']?(\d+)\s*(?:weeks?)?[\"']?\s*,\s*[\"']?(\d+)\s*(?:days?)?[\"']?\s*[)\]]", re.I
+)
+_BARE_PAIR = re.compile(r"\s*(\d+)\s*,\s*(\d+)\s*\.?\s*")
 
 
 def clean_reply(text: str | None) -> str:
@@ -94,9 +131,53 @@ def _to_float(token: str) -> float:
     return float(token.replace(",", "").replace("\u2212", "-"))
 
 
+def _json_answer(text: str) -> str | None:
+    """The value of the last ``"answer"`` key of a JSON(-like) reply, JSON escapes decoded."""
+    matches = list(_JSON_ANSWER.finditer(text))
+    if not matches:
+        return None
+    quoted, single, bare = matches[-1].groups()
+    if quoted is not None:
+        try:
+            return str(json.loads(f'"{quoted}"'))
+        except json.JSONDecodeError:
+            return quoted
+    return (single if single is not None else bare).strip()
+
+
 def _after_last_marker(text: str) -> str | None:
+    json_value = _json_answer(text)
+    if json_value is not None:
+        return json_value
     matches = list(_MARKER.finditer(text))
     return text[matches[-1].end() :] if matches else None
+
+
+def _first_sentence(text: str) -> str:
+    return re.split(r"(?<=[.!?;])\s+|\n", text.strip(), maxsplit=1)[0]
+
+
+def is_non_answer(text: str | None) -> bool:
+    """True when a reply gives no answer: empty, "N/A"-like, or a refusal in its first sentence.
+
+    Example:
+        >>> is_non_answer('{"answer": "N/A"}'), is_non_answer("I cannot calculate the CURB-65 score.")
+        (True, True)
+        >>> is_non_answer("The CURB-65 score is 2; confusion cannot be determined, so it scores 0.")
+        False
+    """
+    answer = _answer_part(text)
+    return _says_nothing(answer) or bool(_REFUSAL.search(_first_sentence(answer)))
+
+
+def _answer_part(text: str | None) -> str:
+    cleaned = clean_reply(text)
+    segment = _after_last_marker(cleaned)
+    return (segment if segment is not None else cleaned).strip()
+
+
+def _says_nothing(answer: str) -> bool:
+    return not answer or _NON_ANSWER.fullmatch(answer.strip(" \t\n.,;:!\"'()[]{}")) is not None
 
 
 def _number_at(text: str, match: re.Match[str]) -> float | None:
@@ -126,7 +207,13 @@ def extract_number(text: str | None) -> float | None:
         >>> extract_number("between 3 and 4") is None
         True
     """
-    cleaned = _UNIT_NOISE.sub(" ", clean_reply(text))
+    if is_non_answer(text):
+        return None
+    cleaned = _EXPONENT.sub(" ", _UNIT_NOISE.sub(" ", clean_reply(text)))
+    cleaned = _NAME_NUMBER.sub(" ", cleaned)
+    json_value = _json_answer(cleaned)
+    if json_value is not None:  # the JSON answer and nothing else (never the reasoning beside it)
+        cleaned = json_value
     segment = _after_last_marker(cleaned)
     if segment is not None:
         # "Answer: (140-87)*48/100.8 = 25.2" -> the result after the last "="; asides in brackets
@@ -166,17 +253,52 @@ def extract_date(text: str | None) -> str | None:
     return f"{int(month):02d}/{int(day):02d}/{year}"
 
 
+def _weeks_days_in(text: str, *, whole: bool = False) -> str | None:
+    found = _WEEKS_DAYS_WORDS.search(text) or _WEEKS_DAYS_PAIR.search(text)
+    if not found and whole:
+        found = _BARE_PAIR.fullmatch(text.strip(" \t\n\"'"))
+    return f"({int(found.group(1))}, {int(found.group(2))})" if found else None
+
+
 def extract_weeks_days(text: str | None) -> str | None:
     """Read a gestational age given as weeks and days and return "(weeks, days)".
 
+    The answer part (after a marker or the JSON ``"answer"`` value) is read first, then the whole
+    reply; a bare "30, 3" counts only when it is the whole answer.
+
     Example:
-        >>> extract_weeks_days("('35 weeks', '3 days')")
+        >>> extract_weeks_days("('35 weeks', '3 days')"), extract_weeks_days('{"answer": "(35, 3)"}')
+        ('(35, 3)', '(35, 3)')
+        >>> extract_weeks_days("She is 35 weeks and 3 days pregnant.")
         '(35, 3)'
     """
     cleaned = clean_reply(text)
-    segment = _after_last_marker(cleaned) or cleaned
-    found = _WEEKS_DAYS.search(segment) or _WEEKS_DAYS.search(cleaned)
-    return f"({int(found.group(1))}, {int(found.group(2))})" if found else None
+    segment = _after_last_marker(cleaned)
+    if segment is not None:
+        found = _weeks_days_in(segment, whole=True)
+        if found:
+            return found
+    return _weeks_days_in(cleaned, whole=True)
+
+
+def exact_reference(reference: str) -> str:
+    """A reference in the form the extractor gives for it: dates zero-padded, weeks/days as "(w, d)".
+
+    Example:
+        >>> exact_reference("('30 weeks', '3 days')"), exact_reference("1/9/2007"), exact_reference("4")
+        ('(30, 3)', '01/09/2007', '4')
+    """
+    ref = reference.strip()
+    if _DATE.fullmatch(ref):
+        return extract_date(ref) or ref
+    if _is_weeks_days(ref):
+        return _weeks_days_in(ref) or ref
+    return ref
+
+
+def _is_weeks_days(reference: str) -> bool:
+    ref = reference.strip()
+    return bool(_WEEKS_DAYS_PAIR.fullmatch(ref) or _WEEKS_DAYS_WORDS.fullmatch(ref))
 
 
 _BRACKETED_LETTER = re.compile(r"\s*(?:(?:option|choice|letter)\s+)?[(\[]\s*([A-Za-z])\s*[)\]]", re.I)
@@ -283,7 +405,7 @@ def extract_exact(text: str | None, reference: str) -> str | None:
     """
     if _DATE.fullmatch(reference.strip()):
         return extract_date(text)
-    if _WEEKS_DAYS.search(reference) and "week" in reference.lower():
+    if _is_weeks_days(reference):
         return extract_weeks_days(text)
     if _looks_numeric(reference):
         value = extract_number(text)
@@ -308,12 +430,14 @@ def extract_answer(instance: Instance, text: str | None) -> str | None:
         >>> extract_answer(item, "CrCl = 25.2 mL/min")
         '25.2'
     """
+    if instance.answer_type == "free_text":
+        # a refusal is a reply a jury can judge; "N/A" or nothing is not
+        return None if _says_nothing(_answer_part(text)) else clean_reply(text)
+    if is_non_answer(text):
+        return None
     if instance.answer_type == "choice":
         return extract_choice(text, instance.choices)
     if instance.answer_type == "numeric_range":
         value = extract_number(text)
         return None if value is None else format_number(value)
-    if instance.answer_type == "exact":
-        return extract_exact(text, instance.reference)
-    cleaned = clean_reply(text)
-    return cleaned or None
+    return extract_exact(text, instance.reference)

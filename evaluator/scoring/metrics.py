@@ -27,7 +27,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from evaluator.benchmarks.instance import Instance
-from evaluator.scoring.answers import normalize_text, reference_letter
+from evaluator.scoring.answers import exact_reference, normalize_text, reference_letter
 
 
 class Sample(NamedTuple):
@@ -125,7 +125,7 @@ def exact_match(sample: Sample) -> float:
         return 0.0
     if inst.answer_type == "choice":
         return choice_accuracy(sample)
-    ref = inst.reference.strip()
+    ref = exact_reference(inst.reference)  # "('30 weeks', '3 days')" -> "(30, 3)", dates zero-padded
     ref_value, value = _as_float(ref), _as_float(parsed)
     if ref_value is not None and value is not None:
         # MedCalc-Bench grades integer scores as round(answer) == ground truth (evaluate.py).

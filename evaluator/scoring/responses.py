@@ -7,11 +7,14 @@ scored by reference metrics and gets ``score=None`` (unscored, left to the jury)
 number. Second, every aggregate carries its n and its uncertainty: ``aggregate`` reports
 ``n_scored``/``n_unscored``/``n_unparsed`` and the 95% interval that fits the metric's kind from
 ``evaluator.statistics.estimates.interval_for`` (Wilson for 0/1 scores, seeded BCa bootstrap for other means),
-or the reason there is none. The per-instance ``score`` is the spec's ``main_metric``.
+or the reason there is none. The per-instance ``score`` is the spec's ``main_metric``. Third, how a
+case was graded is never hidden: when the loader had to derive the grading (MedCalc-Bench limits
+by the README rule), each score carries the note and the aggregate counts each note.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -38,6 +41,9 @@ class InstanceScore(BaseModel):
     """True when no answer could be read; such a reply scores 0 on correctness metrics."""
     metrics: dict[str, float] = Field(default_factory=dict)
     """Every applicable metric of the benchmark for this reply (inapplicable ones are absent)."""
+    note: str | None = None
+    """How the case was graded when that was not read from the file (e.g. MedCalc-Bench limits
+    derived by the README rule); None when the file said it all."""
 
 
 class Aggregate(BaseModel):
@@ -67,6 +73,8 @@ class Aggregate(BaseModel):
     """Instances without a value (e.g. free text with no reference)."""
     n_unparsed: int
     """Replies whose answer could not be read (counted as wrong, and counted here)."""
+    notes: list[str] = Field(default_factory=list)
+    """Each grading note of the instances ("150 of 150 instances: Lower/Upper Limit derived ...")."""
 
 
 def score_responses(
@@ -99,6 +107,7 @@ def score_responses(
                 parsed=sample.parsed,
                 unparsed=sample.parsed is None,
                 metrics=values,
+                note=sample.instance.meta.get("limits_derived") or None,
             )
         )
     return out
@@ -168,4 +177,6 @@ def aggregate(
         n_scored=len(values),
         n_unscored=len(scores) - len(values),
         n_unparsed=sum(s.unparsed for s in scores),
+        notes=[f"{k} of {len(scores)} instances: {note}" for note, k in sorted(Counter(
+            s.note for s in scores if s.note).items())],
     )

@@ -161,3 +161,113 @@ def test_reference_letter_accepts_letter_or_text():
         reference_letter(Instance(id="1", choices=tuple(OPTIONS), reference="Elastin", answer_type="choice"))
         is None
     )
+
+
+# --- issue 24 §3: numbers that are not answers, gestational age, JSON answers ---------------------
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("BMI is 22.32 kg/m^2.", 22.32),  # the exponent is part of the unit
+        ("The patient's BMI is 22.32 kg/m^ 2", 22.32),
+        ("The eGFR is 45 mL/min per 1.73 m2", 45.0),
+        ("The CURB-65 score is 2.", 2.0),  # a number in a calculator's name is not the answer
+        ("Answer: CURB-65 score of 2", 2.0),
+        ("The FIB-4 index is 1.23", 1.23),
+        ('{"step_by_step_thinking": "Age 87, creatinine 1.4, so 25.238.", "answer": "25.2"}', 25.2),
+        ('{"answer": 25.2}', 25.2),
+        ("I cannot be certain, but the answer is 4.", 4.0),
+    ],
+)
+def test_units_exponents_and_names_are_not_the_answer(reply, expected):
+    assert extract_number(reply) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I cannot calculate the CURB-65 score without the BUN.",
+        "Unable to determine the HAS-BLED score: the note gives no INR history (age 72).",
+        "There is not enough information to compute the CrCl; the patient is 72 years old.",
+        "N/A",
+        "Answer: N/A",
+        '{"answer": "N/A"}',
+        '{"step_by_step_thinking": "Age 72, BUN 30 mg/dL.", "answer": "unknown"}',
+        '{"answer": "Not Found"}',
+    ],
+)
+def test_refusals_and_non_answers_are_unparsed(reply):
+    assert extract_number(reply) is None
+    numeric = Instance(id="n", reference="2", answer_type="numeric_range", lower=2, upper=2)
+    text = Instance(id="t", reference="atrial fibrillation", answer_type="exact")
+    assert extract_answer(numeric, reply) is None and extract_answer(text, reply) is None
+
+
+def test_na_is_not_a_free_text_answer_but_a_refusal_is():
+    free = Instance(id="f", reference="CORRECT", answer_type="free_text")
+    assert extract_answer(free, "N/A") is None
+    assert extract_answer(free, "I cannot give medical advice.") == "I cannot give medical advice."
+
+
+def test_json_answer_values_pick_options():
+    assert extract_choice('{"answer": "B"}', OPTIONS) == "B"
+    assert extract_choice('{"answer": "Collagen"}', OPTIONS) == "B"
+    assert extract_choice('{"answer": "\\u03c3 (sigma)."}', ["\u03b1 (alpha).", "\u03c3 (sigma)."]) == "B"
+    assert extract_choice('{"step_by_step_thinking": "Not (A).", "answer": "D"}', OPTIONS) == "D"
+
+
+GESTATION = ["('30 weeks', '3 days')", "(30, 3)"]  # the dataset's own format; the MedCalc CSV loader's
+
+
+@pytest.mark.parametrize("reference", GESTATION)
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "(30, 3)",
+        "('30 weeks', '3 days')",
+        '{"answer": "(30, 3)"}',
+        "{\"answer\": \"('30 weeks', '3 days')\"}",
+        "30 weeks and 3 days",
+        "The gestational age is 30 weeks, 3 days.",
+        "Answer: 30 weeks 3 days",
+        "30w 3d",
+        "[30, 3]",
+        '{"answer": "30, 3"}',
+    ],
+)
+def test_gestational_age_scores_however_written(reference, reply):
+    from evaluator.benchmarks.specs import get_benchmark
+    from evaluator.scoring.responses import score_response
+
+    item = Instance(id="ga", reference=reference, answer_type="exact")
+    for benchmark in ("medcalc_bench", "generic"):
+        assert score_response(get_benchmark(benchmark), item, reply).score == 1.0, (benchmark, reply)
+
+
+@pytest.mark.parametrize("reference", GESTATION)
+def test_gestational_age_wrong_or_half_answers(reference):
+    from evaluator.benchmarks.specs import get_benchmark
+    from evaluator.scoring.responses import score_response
+
+    item = Instance(id="ga", reference=reference, answer_type="exact")
+    spec = get_benchmark("medcalc_bench")
+    assert score_response(spec, item, "(30, 4)").score == 0.0
+    half = score_response(spec, item, "30 weeks")
+    assert (half.score, half.unparsed) == (0.0, True)
+    dates = score_response(spec, item, "LMP 01/02/2020 and today 03/04/2020.")
+    assert (dates.score, dates.unparsed) == (0.0, True)  # two dates are not weeks and days
+
+
+def test_refusals_are_wrong_and_counted_apart():
+    from evaluator.benchmarks.specs import get_benchmark
+    from evaluator.scoring.responses import aggregate, score_responses
+
+    item = Instance(id="c", reference="65", answer_type="numeric_range", lower=65, upper=65)
+    scores = score_responses(
+        get_benchmark("medcalc_bench"),
+        [item] * 3,
+        ["I cannot calculate the CURB-65 score.", '{"answer": "N/A"}', "Answer: 65"],
+    )
+    assert [(s.score, s.unparsed) for s in scores] == [(0.0, True), (0.0, True), (1.0, False)]
+    assert aggregate(scores, "numeric_in_range").n_unparsed == 2
