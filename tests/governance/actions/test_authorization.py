@@ -81,7 +81,8 @@ def attempt(store, run_id, server, path: str, identity: Identity | None):
     return store.load("D-auth").version - before, server.hits - hits
 
 
-PATHS = ["save an edit", "attach a run", "attach a completed run", "update onto the latest", "start a paid run"]
+PATHS = ["save an edit", "attach a run", "attach a completed run", "update onto the latest",
+         "start a paid run"]
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -131,7 +132,8 @@ def test_the_command_line_with_a_viewer_service_identity_is_refused_every_write(
         ("dossier", "update", "D-auth", "--file", str(use)),
         ("rules", "D-auth", "--init"),
         ("attach", run_id, "--dossier", "D-auth"),
-        ("run", "--benchmark", "calc_builtin", "--model", "openai/m3", "--api-base", server.url, "--limit", "2"),
+        ("run", "--benchmark", "calc_builtin", "--model", "openai/m3", "--api-base", server.url,
+         "--limit", "2"),
         ("demo",),
         ("decide", "D-auth", "--decision", "reject", "--rationale", "Not good enough for our patients."),
     ]
