@@ -152,12 +152,12 @@ def medhelm_instance_score(
     return max(sum(values) / len(values), float(lowest)), False
 
 
-def default_method(benchmark_id: str) -> JuryMethod:
+def default_jury_method(benchmark_id: str) -> JuryMethod:
     """``medhelm`` for a benchmark that reproduces a MedHELM one (it has a ``medhelm_id``), else ``strict``.
 
     Example:
-        >>> default_method("aci_bench"), default_method("calc_builtin"), default_method("my_scenario")
-        ('medhelm', 'strict', 'strict')
+        >>> [default_jury_method(b) for b in ("aci_bench", "calc_builtin", "my_scenario")]
+        ['medhelm', 'strict', 'strict']
     """
     from evaluator.benchmarks.specs import BenchmarkError, get_benchmark
 

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evaluator.benchmarks.instance import Instance
 from evaluator.gateway.llm import ModelEndpoint
-from evaluator.jury.medhelm import METHODS, JuryMethod, default_method, max_tokens_for
+from evaluator.jury.medhelm import METHODS, JuryMethod, default_jury_method, max_tokens_for
 from evaluator.jury.passes import JudgeSpec, JudgeTally, Progress, judge_one
 from evaluator.jury.rubrics import DEFAULT_RUBRIC, get_rubric
 from evaluator.jury.scores import NOT_JUDGED, JurySummary, summarize_jury
@@ -145,7 +145,7 @@ def jury_config_for(
         )
     if len(set(models)) < MIN_JUDGES:
         raise JuryError(f"a jury needs at least {MIN_JUDGES} different judge models; got {models}")
-    method = method or (default_method(spec.id) if spec is not None else "strict")
+    method = method or (default_jury_method(spec.id) if spec is not None else "strict")
     if method not in METHODS:
         raise JuryError(f"unknown jury method {method!r}; known methods: {', '.join(METHODS)}")
     return JuryConfig(judges=judge_endpoints(models, api_base, api_key_env, concurrency), rubric_id=rubric_id,

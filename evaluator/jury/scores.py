@@ -29,7 +29,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from evaluator.evidence.record import Evidence, evidence_id
-from evaluator.jury.medhelm import default_method, medhelm_instance_score
+from evaluator.jury.medhelm import default_jury_method, medhelm_instance_score
 from evaluator.statistics.estimates import interval_for
 
 SPREAD_FLAG = 2
@@ -208,7 +208,7 @@ class JurySummary(BaseModel):
     def evidence_method(self) -> str:
         """The method the jury's Evidence uses: ``medhelm`` on a MedHELM benchmark (its score stands
         beside a published one), else the jury's own."""
-        if "medhelm" in self.by_method and default_method(self.benchmark_id) == "medhelm":
+        if "medhelm" in self.by_method and default_jury_method(self.benchmark_id) == "medhelm":
             return "medhelm"
         return self.method if self.method in self.by_method else "strict"
 
