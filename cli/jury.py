@@ -2,7 +2,9 @@
 
 Thin wrappers: ``jury`` loads the run's instances (the run records only their hash, so the
 dataset file is needed unless the benchmark is built in), builds the jury (judges from
-``--judges``, else the benchmark's jury block, else the default vendor trio) and runs it through
+``--judges``, else the benchmark's jury block, else the default vendor trio) with a ``--method``
+(``medhelm``: MedHELM's arithmetic, the default on MedHELM's own benchmarks; ``strict``: ours, the
+default on local scenarios; the JSON's ``method`` says which, ``by_method`` gives both) and runs it through
 ``evaluator.jury.panel`` as a job of the one job manager (``evaluator.runs.jobs``), waited for
 with a progress bar on stderr. ``agreement`` reads two ratings CSVs (or a
 stored jury) and prints, per dataset and ``ALL``, the figures of ``evaluator.agreement.analysis``.
@@ -68,7 +70,8 @@ def _jury_inputs(args: argparse.Namespace, store: Any) -> tuple[list, Any]:
     try:
         spec = get_benchmark(run["benchmark_id"])
         instances = load_instances(spec, args.dataset_file)
-        config = jury_config_for(spec, _names(args.judges), args.api_base, args.api_key_env, args.concurrency)
+        config = jury_config_for(spec, _names(args.judges), args.api_base, args.api_key_env, args.concurrency,
+                                 method=args.method)
         if args.phi_approved:  # the judges' endpoints are approved for PHI
             config = config.model_copy(update={"judges": tuple(j.model_copy(update={"phi_approved": True})
                                                                for j in config.judges)})
@@ -149,9 +152,14 @@ def cmd_jury(args: argparse.Namespace) -> int:
             else f"{summary.mean:.2f} (normalized {summary.normalized_mean:.2f})"
         )
         sys.stdout.write(
-            f"{summary.jury_id}: jury score {mean}; scored {summary.n_scored}, unscored "
-            f"{summary.n_unscored}, judges disagree on {summary.n_flagged}\n"
+            f"{summary.jury_id}: jury score {mean} ({summary.method} method); scored {summary.n_scored}, "
+            f"unscored {summary.n_unscored}, judges disagree on {summary.n_flagged}\n"
         )
+        if summary.methods_differ:
+            for f in summary.by_method.values():
+                shown = "n/a" if f.mean is None else f"{f.mean:.2f}"
+                sys.stdout.write(f"  {f.method}: {shown} over {f.n_in_mean}; {f.n_unscored} without a valid "
+                                 f"judgement, {f.treatment}\n")
     else:
         emit(doc)
     if summary.status != "completed":
@@ -221,6 +229,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--dataset-file", help="the dataset file the run was made on (not needed for built-in ones)"
     )
+    p.add_argument("--method", choices=("medhelm", "strict"),
+                   help="medhelm: MedHELM's arithmetic (no valid judgement counts 1.0, judges get 4,096 "
+                        "tokens; default for MedHELM's benchmarks); strict: ours (unscored and left out; "
+                        "default for local scenarios). Both are reported")
     p.add_argument("--concurrency", type=CONCURRENCY, default=8, help="judge requests in flight (default 8)")
     p.add_argument("--max-cost", type=USD, help="stop before the jury's new spending passes USD")
     p.add_argument("--instances", action="store_true", help="include the per-instance breakdown in the JSON")

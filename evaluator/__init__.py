@@ -44,6 +44,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "InspectNotInstalled": "evaluator.importers.inspect_log",
     "JsonTooDeep": "evaluator.inputs.capped_json",
     "parse_json": "evaluator.inputs.capped_json",
+    "default_jury_method": "evaluator.jury.medhelm",
     "JuryError": "evaluator.jury.panel",
     "jury_config_for": "evaluator.jury.panel",
     "run_jury": "evaluator.jury.panel",
@@ -93,6 +94,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from evaluator.importers import HelmImportError, load_helm_runs
     from evaluator.importers.inspect_log import InspectNotInstalled
     from evaluator.inputs.capped_json import JsonTooDeep, parse_json
+    from evaluator.jury.medhelm import default_jury_method
     from evaluator.jury.panel import JuryError, jury_config_for, run_jury
     from evaluator.loaders import DatasetError, get_loader, load_instances
     from evaluator.phi.attestation import METHOD_LABELS, AttestationInput

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from evaluator import RunRecord, get_benchmark, get_loader
+from evaluator import RunRecord, default_jury_method, get_benchmark, get_loader
 from governance import (
     Dossier,
     JuryPlan,
@@ -53,6 +53,13 @@ def _request(dossier: Dossier, record: RunRecord) -> JuryRequest | None:
     phi = c2.checkbox("The judges' endpoints are approved for PHI", key=f"jury_phi_{rid}",
                       help="The judges read the cases and the model's answers. Without this, or a "
                            "de-identification attestation for the run's cases, identifiers stop the jury.")
+    methods = ["medhelm", "strict"]
+    method = st.radio("Scoring method", methods, horizontal=True, key=f"jury_method_{rid}",
+                      index=methods.index(default_jury_method(record.benchmark_id)),
+                      help="medhelm: MedHELM's arithmetic, comparable with its published scores (an "
+                           "instance without a valid judgement counts at the lowest score, 1.0; judges "
+                           "get 4,096 tokens). strict: ours (such an instance is unscored and left out). "
+                           "Both are computed from the same replies and shown when they differ.")
     dataset = run_dataset_path(ui.store(), record.run_key)
     spec = get_benchmark(record.benchmark_id)
     if dataset is None and get_loader(spec.loader).needs_file and not spec.dataset_path:
@@ -67,7 +74,7 @@ def _request(dossier: Dossier, record: RunRecord) -> JuryRequest | None:
     try:
         return JuryRequest(run_id=rid, judges=judges, api_base=api_base.strip() or None,
                            api_key_env=key_env.strip() or None, dataset_path=dataset,
-                           max_cost_usd=max_cost or None, phi_approved=phi)
+                           max_cost_usd=max_cost or None, phi_approved=phi, method=method)
     except ValueError as exc:
         st.warning(str(exc))
         return None
@@ -86,7 +93,8 @@ def _estimate(plan: JuryPlan) -> None:
     skipped = "; ".join(f"{n} {why}" for why, n in plan.skipped.items())
     st.caption(f"{plan.n_judged} of {plan.n_instances} responses go to the judges"
                + (f" ({skipped}: unscored)" if skipped else "")
-               + f", rubric {plan.rubric_id}. **Upper bound**: {plan.note}."
+               + f", rubric {plan.rubric_id}, {plan.method} method ({plan.max_tokens:,} output tokens per "
+               f"reply). **Upper bound**: {plan.note}."
                + ("" if plan.cost_usd_max is not None else
                   " A judge has no known price, so the cost is not bounded."))
     if plan.n_vendors < 3:
@@ -119,9 +127,18 @@ def _results(dossier: Dossier, record: RunRecord, request: JuryRequest | None) -
     s = juries[0]
     mean = "—" if s.mean is None else f"{s.mean:.2f} on 1-5 (normalized {s.normalized_mean:.3f})"
     ci = ("" if s.ci_lower is None else f", 95% CI {s.ci_lower:.2f}–{s.ci_upper:.2f}")
-    st.markdown(f"**Jury {s.jury_id}** ({s.status}): mean {mean}{ci}; {s.n_scored} scored, "
-                f"**{s.n_unscored} unscored** of {s.n}; judges disagree on {s.n_flagged}; "
+    st.markdown(f"**Jury {s.jury_id}** ({s.status}, {s.method} method): mean {mean}{ci}; {s.n_scored} "
+                f"scored, **{s.n_unscored} unscored** of {s.n}; judges disagree on {s.n_flagged}; "
                 f"{s.new_requests} request(s) sent, {s.cache_hits} from the cache, ${s.cost_usd:,.4f}.")
+    if s.methods_differ:
+        st.markdown("The two methods differ on these replies:\n" + "\n".join(
+            f"- **{f.method}**: {'—' if f.mean is None else f'{f.mean:.2f}'} over {f.n_in_mean} instance(s); "
+            f"{f.n_unscored} without a valid judgement, {f.treatment}"
+            + (f"; {f.n_helm_errors} judgement(s) would stop HELM's own run" if f.n_helm_errors else "")
+            for f in s.by_method.values()))
+    if s.evidence_method() != s.method:
+        st.caption(f"Its evidence uses the {s.evidence_method()} method: {s.benchmark_id} is a MedHELM "
+                   "benchmark, so its score stands beside a published MedHELM one.")
     if s.unscored_reasons:
         st.markdown("Unscored judgements and instances, by reason:\n"
                     + "\n".join(f"- {why}: {n}" for why, n in s.unscored_reasons.items()))
@@ -162,8 +179,9 @@ def jury_section(dossier: Dossier, record: RunRecord) -> None:
     """Section 5 for a completed free-text run: judges, estimate, the background jury, its evidence."""
     st.subheader("5. Score with the LLM jury")
     st.caption("Free-text answers are scored by judge models on the benchmark's rubric (1-5), as MedHELM "
-               "does. A judge reply that cannot be read is asked for once more, then counted as unscored "
-               "with its reason, never as a score.")
+               "does. Under the strict method a judge reply that cannot be read is asked for once more, then "
+               "counted as unscored with its reason, never as a score; the medhelm method reads the replies "
+               "as MedHELM does, so the score is comparable with its published ones.")
     if problem := st.session_state.get("jury_error"):  # kept until the next start
         st.error(problem)
     if job_id := st.session_state.get("jury_job"):

@@ -11,7 +11,10 @@ A judge reply that cannot be read gets exactly one repair request (a second pass
 instances, asking for the JSON only); if that still fails, or the call itself failed, the
 judgement is unscored with its reason. Scores and reasons go to ``evaluator.jury.store``;
 ``evaluator.jury.scores`` turns them into instance scores, breakdowns and Evidence. Defaults
-follow MedHELM: three vendors (OpenAI, Anthropic, Meta's Llama), temperature 0.
+follow MedHELM: three vendors (OpenAI, Anthropic, Meta's Llama), temperature 0. The jury's
+``method`` (``medhelm`` on MedHELM's own benchmarks, ``strict`` on local scenarios) picks the
+headline reading and the judges' output budget (HELM's 4,096 tokens, or our 1,024); both readings
+are recorded either way.
 """
 
 from __future__ import annotations
@@ -26,9 +29,10 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evaluator.benchmarks.instance import Instance
 from evaluator.gateway.llm import ModelEndpoint
+from evaluator.jury.medhelm import METHODS, JuryMethod, default_jury_method, max_tokens_for
 from evaluator.jury.passes import JudgeSpec, JudgeTally, Progress, judge_one
 from evaluator.jury.rubrics import DEFAULT_RUBRIC, get_rubric
-from evaluator.jury.scores import JurySummary, summarize_jury
+from evaluator.jury.scores import NOT_JUDGED, JurySummary, summarize_jury
 from evaluator.jury.store import JuryStore
 from evaluator.phi.attestation import DeidentificationAttestation
 from evaluator.runs.phi_gate import require_phi_clearance, run_attestation
@@ -60,7 +64,7 @@ class JuryError(ValueError):
 
 
 class JuryConfig(BaseModel):
-    """Which judges, which rubric, how long a reply may be."""
+    """Which judges, which rubric, which method, how long a reply may be."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -68,8 +72,16 @@ class JuryConfig(BaseModel):
     """Judge endpoints; at least three, each a different model."""
     rubric_id: str = DEFAULT_RUBRIC
     """Rubric id in ``data/rubrics``."""
-    max_tokens: int = Field(default=1024, gt=0)
-    """Output budget per judge reply."""
+    method: JuryMethod = "strict"
+    """Headline reading: ``medhelm`` (MedHELM's arithmetic) or ``strict`` (ours)."""
+    max_tokens: int = Field(default=0, ge=0)
+    """Output budget per judge reply; 0 (default): the method's, 4,096 ``medhelm``, 1,024 ``strict``."""
+
+    @model_validator(mode="after")
+    def _budget(self) -> JuryConfig:
+        if not self.max_tokens:
+            object.__setattr__(self, "max_tokens", max_tokens_for(self.method))
+        return self
 
     @model_validator(mode="after")
     def _distinct(self) -> JuryConfig:
@@ -102,12 +114,14 @@ def jury_config_for(
     api_base: str | None = None,
     api_key_env: str | None = None,
     concurrency: int = 8,
+    method: str | None = None,
 ) -> JuryConfig:
-    """The jury for a benchmark: judges given > the spec's jury block > ``DEFAULT_JUDGES``.
+    """The jury for a benchmark: judges given > the spec's jury block > ``DEFAULT_JUDGES``; the
+    method given, else ``medhelm`` for a MedHELM benchmark and ``strict`` otherwise.
 
     Raises:
-        JuryError: fewer than three distinct judges, an unknown rubric, or a spec whose criteria
-            differ from its rubric's.
+        JuryError: fewer than three distinct judges, an unknown rubric or method, or a spec whose
+            criteria differ from its rubric's.
 
     Example:
         >>> jury_config_for(None).rubric_id
@@ -131,7 +145,11 @@ def jury_config_for(
         )
     if len(set(models)) < MIN_JUDGES:
         raise JuryError(f"a jury needs at least {MIN_JUDGES} different judge models; got {models}")
-    return JuryConfig(judges=judge_endpoints(models, api_base, api_key_env, concurrency), rubric_id=rubric_id)
+    method = method or (default_jury_method(spec.id) if spec is not None else "strict")
+    if method not in METHODS:
+        raise JuryError(f"unknown jury method {method!r}; known methods: {', '.join(METHODS)}")
+    return JuryConfig(judges=judge_endpoints(models, api_base, api_key_env, concurrency), rubric_id=rubric_id,
+                      method=method)
 
 
 def check_dataset(run: dict[str, Any], result_ids: set[str], instances: Sequence[Instance]) -> list[Instance]:
@@ -221,6 +239,7 @@ async def run_jury_async(
         rubric_hash=rubric.content_hash(),
         criteria=list(rubric.criterion_names),
         judges=[j.model for j in config.judges],
+        method=config.method,
     )
     juries.add_instances(
         jury_id,
@@ -317,7 +336,7 @@ def load_jury_summary(
     skipped = {
         r.instance_id: r.skipped_reason
         if isinstance(r.skipped_reason, str) and r.skipped_reason
-        else "not judged: the jury stopped before it"
+        else NOT_JUDGED
         for r in juries.instances(jury_id).itertuples()
         if r.instance_id not in judged
     }

@@ -4,7 +4,10 @@ Why a module of its own: this is where the jury meets the runner. Each pass is a
 ``run_async`` whose prompts are the fenced judge prompts and whose scorer reads replies with the
 strict parser, so the cache, retries, cost and resume come from the runner. The stored
 ``response_text`` is then re-read with the same parser to decide, per instance, between a
-score, a repair request (only after a *completed* first pass) and an unscored reason.
+score, a repair request (only after a *completed* first pass) and an unscored reason. The first
+reply is also read with HELM's rules (``evaluator.jury.medhelm``; HELM asks once, so the repair
+pass never changes that reading) and kept beside the strict one, so both methods come from the
+same paid replies.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from evaluator.benchmarks.instance import Instance
 from evaluator.gateway.llm import ModelEndpoint
+from evaluator.jury.medhelm import read_medhelm_reply
 from evaluator.jury.prompt import judge_messages, parse_judge_reply, repair_messages
 from evaluator.jury.rubrics import Rubric
 from evaluator.runs.runner import RunOptions, run_async
@@ -135,14 +139,17 @@ async def judge_one(
                 "scores": None,
                 "reason": f"judge call failed: {r['error']}",
                 "calls": 1,
+                "medhelm": {"values": None, "reason": f"judge call failed: {r['error']}"},
             }
             continue
         reading = parse_judge_reply(r["response_text"], rubric)
+        helm = read_medhelm_reply(r["response_text"], rubric.criterion_names)
         rows[r["instance_id"]] = {
             "scores": reading.scores,
             "explanations": reading.explanations,
             "reason": reading.reason,
             "calls": 1,
+            "medhelm": helm.model_dump(mode="json"),
         }
         if reading.scores is None:
             broken[r["instance_id"]] = (r["response_text"] or "", reading.reason or "")
@@ -166,9 +173,10 @@ async def judge_one(
         run_ids.append(s2.run_id)
         for r in runs.results(s2.run_id):
             first_reason = rows[r["instance_id"]]["reason"]
+            helm = rows[r["instance_id"]]["medhelm"]  # HELM reads the first reply only
             if r["error"] is not None:
                 reason = f"{first_reason}; repair call failed: {r['error']}"
-                rows[r["instance_id"]] = {"scores": None, "reason": reason, "calls": 2}
+                rows[r["instance_id"]] = {"scores": None, "reason": reason, "calls": 2, "medhelm": helm}
                 continue
             reading = parse_judge_reply(r["response_text"], rubric)
             rows[r["instance_id"]] = {
@@ -177,6 +185,7 @@ async def judge_one(
                 "calls": 2,
                 "repaired": True,
                 "reason": None if reading.scores else f"{first_reason}; after repair: {reading.reason}",
+                "medhelm": helm,
             }
     out = [
         {

@@ -8,11 +8,14 @@ input, the reference and the rubric: it is deterministic (so the response cache 
 work), yet a candidate cannot contain its own end marker, because that would require a text
 that contains part of its own hash. ``fence_nonce`` still checks and re-salts on a collision.
 
-Why strict parsing: a judge reply either is one JSON object with exactly the rubric's criteria,
-each with an integer score on the scale, or it is unusable, with a reason. Nothing is pulled out
-of prose, nothing is coerced ("4/5", 4.5, "4" stay unusable), and an unusable reply is never
-read as a score (inspect#4026, openai/evals#1712; HELM's jury still falls back to 0). The jury
-gives each unusable reply one repair request (``repair_messages``) before leaving it unscored.
+Why strict parsing (the ``strict`` method): a judge reply either is one JSON object with exactly
+the rubric's criteria, each with an integer score on the scale, or it is unusable, with a reason.
+Nothing is pulled out of prose, nothing is coerced ("4/5", 4.5, "4" stay unusable), and an
+unusable reply is never read as a score (inspect#4026, openai/evals#1712). The jury gives each
+unusable reply one repair request (``repair_messages``) before leaving it unscored. MedHELM reads
+replies more loosely and gives an instance without a valid judgement its lowest score, 1.0 (its
+run specs set ``default_score=1.0``; HELM's metric class defaults to 0.0, which MedHELM overrides
+and its leaderboard raises to 1): that reading is the ``medhelm`` method, ``evaluator.jury.medhelm``.
 """
 
 from __future__ import annotations

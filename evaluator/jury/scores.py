@@ -1,13 +1,22 @@
-"""From judgements to scores: instance means, breakdowns, disagreement flags, Evidence.
+"""From judgements to scores: instance means, breakdowns, disagreement flags, Evidence; two methods.
 
 Why pure functions over stored judgements: the jury's numbers must be recomputable from what is
-in DuckDB, and every aggregate must say how much it rests on. The rule is MedHELM's (the instance
-score is the plain mean of every valid judge × criterion score, normalized as (x − 1)/4) with one
-difference that matters to a committee: an instance with no valid judgement is *unscored* and
-counted, never given 0 or 1. Judges "disagree" on an instance when, for some criterion, their
-scores differ by 2 points or more; such instances are flagged for a clinician to look at.
-The interval of the mean is a seeded BCa bootstrap (a t interval when BCa cannot be computed),
-fitted to a bounded, skewed 1-5 mean; with no spread there is no interval, and the reason says so.
+in DuckDB, and every aggregate must say how much it rests on. Two methods read the same replies:
+
+* ``strict`` (ours): the instance score is the plain mean of every valid judge × criterion
+  score, normalized as (x − 1)/4, and an instance with no valid judgement is *unscored*: counted,
+  and left out of the mean, never given 0 or 1.
+* ``medhelm``: MedHELM's arithmetic (``evaluator.jury.medhelm``): HELM's reading of the first reply,
+  and an instance with no valid judgement (an empty candidate answer included) counts at the
+  lowest score, so the mean is over every instance. A local score compared with a published
+  MedHELM one uses this method.
+
+The summary's headline (``mean``, ``n_scored``, ``n_unscored``…) is its ``method``'s; ``by_method``
+holds both, so a reader sees when they differ. Breakdowns, spread and flags come from the strict
+reading. Judges "disagree" on an instance when, for some criterion, their scores differ by 2 points
+or more; such instances are flagged for a clinician to look at. The interval of the mean is a
+seeded BCa bootstrap (a t interval when BCa cannot be computed), fitted to a bounded, skewed 1-5
+mean; with no spread there is no interval, and the reason says so.
 """
 
 from __future__ import annotations
@@ -20,10 +29,64 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from evaluator.evidence.record import Evidence, evidence_id
+from evaluator.jury.medhelm import default_jury_method, medhelm_instance_score
 from evaluator.statistics.estimates import interval_for
 
 SPREAD_FLAG = 2
 N_RESAMPLES, SEED = 2000, 0
+NOT_JUDGED = "not judged: the jury stopped before it"
+
+
+class MethodFigures(BaseModel):
+    """A jury's score under one method, with the counts behind it."""
+
+    method: str
+    """``medhelm`` or ``strict``."""
+    mean: float | None
+    """Mean instance score on the rubric's scale (None when no instance enters the mean)."""
+    ci_lower: float | None = None
+    """Lower bound of the 95% interval."""
+    ci_upper: float | None = None
+    """Upper bound of the 95% interval."""
+    ci_method: str | None = None
+    """How the interval was computed."""
+    ci_missing_reason: str | None = None
+    """Why there is no interval."""
+    normalized_mean: float | None = None
+    """``mean`` on 0-1, (x − scale_min)/(scale_max − scale_min)."""
+    n_in_mean: int
+    """Instances the mean is over (``strict``: the scored ones; ``medhelm``: every judged or skipped one)."""
+    n_scored: int
+    """Instances with at least one valid judgement under this method's reading."""
+    n_unscored: int
+    """Instances without one: left out of the mean (``strict``), or at the lowest score (``medhelm``)."""
+    n_helm_errors: int = 0
+    """Judgements on which HELM's own metric would raise and stop its run (``medhelm`` only)."""
+    treatment: str
+    """What happens to an instance without a valid judgement, in words."""
+
+
+def method_figures(method: str, values: Sequence[float], n_scored: int, n_unscored: int,
+                   scale: tuple[int, int], n_helm_errors: int = 0) -> MethodFigures:
+    """The mean, interval and counts of one method's instance values.
+
+    Example:
+        >>> f = method_figures("medhelm", [5.0] * 9 + [1.0], 9, 1, (1, 5))
+        >>> round(f.mean, 2), f.n_in_mean, f.n_unscored
+        (4.6, 10, 1)
+    """
+    lo, hi = scale
+    mean = lower = upper = how = missing = None
+    if values:
+        r = interval_for(list(values), "mean", seed=SEED, n_resamples=N_RESAMPLES)
+        mean, lower, upper, how, missing = r.estimate, r.lower, r.upper, r.method, r.missing_reason
+    treatment = (f"counted at the lowest score {float(lo)} (MedHELM's default_score)" if method == "medhelm"
+                 else "left out of the mean (unscored)")
+    return MethodFigures(method=method, mean=mean, ci_lower=lower, ci_upper=upper, ci_method=how,
+                         ci_missing_reason=missing,
+                         normalized_mean=(mean - lo) / (hi - lo) if mean is not None else None,
+                         n_in_mean=len(values), n_scored=n_scored, n_unscored=n_unscored,
+                         n_helm_errors=n_helm_errors, treatment=treatment)
 
 
 class InstanceJury(BaseModel):
@@ -49,6 +112,10 @@ class InstanceJury(BaseModel):
     """True when ``spread`` is 2 or more."""
     reasons: dict[str, str] = Field(default_factory=dict)
     """Why each unscored judge gave no score (or why the instance was not sent at all)."""
+    medhelm_score: float | None = None
+    """The instance's value under the ``medhelm`` method (None when not recorded or not judged yet)."""
+    medhelm_default: bool = False
+    """True when that value is the default lowest score (no valid judgement under HELM's reading)."""
 
 
 class JudgeBreakdown(BaseModel):
@@ -69,6 +136,8 @@ class JurySummary(BaseModel):
 
     jury_id: str
     """Jury id."""
+    method: str = "strict"
+    """Which method the headline figures (``mean``, ``n_scored``, ``n_unscored``, interval) follow."""
     run_id: str
     """The candidate run that was judged."""
     benchmark_id: str
@@ -131,33 +200,63 @@ class JurySummary(BaseModel):
     """Judge requests answered from the response cache."""
     instances: list[InstanceJury]
     """Per-instance detail."""
+    by_method: dict[str, MethodFigures] = Field(default_factory=dict)
+    """The score under each method whose reading is recorded (``medhelm`` needs juries from 2026-12 on)."""
+    methods_differ: bool = False
+    """True when the two methods give a different mean or a different unscored count."""
+
+    def evidence_method(self) -> str:
+        """The method the jury's Evidence uses: ``medhelm`` on a MedHELM benchmark (its score stands
+        beside a published one), else the jury's own."""
+        if "medhelm" in self.by_method and default_jury_method(self.benchmark_id) == "medhelm":
+            return "medhelm"
+        return self.method if self.method in self.by_method else "strict"
 
     def to_evidence(self, date: datetime | None = None) -> list[Any]:
-        """One ``Evidence`` (scale 1-5, provenance ``local-run``, ``n_unscored`` set); none if nothing scored.
+        """One ``Evidence`` (scale 1-5, ``local-run``) under ``evidence_method()``; none without a mean.
+
+        Under ``strict``, ``n`` is the scored instances and ``n_unscored`` the others; under
+        ``medhelm`` every instance is in ``n`` and those at the default lowest score are its
+        ``n_unparsed`` (counted at the worst value, as an unparsed answer is counted wrong). The
+        caveat names the method and, when the two differ, the other one's figure and unscored count.
 
         Example:
             >>> summary.to_evidence()[0].scale   # doctest: +SKIP
             '1-5'
         """
-        if self.mean is None:
+        method = self.evidence_method()
+        figures = self.by_method.get(method) or self._strict_figures()
+        if figures.mean is None:
             return []
         interval: dict[str, Any] = (
             {
-                "ci_lower": self.ci_lower,
-                "ci_upper": self.ci_upper,
-                "ci_method": self.ci_method
+                "ci_lower": figures.ci_lower,
+                "ci_upper": figures.ci_upper,
+                "ci_method": figures.ci_method
                 or f"percentile bootstrap over instances, {N_RESAMPLES} resamples, seed {SEED}",
             }
-            if self.ci_lower is not None
-            else {"ci_missing_reason": self.ci_missing_reason or f"only {self.n_scored} scored instance(s)"}
+            if figures.ci_lower is not None
+            else {"ci_missing_reason": figures.ci_missing_reason
+                  or f"only {figures.n_in_mean} instance(s) in the mean"}
         )
-        notes = [f"LLM jury ({', '.join(self.judges)}), rubric {self.rubric_id} {self.rubric_hash[:12]}"]
-        if self.n_unscored:
-            notes.append(f"{self.n_unscored} of {self.n} instance(s) unscored ({self.unscored_reasons})")
+        notes = [f"LLM jury ({', '.join(self.judges)}), rubric {self.rubric_id} {self.rubric_hash[:12]}, "
+                 f"method {method}"]
+        if figures.n_unscored:
+            notes.append(f"{figures.n_unscored} of {self.n} instance(s) without a valid judgement, "
+                         f"{figures.treatment} ({self.unscored_reasons})")
+        if figures.n_helm_errors:
+            notes.append(f"{figures.n_helm_errors} judgement(s) on which HELM's own metric would stop its "
+                         "run, counted as no judgement")
+        other = self.by_method.get("strict" if method == "medhelm" else "medhelm")
+        if self.methods_differ and other is not None:
+            shown = "n/a" if other.mean is None else f"{other.mean:.2f}"
+            notes.append(f"the {other.method} method gives {shown} with {other.n_unscored} unscored")
         if self.n_flagged:
             notes.append(f"judges disagree by ≥{SPREAD_FLAG} points on {self.n_flagged} instance(s)")
         if self.status != "completed":
             notes.append(f"jury {self.status}")
+        counts = ({"n": figures.n_in_mean, "n_unscored": 0, "n_unparsed": figures.n_unscored}
+                  if method == "medhelm" else {"n": figures.n_in_mean, "n_unscored": figures.n_unscored})
         return [
             Evidence(
                 id=evidence_id(
@@ -171,18 +270,24 @@ class JurySummary(BaseModel):
                 model=self.candidate_model,
                 benchmark=self.benchmark_id,
                 metric="jury_score",
-                score=self.mean,
+                score=figures.mean,
                 scale=f"{self.scale_min}-{self.scale_max}",
-                n=self.n_scored,
                 provenance="local-run",
                 source=self.jury_id,
                 date=date or datetime.now(UTC),
                 run_id=self.run_id,
-                n_unscored=self.n_unscored,
                 caveat="; ".join(notes),
+                **counts,
                 **interval,
             )
         ]
+
+    def _strict_figures(self) -> MethodFigures:
+        return MethodFigures(method="strict", mean=self.mean, ci_lower=self.ci_lower, ci_upper=self.ci_upper,
+                             ci_method=self.ci_method, ci_missing_reason=self.ci_missing_reason,
+                             normalized_mean=self.normalized_mean, n_in_mean=self.n_scored,
+                             n_scored=self.n_scored, n_unscored=self.n_unscored,
+                             treatment="left out of the mean (unscored)")
 
 
 def instance_jury(
@@ -231,6 +336,24 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def _medhelm_rows(rows: list[InstanceJury], by_instance: dict[str, list[dict[str, Any]]],
+                  skipped: dict[str, str], lowest: float) -> list[InstanceJury]:
+    """``rows`` with each instance's ``medhelm`` value: skipped instances (an empty or failed
+    candidate answer) at the lowest score, instances the jury has not reached yet left out."""
+    out = []
+    for row in rows:
+        if row.instance_id in by_instance:
+            value, default = medhelm_instance_score([j.get("medhelm") for j in by_instance[row.instance_id]],
+                                                    lowest)
+        elif skipped.get(row.instance_id, NOT_JUDGED) != NOT_JUDGED:
+            value, default = float(lowest), True
+        else:
+            out.append(row)
+            continue
+        out.append(row.model_copy(update={"medhelm_score": value, "medhelm_default": default}))
+    return out
+
+
 def summarize_jury(
     jury: dict[str, Any],
     judgements: Sequence[dict[str, Any]],
@@ -241,8 +364,12 @@ def summarize_jury(
     cost_usd: float = 0.0,
     new_requests: int = 0,
     cache_hits: int = 0,
+    method: str | None = None,
 ) -> JurySummary:
     """Aggregate a jury's stored judgements; ``skipped`` maps instances not sent to the reason.
+
+    ``method`` (default: the jury's recorded one, else ``strict``) picks the headline figures; a
+    ``medhelm`` headline needs every judgement's HELM reading (juries before it fall back to ``strict``).
 
     Example:
         >>> judgements = store.judgements(jury_id)  # doctest: +SKIP
@@ -265,10 +392,18 @@ def summarize_jury(
         for iid, why in sorted(skipped.items())
     ]
     scored = [r.score for r in rows if r.score is not None]
-    mean = lower = upper = method = missing = None
-    if scored:
-        r = interval_for(scored, "mean", seed=SEED, n_resamples=N_RESAMPLES)
-        mean, lower, upper, method, missing = r.estimate, r.lower, r.upper, r.method, r.missing_reason
+    lo, hi = scale
+    strict = method_figures("strict", scored, len(scored), len(rows) - len(scored), scale)
+    by_method = {"strict": strict}
+    if all(j.get("medhelm") is not None for j in judgements):
+        rows = _medhelm_rows(rows, by_instance, skipped, float(lo))
+        values = [r.medhelm_score for r in rows if r.medhelm_score is not None]
+        defaulted = sum(1 for r in rows if r.medhelm_default)
+        errors = sum(1 for j in judgements if (j.get("medhelm") or {}).get("helm_error"))
+        by_method["medhelm"] = method_figures("medhelm", values, len(values) - defaulted, defaulted, scale,
+                                              errors)
+    chosen = method or jury.get("method") or "strict"
+    head = by_method.get(chosen, strict)
     reasons = Counter(r.get("reason") or "no reason recorded" for r in judgements if not r.get("scores"))
     reasons.update(skipped.values())
     by_judge = {}
@@ -283,9 +418,11 @@ def summarize_jury(
         )
     valid = [j for j in judgements if j.get("scores")]
     flagged = [r.instance_id for r in rows if r.flagged]
-    lo, hi = scale
+    helm = by_method.get("medhelm")
+    differ = helm is not None and (helm.n_unscored != strict.n_unscored or helm.mean != strict.mean)
     return JurySummary(
         jury_id=jury["jury_id"],
+        method=head.method,
         run_id=jury["run_id"],
         benchmark_id=jury.get("benchmark_id") or "",
         candidate_model=jury.get("candidate_model") or "",
@@ -297,17 +434,17 @@ def summarize_jury(
         scale_max=hi,
         status=status,
         n=len(rows),
-        n_scored=len(scored),
-        n_unscored=len(rows) - len(scored),
+        n_scored=head.n_scored,
+        n_unscored=head.n_unscored,
         n_judgements=len(judgements),
         n_judgements_unscored=len(judgements) - len(valid),
         n_repaired=sum(1 for j in valid if j.get("repaired")),
-        mean=mean,
-        ci_lower=lower,
-        ci_upper=upper,
-        ci_method=method,
-        ci_missing_reason=missing,
-        normalized_mean=(mean - lo) / (hi - lo) if mean is not None else None,
+        mean=head.mean,
+        ci_lower=head.ci_lower,
+        ci_upper=head.ci_upper,
+        ci_method=head.ci_method,
+        ci_missing_reason=head.ci_missing_reason,
+        normalized_mean=head.normalized_mean,
         by_judge=by_judge,
         by_criterion={c: v for c in criteria if (v := _mean([j["scores"][c] for j in valid])) is not None},
         n_flagged=len(flagged),
@@ -317,4 +454,6 @@ def summarize_jury(
         new_requests=new_requests,
         cache_hits=cache_hits,
         instances=rows,
+        by_method=by_method,
+        methods_differ=differ,
     )

@@ -5,7 +5,9 @@ Why this shape: the judges' raw replies already live in ``run_results`` and the 
 hold what the jury *made* of them: one ``jury_runs`` row per jury (which candidate run, which
 rubric by hash, which judges, which judge runs), one ``jury_instances`` row per candidate
 instance (its reference and response, or why it was not sent), and one ``jury_judgements`` row
-per instance × judge with the scores or the reason the reply was unusable. Pages, the CLI and
+per instance × judge with the scores or the reason the reply was unusable, and beside them the
+same first reply as MedHELM reads it (``medhelm``: its integers or why it gives none); the jury's
+``method`` says which reading is its headline. Pages, the CLI and
 the agreement analysis read from here; a jury is never recomputed to be shown.
 """
 
@@ -40,12 +42,16 @@ MIGRATIONS = [
         judge_run_id VARCHAR, PRIMARY KEY (jury_id, instance_id, judge)
     );
     """,
+    """
+    ALTER TABLE jury_runs ADD COLUMN method VARCHAR;
+    ALTER TABLE jury_judgements ADD COLUMN medhelm JSON;
+    """,
 ]
 
 
 JURY_INSTANCE_COLUMNS = ("jury_id", "instance_id", "reference", "response", "skipped_reason")
 JURY_JUDGEMENT_COLUMNS = ("jury_id", "instance_id", "judge", "scores", "explanations", "reason", "repaired",
-                          "calls", "judge_run_id")
+                          "calls", "judge_run_id", "medhelm")
 
 
 class JuryStore:
@@ -71,13 +77,14 @@ class JuryStore:
         rubric_hash: str,
         criteria: list[str],
         judges: list[str],
+        method: str = "strict",
     ) -> str:
-        """Insert a jury in status ``running``; returns its id."""
+        """Insert a jury in status ``running`` with its headline ``method``; returns its id."""
         jury_id = f"jury-{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
         self.con.execute(
             "INSERT INTO jury_runs (jury_id, run_id, benchmark_id, candidate_model, rubric_id, rubric_hash, "
-            "criteria, judges, judge_run_ids, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, '{}', "
-            "'running', now())",
+            "criteria, judges, judge_run_ids, status, created_at, method) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, '{}', 'running', now(), ?)",
             [
                 jury_id,
                 run_id,
@@ -87,6 +94,7 @@ class JuryStore:
                 rubric_hash,
                 json.dumps(criteria),
                 json.dumps(judges),
+                method,
             ],
         )
         return jury_id
@@ -129,6 +137,7 @@ class JuryStore:
                             bool(r["repaired"]),
                             int(r["calls"]),
                             r.get("judge_run_id"),
+                            json.dumps(r["medhelm"]) if r.get("medhelm") is not None else None,
                         ]
                         for r in rows
                     ],
@@ -194,6 +203,7 @@ class JuryStore:
             rec = dict(zip(names, row, strict=True))
             rec["scores"] = json.loads(rec["scores"]) if rec["scores"] else None
             rec["explanations"] = json.loads(rec["explanations"]) if rec["explanations"] else {}
+            rec["medhelm"] = json.loads(rec["medhelm"]) if rec.get("medhelm") else None
             out.append(rec)
         return out
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -117,6 +117,8 @@ class JuryRequest(BaseModel):
     phi_approved: bool = False
     """The judges' endpoints are approved for PHI (else the PHI gate asks for a de-identification
     attestation of the run's cases)."""
+    method: Literal["medhelm", "strict"] | None = None
+    """``medhelm`` (MedHELM's arithmetic) or ``strict`` (ours); None: the benchmark's default."""
 
 
 class JudgeEstimate(BaseModel):
@@ -151,6 +153,10 @@ class JuryPlan(BaseModel):
     """Model whose responses are judged."""
     rubric_id: str
     """Rubric the judges apply."""
+    method: str = "strict"
+    """The jury's headline method (``medhelm`` or ``strict``)."""
+    max_tokens: int = 1024
+    """Output budget per judge reply under that method."""
     n_instances: int
     """Answered instances of the run."""
     n_judged: int
@@ -173,7 +179,7 @@ class JuryPlan(BaseModel):
 def _config(request: JuryRequest, spec: Any) -> JuryConfig:
     try:
         config = jury_config_for(spec, list(request.judges), request.api_base or None,
-                                 request.api_key_env or None, request.concurrency)
+                                 request.api_key_env or None, request.concurrency, method=request.method)
     except (JuryError, ValueError) as exc:
         raise JuryRunError(str(exc)) from None
     if request.phi_approved:  # as ``medassure jury --phi-approved``
@@ -246,7 +252,8 @@ def plan_jury(store: DossierStorage, request: JuryRequest) -> JuryPlan:
     costs = [e.cost_usd_max for e in estimates]
     problems = [p for p in (key_problem(j) for j in config.judges) if p]
     return JuryPlan(request=request, benchmark_id=run["benchmark_id"], candidate_model=run["model"],
-                    rubric_id=rubric.id, n_instances=len(known), n_judged=len(judged),
+                    rubric_id=rubric.id, method=config.method, max_tokens=config.max_tokens,
+                    n_instances=len(known), n_judged=len(judged),
                     skipped=dict(Counter(reasons.values())), judges=estimates,
                     cost_usd_max=None if None in costs else sum(costs),
                     n_vendors=len({e.vendor for e in estimates}), key_problems=problems)

@@ -57,6 +57,24 @@ def test_jury_json_scores_and_counts_unscored(run_id, capsys, llm_server):
     assert doc["by_judge"]["openai/judge-c"]["n_unscored"] == 4 and doc["n_judgements_unscored"] == 4
     assert "empty reply" in " ".join(doc["unscored_reasons"]) and "instances" not in doc
     assert doc["rubric_id"] == "default" and f"jury {run_id}: 12/12" in err  # progress on stderr
+    assert doc["method"] == "strict"  # calc_builtin is no MedHELM benchmark: strict by default
+
+
+def test_jury_method_medhelm_says_so_and_shows_both(run_id, capsys, llm_server):
+    """GOOD has no explanations, which HELM requires, and judge-c's reply is empty: under MedHELM's rules
+    no instance has a valid judgement, so each counts at the lowest score, 1.0 (strict: 4.0, 0 unscored)."""
+    code, out, err = run(capsys, "jury", "--run", run_id, "--judges", JUDGES, "--api-base", llm_server.url,
+                         "--method", "medhelm", "--format", "json")
+    doc = json.loads(out)
+    assert code == 4, err  # no valid judgement under the chosen method
+    assert doc["method"] == "medhelm" and doc["mean"] == pytest.approx(1.0) and doc["n_unscored"] == 4
+    assert doc["by_method"]["strict"]["mean"] == pytest.approx(4.0) and doc["methods_differ"] is True
+    assert doc["by_method"]["medhelm"]["n_in_mean"] == 4 and doc["by_method"]["strict"]["n_unscored"] == 0
+    code, out, _ = run(capsys, "jury", "--run", run_id, "--judges", JUDGES, "--api-base", llm_server.url,
+                       "--format", "text")
+    assert code == 0 and "(strict method)" in out and "medhelm: 1.00 over 4" in out
+    code, _, err = run(capsys, "jury", "--run", run_id, "--judges", JUDGES, "--method", "helm")
+    assert code == 2 and "invalid choice" in err
 
 
 def test_jury_bad_input_exits_2(run_id, capsys, llm_server):

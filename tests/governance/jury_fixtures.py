@@ -17,7 +17,10 @@ from evaluator.runs.runner import run_benchmark
 from tests.fakes import prompt_text
 
 JUDGES = ("openai/judge-a", "openai/judge-b", "openai/judge-c")
-QUESTIONS = {  # question -> the rubric scores judges a and b give its answer (judge-c's reply is empty)
+# question -> the rubric scores judges a and b give its answer (judge-c's reply is empty). MedicationQA
+# is MedHELM's, so its jury's headline is the medhelm method: (4 + 7/3 + 14/3 + 1.0) / 4 = 3.00 with the
+# empty answer at the lowest score; strict: (4 + 7/3 + 14/3) / 3 = 3.67 over the 3 scored.
+QUESTIONS = {
     "How should I take metformin?": (4, 3, 5),
     "Can I crush my aspirin?": None,  # the candidate's reply is empty: not sent to the judges
     "Is ibuprofen safe with warfarin?": (2, 2, 3),
@@ -26,9 +29,9 @@ QUESTIONS = {  # question -> the rubric scores judges a and b give its answer (j
 
 
 def rubric_reply(scores: tuple[int, int, int]) -> str:
-    """A valid reply on the default rubric."""
-    return json.dumps({k: {"score": v} for k, v in zip(("accuracy", "completeness", "clarity"), scores,
-                                                       strict=True)})
+    """A valid reply on the default rubric, with the explanations MedHELM's reading requires."""
+    return json.dumps({k: {"score": v, "explanation": "why"}
+                       for k, v in zip(("accuracy", "completeness", "clarity"), scores, strict=True)})
 
 
 def write_sheet(folder: Path) -> Path:

@@ -59,6 +59,8 @@ def test_estimate_judge_and_attach_the_jury(free_text, demo_home):
     assert metrics["Judge requests to send"] == "9" and metrics["Jury cost, at most"] == "—"
     estimate = next(c.value for c in at.caption if "responses go to the judges" in c.value)
     assert estimate.startswith("3 of 4 responses go to the judges (1 empty candidate response: unscored)")
+    assert "medhelm method (4,096 output tokens per reply)" in estimate  # MedicationQA is MedHELM's
+    assert at.radio(key=f"jury_method_{run_id}").value == "medhelm"
     assert any("1 vendor(s)" in w.value for w in at.warning)
     assert server.hits == sent  # the estimate sent nothing
 
@@ -75,7 +77,12 @@ def test_estimate_judge_and_attach_the_jury(free_text, demo_home):
     assert not at.exception, [e.value for e in at.exception]
     assert server.hits - sent == 9 + 3  # 3 judges × 3 responses, and a repair request per empty judge-c reply
     result = next(m.value for m in at.markdown if m.value.startswith("**Jury "))
-    assert "3 scored, **1 unscored** of 4" in result and "mean 3.67 on 1-5" in result
+    # medhelm: (4 + 7/3 + 14/3 + 1.0) / 4 = 3.00, the empty answer at the lowest score; strict: 11/3
+    assert "3 scored, **1 unscored** of 4" in result and "mean 3.00 on 1-5" in result
+    assert "medhelm method" in result
+    both = next(m.value for m in at.markdown if m.value.startswith("The two methods differ"))
+    assert "**medhelm**: 3.00 over 4 instance(s); 1 without a valid judgement, counted at the lowest" in both
+    assert "**strict**: 3.67 over 3 instance(s); 1 without a valid judgement, left out of the mean" in both
     reasons = next(m.value for m in at.markdown if m.value.startswith("Unscored judgements"))
     assert "- empty candidate response: 1" in reasons
     assert "- empty reply; after repair: empty reply: 3" in reasons  # judge-c, once per response
@@ -88,7 +95,7 @@ def test_estimate_judge_and_attach_the_jury(free_text, demo_home):
         store.close()
     assert v.version == before.version + 1
     ev = v.dossier.evidence[-1]
-    assert (ev.metric, ev.scale, ev.n, ev.n_unscored, ev.source) == ("jury_score", "1-5", 3, 1, jury_id)
+    assert (ev.metric, ev.scale, ev.n, ev.n_unparsed, ev.source) == ("jury_score", "1-5", 4, 1, jury_id)
     assert "This jury's score is attached to the dossier as evidence." in [s.value for s in at.success]
 
     jv = open_page("pages/judge_validity.py")

@@ -223,9 +223,17 @@ def test_scores_breakdowns_spread_and_evidence(judged):
     assert set(s.by_criterion) == {"accuracy", "completeness", "clarity"}
     assert s.by_judge["openai/judge-a"].n_unscored == len(ADVERSARIAL)
     assert s.cost_usd > 0 and judged.progress[-1][0] == judged.progress[-1][1]
-    (ev,) = s.to_evidence()
+    assert s.method == "strict"  # the JuryConfig asked for no method: strict
+    (ev,) = s.model_copy(update={"benchmark_id": "generic"}).to_evidence()  # a local scenario: its own method
     assert (ev.scale, ev.n, ev.n_unscored, ev.provenance) == ("1-5", 4, 5, "local-run")
     assert ev.normalized_score == pytest.approx((ev.score - 1) / 4) and ev.has_interval
+    assert "method strict" in ev.caveat
+    # medication_qa is MedHELM's: its evidence stands beside a published score, so it uses the medhelm
+    # method. Every scripted reply lacks completeness.explanation, which HELM requires: all 9 count at 1.0.
+    (helm,) = s.to_evidence()
+    assert (helm.score, helm.n, helm.n_unscored, helm.n_unparsed) == (1.0, 9, 0, 9)
+    assert "method medhelm" in helm.caveat
+    assert f"the strict method gives {s.mean:.2f} with 5 unscored" in helm.caveat
 
 
 def test_second_jury_is_answered_from_the_cache(judged):

@@ -43,7 +43,11 @@ def test_estimate_then_job_then_attach(store, judged_run, llm_server):
     assert llm_server.hits == sent_before  # an estimate sends nothing
     assert (plan.n_instances, plan.n_judged, plan.skipped) == (4, 3, {"empty candidate response": 1})
     assert [e.n_to_send for e in plan.judges] == [3, 3, 3] and plan.n_vendors == 1
-    assert all(e.completion_tokens_max == 3 * 1024 for e in plan.judges)
+    # MedicationQA is MedHELM's: the medhelm method by default, with HELM's 4,096 output tokens per reply
+    assert plan.method == "medhelm" and plan.max_tokens == 4096
+    assert all(e.completion_tokens_max == 3 * 4096 for e in plan.judges)
+    strict = plan_jury(store, request.model_copy(update={"method": "strict"}))
+    assert strict.method == "strict" and all(e.completion_tokens_max == 3 * 1024 for e in strict.judges)
     assert plan.cost_usd_max is None and plan.key_problems == []  # openai/judge-* has no known price
 
     jobs = JobManager()
@@ -55,8 +59,12 @@ def test_estimate_then_job_then_attach(store, judged_run, llm_server):
     jury_id = progress.brief["jury_id"]
     (summary,) = run_juries(store, run_id)
     assert summary.jury_id == jury_id and (summary.n_scored, summary.n_unscored) == (3, 1)
-    # instance means 12/3, 7/3 and 14/3 (judges a and b agree; c is unscored): mean 33/9
-    assert summary.mean == pytest.approx(11 / 3) and summary.by_judge["openai/judge-c"].n_unscored == 3
+    # instance means 12/3, 7/3 and 14/3 (judges a and b agree; c gives nothing) and the empty answer at
+    # MedHELM's lowest score 1.0: (4 + 7/3 + 14/3 + 1) / 4 = 3.0; strict leaves it out: 33/9 = 11/3
+    assert summary.method == "medhelm" and summary.mean == pytest.approx(3.0) and summary.methods_differ
+    assert summary.by_method["strict"].mean == pytest.approx(11 / 3)
+    assert summary.by_method["strict"].n_unscored == summary.by_method["medhelm"].n_unscored == 1
+    assert summary.by_judge["openai/judge-c"].n_unscored == 3
     assert summary.unscored_reasons["empty candidate response"] == 1
 
     again = plan_jury(store, request)
@@ -79,9 +87,19 @@ def test_attach_jury_to_the_demo_dossier(home, llm_server, tmp_path):
         v = attach_jury(store, DEMO_ID, progress.brief["jury_id"], by="dr.lee")
         assert v.version == before.version + 1 and v.author == "dr.lee"
         ev = v.dossier.evidence[-1]
-        assert (ev.metric, ev.scale, ev.n, ev.n_unscored, ev.run_id) == ("jury_score", "1-5", 3, 1, run_id)
-        assert ev.score == pytest.approx(11 / 3) and "openai/judge-a" in ev.caveat
-        assert "1 of 4 instance(s) unscored" in ev.caveat and "empty candidate response" in ev.caveat
+        # every instance is in a medhelm mean; the empty answer counts at the lowest score, as unparsed
+        assert (ev.metric, ev.scale, ev.n, ev.n_unscored, ev.n_unparsed, ev.run_id) == (
+            "jury_score", "1-5", 4, 0, 1, run_id)
+        assert ev.score == pytest.approx(3.0) and "openai/judge-a" in ev.caveat
+        assert "method medhelm" in ev.caveat
+        assert "1 of 4 instance(s) without a valid judgement, counted at the lowest score 1.0" in ev.caveat
+        assert "empty candidate response" in ev.caveat
+        assert "the strict method gives 3.67 with 1 unscored" in ev.caveat
+        # a strict jury on a MedHELM benchmark: its headline is strict, its evidence still medhelm
+        strict = start_jury(store, request.model_copy(update={"method": "strict"}), JobManager()).join(60)
+        v2 = attach_jury(store, DEMO_ID, strict.brief["jury_id"], by="dr.lee")
+        ev2 = v2.dossier.evidence[-1]
+        assert ev2.score == pytest.approx(3.0) and "method medhelm" in ev2.caveat
         assert ev.subcategory == "Providing Patient Education Resources"
         with pytest.raises(JuryRunError, match="no stored jury"):
             attach_jury(store, DEMO_ID, "jury-nope", by="dr.lee")
