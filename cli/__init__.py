@@ -28,6 +28,7 @@ COMMAND_MODULES = [
     "cli.candidates",
     "cli.verify",
     "cli.verify_export",
+    "cli.db_roles",
 ]
 
 

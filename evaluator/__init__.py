@@ -80,6 +80,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "TEMPLATES": "evaluator.scenarios.template",
     "template_csv": "evaluator.scenarios.template",
     "mean_win_rate": "evaluator.statistics.estimates",
+    "RoleSetupError": "evaluator.storage.pg_roles",
     "MIN_N": "evaluator.statistics.subgroups",
 }
 __getattr__, __dir__ = lazy_exports(globals(), {**_EXPORTS, **_FACE})
@@ -123,3 +124,4 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from evaluator.scenarios.template import FORMAT_NOTES, TEMPLATES, template_csv
     from evaluator.statistics.estimates import mean_win_rate
     from evaluator.statistics.subgroups import MIN_N
+    from evaluator.storage.pg_roles import RoleSetupError

@@ -183,8 +183,10 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "IdentityConfig": "governance.identity.config",
     "IdentityConfigError": "governance.identity.config",
     "load_config": "governance.identity.config",
+    "server_rewrites_forwarded_for": "governance.identity.config",
     "Identity": "governance.identity.identity",
     "command_line_identity": "governance.identity.identity",
+    "direct_peer": "governance.identity.identity",
     "local_identity": "governance.identity.identity",
     "oidc_identity": "governance.identity.identity",
     "proxy_identity": "governance.identity.identity",
@@ -345,10 +347,16 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from governance.evidence.select import subcategory_name
     from governance.evidence.view import BenchmarkTies, GroupMeanRow, ScoreRow, WinRateRow, evidence_view
     from governance.identity.access import Access, PermissionDenied, access_for
-    from governance.identity.config import IdentityConfig, IdentityConfigError, load_config
+    from governance.identity.config import (
+        IdentityConfig,
+        IdentityConfigError,
+        load_config,
+        server_rewrites_forwarded_for,
+    )
     from governance.identity.identity import (
         Identity,
         command_line_identity,
+        direct_peer,
         local_identity,
         oidc_identity,
         proxy_identity,

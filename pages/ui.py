@@ -31,11 +31,13 @@ from governance import (
     access_for,
     database_url,
     default_home,
+    direct_peer,
     load_config,
     local_identity,
     oidc_identity,
     proxy_identity,
     save_as,
+    server_rewrites_forwarded_for,
 )
 from reports import md
 
@@ -123,8 +125,18 @@ def identity() -> Identity | None:
         return oidc_identity(st.user.to_dict())
     if cfg.mode == "proxy":
         headers = {k: v for k, v in st.context.headers.items()}
-        return proxy_identity(headers, st.context.ip_address, cfg.proxy_header, cfg.trusted_proxies)
+        return proxy_identity(headers, _proxy_peer(), cfg.proxy_header, cfg.trusted_proxies)
     return local_identity(_typed_reviewer())
+
+
+def _proxy_peer() -> str | None:
+    """The address of the connection itself (the proxy's), None when the server may have replaced it.
+
+    ``st.context.ip_address`` is what uvicorn left after reading ``X-Forwarded-For``; ``direct_peer``
+    refuses to guess when that may have come from the header.
+    """
+    return direct_peer(st.context.ip_address, st.context.headers.get_all("X-Forwarded-For"),
+                       server_rewrites_forwarded_for())
 
 
 def access() -> Access:
@@ -309,6 +321,10 @@ def _identity_line() -> None:
     if who is None:
         st.warning("Not signed in: read-only." if cfg.mode == "oidc" else
                    "No signed-in user came from the trusted proxy: read-only.")
+        if cfg.mode == "proxy" and _proxy_peer() is None:
+            st.caption("The web server replaced this connection's address with one from X-Forwarded-For, "
+                       "so MedAssure cannot tell whether it came from the trusted proxy. Start the app "
+                       'with `FORWARDED_ALLOW_IPS=""` (docs/shared-deployment.md, "Trusted proxy").')
     else:
         st.caption(f"Acting as **{plain(who.name)}** · {plain(who.auth_label)} · "
                    f"roles: {plain(acc.describe())}")

@@ -276,10 +276,36 @@ class DossierOpening:
             store = cls(con, None)
         except db_errors() as exc:
             con.close()
+            hint = (" This role may not create or upgrade the tables: run `medassure db-roles --app ROLE` as "
+                    "the role that owns them first (docs/shared-deployment.md)."
+                    if isinstance(exc, psycopg.errors.InsufficientPrivilege) else "")
             raise StoreError(f"The database on {shown} could not be prepared ({first_line(exc)}). "
-                             "Nothing was changed.") from None
+                             f"Nothing was changed.{hint}") from None
         store._opened_con = con
+        from evaluator.storage.pg_roles import privilege_warning  # noqa: PLC0415
+
+        if note := privilege_warning(con):  # the owner or a superuser can switch the triggers off
+            warnings.warn(note, StoreWarning, stacklevel=2)
+            store.open_warnings = (note,)
         return store
+
+    def grant_app_role(self, app_role: str) -> dict:
+        """PostgreSQL: create every component's tables, then give ``app_role`` the app's rights on them.
+
+        Run as the role that owns the tables (``medassure db-roles``); see ``evaluator.storage.pg_roles``.
+
+        Raises:
+            RoleSetupError: on a DuckDB file, or when the role cannot be set up (the message says why).
+        """
+        from evaluator.storage.db import is_postgres  # noqa: PLC0415
+        from evaluator.storage.pg_roles import RoleSetupError, grant_app_role  # noqa: PLC0415
+
+        if not is_postgres(self._con):
+            raise RoleSetupError("db-roles sets up PostgreSQL roles: set MEDASSURE_DATABASE_URL to the "
+                                 "server, connecting as the role that is to own the tables")
+        for component in ("runs", "scenarios", "juries", "attestations", "documents"):
+            getattr(self, component)  # each component store creates or upgrades its tables on opening
+        return grant_app_role(self._con, app_role)
 
     def close(self) -> None:
         """Close the connection; closing the store itself (not a thread's view) marks the file clean."""

@@ -105,3 +105,24 @@ def load_config(path: Path | None = None) -> IdentityConfig:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(file)"
         raise IdentityConfigError(f"{path}: {where}: {first['msg']}") from None
+
+
+UVICORN_DEFAULT_FORWARDED_ALLOW_IPS = "127.0.0.1,::1"
+
+
+def server_rewrites_forwarded_for() -> bool:
+    """Whether the web server may replace a client's address with one from ``X-Forwarded-For``.
+
+    Streamlit serves through uvicorn, whose proxy-header middleware does so for connections from the
+    addresses in ``FORWARDED_ALLOW_IPS`` (default ``127.0.0.1,::1``); Streamlit passes no setting of
+    its own, so the variable in this process decides, and an empty value switches the rewriting off
+    (docs/shared-deployment.md#trusted-proxy).
+
+    Example:
+        >>> import os; os.environ["FORWARDED_ALLOW_IPS"] = ""; server_rewrites_forwarded_for()
+        False
+        >>> del os.environ["FORWARDED_ALLOW_IPS"]; server_rewrites_forwarded_for()
+        True
+    """
+    value = os.environ.get("FORWARDED_ALLOW_IPS", UVICORN_DEFAULT_FORWARDED_ALLOW_IPS)
+    return any(part.strip() for part in value.split(","))

@@ -12,7 +12,7 @@ import getpass
 import ipaddress
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -100,9 +100,60 @@ def oidc_identity(claims: Mapping[str, object]) -> Identity | None:
     return Identity(subject=subject, issuer=issuer, name=name, mode="oidc", authenticated=True)
 
 
-def _trusted(address: str | None, trusted: list[str]) -> bool:
+def _same_host(a: str, b: str) -> bool:
     try:
-        ip = ipaddress.ip_address(address or "127.0.0.1")
+        return ipaddress.ip_address(a) == ipaddress.ip_address(b)
+    except ValueError:
+        return a == b
+
+
+def _forwarded_hosts(values: Iterable[str]) -> list[str]:
+    """The hosts named in ``X-Forwarded-For`` values, each with and without a port (``h:p``, ``[h]:p``)."""
+    hosts: list[str] = []
+    for value in values:
+        for item in str(value).split(","):
+            item = item.strip()
+            if not item:
+                continue
+            hosts.append(item)
+            if item.startswith("[") and "]" in item:
+                hosts.append(item[1:item.index("]")])
+            elif item.count(":") == 1:
+                hosts.append(item.rsplit(":", 1)[0])
+    return hosts
+
+
+def direct_peer(reported: str | None, forwarded_for: Iterable[str], server_rewrites: bool) -> str | None:
+    """The address of the connection itself, or None when the server may have replaced it.
+
+    Streamlit reports the client address of its WebSocket, which uvicorn's proxy-header middleware
+    replaces with an entry of ``X-Forwarded-For`` when the connection comes from an address uvicorn
+    trusts (``FORWARDED_ALLOW_IPS``, default ``127.0.0.1,::1``). A trusted-proxy check must see the
+    connection's own address, so: without that header, or when the server rewrites nothing
+    (``server_rewrites`` False), the reported address is the peer; when it equals an address the
+    header names, it may have come from the header (anyone can send one), and the peer is unknown.
+    Streamlit reports 127.0.0.1 and ::1 as None; that is returned as ``127.0.0.1``.
+
+    Example:
+        >>> direct_peer("10.0.0.5", ["203.0.113.9"], server_rewrites=True)
+        '10.0.0.5'
+        >>> direct_peer("127.0.0.2", ["127.0.0.2"], server_rewrites=True) is None
+        True
+        >>> direct_peer(None, ["203.0.113.9"], server_rewrites=False)
+        '127.0.0.1'
+    """
+    candidates = [reported] if reported else ["127.0.0.1", "::1"]
+    hosts = _forwarded_hosts(forwarded_for)
+    if server_rewrites and any(_same_host(c, h) for c in candidates for h in hosts):
+        return None
+    return reported or "127.0.0.1"
+
+
+def _trusted(address: str | None, trusted: list[str]) -> bool:
+    if address is None:  # the peer is unknown: never trusted
+        return False
+    try:
+        ip = ipaddress.ip_address(address)
         return any(ip in ipaddress.ip_network(net, strict=False) for net in trusted)
     except ValueError:
         return False
@@ -112,8 +163,9 @@ def proxy_identity(headers: Mapping[str, str], remote_address: str | None, heade
                    trusted: list[str]) -> Identity | None:
     """An identity from a trusted proxy's header, or None (header missing or from an untrusted address).
 
-    ``remote_address`` None means a connection from this host (Streamlit reports localhost as None).
-    A header that arrives from an address not in ``trusted`` is ignored and logged: anyone can send it.
+    ``remote_address`` is the connection's own address as ``direct_peer`` gives it, never one taken
+    from ``X-Forwarded-For``; None means it is unknown, and nothing is trusted then. A header that
+    arrives from an address not in ``trusted`` is ignored and logged: anyone can send it.
 
     Example:
         >>> proxy_identity({"X-Email": "b@example.org"}, "10.0.0.5", "X-Email", ["10.0.0.0/24"]).issuer
@@ -126,7 +178,7 @@ def proxy_identity(headers: Mapping[str, str], remote_address: str | None, heade
         return None
     if not _trusted(remote_address, trusted):
         log.warning("ignored identity header %s from untrusted address %s", header,
-                    remote_address or "localhost")
+                    remote_address or "(unknown: replaced by the server from X-Forwarded-For)")
         return None
     subject = str(value).strip()[:320]
     return Identity(subject=subject, issuer=f"proxy:{header}", name=subject[:200], mode="proxy",

@@ -12,9 +12,15 @@ from governance.decision.signoff import signoff_status
 from governance.dossier.rules_records import AcceptancePolicy, MinNRule
 from governance.dossier.store import Store
 from governance.identity.access import PermissionDenied, access_for
-from governance.identity.config import IdentityConfig, IdentityConfigError, load_config
+from governance.identity.config import (
+    IdentityConfig,
+    IdentityConfigError,
+    load_config,
+    server_rewrites_forwarded_for,
+)
 from governance.identity.identity import (
     Identity,
+    direct_peer,
     local_identity,
     oidc_identity,
     proxy_identity,
@@ -80,8 +86,58 @@ def test_proxy_header_counts_only_from_a_trusted_address(caplog):
     with caplog.at_level(logging.WARNING):
         assert proxy_identity(headers, "203.0.113.7", "X-Forwarded-Email", ["10.1.2.0/24"]) is None
     assert "untrusted address 203.0.113.7" in caplog.text
-    assert proxy_identity(headers, None, "X-Forwarded-Email", ["127.0.0.1"]).subject == "chen@hospital.org"
+    loopback = direct_peer(None, [], server_rewrites=True)  # Streamlit reports 127.0.0.1 as None
+    assert proxy_identity(headers, loopback, "X-Forwarded-Email", ["127.0.0.1"]).subject == (
+        "chen@hospital.org")
     assert proxy_identity({}, "10.1.2.3", "X-Forwarded-Email", ["10.1.2.0/24"]) is None
+
+
+def test_an_unknown_peer_is_never_trusted():
+    headers = {"x-forwarded-email": "chen@hospital.org"}
+    assert proxy_identity(headers, None, "X-Forwarded-Email", ["127.0.0.1"]) is None
+    assert proxy_identity(headers, None, "X-Forwarded-Email", ["0.0.0.0/0", "::/0"]) is None
+
+
+# (address Streamlit reports, X-Forwarded-For values, does the server rewrite?) -> the direct peer
+PEERS = [
+    # issue 25: uvicorn took 127.0.0.2 from the header of a connection from 127.0.0.1
+    ("127.0.0.2", ["127.0.0.2"], True, None),
+    ("127.0.0.2", ["10.9.9.9, 127.0.0.2"], True, None),
+    ("127.0.0.2", ["10.9.9.9", "127.0.0.2:5555"], True, None),
+    ("2001:db8::2", ["[2001:db8::2]:443"], True, None),
+    (None, ["::1"], True, None),  # a header naming loopback, reported as None
+    (None, ["127.0.0.1"], True, None),
+    # the reported address is not in the header: it cannot have come from there
+    ("127.0.0.2", ["10.1.2.3"], True, "127.0.0.2"),
+    ("10.0.0.5", [], True, "10.0.0.5"),
+    (None, [], True, "127.0.0.1"),
+    # the server rewrites nothing (FORWARDED_ALLOW_IPS=""): what it reports is the peer
+    (None, ["10.1.2.3"], False, "127.0.0.1"),
+    ("127.0.0.2", ["127.0.0.2"], False, "127.0.0.2"),
+]
+
+
+@pytest.mark.parametrize(("reported", "forwarded", "rewrites", "peer"), PEERS)
+def test_the_direct_peer_is_never_an_address_from_x_forwarded_for(reported, forwarded, rewrites, peer):
+    assert direct_peer(reported, forwarded, server_rewrites=rewrites) == peer
+
+
+def test_the_server_rewrites_unless_forwarded_allow_ips_is_empty(monkeypatch):
+    monkeypatch.delenv("FORWARDED_ALLOW_IPS", raising=False)
+    assert server_rewrites_forwarded_for()  # uvicorn's default: 127.0.0.1,::1
+    monkeypatch.setenv("FORWARDED_ALLOW_IPS", "10.0.0.0/8")
+    assert server_rewrites_forwarded_for()
+    for off in ("", " ", ","):
+        monkeypatch.setenv("FORWARDED_ALLOW_IPS", off)
+        assert not server_rewrites_forwarded_for()
+
+
+def test_streamlit_leaves_uvicorn_proxy_headers_to_forwarded_allow_ips():
+    """``server_rewrites_forwarded_for`` reads the variable because Streamlit sets no option of its own."""
+    from streamlit.web.server.starlette import starlette_server
+
+    kwargs = starlette_server._get_uvicorn_config_kwargs()
+    assert "forwarded_allow_ips" not in kwargs and "proxy_headers" not in kwargs
 
 
 def test_local_and_service_identities_are_marked_unauthenticated():
