@@ -15,9 +15,16 @@ are drawn exactly and fast: resampling n values from a sample is a multinomial d
 BCa uses ``evaluator.statistics.estimates.bca_interval`` (scipy, 2,000 resamples) and is slow, so it
 gets fewer simulations; every cell prints its simulation count and Monte-Carlo standard error.
 
+Then the *size* of each verdict test: the share of samples that pass when the true value sits
+exactly on the bar (a pass is promised to be wrong at most 2.5% of the time there). For 0/1 scores
+the size is exact (the binomial mass of every count that passes) for the Wilson score test, the
+exact binomial test and the test used (``governance.rules.small_n``); for jury-like 1-5 means it
+is simulated for BCa, t, ``interval_for`` and the test used (Hoeffding below its n).
+
 Run: ``python bench/interval_coverage.py [--sims 2000] [--bca-sims 400] [--bca-sims-large 100]``
-(about a minute on two cores). ``--quick`` (``make bench-smoke``) runs every cell with 200, 20 and 5
-simulations: seconds, and figures too noisy to read anything from.
+(a few minutes on two cores; ``--size-only`` prints only the size tables). ``--quick``
+(``make bench-smoke``) runs every cell with 200, 20 and 5 simulations: seconds, and figures too
+noisy to read anything from.
 """
 
 from __future__ import annotations
@@ -37,6 +44,13 @@ from evaluator.statistics.estimates import (  # noqa: E402
     clopper_pearson_interval,
     interval_for,
     wilson_interval,
+)
+from governance.rules.small_n import (  # noqa: E402
+    MEAN_MIN_N,
+    SIZE_SLACK,
+    exact_binomial_p,
+    score_test_size,
+    small_n_guard,
 )
 
 NS = (10, 30, 100, 1000)
@@ -118,6 +132,81 @@ def cell(name: str, cover: float, sims: int, missing: float | None = None) -> st
     return f"    {name:<24} {cover:6.1%}  ± {se:4.1%}  [{sims:>4} sims]{extra}"
 
 
+SIZE_NS = (1, 2, 5, 10, 20, 30, 50, 100, 200, 300, 1000)
+SIZE_BARS = (0.2, 0.5, 0.7, 0.8, 0.9, 0.95)
+MEAN_SIZE_NS = (2, 5, 10, 20, 30, 50, 100, 200, 300, 500)
+
+
+def _exact_size(n: int, bar: float) -> float:
+    """Size of the exact binomial test (the Clopper-Pearson tail) at the bar."""
+    from scipy.stats import binom
+
+    passing = [x for x in range(n + 1) if exact_binomial_p(x / n, n, bar) <= 0.025]
+    return float(binom.sf(passing[0] - 1, n, bar)) if passing else 0.0
+
+
+def _used_size(n: int, bar: float) -> float:
+    """Size of the test a verdict uses: the score test unless the small-n guard replaces it."""
+    return _exact_size(n, bar) if small_n_guard("wilson", 1.0, n, bar) else score_test_size(n, bar)
+
+
+def proportion_size_table() -> None:
+    """Exact size of the one-sided tests on 0/1 scores, per n and bar."""
+    print("SIZE: PROPORTIONS (exact false-pass rate at a true rate equal to the bar; nominal 2.5%)")
+    print(f"  {'n':>5}  " + "  ".join(f"bar {b:<4}" for b in SIZE_BARS) + "   [score test / exact / used]")
+    for n in SIZE_NS:
+        cells = [f"{score_test_size(n, b):5.1%}/{_exact_size(n, b):4.1%}/{_used_size(n, b):4.1%}"
+                 for b in SIZE_BARS]
+        print(f"  {n:>5}  " + "  ".join(cells))
+    for b in SIZE_BARS:
+        over = [n for n in range(1, 1001) if score_test_size(n, b) > 0.025 + SIZE_SLACK]
+        where = (f", largest such n {over[-1]}; the exact binomial test decides at those n" if over
+                 else "; the score test is used throughout")
+        print(f"  bar {b}: score-test size above {0.025 + SIZE_SLACK:.1%} at {len(over)} of n = 1..1000"
+              f"{where}")
+
+
+def _pass_share(lowers: list[float | None], truth: float) -> float:
+    return sum(lo is not None and round(lo, 12) >= round(truth, 12) for lo in lowers) / len(lowers)
+
+
+def mean_size_table(sims: int, bca_sims: int, rng: np.random.Generator) -> None:
+    """Simulated size of the mean tests on jury-like 1-5 scores (bar = the true normalized mean)."""
+    from scipy.stats import t
+
+    print(f"\nSIZE: MEANS (simulated false-pass rate at a true mean equal to the bar; nominal 2.5%; "
+          f"the test used is Hoeffding below n = {MEAN_MIN_N}, interval_for from it)")
+    values = np.arange(1.0, 6.0)
+    for label, probs in SKEWED.items():
+        probs = np.array(probs)
+        bar = (float(probs @ values) - 1) / 4
+        print(f"  {label}, bar {bar:.4f} (normalized)")
+        for n in MEAN_SIZE_NS:
+            counts = rng.multinomial(n, probs, size=sims)
+            mean = (counts @ values / n - 1) / 4
+            var = (counts @ ((values - 1) / 4) ** 2 - n * mean**2) / (n - 1)
+            t_lo = mean - t.ppf(0.975, n - 1) * np.sqrt(np.maximum(var, 0) / n)
+            t_size = float(np.mean(np.round(t_lo, 12) >= round(bar, 12)))
+            hoeff = [small_n_guard("other", float(m), n, bar) for m in mean]
+            hoeff_size = float(np.mean([g is not None and g.p <= 0.025 for g in hoeff]))
+            bca_lo, lib_lo = [], []
+            for _ in range(bca_sims):
+                x = (sample(values, probs, n, rng) - 1) / 4
+                seed = int(rng.integers(2**31))
+                r = interval_for(x, kind="mean", seed=seed)
+                lib_lo.append(r.lower)
+                if x.min() == x.max():
+                    bca_lo.append(None)
+                    continue
+                lo, _hi = bca_interval(x, LEVEL, seed=seed, n_resamples=BOOT)
+                bca_lo.append(lo if math.isfinite(lo) else None)
+            lib = _pass_share(lib_lo, bar)
+            used = hoeff_size if n < MEAN_MIN_N else lib
+            print(f"    n = {n:>4}: BCa {_pass_share(bca_lo, bar):5.1%} [{bca_sims} sims]  t {t_size:5.1%} "
+                  f"[{sims}]  interval_for {lib:5.1%} [{bca_sims}]  Hoeffding {hoeff_size:5.1%} [{sims}]  "
+                  f"used {used:5.1%}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sims", type=int, help="simulations per cell, fast methods (default 2000)")
@@ -125,6 +214,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--bca-sims-large", type=int, help="BCa simulations per cell, n = 1000 (default 100)")
     parser.add_argument("--seed", type=int, default=20260101)
     parser.add_argument("--quick", action="store_true", help="200 / 20 / 5 simulations (make bench-smoke)")
+    parser.add_argument("--size-only", action="store_true",
+                        help="only the size tables (false passes at the bar)")
     args = parser.parse_args(argv)
     for name, full, quick in (("sims", 2000, 200), ("bca_sims", 400, 20), ("bca_sims_large", 100, 5)):
         if getattr(args, name) is None:
@@ -134,8 +225,13 @@ def main(argv: list[str] | None = None) -> None:
     print(f"Coverage of nominal {LEVEL:.0%} intervals (share of simulated samples whose interval contains "
           f"the truth; ± is the Monte-Carlo standard error). Bootstraps use {BOOT} resamples; seed "
           f"{args.seed}.\n")
+    proportion_size_table()
+    mean_size_table(args.sims, args.bca_sims, rng)
+    if args.size_only:
+        print(f"\n{time.perf_counter() - start:.0f} s wall, {time.process_time():.0f} s CPU")
+        return
     binary = np.array([0.0, 1.0])
-    print("PROPORTIONS (0/1 scores)")
+    print("\nPROPORTIONS (0/1 scores)")
     for p in PS:
         for n in NS:
             probs = np.array([1 - p, p])

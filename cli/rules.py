@@ -31,8 +31,9 @@ def add_rule_edit_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--add-score-rule", metavar="BENCHMARK",
                    help="add (or replace) a score rule on this benchmark (as its evidence names it)")
     p.add_argument("--threshold", type=float, help="with --add-score-rule: the bar, 0-1 (required)")
-    p.add_argument("--min-n", type=int, default=0,
-                   help="with --add-score-rule: fewer instances make the verdict inconclusive")
+    p.add_argument("--min-n", type=int, default=None,
+                   help="with --add-score-rule: fewer instances make the verdict inconclusive "
+                        "(default: the dossier's risk tier's minimum n; 0 sets none)")
     p.add_argument("--rule-id", help="with --add-score-rule: the rule's id (default score.<benchmark>)")
     p.add_argument("--rationale", help="with --add-score-rule: why this bar, in the committee's words")
     p.add_argument("--remove", action="append", metavar="RULE_ID", help="remove this rule (repeatable)")
@@ -60,7 +61,7 @@ def edit_rules(args: argparse.Namespace, dossier: Any, by: str) -> tuple[Any, li
             fail("--add-score-rule needs --threshold (the bar, 0-1)")
         try:
             rule = score_rule(args.add_score_rule, args.threshold, min_n=args.min_n, rule_id=args.rule_id,
-                              rationale=args.rationale)
+                              rationale=args.rationale, tier=dossier.risk.tier)
         except ValidationError as exc:
             fail("rule not added: " + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
                                                 for e in exc.errors()))

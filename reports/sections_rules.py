@@ -46,7 +46,8 @@ def _lock_text(policy: AcceptancePolicy) -> str:
     control = f" Error control locked with them: {lock.error_control}." if lock.error_control else ""
     return (f"Locked by {lock.locked_by} on {lock.locked_at:%Y-%m-%d %H:%M} UTC, rules hash "
             f"{lock.rules_hash[:16]}…; {len(lock.evidence_ids_at_lock)} evidence record(s) were already "
-            "attached then, so verdicts resting on them are not pre-registered; a rule changed after the "
+            "attached (or attached and detached) then, so verdicts resting on them are not pre-registered; "
+            "a published figure is never pre-registered, whenever it was attached; a rule changed after the "
             f"lock is pre-registered only for evidence attached after the change.{control}"
             + (f" Note: {lock.note}" if lock.note else ""))
 

@@ -26,6 +26,7 @@ from governance.identity.identity import Identity, local_identity
 from governance.rules.assessment import assessment_and_recommendation
 from governance.rules.policy import default_policy, lock_policy, remove_rule, set_rule
 from governance.rules.policy import set_error_control as policy_error_control
+from governance.rules.preregistration import seen_evidence_ids
 from governance.rules.verdicts import assess
 
 if TYPE_CHECKING:
@@ -66,14 +67,14 @@ def lock_rules(dossier: Dossier, by: str, note: str = "") -> Dossier:
     """
     if dossier.policy is None:
         raise PolicyError("there are no rules to lock; start from the defaults first")
-    policy = lock_policy(dossier.policy, by=by, evidence_ids=[e.id for e in dossier.evidence], note=note)
+    policy = lock_policy(dossier.policy, by=by, evidence_ids=seen_evidence_ids(dossier), note=note)
     return dossier.model_copy(update={"policy": policy})
 
 
 def change_rule(dossier: Dossier, rule, by: str, why: str = "") -> Dossier:
     """The dossier with one rule added or replaced (logged with ``why`` once locked)."""
     policy = dossier.policy or AcceptancePolicy()
-    seen = [e.id for e in dossier.evidence]
+    seen = seen_evidence_ids(dossier)
     return dossier.model_copy(update={"policy": set_rule(policy, rule, by=by, why=why, evidence_ids=seen)})
 
 
@@ -201,6 +202,8 @@ def assessment_payload(dossier: Dossier) -> dict:
         "pre_registration": v.pre_registration, "gating": not v.is_score, "alpha": v.alpha,
         "p_value": v.p_value, "adjusted": v.p_adjusted, "correction": v.correction,
         "family_size": v.family_size, "subcategory": v.subcategory,
+        "point_estimate_only": v.point_estimate_only, "reads_jury": v.reads_jury,
+        "suppressed_groups": v.suppressed_groups,
     } for v in assessment.verdicts]
     family = assessment.family
     policy = dossier.policy

@@ -156,6 +156,8 @@ class Dossier(UserRecord):
     """Taxonomy mapping."""
     evidence: list[Evidence] = Field(default_factory=list)
     """Evidence the committee attached (published, imported HELM runs, local runs)."""
+    detached_evidence_ids: list[str] = Field(default_factory=list)
+    """Evidence once attached and detached since: seen, so a rule locked later is not pre-registered on it."""
     policy: AcceptancePolicy | None = None
     """Acceptance rules with their lock and change log (governance.rules.policy)."""
     judge_agreement: JudgeAgreementSetting | None = None

@@ -69,6 +69,9 @@ def attach_evidence(dossier: Dossier, evidence: list[Evidence], by: str) -> Doss
 def detach_evidence(dossier: Dossier, evidence_ids: list[str], by: str) -> Dossier:
     """A new dossier without the evidence of these ids (earlier versions keep them).
 
+    The ids are remembered as detached: they were seen, so a rule locked after this is not
+    pre-registered for them if they come back (``governance.rules.preregistration``).
+
     Raises:
         ValueError: an id is not attached to this dossier, or ``by`` is empty.
 
@@ -86,4 +89,7 @@ def detach_evidence(dossier: Dossier, evidence_ids: list[str], by: str) -> Dossi
     if unknown:
         raise ValueError(f"evidence not attached to {dossier.id}: {', '.join(unknown)}")
     drop = set(evidence_ids)
-    return dossier.model_copy(update={"evidence": [e for e in dossier.evidence if e.id not in drop]})
+    detached = [*dossier.detached_evidence_ids,
+                *(i for i in dict.fromkeys(evidence_ids) if i not in dossier.detached_evidence_ids)]
+    return dossier.model_copy(update={"evidence": [e for e in dossier.evidence if e.id not in drop],
+                                      "detached_evidence_ids": detached})

@@ -6,9 +6,16 @@ was set; the local runs were not. Only the second kind is a pre-registered test,
 says which it is, and pages and reports count them by name instead of calling the whole dossier
 "pre-registered".
 
+Evidence counts as *seen* from the moment it is first attached: the lock records every record
+attached then *and every record detached before it* (``seen_evidence_ids``), so evidence attached,
+detached, locked against and re-attached is not a pre-registered test. A *published* figure
+(MedHELM's leaderboard) is never pre-registered, whenever it was attached: it was public, and the
+Evidence page shows it, before any rule was set.
+
 The rule, per verdict of rule R using evidence E₁…Eₖ:
 
 * the rules are not locked, or the lock/change-log chain is broken → not pre-registered;
+* any of E₁…Eₖ is published evidence → not pre-registered;
 * R was added or changed after the lock → R took its present form at its last change; the
   verdict is pre-registered only if that change recorded which evidence was attached then
   (``RuleChange.evidence_ids_at_change``) and none of E₁…Eₖ was among it; a change that did not
@@ -16,16 +23,40 @@ The rule, per verdict of rule R using evidence E₁…Eₖ:
 * otherwise → pre-registered when none of E₁…Eₖ was attached at the lock.
 
 A verdict that reads no evidence (no evidence yet, no cost profile) is pre-registered when its
-rule is: nothing was seen before the bar was set.
+rule is: nothing was seen before the bar was set. It tests nothing either, so the headline counts
+only verdicts that read evidence ("k of n verdicts that read evidence are pre-registered").
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from governance.rules.policy import AcceptancePolicy
+
+if TYPE_CHECKING:
+    from governance.dossier.record import Dossier
+
+
+def seen_evidence_ids(dossier: Dossier) -> list[str]:
+    """Every evidence id the dossier has shown: attached now, or attached once and detached since.
+
+    Example:
+        >>> from evaluator.evidence.record import published_evidence
+        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.dossier.record import Dossier
+        >>> from governance.evidence.attach import attach_evidence, detach_evidence
+        >>> d = Dossier(title="demo", owner="me", intended_use=example_intended_use())
+        >>> d = attach_evidence(d, published_evidence(["MedicationQA"], ["DeepSeek R1"]), by="me")
+        >>> first = d.evidence[0].id
+        >>> seen_evidence_ids(detach_evidence(d, [first], by="me")) == [first]
+        True
+    """
+    return list(dict.fromkeys([*(e.id for e in dossier.evidence), *dossier.detached_evidence_ids]))
 
 
 def preregistration(rule_id: str, evidence_ids: list[str], policy: AcceptancePolicy,
-                    log_problem: str | None) -> tuple[bool, str]:
+                    log_problem: str | None, published: set[str] | frozenset[str] = frozenset(),
+                    ) -> tuple[bool, str]:
     """(pre-registered?, why in words) for one verdict of rule ``rule_id`` (see the module docstring).
 
     Example:
@@ -40,6 +71,8 @@ def preregistration(rule_id: str, evidence_ids: list[str], policy: AcceptancePol
     if log_problem:
         return False, f"the rule change log is broken ({log_problem})"
     used = set(evidence_ids)
+    if used & set(published):
+        return False, "it reads published evidence, which was public before any rule was set"
     last = next((c for c in reversed(policy.changes) if c.rule_id == rule_id), None)
     if last is not None:
         when = f"{last.at:%Y-%m-%d}"
@@ -63,12 +96,17 @@ def _label(v) -> str:
 def preregistration_summary(verdicts: list) -> tuple[str, list[str]]:
     """A headline and one line per rule naming which of its verdicts are pre-registered and which not.
 
-    Not-applicable verdicts are left out. Example headline: ``3 of 40 verdicts are pre-registered;
-    37 are not.``
+    Not-applicable verdicts are left out. The headline counts only verdicts that read evidence (a
+    verdict on no evidence tests nothing), e.g. ``3 of 40 verdicts that read evidence are
+    pre-registered; 37 are not (5 more read no evidence).``
     """
     live = [v for v in verdicts if v.status != "not_applicable"]
-    yes = sum(v.pre_registered for v in live)
-    head = f"{yes} of {len(live)} verdicts are pre-registered; {len(live) - yes} are not."
+    reading = [v for v in live if v.evidence_ids]
+    yes = sum(v.pre_registered for v in reading)
+    empty = len(live) - len(reading)
+    head = (f"{yes} of {len(reading)} verdicts that read evidence are pre-registered; "
+            f"{len(reading) - yes} are not"
+            + (f" ({empty} more read no evidence)." if empty else "."))
     lines = []
     for rule_id in dict.fromkeys(v.rule_id for v in live):
         mine = [v for v in live if v.rule_id == rule_id]

@@ -6,20 +6,25 @@ by hand. For one candidate, in this order:
 1. any verdict *fails* (a score rule or a gate) → **reject**, listing the failures;
 2. otherwise the candidate is *approvable* only when every accepted (mapped) subcategory has at
    least one *passing* score verdict from evidence that rule reads (with no mapped subcategory:
-   at least one passing score verdict), and no score verdict is inconclusive. If not →
-   **insufficient evidence**, saying what would settle it: a score verdict whose point estimate
-   misses its bar is never approvable, and we say that no number of further cases is expected to
-   reach a pass; another inconclusive score verdict names the cases at the policy's power; an
-   uncovered subcategory asks for evidence on it;
+   at least one passing score verdict), no score verdict is inconclusive, every evidence record
+   meets the minimum n (an unmet or unknown minimum n is a lack of evidence, never a condition),
+   and the judges' agreement with clinicians is not estimated below its bar (if it is, no verdict
+   that reads jury-scored evidence counts: its pass rests on scores the judges are not shown to
+   give as clinicians would). If not → **insufficient evidence**, saying what would settle it: a
+   verdict whose point estimate misses its bar is never approvable, and we say that no number of
+   further cases is expected to reach a pass; another inconclusive score verdict names the cases
+   at the policy's power; an uncovered subcategory asks for evidence on it;
 3. otherwise → **approve with conditions** when something other than a score result is open:
-   a gating rule (minimum n, unscored share, subgroups, judge agreement) inconclusive, passing
-   score verdicts that are not pre-registered, rules never locked, a broken change log, rules
-   taken for another risk tier; vendor items are added later
-   (``governance.procurement.candidate_items``);
+   a gating rule (unscored share, subgroups, judge agreement) inconclusive, a subgroup suppressed
+   as too small to report (named: its disparity is untested), a pass resting on a point estimate
+   (no uncertainty available: no test, outside the family), passing score verdicts that are not
+   pre-registered, rules never locked, a broken change log, rules taken for another risk tier;
+   vendor items are added later (``governance.procurement.candidate_items``);
 4. otherwise → **approve**.
 
-Score passes are those confirmed after the family correction (``governance.rules.family``);
-gate passes are counted apart (``gating_counts``) and never pad the score pass count.
+Score passes with a test are those confirmed after the family correction
+(``governance.rules.family``); passes on a point estimate are counted and worded apart, and gate
+passes are counted apart (``gating_counts``) and never pad the score pass count.
 
 The overall recommendation is the best candidate's; ties are all named. It is advice: the
 committee records its own decision (approve, approve with conditions or reject) beside it, and
@@ -126,7 +131,31 @@ def _settle(v: Verdict) -> str:
     return f"{_where(v)}: {method or v.reason}"
 
 
-def _blockers(score: list[Verdict], subcategories: list[str]) -> tuple[list[str], list[str], list[str]]:
+def _agreement_below_bar(gates: list[Verdict]) -> Verdict | None:
+    """A judge-agreement verdict whose estimate is below its bar (its interval may still reach it)."""
+    return next((v for v in gates if v.kind == "judge_agreement" and v.status != "not_applicable"
+                 and _misses_bar(v)), None)
+
+
+def _gate_blockers(gates: list[Verdict], low_agreement: Verdict | None) -> tuple[list[str], list[str]]:
+    """(reasons, what would settle them) from gates that leave the evidence short."""
+    reasons, settle = [], []
+    for v in gates:
+        if v.kind == "min_n" and v.status == "inconclusive":
+            reasons.append(f"{_where(v)}: minimum n not met: {v.reason}")
+            settle.append(_settle(v))
+    if low_agreement is not None:
+        v = low_agreement
+        reasons.append(f"{_where(v)}: the judges' agreement with clinicians, {fmt(v.estimate)}, is below "
+                       f"the bar {fmt(v.threshold)}, so no verdict on jury-scored evidence can carry an "
+                       "approval; no number of further cases is expected to reach the bar.")
+        settle.append(f"{_where(v)}: a jury whose measured agreement with clinicians reaches "
+                      f"{fmt(v.threshold)}, or evidence that is not jury-scored.")
+    return reasons, settle
+
+
+def _blockers(score: list[Verdict], subcategories: list[str],
+              low_agreement: Verdict | None = None) -> tuple[list[str], list[str], list[str]]:
     """(reasons, what would settle them, uncovered subcategories) that make a candidate not approvable."""
     reasons, settle = [], []
     for v in score:
@@ -139,6 +168,12 @@ def _blockers(score: list[Verdict], subcategories: list[str]) -> tuple[list[str]
             reasons.append(f"{_where(v)} is inconclusive: {v.reason}")
             settle.append(_settle(v))
     passes = [v for v in score if v.status == "pass"]
+    if low_agreement is not None:
+        jury = [v for v in passes if v.reads_jury]
+        for v in jury:
+            reasons.append(f"{_where(v)} passes on jury scores, which do not count while the judges' "
+                           "agreement is below its bar.")
+        passes = [v for v in passes if not v.reads_jury]
     uncovered = [s for s in subcategories if not any(_covers(v, s) for v in passes)]
     for s in uncovered:
         reasons.append(f"No passing score verdict for the accepted subcategory {subcategory_name(s)}.")
@@ -166,14 +201,30 @@ def recommend_candidate(model: str, verdicts: list[Verdict], locked: bool, log_p
     if fails:
         return CandidateRecommendation(outcome="reject", conditions=[], **common,
                                        reasons=[f"{_where(v)}: {v.reason}" for v in fails])
-    blockers, settle, uncovered = _blockers(score, list(subcategories))
+    low_agreement = _agreement_below_bar(gates)
+    blockers, settle, uncovered = _blockers(score, list(subcategories), low_agreement)
+    gate_reasons, gate_settle = _gate_blockers(gates, low_agreement)
+    blockers, settle = [*blockers, *gate_reasons], [*settle, *gate_settle]
     if blockers:
         return CandidateRecommendation(outcome="insufficient_evidence", conditions=[], to_settle=settle,
                                        uncovered=uncovered, reasons=blockers, **common)
-    reasons = [f"{counts['pass']} score verdict(s) pass after the family correction, none fails or is open; "
-               f"gating rules: {gating['pass']} pass, {gating['inconclusive']} inconclusive."]
+    pointwise = [v for v in score if v.status == "pass" and v.point_estimate_only]
+    tested = counts["pass"] - len(pointwise)
+    point_text = (f"; {len(pointwise)} pass(es) on a point estimate only (no uncertainty available: no test, "
+                  "not in the family)" if pointwise else "")
+    reasons = [f"{tested} score verdict(s) pass after the family correction{point_text}; none fails or is "
+               f"open; gating rules: {gating['pass']} pass, {gating['inconclusive']} inconclusive."]
     conditions = [f"Settle gating rule {_settle(v)}; until then the review plan covers it."
                   for v in gates if v.status == "inconclusive"]
+    for v in pointwise:
+        conditions.append(f"{_where(v)} passes on a point estimate alone (no uncertainty available): the "
+                          "committee accepted it for this rule, but no error rate can be stated; confirm it "
+                          "on evidence with an interval, or accept it knowingly.")
+    for v in gates:
+        if v.suppressed_groups and v.status != "not_applicable":
+            conditions.append(f"{_where(v)}: subgroup(s) {', '.join(v.suppressed_groups)} suppressed as too "
+                              "small to report, so their disparity is untested; collect enough cases in them "
+                              "to report, or review their outputs by hand.")
     unregistered = [v for v in score if v.status == "pass" and not v.pre_registered]
     if locked and unregistered:
         names = ", ".join(_where(v) for v in unregistered)

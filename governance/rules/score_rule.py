@@ -3,7 +3,9 @@
 Why: a pipeline sets its bar with one command (``medassure rules ID --add-score-rule calc_builtin
 --threshold 0.8``) instead of the Rules page's form, so the rule's id and a stated rationale need
 defaults, and a misspelt benchmark must be caught, because a rule that matches no evidence never
-passes (it stays inconclusive) and nobody would notice why.
+passes (it stays inconclusive) and nobody would notice why. The minimum n defaults to the risk
+tier's (``data/policies/default.yaml``), as the Rules page's defaults do: a bar without one let a
+jury mean on 2 cases pass.
 """
 
 from __future__ import annotations
@@ -13,11 +15,24 @@ from governance.dossier.record import Dossier
 from governance.dossier.rules_records import ScoreRule
 from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.select import slug
+from governance.rules.policy import load_defaults
 
 
-def score_rule(benchmark: str, threshold: float, *, min_n: int = 0, rule_id: str | None = None,
-               rationale: str | None = None) -> ScoreRule:
+def tier_min_n(tier: str) -> int:
+    """The risk tier's default minimum n.
+
+    Example:
+        >>> tier_min_n("moderate"), tier_min_n("critical")
+        (100, 400)
+    """
+    return int(load_defaults().tiers[tier]["min_n"].threshold)  # type: ignore[index]
+
+
+def score_rule(benchmark: str, threshold: float, *, min_n: int | None = None, rule_id: str | None = None,
+               rationale: str | None = None, tier: str = "moderate") -> ScoreRule:
     """A ``ScoreRule`` on one benchmark, with id ``score.<benchmark>`` and a stated rationale by default.
+
+    ``min_n`` None takes the ``tier``'s minimum n; 0 sets none, which the rationale then says.
 
     Raises:
         pydantic.ValidationError: threshold outside 0-1, negative ``min_n``, or a malformed id.
@@ -26,10 +41,17 @@ def score_rule(benchmark: str, threshold: float, *, min_n: int = 0, rule_id: str
         >>> r = score_rule("MedicationQA", 0.7, min_n=100)
         >>> r.id, r.threshold, r.min_n
         ('score.medicationqa', 0.7, 100)
+        >>> score_rule("MedicationQA", 0.7, tier="high").min_n
+        200
     """
     name = benchmark.strip()
+    from_tier = min_n is None
+    if from_tier:
+        min_n = tier_min_n(tier)
+    where = f" (the default for risk tier {tier})" if from_tier else ""
     text = rationale or (f"Set from the command line: scores on {name} must reach {threshold:g}"
-                         + (f" on at least {min_n} instances." if min_n else "."))
+                         + (f" on at least {min_n} instances{where}." if min_n
+                            else ", with no minimum n (set explicitly)."))
     return ScoreRule(id=rule_id or f"score.{slug(name)[:70]}", benchmark=name, threshold=threshold,
                      min_n=min_n, rationale=text)
 

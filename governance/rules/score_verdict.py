@@ -3,14 +3,21 @@
 Why apart from ``governance.rules.verdicts``: the rule-kind registry (``governance.rules.kinds``)
 names each kind's verdict function, and the score kind's is the largest; the reasons for its
 decisions (inconclusive below minimum n, no pass without an interval unless allowed, a pass only
-when the family-adjusted p-value confirms it) are listed in ``verdicts``' module docstring.
+when the family-adjusted p-value confirms it) are listed in ``verdicts``' module docstring. At small
+n the usual test is replaced by a conservative one where its false-pass rate at the bar is too
+high (``governance.rules.small_n``); the reason names the test used.
+
+A further-cases figure depends on the family it is corrected over, so its sentence always names the
+family size: ProxySender's 0.72 on 300 against 0.70 needs 3,771 more cases alone (a family of one)
+and 6,848 in a family of 12.
 """
 
 from __future__ import annotations
 
 from evaluator.evidence.record import Evidence
 from evaluator.statistics.estimates import normalize_score
-from governance.evidence.select import subcategory_name
+from governance.evidence.select import is_jury_scored, subcategory_name
+from governance.rules.small_n import MEAN_MIN_N, small_n_guard
 from governance.rules.verdict_math import (
     ALPHA,
     MULTIPLICITY_WORDS,
@@ -60,15 +67,18 @@ def score_verdict(rule, e: Evidence, passed_over: list[str] = (), *, family: int
         >>> from governance.rules.policy import ScoreRule
         >>> rule = ScoreRule(id="s", threshold=0.7, rationale="usually right, review catches the rest")
         >>> v = score_verdict(rule, published_evidence(["ProxySender"], ["GPT-4o (2024-05-13)"])[0])
-        >>> v["status"], v["further_cases"]
+        >>> v["status"], v["further_cases"]  # alone: a family of one score verdict
         ('inconclusive', 3771)
+        >>> score_verdict(rule, published_evidence(["ProxySender"], ["GPT-4o (2024-05-13)"])[0],
+        ...               family=12)["further_cases"]
+        6848
     """
     direction: Direction = "at_least" if e.higher_is_better else "at_most"
     word = "at least" if e.higher_is_better else "at most"
     lo, hi = _bounds(e)
     est = e.normalized_score
     out = dict(threshold=rule.threshold, direction=direction, estimate=est, ci_lower=lo, ci_upper=hi, n=e.n,
-               point_estimate_only=lo is None, subcategory=e.subcategory)
+               point_estimate_only=lo is None, subcategory=e.subcategory, reads_jury=is_jury_scored(e))
     seen = f"{e.benchmark} {e.metric} {interval_text(est, lo, hi, e.n)}"
     also = f" (preferred over {len(passed_over)} other record(s) of the same score)" if passed_over else ""
     if rule.min_n and (e.n is None or e.n < rule.min_n):
@@ -81,8 +91,9 @@ def score_verdict(rule, e: Evidence, passed_over: list[str] = (), *, family: int
             status = compare(est, est, rule.threshold, direction)
             return out | dict(status=status, reason=(
                 f"{seen}: point estimate {'meets' if status == 'pass' else 'misses'} {word} "
-                f"{fmt(rule.threshold)}; no interval ({e.ci_missing_reason}), accepted by the committee "
-                f"for this rule, so no error rate can be stated{also}."))
+                f"{fmt(rule.threshold)}; no uncertainty available: no interval ({e.ci_missing_reason}), "
+                "accepted by the committee for this rule, so there is no test, no error rate and no place "
+                f"in the family of tested verdicts{also}."))
         side = "would meet" if compare(est, est, rule.threshold, direction) == "pass" else "would miss"
         return out | dict(status="inconclusive", further_cases_method=NO_INTERVAL_ADVICE, reason=(
             f"{seen}: the point estimate {side} {word} {fmt(rule.threshold)}, but it has no interval "
@@ -90,9 +101,12 @@ def score_verdict(rule, e: Evidence, passed_over: list[str] = (), *, family: int
             f"rule{also}."))
     kind = interval_kind(e.ci_method)
     p = one_sided_p(est, lo, hi, rule.threshold, direction, e.n, kind)
+    guard = small_n_guard(kind, est, e.n, rule.threshold, direction)
+    if guard is not None:
+        p = max(p, guard.p)
     p_adj = p if p_adjusted is None else p_adjusted
     out |= dict(alpha=ALPHA, p_value=p, p_adjusted=p_adj, correction=method, family_size=family)
-    test = f"one-sided p {_p_text(p)}"
+    test = f"one-sided p {_p_text(p)}" + (f" ({guard.test}: {guard.why})" if guard else "")
     if family > 1:
         test += f", {method}-adjusted over {family} score verdicts {_p_text(p_adj)}"
     status = compare(lo, hi, rule.threshold, direction)
@@ -108,9 +122,19 @@ def score_verdict(rule, e: Evidence, passed_over: list[str] = (), *, family: int
     level = ALPHA / max(1, family)
     more, method_text = further_cases(est, lo, hi, rule.threshold, e.n, wilson=kind != "other",
                                       direction=direction, alpha=level, power=power)
-    if family > 1 and more is not None:
-        method_text += f" (2.5% ÷ {family} score verdicts, which the correction always accepts)"
-    if status == "pass":
+    if more is not None:
+        method_text += (f" (2.5% ÷ {family} score verdicts, which the correction always accepts)"
+                        if family > 1 else
+                        " (a family of 1 score verdict; more score verdicts in the family need more cases)")
+    short = MEAN_MIN_N - (e.n or 0)
+    if guard is not None and kind == "other" and more is not None and more < short:
+        more = short
+        method_text = (f"{more:,} more cases to reach n={MEAN_MIN_N}, where the interval's own test takes "
+                       f"over from the Hoeffding bound (the power figure alone: {method_text})")
+    if status == "pass" and guard is not None and p > ALPHA + TOL:
+        why = (f"the interval clears threshold {fmt(rule.threshold)}, but {guard.why}, so the "
+               f"{guard.test} decides: one-sided p {_p_text(p)} > {ALPHA:.3f}, not a pass")
+    elif status == "pass":
         why = (f"the interval clears threshold {fmt(rule.threshold)}, but after {MULTIPLICITY_WORDS[method]} "
                f"over {family} score verdicts its one-sided p {_p_text(p)} becomes {_p_text(p_adj)} > "
                f"{ALPHA:.3f}, so it is not yet a pass")

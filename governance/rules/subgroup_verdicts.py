@@ -16,9 +16,11 @@ estimate without an interval and says so.
 Per subgroup tag (``sex``, ``age_band``, ...), the verdict *fails* when any group's ratio interval
 lies wholly outside the window, *passes* when every compared group's interval lies wholly inside
 it, and is *inconclusive* otherwise. Suppressed groups (too small to report) are listed in the
-reason, never silently dropped. Further cases for a straddling group assume the log-ratio interval
-narrows as 1/√n with new cases arriving in today's group mix, and that the ratio stays at today's
-estimate (so they settle it about half the time, not reliably).
+reason and in ``suppressed_groups``, never silently dropped: the recommendation names each one
+as a condition, since a pass on the other groups says nothing about them. Further cases for a
+straddling group assume the log-ratio interval narrows as 1/√n with new cases arriving in today's
+group mix, and that the ratio stays at today's estimate (so they settle it about half the time, not
+reliably).
 """
 
 from __future__ import annotations
@@ -115,15 +117,17 @@ def subgroup_verdicts(rule, e: Evidence) -> list[dict]:
         shown = [g for g in groups if not g.suppressed]
         hidden = [g.group for g in groups if g.suppressed]
         note = f" Suppressed (too small to report): {', '.join(hidden)}." if hidden else ""
+        named = [f"{tag}={g}" for g in hidden]
         if len(shown) < 2:
             why = "every group suppressed" if not shown else "only one group reported, nothing to compare"
-            out.append(base | dict(status="inconclusive", reason=f"{e.benchmark}, {tag}: {why}.{note}"))
+            out.append(base | dict(status="inconclusive", suppressed_groups=named,
+                                   reason=f"{e.benchmark}, {tag}: {why}.{note}"))
             continue
         ref = _reference(shown)
         head = (f"{e.benchmark}, {tag}: ratio to reference group {ref.group} "
                 f"({fmt(normalize_score(ref.score, e.scale))}, n={ref.n})")
         if normalize_score(ref.score, e.scale) <= 0:
-            out.append(base | dict(status="inconclusive",
+            out.append(base | dict(status="inconclusive", suppressed_groups=named,
                                    reason=f"{head}: the reference scores 0, so ratios are undefined.{note}"))
             continue
         places, worst, more, parts, no_ci = [], None, [], [], []
@@ -160,7 +164,7 @@ def subgroup_verdicts(rule, e: Evidence) -> list[dict]:
             further_cases=max(known) if settle else None,
             further_cases_method="log-ratio interval narrowing as 1/√n, cases arriving in today's group mix, "
                                  "ratio unchanged (about 50% power)" if settle else None,
-            point_estimate_only=bool(no_ci),
+            point_estimate_only=bool(no_ci), suppressed_groups=named,
             reason=(f"{head}: {'; '.join(parts)}; window {fmt(rule.ratio_lo, 2)}–{fmt(rule.ratio_hi, 2)}."
                     f"{extra}{note}")))
     return out

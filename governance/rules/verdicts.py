@@ -108,6 +108,10 @@ class Verdict(BaseModel):
     """The family correction applied (score verdicts with a test)."""
     family_size: int | None = None
     """Tests in the family the p-value was adjusted over."""
+    reads_jury: bool = False
+    """A score verdict on jury-scored evidence (judge agreement below its bar keeps it from approving)."""
+    suppressed_groups: list[str] = []
+    """Subgroups too small to report, so untested by a subgroup verdict (each a named condition)."""
 
     @property
     def is_score(self) -> bool:
@@ -155,8 +159,8 @@ class Assessment(BaseModel):
         return self.counts([v for v in self.verdicts if not v.is_score])
 
     def preregistered(self) -> tuple[list[Verdict], list[Verdict]]:
-        """(pre-registered, not pre-registered) verdicts, leaving out not-applicable ones."""
-        live = [v for v in self.verdicts if v.status != "not_applicable"]
+        """(pre-registered, not pre-registered) verdicts that read evidence (as the headline counts them)."""
+        live = [v for v in self.verdicts if v.status != "not_applicable" and v.evidence_ids]
         return [v for v in live if v.pre_registered], [v for v in live if not v.pre_registered]
 
 
@@ -215,10 +219,12 @@ def assess(dossier: Dossier) -> Assessment:
     models = models_in(dossier.evidence)
     problem = change_log_problem(policy)
     control, adjusted = _family(policy, dossier, models)
+    published = {e.id for e in dossier.evidence if e.provenance == "published"}
     verdicts = []
     for rule in policy.rules:
         for row in _rule_verdicts(rule, dossier, models, control, adjusted):
-            pre, why = preregistration(rule.id, row.get("evidence_ids", []), policy, problem)
+            pre, why = preregistration(rule.id, row.get("evidence_ids", []), policy, problem,
+                                       published=published)
             tested_gate = rule_kind(rule.kind).interval_gate and row.get("ci_lower") is not None
             gate = {"alpha": ALPHA} if tested_gate else {}
             verdicts.append(Verdict(**{"rule_id": rule.id, "kind": rule.kind, "pre_registered": pre,

@@ -88,8 +88,10 @@ def test_rules_add_replace_remove_and_list(dossier, store, capsys):
     code, policy, _ = run(capsys, "rules", dossier, "--add-score-rule", "MedicationQA", "--threshold", "0.7")
     assert code == 0
     (rule,) = policy["rules"]
+    # no --min-n: the dossier's tier's minimum n (the example use is moderate: 100), never 0 (issue 24)
     assert (rule["id"], rule["kind"], rule["threshold"], rule["min_n"]) == (
-        "score.medicationqa", "score", 0.7, 0)
+        "score.medicationqa", "score", 0.7, 100)
+    assert "(the default for risk tier moderate)" in rule["rationale"]
     code, policy, _ = run(capsys, "rules", dossier, "--add-score-rule", "MedicationQA", "--threshold", "0.75",
                           "--min-n", "100", "--rationale", "Patient answers must be right 3 times in 4.")
     assert [(r["threshold"], r["min_n"], r["rationale"][:15]) for r in policy["rules"]] == [

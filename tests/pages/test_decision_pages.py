@@ -36,8 +36,8 @@ def test_rules_page_shows_lock_change_log_and_three_verdict_kinds(demo_copy):
     captions = "\n".join(c.value for c in at.caption)
     assert "Family of score verdicts: 3 score rule(s) × 3 candidate(s)" in captions
     assert "likely" not in captions
-    assert any(m.value.startswith("**Pre-registration.**") and "verdicts are pre-registered" in m.value
-               for m in at.markdown)
+    assert any(m.value.startswith("**Pre-registration.**")
+               and "verdicts that read evidence are pre-registered" in m.value for m in at.markdown)
 
 
 def test_rules_page_locked_change_needs_a_reason_then_is_logged(demo_copy):

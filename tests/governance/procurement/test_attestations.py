@@ -101,8 +101,10 @@ def test_a_missing_attestation_turns_into_an_open_item_in_the_recommendation():
     # issue 15: every accepted subcategory needs a passing score verdict; the one rule here (PrivacyDetection)
     # covers Patient-Provider Messaging only, so that is the one subcategory accepted for this test
     only_messaging = complete.mapping.decide("providing_patient_education_resources", "rejected", by="me")
-    complete = complete.model_copy(update={"evidence": [e for e in complete.evidence if e.model == GPT4O],
-                                           "mapping": only_messaging})
+    # issue 24: a published figure is never pre-registered (a condition), so the evidence here is taken
+    # as a local run, to keep the baseline a plain approve
+    local = [e.model_copy(update={"provenance": "local-run"}) for e in complete.evidence if e.model == GPT4O]
+    complete = complete.model_copy(update={"evidence": local, "mapping": only_messaging})
     assert vendor_items(complete, complete.candidates[0]) == []
     before = assessment_and_recommendation(complete)[1]
     assert before.outcome == "approve" and before.models == [GPT4O]

@@ -76,6 +76,9 @@ def test_candidate_rows_carry_due_diligence_and_recommendation(cmp):
     d = base_dossier()
     d = d.model_copy(update={"mapping": d.mapping.decide("providing_patient_education_resources", "rejected",
                                                           by="me")})
+    # issue 24: published figures are never pre-registered (a condition); as local runs they approve
+    local = [e.model_copy(update={"provenance": "local-run"}) for e in d.evidence]
+    d = d.model_copy(update={"evidence": local})
     gpt = by_id(compare_candidates(d))["gpt"]
     assert (gpt.questions, gpt.answered, gpt.satisfactory) == (11, 11, 11)
     assert gpt.open_items == [] and gpt.conditions == [] and gpt.recommendation == "approve"

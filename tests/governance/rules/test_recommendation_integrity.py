@@ -147,7 +147,8 @@ def test_holm_and_bonferroni_on_four_p_values_by_hand():
 def test_family_correction_decides_which_interval_passes_count():
     # three records, each with an interval clearing the bar; one-sided p = 0.004, 0.01, 0.02 (by construction)
     # Holm: 0.004*3 = 0.012, 0.01*2 = 0.02, 0.02*1 = 0.02 -> all <= 0.025; Bonferroni: 0.012, 0.03, 0.06
-    evidence = [ev(0.8, *interval_for_p(0.8, 0.7, p), n=200, benchmark=b)
+    # (n = 1000: above the small-n guard, so the interval's own test decides)
+    evidence = [ev(0.8, *interval_for_p(0.8, 0.7, p), n=1000, benchmark=b)
                 for b, p in (("A", 0.004), ("B", 0.01), ("C", 0.02))]
     holm = {v.benchmark: v for v in assess(locked_then(evidence, [score()])).verdicts}
     assert [holm[b].p_value for b in "ABC"] == pytest.approx([0.004, 0.01, 0.02])
@@ -230,7 +231,7 @@ def test_summary_names_which_verdicts_are_pre_registered():
     d = committee.lock_rules(dossier([first], policy=AcceptancePolicy(rules=[score()])), by="chair")
     d = d.model_copy(update={"evidence": [first, ev(0.91, 0.87, 0.95, n=400, benchmark="B")]})
     head, line = recommend(assess(d)).preregistration
-    assert head == "1 of 2 verdicts are pre-registered; 1 are not."
+    assert head == "1 of 2 verdicts that read evidence are pre-registered; 1 are not."
     assert line == ("score.ppm: pre-registered: model-a / B; not pre-registered (its evidence was attached "
                     "before the rules were locked): model-a / A.")
 

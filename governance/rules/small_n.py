@@ -1,0 +1,124 @@
+"""The small-n guard: where a verdict's usual test passes too often at the bar, a conservative test decides.
+
+Why: a pass is promised to be wrong at most 2.5% of the time when the true score sits exactly on
+the bar (the test's *size*). The usual tests keep that promise only approximately, and at small n
+they break it badly: the Wilson score test passes 1 of 1 correct at a bar of 0.20 with p = 0.023,
+although a model whose true rate is 0.20 does that 20% of the time; a BCa interval on 2 jury
+scores is [min, max] and passed a 0.85 bar 11.5% of the time in simulation. So, per verdict:
+
+* **Proportions with a Wilson interval**: the size of the one-sided score test at this n and this
+  bar is computed exactly (the binomial mass of every count the test passes, ``score_test_size``).
+  When it exceeds 2.5% by more than 0.5 percentage points (``SIZE_SLACK``), the exact binomial
+  test (the Clopper-Pearson tail, size never above 2.5%) decides instead. The size oscillates with
+  n (discreteness), so one cut-off n would be wrong at some bars; ``docs/statistics.md`` prints
+  the size per n and bar and the largest n where the guard still applies.
+* **Means (BCa, t or bootstrap intervals)** below ``MEAN_MIN_N`` instances: the simulated size of
+  those intervals exceeds 3.0% there (``bench/interval_coverage.py``, size section), so the test
+  is Hoeffding's bound for scores bounded in [0, 1] (normalized), p = exp(−2n·d²) with d the
+  distance of the mean past the bar. It assumes only independent cases and the bounded scale,
+  and is conservative: at small n it rarely passes anything, which is the point.
+* **Clopper-Pearson intervals** need no guard: the exact test's size never exceeds 2.5%.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+
+ALPHA = 0.025
+SIZE_SLACK = 0.005
+"""How far above 2.5% a test's size may be before the conservative test takes over."""
+MEAN_MIN_N = 300
+"""Below this n the simulated size of BCa / t intervals on jury-like means exceeded 3.0%."""
+_Z = NormalDist().inv_cdf(1 - ALPHA)
+
+
+def score_test_size(n: int, bar: float, direction: str = "at_least") -> float:
+    """Exact chance that the one-sided score test passes when the true rate equals the bar.
+
+    Example:
+        >>> round(score_test_size(1, 0.20), 3)  # 1 of 1 passes at p = 0.023
+        0.2
+        >>> score_test_size(300, 0.7) < 0.03
+        True
+    """
+    from scipy.stats import binom
+
+    if n <= 0 or not 0 < bar < 1:
+        return 0.0
+    p0 = bar if direction == "at_least" else 1 - bar
+    cut = n * p0 + _Z * math.sqrt(n * p0 * (1 - p0))  # the test passes at counts x >= cut
+    x_min = math.ceil(round(cut, 9))
+    if x_min > n:
+        return 0.0
+    return float(binom.sf(x_min - 1, n, p0))
+
+
+def exact_binomial_p(estimate: float, n: int, bar: float, direction: str = "at_least") -> float:
+    """One-sided exact binomial p-value of "the true rate misses the bar" (the Clopper-Pearson tail).
+
+    Example:
+        >>> round(exact_binomial_p(1.0, 1, 0.20), 3)
+        0.2
+    """
+    from scipy.stats import binom
+
+    x = round(estimate * n)
+    if direction == "at_least":
+        return float(binom.sf(x - 1, n, bar))
+    return float(binom.cdf(x, n, bar))
+
+
+def hoeffding_p(estimate: float, n: int, bar: float, direction: str = "at_least") -> float:
+    """Hoeffding's one-sided p-value for a mean of n independent scores in [0, 1].
+
+    Example:
+        >>> round(hoeffding_p(1.0, 2, 0.85), 3)  # two perfect cases against 0.85: far from a pass
+        0.914
+    """
+    d = (estimate - bar) if direction == "at_least" else (bar - estimate)
+    if n <= 0 or d <= 0:
+        return 1.0
+    return math.exp(-2 * n * d * d)
+
+
+@dataclass(frozen=True)
+class Guard:
+    """The conservative test that replaces the usual one for a verdict, and why."""
+
+    p: float
+    """Its one-sided p-value."""
+    test: str
+    """Its name."""
+    why: str
+    """Why the usual test was not trusted here, in words."""
+
+
+def small_n_guard(kind: str, estimate: float, n: int | None, bar: float,
+                  direction: str = "at_least") -> Guard | None:
+    """The conservative test for a score verdict at small n, or None when the usual test holds its size.
+
+    ``kind`` is ``verdict_math.interval_kind``: "wilson", "exact" or "other" (BCa, t, bootstrap).
+
+    Example:
+        >>> g = small_n_guard("wilson", 1.0, 1, 0.20)
+        >>> g.test, round(g.p, 3)
+        ('exact binomial test', 0.2)
+        >>> small_n_guard("wilson", 0.72, 300, 0.70) is None
+        True
+    """
+    if n is None or n <= 0 or direction not in ("at_least", "at_most"):
+        return None
+    if kind == "wilson":
+        size = score_test_size(n, bar, direction)
+        if size <= ALPHA + SIZE_SLACK:
+            return None
+        return Guard(exact_binomial_p(estimate, n, bar, direction), "exact binomial test",
+                     f"at n={n} and bar {bar:.3f} the score test's false-pass rate is {size:.1%}, above "
+                     f"{ALPHA:.1%} + {SIZE_SLACK:.1%}")
+    if kind == "other" and n < MEAN_MIN_N:
+        return Guard(hoeffding_p(estimate, n, bar, direction), "Hoeffding bound (scores in [0, 1])",
+                     f"below n={MEAN_MIN_N} the simulated false-pass rate of a bootstrap or t interval at "
+                     f"the bar exceeds {ALPHA + SIZE_SLACK:.1%}")
+    return None
