@@ -13,7 +13,7 @@ import re
 from collections import Counter
 
 from evaluator.phi.names import find_names
-from evaluator.phi.recognizers import DATE_SHAPE, MIN_DIGITS, RECOGNIZERS, TRIGGERS
+from evaluator.phi.recognizers import DATE_SHAPE, KEYED, MIN_DIGITS, RECOGNIZERS, TRIGGERS
 
 PLACEHOLDERS = {
     "name": "[NAME]",
@@ -39,11 +39,23 @@ PLACEHOLDERS = {
 }
 """Identifier kind → placeholder. The kinds follow HIPAA Safe Harbor's 18 identifiers (45 CFR
 164.514(b)(2)); ``dob`` is a date of birth, ``id`` any other unique identifying number."""
-PATTERNS_VERSION = "phi-2"
+PATTERNS_VERSION = "phi-3"
 """Version of the recognizers and name lists, recorded with every scan and redaction."""
 
 _LAST_KINDS = 1  # the bare-digits record number runs after the names
 _AGE_AFTER_NAME = re.compile(r",\s*(?P<v>9\d|1[01]\d)(?![\w.]|\s*(?:%|mg|kg|mm|cm|lb)\b)")
+
+
+# A hospital's own policy ("follows hospital policy 4021") and a terminology code ("SNOMED concept
+# 22298006") are numbers about care, not about the patient.
+_NOT_PATIENT = {
+    "health_plan": re.compile(r"(?i)\b(?:hospital|trust|as per|per|follows?|in line with|under|clinical|"
+                              r"infection|institutional|our)\b[^.;]{0,20}\bpolicy\W*(?:number|no\.?|#)?\W*$"),
+    "mrn": re.compile(r"(?i)\b(?:snomed|loinc|icd|cpt|ndc|concept|code)\b\W*(?:\w+\W+)?$"),
+}
+# Our own placeholders ("[AGE 90+]", "[NAME]") are never identifiers, so a redacted text scans clean.
+_PLACEHOLDER = re.compile(r"\[(?:NAME|ADDRESS|DATE|AGE 90\+|PHONE|FAX|EMAIL|SSN|MRN|HEALTH PLAN ID|ACCOUNT|"
+                          r"LICENSE|VEHICLE ID|DEVICE ID|URL|IP ADDRESS|BIOMETRIC ID|PHOTO|ID)\]")
 
 
 def _overlaps(start: int, end: int, taken: list[tuple[str, int, int]]) -> bool:
@@ -70,9 +82,12 @@ def find_identifiers(text: str) -> list[tuple[str, int, int]]:
         >>> [(k, t[s:e]) for k, s, e in find_identifiers(t)]
         [('name', 'Mrs. Mary Lee'), ('dob', '3/4/52')]
     """
-    taken: list[tuple[str, int, int]] = []
+    taken: list[tuple[str, int, int]] = [("placeholder", *m.span()) for m in _PLACEHOLDER.finditer(text)]
 
     def add(kind: str, start: int, end: int) -> None:
+        rule = _NOT_PATIENT.get(kind)
+        if rule is not None and rule.search(text, max(0, start - 60), start):
+            return
         if end > start and not _overlaps(start, end, taken):
             taken.append((kind, start, end))
 
@@ -82,7 +97,7 @@ def find_identifiers(text: str) -> list[tuple[str, int, int]]:
         for m in pattern.finditer(text):
             group = "v" if m.group("v") is not None else "v2"
             value = m.group(group)
-            if kind in MIN_DIGITS and (sum(c.isdigit() for c in value) < MIN_DIGITS[kind]
+            if kind in MIN_DIGITS and pattern in KEYED and (sum(c.isdigit() for c in value) < MIN_DIGITS[kind]
                                        or DATE_SHAPE.fullmatch(value)):
                 continue
             add(kind, *m.span(group))
@@ -94,7 +109,7 @@ def find_identifiers(text: str) -> list[tuple[str, int, int]]:
     for kind, pattern in RECOGNIZERS[-_LAST_KINDS:]:
         for m in pattern.finditer(text):
             add(kind, *m.span("v"))
-    return sorted(taken, key=lambda t: t[1])
+    return sorted((t for t in taken if t[0] != "placeholder"), key=lambda t: t[1])
 
 
 def redact_text(text: str) -> tuple[str, Counter[str]]:

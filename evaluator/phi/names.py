@@ -13,7 +13,15 @@ capitalised word:
 - a cue word before it (patient, name, son, wife, contact, ...) and a listed first or last name;
 - ``LAST, FIRST [M.]`` with a listed surname and a listed first name;
 - a listed first name followed by a capitalised surname ("Kevin Walsh");
-- an initial and a listed surname ("J. Smith").
+- an initial and a listed surname ("J. Smith");
+- an unlisted given name before a listed surname ("Haruto Suzuki");
+- a name with an Irish or Arabic particle ("Ní Bhriain", "Ó Súilleabháin", "bin Saleh", "Al-Rashid");
+- surname first, as Chinese, Japanese, Korean and Vietnamese names are written ("Zhang Wei",
+  "Park Ji-woo", "Nguyen Thi Lan");
+- in a lower-case dialogue transcript, a listed name after a greeting, an introduction or a
+  kinship word ("hi maria,", "my name is ...", "my husband tom"), and that name wherever it recurs.
+
+Accented letters count as letters, and a listed name matches with or without its accents.
 
 A span followed by a word that makes it an eponym or a place ("syndrome", "score", "catheter",
 "protein", "Hospital", ...) is not a name ("Bence Jones protein", "Ramsay Hunt syndrome").
@@ -24,6 +32,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+import unicodedata
 from functools import cache
 
 
@@ -55,7 +64,7 @@ lines hernia cyst deformity contracture technique incision clamp forceps retract
 agar shunt valve bypass approach flap method method's hospital clinic center centre medical university
 institute college foundation health pharmacy hall building wing unit ward laboratory lab lens mask
 questionnaire inventory assessment tool model type variant gene mutation virus bacillus dementia
-surgery protocol protocols guideline guidelines regimen trial study
+surgery protocol protocols guideline guidelines regimen trial study balance agitation-sedation sedation
 """)
 # Capitalised words that are never part of a person's name in a note.
 STOP_WORDS = _words("""
@@ -94,10 +103,16 @@ def name_lists() -> tuple[frozenset[str], frozenset[str]]:
             if not names or isinstance(names, property):
                 continue
             target.update(n.lower() for n in names if isinstance(n, str) and _LATIN.fullmatch(n))
+    first |= {_fold(n) for n in first}
+    last |= {_fold(n) for n in last}
     return frozenset(first), frozenset(last)
 
 
-_TOKEN = r"(?:[A-Z][a-zA-Z'’]*[a-z][a-zA-Z'’]*|[A-Z]{2,}|[A-Z][’'][A-Z][a-z]+)(?:-[A-Z][a-zA-Z'’]+)*"
+# Upper- and lower-case letters, accented Latin ones too ("Siobhán", "Traoré", "Ó Súilleabháin").
+_UP = "A-ZÀ-ÖØ-ÞĀ-Ž"
+_LO = "a-zß-öø-ÿā-ž"
+_TOKEN = (rf"(?:[{_UP}][{_UP}{_LO}'’]*[{_LO}][{_UP}{_LO}'’]*|[A-Z]{{2,}}|[{_UP}][’'][{_UP}][{_LO}]+)"
+          rf"(?:-[{_UP}{_LO}][{_UP}{_LO}'’]+)*")
 _UPPER_TOKEN = r"[A-Z][A-Z'’-]+"
 _INITIAL = r"[A-Z]\.?"
 # "ms" right after a number is milliseconds ("QRS 90 ms. Hemoglobin"), not a title.
@@ -108,7 +123,8 @@ _TITLE = re.compile(
 _CUE = re.compile(
     r"(?<!\w)(?i:patient|pt|name|named|son|daughter|wife|husband|mother|father|sister|brother|spouse|partner|"
     r"neighbou?r|friend|granddaughter|grandson|grandmother|grandfather|niece|nephew|aunt|uncle|caregiver|"
-    r"guardian|contact|roommate|fianc[ée]e?|boyfriend|girlfriend|dtr)(?:'s)?"
+    r"guardian|contact|roommate|fianc[ée]e?|boyfriend|girlfriend|dtr|mum|mom|dad|cousin|stepfather|stepmother|"
+    r"stepson|stepdaughter|carer)(?:-in-law)?(?:'s)?"
     r"(?:\s+(?:is|was|named|called))?\s*[:,(-]?\s*(?<=[\s(])"
     rf"(?P<rest>{_TOKEN},\s+{_TOKEN}(?:\s+{_INITIAL}(?![\w]))?|{_TOKEN}(?:\s+(?:{_INITIAL}(?=\s)|{_TOKEN})){{0,2}})"
 )
@@ -119,7 +135,30 @@ _LAST_FIRST = re.compile(
 _PAIR = re.compile(
     rf"(?<![\w'’-])(?=(?P<all>(?P<first>{_TOKEN})(?:\s+{_INITIAL}|\s+(?P<mid>{_TOKEN}))?\s+(?P<last>{_TOKEN})))"
 )
-_CAMEL = re.compile(r"^(?!Mc|Mac|De|Di|Da|Le|La|Van|Von|O['’])[A-Z][a-z]*[A-Z]")
+_CAMEL = re.compile(r"^(?!Mc|Mac|De|Di|Da|Le|La|Van|Von|O['’]|Ní|Nic|Uí)[A-Z][a-z]*[A-Z]")
+# Particles inside Irish and Arabic names: "Ó Súilleabháin", "Ní Bhriain", "Mac Giolla", "bin Saleh",
+# "bint Khalid", "Al-Rashid". A capitalised word, a particle, a capitalised word is a name.
+_PARTICLE = r"(?:Ó|Ní|Nic|Mac|Mc|Ua|Uí|Ni|O|bin|bint|ibn|Ibn|Abu|abu|Bin|Ben|al|Al|el|El)"
+_PARTICLE_NAME = re.compile(
+    rf"(?<![\w'’-])(?P<all>{_TOKEN}(?:\s+{_TOKEN})?\s+{_PARTICLE}(?:\s+(?:an|na|Giolla|an\s+t))?"
+    rf"\s*[\s-]\s*{_TOKEN}(?:\s+{_TOKEN})?)")
+_ARABIC_PREFIX = re.compile(rf"(?<![\w'’-])(?P<all>{_TOKEN}\s+(?:Al|El|Abu|Abdel|Abd|Bin|Ben)-{_TOKEN})")
+# Surname first (Chinese, Japanese, Korean, Vietnamese): a listed surname of those, then a given name
+# (listed, or hyphenated as Korean and Taiwanese names are: "Min-jun", "Mei-ling").
+_KOREAN_SURNAMES = _words("kim lee park choi jung jeong kang cho yoon jang lim han oh seo shin kwon hwang "
+                          "ahn "
+                          "song yoo hong jeon ko moon yang son bae baek heo nam")
+_VIET_MIDDLE = _words("van văn thi thị duc đức quoc quốc ngoc ngọc thanh huu hữu")
+_SURNAME_FIRST = re.compile(
+    rf"(?<![\w'’-])(?=(?P<all>(?P<last>{_TOKEN})\s+(?P<given>{_TOKEN}(?:\s+{_TOKEN})?)))")
+# Lower-case names in dialogue transcripts: after a greeting or an introduction, or a kinship word.
+_DIALOGUE = re.compile(
+    r"(?:^|(?<=[:\].?!])\s*|(?<=\s))(?:(?P<greet>hi|hello|hey|morning|good morning|good afternoon|thanks|"
+    r"thank you|okay|ok|so|right|well|sorry|dear|meet you,)\s+|(?P<intro>my name is|name's|i'm|i am|it's|"
+    r"this is|is this|call me)\s+|(?P<kin>(?:my|his|her|your|their|our)\s+(?:husband|wife|son|daughter|"
+    r"mother|mum|mom|father|dad|brother|sister|partner|friend|neighbou?r|nephew|niece|grandson|"
+    r"granddaughter|cousin|uncle|aunt|carer)),?\s+|(?P<turn>(?<=: )))"
+    r"(?P<name>[a-z][a-z'’-]+(?:\s+[a-z][a-z'’-]+)?)(?=\s*[,.?!]|\s+(?:and|is|drove|had|gives|noticed|said|says))")
 _INITIAL_SURNAME = re.compile(r"(?<![\w.])[A-Z]\.\s?(?P<last>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)(?![\w'’-])")
 _NEXT_WORD = re.compile(r"(?:['’]s?)?\s+([A-Za-z]+)")
 
@@ -133,9 +172,14 @@ def _is_eponym(text: str, end: int) -> bool:
     return bool(m and m.group(1).lower() in EPONYM_NOUNS)
 
 
+def _fold(word: str) -> str:
+    """``word`` without accents ("róisín" -> "roisin"): a listed name matches however it is written."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
 def _listed(token: str, names: frozenset[str]) -> bool:
     low = token.lower()
-    return low in names or any(part in names for part in low.split("-") if len(part) > 1)
+    return any(w in names or _fold(w) in names for w in (low, *(p for p in low.split("-") if len(p) > 1)))
 
 
 def _trim(start: int, tokens_text: str) -> int:
@@ -156,9 +200,9 @@ def find_names(text: str) -> list[tuple[int, int]]:
         >>> sorted({"Patient John Smith, 67"[s:e] for s, e in find_names("Patient John Smith, 67")})
         ['John Smith']
     """
-    if not any(c.isupper() for c in text) and not re.search(r"\b(?:mrs?|ms|miss|dr|prof)\b", text):
-        return []
     first, last = name_lists()
+    if not any(c.isupper() for c in text) and not re.search(r"\b(?:mrs?|ms|miss|dr|prof)\b", text):
+        return _more_names(text, first, last)  # a lower-case transcript: only its dialogue cues
     spans: list[tuple[int, int]] = []
     for m in _TITLE.finditer(text):
         rest = m.group("rest")
@@ -176,7 +220,9 @@ def find_names(text: str) -> list[tuple[int, int]]:
         words = _parts(text[m.start("rest"):end])
         if not words or _is_eponym(text, end):
             continue
-        if _listed(words[0], first) or _listed(words[-1], last) or len(words) > 1 and _listed(words[0], last):
+        kin = not re.match(r"(?i)patient|pt|name|named|contact", m.group(0))
+        if (_listed(words[0], first) or _listed(words[-1], last) or len(words) > 1 and _listed(words[0], last)
+                or kin and all(_plain(w) for w in words)):
             spans.append((m.start("rest"), end))
     for m in _LAST_FIRST.finditer(text):
         surname, given = m.group("last"), m.group("first")
@@ -202,4 +248,74 @@ def find_names(text: str) -> list[tuple[int, int]]:
         surname = m.group("last")
         if _listed(surname, last) and surname.lower() not in STOP_WORDS and not _is_eponym(text, m.end()):
             spans.append((m.start(), m.end()))
+    spans += _more_names(text, first, last)
+    # a span holding a word such as "Scale" or "Balance" is a scale's name ("Berg Balance Scale")
+    return [(a, b) for a, b in spans if not any(w.lower() in EPONYM_NOUNS for w in _parts(text[a:b]))]
+
+
+@cache
+def _surname_first_list() -> frozenset[str]:
+    """Romanized surnames of the locales that write the surname first, plus our Korean list."""
+    import faker.providers.person as person
+
+    names: set[str] = set(_KOREAN_SURNAMES)
+    for locale in ("zh_CN", "zh_TW", "ja_JP", "vi_VN"):
+        provider = importlib.import_module(f"{person.__name__}.{locale}").Provider
+        for attr in ("last_romanized_names", "last_names"):
+            values = getattr(provider, attr, None)
+            if isinstance(values, list | tuple | dict):
+                names.update(n.lower() for n in values if isinstance(n, str) and _LATIN.fullmatch(n))
+    return frozenset(names | {_fold(n) for n in names})
+
+
+def _plain(word: str) -> bool:
+    low = word.lower()
+    return low not in STOP_WORDS and low not in EPONYM_NOUNS and low not in COMMON_WORDS
+
+
+def _more_names(text: str, first: frozenset[str], last: frozenset[str]) -> list[tuple[int, int]]:
+    """Particle names, surname-first names and lower-case names in dialogue (issue 25 item 8)."""
+    spans: list[tuple[int, int]] = []
+    for pattern in (_PARTICLE_NAME, _ARABIC_PREFIX):
+        for m in pattern.finditer(text):
+            words = _parts(m.group("all"))
+            if all(_plain(w) for w in words if w[0].isupper()) and not _is_eponym(text, m.end("all")):
+                spans.append(m.span("all"))
+    for m in _PAIR.finditer(text):  # an unlisted given name before a listed surname ("Haruto Suzuki")
+        given, surname = m.group("first"), m.group("last")
+        if (m.group("mid") or given.isupper() or surname.isupper() or _listed(given, first)
+                or not _listed(surname, last) or len(given) < 3):
+            continue
+        if (_plain(given) and _plain(surname) and not _is_eponym(text, m.end("all"))
+                and not _CAMEL.search(surname)):
+            spans.append((m.start(), m.end("all")))
+    surnames = _surname_first_list()
+    for m in _SURNAME_FIRST.finditer(text):
+        family, parts = m.group("last"), m.group("given").split()
+        if family.lower() not in surnames or not all(_plain(w) for w in parts):
+            continue
+        distinctive = len(family) >= 3 and family.lower() not in COMMON_WORDS | first
+        if not ("-" in parts[0] or _listed(parts[0], first) or _listed(parts[0], last) or distinctive
+                or parts[0].lower() in _VIET_MIDDLE):
+            continue
+        if _is_eponym(text, m.end("all")):
+            continue
+        keep_second = len(parts) > 1 and (parts[0].lower() in _VIET_MIDDLE or _listed(parts[1], first)
+                                          or _listed(parts[1], last) or "-" in parts[1])
+        end = m.end("all") if len(parts) == 1 or keep_second else m.start("given") + len(parts[0])
+        spans.append((m.start("all"), end))
+    for m in _DIALOGUE.finditer(text):
+        words = m.group("name").split()
+        if words[-1] in LOWER_AFTER_TITLE or words[-1] in STOP_WORDS:
+            words = words[:-1]
+        if not words or words[0] in COMMON_WORDS or words[0] in LOWER_AFTER_TITLE:
+            continue
+        if not (_listed(words[0], first) or _listed(words[0], last)):
+            continue
+        if len(words) > 1 and not (_listed(words[1], last) or _listed(words[1], first)):
+            words = words[:1]
+        start = m.start("name")
+        spans.append((start, start + len(" ".join(words))))
+        for again in re.finditer(rf"(?<![\w'’-]){re.escape(words[0])}(?![\w'’-])", text):
+            spans.append(again.span())  # the same name said again later in the transcript
     return spans

@@ -44,6 +44,8 @@ _DATE = (
 _DOB_CUE = r"(?i:DOB|D\.O\.B\.?|date of birth|birth ?date|born(?: on)?)"
 _PHONE10 = (r"(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}|\+[2-9]\d{0,2}(?:[\s.-]?\d){7,12}"
             r"|(?<!\d)\d{10}(?!\d)")
+_AGE_WORDS = (r"(?i:ninety(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?|(?:a|one)\s+hundred"
+              r"(?:\s+and\s+(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve))?)")
 _PHONE_SEP = r"(?:\s*(?:#|no\.?|number))?\s*[:#]?\s*"
 _UNITS = r"(?:mg|mcg|µg|g|kg|ml|mL|L|units?|iu|IU|mmol|mEq|%|cells|copies)\b"
 _PHONE = rf"(?P<v>{_PHONE10}|[2-9]\d{{2}}[\s.-]\d{{4}}|\d{{4,5}})(?![\w/]|[.,]\d)(?!\s*{_UNITS})"
@@ -64,7 +66,8 @@ _ZIP = r"\d{5}(?:-\d{4})?"
 _CITY = r"[A-Z][a-z]+(?:[ -](?:[A-Z][a-z]+|of|de|la))*"
 _SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|"
            r"Terrace|Ter|Circle|Cir|Highway|Hwy|Parkway|Pkwy|Square|Sq|Trail|Trl|Loop|Row|Alley|Crescent|Close|Grove)")
-_STREET = (rf"\d{{1,6}}(?:\s+(?:[NSEW]\.?|North|South|East|West))?"
+_STREET = (rf"(?:(?:Flat|Apartment|Apt|Unit)\s+\d+[A-Z]?,\s+)?"
+           rf"\d{{1,6}}(?:\s+(?:[NSEW]\.?|North|South|East|West))?"
            rf"(?:\s+(?:[A-Z][a-z]+|\d+(?:st|nd|rd|th))){{1,3}}\s+{_SUFFIX}\b\.?(?:,?\s+(?:Apt|Apartment|Unit|Suite|Ste|#)\.?\s*#?[A-Za-z0-9-]+)?")
 
 # Kinds whose keyed values must carry at least this many digits.
@@ -88,11 +91,32 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                 r"(?!\.?\d)(?!\w)"
                 r"|(?<![\w:])(?P<v2>(?=[0-9A-Fa-f:]*::|(?:[0-9A-Fa-f]{1,4}:){5})(?:[0-9A-Fa-f]{0,4}:){2,7}"
                 r"[0-9A-Fa-f]{1,4})(?![\w:])")),
-    ("ssn", r"\d{3}[- ]\d\d[- ]\d|ss|soc",
-     re.compile(r"(?<![\w-])(?P<v>(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}|\d{3} \d{2} \d{4})"
+    ("ssn", r"\d{3}\s*[- –]\s*\d\d\s*[- –]\s*\d|ss|soc",
+     re.compile(r"(?<![\w-])(?P<v>(?!000|666|9\d\d)\d{3}\s*[-–]\s*(?!00)\d{2}\s*[-–]\s*(?!0000)\d{4}"
+                r"|\d{3} \d{2} \d{4})"
                 r"(?![\w-])|(?<!\w)(?i:SSN|SS\s?#|soc(?:ial)?\.? sec(?:urity)?\.?"
                 r"(?: no\.?| number| #)?)\s*[:#]?\s*"
                 r"(?P<v2>\d{3}[- ]?\d{2}[- ]?\d{4}|[xX*]{3}-[xX*]{2}-\d{4}|\d{4})(?!\w)")),
+    ("email", r"\bdot\b|\(at\)|\[at\]",  # spelled out: "jane dot doe at gmail dot com"
+     re.compile(r"(?<![\w.+-])(?P<v>[\w.+-]+(?:\s+(?i:dot|underscore|dash|hyphen)\s+[\w.+-]+)*"
+                r"\s*(?:\((?i:at)\)|\[(?i:at)\]|\s(?i:at)\s)\s*[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
+                r"(?:\s*(?:\((?i:dot)\)|\[(?i:dot)\]|\s(?i:dot)\s)\s*[A-Za-z0-9-]+)+)(?![\w])")),
+    ("account", r"\b[A-Z]{2}\d\d",  # IBAN: country, check digits, 11-30 letters and digits in groups
+     re.compile(r"(?<![\w])(?P<v>(?:AD|AT|BE|BG|CH|CY|CZ|DE|DK|EE|ES|FI|FR|GB|GR|HR|HU|IE|IS|IT|LI|LT|LU|LV|MC|MT|"
+                r"NL|NO|PL|PT|RO|SE|SI|SK|SM|AE|SA|TR|IL|QA|KW|BH|JO|LB|EG|MA|TN)\d\d"
+                r"(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?)(?![\w])")),
+    ("vehicle", r"\b[A-Z]{2}\d\d ?[A-Z]{3}\b",  # a UK number plate: "LB07 SEO"
+     re.compile(r"(?<![\w-])(?P<v>[A-Z]{2}\d\d ?[A-Z]{3})(?![\w-])")),
+    # international and national trunk formats: "+44 20 7946 0958", "0161 555 0176"
+    ("phone", r"\+|00\d|\b0\d",
+     re.compile(r"(?<![\w+])(?P<v>(?:\+|00)[1-9]\d{0,2}(?:[\s.-]?\(0\))?(?:[\s.-]?\(?\d{1,4}\)?)"
+                r"(?:[\s.-]\d{2,4}){1,4}|\(?0\d{1,4}\)?[\s.-]\d{3,4}[\s.-]?\d{3,4})(?![\w/]|[.,]\d)"
+                r"(?!\s*(?:mg|mcg|g|kg|ml|mL|units?|%|mmol|cells|copies)\b)")),
+    # over 89 in words: "ninety-two-year-old", "aged ninety four", "one hundred and one"
+    ("age", r"ninety|hundred",
+     re.compile(rf"(?<![\w-])(?P<v>{_AGE_WORDS})(?=[\s-]*(?i:years?|yrs?|yo|year-old)\b)"
+                rf"|(?:(?<!\w)(?i:aged|age:|turned|is now|is|at|now|was)\s+|,\s*)(?P<v2>{_AGE_WORDS})"
+                r"(?!\s*(?:percent|per cent|%|minutes|metres|meters|mg|days|seconds|patients))(?![\w-])")),
     ("dob", r"dob|d\.o\.b|birth|born", re.compile(rf"(?<!\w){_DOB_CUE}\s*[:#-]?\s*(?P<v>{_DATE})")),
     ("fax", "fax", re.compile(rf"(?<!\w)(?i:fax(?:ed)?)(?:\s+[a-z]+){{0,2}}?{_PHONE_SEP}{_PHONE}")),
     ("phone", r"phone|tel|cell|mobile|pager|beeper|ext|call|reach|contact",
@@ -122,8 +146,22 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                                 r"(?![a-z])(?!\s+(?:ago|of|later|prior|since|before))")),
     ("age", r"\d ?[MF]\b",  # "93M", at the start or after "a", "is", "Pt", ": " (not "T 101F")
      re.compile(r"(?:^|(?<=\ba )|(?<=\bis )|(?<=\bPt )|(?<=: ))(?P<v>9\d|1[01]\d)\s?[MF]\b")),
-    ("age", "age", re.compile(r"(?<!\w)(?i:age[ds]?)\s*[:=]?\s*(?P<v>9\d|1[01]\d)\b"
-                              r"(?!\s*(?:days?|d|weeks?|wks?|months?|mos?|%|mg|kg)\b)")),
+    ("age", "age", re.compile(r"(?<!\w)(?i:age[d]?)\s*[:=]?\s*(?P<v>9\d|1[01]\d)\b"
+                              r"(?!\s*(?:days?|d|weeks?|wks?|months?|mos?|%|mg|kg)\b)"
+                              r"(?!\+|\s*(?:and|or)\s+(?:older|over|above))")),
+    ("address", r"\b[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}\b",  # UK postcode, with the town before it
+     re.compile(rf"(?P<v>(?:{_STREET},\s+|\b\d{{1,4}}\s+{_CITY},\s+)?(?:{_CITY},?\s+)?"
+                rf"\b[A-Z]{{1,2}}\d[A-Z\d]?\s\d[A-Z]{{2}})\b")),
+    ("address", r"\b[AC-FHKNPRTV-Y]\d[0-9W] ?[AC-FHKNPRTV-Y0-9]{4}\b",  # Eircode, with the town before it
+     re.compile(rf"(?P<v>(?:{_STREET},\s+)?(?:{_CITY},?\s+)?(?:\d{{1,2}},\s+)?"
+                rf"\b[AC-FHKNPRTV-Y]\d[0-9W] ?(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*\d)"
+                rf"[AC-FHKNPRTV-Y0-9]{{4}})\b")),
+    # European street line: "Hauptstraße 45, 10115 Berlin", "12 Rue des Lilas, 69003 Lyon"
+    ("address", r"\d,\s+\d",
+     re.compile(r"(?P<v>(?:(?:Flat|Apartment|Apt)\s+\d+,\s+)?(?:\d{1,4}[a-z]?,?\s+)?(?:[A-ZÀ-Þ][\wÀ-ÿ'’.-]*\s+"
+                r"(?:(?:de|del|della|des|du|la|le|di|da|van|der|von)\s+)*){0,3}[A-ZÀ-Þ][\wÀ-ÿ'’.-]*(?:\s+\d{1,4}[a-z]?)?"
+                r",\s+(?:\d{4,5}|\d{2}-\d{3}|\d{3} \d{2}|\d{4} ?[A-Z]{2}|\d{4}-\d{3})"
+                r"\s+[A-ZÀ-Þ][\wÀ-ÿ'’-]+)")),
     ("address", r"\d", re.compile(rf"(?P<v>\b{_STREET}(?:,\s+{_CITY},\s+{_ANY_STATE}\b(?:\s+{_ZIP})?)?"
                                   r"|\bP\.?\s?O\.?\s+Box\s+\d+\b)")),
     ("address", r",\s+[A-Z]",
@@ -137,6 +175,10 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
     ("mrn", r"\d{8}",
      re.compile(r"(?<![\d.,/-])(?P<v>\d{8,12})(?![\d.,/]|\s*(?:mg|mcg|µg|g|ml|units?|iu)\b)", re.I)),
 ]
+KEYED: frozenset[re.Pattern[str]] = frozenset(
+    pattern for kind, trigger, pattern in _TABLE
+    if kind in MIN_DIGITS and not trigger.startswith(r"\b[A-Z]{2}\d"))
+"""Keyword + value recognizers (all but the bare IBAN and plate shapes): values need ``MIN_DIGITS``."""
 RECOGNIZERS: list[tuple[str, re.Pattern[str]]] = [(kind, pattern) for kind, _, pattern in _TABLE]
 """(kind, pattern) in priority order; group ``v`` (or ``v2``) is the identifying text."""
 TRIGGERS: list[re.Pattern[str]] = [re.compile(trigger, re.I) for _, trigger, _ in _TABLE]

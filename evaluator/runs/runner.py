@@ -28,7 +28,7 @@ import duckdb
 from evaluator.benchmarks.instance import Instance
 from evaluator.gateway.llm import ModelEndpoint, count_prompt_tokens
 from evaluator.phi import PhiCheck
-from evaluator.runs.phi_gate import require_phi_clearance
+from evaluator.runs.phi_gate import runner_gate
 from evaluator.runs.plan import Render, RunEstimate, RunPlan, estimate_run, plan_run
 from evaluator.runs.records import Budget, Score, cache_row, result_row
 from evaluator.runs.retry import CallOutcome, RateLimiter, RetryPolicy, call_with_retries
@@ -116,9 +116,7 @@ async def run_async(
     score = score or default_score
     started = time.perf_counter()
     plan: RunPlan = plan_run(spec, instances, endpoint, limit=limit, render=render)
-    if options.phi_check is None or not options.phi_check.allowed:  # the PHI gate, before anything is stored
-        require_phi_clearance(plan.instances, [endpoint],
-                              generated=getattr(spec, "access", None) == "builtin")
+    runner_gate(spec, plan.instances, endpoint, options.phi_check)  # the PHI gate, before anything is stored
     price = endpoint.price()
     if options.max_cost_usd is not None and price is None:
         raise ValueError(

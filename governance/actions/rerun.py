@@ -30,7 +30,7 @@ from evaluator.gateway.llm import ModelEndpoint, api_key_for
 from evaluator.loaders import DatasetError, get_loader, load_instances
 from evaluator.phi import PhiCheck
 from evaluator.phi.attestation import DeidentificationAttestation
-from evaluator.runs.phi_gate import PhiBlocked, attestation_for, check_phi
+from evaluator.runs.phi_gate import PhiBlocked, attestation_for, check_phi, prompt_texts
 from evaluator.runs.plan import plan_run
 from evaluator.runs.request import file_sha256, request_record
 from evaluator.runs.runner import RunOptions, run_benchmark
@@ -219,7 +219,8 @@ def item_gate(stores: ComponentStores, item: PlanItem, spec: BenchmarkSpec, inst
         stored = (stores.runs.stored_request(run_id=item.run_id) or {}).get("dataset_sha256")
         return attestation_for(stores, file_sha256(path), stored)
 
-    check = check_phi(instances, [endpoint], attestation=attestation, generated=spec.access == "builtin")
+    check = check_phi(instances, [endpoint], attestation=attestation, generated=spec.access == "builtin",
+                      prompts=prompt_texts(spec))
     if not check.allowed:
         raise ReevaluationBlocked(item.benchmark, check)
     return check

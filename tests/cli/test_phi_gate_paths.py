@@ -228,3 +228,55 @@ def test_reevaluation_blocked_attested_and_approved(home, store, capsys, llm_ser
     assert llm_server.hits == before + 6
     shown = store.load(dossier_id).dossier.deidentification
     assert [a.attested_by for a in shown] == ["Dr. P"] and shown[0].method == "safe_harbor"
+
+
+# ---- prompts, system messages and few-shot examples -------------------------------------------
+
+PHI_PROMPT = "Patient John Smith (MRN 12345678) is the example.\n{context}\n{question}"
+
+
+@pytest.fixture
+def clean_csv(tmp_path):
+    path = tmp_path / "clean.csv"
+    path.write_text("id,context,question,reference\nq1,Potassium 4.1 mmol/L.,K?,4.1\n"
+                    "q2,Sodium 131 mmol/L.,Na?,131\n")
+    return path
+
+
+def test_reevaluation_with_a_prompt_file_naming_a_patient_is_blocked(home, store, capsys, llm_server,
+                                                                     clean_csv, tmp_path):
+    """Issue 25 item 7: the prompt file's text went to an unapproved endpoint (1 request)."""
+    llm_server.configure(answer=lambda r: "4.1")
+    dossier_id = decided_dossier(store, llm_server, clean_csv)
+    prompt = tmp_path / "p.txt"
+    prompt.write_text(PHI_PROMPT)
+    before = llm_server.hits
+    args = ["reevaluate", dossier_id, "--model", "openai/model-b", "--by", "qa", "--input-price", "1",
+            "--output-price", "1", "--format", "json"]
+    code, out, err = run(capsys, *args, "--prompt-file", str(prompt))
+    assert code == 5 and llm_server.hits == before, "nothing may be sent"
+    check = json.loads(out)["phi_check"]
+    assert check["basis"] == "blocked" and {"name", "mrn"} <= set(check["counts"])
+    assert any(e.startswith("prompt template:") for e in check["examples"])
+    assert "John Smith" not in out and "12345678" not in out and "in the prompt" in err
+    # an attestation of the cases' file does not cover the prompt
+    attest_file(store, clean_csv, AttestationInput(attested_by="Dr. P", method="safe_harbor"), dossier_id)
+    code, _, _ = run(capsys, *args, "--prompt-file", str(prompt))
+    assert code == 5 and llm_server.hits == before
+    # a system message in a YAML prompt file is scanned too
+    system = tmp_path / "p.yaml"
+    system.write_text("system_prompt: 'Few-shot example: Mrs. Aoife Byrne, call 087 555 1234.'\n")
+    code, out, _ = run(capsys, *args, "--prompt-file", str(system))
+    assert code == 5 and llm_server.hits == before
+    assert any(e.startswith("system prompt:") for e in json.loads(out)["phi_check"]["examples"])
+    # the same change with a clean prompt runs: it was the prompt that blocked
+    prompt.write_text("Answer briefly.\n{context}\n{question}")
+    code, _, err = run(capsys, *args, "--prompt-file", str(prompt))
+    assert code in (0, 3), err
+    assert llm_server.hits == before + 2
+    # an endpoint approved for PHI may receive the prompt
+    prompt.write_text(PHI_PROMPT)
+    code, _, err = run(capsys, *args[:3], "openai/model-c", *args[4:], "--prompt-file", str(prompt),
+                       "--phi-approved")
+    assert code in (0, 3), err
+    assert llm_server.hits == before + 4

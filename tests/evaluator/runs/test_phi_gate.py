@@ -12,7 +12,7 @@ from evaluator.benchmarks.instance import Instance
 from evaluator.benchmarks.specs import get_benchmark
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.phi.attestation import AttestationStore, DeidentificationAttestation
-from evaluator.runs.phi_gate import PhiBlocked, check_phi
+from evaluator.runs.phi_gate import PhiBlocked, check_phi, prompt_texts
 from evaluator.runs.runner import RunOptions, run_benchmark
 from evaluator.runs.store import RunStore
 
@@ -114,3 +114,40 @@ def test_the_same_cases_are_scanned_once(monkeypatch):
     assert n > 0 and check_phi(cases, [ONPREM]).counts == first.counts and len(calls) == n
     check_phi([cases[0].model_copy(update={"question": "Why?"})], [VENDOR])
     assert len(calls) > n
+
+
+# ---- the prompt is sent with every case (issue 25, item 7) -------------------------------------
+
+
+def spec_with(system: str = "", template: str = "{context}\n{question}"):
+    return get_benchmark("generic").model_copy(update={"system_prompt": system, "prompt_template": template})
+
+
+def test_prompt_texts_are_the_system_message_and_the_template_without_placeholders():
+    texts = prompt_texts(spec_with("Be brief.", "Example: Mr. Harold Jenkins.\n{context}\n{question}"))
+    assert texts == {"system prompt": "Be brief.", "prompt template": "Example: Mr. Harold Jenkins.\n\n\n\n"}
+    assert "system prompt" not in prompt_texts(spec_with())
+
+
+def test_identifiers_in_a_prompt_block_and_an_attestation_of_the_cases_does_not_cover_them():
+    prompts = {"prompt template": "Few-shot: Patient John Smith (MRN 12345678) asked about INR."}
+    check = check_phi(CLEAN, [VENDOR], prompts=prompts, attestation=lambda: attestation())
+    assert (check.allowed, check.basis) == (False, "blocked") and {"name", "mrn"} <= set(check.counts)
+    assert "0 of 1 cases and in the prompt" in check.explanation
+    assert "does not cover the prompt" in check.explanation
+    assert all(e.startswith("prompt template: ") for e in check.examples)
+    assert "Smith" not in " ".join(check.examples)
+    assert check_phi(CLEAN, [ONPREM], prompts=prompts).basis == "approved_endpoint"
+    assert check_phi(CLEAN, [VENDOR], prompts={"system prompt": "Answer in one word."}).allowed
+    assert not check_phi(CLEAN, [VENDOR], prompts=prompts, generated=True).allowed, "generated cases only"
+
+
+def test_the_runner_checks_the_prompt_even_when_the_caller_cleared_the_cases(llm_server):
+    con = duckdb.connect()
+    spec = spec_with("Example patient: Mrs. Mary Lee, DOB 3/4/52.")
+    endpoint = ModelEndpoint(name="Vendor API", model="openai/vendor", api_base=llm_server.url)
+    cleared = check_phi(DIRTY, [endpoint], attestation=attestation())
+    for options in (None, RunOptions(phi_check=cleared)):
+        with pytest.raises(PhiBlocked, match="in the prompt"):
+            run_benchmark(con, spec, CLEAN, endpoint, options=options)
+    assert llm_server.hits == 0 and con.execute("SELECT count(*) FROM runs").fetchone() == (0,)

@@ -174,3 +174,58 @@ def test_a_run_left_running_by_a_dead_process_shows_as_interrupted(demo):
     assert view.state == "interrupted" and not view.resumable_here and view.summary is None
     with pytest.raises(RunInputError, match="is running"):
         attach_run(demo, DEMO_ID, run_id, by="dr.lee")
+
+
+# ---- the PHI gate on what is sent (issue 25, item 7) -------------------------------------------
+
+HEADER = "id,context,question,reference\n"
+FALSE_ALARM = HEADER + "1,Seen by Dr. Parkinson clinic team.,K?,4.1\n"  # attested: de-identified
+REAL_PHI = HEADER + "1,Patient John Smith MRN 12345678 called.,K?,4.1\n"
+
+
+def generic_request(server, path):
+    return build_request("generic", "openai/m", api_base=server.url, dataset_path=str(path))
+
+
+def test_a_file_swapped_after_the_estimate_is_checked_again_at_start(store, llm_server, tmp_path):
+    from evaluator.runs.phi_gate import PhiBlocked
+
+    path = tmp_path / "cases.csv"
+    path.write_text(HEADER + "1,Potassium 4.1 mmol/L.,K?,4.1\n")
+    req = generic_request(llm_server, path)
+    assert estimate_request(store, req).phi.allowed
+    path.write_text(REAL_PHI)
+    with pytest.raises(PhiBlocked, match="Nothing was sent"):
+        start_run(store, req, RunJobs())
+    assert llm_server.hits == 0
+
+
+def test_a_file_swapped_while_it_is_checked_is_not_covered_by_the_other_files_attestation(
+        store, llm_server, tmp_path, monkeypatch):
+    """The attestation is looked up by the file's hash *after* the cases were read: a swap in between
+    (to an attested file) used to send the cases read before."""
+    import governance.actions.runs as runs
+    from evaluator.phi.attestation import AttestationInput
+    from evaluator.runs.phi_gate import PhiBlocked
+    from governance.actions.deidentification import attest_file
+
+    llm_server.configure(answer=lambda r: "4.1")
+    path = tmp_path / "cases.csv"
+    path.write_text(FALSE_ALARM)
+    attest_file(store, path, AttestationInput(attested_by="Dr. P", method="safe_harbor"), None)
+    path.write_text(REAL_PHI)
+    real_load = runs.load_instances
+
+    def load_then_swap(spec, p, limit=None):
+        cases = real_load(spec, p, limit=limit)
+        path.write_text(FALSE_ALARM)  # the attested file is back before the gate hashes it
+        return cases
+
+    monkeypatch.setattr(runs, "load_instances", load_then_swap)
+    with pytest.raises(PhiBlocked, match="changed after its cases were read") as err:
+        start_run(store, generic_request(llm_server, path), RunJobs())
+    assert err.value.check.basis == "blocked" and llm_server.hits == 0
+    # the attested file itself still runs on its attestation
+    monkeypatch.setattr(runs, "load_instances", real_load)
+    job = start_run(store, generic_request(llm_server, path), RunJobs())
+    assert job.join(60).state == "completed" and llm_server.hits == 1
