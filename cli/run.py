@@ -82,6 +82,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         fail(f"--max-cost must be positive (got {args.max_cost})")
     if args.dossier:
         _require_dossier(args)
+    if args.scenario and args.fresh:
+        fail("--fresh applies to --benchmark runs; a re-evaluation (`medassure reevaluate`) asks the model "
+             "again for a dossier's local scenarios")
     if args.scenario:  # a local scenario instead of a benchmark: cli/scenario_run.py
         return cmd_run_scenario(args)
     if not args.benchmark:
@@ -108,7 +111,7 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
     from governance import RunInputError, run_and_wait
 
     if args.dry_run:
-        estimate = estimate_run(spec, instances, endpoint, store=store.journaled_runs)
+        estimate = estimate_run(spec, instances, endpoint, store=store.journaled_runs, fresh=args.fresh)
         emit(
             {
                 "dry_run": True,
@@ -125,7 +128,7 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
         )
     request = RunRequest(benchmark_id=spec.id, dataset_path=args.dataset_file, endpoint=endpoint,
                          concurrency=args.concurrency, max_cost_usd=args.max_cost, limit=args.limit,
-                         workers=args.workers or 1)
+                         workers=args.workers or 1, fresh=args.fresh)
     _attest_dataset(args, store)
     try:  # the app's job manager, waited for here: the same run (and stored request) as the page's
         summary = run_and_wait(store, request, ProgressBar(f"{spec.id} × {endpoint.model}")).summary
@@ -214,6 +217,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--workers", type=WORKERS, default=1, help="processes making model calls (default 1)")
     p.add_argument("--dry-run", action="store_true", help="estimate tokens and cost; send nothing")
+    p.add_argument("--fresh", action="store_true",
+                   help="ask the model for every instance: no answer from the response cache and no earlier "
+                   "run resumed (a vendor may change the model behind the same name and URL)")
     add_format(p)
     add_run_arguments(p)  # --scenario, --phi-approved, --dossier
     add_attestation_arguments(p)  # --deidentified-by, --deidentification-method (PHI gate)
