@@ -6,8 +6,8 @@ no section, because nothing was re-evaluated). Each addendum leads with the answ
 this change the decision?" and its reasons, then the numbers behind it: the paired comparison
 per benchmark, the flipped instances by id, who answered (the served model and fingerprint the
 replies named, flagged when they differ from the decided run's), the subgroups (small groups
-show their size only), the verdicts that changed or crossed their threshold, and the caveats. Only formatting happens
-here; every number comes from ``governance.actions.reevaluate``.
+show their size only), the verdicts that changed or crossed their threshold, and the caveats.
+Only formatting happens here; every number comes from ``governance.actions.reevaluate``.
 """
 
 from __future__ import annotations
