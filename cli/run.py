@@ -9,7 +9,8 @@ the completed run's Evidence, as ``medassure attach`` does, and adds ``attached`
 Exit codes: 0 the run completed (instances that failed are counted in ``n_errors``), 2 bad
 input (unknown benchmark, unreadable dataset, key variable not set, no such dossier), 3 the run stopped early
 (budget reached or interrupted; run it again to resume), 4 every instance failed (e.g. a wrong
-key or URL), 5 blocked by the PHI gate (nothing sent; see below).
+key or URL), 5 blocked by the PHI gate (nothing sent; see below), also from ``--dry-run``, which
+foresees the block with its reason.
 """
 
 from __future__ import annotations
@@ -112,14 +113,12 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
 
     if args.dry_run:
         estimate = estimate_run(spec, instances, endpoint, store=store.journaled_runs, fresh=args.fresh)
-        emit(
-            {
-                "dry_run": True,
-                "benchmark": spec.id,
-                "model": endpoint.model,
-                **estimate.model_dump(mode="json"),
-            }
-        )
+        head = {"dry_run": True, "benchmark": spec.id, "model": endpoint.model, **estimate.model_dump(mode="json")}
+        blocked = _foreseen_phi_block(args, store, spec, instances, endpoint)
+        if blocked is not None:
+            say("dry run: the real run would be blocked by the PHI gate (nothing would be sent)")
+            return phi_blocked(blocked, head)
+        emit(head)
         return 0
     if args.max_cost is not None and endpoint.price() is None:
         fail(
@@ -140,6 +139,22 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
     emit({**summary.model_dump(mode="json"), "transport": endpoint.transport,
           **_attach_to_dossier(args, store, summary, code)})
     return code
+
+
+def _foreseen_phi_block(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpoint: Any):
+    """The PHI check that would stop the real run, or None when it would pass (nothing is recorded here).
+
+    With ``--deidentified-by`` the real run records the attestation before the gate looks, so it passes.
+    """
+    from evaluator import benchmark_gate
+
+    if attestation_input(args) is not None:
+        if not args.dataset_file:
+            fail("--deidentified-by attests a dataset file: give --dataset-file")
+        say("dry run: the de-identification attestation would be recorded before the PHI gate looks")
+        return None
+    check = benchmark_gate(store, spec, instances, endpoint, args.dataset_file)
+    return None if check.allowed else check
 
 
 def _require_dossier(args: argparse.Namespace) -> None:
