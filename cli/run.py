@@ -113,7 +113,8 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
 
     if args.dry_run:
         estimate = estimate_run(spec, instances, endpoint, store=store.journaled_runs, fresh=args.fresh)
-        head = {"dry_run": True, "benchmark": spec.id, "model": endpoint.model, **estimate.model_dump(mode="json")}
+        head = {"dry_run": True, "benchmark": spec.id, "model": endpoint.model,
+                **estimate.model_dump(mode="json")}
         blocked = _foreseen_phi_block(args, store, spec, instances, endpoint)
         if blocked is not None:
             say("dry run: the real run would be blocked by the PHI gate (nothing would be sent)")
