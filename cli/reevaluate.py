@@ -3,7 +3,8 @@
 For pipelines: a vendor ships a new model version or a team edits the prompt, and CI asks
 whether the committee's decision still stands. Thin wrapper over
 ``governance.actions.reevaluation.reevaluate_and_wait`` (the job manager's background re-evaluation,
-waited for): parse the change, re-run (unchanged requests come from the response cache), save the addendum
+waited for): parse the change, re-run (the model is asked again: a re-evaluation never reads an answer
+recorded before it started), save the addendum
 as a new dossier version, print JSON. Exit codes: 0 no verdict changed (estimates that crossed a
 threshold without flipping a verdict are reported, not failed), 3 a verdict flipped or a rule now
 fails, 2 bad input or a re-evaluation that could not be done (nothing is saved then), 5 blocked by
@@ -74,6 +75,9 @@ def payload(result: Any) -> dict[str, Any]:
         "subgroups": [s.model_dump(mode="json") for s in c.subgroups],
         "new_requests": c.new_requests, "cache_hits": c.cache_hits,
         "baseline_reproduced": c.baseline_reproduced,
+        "served_before": [i.model_dump(mode="json") for i in c.served_before],
+        "served_after": [i.model_dump(mode="json") for i in c.served_after],
+        "served_identity_changed": c.served_identity_changed,
     } for c in a.comparisons]
     return {
         "dossier_id": v.dossier.id, "addendum_id": a.id, "change": a.change.model_dump(mode="json"),
@@ -84,7 +88,7 @@ def payload(result: Any) -> dict[str, Any]:
         "decision_why": a.impact.why, "recommended_before": a.impact.recommended_before,
         "recommended_after": a.impact.recommended_after, "new_requests": a.new_requests,
         "cache_hits": a.cache_hits, "new_version": v.version, "new_version_hash": v.hash,
-        "caveats": a.caveats,
+        "caveats": a.caveats, "served_identity_changed": a.served_identity_changed,
     }
 
 
@@ -98,8 +102,17 @@ def _text(data: dict[str, Any]) -> None:
                   f"better {len(b['flipped']['better'])}\n")
     for c in data["verdict_changes"]:
         out.write(f"  {c['rule_id']}: {c['before']} -> {c['after']}{' (crossed)' if c['crossed'] else ''}\n")
+    for b in data["benchmarks"]:
+        if b["served_identity_changed"]:
+            out.write(f"  {b['benchmark']}: another served model answered: "
+                      f"{_served(b['served_before'])} -> {_served(b['served_after'])}\n")
     answer = "YES" if data["decision_would_change"] else "no"
     out.write(f"Would this change the decision? {answer}. {data['decision_why'][0]}\n")
+
+
+def _served(identities: list[dict[str, Any]]) -> str:
+    return "; ".join(f"{i['model'] or '?'} ({i['system_fingerprint'] or 'no fingerprint'})"
+                     for i in identities) or "none recorded"
 
 
 def cmd_reevaluate(args: argparse.Namespace) -> int:
@@ -131,6 +144,10 @@ def cmd_reevaluate(args: argparse.Namespace) -> int:
     data = payload(result)
     say(f"dossier {args.id}: version {data['new_version']} holds re-evaluation {data['addendum_id']}; "
         f"{data['new_requests']} request(s) sent, {data['cache_hits']} answered from the cache")
+    for b in data["benchmarks"]:
+        if b["served_identity_changed"]:
+            say(f"{b['benchmark']}: the answers came from another served model than the decided run's: "
+                f"{_served(b['served_before'])} -> {_served(b['served_after'])}")
     if args.format == "text":
         _text(data)
     else:

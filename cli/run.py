@@ -9,7 +9,8 @@ the completed run's Evidence, as ``medassure attach`` does, and adds ``attached`
 Exit codes: 0 the run completed (instances that failed are counted in ``n_errors``), 2 bad
 input (unknown benchmark, unreadable dataset, key variable not set, no such dossier), 3 the run stopped early
 (budget reached or interrupted; run it again to resume), 4 every instance failed (e.g. a wrong
-key or URL), 5 blocked by the PHI gate (nothing sent; see below).
+key or URL), 5 blocked by the PHI gate (nothing sent; see below), also from ``--dry-run``, which
+foresees the block with its reason.
 """
 
 from __future__ import annotations
@@ -83,6 +84,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         fail(f"--max-cost must be positive (got {args.max_cost})")
     if args.dossier:
         _require_dossier(args)
+    if args.scenario and args.fresh:
+        fail("--fresh applies to --benchmark runs; a re-evaluation (`medassure reevaluate`) asks the model "
+             "again for a dossier's local scenarios")
     if args.scenario:  # a local scenario instead of a benchmark: cli/scenario_run.py
         return cmd_run_scenario(args)
     if not args.benchmark:
@@ -109,15 +113,14 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
     from governance import RunInputError, run_and_wait
 
     if args.dry_run:
-        estimate = estimate_run(spec, instances, endpoint, store=store.journaled_runs)
-        emit(
-            {
-                "dry_run": True,
-                "benchmark": spec.id,
-                "model": endpoint.model,
-                **estimate.model_dump(mode="json"),
-            }
-        )
+        estimate = estimate_run(spec, instances, endpoint, store=store.journaled_runs, fresh=args.fresh)
+        head = {"dry_run": True, "benchmark": spec.id, "model": endpoint.model,
+                **estimate.model_dump(mode="json")}
+        blocked = _foreseen_phi_block(args, store, spec, instances, endpoint)
+        if blocked is not None:
+            say("dry run: the real run would be blocked by the PHI gate (nothing would be sent)")
+            return phi_blocked(blocked, head)
+        emit(head)
         return 0
     if args.max_cost is not None and endpoint.price() is None:
         fail(
@@ -126,7 +129,7 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
         )
     request = RunRequest(benchmark_id=spec.id, dataset_path=args.dataset_file, endpoint=endpoint,
                          concurrency=args.concurrency, max_cost_usd=args.max_cost, limit=args.limit,
-                         workers=args.workers or 1)
+                         workers=args.workers or 1, fresh=args.fresh)
     _attest_dataset(args, store)
     try:  # the app's job manager, waited for here: the same run (and stored request) as the page's
         summary = run_and_wait(store, request, ProgressBar(f"{spec.id} × {endpoint.model}"),
@@ -139,6 +142,22 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
     emit({**summary.model_dump(mode="json"), "transport": endpoint.transport,
           **_attach_to_dossier(args, store, summary, code)})
     return code
+
+
+def _foreseen_phi_block(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpoint: Any):
+    """The PHI check that would stop the real run, or None when it would pass (nothing is recorded here).
+
+    With ``--deidentified-by`` the real run records the attestation before the gate looks, so it passes.
+    """
+    from evaluator import benchmark_gate
+
+    if attestation_input(args) is not None:
+        if not args.dataset_file:
+            fail("--deidentified-by attests a dataset file: give --dataset-file")
+        say("dry run: the de-identification attestation would be recorded before the PHI gate looks")
+        return None
+    check = benchmark_gate(store, spec, instances, endpoint, args.dataset_file)
+    return None if check.allowed else check
 
 
 def _require_dossier(args: argparse.Namespace) -> None:
@@ -216,6 +235,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--workers", type=WORKERS, default=1, help="processes making model calls (default 1)")
     p.add_argument("--dry-run", action="store_true", help="estimate tokens and cost; send nothing")
+    p.add_argument("--fresh", action="store_true",
+                   help="ask the model for every instance: no answer from the response cache and no earlier "
+                   "run resumed (a vendor may change the model behind the same name and URL)")
     add_format(p)
     add_run_arguments(p)  # --scenario, --phi-approved, --dossier
     add_attestation_arguments(p)  # --deidentified-by, --deidentification-method (PHI gate)

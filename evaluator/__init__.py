@@ -55,6 +55,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "JOBS": "evaluator.runs.jobs",
     "wait_job": "evaluator.runs.jobs",
     "PhiBlocked": "evaluator.runs.phi_gate",
+    "benchmark_gate": "evaluator.runs.phi_gate",
     "run_attestation": "evaluator.runs.phi_gate",
     "RunRecord": "evaluator.runs.reads",
     "RunRequest": "evaluator.runs.request",
@@ -100,7 +101,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from evaluator.loaders import DatasetError, get_loader, load_instances
     from evaluator.phi.attestation import METHOD_LABELS, AttestationInput
     from evaluator.runs.jobs import JOBS, wait_job
-    from evaluator.runs.phi_gate import PhiBlocked, run_attestation
+    from evaluator.runs.phi_gate import PhiBlocked, benchmark_gate, run_attestation
     from evaluator.runs.progress import tqdm_progress
     from evaluator.runs.reads import RunRecord
     from evaluator.runs.request import RunRequest

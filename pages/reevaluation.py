@@ -30,8 +30,10 @@ if plan.items:
     st.dataframe(plan.display_rows(), hide_index=True, width="stretch")
 
 st.subheader("Re-evaluate")
-st.caption("Leave a field empty to keep it as frozen. Requests whose model, server, parameters and prompt "
-           "are unchanged are answered from the response cache: nothing is sent and nothing is paid.")
+st.caption("Leave a field empty to keep it as frozen. Every instance is asked again, even when nothing "
+           "changed: a vendor can change the model behind the same name and URL, so a re-evaluation never "
+           "reads an answer recorded before it started (only a cancelled re-evaluation started again "
+           "continues its own re-run).")
 with st.form("reeval_form"):
     c1, c2 = st.columns(2)
     model = c1.text_input("New model (litellm model string)", key="reeval_model", placeholder="as frozen")
@@ -113,5 +115,10 @@ if not addendum.answers_for_decided_model:
                "say whether the decision would change; re-evaluate that candidate's evidence.")
 else:
     (st.error if addendum.impact.would_change else st.success)(answer + addendum.impact.why[0])
+if addendum.served_identity_changed:
+    changed = [c for c in addendum.comparisons if c.served_identity_changed]
+    st.warning("**Another served model answered than in the decided run.** " + " ".join(
+        f"{ui.plain(c.benchmark)}: {ui.plain('; '.join(i.describe() for i in c.served_before))} → "
+        f"{ui.plain('; '.join(i.describe() for i in c.served_after))}." for c in changed))
 body = addendum_section(addendum).model_copy(update={"paragraphs": []})
 st.markdown(section_markdown(body, level=3, heading=False))

@@ -4,9 +4,10 @@ Why its own module and an extra section: the report model reserves ``extra_secti
 added later, and the bundle adds this one for every dossier that holds an addendum (none:
 no section, because nothing was re-evaluated). Each addendum leads with the answer to "would
 this change the decision?" and its reasons, then the numbers behind it: the paired comparison
-per benchmark, the flipped instances by id, the subgroups (small groups show their size only),
-the verdicts that changed or crossed their threshold, and the caveats. Only formatting happens
-here; every number comes from ``governance.actions.reevaluate``.
+per benchmark, the flipped instances by id, who answered (the served model and fingerprint the
+replies named, flagged when they differ from the decided run's), the subgroups (small groups
+show their size only), the verdicts that changed or crossed their threshold, and the caveats.
+Only formatting happens here; every number comes from ``governance.actions.reevaluate``.
 """
 
 from __future__ import annotations
@@ -78,6 +79,31 @@ def subgroup_table(comparisons: list[BenchmarkComparison]) -> Table | None:
                  widths=[3, 1.6, 0.8, 2.6, 4])
 
 
+def _served(identities: list) -> str:
+    return "; ".join(i.describe() for i in identities) or "not recorded"
+
+
+def served_table(comparisons: list[BenchmarkComparison]) -> Table | None:
+    """Who answered before and after: the served model and fingerprint the replies named."""
+    rows = [[c.benchmark, _served(c.served_before), _served(c.served_after),
+             {True: "CHANGED", False: "same"}.get(c.served_identity_changed, "cannot tell")]
+            for c in comparisons if c.served_before or c.served_after]
+    if not rows:
+        return None
+    return Table(title="Who answered (the replies' model and system fingerprint)",
+                 columns=["Benchmark", "Decided run", "Re-run", "Served identity"], rows=rows,
+                 widths=[2.6, 3.4, 3.4, 1.4],
+                 note="A vendor can change the model behind an unchanged name and URL; the reply says what "
+                      "answered.")
+
+
+def _who_answered(addendum: ReevaluationAddendum) -> str:
+    changed = addendum.served_identity_changed
+    if changed:
+        return "another served model or build than the decided run's (see the table)"
+    return "the same served model and build as the decided run" if changed is False else "not recorded"
+
+
 def verdict_table(addendum: ReevaluationAddendum) -> Table:
     """Verdicts that changed or whose estimate crossed the threshold."""
 
@@ -116,8 +142,11 @@ def addendum_section(addendum: ReevaluationAddendum) -> Section:
         Fact(label="Requests", value=f"{addendum.new_requests} sent, {addendum.cache_hits} answered from the "
                                      "response cache"),
         Fact(label="Recommendation after", value=label),
+        Fact(label="Who answered", value=_who_answered(addendum)),
     ]
     tables = [comparison_table(addendum.comparisons), flipped_table(addendum.comparisons)]
+    served = served_table(addendum.comparisons)
+    tables += [served] if served else []
     subgroups = subgroup_table(addendum.comparisons)
     tables += [subgroups] if subgroups else []
     tables.append(verdict_table(addendum))

@@ -83,6 +83,10 @@ class FakeConfig:
     completion_tokens: int | None = None
     fault_for: Callable[[dict[str, Any]], str | None] | None = None
     """Scripted faults: request -> fault kind (or None), applied before the random ones."""
+    served_model: str | None = None
+    """The ``model`` a reply names (a vendor's dated version); None: the request's model, echoed."""
+    system_fingerprint: str | None = None
+    """The reply's ``system_fingerprint`` (the served build); None: the field is left out."""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -190,13 +194,15 @@ class _Handler(BaseHTTPRequestHandler):
         completion = (
             cfg.completion_tokens if cfg.completion_tokens is not None else max(1, len(content.split()))
         )
+        served = {"system_fingerprint": cfg.system_fingerprint} if cfg.system_fingerprint else {}
         self._json(
             200,
             {
                 "id": "chatcmpl-fake",
                 "object": "chat.completion",
                 "created": int(time.time()),
-                "model": request.get("model", ""),
+                "model": cfg.served_model or request.get("model", ""),
+                **served,
                 "choices": [
                     {
                         "index": 0,

@@ -37,7 +37,8 @@ def make_logs(root: Path, names: tuple[str, ...] | None = None) -> dict[str, Pat
     """Run the tasks and return their log files by name.
 
     ``match_eval`` / ``match_json``: 4 samples, exact match, 3 correct (``.eval`` and ``.json``).
-    ``numeric``: 5 samples, a scorer returning numbers (and one dict). ``failed``: a solver that
+    ``numeric``: 5 samples, a scorer returning numbers (and one dict). ``unscored``: 3 samples whose
+    scores are all dicts, so none is one score. ``failed``: a solver that
     raises on one sample, so the log ends with status ``error``; ``partial``: the same with
     ``fail_on_error=False``, so the log succeeds with q2 errored. ``names`` runs only those.
     """
@@ -71,6 +72,12 @@ def _run_tasks(root: Path, names: tuple[str, ...] | None) -> dict[str, Path]:
             return Score(value=NUMERIC[str(state.sample_id)], answer=state.output.completion)
         return score
 
+    @scorer(metrics=[mean(), stderr()])
+    def no_single_value():
+        async def score(state, target):
+            return Score(value={"a": 1.0, "b": 0.0}, answer=state.output.completion)
+        return score
+
     @solver
     def breaks_on_q2():
         async def solve(state, generate_):
@@ -86,6 +93,9 @@ def _run_tasks(root: Path, names: tuple[str, ...] | None) -> dict[str, Path]:
         "numeric": (Task(dataset=[Sample(input=f"Rate {k}", target="x", id=k) for k in NUMERIC],
                          solver=generate(), scorer=lookup(), name="rating", version=1),
                     {}, "eval", {}),
+        "unscored": (Task(dataset=[Sample(input=f"Rate {k}", target="x", id=k) for k in ("u0", "u1", "u2")],
+                          solver=generate(), scorer=no_single_value(), name="unscorable", version=1),
+                     {}, "eval", {}),
         "failed": (Task(dataset=[Sample(input=f"What is {i}+{i}?", target=str(2 * i), id=f"q{i}")
                                  for i in range(4)], solver=[breaks_on_q2(), generate()], scorer=match(),
                         name="broken"), BY_QUESTION, "eval", {"fail_on_error": True}),

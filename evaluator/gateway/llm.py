@@ -164,6 +164,11 @@ class Completion(BaseModel):
     """Wall time of the request."""
     finish_reason: str | None = None
     """Why generation stopped (``stop``, ``length``, ...) when the server says."""
+    served_model: str | None = None
+    """The ``model`` the reply names: what the server says answered (a vendor's dated version may stand
+    behind the name asked for); None when the reply names none."""
+    system_fingerprint: str | None = None
+    """The reply's ``system_fingerprint`` (the served build and configuration), when the server sends one."""
 
 
 def _litellm() -> Any:
@@ -253,7 +258,14 @@ def _parse(response: Any, price: Price | None, latency: float) -> Completion:
         cost_usd=price.cost(prompt, completion) if price else None,
         latency_s=latency,
         finish_reason=getattr(choices[0], "finish_reason", None),
+        served_model=_text_or_none(getattr(response, "model", None)),
+        system_fingerprint=_text_or_none(getattr(response, "system_fingerprint", None)),
     )
+
+
+def _text_or_none(value: Any) -> str | None:
+    """A served-identity field as text; None when the reply leaves it out or empty."""
+    return str(value) if isinstance(value, str) and value else None
 
 
 async def complete(

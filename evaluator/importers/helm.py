@@ -2,8 +2,8 @@
 
 Hospitals run HELM/MedHELM themselves; this turns their output into ``HelmRun`` objects (the
 headline score exactly as HELM's ``stats.json`` has it, recomputed from the per-instance stats as
-a check, with a bootstrap interval, token counts and every prompt and completion for drill-down)
-and from there into ``Evidence`` with provenance ``helm-import``.
+a check, with the interval a local run of the same scores gets, token counts and every prompt and
+completion for drill-down) and from there into ``Evidence`` with provenance ``helm-import``.
 
 Import is all or nothing: every run folder is parsed before anything is returned, and any
 missing or malformed file raises ``HelmImportError`` listing each bad file and why. A run group
@@ -37,7 +37,7 @@ from evaluator.importers.helm_format import (
     read_helm_json,
     recompute_means,
 )
-from evaluator.statistics.estimates import bootstrap_mean
+from evaluator.statistics.estimates import JURY_SCALE, interval_for
 
 UNMAPPED = "unmapped"
 SCALE_BOUNDS = {"0-1": (0.0, 1.0), "1-5": (1.0, 5.0)}
@@ -128,11 +128,14 @@ class HelmRun(BaseModel):
     n_unscored: int
     """Evaluated instances of the main split without a main-metric value."""
     ci_lower: float | None
-    """Bootstrap 2.5th percentile of the mean of per-instance scores."""
+    """Lower bound of the 95% interval of the mean of per-instance scores (the policy of local runs:
+    ``evaluator.statistics.estimates.interval_for``)."""
     ci_upper: float | None
-    """Bootstrap 97.5th percentile."""
+    """Upper bound of that interval."""
     ci_method: str | None
-    """How the interval was computed."""
+    """How the interval was computed, with the small-n note where it applies."""
+    ci_missing_reason: str | None = None
+    """Why there is no interval (no per-instance scores, one value, no spread)."""
     instance_scores: dict[str, float]
     """Per-instance main-metric value (mean over train trials)."""
     prompt_tokens: float
@@ -202,7 +205,10 @@ def _build_run(run_dir: Path, spec: RunSpec, stats: list[HelmStat], per_instance
     score, basis = _checked_score(mean, recomputed_mean, scored_mean, unscored, len(scores), warnings)
     evaluated = {r.instance.id for r in state.request_states
                  if r.instance.perturbation is None and (not facts or r.instance.split == facts.main_split)}
-    ci = bootstrap_mean(list(scores.values()), N_RESAMPLES, seed=SEED) if scores else None
+    # One interval policy for every source: the one local runs use (Wilson for 0/1, BCa else, small-n
+    # note); a 1-5 jury score is a mean even when every value happens to be 1.
+    kind = "mean" if facts is not None and facts.scale == JURY_SCALE else "auto"
+    ci = interval_for(list(scores.values()), kind, seed=SEED, n_resamples=N_RESAMPLES) if scores else None
     date, date_note = _run_date(state, run_dir)
     warnings += [date_note] if date_note else []
     return HelmRun(
@@ -216,8 +222,8 @@ def _build_run(run_dir: Path, spec: RunSpec, stats: list[HelmStat], per_instance
         unscored_reasons=unscored,
         n=len(scores) if facts else len(evaluated), n_unscored=len(evaluated - set(scores)) if facts else 0,
         ci_lower=ci.lower if ci else None, ci_upper=ci.upper if ci else None,
-        ci_method=(f"percentile bootstrap of the mean over {len(scores)} per-instance scores, "
-                   f"{N_RESAMPLES} resamples, seed {SEED}, 95%") if ci else None,
+        ci_method=ci.method if ci else None,
+        ci_missing_reason=ci.missing_reason if ci else "no per-instance scores",
         instance_scores=scores,
         prompt_tokens=_token_sum(per_instance, "num_prompt_tokens"),
         output_tokens=_token_sum(per_instance, "num_output_tokens"),
@@ -338,7 +344,8 @@ def helm_run_evidence(run: HelmRun) -> Evidence:
         id=evidence_id("helm-import", source, run.model, run.benchmark, run.main_metric, run.run_name),
         model=run.model, benchmark=run.benchmark, metric=run.main_metric, score=run.score, scale=run.scale,
         higher_is_better=run.higher_is_better, n=run.n, ci_lower=run.ci_lower, ci_upper=run.ci_upper,
-        ci_method=run.ci_method, ci_missing_reason=None if run.ci_method else "no per-instance scores",
+        ci_method=run.ci_method,
+        ci_missing_reason=None if run.ci_method else (run.ci_missing_reason or "no per-instance scores"),
         provenance="helm-import", source=source, date=run.date, run_id=run.run_name,
         n_unscored=run.n_unscored, category=facts.category, subcategory=facts.subcategory,
         caveat="; ".join(run.warnings),

@@ -137,8 +137,12 @@ def estimate_run(
     limit: int | None = None,
     store: RunStore | None = None,
     render: Render | None = None,
+    fresh: bool = False,
 ) -> RunEstimate:
     """Estimate tokens and cost before sending anything (cache and resume taken into account if ``store``).
+
+    With ``fresh`` (a run that observes the model: ``RunOptions.fresh``) nothing comes from the cache
+    or an earlier run.
 
     Example:
         >>> est = estimate_run(spec, instances, endpoint, store=store)   # doctest: +SKIP
@@ -148,7 +152,7 @@ def estimate_run(
     plan = plan_run(spec, instances, endpoint, limit=limit, render=render)
     done: set[str] = set()
     cached: set[str] = set()
-    if store is not None:
+    if store is not None and not fresh:
         run_id = store.find_resumable(plan.run_key)
         done = store.finished_ids(run_id) if run_id else set()
         cached = set(store.cache_lookup(plan.cache_keys))

@@ -58,6 +58,9 @@ def result_row(
         "latency_s": comp.latency_s if comp else None,
         "attempts": outcome.attempts if outcome else 0,
         "error": outcome.error.short() if outcome and outcome.error else None,
+        "served_model": cached.get("served_model") if cached else (comp.served_model if comp else None),
+        "system_fingerprint": cached.get("system_fingerprint") if cached else (
+            comp.system_fingerprint if comp else None),
     }
     if text is not None:
         try:
@@ -85,4 +88,6 @@ def cache_row(key: str, endpoint: ModelEndpoint, comp: Completion) -> dict[str, 
         "completion_tokens": comp.completion_tokens,
         "cost_usd": comp.cost_usd,
         "created_at": now_iso(),
+        "served_model": comp.served_model,
+        "system_fingerprint": comp.system_fingerprint,
     }

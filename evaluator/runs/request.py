@@ -43,6 +43,9 @@ class RunRequest(BaseModel):
     """First N instances only; None for all."""
     workers: int = Field(default=1, ge=1, le=64)
     """Processes making model calls (1: the run's own thread)."""
+    fresh: bool = False
+    """Ask the model for every instance: no response-cache answer and no earlier run resumed
+    (``RunOptions.fresh``; ``medassure run --fresh``)."""
 
 
 def file_sha256(path: str | Path | None) -> str | None:
@@ -107,7 +110,8 @@ def record_of(request: RunRequest, prompt_hash: str | None = None) -> dict[str, 
     return request_record("benchmark", benchmark_id=request.benchmark_id, endpoint=request.endpoint,
                           dataset_path=request.dataset_path, prompt_hash=prompt_hash,
                           options={"limit": request.limit, "concurrency": request.concurrency,
-                                   "max_cost_usd": request.max_cost_usd, "workers": request.workers})
+                                   "max_cost_usd": request.max_cost_usd, "workers": request.workers,
+                                   "fresh": request.fresh})
 
 
 def request_from_record(record: dict[str, Any]) -> RunRequest:
@@ -122,4 +126,5 @@ def request_from_record(record: dict[str, Any]) -> RunRequest:
     return RunRequest(benchmark_id=record["benchmark_id"], dataset_path=record.get("dataset_path"),
                       endpoint=ModelEndpoint.model_validate(record["endpoint"]),
                       concurrency=options.get("concurrency") or 8, max_cost_usd=options.get("max_cost_usd"),
-                      limit=options.get("limit"), workers=options.get("workers") or 1)
+                      limit=options.get("limit"), workers=options.get("workers") or 1,
+                      fresh=bool(options.get("fresh")))

@@ -1,7 +1,8 @@
 """Run one benchmark on one endpoint: bounded, rate-limited, retried, cached, resumable.
 
 Why this shape: committees pay per token and runs take hours against hosted APIs, so the
-runner (1) looks every prompt up in the response cache in one query before sending anything,
+runner (1) looks every prompt up in the response cache in one query before sending anything (unless the
+run must observe the model: ``RunOptions.fresh``, for re-evaluations and ``run --fresh``),
 (2) resumes an unfinished run with the same run key, skipping instances already answered,
 (3) records each finished instance at once through the journal-then-batch writer, (4) keeps
 at most ``concurrency`` requests in flight (fixed worker coroutines pulling from a queue, not a
@@ -32,7 +33,7 @@ from evaluator.runs.phi_gate import runner_gate
 from evaluator.runs.plan import Render, RunEstimate, RunPlan, estimate_run, plan_run
 from evaluator.runs.records import Budget, Score, cache_row, result_row
 from evaluator.runs.retry import CallOutcome, RateLimiter, RetryPolicy, call_with_retries
-from evaluator.runs.store import RunStore
+from evaluator.runs.store import RESUMABLE, RunStore
 from evaluator.runs.summary import RunSummary, summarize_run
 from evaluator.runs.workers import RunLease, WorkerPool
 from evaluator.scoring.responses import score_response
@@ -73,6 +74,11 @@ class RunOptions:
     phi_check: PhiCheck | None = None
     """The caller's allowed PHI gate check for exactly this run (``evaluator.runs.phi_gate``: an
     attestation, or a jury's outputs checked too); None: the runner checks the cases itself."""
+    fresh: bool = False
+    """Observe the model: read no response-cache row and resume no earlier run (except
+    ``resume_run_id``), so every instance is asked again (a re-evaluation, ``run --fresh``)."""
+    resume_run_id: str | None = None
+    """With ``fresh``: the unfinished run of the same key this invocation continues (its own resume)."""
 
 
 def default_score(spec: Any, instance: Instance, text: str) -> Any:
@@ -123,7 +129,7 @@ async def run_async(
             f"no price known for {endpoint.model}: set a price override on the endpoint "
             "to enforce max_cost_usd"
         )
-    run_id = store.find_resumable(plan.run_key)
+    run_id = _resumable(store, plan.run_key, options)
     resumed = run_id is not None
     if run_id is None:
         run_id = store.create_run(
@@ -153,7 +159,7 @@ async def run_async(
         for i, m, k in zip(plan.instances, plan.messages, plan.cache_keys, strict=True)
         if i.id not in finished
     ]
-    cached = store.cache_lookup([k for _, _, k in todo])
+    cached = {} if options.fresh else store.cache_lookup([k for _, _, k in todo])
     total, done = len(plan.instances), len(finished)
     counters = {"cache_hits": 0, "new_requests": 0}
     status = "failed"
@@ -238,6 +244,18 @@ async def run_async(
             )
             store.set_status(run_id, status, summary.model_dump(mode="json", exclude={"metrics"}))
     return summary
+
+
+def _resumable(store: RunStore, run_key: str, options: RunOptions) -> str | None:
+    """The unfinished run to continue: the latest with the key, or with ``fresh`` only the one named."""
+    if not options.fresh:
+        return store.find_resumable(run_key)
+    if options.resume_run_id is None:
+        return None
+    run = store.get_run(options.resume_run_id) or {}
+    if run.get("run_key") != run_key or run.get("status") not in RESUMABLE:
+        raise ValueError(f"run {options.resume_run_id} is not an unfinished run of this request")
+    return options.resume_run_id
 
 
 @contextlib.asynccontextmanager

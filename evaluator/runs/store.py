@@ -6,8 +6,11 @@ instances, model, server, generation parameters); an unfinished run with the sam
 continued rather than restarted. Results are keyed (run_id, instance_id), so resuming can
 never duplicate an instance. The response cache is keyed by SHA-256 of the canonical JSON of
 (model identity, parameters, messages), as HELM's caching client does, so a second run of the
-same prompts costs nothing. Writes go through ``ResultWriter`` (journal, then batched DuckDB
-inserts; see ``evaluator.runs.writer`` for the loss window). API keys are never passed here.
+same prompts costs nothing. A run that must observe the model (a re-evaluation, ``run --fresh``)
+reads no cache row and resumes no run but its own (``RunOptions.fresh``); each answer keeps the
+served identity its reply carried (``served_identities``). Writes go through ``ResultWriter``
+(journal, then batched DuckDB inserts; see ``evaluator.runs.writer`` for the loss window). API keys
+are never passed here.
 """
 
 from __future__ import annotations
@@ -63,6 +66,14 @@ MIGRATIONS = [
     """
     ALTER TABLE run_jobs ADD COLUMN owner VARCHAR;
     ALTER TABLE run_jobs ADD COLUMN cancel_requested BOOLEAN;
+    """,
+    # 4: the served identity each answer carried (the reply's ``model`` and ``system_fingerprint``), so a
+    # re-evaluation can say when another model answered behind the same name and URL.
+    """
+    ALTER TABLE run_results ADD COLUMN served_model VARCHAR;
+    ALTER TABLE run_results ADD COLUMN system_fingerprint VARCHAR;
+    ALTER TABLE response_cache ADD COLUMN served_model VARCHAR;
+    ALTER TABLE response_cache ADD COLUMN system_fingerprint VARCHAR;
     """,
 ]
 RESUMABLE = ("running", "cancelled", "budget_exceeded", "failed")
@@ -239,14 +250,45 @@ class RunStore:
         if not keys:
             return {}
         cur = self.con.execute(
-            "SELECT key, response_text, prompt_tokens, completion_tokens, cost_usd FROM response_cache "
-            "WHERE key IN (SELECT unnest(?::VARCHAR[]))",
+            "SELECT key, response_text, prompt_tokens, completion_tokens, cost_usd, served_model, "
+            "system_fingerprint FROM response_cache WHERE key IN (SELECT unnest(?::VARCHAR[]))",
             [keys],
         )
         return {
-            k: {"text": t, "prompt_tokens": p, "completion_tokens": c, "cost_usd": cost}
-            for k, t, p, c, cost in cur.fetchall()
+            k: {"text": t, "prompt_tokens": p, "completion_tokens": c, "cost_usd": cost,
+                "served_model": served, "system_fingerprint": fingerprint}
+            for k, t, p, c, cost, served, fingerprint in cur.fetchall()
         }
+
+    def served_identities(self, run_id: str) -> list[dict[str, Any]]:
+        """Who answered a run: each (served model, system fingerprint) its answers named, with how many.
+
+        Answers stored before identities were recorded, and replies that named none, count under
+        ``None`` values. Most frequent first.
+        """
+        rows = self.con.execute(
+            "SELECT served_model, system_fingerprint, count(*) AS n FROM run_results "
+            "WHERE run_id = ? AND error IS NULL AND response_text IS NOT NULL "
+            "GROUP BY served_model, system_fingerprint",
+            [run_id],
+        ).fetchall()
+        out = [{"model": m, "system_fingerprint": f, "n": int(n)} for m, f, n in rows]
+        return sorted(out, key=lambda r: (-r["n"], str(r["model"]), str(r["system_fingerprint"])))
+
+    def own_unfinished_rerun(self, run_key: str, created_after: Any) -> str | None:
+        """An unfinished re-run (request kind ``rerun``) with this key, started after ``created_after``.
+
+        A re-evaluation that was cancelled or cut off left it; the same re-evaluation started again
+        continues it (its own resume) instead of asking again for what it already observed.
+        """
+        row = self.con.execute(
+            f"SELECT r.run_id FROM runs r WHERE r.run_key = ? AND r.status IN {RESUMABLE} "
+            "AND r.created_at > ? AND EXISTS (SELECT 1 FROM run_requests q WHERE q.run_key = r.run_key "
+            "AND q.kind = 'rerun' AND (q.run_id = r.run_id OR q.run_id IS NULL)) "
+            "ORDER BY r.created_at DESC LIMIT 1",
+            [run_key, created_after],
+        ).fetchone()
+        return row[0] if row else None
 
     def insert_results(self, rows: list[dict[str, Any]]) -> None:
         """Write finished result rows in one transaction (answers made without the runner: demo data)."""

@@ -88,6 +88,9 @@ class RunSummary(BaseModel):
     """Whether this invocation continued an earlier unfinished run."""
     elapsed_s: float
     """Wall time of this invocation."""
+    served: list[dict[str, Any]] = []
+    """Who answered: each served model and system fingerprint the stored answers named (the reply's
+    ``model`` and ``system_fingerprint``), with how many (``RunStore.served_identities``)."""
 
     def to_evidence(self, date: datetime | None = None) -> list[Any]:
         """The main metric's ``Evidence`` (provenance ``local-run``), then a context record per other metric.
@@ -218,4 +221,5 @@ def summarize_run(
         new_requests=new_requests,
         resumed=resumed,
         elapsed_s=elapsed_s,
+        served=store.served_identities(run_id),
     )

@@ -8,8 +8,10 @@ result is first appended as one JSON line to a per-run journal file with a singl
 them), and a writer thread moves the journal's new lines into DuckDB in one transaction every
 ``flush_every`` results or ``flush_ms`` ms (default 500), after an ``fsync`` of the journal
 (group commit). The journal is deleted once the run's writer closes with everything committed;
-a journal left behind by a killed process is replayed into DuckDB (idempotently: results
-upsert, cache rows are insert-or-ignore) before the run resumes.
+a journal left behind by a killed process is replayed into DuckDB (idempotently: results and
+cache rows upsert) before the run resumes. A cache row is replaced by a newer answer to the same
+request, so after a run that asked the model again (``RunOptions.fresh``) the cache holds what was
+last observed, not what a model behind the same name said before.
 
 At-most-lost window: none for a process crash or SIGKILL (the journal line is written before a
 result counts as finished). For an OS crash or power loss, results finished in the last
@@ -50,6 +52,8 @@ RESULT_COLUMNS = (
     "cached",
     "error",
     "finished_at",
+    "served_model",
+    "system_fingerprint",
 )
 CACHE_COLUMNS = (
     "key",
@@ -60,6 +64,8 @@ CACHE_COLUMNS = (
     "completion_tokens",
     "cost_usd",
     "created_at",
+    "served_model",
+    "system_fingerprint",
 )
 _RESULT_SCHEMA = pa.schema(
     [
@@ -78,6 +84,8 @@ _RESULT_SCHEMA = pa.schema(
         ("cached", pa.bool_()),
         ("error", pa.string()),
         ("finished_at", pa.string()),
+        ("served_model", pa.string()),
+        ("system_fingerprint", pa.string()),
     ]
 )
 _CACHE_SCHEMA = pa.schema(
@@ -90,12 +98,14 @@ _CACHE_SCHEMA = pa.schema(
         ("completion_tokens", pa.int64()),
         ("cost_usd", pa.float64()),
         ("created_at", pa.string()),
+        ("served_model", pa.string()),
+        ("system_fingerprint", pa.string()),
     ]
 )
 
 
 def insert_batch(cur: duckdb.DuckDBPyConnection, results: list[dict], cache: list[dict]) -> None:
-    """Upsert results and insert-or-ignore cache rows in one transaction (a batch's duplicates: last wins)."""
+    """Upsert results and cache rows in one transaction (a batch's duplicates: last wins)."""
     latest = {(r["run_id"], r["instance_id"]): r for r in results}
     unique_cache = {c["key"]: c for c in cache}
     cur.execute("BEGIN TRANSACTION")
@@ -116,7 +126,7 @@ def insert_batch(cur: duckdb.DuckDBPyConnection, results: list[dict], cache: lis
                 "_cache_batch", pa.Table.from_pylist(list(unique_cache.values()), schema=_CACHE_SCHEMA)
             )
             cur.execute(
-                f"INSERT OR IGNORE INTO response_cache ({', '.join(CACHE_COLUMNS)}) "
+                f"INSERT OR REPLACE INTO response_cache ({', '.join(CACHE_COLUMNS)}) "
                 f"SELECT * REPLACE (CAST(created_at AS TIMESTAMPTZ) AS created_at) FROM _cache_batch"
             )
             cur.unregister("_cache_batch")
@@ -127,7 +137,7 @@ def insert_batch(cur: duckdb.DuckDBPyConnection, results: list[dict], cache: lis
 
 
 def _insert_rows(cur: Any, results: list[dict], cache: list[dict]) -> None:
-    """``insert_batch`` on PostgreSQL: the same upsert and insert-or-ignore, row by row in one transaction.
+    """``insert_batch`` on PostgreSQL: the same upserts, row by row in one transaction.
 
     (DuckDB's fast path reads the batch as an Arrow table; a server takes the rows as parameters.)
     """
@@ -136,7 +146,7 @@ def _insert_rows(cur: Any, results: list[dict], cache: list[dict]) -> None:
                         [[json.dumps(r.get("metrics") or {}) if c == "metrics" else r.get(c)
                           for c in RESULT_COLUMNS] for r in results])
     if cache:
-        cur.executemany(upsert_sql("response_cache", CACHE_COLUMNS, ["key"], update=False),
+        cur.executemany(upsert_sql("response_cache", CACHE_COLUMNS, ["key"]),
                         [[c.get(k) for k in CACHE_COLUMNS] for c in cache])
 
 

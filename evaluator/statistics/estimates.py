@@ -42,7 +42,11 @@ def wilson_interval(successes: float, n: int, level: float = 0.95) -> tuple[floa
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At 0 of n (n of n) the bound is exactly 0 (1); the subtraction leaves float error (1.4e-17 at
+    # 0/20) that would print as a number. Bounds within 1e-12 of an end are that end.
+    lower = 0.0 if successes == 0 or centre - half < 1e-12 else centre - half
+    upper = 1.0 if successes == n or centre + half > 1 - 1e-12 else centre + half
+    return lower, upper
 
 
 def clopper_pearson_interval(successes: int, n: int, level: float = 0.95) -> tuple[float, float]:

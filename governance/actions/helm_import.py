@@ -124,7 +124,7 @@ def _preview(run: HelmRun) -> RunPreview:
         interval, basis = f"{run.ci_lower:.3f}–{run.ci_upper:.3f}", run.ci_method or ""
     else:
         basis = ("no per-instance main-metric scores (run unmapped)" if run.main_metric is None
-                 else "no per-instance scores for the main metric")
+                 else run.ci_missing_reason or "no per-instance scores for the main metric")
         interval = "none"
     return RunPreview(run_name=run.run_name, model=run.model, benchmark=run.benchmark, metric=run.main_metric,
                       mean=run.mean, recomputed_mean=run.recomputed_mean, score=run.score,

@@ -119,18 +119,21 @@ def preview_inspect_upload(data: bytes, filename: str) -> InspectImportPreview:
 
 def attach_inspect_logs(store: DossierStorage, dossier_id: str, preview: InspectImportPreview,
                         by: str, *, identity: Identity | None | _AsNamed = AS_NAMED) -> DossierVersion:
-    """Attach every attachable log of a clean preview as a new version of the dossier.
+    """Attach every log of a clean preview as a new version of the dossier: all of them, or none.
 
     Raises:
-        ValueError: the preview has errors, or none of its logs can become evidence.
+        ValueError: the preview has errors, or a log cannot become evidence (each such log named).
         DossierNotFound: no such dossier.
     """
     require(acting(identity, by), "editor", "attach Inspect logs as evidence", dossier_id)
     if preview.errors:
         raise ValueError("nothing imported: " + "; ".join(preview.errors))
+    bad = [f"{p.run.log_file}: {p.not_attachable or 'no evidence'}"
+           for p in preview.logs if p.evidence is None]
+    if bad or not preview.logs:
+        raise ValueError(f"nothing attached: {len(bad)} of {len(preview.logs)} log(s) cannot become evidence "
+                         "(import is all or nothing; remove or fix them): " + "; ".join(bad or ["no log"]))
     evidence = [p.evidence for p in preview.logs if p.evidence is not None]
-    if not evidence:
-        raise ValueError("no log can be attached: " + "; ".join(p.not_attachable for p in preview.logs))
     tasks = ", ".join(sorted({p.run.task for p in preview.logs if p.evidence}))
     return update_as(store, identity, dossier_id, lambda current: attach_evidence(current, evidence, by=by),
                      by=by, note=f"evidence: attached {len(evidence)} Inspect log(s) ({tasks})",

@@ -2,8 +2,10 @@
 
 Why this shape: the committee's question after a vendor update is not "what is the new score?"
 but "would our decision change?". So ``reevaluate`` re-runs every re-runnable item of the frozen
-plan with only the change applied (``governance.actions.rerun``; unchanged requests come
-from the response cache and cost nothing), compares each item's per-instance results with its
+plan with only the change applied (``governance.actions.rerun``; the model is asked again for every
+instance, never answered from a cache filled before the re-evaluation started, because a vendor may
+change the model behind an unchanged name), records who answered (the served model and fingerprint
+of each reply), compares each item's per-instance results with its
 baseline run (``governance.reevaluation.compare``), re-applies the dossier's rules with the new
 evidence standing in for the old, and answers the question. The result is appended to the
 dossier as a ``ReevaluationAddendum`` in a new version whose note says "re-evaluation", so the
@@ -35,13 +37,24 @@ from evaluator.storage.components import ComponentStores
 from governance.actions.authorize import AS_NAMED, _AsNamed, acting, require, update_as
 from governance.actions.evidence_plan import freeze_plan
 from governance.actions.rerun import AfterRun, ReevaluationError, check_items, rerun_item
-from governance.dossier.addendum_records import BenchmarkComparison, PlanChange, ReevaluationAddendum
+from governance.dossier.addendum_records import (
+    BenchmarkComparison,
+    PlanChange,
+    ReevaluationAddendum,
+    ServedIdentity,
+)
 from governance.dossier.plan_records import EvidencePlan, PlanItem
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.dossier.store import DossierVersion
 from governance.identity.identity import Identity
-from governance.reevaluation.compare import decision_impact, subgroup_comparisons, verdict_changes
+from governance.reevaluation.compare import (
+    decision_impact,
+    served_identity_changed,
+    served_identity_note,
+    subgroup_comparisons,
+    verdict_changes,
+)
 from governance.rules.verdicts import Assessment, assess
 
 __all__ = ["AfterRun", "PlanChange", "ReevaluationError", "ReevaluationResult", "added_addenda",
@@ -93,6 +106,8 @@ def _comparison(stores: ComponentStores, after: AfterRun, old: list[Evidence]) -
     before, now = _scores(runs, after.item.run_id), _scores(runs, after.run_id)
     c = compare_paired(before, now)
     evidence = _evidence_after(stores, after.item, after.run_id, old)
+    served_before = [ServedIdentity(**s) for s in runs.served_identities(after.item.run_id)]
+    served_after = [ServedIdentity(**s) for s in runs.served_identities(after.run_id)]
     return BenchmarkComparison(
         benchmark=after.item.benchmark, kind=after.item.kind,
         metric=evidence[0].metric if evidence else (after.item.metrics or ["score"])[0],
@@ -104,7 +119,9 @@ def _comparison(stores: ComponentStores, after: AfterRun, old: list[Evidence]) -
         mcnemar_p=c.mcnemar_p, worse=list(c.worse), better=list(c.better),
         unpaired=len(c.only_before) + len(c.only_after),
         subgroups=subgroup_comparisons(after.instances, before, now), new_requests=after.new_requests,
-        cache_hits=after.cache_hits, baseline_reproduced=after.baseline_reproduced, evidence_after=evidence)
+        cache_hits=after.cache_hits, baseline_reproduced=after.baseline_reproduced, evidence_after=evidence,
+        served_before=served_before, served_after=served_after,
+        served_identity_changed=served_identity_changed(served_before, served_after))
 
 
 def _standing_in(dossier: Dossier, comparisons: list[BenchmarkComparison], plan: EvidencePlan) -> Dossier:
@@ -149,6 +166,10 @@ def _caveats(plan: EvidencePlan, frozen_at_decision: bool,
             notes.append(f"{comp.benchmark}: the frozen prompt no longer renders exactly the baseline's "
                          "prompts (the benchmark's rendering changed since the run); differences may come "
                          "from that.")
+        served = served_identity_note(comp.benchmark, comp.served_before, comp.served_after,
+                                      comp.served_identity_changed)
+        if served:
+            notes.append(served)
         if comp.unpaired:
             notes.append(f"{comp.benchmark}: {comp.unpaired} instance(s) had an answer on one side only and "
                          "were left out of the comparison.")
@@ -275,7 +296,7 @@ def reevaluate(store: DossierStorage, dossier_id: str, change: PlanChange | None
         for item in plan.rerunnable:
             progress = (lambda d, t, _row, b=item.benchmark: on_progress(b, d, t)) if on_progress else None
             afters.append(rerun_item(db, item, change, concurrency=concurrency, uploads=uploads,
-                                     on_progress=progress, cancel=cancel))
+                                     on_progress=progress, cancel=cancel, own_since=current.created_at))
         skipped = [f"{i.benchmark} (run {i.run_id}): {i.note}" for i in plan.items if not i.rerunnable]
         addendum = build_addendum(db, current, plan, change, afters, by=by,
                                   frozen_at_decision=frozen_at_decision, skipped=skipped)

@@ -7,9 +7,11 @@ re-run with the two hashes. The frozen prompt is used unless the change gives a 
 the prompt unchanged we check that it renders exactly the baseline's prompts. Every item goes
 through the run manager's one PHI gate (``evaluator.runs.phi_gate``), with the attestation recorded
 for its file or scenario version; ``reevaluate`` checks every item before the first is re-run.
-The run itself is the ordinary runner, so every
-request whose (model, server, parameters, messages) is unchanged is answered from the response
-cache and nothing is sent.
+The run itself is the ordinary runner, told to observe the model (``RunOptions.fresh``): a vendor
+update often keeps the model name and URL, so an answer recorded before the re-evaluation started
+says nothing about the model now and is never read. Only the re-evaluation's own resume is reused:
+an unfinished re-run of the same item started after the dossier version it compares against (a
+re-evaluation that was cancelled or cut off, started again).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -260,8 +263,12 @@ class AfterRun:
 def rerun_item(stores: ComponentStores, item: PlanItem, change: PlanChange, *, concurrency: int = 8,
                uploads: Path | None = None,
                on_progress: Callable[[int, int, dict | None], None] | None = None,
-               cancel: Any = None) -> AfterRun:
-    """Run one plan item again with the change applied (cached requests are not sent).
+               cancel: Any = None, own_since: datetime | None = None) -> AfterRun:
+    """Run one plan item again with the change applied, asking the model for every instance.
+
+    No answer recorded before the re-evaluation started is read; an unfinished re-run of this item
+    started after ``own_since`` (the saving of the dossier version compared against) is this
+    re-evaluation's own and is continued.
 
     The re-run's request (endpoint without a key, dataset, prompt version) is stored beside it, as
     for any run the job manager starts, so the re-run can itself be repeated after a restart.
@@ -281,18 +288,21 @@ def rerun_item(stores: ComponentStores, item: PlanItem, change: PlanChange, *, c
         version = stores.scenarios.get(item.scenario_id or "", item.scenario_version)
     runs = stores.runs
     run_key = plan_run(spec, instances, endpoint).run_key
+    own = runs.own_unfinished_rerun(run_key, own_since) if own_since is not None else None
     scenario = {"scenario_id": item.scenario_id, "version": item.scenario_version} if version else None
     runs.record_request(run_key, "rerun", request_record(
         "rerun", benchmark_id=spec.id, endpoint=endpoint, dataset_path=item.dataset_path,
         prompt_hash=prompt_hash(spec), options={"concurrency": concurrency}, scenario=scenario))
     summary = run_benchmark(stores, spec, instances, endpoint, concurrency=concurrency,
-                            on_progress=on_progress, cancel=cancel, options=RunOptions(phi_check=check))
+                            on_progress=on_progress, cancel=cancel,
+                            options=RunOptions(phi_check=check, fresh=True, resume_run_id=own))
     runs.link_request(run_key, summary.run_id)
     if version is not None:
         stores.scenarios.record_run(version, summary.run_id, endpoint.name, endpoint.phi_approved)
     if summary.status == "cancelled":
         raise ReevaluationError(f"{item.benchmark}: the re-evaluation was cancelled and nothing was saved "
-                                "(run it again: answers already received come from the cache)")
+                                "(run it again: it continues this re-run; nothing recorded before it "
+                                "started is reused)")
     if summary.n_scored == 0:
         raise ReevaluationError(f"{item.benchmark}: the re-run on {endpoint.model} produced no scored answer "
                                 f"({summary.n_errors} error(s): {summary.errors}); nothing was saved")

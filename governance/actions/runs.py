@@ -229,7 +229,7 @@ def estimate_request(store: DossierStorage, request: RunRequest) -> RunPlanView:
     """
     spec, instances = _load(request)
     with store.for_thread() as db:
-        estimate = estimate_run(spec, instances, request.endpoint, store=db.runs)
+        estimate = estimate_run(spec, instances, request.endpoint, store=db.runs, fresh=request.fresh)
         phi = benchmark_gate(db, spec, instances, request.endpoint, request.dataset_path)
     return RunPlanView(request=request, run_key=plan_run(spec, instances, request.endpoint).run_key,
                        estimate=estimate, key_problem=key_problem(request.endpoint), phi=phi)
@@ -244,7 +244,7 @@ def _benchmark_work(request: RunRequest, spec: BenchmarkSpec, instances: list[In
         return run_benchmark(db, spec, instances, request.endpoint, concurrency=request.concurrency,
                              max_cost_usd=request.max_cost_usd, on_progress=job.on_progress,
                              cancel=job.cancel_event,
-                             options=RunOptions(workers=request.workers, phi_check=phi))
+                             options=RunOptions(workers=request.workers, phi_check=phi, fresh=request.fresh))
 
     return work
 

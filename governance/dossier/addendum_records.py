@@ -114,6 +114,29 @@ class SubgroupComparison(BaseModel):
     """Instances of the group that got better."""
 
 
+class ServedIdentity(BaseModel):
+    """Who answered: the model and build a run's replies named, and how many answers named them."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str | None
+    """The reply's ``model`` field (None: the reply named none, or it was stored before this was kept)."""
+    system_fingerprint: str | None
+    """The reply's ``system_fingerprint`` (None: not sent, or not kept)."""
+    n: int
+    """Answers that named this identity."""
+
+    def describe(self) -> str:
+        """One line, e.g. ``gpt-4o-2024-08-06 (fp_7a1c) × 20``.
+
+        Example:
+            >>> ServedIdentity(model="m-2026", system_fingerprint=None, n=3).describe()
+            'm-2026 (no fingerprint) × 3'
+        """
+        return (f"{self.model or 'no model named'} ({self.system_fingerprint or 'no fingerprint'}) "
+                f"× {self.n}")
+
+
 class BenchmarkComparison(BaseModel):
     """One plan item re-run: the paired comparison of its main metric, overall and per subgroup."""
 
@@ -173,6 +196,13 @@ class BenchmarkComparison(BaseModel):
     """Rule id → verdict on this benchmark for the candidate, before the change."""
     verdicts_after: dict[str, str] = Field(default_factory=dict)
     """Rule id → verdict on this benchmark for the candidate, after the change."""
+    served_before: list[ServedIdentity] = Field(default_factory=list)
+    """The served identities the decided run's answers carried."""
+    served_after: list[ServedIdentity] = Field(default_factory=list)
+    """The served identities the re-run's answers carried."""
+    served_identity_changed: bool | None = None
+    """True when the re-run was answered by another served model or build than the decided run (even
+    behind the same name and URL); None when either run recorded no identity."""
 
 
 class VerdictChange(BaseModel):
@@ -281,6 +311,13 @@ class ReevaluationAddendum(BaseModel):
         decision would change (its "No" would only speak for other candidates)."""
         decided = self.impact.decided_model
         return not decided or decided in self.candidates_rerun
+
+    @property
+    def served_identity_changed(self) -> bool | None:
+        """True when any re-run was answered by another served identity than its decided run; None when
+        no comparison could tell (no identity recorded on a side)."""
+        flags = [c.served_identity_changed for c in self.comparisons]
+        return True if True in flags else (False if False in flags else None)
 
     @property
     def verdicts_flipped(self) -> bool:

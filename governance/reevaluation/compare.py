@@ -17,7 +17,12 @@ from collections.abc import Mapping, Sequence
 from evaluator.benchmarks.instance import Instance
 from evaluator.statistics.paired import compare_paired
 from evaluator.statistics.subgroups import MIN_N
-from governance.dossier.addendum_records import DecisionImpact, SubgroupComparison, VerdictChange
+from governance.dossier.addendum_records import (
+    DecisionImpact,
+    ServedIdentity,
+    SubgroupComparison,
+    VerdictChange,
+)
 from governance.dossier.decision_records import OUTCOME_LABELS, CommitteeDecision
 from governance.rules.recommendation import recommend
 from governance.rules.verdicts import Assessment, Verdict
@@ -50,6 +55,46 @@ def subgroup_comparisons(instances: Sequence[Instance], before: Scores, after: S
             mean_after=c.mean_after, mean_delta=c.mean_delta, delta_ci=c.delta_ci, mcnemar_p=c.mcnemar_p,
             worse=list(c.worse), better=list(c.better)))
     return out
+
+
+def _known(side: Sequence[ServedIdentity]) -> set[tuple[str | None, str | None]]:
+    return {(s.model, s.system_fingerprint) for s in side
+            if s.n > 0 and (s.model is not None or s.system_fingerprint is not None)}
+
+
+def served_identity_changed(before: Sequence[ServedIdentity], after: Sequence[ServedIdentity]) -> bool | None:
+    """Whether the answers after name another served model or build than those before.
+
+    None when a side recorded no identity at all (answers stored before identities were kept, or a
+    server that names none): then only the answers themselves can show a change.
+
+    Example:
+        >>> a = ServedIdentity(model="m", system_fingerprint="fp_1", n=20)
+        >>> served_identity_changed([a], [a.model_copy(update={"system_fingerprint": "fp_2"})])
+        True
+        >>> served_identity_changed([], [a]) is None
+        True
+    """
+    old, new = _known(before), _known(after)
+    if not old or not new:
+        return None
+    return old != new
+
+
+def served_identity_note(benchmark: str, before: Sequence[ServedIdentity],
+                         after: Sequence[ServedIdentity], changed: bool | None) -> str | None:
+    """The addendum's caveat about who answered, when it differs or cannot be told; else None."""
+    def listed(side: Sequence[ServedIdentity]) -> str:
+        return "; ".join(s.describe() for s in side) or "none recorded"
+
+    if changed:
+        return (f"{benchmark}: another served model answered than in the decided run: before "
+                f"{listed(before)}; after {listed(after)}. The model name and server called may be "
+                "unchanged: the vendor's reply names what answered.")
+    if changed is None and (_known(before) or _known(after)):
+        return (f"{benchmark}: the served identity cannot be compared (before {listed(before)}; after "
+                f"{listed(after)}); only the answers show whether the model changed.")
+    return None
 
 
 def _keyed(verdicts: list[Verdict]) -> dict[tuple, Verdict]:

@@ -78,3 +78,21 @@ def test_text_format_shows_the_row(capsys, log, home):
     header, line = out.strip().splitlines()
     assert header.split() == ["task", "model", "scorer", "benchmark", "score", "n", "ci_lower", "ci_upper"]
     assert line.split()[:6] == ["addition", "mockllm/model", "match", "addition", "0.75", "4"]
+
+
+def test_a_folder_with_an_unscorable_log_attaches_nothing_and_names_it(capsys, home, dossier_id, tmp_path):
+    logs = make_logs(tmp_path, names=("match_eval", "unscored"))
+    folder = tmp_path / "both"
+    folder.mkdir()
+    for path in logs.values():
+        (folder / path.name).write_bytes(path.read_bytes())
+    code, out, err = run(capsys, "import-inspect", str(folder), "--dossier", dossier_id)
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert logs["unscored"].name in err and "nothing attached" in err and logs["match_eval"].name not in err
+    store = Store.open(home / "medassure.duckdb")
+    v = store.load(dossier_id)
+    store.close()
+    assert v.version == 1 and v.dossier.evidence == []
+    code, out, _ = run(capsys, "import-inspect", str(folder))  # a preview still shows both, with the reason
+    rows = {r["task"]: r for r in json.loads(out)["logs"]}
+    assert code == 0 and rows["unscorable"]["not_attachable"] and rows["addition"]["evidence"]

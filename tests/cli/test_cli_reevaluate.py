@@ -41,11 +41,12 @@ def test_regression_exits_3_with_the_flipped_instances(decided, capsys):
     assert server.hits == 2 * N
 
 
-def test_nothing_changed_exits_0_and_sends_nothing(decided, capsys):
+def test_nothing_changed_asks_the_model_again_and_exits_0(decided, capsys):
     dossier_id, server, _ = decided
     code, data, err = run(capsys, "reevaluate", dossier_id)
     assert code == 0, err
-    assert (data["new_requests"], data["cache_hits"]) == (0, N) and server.hits == N
+    assert (data["new_requests"], data["cache_hits"]) == (N, 0) and server.hits == 2 * N
+    assert data["served_identity_changed"] is False
     assert data["verdict_changes"] == [] and data["decision_would_change"] is False
     assert data["benchmarks"][0]["flipped"] == {"worse": [], "better": []}
     code = main(["reevaluate", dossier_id, "--format", "text"])
@@ -66,3 +67,31 @@ def test_bad_input_exits_2_with_the_reason(decided, capsys, tmp_path):
     code, _, err = run(capsys, "reevaluate", dossier_id, "--concurrency", "0")
     assert code == 2 and "--concurrency" in err
     assert server.hits == N
+
+
+def test_a_worse_model_behind_the_same_name_and_url_is_observed_not_cached(store, llm_server, capsys):
+    """Issue 24 §4: a vendor swaps the weights behind the decided name and URL; the cache must not answer."""
+    from tests.fakes import FakeConfig, FakeLLMServer
+
+    decided_answers = scripted_models()
+    llm_server.configure(answer=decided_answers, system_fingerprint="fp_a1")
+    dossier_id = seed_decided_dossier(store, llm_server.url)
+    port, url = llm_server.port, llm_server.url
+    llm_server.stop()
+    worse = FakeConfig(answer=lambda request: decided_answers({**request, "model": MODEL_B}),
+                       served_model="model-a-2026-01", system_fingerprint="fp_b7")
+    with FakeLLMServer(worse, port=port) as swapped:
+        assert swapped.url == url
+        code, data, err = run(capsys, "reevaluate", dossier_id, "--format", "json")
+    assert code == 3, err
+    assert (data["new_requests"], data["cache_hits"]) == (N, 0) and swapped.hits == N
+    assert [(c["rule_id"], c["before"], c["after"]) for c in data["verdict_changes"]] == [
+        ("score.calc", "pass", "inconclusive")]
+    (b,) = data["benchmarks"]
+    assert b["flipped"] == {"worse": bad_ids(), "better": []}
+    assert b["served_before"] == [{"model": "model-a", "system_fingerprint": "fp_a1", "n": N}]
+    assert b["served_after"] == [{"model": "model-a-2026-01", "system_fingerprint": "fp_b7", "n": N}]
+    assert b["served_identity_changed"] is True and data["served_identity_changed"] is True
+    assert "model-a-2026-01" in err and "Traceback" not in err
+    addendum = store.load(dossier_id).dossier.reevaluations[-1]
+    assert any("model-a-2026-01" in c and "fp_b7" in c for c in addendum.caveats)

@@ -121,3 +121,24 @@ def test_budget_stop_exits_3(home, capsys, llm_server):
     summary = json.loads(out)
     assert code == 3 and summary["status"] == "budget_exceeded" and "resume" in err
     assert summary["cost_usd"] <= 0.05 and summary["n"] < 10
+
+
+def test_fresh_bypasses_the_response_cache_and_records_who_answered(home, capsys, llm_server):
+    llm_server.configure(answer=lambda r: "Answer: 12", system_fingerprint="fp_1")
+    args = ["run", "--benchmark", "calc_builtin", "--model", "openai/fake", "--api-base", llm_server.url,
+            "--limit", "4", "--format", "json"]
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    llm_server.configure(served_model="fake-2026-01", system_fingerprint="fp_2")
+    code, out, _ = run(capsys, *args, "--fresh", "--dry-run")
+    estimate = json.loads(out)
+    assert code == 0 and (estimate["n_cached"], estimate["n_to_send"]) == (0, 4)
+    code, out, err = run(capsys, *args, "--fresh")
+    fresh = json.loads(out)
+    assert code == 0, err
+    assert (fresh["new_requests"], fresh["cache_hits"]) == (4, 0) and llm_server.hits == 8
+    assert fresh["served"] == [{"model": "fake-2026-01", "system_fingerprint": "fp_2", "n": 4}]
+    code, out, _ = run(capsys, *args)
+    again = json.loads(out)
+    assert (again["new_requests"], again["cache_hits"]) == (0, 4) and llm_server.hits == 8
+    assert again["served"] == fresh["served"], "the cache keeps the answer last observed, with who gave it"

@@ -67,6 +67,22 @@ def test_benchmark_on_a_file_of_identifiers_is_blocked_with_nothing_sent(home, c
     assert "555-867-5309" not in examples and "4471223" not in examples and "case c1" in examples
 
 
+def test_a_dry_run_foresees_the_block_and_exits_5(home, capsys, llm_server, cases_csv):
+    code, out, err = run(capsys, *bench_args(llm_server, cases_csv, "--dry-run"))
+    doc = json.loads(out)
+    assert code == 5 and llm_server.hits == 0
+    assert doc["dry_run"] is True and doc["blocked"] is True and doc["n_to_send"] == 3
+    assert doc["phi_check"]["basis"] == "blocked" and {"mrn", "ssn"} <= set(doc["phi_check"]["counts"])
+    assert "would be blocked" in err and "--deidentified-by" in err and "Traceback" not in err
+    code, out, err = run(capsys, *bench_args(llm_server, cases_csv, "--dry-run", "--phi-approved"))
+    assert code == 0 and "blocked" not in json.loads(out), err
+    code, out, err = run(capsys, *bench_args(llm_server, cases_csv, "--dry-run", "--deidentified-by", "Dr. P",
+                                             "--deidentification-method", "safe_harbor"))
+    assert code == 0 and "would be recorded" in err and llm_server.hits == 0
+    code, _, err = run(capsys, *bench_args(llm_server, cases_csv))
+    assert code == 5, "the dry run recorded nothing: the real run is still blocked"
+
+
 def test_benchmark_with_an_attestation_runs_and_records_it(home, capsys, llm_server, cases_csv):
     llm_server.configure(answer=answer)
     code, out, err = run(capsys, *bench_args(llm_server, cases_csv, "--deidentified-by", "Dr. Privacy",

@@ -89,3 +89,17 @@ def test_demo_shows_its_offline_addendum(demo_home):
     text = " ".join(m.value for m in at.markdown)
     assert "GPT-4o (2024-08-06)" in text and "DEMO DATA" in text
     assert "en-03" in text and "es-02" in text  # the flipped cases, by id
+
+
+def test_page_flags_another_served_model_behind_the_same_name(decided):
+    from governance.actions.reevaluate import reevaluate
+
+    store, server = decided
+    server.configure(served_model="model-a-2026-01", system_fingerprint="fp_b7")
+    reevaluate(store, DOSSIER_ID, by="qa")
+    at = open_page("pages/reevaluation.py", dossier_id=DOSSIER_ID)
+    assert not at.exception, [e.value for e in at.exception]
+    (warning,) = [w.value for w in at.warning if "Another served model answered" in w.value]
+    assert r"model-a-2026-01 (fp\_b7) × 20" in warning and "model-a (no fingerprint) × 20" in warning
+    text = " ".join(m.value for m in at.markdown)
+    assert "Who answered" in text and "CHANGED" in text

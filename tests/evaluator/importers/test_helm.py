@@ -129,6 +129,22 @@ def test_mapped_run_picks_the_main_metric_and_bootstraps_an_interval(suite):
     assert (again.ci_lower, again.ci_upper) == (run.ci_lower, run.ci_upper)  # seeded
 
 
+def test_helm_interval_follows_the_policy_of_local_runs_with_its_small_n_note(suite):
+    from evaluator.runs.summary import summarize_metric
+    from evaluator.statistics.estimates import interval_for
+
+    _make_jury_run(suite, ["medication_qa"])
+    (run,) = load_helm_runs(suite)
+    values = list(run.instance_scores.values())
+    expected = interval_for(values, "mean", seed=0, n_resamples=2000)
+    local = summarize_metric("medication_qa_accuracy", values)
+    assert (run.ci_lower, run.ci_upper, run.ci_method) == (expected.lower, expected.upper, expected.method)
+    assert (local.lower, local.upper, local.method) == (run.ci_lower, run.ci_upper, run.ci_method)
+    assert run.ci_method.startswith("BCa bootstrap")
+    assert "n = 10 < 30, so coverage is approximate" in run.ci_method
+    assert helm_run_evidence(run).ci_method == run.ci_method
+
+
 def test_run_name_prefix_maps_when_groups_are_empty_and_missing_scores_are_counted(suite):
     run_dir, _ = _make_jury_run(suite, [], drop="id10")
     spec = _load(run_dir / "run_spec.json")

@@ -287,3 +287,26 @@ def test_scorer_bug_keeps_the_answer_and_rescoring_costs_nothing(llm_server):
     # The first run completed (with one error), so this is a new run, answered wholly from the cache.
     assert (fixed.n_errors, fixed.cache_hits, fixed.new_requests, fixed.score.n) == (0, 4, 0, 4)
     assert llm_server.hits == 4
+
+
+def test_a_fresh_run_asks_again_and_resumes_only_the_run_it_names(llm_server, con):
+    llm_server.configure(answer=lambda r: "A", system_fingerprint="fp_1", latency_s=0.01)
+    first = run(con, llm_server, n=10)
+    assert first.served == [{"model": "fake", "system_fingerprint": "fp_1", "n": 10}]
+    llm_server.configure(served_model="fake-v2", system_fingerprint="fp_2")
+    fresh = RunOptions(**{**FAST_RETRY.__dict__, "fresh": True})
+    stop = threading.Event()
+    cut = run(con, llm_server, n=10, concurrency=1, options=fresh, cancel=stop,
+              on_progress=lambda done, total, row: stop.set() if done >= 3 else None)
+    assert cut.status == "cancelled" and (cut.cache_hits, cut.new_requests) == (0, cut.n)
+    whole = run(con, llm_server, n=10, options=fresh)
+    assert whole.run_id != cut.run_id and (whole.new_requests, whole.cache_hits) == (10, 0)
+    assert whole.served == [{"model": "fake-v2", "system_fingerprint": "fp_2", "n": 10}]
+    own = RunOptions(**{**fresh.__dict__, "resume_run_id": cut.run_id})
+    rest = run(con, llm_server, n=10, options=own)
+    assert rest.run_id == cut.run_id and rest.new_requests == 10 - cut.n and rest.n == 10
+    assert llm_server.hits == 10 + cut.n + 10 + (10 - cut.n)
+    with pytest.raises(ValueError, match="not an unfinished run"):
+        run(con, llm_server, n=10, options=own)
+    cached = run(con, llm_server, n=10)  # an ordinary run: the answers last observed, and who gave them
+    assert cached.cache_hits == 10 and cached.served == whole.served

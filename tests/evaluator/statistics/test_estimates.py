@@ -264,3 +264,11 @@ def test_tie_groups_lower_is_better_and_missing_intervals():
     # a point estimate only ties with an interval containing it
     pts = pd.DataFrame({"model": ["p", "q"], "estimate": [0.5, 0.4], "lower": np.nan, "upper": np.nan})
     assert tie_groups(pts) == [["p"], ["q"]]
+
+
+@pytest.mark.parametrize("n", [5, 10, 20, 33, 100, 499])
+def test_wilson_bounds_at_0_and_n_are_exactly_0_and_1(n):
+    assert wilson_interval(0, n)[0] == 0.0 and wilson_interval(n, n)[1] == 1.0
+    assert f"{wilson_interval(0, 20)[0]:g}" == "0"
+    lo, hi = wilson_interval(1, n)
+    assert 0 < lo < hi < 1

@@ -1,6 +1,8 @@
-"""Re-evaluation against the test server: frozen plan, regression found, nothing-changed costs nothing."""
+"""Re-evaluation against the test server: frozen plan, regression found, an unchanged plan asked again."""
 
 from __future__ import annotations
+
+import threading
 
 import pytest
 
@@ -83,12 +85,13 @@ def test_worse_model_is_caught_with_exactly_its_wrong_instances(decided):
     assert diff.sections == ["reevaluations"] and [c.path for c in diff.changes] == ["reevaluations"]
 
 
-def test_nothing_changed_sends_nothing_and_flags_nothing(decided):
+def test_nothing_changed_asks_the_model_again_and_flags_nothing(decided):
     store, server, dossier_id = decided
     result = reevaluate(store, dossier_id, by="qa")
     a = result.addendum
-    assert server.hits == N, "an unchanged plan must be answered from the response cache"
-    assert (a.new_requests, a.cache_hits) == (0, N)
+    assert server.hits == 2 * N, "a re-evaluation observes the model, not the cache"
+    assert (a.new_requests, a.cache_hits) == (N, 0)
+    assert a.served_identity_changed is False and not any("served" in c for c in a.caveats)
     (c,) = a.comparisons
     assert c.worse == c.better == [] and c.mean_delta == 0 and c.baseline_reproduced is True
     assert c.run_after != c.run_before and c.mcnemar_p == 1.0
@@ -142,3 +145,21 @@ def test_undecided_dossier_is_refused(store):
     store.save(Dossier(id="D-open", title="Open", owner="c", intended_use=example_intended_use()), "a")
     with pytest.raises(ReevaluationError, match="has no decision yet"):
         reevaluate(store, "D-open", by="qa")
+
+
+def test_a_cancelled_reevaluation_started_again_continues_its_own_rerun(decided):
+    store, server, dossier_id = decided
+    stop = threading.Event()
+
+    def progress(_benchmark: str, done: int, _total: int) -> None:
+        if done >= 5:
+            stop.set()
+
+    with pytest.raises(ReevaluationError, match="cancelled"):
+        reevaluate(store, dossier_id, by="qa", concurrency=1, on_progress=progress, cancel=stop)
+    first = server.hits - N
+    assert 5 <= first < N
+    a = reevaluate(store, dossier_id, by="qa", concurrency=1).addendum
+    assert a.new_requests == N - first and server.hits == 2 * N, "its own answers are kept, the rest asked"
+    a = reevaluate(store, dossier_id, by="qa", concurrency=1).addendum
+    assert a.new_requests == N and server.hits == 3 * N, "a later re-evaluation asks again for everything"

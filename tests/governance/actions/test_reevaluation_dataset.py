@@ -49,7 +49,7 @@ def test_dataset_found_in_uploads_by_hash_then_missing(decided_on_a_file):
     (item,) = store.load("D-file").dossier.evidence_plan.items
     assert item.dataset_path is None and item.benchmark_id == "generic"
     a = reevaluate(store, "D-file", PlanChange(**PRICES), by="qa").addendum
-    assert (a.new_requests, a.cache_hits) == (0, 6) and server.hits == 6
+    assert (a.new_requests, a.cache_hits) == (6, 0) and server.hits == 12
     assert a.comparisons[0].n_pairs == 6 and a.comparisons[0].mean_delta == 0
     path.unlink()
     with pytest.raises(ReevaluationError, match="no longer on this machine"):

@@ -1,4 +1,4 @@
-"""A decided dossier re-evaluated by a fresh process: the same plan, read from the store, and 0 requests.
+"""A decided dossier re-evaluated by a fresh process: the same plan, read from the store, and the model asked.
 
 Before the one job manager, the dataset file, the key variable's name and the transport of a run
 were known only to the process that started it, so a plan frozen after an app restart lost them.
@@ -45,7 +45,7 @@ def reevaluate_in_a_fresh_process(db: Path, dossier_id: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def test_a_fresh_process_freezes_the_same_plan_and_sends_nothing(store, home, llm_server, monkeypatch):
+def test_a_fresh_process_freezes_the_same_plan_and_asks_the_model(store, home, llm_server, monkeypatch):
     monkeypatch.setenv(KEY_ENV, SECRET)
     llm_server.configure(answer=scripted_models())
     dossier_id = seed_decided_dossier(store, llm_server.url)
@@ -65,8 +65,8 @@ def test_a_fresh_process_freezes_the_same_plan_and_sends_nothing(store, home, ll
     assert stored["kind"] == "benchmark" and stored["benchmark_id"] == "calc_builtin"
     assert stored["api_key_env"] == KEY_ENV and stored["transport"] == "openai"
     assert stored["options"]["limit"] == N and len(stored["prompt_hash"]) == 64
-    assert (out["new_requests"], out["cache_hits"]) == (0, N) and not out["would_change"]
-    assert llm_server.hits == N, "the re-evaluation in the fresh process sent no request"
+    assert (out["new_requests"], out["cache_hits"]) == (N, 0) and not out["would_change"]
+    assert llm_server.hits == 2 * N, "the re-evaluation in the fresh process asked the model again"
 
 
 def test_a_dataset_file_and_its_hash_survive_the_restart(store, home, llm_server):
@@ -91,7 +91,7 @@ def test_a_dataset_file_and_its_hash_survive_the_restart(store, home, llm_server
     assert out["fresh"] == out["frozen"]
     assert out["fresh"][0]["dataset_path"] == str(path)
     assert out["stored_request"]["dataset_sha256"] == hashlib.sha256(data).hexdigest()
-    assert (out["new_requests"], out["cache_hits"]) == (0, 6) and llm_server.hits == 6
+    assert (out["new_requests"], out["cache_hits"]) == (6, 0) and llm_server.hits == 12
 
 
 def test_the_stored_request_never_holds_the_key(store, home, llm_server, monkeypatch):

