@@ -16,6 +16,10 @@ from evaluator.runs.store import now_iso
 
 Score = Callable[[Any, Instance, str], Any]
 
+NOTE_KEY = "note"
+"""Key of a per-instance scoring note inside a result's ``metrics`` (a string, so never read as a metric):
+how the instance was scored when that needs saying, e.g. MedCalc-Bench limits derived by the authors' rule."""
+
 
 class Budget:
     """Spending cap for one invocation: reserve an upper bound before sending, settle after."""
@@ -72,7 +76,7 @@ def result_row(
             parsed=result.parsed,
             score=result.score,
             unparsed=bool(result.unparsed),
-            metrics=dict(result.metrics or {}),
+            metrics=dict(result.metrics or {}) | ({NOTE_KEY: result.note} if result.note else {}),
         )
     return row
 

@@ -12,12 +12,14 @@ its other metrics, which are shown but never judged.
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel
 
 from evaluator.evidence.record import Evidence, evidence_id
+from evaluator.runs.records import NOTE_KEY
 from evaluator.runs.store import RunStore
 
 N_RESAMPLES = 2000
@@ -88,6 +90,9 @@ class RunSummary(BaseModel):
     """Whether this invocation continued an earlier unfinished run."""
     elapsed_s: float
     """Wall time of this invocation."""
+    notes: list[str] = []
+    """How some instances were scored, when that needs saying, with how many (e.g. "40 of 40 instances:
+    limits derived ..."): every record of the run carries it in its caveat."""
     served: list[dict[str, Any]] = []
     """Who answered: each served model and system fingerprint the stored answers named (the reply's
     ``model`` and ``system_fingerprint``), with how many (``RunStore.served_identities``)."""
@@ -105,6 +110,8 @@ class RunSummary(BaseModel):
             caveat = f"{self.n_errors} instance(s) without an answer excluded ({self.errors})"
         if self.status != "completed":
             caveat = f"run {self.status}: {self.n} of {self.n_planned} instances. " + caveat
+        if self.notes:
+            caveat = (caveat + ". " if caveat else "") + "; ".join(self.notes)
         for m in self.metrics:
             interval: dict[str, Any] = (
                 {"ci_lower": m.lower, "ci_upper": m.upper, "ci_method": m.method or _legacy_method()}
@@ -222,4 +229,6 @@ def summarize_run(
         resumed=resumed,
         elapsed_s=elapsed_s,
         served=store.served_identities(run_id),
+        notes=[f"{k} of {len(rows)} instances: {note}" for note, k in sorted(Counter(
+            r["metrics"][NOTE_KEY] for r in rows if isinstance(r["metrics"].get(NOTE_KEY), str)).items())],
     )

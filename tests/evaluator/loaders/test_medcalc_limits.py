@@ -114,3 +114,25 @@ def test_real_rows_without_limit_columns_grade_as_with_them(tmp_path):
     near = [item for item, record in ranged if int(record["meta"]["calculator_id"]) != 8 and item.upper]
     scores = score_responses(SPEC, near, [f"Answer: {float(i.reference) * 1.04:.6g}" for i in near])
     assert all(s.score == 1.0 and s.note for s in scores)
+
+
+def test_a_run_on_derived_limits_says_so_on_its_evidence(tmp_path, store, llm_server):
+    """The note reaches the run's summary and every evidence record of the run, not only the scores."""
+    from evaluator.gateway.llm import ModelEndpoint
+    from evaluator.runs.runner import run_benchmark
+    from tests.fakes import constant_answer
+
+    llm_server.configure(answer=constant_answer("Answer: 4"))
+    items = load_instances(SPEC, _write(tmp_path / "m.csv", BASE, INVENTED))
+    endpoint = ModelEndpoint(name="t", model="openai/m", api_base=llm_server.url,
+                             input_price_per_mtok=0.0, output_price_per_mtok=0.0)
+    summary = run_benchmark(store, SPEC, items, endpoint, concurrency=2)
+    assert len(summary.notes) == 2 and all(n.startswith("1 of 3 instances: Lower/Upper Limit derived")
+                                           for n in summary.notes)
+    evidence = summary.to_evidence()
+    assert evidence and all("Lower/Upper Limit derived" in e.caveat for e in evidence)
+    given = _write(tmp_path / "given.csv", [*BASE, "Lower Limit", "Upper Limit"],
+                   [{**r, "Lower Limit": r["Ground Truth Answer"], "Upper Limit": r["Ground Truth Answer"]}
+                    for r in INVENTED])
+    plain = run_benchmark(store, SPEC, load_instances(SPEC, given), endpoint, concurrency=2)
+    assert plain.notes == [] and all("derived" not in e.caveat for e in plain.to_evidence())
