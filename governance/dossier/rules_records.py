@@ -78,8 +78,10 @@ class UnscoredShareRule(_RuleBase):
     """Maximum share, 0-1, of (unparsed + unscored) / (scored + unscored) instances."""
 
 
-class SubgroupDisparityRule(_RuleBase):
+class SubgroupDisparityRule(OmitNewDefaults, _RuleBase):
     """Every subgroup's score divided by the overall score must lie within [ratio_lo, ratio_hi]."""
+
+    _omit_at_default: ClassVar[tuple[str, ...]] = ("suppressed",)
 
     kind: Literal["subgroup_disparity"] = "subgroup_disparity"
     """Rule kind."""
@@ -89,6 +91,9 @@ class SubgroupDisparityRule(_RuleBase):
     """Highest acceptable subgroup/overall ratio (e.g. 1.25)."""
     allow_point_estimate: bool = False
     """Committee accepts subgroup scores without an interval for this rule."""
+    suppressed: Literal["condition", "insufficient_evidence"] = "condition"
+    """What a group too small to report means: a named condition of an approval (default), or, where
+    the committee requires every group it serves to be tested, insufficient evidence."""
 
 
 class JudgeAgreementRule(_RuleBase):

@@ -159,9 +159,21 @@ register(RuleKind("max_unscored_share", "maximum unscored share",
                   lambda r, ctx: _per_record(r, ctx, lambda e: [unscored_verdict(r, e,
                                                                                    power=ctx.control.power)]),
                   per_benchmark=True, interval_gate=True))
-register(RuleKind("subgroup_disparity", "subgroup disparity",
-                  lambda r: f"subgroup / overall score within [{r.ratio_lo:.2f}, {r.ratio_hi:.2f}]",
-                  lambda r, ctx: _per_record(r, ctx, lambda e: subgroup_verdicts(r, e)),
+def _subgroup_rows(rule, ctx: RuleContext) -> list[dict]:
+    blocks = getattr(rule, "suppressed", "condition") == "insufficient_evidence"
+    return _per_record(rule, ctx, lambda e: [
+        row | {"suppressed_blocks": blocks and bool(row.get("suppressed_groups"))}
+        for row in subgroup_verdicts(rule, e)])
+
+
+def _subgroup_bar(rule) -> str:
+    text = f"subgroup / overall score within [{rule.ratio_lo:.2f}, {rule.ratio_hi:.2f}]"
+    if getattr(rule, "suppressed", "condition") == "insufficient_evidence":
+        text += "; every group must be large enough to report"
+    return text
+
+
+register(RuleKind("subgroup_disparity", "subgroup disparity", _subgroup_bar, _subgroup_rows,
                   per_benchmark=True, interval_gate=True))
 register(RuleKind("judge_agreement", "judge agreement",
                   lambda r: f"judge-clinician agreement (ICC lower bound) ≥ {r.threshold:.2f}",

@@ -144,6 +144,11 @@ def _gate_blockers(gates: list[Verdict], low_agreement: Verdict | None) -> tuple
         if v.kind == "min_n" and v.status == "inconclusive":
             reasons.append(f"{_where(v)}: minimum n not met: {v.reason}")
             settle.append(_settle(v))
+        if v.suppressed_blocks and v.suppressed_groups and v.status != "not_applicable":
+            groups = ", ".join(v.suppressed_groups)
+            reasons.append(f"{_where(v)}: subgroup(s) {groups} suppressed as too small to report, and the "
+                           "rule requires every group to be tested.")
+            settle.append(f"{_where(v)}: enough cases in {groups} to report the group(s).")
     if low_agreement is not None:
         v = low_agreement
         reasons.append(f"{_where(v)}: the judges' agreement with clinicians, {fmt(v.estimate)}, is below "

@@ -112,6 +112,8 @@ class Verdict(BaseModel):
     """A score verdict on jury-scored evidence (judge agreement below its bar keeps it from approving)."""
     suppressed_groups: list[str] = []
     """Subgroups too small to report, so untested by a subgroup verdict (each a named condition)."""
+    suppressed_blocks: bool = False
+    """The rule requires every group reported: a suppressed group makes the evidence insufficient."""
 
     @property
     def is_score(self) -> bool:

@@ -154,6 +154,22 @@ def test_a_suppressed_subgroup_is_a_named_condition():
     assert any("age=<18 suppressed" in c for c in cand.conditions)
 
 
+def test_a_suppressed_subgroup_is_insufficient_evidence_when_the_rule_requires_every_group():
+    groups = [group("age", "18-64", 0.90, 0.87, 0.93, n=500), group("age", "65+", 0.90, 0.86, 0.93, n=400),
+              group("age", "<18", 1 / 9, None, None, n=9, suppressed=True)]
+    e = ev(0.90, 0.88, 0.92, n=909, method=WILSON, subgroups=groups)
+    strict = SubgroupDisparityRule(id="disparity", ratio_lo=0.8, ratio_hi=1.25, rationale=WHY,
+                                   suppressed="insufficient_evidence")
+    (cand,) = recommend(assess(locked_then([e], [score(), strict]))).candidates
+    assert cand.outcome == "insufficient_evidence"
+    assert any("age=<18 suppressed" in r and "every group" in r for r in cand.reasons)
+    assert any("age=<18" in s for s in cand.to_settle)
+    # the default leaves a locked rule's hash as it was: the new field is not dumped at its default
+    default = SubgroupDisparityRule(id="disparity", ratio_lo=0.8, ratio_hi=1.25, rationale=WHY)
+    assert "suppressed" not in default.model_dump()
+    assert strict.model_dump()["suppressed"] == "insufficient_evidence"
+
+
 # ---- pre-registration ----------------------------------------------------------------------------
 def test_published_evidence_attached_after_the_lock_is_not_pre_registered():
     rec = published_evidence(["MedicationQA"], ["DeepSeek R1"])
