@@ -72,11 +72,12 @@ def result_row(
         except Exception as exc:  # noqa: BLE001 - a scorer bug must not lose a paid answer
             row["error"] = f"scoring: {type(exc).__name__}: {exc}"[:300]  # re-scored from cache on resume
             return row
+        note = getattr(result, "note", None)  # a scorer's word on how this instance was graded, if any
         row.update(
             parsed=result.parsed,
             score=result.score,
             unparsed=bool(result.unparsed),
-            metrics=dict(result.metrics or {}) | ({NOTE_KEY: result.note} if result.note else {}),
+            metrics=dict(result.metrics or {}) | ({NOTE_KEY: note} if note else {}),
         )
     return row
 

@@ -102,8 +102,9 @@ def test_create_rules_lock_run_attach_decide_signoff_report_reevaluate(cli, tmp_
 
     hits = llm_server.hits
     same = cli.json("reevaluate", dossier)
-    assert (same["new_requests"], same["cache_hits"], same["verdict_changes"]) == (0, N, [])
-    assert llm_server.hits == hits, "an unchanged re-evaluation sends nothing"
+    # a re-evaluation observes the model, never the cache: the unchanged one asks again, and nothing flips
+    assert (same["new_requests"], same["cache_hits"], same["verdict_changes"]) == (N, 0, [])
+    assert llm_server.hits == hits + N, "an unchanged re-evaluation asks the model again"
 
     worse = cli.json("reevaluate", dossier, "--model", MODEL_B, *PRICES, expect=3)
     (bench,) = worse["benchmarks"]
