@@ -37,6 +37,17 @@ def user_errors() -> tuple[type[BaseException], ...]:
     return (StoreError, TaxonomyError, PermissionDenied, IdentityConfigError)
 
 
+def os_error_line(exc: OSError) -> str:
+    """An OSError as one line: ``FILE: reason`` (``No space left on device``, say).
+
+    Example:
+        >>> os_error_line(OSError(28, "No space left on device", "d.pdf"))
+        'd.pdf: No space left on device'
+    """
+    reason = exc.strerror or str(exc)
+    return f"{exc.filename}: {reason}" if exc.filename else reason
+
+
 def emit(obj: Any) -> None:
     """Print one JSON document to stdout."""
     if isinstance(obj, BaseModel):
