@@ -167,11 +167,11 @@ def read_json_file(path: str) -> Any:
     p = Path(path)
     if not p.is_file():
         fail(f"{path}: no such file")
-    from evaluator import JsonTooDeep, parse_json
+    from evaluator import JsonRefused, parse_json
 
     try:
         return parse_json(p.read_text(encoding="utf-8-sig"))
-    except JsonTooDeep as exc:
+    except JsonRefused as exc:
         fail(f"{path}: not accepted: {exc}")
     except UnicodeDecodeError as exc:
         fail(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})")

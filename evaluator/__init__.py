@@ -42,7 +42,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "HelmImportError": "evaluator.importers",
     "load_helm_runs": "evaluator.importers",
     "InspectNotInstalled": "evaluator.importers.inspect_log",
-    "JsonTooDeep": "evaluator.inputs.capped_json",
+    "JsonRefused": "evaluator.inputs.capped_json",
     "parse_json": "evaluator.inputs.capped_json",
     "JuryError": "evaluator.jury.panel",
     "jury_config_for": "evaluator.jury.panel",
@@ -92,7 +92,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from evaluator.gateway.llm import ModelEndpoint, api_key_for, default_transport
     from evaluator.importers import HelmImportError, load_helm_runs
     from evaluator.importers.inspect_log import InspectNotInstalled
-    from evaluator.inputs.capped_json import JsonTooDeep, parse_json
+    from evaluator.inputs.capped_json import JsonRefused, parse_json
     from evaluator.jury.panel import JuryError, jury_config_for, run_jury
     from evaluator.loaders import DatasetError, get_loader, load_instances
     from evaluator.phi.attestation import METHOD_LABELS, AttestationInput

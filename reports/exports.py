@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from evaluator.evidence.record import Evidence
-from evaluator.inputs.capped_json import JsonTooDeep, parse_json
+from evaluator.inputs.capped_json import JsonRefused, parse_json
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.dossier.store import DossierVersion
@@ -69,7 +69,7 @@ def read_dossier_json(text: str | bytes) -> tuple[Dossier, dict[str, Any]]:
         doc = parse_json(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DossierImportError(f"not valid JSON: {exc}") from None
-    except JsonTooDeep as exc:
+    except JsonRefused as exc:
         raise DossierImportError(f"not accepted: {exc}") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or "dossier" not in doc:
         raise DossierImportError(

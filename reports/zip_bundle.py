@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from evaluator.inputs.capped_json import JsonRefused, parse_json
 from governance.dossier.documents import MAX_BYTES as MAX_DOCUMENT_BYTES
 from governance.dossier.documents import sha256_hex
 from governance.dossier.procurement_records import DocumentRef
@@ -162,9 +163,11 @@ def _manifest(archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo]) -> 
     if MANIFEST not in members:
         raise BundleError(f"{MANIFEST}: missing, so nothing can be verified")
     try:
-        manifest = json.loads(_read_member(archive, members[MANIFEST], MAX_MANIFEST_BYTES))
+        manifest = parse_json(_read_member(archive, members[MANIFEST], MAX_MANIFEST_BYTES))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise BundleError(f"{MANIFEST}: not valid JSON ({exc})") from None
+    except JsonRefused as exc:
+        raise BundleError(f"{MANIFEST}: not accepted: {exc}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise BundleError(f"{MANIFEST}: not a MedAssure bundle manifest (expected \"format\": \"{FORMAT}\")")
     if manifest.get("format_version") != FORMAT_VERSION:
