@@ -28,7 +28,7 @@ from pydantic import ValidationError
 from evaluator.evidence.record import Evidence
 from evaluator.inputs.capped_json import JsonRefused, parse_json
 from governance.dossier.record import Dossier
-from governance.dossier.storage import DossierStorage
+from governance.dossier.storage import DossierNotFound, DossierStorage
 from governance.dossier.store import DossierVersion
 from reports.hti1 import source_attributes
 from reports.plain_text import xml_safe
@@ -95,7 +95,13 @@ def read_dossier_json(text: str | bytes) -> tuple[Dossier, dict[str, Any]]:
 def import_json(store: DossierStorage, text: str | bytes, author: str) -> DossierVersion:
     """Validate an exported file and save its dossier as a version (same content, same hash).
 
-    Saving content identical to the dossier's latest version adds nothing and returns that version.
+    Saving content identical to the dossier's latest version adds nothing and returns that version. An
+    import never replaces the latest version of a dossier this store already holds: a file whose content
+    differs from it is refused (``check_importable``), since anyone can edit an export and recompute its
+    hash.
+
+    Raises:
+        DossierImportError: see ``read_dossier_json``, and a dossier with the same id and other content.
 
     Example:
         >>> v = import_json(other_store, export_json(version), author="auditor")  # doctest: +SKIP
@@ -103,8 +109,29 @@ def import_json(store: DossierStorage, text: str | bytes, author: str) -> Dossie
         True
     """
     dossier, meta = read_dossier_json(text)
+    existing = check_importable(store, dossier)
+    if existing is not None:
+        return existing
     note = f"imported from export of version {meta.get('version')} by {meta.get('author')}"
     return store.save(dossier, author=author, note=note)
+
+
+def check_importable(store: DossierStorage, dossier: Dossier) -> DossierVersion | None:
+    """None when the store has no dossier of this id; its latest version when that has the same content.
+
+    Raises:
+        DossierImportError: the store holds this dossier with other content; nothing is saved.
+    """
+    try:
+        head = store.load(dossier.id)
+    except DossierNotFound:
+        return None
+    if head.hash == dossier.content_hash():
+        return head
+    raise DossierImportError(
+        f"dossier {dossier.id} already exists here (version {head.version}, hash {head.hash[:12]}…) with "
+        "other content; an import never replaces a dossier's latest version. Edit the dossier here, or "
+        "import the file into another MedAssure home (--home)")
 
 
 def safe_cell(value: Any) -> Any:

@@ -36,7 +36,7 @@ from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.dossier.store import DossierVersion
 from reports.bundle import ReportBundle, report_bundle
-from reports.exports import DossierImportError, import_json, read_dossier_json
+from reports.exports import DossierImportError, check_importable, import_json, read_dossier_json
 from reports.signing import DETACHED_SUFFIX, ExportSigner, Verified, verify_detached
 
 FORMAT = "medassure-bundle"
@@ -246,6 +246,10 @@ def import_bundle(store: DossierStorage, data: bytes, author: str) -> tuple[Doss
         BundleError: see ``verify_bundle``; nothing is stored then.
     """
     verified = verify_bundle(data)
+    try:
+        check_importable(store, verified.dossier)  # before any document is stored
+    except DossierImportError as exc:
+        raise BundleError(str(exc)) from None
     refs = document_refs(verified.dossier)
     stored = [store.documents.put(verified.documents[r.sha256], r.filename, r.media_type, by=author)
               for r in refs]

@@ -57,6 +57,23 @@ def test_json_import_refuses_an_edited_file(base_version):
         read_dossier_json(json.dumps(doc))
 
 
+def test_an_edited_export_of_a_dossier_held_here_never_replaces_its_head(base_version, tmp_path):
+    """Issue 25, item 4: an edited export (same id, hash recomputed) was saved as the victim's new head."""
+    from governance.dossier.record import Dossier
+
+    store = Store.open(tmp_path / "here.duckdb")
+    saved = store.save(base_version.dossier, author="alice")
+    doc = json.loads(export_json(saved))
+    doc["dossier"]["intended_use"]["human_oversight"] = "none"
+    forged = Dossier.model_validate(doc["dossier"])
+    doc["dossier"], doc["hash"] = json.loads(forged.canonical_json()), forged.content_hash()
+    with pytest.raises(DossierImportError, match="already exists here .* never replaces"):
+        import_json(store, json.dumps(doc), author="mallory")
+    assert store.load(saved.dossier.id).hash == saved.hash and len(store.history(saved.dossier.id)) == 1
+    assert import_json(store, export_json(saved), author="alice").version == saved.version  # same: no-op
+    store.close()
+
+
 @pytest.mark.parametrize("text, message", [
     ("{not json", "not valid JSON"),
     ('{"format": "something-else"}', "not a MedAssure dossier export"),
