@@ -56,6 +56,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "PhiBlocked": "evaluator.runs.phi_gate",
     "run_attestation": "evaluator.runs.phi_gate",
     "RunRecord": "evaluator.runs.reads",
+    "RESENT_NOTE": "evaluator.runs.retry",
     "RunRequest": "evaluator.runs.request",
     "RunOptions": "evaluator.runs.runner",
     "estimate_run": "evaluator.runs.runner",
@@ -101,6 +102,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from evaluator.runs.progress import tqdm_progress
     from evaluator.runs.reads import RunRecord
     from evaluator.runs.request import RunRequest
+    from evaluator.runs.retry import RESENT_NOTE
     from evaluator.runs.runner import RunOptions, estimate_run, run_benchmark
     from evaluator.runs.store import sha256_of
     from evaluator.scenarios import (
