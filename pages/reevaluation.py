@@ -111,6 +111,6 @@ if not addendum.answers_for_decided_model:
     st.warning(f"The decided candidate, {ui.plain(decided)}, was not re-run in this addendum, so it cannot "
                "say whether the decision would change; re-evaluate that candidate's evidence.")
 else:
-    (st.error if addendum.impact.would_change else st.success)(answer + addendum.impact.why[0])
+    (st.error if addendum.impact.would_change else st.success)(answer + ui.plain(addendum.impact.why[0]))
 body = addendum_section(addendum).model_copy(update={"paragraphs": []})
 st.markdown(section_markdown(body, level=3, heading=False))
