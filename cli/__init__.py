@@ -13,7 +13,7 @@ import importlib
 import os
 import sys
 
-from cli._common import CliError, user_errors
+from cli._common import CliError, os_error_line, user_errors
 
 COMMAND_MODULES = [
     "cli.dossier",
@@ -67,6 +67,9 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code
     except user_errors() as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a full disk, a read-only folder: one line, like every other refusal
+        print(f"error: {os_error_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -37,6 +37,17 @@ def user_errors() -> tuple[type[BaseException], ...]:
     return (StoreError, TaxonomyError, PermissionDenied, IdentityConfigError)
 
 
+def os_error_line(exc: OSError) -> str:
+    """An OSError as one line: ``FILE: reason`` (``No space left on device``, say).
+
+    Example:
+        >>> os_error_line(OSError(28, "No space left on device", "d.pdf"))
+        'd.pdf: No space left on device'
+    """
+    reason = exc.strerror or str(exc)
+    return f"{exc.filename}: {reason}" if exc.filename else reason
+
+
 def emit(obj: Any) -> None:
     """Print one JSON document to stdout."""
     if isinstance(obj, BaseModel):
@@ -156,11 +167,11 @@ def read_json_file(path: str) -> Any:
     p = Path(path)
     if not p.is_file():
         fail(f"{path}: no such file")
-    from evaluator import JsonTooDeep, parse_json
+    from evaluator import JsonRefused, parse_json
 
     try:
         return parse_json(p.read_text(encoding="utf-8-sig"))
-    except JsonTooDeep as exc:
+    except JsonRefused as exc:
         fail(f"{path}: not accepted: {exc}")
     except UnicodeDecodeError as exc:
         fail(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})")

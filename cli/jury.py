@@ -163,7 +163,10 @@ def cmd_jury(args: argparse.Namespace) -> int:
     else:
         emit(doc)
     if summary.status != "completed":
-        say(f"jury {summary.jury_id} stopped: {summary.status}; run the same command again to resume")
+        from evaluator import RESENT_NOTE
+
+        say(f"jury {summary.jury_id} stopped: {summary.status}; run the same command again to resume "
+            f"({RESENT_NOTE})")
         return EXIT_STOPPED
     if summary.n and not summary.n_scored:
         say(f"no instance could be scored: {summary.unscored_reasons}")

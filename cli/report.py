@@ -59,10 +59,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         say(f"wrote {path} ({size:,} bytes)")
     if zip_target is not None:
         from governance import DocumentError
-        from reports import bundle_zip
+        from reports import bundle_zip, write_atomically
 
         try:
-            zip_target.write_bytes(bundle_zip(store, bundle, signer=signer))
+            write_atomically(zip_target, bundle_zip(store, bundle, signer=signer))
         except DocumentError as exc:
             fail(f"bundle not written: {exc}")
         size = zip_target.stat().st_size

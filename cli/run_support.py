@@ -71,7 +71,10 @@ def run_exit_code(summary) -> int:
     Shared by ``medassure run --benchmark`` and ``medassure run --scenario``.
     """
     if summary.status != "completed":
-        say(f"run {summary.run_id} stopped: {summary.status}; run the same command again to resume")
+        from evaluator import RESENT_NOTE
+
+        say(f"run {summary.run_id} stopped: {summary.status}; run the same command again to resume "
+            f"({RESENT_NOTE})")
         return EXIT_STOPPED
     if summary.n and summary.n_errors == summary.n:
         say(f"every instance failed: {summary.errors}")

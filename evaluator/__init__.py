@@ -42,7 +42,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "HelmImportError": "evaluator.importers",
     "load_helm_runs": "evaluator.importers",
     "InspectNotInstalled": "evaluator.importers.inspect_log",
-    "JsonTooDeep": "evaluator.inputs.capped_json",
+    "JsonRefused": "evaluator.inputs.capped_json",
     "parse_json": "evaluator.inputs.capped_json",
     "default_jury_method": "evaluator.jury.medhelm",
     "JuryError": "evaluator.jury.panel",
@@ -58,6 +58,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "benchmark_gate": "evaluator.runs.phi_gate",
     "run_attestation": "evaluator.runs.phi_gate",
     "RunRecord": "evaluator.runs.reads",
+    "RESENT_NOTE": "evaluator.runs.retry",
     "RunRequest": "evaluator.runs.request",
     "RunOptions": "evaluator.runs.runner",
     "estimate_run": "evaluator.runs.runner",
@@ -95,7 +96,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from evaluator.gateway.llm import ModelEndpoint, api_key_for, default_transport
     from evaluator.importers import HelmImportError, load_helm_runs
     from evaluator.importers.inspect_log import InspectNotInstalled
-    from evaluator.inputs.capped_json import JsonTooDeep, parse_json
+    from evaluator.inputs.capped_json import JsonRefused, parse_json
     from evaluator.jury.medhelm import default_jury_method
     from evaluator.jury.panel import JuryError, jury_config_for, run_jury
     from evaluator.loaders import DatasetError, get_loader, load_instances
@@ -105,6 +106,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from evaluator.runs.progress import tqdm_progress
     from evaluator.runs.reads import RunRecord
     from evaluator.runs.request import RunRequest
+    from evaluator.runs.retry import RESENT_NOTE
     from evaluator.runs.runner import RunOptions, estimate_run, run_benchmark
     from evaluator.runs.store import sha256_of
     from evaluator.scenarios import (

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from evaluator import JsonTooDeep, parse_json
+from evaluator import JsonRefused, parse_json
 from governance import Dossier, IntendedUse, seed_demo
 from pages import tables, ui
 
@@ -40,7 +40,7 @@ with right:
         try:
             use = IntendedUse.model_validate(parse_json(upload.getvalue().decode("utf-8-sig")))
             dossier = Dossier(title=title or use.purpose[:80], owner=ui.reviewer(), intended_use=use)
-        except (UnicodeDecodeError, json.JSONDecodeError, JsonTooDeep) as exc:
+        except (UnicodeDecodeError, json.JSONDecodeError, JsonRefused) as exc:
             st.error(f"{ui.plain(upload.name)} is not accepted as UTF-8 JSON: {exc}")
         except ValidationError as exc:
             st.error("\n".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))

@@ -46,7 +46,7 @@ if (rec := dossier.judge_agreement) is not None:
     )
     st.info(
         f"**Recorded on this dossier:** {rec.statistic} {rec.estimate:.2f}{ci}, n = {rec.n_instances}, "
-        f"covers {covers}{beside}. Source: {rec.source}"
+        f"covers {ui.plain(covers)}{beside}. Source: {ui.plain(rec.source)}"
     )
 
 st.subheader("1. Clinician ratings")
@@ -148,7 +148,7 @@ else:
             "note": rows["note"].map(tables.text),
         }
     )
-    st.table(table.set_index("dataset"))  # a small fixed table: plain HTML, readable without the grid
+    tables.plain_table(table.set_index("dataset"))  # small and fixed: readable without the grid
     pooled = view.report.pooled
     st.caption(
         f"Criteria averaged into each composite: {', '.join(view.report.criteria)}. Judges: "

@@ -35,7 +35,7 @@ from governance import (
     start_scenario_run,
     version_view,
 )
-from pages import ui
+from pages import tables, ui
 from pages.job_panel import live_job_panel
 
 NONE = "—"
@@ -255,7 +255,7 @@ st.markdown(f"**Subgroups**: ratio of each group's score to its tag's reference 
             f"disparity rule judges that interval. Point ratios outside {low}–{high} are flagged; groups "
             f"with fewer than {MIN_N} scored cases are suppressed and never shown.")
 if results.subgroups.rows:
-    st.table(pd.DataFrame(results.subgroups.display_rows()).set_index(["tag", "group"]))
+    tables.plain_table(pd.DataFrame(results.subgroups.display_rows()).set_index(["tag", "group"]))
 else:
     st.caption("This scenario has no subgroup tags.")
 for note in results.subgroups.notes:

@@ -114,7 +114,7 @@ if not addendum.answers_for_decided_model:
     st.warning(f"The decided candidate, {ui.plain(decided)}, was not re-run in this addendum, so it cannot "
                "say whether the decision would change; re-evaluate that candidate's evidence.")
 else:
-    (st.error if addendum.impact.would_change else st.success)(answer + addendum.impact.why[0])
+    (st.error if addendum.impact.would_change else st.success)(answer + ui.plain(addendum.impact.why[0]))
 if addendum.served_identity_changed:
     changed = [c for c in addendum.comparisons if c.served_identity_changed]
     st.warning("**Another served model answered than in the decided run.** " + " ".join(

@@ -6,7 +6,7 @@ so this page renders from the store: a rerun, a reload or a second tab shows the
 import pandas as pd
 import streamlit as st
 
-from evaluator import JOBS, METHOD_LABELS, AttestationInput, PhiBlocked
+from evaluator import JOBS, METHOD_LABELS, RESENT_NOTE, AttestationInput, PhiBlocked
 from governance import (
     RunInputError,
     RunnableBenchmark,
@@ -271,6 +271,7 @@ def run_panel(run_id: str, live_mode: bool) -> None:
                     + ("cost unknown" if not view.summary.cost_known else f"${view.summary.cost_usd:,.4f}"))
     if view.state in ("cancelled", "budget_exceeded", "failed", "interrupted"):
         if view.resumable_here:
+            st.caption(f"Resuming sends only what is missing; {RESENT_NOTE}.")
             if st.button("Resume", key=f"run_resume_{run_id}", type="primary"):
                 with ui.permitted():
                     resumed = resume_run(store, rec.run_key, identity=ui.identity())
@@ -278,7 +279,7 @@ def run_panel(run_id: str, live_mode: bool) -> None:
                 st.rerun()
         else:
             st.info("To continue this run, enter the same benchmark, dataset and endpoint above and press "
-                    "Estimate: its finished instances are not sent again.")
+                    f"Estimate: its finished instances are not sent again; {RESENT_NOTE}.")
     if view.evidence:
         if view.attached:
             st.success("This run's evidence is attached to the dossier.")

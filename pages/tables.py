@@ -18,6 +18,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from reports import md
+
 MISSING = "—"
 
 COLUMN_LABELS: dict[str, str] = {
@@ -158,9 +160,28 @@ def show(data: pd.DataFrame | Iterable[Mapping[str, Any]], *, labels: Mapping[st
 
 def table(data: pd.DataFrame | Iterable[Mapping[str, Any]], *, labels: Mapping[str, str] | None = None,
           money: Iterable[str] = (), digits: int = 3) -> None:
-    """Draw ``data`` with ``st.table`` (plain HTML): every cell as text, formatted by ``readable``."""
+    """Draw ``data`` with ``st.table``: every cell as text, formatted by ``readable``.
+
+    ``st.table`` renders its cells as Markdown, so each cell is escaped like any user text (``ui.plain``,
+    the same ``reports.md``): a local task named ``![x](http://host/a.png)`` once made the browser fetch.
+    """
     frame, config = readable(data, labels=labels, money=money, digits=digits)
     for name in frame.columns:
         usd = name in config and "USD" in str(config[name])
         frame[name] = [text(v, money=usd, digits=digits) for v in frame[name]]
-    st.table(frame, hide_index=True)
+    plain_table(frame, hide_index=True)
+
+
+def plain_table(frame: pd.DataFrame, **kwargs: Any) -> None:
+    """``st.table`` with every text cell, index label and column name escaped (the only ``st.table``).
+
+    Example:
+        >>> plain_table(pd.DataFrame({"task": ["![x](http://h/a.png)"]}))  # doctest: +SKIP
+    """
+    def esc(v: Any) -> Any:
+        return md(v) if isinstance(v, str) else v
+
+    shown = frame.map(esc).rename(columns=esc)
+    shown.index = shown.index.map(lambda i: tuple(esc(p) for p in i) if isinstance(i, tuple) else esc(i))
+    shown.index.names = [esc(n) for n in shown.index.names]
+    st.table(shown, **kwargs)

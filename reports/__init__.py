@@ -28,6 +28,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "score_rows": "reports.candidates_table",
     "summary_rows": "reports.candidates_table",
     "cost_score_chart": "reports.cost_chart",
+    "write_atomically": "reports.bundle",
     "DossierImportError": "reports.exports",
     "import_json": "reports.exports",
     "md": "reports.markdown",
@@ -48,7 +49,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
 __getattr__, __dir__ = lazy_exports(globals(), {**_EXPORTS, **_FACE})
 
 if TYPE_CHECKING:  # for editors and type checkers; at run time the names load on first use
-    from reports.bundle import ReportBundle, report_bundle
+    from reports.bundle import ReportBundle, report_bundle, write_atomically
     from reports.candidates_table import comparison_csv, score_rows, summary_rows
     from reports.charts import scores_chart
     from reports.comparison_chart import candidates_chart

@@ -10,6 +10,8 @@ mark, which spreadsheet programs need to read accented names and dashes correctl
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,8 +83,37 @@ class ReportBundle:
         target = Path(path)
         if target.is_dir():
             target = target / download.file_name
-        target.write_bytes(download.make())
+        write_atomically(target, download.make())
         return target
+
+
+def write_atomically(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to a temporary file beside ``path``, sync it, then rename it onto ``path``.
+
+    Why: written in place, a full disk left a 0-byte PDF that looked like a report. Now ``path`` holds
+    either the whole file or what it held before; the temporary file is removed on failure. The file is
+    created mode 0600 (a dossier may name patients' cases).
+
+    Raises:
+        OSError: the write failed (``filename`` is ``path``); nothing was left behind.
+
+    Example:
+        >>> import tempfile; p = Path(tempfile.mkdtemp()) / "x.pdf"
+        >>> write_atomically(p, b"%PDF-").read_bytes()
+        b'%PDF-'
+    """
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from None
+    return target
 
 
 def report_bundle(store: DossierStorage, dossier_id: str, version: int | None = None,

@@ -5,17 +5,15 @@ show the same numbers, so they all read these rows, built once from
 ``governance.decision.comparison.CandidateComparison``. Money is rounded to cents, scores and intervals to
 three decimals; the page keeps them as numbers (so its table sorts), the PDF prints them with the
 same rounding, and the CSV neutralises text cells that a spreadsheet would run as formulas
-(``reports.exports.safe_cell``).
+(``reports.exports.csv_text``).
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any
 
 from governance.decision.comparison import CandidateComparison
-from reports.exports import safe_cell
+from reports.exports import csv_text
 
 SUMMARY_COLUMNS = [
     "candidate",
@@ -149,8 +147,4 @@ def comparison_csv(cmp: CandidateComparison) -> str:
             [s[k] for k in SUMMARY_COLUMNS] + [r.get(k) for k in SCORE_COLUMNS if k != "candidate"]
             for r in mine
         ]
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows([[safe_cell("" if v is None else v) for v in row] for row in rows])
-    return out.getvalue()
+    return csv_text(header, rows)

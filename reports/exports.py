@@ -8,7 +8,11 @@ signed version. An import that passes saves the same content, hence the same has
 
 Why the CSVs neutralise cells: a spreadsheet treats a cell that starts with ``=``, ``+``, ``-``,
 ``@`` (or a tab or carriage return) as a formula, and dossier text is typed by people and vendors.
-Such cells get a leading single quote (OWASP's CSV-injection advice), so they open as text.
+Such cells get a leading single quote (OWASP's CSV-injection advice), so they open as text. A bare
+carriage return inside a cell once slipped past both guards: ``csv.writer(lineterminator="\n")`` does
+not quote a field for a CR, and a spreadsheet starts a new row there, so ``"a\r=1+1"`` opened as a cell
+``=1+1``. So line breaks inside a cell become ``\n`` (which the writer always quotes) and every line of
+the cell, not only its first, is neutralised.
 """
 
 from __future__ import annotations
@@ -16,14 +20,15 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from typing import Any
 
 from pydantic import ValidationError
 
 from evaluator.evidence.record import Evidence
-from evaluator.inputs.capped_json import JsonTooDeep, parse_json
+from evaluator.inputs.capped_json import JsonRefused, parse_json
 from governance.dossier.record import Dossier
-from governance.dossier.storage import DossierStorage
+from governance.dossier.storage import DossierNotFound, DossierStorage
 from governance.dossier.store import DossierVersion
 from reports.hti1 import source_attributes
 from reports.plain_text import xml_safe
@@ -31,6 +36,7 @@ from reports.plain_text import xml_safe
 FORMAT = "medassure-dossier"
 FORMAT_VERSION = 1
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_LINE_BREAK = re.compile(r"\r\n?|\n")
 
 
 class DossierImportError(ValueError):
@@ -63,7 +69,7 @@ def read_dossier_json(text: str | bytes) -> tuple[Dossier, dict[str, Any]]:
         doc = parse_json(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DossierImportError(f"not valid JSON: {exc}") from None
-    except JsonTooDeep as exc:
+    except JsonRefused as exc:
         raise DossierImportError(f"not accepted: {exc}") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or "dossier" not in doc:
         raise DossierImportError(
@@ -89,7 +95,13 @@ def read_dossier_json(text: str | bytes) -> tuple[Dossier, dict[str, Any]]:
 def import_json(store: DossierStorage, text: str | bytes, author: str) -> DossierVersion:
     """Validate an exported file and save its dossier as a version (same content, same hash).
 
-    Saving content identical to the dossier's latest version adds nothing and returns that version.
+    Saving content identical to the dossier's latest version adds nothing and returns that version. An
+    import never replaces the latest version of a dossier this store already holds: a file whose content
+    differs from it is refused (``check_importable``), since anyone can edit an export and recompute its
+    hash.
+
+    Raises:
+        DossierImportError: see ``read_dossier_json``, and a dossier with the same id and other content.
 
     Example:
         >>> v = import_json(other_store, export_json(version), author="auditor")  # doctest: +SKIP
@@ -97,27 +109,61 @@ def import_json(store: DossierStorage, text: str | bytes, author: str) -> Dossie
         True
     """
     dossier, meta = read_dossier_json(text)
+    existing = check_importable(store, dossier)
+    if existing is not None:
+        return existing
     note = f"imported from export of version {meta.get('version')} by {meta.get('author')}"
     return store.save(dossier, author=author, note=note)
 
 
+def check_importable(store: DossierStorage, dossier: Dossier) -> DossierVersion | None:
+    """None when the store has no dossier of this id; its latest version when that has the same content.
+
+    Raises:
+        DossierImportError: the store holds this dossier with other content; nothing is saved.
+    """
+    try:
+        head = store.load(dossier.id)
+    except DossierNotFound:
+        return None
+    if head.hash == dossier.content_hash():
+        return head
+    raise DossierImportError(
+        f"dossier {dossier.id} already exists here (version {head.version}, hash {head.hash[:12]}…) with "
+        "other content; an import never replaces a dossier's latest version. Edit the dossier here, or "
+        "import the file into another MedAssure home (--home)")
+
+
 def safe_cell(value: Any) -> Any:
     """A CSV cell that a spreadsheet will not run as a formula, without control characters.
+
+    Line breaks (CR, LF, CRLF) become LF and each line is checked on its own, so a formula cannot
+    hide after a line break in the middle of a cell.
 
     Example:
         >>> safe_cell("=HYPERLINK(\\"http://x\\")"), safe_cell("-1+2"), safe_cell(0.5), safe_cell("ok")
         ('\\'=HYPERLINK("http://x")', "'-1+2", 0.5, 'ok')
         >>> safe_cell("\\x00=1+2\\x07")
         "'=1+2"
+        >>> safe_cell("note\\r=1+1")
+        "note\\n'=1+1"
     """
-    if isinstance(value, str):
-        value = xml_safe(value)
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
+    if not isinstance(value, str):
+        return value
+    lines = _LINE_BREAK.split(xml_safe(value))
+    return "\n".join("'" + line if line.startswith(FORMULA_STARTS) else line for line in lines)
 
 
-def _csv(header: list[str], rows: list[list[Any]]) -> str:
+def csv_text(header: list[str], rows: list[list[Any]]) -> str:
+    """The one way MedAssure writes a CSV of user text: every cell through ``safe_cell``, LF rows.
+
+    A cell holding a line break is quoted (the writer quotes any cell holding ``\\n``, and
+    ``safe_cell`` has turned every CR into one).
+
+    Example:
+        >>> csv_text(["a", "b"], [["x\\ry", None]])
+        'a,b\\n"x\\ny",\\n'
+    """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([safe_cell(h) for h in header])
@@ -143,10 +189,10 @@ def evidence_csv(evidence: list[Evidence]) -> str:
         rows.append([*base, "", "", "", ""])
         rows += [[*base, s.tag, s.group, "suppressed" if s.suppressed else s.score, s.n]
                  for s in e.subgroups or []]
-    return _csv(header, rows)
+    return csv_text(header, rows)
 
 
 def hti1_csv(dossier: Dossier) -> str:
     """The 31 HTI-1 source attributes with the dossier's answers (``not provided`` elsewhere)."""
-    return _csv(["number", "group", "attribute", "value", "from_field"],
+    return csv_text(["number", "group", "attribute", "value", "from_field"],
                 [[a.number, a.group, a.attribute, a.value, a.from_field] for a in source_attributes(dossier)])

@@ -162,7 +162,8 @@ def evidence_refs(dossier: Dossier) -> dict[str, str]:
 
 def data_handling_lines(dossier: Dossier) -> list[str]:
     """One line per de-identification attestation recorded with the dossier (the PHI gate's records)."""
-    return [f"Data handling: {a.describe()}." for a in dossier.deidentification]
+    return [f"Data handling (not covered by the sign-offs): {a.describe()}."
+            for a in dossier.deidentification]
 
 
 def evidence_section(dossier: Dossier) -> Section:

@@ -8,6 +8,11 @@ per benchmark, the flipped instances by id, who answered (the served model and f
 replies named, flagged when they differ from the decided run's), the subgroups (small groups
 show their size only), the verdicts that changed or crossed their threshold, and the caveats.
 Only formatting happens here; every number comes from ``governance.actions.reevaluate``.
+
+Why each addendum says it is unsigned: addenda are appended after the decision and left out of the
+hash the sign-offs cover (``governance.dossier.content_hash.APPENDED``), so a sign-off stays valid
+whatever an addendum says, an edited one included. A reader must not take the signatures as vouching
+for it; only the version's content hash and the record's chain (``medassure verify``) cover it.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from governance.dossier.record import Dossier
 from reports.model import Fact, Section, Table
 
 IDS_PER_CELL = 60
+UNSIGNED = ("not covered by any sign-off: recorded after the decision and left out of what the sign-offs "
+            "sign; only the version's content hash and the record's chain (medassure verify) cover it")
 
 
 def _num(value: float | None, digits: int = 3, sign: bool = False) -> str:
@@ -143,6 +150,7 @@ def addendum_section(addendum: ReevaluationAddendum) -> Section:
                                      "response cache"),
         Fact(label="Recommendation after", value=label),
         Fact(label="Who answered", value=_who_answered(addendum)),
+        Fact(label="Signed", value=UNSIGNED),
     ]
     tables = [comparison_table(addendum.comparisons), flipped_table(addendum.comparisons)]
     served = served_table(addendum.comparisons)
@@ -173,5 +181,5 @@ def reevaluation_sections(dossier: Dossier) -> list[Section]:
         paragraphs=[f"{n} re-evaluation(s) of the frozen evidence plan after the decision; {changed} "
                     "found that the change would alter the decision. Each re-ran the plan with only the "
                     "stated change and compared every instance with its baseline. The evidence decided on "
-                    "is unchanged."],
+                    "is unchanged. These addenda are not signed: the sign-offs above do not cover them."],
         subsections=[addendum_section(a) for a in reversed(dossier.reevaluations)])]

@@ -29,6 +29,8 @@ from lxml import etree
 from signxml import InvalidInput, SignatureConfiguration, XMLSigner, XMLVerifier
 from signxml.exceptions import InvalidSignature as InvalidXMLSignature
 
+from evaluator.inputs.capped_json import parse_json
+
 KEY_ENV, CERT_ENV = "MEDASSURE_EXPORT_KEY", "MEDASSURE_EXPORT_CERT"
 """Environment variables naming the PEM files of the export-signing key and its certificate."""
 
@@ -175,7 +177,7 @@ def verify_detached(data: bytes, signature_doc: bytes, trusted_cert_pem: bytes) 
     """
     cert = _load_cert(trusted_cert_pem, "trusted certificate")
     try:
-        doc = json.loads(signature_doc)
+        doc = parse_json(signature_doc)
         algorithm, signature = doc["algorithm"], base64.b64decode(doc["signature"], validate=True)
     except (ValueError, KeyError, TypeError) as exc:
         raise SigningError(f"unreadable signature file ({exc})") from None

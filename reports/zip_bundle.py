@@ -12,11 +12,19 @@ dossier JSON must reproduce its own content hash (``reports.exports``); the firs
 the whole bundle, naming the file. The archive is read in memory and never extracted, and still
 names that could escape a folder (``../``, absolute, backslashes) are refused, as are duplicate
 names, too many members and members over the size caps (a zip bomb declares small and inflates
-large; reads stop at the cap whatever the header says).
+large; reads stop at the cap whatever the header says). A member that inflates more than
+:data:`MAX_RATIO` times its compressed size is refused before any of it is inflated (1 MB of zeros
+inflating to 800 MB once took 3.6 s and 1.3 GB of memory), and members are hashed as they stream:
+only the dossier JSON and the documents, which import needs, are kept in memory.
+
+The manifest lists only what ``bundle_zip`` writes: one file of each report kind (pdf, json, chai,
+hti1, evidence) outside ``documents/`` and the cited documents inside it. Any other entry is an added
+file and is refused, even when it is listed with a correct hash.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import re
@@ -28,6 +36,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from evaluator.inputs.capped_json import JsonRefused, parse_json
 from governance.dossier.documents import MAX_BYTES as MAX_DOCUMENT_BYTES
 from governance.dossier.documents import sha256_hex
 from governance.dossier.procurement_records import DocumentRef
@@ -35,7 +44,7 @@ from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.dossier.store import DossierVersion
 from reports.bundle import ReportBundle, report_bundle
-from reports.exports import DossierImportError, import_json, read_dossier_json
+from reports.exports import DossierImportError, check_importable, import_json, read_dossier_json
 from reports.signing import DETACHED_SUFFIX, ExportSigner, Verified, verify_detached
 
 FORMAT = "medassure-bundle"
@@ -49,6 +58,13 @@ MAX_MEMBERS = 2000
 MAX_FILE_BYTES = 200 * 1024 * 1024
 MAX_TOTAL_BYTES = 1024 * 1024 * 1024
 MAX_MANIFEST_BYTES = 4 * 1024 * 1024
+MAX_RATIO = 200
+"""Most a member may inflate relative to its compressed size (deflate's own limit is about 1,030)."""
+RATIO_FREE_BYTES = 1024 * 1024
+"""Members inflating to at most this many bytes are not held to ``MAX_RATIO``."""
+REPORT_KINDS = frozenset({"pdf", "json", "chai", "hti1", "evidence"})
+"""The kinds of file ``bundle_zip`` writes beside the documents (``ReportBundle.downloads``)."""
+CHUNK = 1024 * 1024
 UNSAFE_NAME = re.compile(r"(^/|^[A-Za-z]:|\\|(^|/)\.\.?(/|$)|//|[\x00-\x1f])")
 
 
@@ -128,16 +144,33 @@ def dossier_bundle_zip(store: DossierStorage, dossier_id: str, version: int | No
     return bundle_zip(store, report_bundle(store, dossier_id, version))
 
 
-def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes:
+def _stream_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int, keep: bool
+                   ) -> tuple[str, int, bytes | None]:
+    """(SHA-256, size, the bytes when ``keep``) of one member, read in chunks and never past ``cap``."""
     if info.file_size > cap:
         raise BundleError(f"{info.filename}: declares {info.file_size:,} bytes, over the {cap:,}-byte cap")
+    if info.file_size > RATIO_FREE_BYTES and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+        ratio = info.file_size / max(info.compress_size, 1)
+        raise BundleError(f"{info.filename}: would inflate {ratio:,.0f} times its compressed size, over "
+                          f"the {MAX_RATIO}:1 cap (a zip bomb?)")
+    digest, size, kept = hashlib.sha256(), 0, []
     try:
         with archive.open(info) as stream:
-            data = stream.read(cap + 1)
+            while chunk := stream.read(CHUNK):
+                size += len(chunk)
+                if size > cap:
+                    raise BundleError(f"{info.filename}: inflates past the {cap:,}-byte cap")
+                digest.update(chunk)
+                if keep:
+                    kept.append(chunk)
     except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
         raise BundleError(f"{info.filename}: cannot be read from the archive ({exc})") from None
-    if len(data) > cap:
-        raise BundleError(f"{info.filename}: inflates past the {cap:,}-byte cap")
+    return digest.hexdigest(), size, b"".join(kept) if keep else None
+
+
+def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes:
+    data = _stream_member(archive, info, cap, keep=True)[2]
+    assert data is not None
     return data
 
 
@@ -162,9 +195,11 @@ def _manifest(archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo]) -> 
     if MANIFEST not in members:
         raise BundleError(f"{MANIFEST}: missing, so nothing can be verified")
     try:
-        manifest = json.loads(_read_member(archive, members[MANIFEST], MAX_MANIFEST_BYTES))
+        manifest = parse_json(_read_member(archive, members[MANIFEST], MAX_MANIFEST_BYTES))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise BundleError(f"{MANIFEST}: not valid JSON ({exc})") from None
+    except JsonRefused as exc:
+        raise BundleError(f"{MANIFEST}: not accepted: {exc}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise BundleError(f"{MANIFEST}: not a MedAssure bundle manifest (expected \"format\": \"{FORMAT}\")")
     if manifest.get("format_version") != FORMAT_VERSION:
@@ -202,14 +237,33 @@ def verify_bundle(data: bytes) -> VerifiedBundle:
         missing = sorted(set(listed) - set(members))
         if missing:
             raise BundleError(f"{missing[0]}: listed in the manifest but missing from the archive")
+        _check_kinds(manifest["files"])
         contents: dict[str, bytes] = {}
         for path, entry in listed.items():
-            cap = MAX_DOCUMENT_BYTES if path.startswith(DOCUMENT_DIR) else MAX_FILE_BYTES
-            body = _read_member(archive, members[path], cap)
-            if len(body) != entry["size"] or sha256_hex(body) != entry["sha256"]:
+            document = path.startswith(DOCUMENT_DIR)
+            keep = document or entry.get("kind") == "json"
+            digest, size, body = _stream_member(archive, members[path],
+                                                MAX_DOCUMENT_BYTES if document else MAX_FILE_BYTES, keep)
+            if size != entry["size"] or digest != entry["sha256"]:
                 raise BundleError(f"{path}: SHA-256 or size does not match the manifest (file changed)")
-            contents[path] = body
+            if body is not None:
+                contents[path] = body
     return _verified(manifest, contents)
+
+
+def _check_kinds(entries: list[dict[str, Any]]) -> None:
+    """Refuse a manifest entry that is not a file ``bundle_zip`` writes (an added file, listed or not)."""
+    seen: set[str] = set()
+    for e in entries:
+        path, kind = e["path"], e.get("kind")
+        if path.startswith(DOCUMENT_DIR):
+            if kind != "document":
+                raise BundleError(f"{path}: listed as {kind!r}, but files under {DOCUMENT_DIR} are documents")
+            continue
+        if kind not in REPORT_KINDS or kind in seen:
+            raise BundleError(f"{path}: not a file MedAssure writes into a bundle (added file, kind "
+                              f"{kind!r})")
+        seen.add(kind)
 
 
 def _verified(manifest: dict[str, Any], contents: dict[str, bytes]) -> VerifiedBundle:
@@ -243,6 +297,10 @@ def import_bundle(store: DossierStorage, data: bytes, author: str) -> tuple[Doss
         BundleError: see ``verify_bundle``; nothing is stored then.
     """
     verified = verify_bundle(data)
+    try:
+        check_importable(store, verified.dossier)  # before any document is stored
+    except DossierImportError as exc:
+        raise BundleError(str(exc)) from None
     refs = document_refs(verified.dossier)
     stored = [store.documents.put(verified.documents[r.sha256], r.filename, r.media_type, by=author)
               for r in refs]

@@ -42,6 +42,9 @@ __all__ = ["Completion", "LLMError", "ModelEndpoint", "complete", "count_prompt_
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 DUMMY_KEY = "sk-local-no-key"
+MAX_ANSWER_CHARS = 1_000_000
+"""Longest answer accepted (about 250,000 tokens, far past any ``max_tokens``): a server that sends a
+60 MB answer gets an error for that case, and nothing that size is stored or cached."""
 _SECRET_NAME = re.compile(r"(key|secret|password|credential|token|authorization)$", re.IGNORECASE)
 
 
@@ -86,7 +89,8 @@ class ModelEndpoint(BaseModel):
     phi_approved: bool = False
     """Whether the hospital approved sending protected health information to this endpoint."""
     timeout_s: float = Field(default=60.0, gt=0)
-    """Per-request timeout in seconds."""
+    """Per-request timeout in seconds; all attempts of one case share a deadline of twice this
+    (``evaluator.runs.retry.RetryPolicy.case_deadline``)."""
     transport: Literal["litellm", "openai"] = "litellm"
     """``openai``: call an OpenAI-compatible ``api_base`` with the openai SDK directly (less client
     CPU per call, see ``evaluator.gateway.openai_transport``); ``litellm`` (default) reaches every
@@ -248,11 +252,15 @@ def _parse(response: Any, price: Price | None, latency: float) -> Completion:
     if not choices:
         raise LLMError("response has no choices", kind="malformed", retryable=True)
     message = choices[0].message
+    text = getattr(message, "content", None) or ""
+    if len(text) > MAX_ANSWER_CHARS:
+        raise LLMError(f"the answer is {len(text):,} characters long, over the {MAX_ANSWER_CHARS:,}-"
+                       "character cap; it was not stored", kind="malformed", retryable=False)
     usage = getattr(response, "usage", None)
     prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
     completion = int(getattr(usage, "completion_tokens", 0) or 0)
     return Completion(
-        text=(getattr(message, "content", None) or ""),
+        text=text,
         prompt_tokens=prompt,
         completion_tokens=completion,
         cost_usd=price.cost(prompt, completion) if price else None,

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from evaluator.inputs.capped_json import JsonTooDeep, parse_json
+from evaluator.inputs.capped_json import JsonRefused, parse_json
 
 T = TypeVar("T")
 _LOOSE = ConfigDict(extra="ignore", frozen=True)
@@ -188,7 +188,7 @@ def read_helm_json(path: Path, shape: type[T] | Any) -> T:
         raise HelmFileError(path, "file is missing")
     try:
         raw = parse_json(path.read_text(encoding="utf-8"))
-    except JsonTooDeep as exc:
+    except JsonRefused as exc:
         raise HelmFileError(path, str(exc)) from None
     except UnicodeDecodeError as exc:
         raise HelmFileError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.benchmarks.instance import Instance
+from evaluator.inputs.capped_json import JsonRefused, parse_json
 from evaluator.loaders.registry import DatasetError, make_instance, register_loader, text_meta
 from evaluator.scoring.answers import LETTERS, reference_letter
 
@@ -53,7 +54,10 @@ def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         return
     text = path.read_text(encoding="utf-8-sig")
     if suffix == ".json" or text.lstrip().startswith("["):
-        data = json.loads(text)
+        try:
+            data = parse_json(text)
+        except (json.JSONDecodeError, JsonRefused) as exc:
+            raise DatasetError(path, f"not valid JSON ({exc})") from None
         if not isinstance(data, list):
             raise DatasetError(path, "a .json dataset must be a list of objects")
         yield from enumerate(data, start=1)
@@ -61,9 +65,11 @@ def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip():
             try:
-                yield number, json.loads(line)
+                yield number, parse_json(line)
             except json.JSONDecodeError as exc:
                 raise DatasetError(path, f"not valid JSON ({exc.msg})", number) from None
+            except JsonRefused as exc:
+                raise DatasetError(path, f"not accepted: {exc}", number) from None
 
 
 def _blank(value: Any) -> bool:

@@ -5,6 +5,10 @@ openai SDK's own retries (2N+1 attempts, STACK_NOTES §4e) and hides how many at
 made. Here the gateway makes exactly one attempt per call and this module decides: retry only
 what ``LLMError.retryable`` says may succeed later, wait ``max(Retry-After, backoff)`` with
 full jitter, and count every attempt so the run can report requests actually sent.
+
+Why one deadline per case: with a timeout per attempt only, a hung server cost six timeouts per case
+(373 s at the default 60 s). Now all attempts of one case share ``RetryPolicy.case_deadline``: each
+attempt's timeout is what is left of it, and no retry starts (or waits) past it.
 """
 
 from __future__ import annotations
@@ -19,6 +23,10 @@ from typing import Any
 from evaluator.gateway.errors import LLMError
 from evaluator.gateway.llm import Completion, ModelEndpoint, complete
 
+RESENT_NOTE = ("requests that were in flight when it stopped are sent again: their answers were never "
+               "recorded, so they count, and may be billed, twice")
+"""What a resume message says about requests in flight when a run stopped (or its process was killed)."""
+
 
 @dataclass(frozen=True)
 class RetryPolicy:
@@ -32,6 +40,17 @@ class RetryPolicy:
     """Longest wait between attempts."""
     max_retry_after_s: float = 120.0
     """Longest server-requested wait we honour (a longer Retry-After fails the instance)."""
+    case_deadline_s: float | None = None
+    """Longest one case may take over all its attempts and waits; None: twice the endpoint's timeout."""
+
+    def case_deadline(self, endpoint: ModelEndpoint) -> float:
+        """Seconds one case may take in all (``case_deadline_s``, else twice the per-request timeout).
+
+        Example:
+            >>> RetryPolicy().case_deadline(ModelEndpoint(name="x", model="openai/m", timeout_s=60))
+            120.0
+        """
+        return self.case_deadline_s if self.case_deadline_s is not None else 2 * endpoint.timeout_s
 
     def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
         """Seconds to wait after failed attempt number ``attempt`` (1-based).
@@ -104,13 +123,23 @@ async def call_with_retries(
         ...                                         random.Random(0)))  # doctest: +SKIP
     """
     attempt = 0
+    deadline = time.monotonic() + policy.case_deadline(endpoint)
     while True:
         attempt += 1
         await limiter.acquire()
+        left = deadline - time.monotonic()
+        attempt_endpoint = endpoint if left >= endpoint.timeout_s else endpoint.model_copy(
+            update={"timeout_s": max(left, 0.001)})
         try:
-            return CallOutcome(await caller(endpoint, messages, params), None, attempt)
+            return CallOutcome(await caller(attempt_endpoint, messages, params), None, attempt)
         except LLMError as err:
             too_long = err.retry_after is not None and err.retry_after > policy.max_retry_after_s
             if not err.retryable or attempt >= policy.max_attempts or too_long or (stop and stop()):
                 return CallOutcome(None, err, attempt)
-            await asyncio.sleep(policy.delay(attempt, err.retry_after, rng))
+            wait = policy.delay(attempt, err.retry_after, rng)
+            if time.monotonic() + wait >= deadline:
+                return CallOutcome(None, LLMError(
+                    f"{err} (gave up after {attempt} attempt(s): this case's deadline of "
+                    f"{policy.case_deadline(endpoint):g} s would pass before another)",
+                    kind=err.kind, retryable=True, status=err.status, retry_after=err.retry_after), attempt)
+            await asyncio.sleep(wait)

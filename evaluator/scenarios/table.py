@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from evaluator.inputs.capped_json import JsonTooDeep, parse_json
+from evaluator.inputs.capped_json import JsonRefused, parse_json
 from evaluator.scenarios.columns import known_column
 from evaluator.scenarios.issues import ImportIssue, ImportRejected, file_issue, reject
 from evaluator.scenarios.sniff import DEFAULT_MAX_BYTES, FileFormat, check_size, decode_text, file_format
@@ -129,7 +129,7 @@ def _jsonl_table(name: str, text: str) -> tuple[list[str], list[RawRow]]:
             continue
         try:
             record = parse_json(line)
-        except JsonTooDeep as exc:
+        except JsonRefused as exc:
             issues.append(ImportIssue(row=number, reason=f"not accepted: {exc}"))
             continue
         except json.JSONDecodeError as exc:

@@ -14,6 +14,8 @@ rejected whole, with every problem listed, rather than silently imported minus t
   lower ≤ upper, and the reference lies within them; without them the range is the reference.
 - A text cell that starts with ``=``, ``+``, ``-`` or ``@`` and is not a number is refused:
   spreadsheet programs execute such cells as formulas (CSV/formula injection, OWASP).
+- A cell holding a control character (NUL, BEL, ESC, the rest of C0 but tab and line breaks, DEL) or a
+  bidi override is refused, as in the intended use (``evaluator.inputs.text_controls``).
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ import re
 from typing import Any
 
 from evaluator.benchmarks.instance import Instance
-from evaluator.inputs.capped_json import JsonTooDeep, parse_json
+from evaluator.inputs.capped_json import JsonRefused, parse_json
+from evaluator.inputs.text_controls import control_problem
 from evaluator.scenarios.columns import ColumnMapping, check_mapping, normalize
 from evaluator.scenarios.issues import ImportIssue, ImportRejected, file_issue
 from evaluator.scenarios.table import RawRow, RawTable
@@ -71,6 +74,13 @@ def formula_problem(value: Any) -> str | None:
     )
 
 
+def _control_problem(cell: Any) -> str | None:
+    texts = [cell] if isinstance(cell, str) else [c for c in cell if isinstance(c, str)] \
+        if isinstance(cell, list) else []
+    found = next((p for t in texts if (p := control_problem(t))), None)
+    return f"contains {found}: remove it (tabs and line breaks are fine)" if found else None
+
+
 class _Row:
     """Reads one row's cells through the mapping and records its problems."""
 
@@ -101,7 +111,7 @@ class _Row:
         if isinstance(value, str) and value.strip().startswith("["):
             try:
                 value = parse_json(value)
-            except (json.JSONDecodeError, JsonTooDeep):
+            except (json.JSONDecodeError, JsonRefused):
                 self.problem("choices", 'not a valid JSON list; write ["yes", "no"] or yes | no')
                 return ()
         items = value if isinstance(value, list) else str(value).split("|")
@@ -154,7 +164,8 @@ def _numeric_range(r: _Row, reference: str, lower: float | None, upper: float | 
 def _instance(r: _Row, seen: dict[str, int]) -> Instance | None:
     before = len(r.issues)
     for column in r.mapping.columns_used():
-        problem = formula_problem(r.row.cells.get(column))
+        cell = r.row.cells.get(column)
+        problem = formula_problem(cell) or _control_problem(cell)
         if problem:
             r.issues.append(ImportIssue(row=r.row.number, column=column, reason=problem))
     case_id, reference = r.text("id"), r.text("reference").strip()

@@ -30,6 +30,7 @@ from evaluator.benchmarks.instance import Instance
 from evaluator.benchmarks.specs import BenchmarkError, BenchmarkSpec, get_benchmark, prompt_hash
 from evaluator.gateway.errors import LLMError
 from evaluator.gateway.llm import ModelEndpoint, api_key_for
+from evaluator.inputs.capped_json import JsonRefused, parse_json
 from evaluator.loaders import DatasetError, get_loader, load_instances
 from evaluator.phi import PhiCheck
 from evaluator.phi.attestation import DeidentificationAttestation
@@ -90,8 +91,8 @@ def read_prompt_bytes(name: str, data: bytes) -> dict[str, str]:
     suffix = Path(name).suffix.lower()
     if suffix in (".yaml", ".yml", ".json"):
         try:
-            parsed = json.loads(text) if suffix == ".json" else yaml.safe_load(text)
-        except (json.JSONDecodeError, yaml.YAMLError) as exc:
+            parsed = parse_json(text) if suffix == ".json" else yaml.safe_load(text)
+        except (json.JSONDecodeError, JsonRefused, yaml.YAMLError) as exc:
             raise ReevaluationError(f"{name}: not valid {suffix[1:].upper()} ({exc})") from None
         if not isinstance(parsed, dict) or not parsed or set(parsed) - PROMPT_KEYS:
             got = sorted(parsed) if isinstance(parsed, dict) else type(parsed).__name__

@@ -13,7 +13,9 @@ Rows saved before the chain existed (databases from earlier releases) have no ``
 not back-filled: sealing them now would vouch for whatever they hold today. They are counted as
 *legacy*: their content is still checked against their content hash and their parent links, and the
 chain starts at the first row that has a row hash (its link names the last legacy row's content hash
-for a version, or the last legacy event's sequence number for an event).
+for a version, or the last legacy event's sequence number for an event). A row saved after the chain
+began (the time the store recorded for the migration that added it) cannot be legacy: one without a
+row hash is a seal removed, not an old row, so nulling every ``row_hash`` does not pass as "predates".
 
 What the chain does not do: it is unkeyed, so someone who can write the database and recompute every
 later hash can rewrite history consistently; it shows accidental and naive edits and, with the head
@@ -134,8 +136,25 @@ class ChainReport(BaseModel):
         return f"Record chain BROKEN at {where}: {b.problem}{more}."
 
 
-def check_versions(dossier_id: str, rows: list[dict]) -> tuple[list[ChainBreak], int]:
-    """Breaks among a dossier's version rows (oldest first) and how many rows are legacy."""
+def _after(at: datetime | None, since: datetime | None) -> bool:
+    if at is None or since is None:
+        return False
+    def utc(t: datetime) -> datetime:  # a backend that drops the zone stores UTC
+        return t.replace(tzinfo=UTC) if t.tzinfo is None else t
+    return utc(at) >= utc(since)
+
+
+def _unsealed(at: datetime | None, since: datetime | None) -> str:
+    return (f"it has no row hash although it was written after the chain began ({since:%Y-%m-%d %H:%M} UTC): "
+            "its seal was removed") if _after(at, since) else ""
+
+
+def check_versions(dossier_id: str, rows: list[dict], sealed_since: datetime | None = None
+                   ) -> tuple[list[ChainBreak], int]:
+    """Breaks among a dossier's version rows (oldest first) and how many rows are legacy.
+
+    ``sealed_since``: when the store began sealing rows; a row written since then must have a row hash.
+    """
     breaks: list[ChainBreak] = []
     legacy = 0
     prev: dict | None = None
@@ -157,6 +176,8 @@ def check_versions(dossier_id: str, rows: list[dict]) -> tuple[list[ChainBreak],
             legacy += 1
             if chained:
                 bad("it has no row hash although earlier versions are chained")
+            elif unsealed := _unsealed(row["created_at"], sealed_since):
+                bad(unsealed)
         else:
             chained = True
             link = version_link(prev["row_hash"], prev["hash"]) if prev else None
@@ -171,7 +192,8 @@ def check_versions(dossier_id: str, rows: list[dict]) -> tuple[list[ChainBreak],
     return breaks, legacy
 
 
-def check_events(rows: list[dict], versions: list[dict]) -> tuple[list[ChainBreak], int]:
+def check_events(rows: list[dict], versions: list[dict], sealed_since: datetime | None = None
+                 ) -> tuple[list[ChainBreak], int]:
     """Breaks among a dossier's audit events (log order), cross-checked with its versions."""
     breaks: list[ChainBreak] = []
     legacy = 0
@@ -189,6 +211,8 @@ def check_events(rows: list[dict], versions: list[dict]) -> tuple[list[ChainBrea
             legacy += 1
             if chained:
                 bad("it has no row hash although earlier events are chained")
+            elif unsealed := _unsealed(row["logged_at"], sealed_since):
+                bad(unsealed)
         else:
             chained = True
             link = event_link(prev["row_hash"], prev["seq"]) if prev else None
@@ -216,10 +240,14 @@ def check_events(rows: list[dict], versions: list[dict]) -> tuple[list[ChainBrea
     return breaks, legacy
 
 
-def verify_rows(dossier_id: str, versions: list[dict], events: list[dict]) -> ChainReport:
-    """Check stored version rows and audit rows of one dossier (as ``Store.chain_rows`` returns them)."""
-    version_breaks, legacy_versions = check_versions(dossier_id, versions)
-    event_breaks, legacy_events = check_events(events, versions)
+def verify_rows(dossier_id: str, versions: list[dict], events: list[dict],
+                sealed_since: datetime | None = None) -> ChainReport:
+    """Check stored version rows and audit rows of one dossier (as ``Store.chain_rows`` returns them).
+
+    ``sealed_since`` is when the store began sealing rows (``Store.chain_started_at``), None if unknown.
+    """
+    version_breaks, legacy_versions = check_versions(dossier_id, versions, sealed_since)
+    event_breaks, legacy_events = check_events(events, versions, sealed_since)
     breaks = version_breaks + event_breaks
     head = versions[-1] if versions else None
     return ChainReport(

@@ -49,6 +49,13 @@ class DossierChainCheck(DossierTransactions):
         return ([dict(zip(vkeys, r, strict=True)) for r in versions],
                 [dict(zip(ekeys, r, strict=True)) for r in events])
 
+    def chain_started_at(self) -> Any:
+        """When this store began sealing rows (the hash-chain migration was applied), or None."""
+        with self._lock:
+            row = self._con.execute("SELECT applied_at FROM schema_migrations WHERE component = 'dossier' "
+                                    "AND number = 2").fetchone()
+        return row[0] if row else None
+
     def verify_chain(self, dossier_id: str) -> ChainReport:
         """Check the dossier's versions and audit events from the first to the head.
 
@@ -58,7 +65,7 @@ class DossierChainCheck(DossierTransactions):
         versions, events = self.chain_rows(dossier_id)
         if not versions:
             raise DossierNotFound(f"No dossier {dossier_id!r}. `medassure dossier list` shows the ids.")
-        return verify_rows(dossier_id, versions, events)
+        return verify_rows(dossier_id, versions, events, self.chain_started_at())
 
 
 def guard_driver_errors(cls: type) -> type:

@@ -3,18 +3,41 @@
 Why its own part: every read goes through ``_row_to_version``, which recomputes the SHA-256 of the
 stored canonical JSON and compares it with the stored hash. A row changed in the file is flagged on
 the version it returns (``integrity_problem``, which the app, the CLI and the report show), never
-trusted; the full check of the chain is ``verify_chain`` (``store_integrity``). Reads take the
+trusted; the full check of the chain is ``verify_chain`` (``store_integrity``). A row whose content is no
+longer a valid dossier at all raises ``StoreCorruptError`` naming the dossier and version (``show``,
+``list`` and ``report`` print it as one line), never a validation traceback. Reads take the
 store's lock but no transaction: a version row is never changed once written.
 """
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 from governance.dossier.chain import content_digest
 from governance.dossier.record import Dossier
-from governance.dossier.storage import DossierNotFound, DossierSummary, DossierVersion, VersionInfo
+from governance.dossier.storage import (
+    DossierNotFound,
+    DossierSummary,
+    DossierVersion,
+    StoreCorruptError,
+    VersionInfo,
+)
 from governance.dossier.store_migrations import VERSION_COLUMNS
 from governance.dossier.store_transactions import DossierTransactions
 from governance.dossier.user_text import STORED
+
+
+def _stored_dossier(dossier_id: str, version: int, content: str) -> Dossier:
+    """The dossier a stored row holds; ``StoreCorruptError`` when it no longer validates."""
+    try:
+        return Dossier.model_validate_json(content, context=STORED)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(content)"
+        raise StoreCorruptError(
+            f"version {version} of dossier {dossier_id!r} cannot be read: its stored content is not a valid "
+            f"dossier ({where}: {first['msg']}), so it was changed after it was saved. `medassure verify "
+            f"{dossier_id}` checks the record; restore it from a backup or an export.") from None
 
 
 class DossierReads(DossierTransactions):
@@ -28,7 +51,7 @@ class DossierReads(DossierTransactions):
             f"{again[:12]}…): it was changed after it was saved. `medassure verify {dossier_id}` checks "
             "the record.")
         return DossierVersion(
-            dossier=Dossier.model_validate_json(content, context=STORED),
+            dossier=_stored_dossier(dossier_id, version, content),
             version=version,
             hash=digest,
             parent_hash=parent,
@@ -117,7 +140,7 @@ class DossierReads(DossierTransactions):
             ).fetchall()
         out = []
         for dossier_id, version, digest, created_at, content in rows:
-            d = Dossier.model_validate_json(content, context=STORED)
+            d = _stored_dossier(dossier_id, version, content)
             out.append(
                 DossierSummary(id=dossier_id, title=d.title, owner=d.owner, status=d.status,
                                risk_tier=d.risk.tier, version=version, hash=digest, updated_at=created_at)

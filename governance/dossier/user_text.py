@@ -5,8 +5,10 @@ candidates, cost inputs) inherits :class:`UserRecord`, whose one validator check
 and each list of texts after the field's own constraints. Control characters (NUL, BEL, ESC, VT,
 FF, the rest of C0, and DEL) have no business in a committee's words: XML 1.0 cannot carry them
 (the CHAI card stops being well-formed), a terminal acts on ESC, and a PDF shows boxes. They are
-refused; tab, line feed and carriage return stay allowed. (A record that strips whitespace has
-already dropped leading and trailing form feeds and the like, so those never reach the store.)
+refused; tab, line feed and carriage return stay allowed. The bidi controls that make text show in
+another order than it is stored (U+202E and its kin, ``evaluator.inputs.text_controls``) are refused
+too. (A record that strips whitespace has already dropped leading and trailing form feeds and the
+like, so those never reach the store.)
 
 Caps, far beyond any real dossier and low enough that the PDF of a dossier with every field at its
 cap renders in bounded time (``bench/report_caps.py`` prints the figure):
@@ -21,12 +23,13 @@ Each message names the field by its label (``Out-of-scope uses``), not its key.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from typing import Any, ClassVar
 
 from annotated_types import MaxLen
 from pydantic import BaseModel, ValidationInfo, field_validator
+
+from evaluator.inputs.text_controls import CONTROL_CHARS as CONTROL_CHARS  # re-exported: one definition
+from evaluator.inputs.text_controls import control_problem
 
 TEXT_CAP = 5_000
 """Characters in a text field that states no cap of its own."""
@@ -42,13 +45,6 @@ types now, not to versions saved before they existed (a stored dossier with, say
 today's cap must still open, so the committee can read and correct it; exports strip controls anyway).
 Imports of files from elsewhere do not pass it and are checked in full."""
 
-CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-"""C0 controls and DEL, except tab (``\\t``), line feed (``\\n``) and carriage return (``\\r``)."""
-
-_NAMES = {0x00: "NUL", 0x07: "BEL", 0x08: "backspace", 0x0B: "vertical tab", 0x0C: "form feed",
-          0x1B: "ESC", 0x7F: "DEL"}
-
-
 def field_label(model: type[BaseModel], name: str) -> str:
     """The human label of a field: its ``title`` when set, else its name in words.
 
@@ -61,21 +57,6 @@ def field_label(model: type[BaseModel], name: str) -> str:
     if field is not None and field.title:
         return field.title
     return name.replace("_", " ").strip().capitalize()
-
-
-def control_problem(text: str) -> str | None:
-    """The first control character in ``text`` described in words, or None when there is none.
-
-    Example:
-        >>> control_problem("ok\\tfine\\n"), control_problem("bell\\x07")
-        (None, 'a control character (BEL, U+0007) at character 5')
-    """
-    found = CONTROL_CHARS.search(text)
-    if found is None:
-        return None
-    code = ord(found.group())
-    name = _NAMES.get(code) or unicodedata.name(found.group(), "control")
-    return f"a control character ({name}, U+{code:04X}) at character {found.start() + 1}"
 
 
 def _declared_max(model: type[BaseModel], name: str) -> int | None:

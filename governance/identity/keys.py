@@ -11,6 +11,11 @@ The key is ``$MEDASSURE_SIGNING_KEY`` when set (a shared deployment sets it from
 otherwise the file ``$MEDASSURE_HOME/signing.key``, created with mode 0600 on first use. Its
 ``key_id`` (a hash of the key, not the key) is stored with each signature, so a reader can tell "signed
 under another key" from "altered".
+
+Why the key file is written to a temporary file, synced and then linked into place: written in place, a
+full disk once left ``signing.key`` at 0 bytes, and every later sign-off was an HMAC under the empty key,
+which anyone can compute. A key shorter than ``MIN_KEY_BYTES`` (empty included) is refused, for signing
+and for checking alike, with a message naming where the key came from.
 """
 
 from __future__ import annotations
@@ -20,10 +25,19 @@ import hmac
 import json
 import os
 import secrets
+import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+from governance.dossier.storage import StoreError
+
 SIGNATURE_TAG = "medassure-signoff-v1"
+MIN_KEY_BYTES = 16
+"""The shortest key accepted (128 bits); the key file MedAssure writes holds 64 hex characters."""
+
+
+class SigningKeyError(StoreError):
+    """The signing key is missing, empty, too short or cannot be written; nothing is signed or checked."""
 
 
 def key_path() -> Path:
@@ -36,26 +50,79 @@ def key_path() -> Path:
 def signing_key() -> bytes:
     """The deployment's secret: the environment's, else the key file's (created 0600 when missing).
 
+    Raises:
+        SigningKeyError: the key is shorter than ``MIN_KEY_BYTES``, or the key file cannot be read
+            or written (a full disk, say); the message names the variable or the file.
+
     Example:
         >>> len(signing_key()) >= 32  # doctest: +SKIP
         True
     """
     env = os.environ.get("MEDASSURE_SIGNING_KEY")
     if env:
-        return env.encode("utf-8")
+        return _checked(env.encode("utf-8"), "MEDASSURE_SIGNING_KEY")
     path = key_path()
     try:
-        return path.read_bytes().strip()
+        return _checked(path.read_bytes().strip(), str(path))
     except FileNotFoundError:
         pass
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:
+        raise SigningKeyError(f"{path}: cannot read the signing key: {exc.strerror or exc}") from None
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another process made it first
-        return path.read_bytes().strip()
-    with os.fdopen(fd, "wb") as out:
-        out.write(secrets.token_hex(32).encode("ascii"))
-    return path.read_bytes().strip()
+        _create_key_file(path)
+        return _checked(path.read_bytes().strip(), str(path))
+    except OSError as exc:
+        raise SigningKeyError(f"{path}: cannot write the signing key, nothing was signed: "
+                              f"{exc.strerror or exc}") from None
+
+
+def _checked(key: bytes, source: str) -> bytes:
+    if len(key) < MIN_KEY_BYTES:
+        what = "empty" if not key else f"{len(key)} bytes long"
+        raise SigningKeyError(
+            f"{source}: the signing key is {what}; a key needs at least {MIN_KEY_BYTES} bytes. Nothing is "
+            "signed or checked with it: restore the key from a backup (or, for a new deployment with no "
+            "sign-offs yet, delete the file so a new key is made)")
+    return key
+
+
+def _create_key_file(path: Path) -> None:
+    """Write a fresh key beside ``path``, sync it, and link it into place unless another process won."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd, tmp = tempfile.mkstemp(prefix=".signing.key.", dir=path.parent)  # mkstemp makes it 0600
+    try:
+        data = secrets.token_hex(32).encode("ascii")
+        written = 0
+        while written < len(data):
+            written += os.write(fd, data[written:])
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        try:
+            os.link(tmp, path)  # never replaces a key another process made first
+        except FileExistsError:
+            pass
+        except OSError:  # a file system without hard links
+            if not path.exists():
+                os.replace(tmp, path)
+        _sync_folder(path.parent)
+    finally:
+        if fd != -1:
+            os.close(fd)
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _sync_folder(folder: Path) -> None:
+    try:
+        dir_fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)
 
 
 def key_id(key: bytes) -> str:
@@ -74,7 +141,7 @@ def signature_message(fields: dict) -> bytes:
 
 def sign_fields(fields: dict, key: bytes | None = None) -> tuple[str, str]:
     """``(signature, key_id)`` over ``fields`` with the deployment key."""
-    key = key if key is not None else signing_key()
+    key = _checked(key, "the given key") if key is not None else signing_key()
     return hmac.new(key, signature_message(fields), hashlib.sha256).hexdigest(), key_id(key)
 
 
@@ -83,7 +150,7 @@ def check_fields(fields: dict, signature: str | None, signed_key_id: str | None,
     """``valid``, ``unverified`` (no signature, or another key) or ``forged`` (this key, wrong signature)."""
     if not signature:
         return "unverified"
-    key = key if key is not None else signing_key()
+    key = _checked(key, "the given key") if key is not None else signing_key()
     if signed_key_id != key_id(key):
         return "unverified"
     expected = hmac.new(key, signature_message(fields), hashlib.sha256).hexdigest()

@@ -120,6 +120,8 @@ def test_budget_stop_exits_3(home, capsys, llm_server):
     )
     summary = json.loads(out)
     assert code == 3 and summary["status"] == "budget_exceeded" and "resume" in err
+    # issue 25, item 12: a resume sends again what was in flight; the message says so
+    assert "requests that were in flight when it stopped are sent again" in err
     assert summary["cost_usd"] <= 0.05 and summary["n"] < 10
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 
@@ -21,3 +23,17 @@ def assert_readable(at) -> int:
                    or str(v) in {"None", "nan", "NaT"}]
             assert not bad, (column, bad)
     return len(shown)
+
+
+def _unescape(value):
+    if not isinstance(value, str):
+        return value
+    return re.sub(r"\\(.)", r"\1", value.replace("&lt;", "<"))
+
+
+def as_shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """An ``st.table`` frame as the browser shows it (``pages.tables.plain_table``'s escapes undone)."""
+    out = frame.map(_unescape).rename(columns=_unescape)
+    out.index = out.index.map(lambda i: tuple(map(_unescape, i)) if isinstance(i, tuple) else _unescape(i))
+    out.index.names = [_unescape(n) for n in out.index.names]
+    return out

@@ -3,7 +3,7 @@
 from governance.demo.judge_validity import demo_ratings
 from governance.dossier.store import Store
 from tests.pages.conftest import open_page
-from tests.pages.readable import assert_readable
+from tests.pages.readable import as_shown, assert_readable
 
 PAGE = "pages/judge_validity.py"
 
@@ -36,7 +36,7 @@ def test_upload_ratings_see_table_record_and_set_minimum(demo_home):
     upload(at, "jv_jury", "jury.csv", jury)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    table = at.table[0].value.reset_index()
+    table = as_shown(at.table[0].value).reset_index()
     pooled = table[(table["dataset"] == "ALL") & (table["comparison"] == "jury vs clinicians")]
     assert set(pooled["statistic"]) == {
         "ICC(A,1) single rater (gated)",
@@ -128,6 +128,6 @@ def test_a_stored_jury_run_can_be_picked(demo_home):
     upload(at, "jv_clinicians", "clinicians.csv", clinicians)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    table = at.table[0].value.reset_index()
+    table = as_shown(at.table[0].value).reset_index()
     assert "ROUGE-L vs clinicians" in set(table["comparison"])
     assert set(table["dataset"]) == {"MedicationQA", "ALL"}

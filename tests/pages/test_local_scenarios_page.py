@@ -14,6 +14,7 @@ from governance.demo.seed import DEMO_ID
 from governance.dossier.store import Store
 from tests.fakes import constant_answer
 from tests.pages.conftest import open_page
+from tests.pages.readable import as_shown
 
 PAGE = "pages/local_scenarios.py"
 BAD = Path(__file__).resolve().parents[1] / "data" / "bad_inputs"
@@ -55,7 +56,7 @@ def test_demo_scenario_results_show_a_flag_and_a_suppressed_group(scenario_home)
     picker = at.selectbox(key="ls_run_pick")
     if picker.value != decided:
         picker.select(decided).run()
-    language = at.table[-1].value.loc["language"]
+    language = as_shown(at.table[-1].value).loc["language"]
     assert language.loc["es", "flag"] == "outside 0.8–1.25"
     assert language.loc["en", "ratio to reference"] == "reference"
     hidden = language.loc["vi"].to_dict()
@@ -113,7 +114,7 @@ def test_import_block_redact_run_and_attach(demo_home, llm_server):
     at.run()  # the poll finds the run done and redraws the page with its results
     assert not at.exception and llm_server.hits == 31
     assert any("completed: 31 cases" in s.value for s in at.success)
-    subgroups = at.table[-1].value.loc["site"]
+    subgroups = as_shown(at.table[-1].value).loc["site"]
     assert subgroups.loc["South", "flag"] and subgroups.loc["East", "score"] == "suppressed (n < 10)"
 
     store = Store.open(demo_home / "medassure.duckdb")

@@ -10,6 +10,7 @@ from governance.demo.seed import DEMO_ID
 from governance.dossier.store import Store
 from tests.governance.jury_fixtures import JUDGES, answer, free_text_run
 from tests.pages.conftest import open_page
+from tests.pages.readable import as_shown
 
 PAGE = "pages/run_evidence.py"
 
@@ -109,7 +110,7 @@ def test_estimate_judge_and_attach_the_jury(free_text, demo_home):
         ("clinicians.csv", clinicians.to_csv(index=False).encode(), "text/csv"))
     jv.run()
     assert not jv.exception, [e.value for e in jv.exception]
-    table = jv.table[0].value.reset_index()
+    table = as_shown(jv.table[0].value).reset_index()
     ours = table[(table["dataset"] == "medication_qa") & (table["comparison"] == "jury vs clinicians")]
     assert len(ours) and set(ours["n"]) == {"3"}  # the three responses the jury scored
     assert "medication_qa" in jv.multiselect(key="jv_covers").value  # the attached jury evidence's benchmark

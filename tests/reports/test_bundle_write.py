@@ -40,3 +40,34 @@ def test_a_report_chart_draws_itself_with_the_active_altair_renderer():
         data = chart._repr_mimebundle_()
     data = data[0] if isinstance(data, tuple) else data
     assert data["application/json"]["layer"] == chart.spec["layer"]
+
+
+def test_a_full_disk_leaves_no_partial_pdf_and_the_cli_says_so_in_one_line(capsys, home, tmp_path,
+                                                                             monkeypatch):
+    """Issue 25, item 3: a report on a full disk used to crash and leave a 0-byte PDF."""
+    import errno
+    import os
+
+    from cli import main
+    from governance.dossier.intended_use import example_intended_use
+    from governance.dossier.record import Dossier
+    from governance.dossier.store import Store
+
+    d = Dossier(title="Portal replies", owner="committee", intended_use=example_intended_use())
+    s = Store.open(home / "medassure.duckdb")
+    s.save(d, author="alice")
+    s.close()
+    real_fsync = os.fsync
+
+    def full(fd):
+        real_fsync(fd)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "d.pdf").write_bytes(b"the previous report")
+    code = main(["report", d.id, "--out", str(out / "d.pdf"), "--bundle", str(out / "d.zip")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.strip() == f"error: {out / 'd.pdf'}: No space left on device"
+    assert os.listdir(out) == ["d.pdf"] and (out / "d.pdf").read_bytes() == b"the previous report"

@@ -75,3 +75,11 @@ def test_pdf_carries_the_section_with_the_same_numbers(dossier):
     number = [s.key for s in report.sections()].index("candidates") + 1
     assert f"{number}. Candidates compared" in text
     assert "USD 33.75" in text and "USD 0.48" in text and "{claude, llama, gpt}" in text
+
+
+def test_a_formula_after_a_bare_cr_in_the_candidates_csv_is_neutralised(dossier):
+    """Issue 25, item 9: ``"acme\\r=1+1"`` was written unquoted, so a spreadsheet saw a cell ``=1+1``."""
+    hostile = candidate("evil", "mistral-large").model_copy(update={"vendor": "acme\r=1+1"})
+    text = comparison_csv(compare_candidates(upsert_candidate(dossier, hostile)))
+    assert "\r" not in text and "\n=" not in text and '"acme\n\'=1+1 · Product evil"' in text
+    assert len(list(csv.DictReader(io.StringIO(text)))) == 4 * 3

@@ -31,7 +31,8 @@ def test_the_evidence_section_and_the_pdf_show_the_attestation(base_version):
     dossier = base_version.dossier.model_copy(update={"deidentification": [ATTESTED]})
     version = as_version(dossier, base_version.version + 1, base_version.hash)
     report = build_report(version)
-    line = ("Data handling: ward_notes.csv (SHA-256 3f3f3f3f3f3f…): de-identified by expert determination "
+    line = ("Data handling (not covered by the sign-offs): ward_notes.csv (SHA-256 3f3f3f3f3f3f…): "
+            "de-identified by expert determination "
             "(HIPAA 164.514(b)(1)), attested by Dr. Privacy on 2026-11-30 09:15 UTC; report DE-2026-11.")
     assert line in report.evidence.paragraphs
     assert not any("Data handling" in p for p in build_report(base_version).evidence.paragraphs)

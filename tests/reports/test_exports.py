@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -56,6 +57,23 @@ def test_json_import_refuses_an_edited_file(base_version):
         read_dossier_json(json.dumps(doc))
 
 
+def test_an_edited_export_of_a_dossier_held_here_never_replaces_its_head(base_version, tmp_path):
+    """Issue 25, item 4: an edited export (same id, hash recomputed) was saved as the victim's new head."""
+    from governance.dossier.record import Dossier
+
+    store = Store.open(tmp_path / "here.duckdb")
+    saved = store.save(base_version.dossier, author="alice")
+    doc = json.loads(export_json(saved))
+    doc["dossier"]["intended_use"]["human_oversight"] = "none"
+    forged = Dossier.model_validate(doc["dossier"])
+    doc["dossier"], doc["hash"] = json.loads(forged.canonical_json()), forged.content_hash()
+    with pytest.raises(DossierImportError, match="already exists here .* never replaces"):
+        import_json(store, json.dumps(doc), author="mallory")
+    assert store.load(saved.dossier.id).hash == saved.hash and len(store.history(saved.dossier.id)) == 1
+    assert import_json(store, export_json(saved), author="alice").version == saved.version  # same: no-op
+    store.close()
+
+
 @pytest.mark.parametrize("text, message", [
     ("{not json", "not valid JSON"),
     ('{"format": "something-else"}', "not a MedAssure dossier export"),
@@ -69,7 +87,7 @@ def test_json_import_errors_name_the_problem(text, message):
 
 
 # ---- CSV -------------------------------------------------------------------------------------
-@pytest.mark.parametrize("cell", ["=1+2", "+SUM(A1)", "-2+3", "@SUM(A1)", "\t=1", "\r=1",
+@pytest.mark.parametrize("cell", ["=1+2", "+SUM(A1)", "-2+3", "@SUM(A1)", "\t=1",
                                   '=HYPERLINK("http://evil.example","x")'])
 def test_formula_cells_are_neutralised(cell):
     assert safe_cell(cell) == "'" + cell
@@ -87,6 +105,22 @@ def test_evidence_csv_neutralises_an_injected_model_name():
     assert rows[0]["score"] == "0.8" and rows[0]["n"] == "200" and rows[0]["ci_lower"] == "0.74"
     assert [r["subgroup_group"] for r in rows] == ["", "F", "M", "90+"]
     assert rows[3]["subgroup_score"] == "suppressed"
+
+
+def _cell_starts(text: str) -> list[str]:
+    """Where a spreadsheet that breaks rows at any CR or LF would start a cell (quotes ignored)."""
+    return [piece for line in re.split(r"[\r\n]", text) for piece in line.split(",")]
+
+
+@pytest.mark.parametrize("cell", ["a\r=1+1", "\r=1+1", "a\r\n@SUM(A1)", "a\n-2+3", "a\r\r+1"])
+def test_a_formula_after_a_line_break_is_quoted_and_neutralised(cell):
+    """Issue 25, item 9: a bare CR left the field unquoted and ``=1+1`` opened as a cell."""
+    text = evidence_csv([local_run_evidence(model=cell)])
+    assert "\r" not in text
+    assert not [p for p in _cell_starts(text) if p.startswith(("=", "+", "-", "@"))]
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert rows[0]["model"].replace("'", "").split("\n") == [p for p in re.split(r"\r\n?|\n", cell)]
+    assert [r["subgroup_group"] for r in rows] == ["", "F", "M", "90+"]  # no row was split
 
 
 def test_evidence_csv_has_provenance_and_interval_columns():
@@ -194,3 +228,16 @@ def test_chai_text_fields_carry_no_markdown_and_no_control_characters(base_versi
             assert "**" not in line, line
     out_of_scope = next(el.text for el in root.iter() if _local(el.tag) == "CautionedOutOfScopeSettings")
     assert out_of_scope == "Bell and escape[31m in a list\nPlain item"
+
+
+def test_the_csvs_we_ship_hold_no_line_break_in_a_cell_and_no_formula_start():
+    """The templates and the demo cases are our own text, written without ``csv_text``: keep them so."""
+    from evaluator.agreement.ratings import ratings_template
+    from evaluator.scenarios.template import TEMPLATES, template_csv
+    from governance.demo.scenario import demo_cases_csv
+
+    texts = [ratings_template(), demo_cases_csv().decode(), *[template_csv(t).decode() for t in TEMPLATES]]
+    for text in texts:
+        assert "\r" not in text
+        for row in csv.reader(io.StringIO(text)):
+            assert not [c for c in row if "\n" in c or c.startswith(("=", "+", "@", "\t"))]

@@ -110,3 +110,17 @@ def test_demo_pdf_has_the_offline_reevaluation(store):
     text = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(io.BytesIO(pdf)).pages)
     assert "Re-evaluation addendum" in text and "GPT-4o (2024-08-06)" in text
     assert "en-03, en-10, en-17" in text and "DEMO DATA" in text
+
+
+def test_an_addendum_is_shown_as_not_covered_by_the_signoffs(store):
+    """Issue 25, item 4: a forged impact ("Would this change the decision? No. FORGED") kept every sign-off
+    valid and printed in the PDF like signed text. Addenda are outside what sign-offs sign; the PDF says so.
+    """
+    forged = addendum().model_copy(update={"impact": addendum().impact.model_copy(
+        update={"would_change": False, "why": ["FORGED"]})})
+    store.save(dossier(forged), author="qa")
+    pdf = render_pdf(report_bundle(store, "D-addendum").report, charts=False)
+    text = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(io.BytesIO(pdf)).pages)
+    assert "Would this change the decision? No. FORGED" in text
+    assert "These addenda are not signed: the sign-offs above do not cover them." in text
+    assert "Signed not covered by any sign-off" in text.replace(":", "")

@@ -18,6 +18,7 @@ from governance.dossier.storage import DossierNotFound
 from governance.dossier.store import Store
 from reports.zip_bundle import (
     MANIFEST,
+    MANIFEST_SIGNATURE,
     BundleError,
     document_refs,
     dossier_bundle_zip,
@@ -59,7 +60,8 @@ def relist(files: dict[str, bytes]) -> dict[str, bytes]:
     manifest = json.loads(files[MANIFEST])
     kinds = {e["path"]: e["kind"] for e in manifest["files"]}
     manifest["files"] = [{"path": p, "kind": kinds.get(p, "document"), "sha256": sha256_hex(b),
-                          "size": len(b)} for p, b in files.items() if p != MANIFEST]
+                          "size": len(b)} for p, b in files.items()
+                         if p not in (MANIFEST, MANIFEST_SIGNATURE)]
     return {**files, MANIFEST: json.dumps(manifest).encode()}
 
 
@@ -180,7 +182,7 @@ def test_signed_bundle_verifies_and_a_forger_who_relists_the_manifest_is_caught(
     """Issue 17: the manifest's signature covers every file; a relisted manifest no longer verifies."""
     from reports.bundle import report_bundle
     from reports.signing import ExportSigner, SigningError
-    from reports.zip_bundle import MANIFEST_SIGNATURE, bundle_zip, verify_signed_bundle
+    from reports.zip_bundle import bundle_zip, verify_signed_bundle
     from tests.reports.test_signing import make_key_and_cert
 
     key, cert = make_key_and_cert(tmp_path, "Hospital Exports")
@@ -207,3 +209,29 @@ def test_signed_bundle_verifies_and_a_forger_who_relists_the_manifest_is_caught(
         verify_signed_bundle(forged_zip, trusted)
     with pytest.raises(SigningError, match="carries no signature"):
         verify_signed_bundle(source["zip"], trusted)
+
+
+def test_a_high_ratio_member_is_refused_before_it_inflates(source):
+    """Issue 25, item 11: a 1 MB zip inflating to 800 MB was read whole (3.6 s, 1.3 GB)."""
+    import time
+
+    files = members(source["zip"])
+    pdf = next(p for p in files if p.endswith(".pdf"))
+    data = rebuild(relist({**files, pdf: b"\0" * (60 * 1024 * 1024)}))  # under the 200 MB cap, ~1,000:1
+    assert len(data) < len(source["zip"]) + 200_000
+    started = time.perf_counter()
+    with pytest.raises(BundleError, match=f"^{pdf}: would inflate .* times its compressed size"):
+        verify_bundle(data)
+    assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize(("name", "kind"), [("notes.txt", "document"), ("notes.txt", "pdf"),
+                                            ("extra.csv", "evidence"), ("documents/x.pdf", "pdf")])
+def test_a_file_added_and_listed_in_the_manifest_is_refused(source, name, kind):
+    """Issue 25, item 11: an added file listed with its correct hash was accepted; the docs say it is not."""
+    files = relist({**members(source["zip"]), name: b"added later"})
+    manifest = json.loads(files[MANIFEST])
+    for e in manifest["files"]:
+        e["kind"] = kind if e["path"] == name else e["kind"]
+    with pytest.raises(BundleError, match=f"^{name}: "):
+        verify_bundle(rebuild({**files, MANIFEST: json.dumps(manifest).encode()}))

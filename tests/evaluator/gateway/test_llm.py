@@ -72,6 +72,19 @@ def test_transient_faults_are_retryable(llm_server, fault, kind, status, transpo
 
 
 @TRANSPORTS
+def test_an_answer_over_the_size_cap_is_an_error_not_a_stored_answer(llm_server, transport):
+    """Issue 25, item 12: a 60 MB answer was stored; an answer over the cap fails its case instead."""
+    from evaluator.gateway.llm import MAX_ANSWER_CHARS
+
+    llm_server.configure(answer=lambda req: "x" * (MAX_ANSWER_CHARS + 1))
+    with pytest.raises(LLMError, match="over the 1,000,000-character cap") as info:
+        call(endpoint(llm_server, transport=transport))
+    assert (info.value.kind, info.value.retryable) == ("malformed", False)
+    llm_server.configure(answer=lambda req: "x" * 1000)
+    assert len(call(endpoint(llm_server, transport=transport)).text) == 1000
+
+
+@TRANSPORTS
 @pytest.mark.parametrize(("fault", "kind"), [("401", "auth"), ("400", "bad_request")])
 def test_auth_and_bad_request_are_fatal(llm_server, fault, kind, transport):
     llm_server.configure(fault_rate=1.0, fault_kinds=(fault,))

@@ -83,3 +83,23 @@ def test_rate_limiter_spaces_requests():
         return time.perf_counter() - t0
 
     assert 0.38 <= asyncio.run(five()) < 1.0
+
+
+def test_a_hung_server_costs_one_deadline_per_case_not_one_timeout_per_attempt():
+    """Issue 25, item 12: six attempts each waited the full timeout (373 s a case at the default)."""
+    timeouts = []
+
+    async def hung(endpoint, messages, params):
+        timeouts.append(endpoint.timeout_s)
+        await asyncio.sleep(endpoint.timeout_s)
+        raise LLMError("timed out", kind="timeout", retryable=True)
+
+    slow = EP.model_copy(update={"timeout_s": 0.2})
+    policy = RetryPolicy(max_attempts=6, base_s=0.001, max_s=0.002)
+    t0 = time.perf_counter()
+    out = asyncio.run(call_with_retries(slow, [], {}, policy, RateLimiter(None), random.Random(0),
+                                        caller=hung))
+    elapsed = time.perf_counter() - t0
+    assert out.completion is None and out.error.kind == "timeout" and "deadline of 0.4 s" in str(out.error)
+    assert elapsed < 0.6, elapsed  # 2 x the timeout, where six attempts took 1.2 s
+    assert timeouts[0] == 0.2 and all(t <= 0.2 for t in timeouts) and sum(timeouts) <= 0.41

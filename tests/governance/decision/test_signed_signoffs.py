@@ -70,7 +70,7 @@ def test_the_key_file_is_created_0600_once_and_reused(home, monkeypatch):
 @pytest.mark.parametrize("import_key", ["the same deployment's key", "a fresh home's own key"])
 def test_an_edited_export_with_recomputed_hashes_imports_with_no_valid_signoff(tmp_path, monkeypatch,
                                                                                import_key):
-    monkeypatch.setenv("MEDASSURE_SIGNING_KEY", "site A key")
+    monkeypatch.setenv("MEDASSURE_SIGNING_KEY", "site A signing key")
     source = Store.open(tmp_path / "a" / "medassure.duckdb")
     version = source.save(_fully_signed(), author="chair")
     assert signoff_status(version.dossier).complete
@@ -91,7 +91,7 @@ def test_an_edited_export_with_recomputed_hashes_imports_with_no_valid_signoff(t
     doc["hash"] = edited.content_hash()
 
     if import_key != "the same deployment's key":
-        monkeypatch.setenv("MEDASSURE_SIGNING_KEY", "site B key")
+        monkeypatch.setenv("MEDASSURE_SIGNING_KEY", "site B signing key")
     target = Store.open(tmp_path / "b" / "medassure.duckdb")
     imported = import_json(target, json.dumps(doc), author="auditor")
     status = signoff_status(imported.dossier)

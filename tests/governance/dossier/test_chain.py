@@ -170,3 +170,31 @@ def test_a_save_based_on_a_shown_version_that_is_no_longer_latest_names_what_cha
     assert [h.version for h in store.history(d.id)] == [1, 2]  # nothing written
     assert store.save(mine.model_copy(update={"title": "Portal replies, sent without review"}), "carol",
                       expected_hash=store.load(d.id).hash).version == 3
+
+
+def test_nulling_every_seal_does_not_pass_as_rows_that_predate_the_chain(store):
+    """Issue 25, item 4: nulling every row_hash/prev_row_hash made sealed rows look legacy; verify passed."""
+    _three_versions(store)
+    _sql(store, "UPDATE dossier_versions SET row_hash = NULL, prev_row_hash = NULL "
+                "WHERE dossier_id = 'D-chain'")
+    _sql(store, "UPDATE audit_log SET row_hash = NULL, prev_row_hash = NULL WHERE dossier_id = 'D-chain'")
+    report = store.verify_chain("D-chain")
+    assert not report.ok and report.first_break.kind == "version" and report.first_break.version == 1
+    assert "written after the chain began" in report.first_break.problem
+    assert "seal was removed" in report.summary
+    assert {b.kind for b in report.breaks} == {"version", "event"}
+
+
+@pytest.mark.parametrize("argv", [["dossier", "show", "D-chain"], ["dossier", "list"],
+                                  ["report", "D-chain", "--out", "{tmp}/d.pdf"]])
+def test_a_head_row_that_no_longer_validates_is_a_one_line_error(home, tmp_path, capsys, argv):
+    """Issue 25, item 4: a head row edited into an invalid dossier gave a traceback in show, list, report."""
+    store = Store.open(home / "medassure.duckdb")
+    _three_versions(store)
+    _sql(store, "UPDATE dossier_versions SET content = replace(content, '\"title\":\"Portal replies v3\"', "
+                "'\"title\":7') WHERE version = 3")
+    store.close()
+    code = main([a.replace("{tmp}", str(tmp_path)) for a in argv])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert "version 3 of dossier 'D-chain' cannot be read" in err and "medassure verify D-chain" in err
