@@ -91,9 +91,10 @@ def test_bug2_unchanged_questionnaire_save_keeps_the_signoff(page, app_factory):
     choose(pg, "att_q_contoso-gpt-4o", "Training data provenance: satisfactory")
     judge = pg.locator(".st-key-att_contoso-gpt-4o_training_data_judge")
     # the form shows the stored judgement (it once showed "not judged yet" and saved that)
-    assert judge.get_by_role("radio", name="satisfactory", exact=True).is_checked()
+    # waited for, not read at once: the rerun that follows the choice may still be filling the form
+    expect(judge.get_by_role("radio", name="satisfactory", exact=True)).to_be_checked()
     note = pg.locator(".st-key-att_contoso-gpt-4o_training_data_note input")
-    assert note.input_value().startswith("DEMO DATA")
+    expect(note).to_have_value(re.compile(r"^DEMO DATA"))
     one(pg, pg.get_by_role("button", name="Save answer", exact=True)).click()
     pg.get_by_text("Nothing changed; no new version.").wait_for()
     wait_idle(pg)
