@@ -97,7 +97,11 @@ def test_two_app_processes_on_postgres_refuse_a_signoff_on_an_unseen_version(bro
         one(a, a.get_by_role("button", name=f"I have reviewed the changes: continue with version "
                                             f"{after_b.version}", exact=True)).click()
         wait_idle(a)
-        assert warning.count() == 0 and refusal.count() == 0
+        # waited for: the rerun after the button clears the warning and the refusal
+        from playwright.sync_api import expect
+
+        expect(warning).to_have_count(0, timeout=15000)
+        expect(refusal).to_have_count(0, timeout=15000)
         if one(a, a.locator(NAME_FIELD)).input_value() != "J. Okafor":
             type_into(a, NAME_FIELD, "J. Okafor")
         assert a.locator(".st-key-signoff_role").get_by_role("combobox").first.evaluate(
