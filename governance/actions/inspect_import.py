@@ -25,8 +25,7 @@ from evaluator.importers.inspect_log import (
     load_inspect_logs,
 )
 from governance.actions.authorize import AS_NAMED, _AsNamed, acting, require, update_as
-from governance.dossier.storage import DossierStorage
-from governance.dossier.store import DossierVersion
+from governance.dossier.storage import DossierStorage, DossierVersion
 from governance.evidence.attach import attach_evidence
 from governance.identity.identity import Identity
 

@@ -37,8 +37,7 @@ from governance.actions.authorize import AS_NAMED, _AsNamed, acting, require, up
 from governance.actions.run_view import _subcategory
 from governance.actions.runs import key_problem, stored_request
 from governance.dossier.record import Dossier
-from governance.dossier.storage import DossierStorage
-from governance.dossier.store import DossierVersion
+from governance.dossier.storage import DossierStorage, DossierVersion
 from governance.evidence.attach import attach_evidence
 from governance.identity.identity import Identity
 

@@ -45,8 +45,7 @@ from governance.dossier.addendum_records import (
 )
 from governance.dossier.plan_records import EvidencePlan, PlanItem
 from governance.dossier.record import Dossier
-from governance.dossier.storage import DossierStorage
-from governance.dossier.store import DossierVersion
+from governance.dossier.storage import DossierStorage, DossierVersion
 from governance.identity.identity import Identity
 from governance.reevaluation.compare import (
     decision_impact,

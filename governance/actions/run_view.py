@@ -26,8 +26,7 @@ from evaluator.runs.summary import RunSummary, summarize_run
 from governance.actions.authorize import AS_NAMED, _AsNamed, acting, require, update_as
 from governance.actions.runs import RunInputError, job_elsewhere, runnable_benchmarks, stored_request
 from governance.dossier.record import Dossier
-from governance.dossier.storage import DossierStorage
-from governance.dossier.store import DossierVersion
+from governance.dossier.storage import DossierStorage, DossierVersion
 from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.attach import attach_evidence
 from governance.identity.identity import Identity

@@ -41,7 +41,7 @@ from evaluator.scenarios.run import start_scenario
 from governance.actions.authorize import AS_NAMED, _AsNamed, acting, require
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
-from governance.dossier.store import default_home
+from governance.dossier.store_opening import default_home
 from governance.dossier.taxonomy import load_taxonomy
 from governance.identity.identity import Identity
 

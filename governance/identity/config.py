@@ -69,7 +69,7 @@ class IdentityConfig(BaseModel):
 
 def config_path() -> Path:
     """``$MEDASSURE_IDENTITY_FILE`` or ``$MEDASSURE_HOME/identity.toml``."""
-    from governance.dossier.store import default_home
+    from governance.dossier.store_opening import default_home
 
     return Path(os.environ.get("MEDASSURE_IDENTITY_FILE") or default_home() / "identity.toml")
 

@@ -42,7 +42,7 @@ class SigningKeyError(StoreError):
 
 def key_path() -> Path:
     """Where the key file lives: ``$MEDASSURE_HOME/signing.key``."""
-    from governance.dossier.store import default_home
+    from governance.dossier.store_opening import default_home
 
     return default_home() / "signing.key"
 
