@@ -48,5 +48,7 @@ def _warm_up() -> None:
 if os.environ.get("MEDASSURE_PRELOAD_MODEL", "1") != "0":
     _warm_up()
 page = st.navigation(PAGES, expanded=True)  # every step of the path visible, no "View more"
-ui.sidebar()
-page.run()
+# A refused signing or record key, a stored row that no longer validates, a server gone away: one line
+# on the page (every write is one transaction, so nothing was half-done), never a traceback.
+ui.guarded(ui.sidebar)
+ui.guarded(page.run)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -39,6 +40,9 @@ from governance import (
     save_as,
     server_rewrites_forwarded_for,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 from reports import md
 
 TIER_COLOURS = {"low": "green", "moderate": "orange", "high": "red", "critical": "violet"}
@@ -278,6 +282,20 @@ NARROW_CSS = """<style>
 }
 </style>"""
 """Layout for a narrow window (about 800 px); above 900 px nothing changes."""
+
+
+def guarded(step: Callable[[], object]) -> None:
+    """Run ``step`` (the sidebar, a page); a store error it raises is shown as one line, not a traceback.
+
+    Store errors carry messages written for the user (a refused key names its file, an unreadable row
+    names ``medassure verify``); Streamlit's own control flow (rerun, stop) is not a store error and
+    passes through.
+    """
+    try:
+        step()
+    except StoreError as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        st.error(f"{plain(first)} Nothing was changed.")
 
 
 def sidebar() -> None:
