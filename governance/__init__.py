@@ -57,6 +57,7 @@ __all__ = [  # literal, so tools see the public names; tests check it matches _E
 ]
 _FACE = {  # what the pages and the CLI import besides the public API (tests/test_faces.py)
     "require": "governance.actions.authorize",
+    "written_versions": "governance.actions.receipts",
     "measured_costs": "governance.actions.costs",
     "run_token_profile": "governance.actions.costs",
     "decide": "governance.actions.decision",

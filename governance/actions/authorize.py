@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
+from governance.actions.receipts import report_written
 from governance.identity.access import Access, access_for, authorize_save
 from governance.identity.identity import Identity, local_identity
 
@@ -84,4 +85,4 @@ def update_as(store: DossierStorage, identity: Identity | None | _AsNamed, dossi
         return changed
 
     auth = None if isinstance(identity, _AsNamed) or who is None else who.auth_label
-    return store.update(dossier_id, checked, author=by, note=note, auth=auth)
+    return report_written(store.update(dossier_id, checked, author=by, note=note, auth=auth))

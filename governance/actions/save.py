@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from governance.actions.receipts import report_written
 from governance.identity.access import access_for, authorize_save
 from governance.identity.config import IdentityConfig
 from governance.identity.identity import Identity
@@ -34,5 +35,5 @@ def save_as(store, identity: Identity | None, dossier: Dossier, note: str, *,
         access.require("editor", "save")
     before = store.latest_or_none(dossier.id)
     authorize_save(access, before.dossier if before else None, dossier)
-    return store.save(dossier, author=identity.name, note=note, expected_hash=expected_hash,
-                      auth=identity.auth_label)
+    return report_written(store.save(dossier, author=identity.name, note=note, expected_hash=expected_hash,
+                                     auth=identity.auth_label))
