@@ -62,6 +62,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "run_token_profile": "governance.actions.costs",
     "decide": "governance.actions.decision",
     "decision_view": "governance.actions.decision_view",
+    "changes_since_decision": "governance.actions.decision_standing",
     "DeidentificationError": "governance.actions.deidentification",
     "attest_file": "governance.actions.deidentification",
     "attest_scenario": "governance.actions.deidentification",
@@ -134,6 +135,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "edit_plan": "governance.decision.committee",
     "set_error_control": "governance.decision.committee",
     "sign": "governance.decision.committee",
+    "confirm_decision": "governance.decision.committee",
     "compare_candidates": "governance.decision.comparison",
     "needs_override": "governance.decision.readiness",
     "DecisionError": "governance.decision.signoff",
@@ -220,6 +222,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from governance.actions.authorize import require
     from governance.actions.costs import measured_costs, run_token_profile
     from governance.actions.decision import decide
+    from governance.actions.decision_standing import changes_since_decision
     from governance.actions.decision_view import decision_view
     from governance.actions.deidentification import DeidentificationError, attest_file, attest_scenario
     from governance.actions.helm_import import (
@@ -260,6 +263,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         run_juries,
         start_jury,
     )
+    from governance.actions.receipts import written_versions
     from governance.actions.reevaluate import added_addenda, current_plan
     from governance.actions.reevaluation import reevaluate_and_wait, start_reevaluation
     from governance.actions.rerun import ReevaluationError, read_prompt_bytes, read_prompt_file
@@ -293,6 +297,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from governance.decision.committee import (
         assessment_payload,
         change_rule,
+        confirm_decision,
         delete_rule,
         derive_plan,
         edit_plan,

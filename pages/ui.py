@@ -181,7 +181,7 @@ def record_own(dossier_id: str, digest: str, parent: str | None) -> None:
     if digest not in own:
         own.append(digest)
     seen = _seen().get(dossier_id)
-    if seen is None or seen == parent or seen == digest:
+    if seen is None or seen in (parent, digest):
         _seen()[dossier_id] = digest
 
 

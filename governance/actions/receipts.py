@@ -1,4 +1,4 @@
-"""Which versions an operation wrote: the receipt a page keeps so its own work never looks like someone else's.
+"""Which versions an operation wrote: a page's receipt, so its own work never looks like someone else's.
 
 Why here: every front-desk write of a dossier version ends in ``save_as`` (a reviewed change, with its
 expected parent) or ``update_as`` (a change applied to the latest version: an attachment, an
