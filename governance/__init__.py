@@ -144,6 +144,9 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "seed_demo": "governance.demo.seed",
     "PlanChange": "governance.dossier.addendum_records",
     "field_label": "governance.dossier.change_text",
+    "apply_merge": "governance.dossier.form_merge",
+    "form_values": "governance.dossier.form_merge",
+    "plan_merge": "governance.dossier.form_merge",
     "DECISION_OUTCOMES": "governance.dossier.decision_records",
     "MonitoredMetric": "governance.dossier.decision_records",
     "OUTCOME_LABELS": "governance.dossier.decision_records",
@@ -319,6 +322,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         Trigger,
     )
     from governance.dossier.documents import DocumentError
+    from governance.dossier.form_merge import apply_merge, form_values, plan_merge
     from governance.dossier.intended_use import (
         DECISION_ROLE_LABELS,
         OVERSIGHT_LABELS,

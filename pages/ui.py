@@ -167,6 +167,28 @@ def _accept_latest(dossier_id: str, digest: str) -> None:
     _seen()[dossier_id] = digest
 
 
+accept_latest = _accept_latest
+"""Take ``digest`` as the version this session has seen (after its user reviewed what changed)."""
+
+
+def seen_version(dossier_id: str) -> DossierVersion | None:
+    """The version this session was shown (what its forms started from), None when it is not stored."""
+    seen = _seen().get(dossier_id)
+    number = next((h.version for h in store().history(dossier_id) if h.hash == seen), None)
+    return store().load(dossier_id, number) if number is not None else None
+
+
+def others_since_seen(v: DossierVersion) -> list:
+    """Versions others saved after the one this session was shown (its own are skipped; [] when none)."""
+    seen = _seen().get(v.dossier.id)
+    if seen is None or seen == v.hash:
+        return []
+    others = _catch_up(v)
+    if not others:
+        _seen()[v.dossier.id] = v.hash
+    return others
+
+
 def _own() -> dict[str, list[str]]:
     return st.session_state.setdefault("own_versions", {})
 
@@ -216,12 +238,8 @@ def _changed_since_seen(v: DossierVersion) -> None:
     """Warn that someone else saved since this session's version, with what changed and a way on."""
     from governance import diff_versions
 
-    seen = _seen().get(v.dossier.id)
-    if seen is None or seen == v.hash:
-        return
-    others = _catch_up(v)
-    if not others:  # every version since is this session's own
-        _seen()[v.dossier.id] = v.hash
+    others = others_since_seen(v)
+    if not others:  # nothing new, or every version since is this session's own
         return
     seen = _seen()[v.dossier.id]
     base = next((h.version for h in reversed(store().history(v.dossier.id)) if h.hash == seen), None)
