@@ -30,7 +30,7 @@ from governance.dossier.content_hash import APPENDED, changed_fields, decision_b
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
 
-NOT_BASIS = frozenset({"signoffs", "decision", "status", *APPENDED})
+NOT_BASIS = frozenset({"signoffs", "decision", *APPENDED})
 """Top-level fields a decision does not rest on: itself, its sign-offs, and the records appended after it."""
 
 AUTOMATIC = re.compile(
