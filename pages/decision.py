@@ -73,6 +73,10 @@ with right:
                     f"{decision.decided_at:%Y-%m-%d %H:%M} UTC; the tool recommended "
                     f"*{OUTCOME_LABELS.get(decision.recommended, 'n/a').lower()}*.")
         st.markdown(f"**Rationale.** {ui.plain(decision.rationale)}")
+        for c in decision.confirmations:
+            st.caption(f"Confirmed as still standing by **{ui.plain(c.by)}** on {c.at:%Y-%m-%d %H:%M} UTC"
+                       + (f" after {ui.plain(', '.join(c.changed))} changed" if c.changed else "")
+                       + f": {ui.plain(c.reason)}")
         for c in decision.conditions:
             st.markdown(f"- {ui.plain(c)}")
         if view.disagreement is not None:

@@ -43,6 +43,9 @@ if creating:
 else:
     st.caption(
         f"Dossier {dossier.id}, version {version.version}. Saving creates version {version.version + 1}."
+        if not others else
+        f"Dossier {dossier.id}: you are editing version {version.version}; the latest is version "
+        f"{latest.version} (see below the form)."
     )
 
 

@@ -30,9 +30,16 @@ SHOTS = Path("/work/wt/walka-shots")
 OVERSIGHT = "Human oversight before the output takes effect"
 
 
-def shot(pg, tmp_path: Path, name: str) -> None:
+def shot(pg, tmp_path: Path, name: str, height: int = 1000) -> None:
+    """A screenshot (Streamlit scrolls inside its main block, so a taller window shows more of it)."""
     folder = SHOTS if SHOTS.is_dir() else tmp_path
+    if height != 1000:
+        pg.set_viewport_size({"width": 1400, "height": height})
+        wait_idle(pg)
     pg.screenshot(path=str(folder / name), full_page=True)
+    if height != 1000:
+        pg.set_viewport_size({"width": 1400, "height": 1000})
+        wait_idle(pg)
 
 
 def _context(browser, app):
@@ -116,10 +123,7 @@ def test_two_contexts_edit_intended_use_and_the_edit_lands_on_the_latest(browser
         assert re.search(r"Title: .+ → Portal replies \(pilot clinic\)", text), text  # mine
         assert one(a, a.get_by_label("Title", exact=True)).input_value() == "Portal replies (pilot clinic)"
         assert a.get_by_role("button", name="Save new version").count() == 0
-        a.set_viewport_size({"width": 1400, "height": 2200})
-        wait_idle(a)
-        shot(a, tmp_path, "item2_conflict_kept_and_named.png")
-        a.set_viewport_size({"width": 1400, "height": 1000})
+        shot(a, tmp_path, "item2_conflict_kept_and_named.png", height=2200)
 
         one(a, a.get_by_role("button", name="Apply my edit onto the latest version")).click()
         _wait_version(a, start + 2)
@@ -160,7 +164,7 @@ def test_a_stale_decision_is_signed_only_after_the_chair_confirms_it(page, app_f
     assert "changed since: Intended use" in text and "intended_use" not in text  # labels, never keys
     sign = pg.get_by_role("button", name="Sign off", exact=True)
     expect(sign).to_be_disabled()
-    shot(pg, tmp_path, "item4_stale_refused.png")
+    shot(pg, tmp_path, "item4_stale_refused.png", height=3600)
 
     reason = one(pg, pg.get_by_label("Why the decision still stands (required)"))
     fill(pg, reason, "Sampled review is enough for drafts a clinician sends.")
@@ -172,7 +176,7 @@ def test_a_stale_decision_is_signed_only_after_the_chair_confirms_it(page, app_f
     expect(sign).to_be_enabled()
     sign.click()
     _wait_version(pg, start + 3)
-    shot(pg, tmp_path, "item4_confirmed_and_signed.png")
+    shot(pg, tmp_path, "item4_confirmed_and_signed.png", height=3600)
 
     store = stopped_store(app)
     try:

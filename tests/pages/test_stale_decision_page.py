@@ -42,6 +42,8 @@ def test_signing_waits_for_the_chairs_confirmation(demo_home):
     (c,) = confirmed.dossier.decision.confirmations
     assert c.changed == ["Intended use › Human oversight"] and c.by == "reviewer"
     assert not [w for w in at.warning if "no longer rests" in w.value]
+    assert any(x.value.startswith("Confirmed as still standing by **reviewer**") and
+               "after Intended use › Human oversight changed: Sampled review" in x.value for x in at.caption)
     _sign(at)
     assert not at.button(key="signoff_button").disabled
     at.button(key="signoff_button").click().run()
