@@ -57,10 +57,12 @@ __all__ = [  # literal, so tools see the public names; tests check it matches _E
 ]
 _FACE = {  # what the pages and the CLI import besides the public API (tests/test_faces.py)
     "require": "governance.actions.authorize",
+    "written_versions": "governance.actions.receipts",
     "measured_costs": "governance.actions.costs",
     "run_token_profile": "governance.actions.costs",
     "decide": "governance.actions.decision",
     "decision_view": "governance.actions.decision_view",
+    "changes_since_decision": "governance.actions.decision_standing",
     "DeidentificationError": "governance.actions.deidentification",
     "attest_file": "governance.actions.deidentification",
     "attest_scenario": "governance.actions.deidentification",
@@ -133,6 +135,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "edit_plan": "governance.decision.committee",
     "set_error_control": "governance.decision.committee",
     "sign": "governance.decision.committee",
+    "confirm_decision": "governance.decision.committee",
     "compare_candidates": "governance.decision.comparison",
     "needs_override": "governance.decision.readiness",
     "DecisionError": "governance.decision.signoff",
@@ -141,6 +144,9 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "seed_demo": "governance.demo.seed",
     "PlanChange": "governance.dossier.addendum_records",
     "field_label": "governance.dossier.change_text",
+    "apply_merge": "governance.dossier.form_merge",
+    "form_values": "governance.dossier.form_merge",
+    "plan_merge": "governance.dossier.form_merge",
     "DECISION_OUTCOMES": "governance.dossier.decision_records",
     "MonitoredMetric": "governance.dossier.decision_records",
     "OUTCOME_LABELS": "governance.dossier.decision_records",
@@ -219,6 +225,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from governance.actions.authorize import require
     from governance.actions.costs import measured_costs, run_token_profile
     from governance.actions.decision import decide
+    from governance.actions.decision_standing import changes_since_decision
     from governance.actions.decision_view import decision_view
     from governance.actions.deidentification import DeidentificationError, attest_file, attest_scenario
     from governance.actions.helm_import import (
@@ -259,6 +266,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         run_juries,
         start_jury,
     )
+    from governance.actions.receipts import written_versions
     from governance.actions.reevaluate import added_addenda, current_plan
     from governance.actions.reevaluation import reevaluate_and_wait, start_reevaluation
     from governance.actions.rerun import ReevaluationError, read_prompt_bytes, read_prompt_file
@@ -292,6 +300,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from governance.decision.committee import (
         assessment_payload,
         change_rule,
+        confirm_decision,
         delete_rule,
         derive_plan,
         edit_plan,
@@ -313,6 +322,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         Trigger,
     )
     from governance.dossier.documents import DocumentError
+    from governance.dossier.form_merge import apply_merge, form_values, plan_merge
     from governance.dossier.intended_use import (
         DECISION_ROLE_LABELS,
         OVERSIGHT_LABELS,

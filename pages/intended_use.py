@@ -13,11 +13,16 @@ from governance import (
     assess_risk,
 )
 from pages import ui
+from pages.intended_use_merge import merge_panel
 
 st.title("Intended use")
 
 creating = bool(st.session_state.get("new_dossier")) or ui.current() is None
-version = None if creating else ui.current()
+latest = None if creating else ui.current()
+# After someone else's save the form stays on the version this session started from, so what its user
+# typed survives the rerun; the merge panel at the bottom applies it onto the latest version.
+others = ui.others_since_seen(latest) if latest else []
+version = (ui.seen_version(latest.dossier.id) or latest) if others else latest
 dossier = version.dossier if version else None
 use = dossier.intended_use if dossier else None
 # Widget keys carry the dossier version so that switching dossiers shows that dossier's values.
@@ -38,6 +43,9 @@ if creating:
 else:
     st.caption(
         f"Dossier {dossier.id}, version {version.version}. Saving creates version {version.version + 1}."
+        if not others else
+        f"Dossier {dossier.id}: you are editing version {version.version}; the latest is version "
+        f"{latest.version} (see below the form)."
     )
 
 
@@ -162,7 +170,9 @@ def problems() -> tuple[IntendedUse | None, list[str]]:
 
 
 # Checked when the reviewer saves, not while the form is still empty.
-if st.button("Save dossier" if creating else "Save new version", key="save_intended_use", type="primary"):
+if others and version.hash != latest.hash:
+    merge_panel(version, latest, {"title": title, "owner": owner, **values}, others)
+elif st.button("Save dossier" if creating else "Save new version", key="save_intended_use", type="primary"):
     candidate, errors = problems()
     if errors:
         st.warning("Not saved. Please complete:\n\n" + "\n".join(f"- {e}" for e in errors))

@@ -77,6 +77,8 @@ def reevaluation_job(job_id: str) -> None:
     st.session_state.pop("reeval_job", None)
     brief = (status.brief or {}) if status is not None else {}
     if "addendum_id" in brief:
+        if brief.get("hash"):  # the job saved in its own thread, outside this page's receipt
+            ui.record_own(dossier.id, brief["hash"], brief.get("parent_hash"))
         st.session_state["reeval_shown"] = brief["addendum_id"]
         st.session_state["reeval_toast"] = (f"Saved version {brief['version']} with re-evaluation "
                                             f"{brief['addendum_id']}.")

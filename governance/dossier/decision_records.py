@@ -36,10 +36,30 @@ class GapsOverride(UserRecord):
     """The checklist items missing at that moment (``governance.decision.readiness``), by label."""
 
 
+class DecisionConfirmation(UserRecord):
+    """The chair's recorded word that a decision still stands after what it rested on changed."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    by: str = Field(min_length=1, max_length=200)
+    """Who confirmed it (the chair)."""
+    at: datetime
+    """When."""
+    reason: str = Field(min_length=10, max_length=5000)
+    """Why the decision still stands, in the chair's words."""
+    changed: list[str] = Field(default_factory=list)
+    """What had changed since the decision, by label (e.g. "Intended use", "Evidence")."""
+    previous_hash: str
+    """The ``decision_basis_hash`` the decision rested on before this confirmation."""
+    acknowledged: list[str] = Field(default_factory=list)
+    """Review-plan findings read from free text that the chair confirmed do not apply (their check names,
+    ``governance.decision.standing``)."""
+
+
 class CommitteeDecision(UserRecord, OmitNewDefaults):
     """What the committee decided, why, and on what conditions."""
 
-    _omit_at_default: ClassVar[tuple[str, ...]] = ("gaps_override",)
+    _omit_at_default: ClassVar[tuple[str, ...]] = ("gaps_override", "confirmations")
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     item_caps: ClassVar[dict[str, int]] = {"required_roles": 200}  # as SignOff.role
@@ -65,6 +85,9 @@ class CommitteeDecision(UserRecord, OmitNewDefaults):
     gaps_override: GapsOverride | None = None
     """Set when the committee approved with checklist items missing (None: nothing was missing, or a
     rejection, which needs no override)."""
+    confirmations: list[DecisionConfirmation] = []
+    """Each time the chair confirmed the decision still stands after its basis changed (oldest first);
+    ``content_hash`` is then the basis confirmed last."""
 
     @model_validator(mode="after")
     def _conditions_fit_outcome(self):
