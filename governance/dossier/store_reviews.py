@@ -132,7 +132,7 @@ class ReviewStore:
         return [Rating.model_validate_json(r[0]) for r in rows]
 
     def add_ratings(self, ratings: list[Rating]) -> int:
-        """Store ratings all or nothing (one already stored per queue, item and rater is kept); count new ones."""
+        """Store ratings all or nothing (one stored before per queue, item and rater is kept); count new."""
         if not ratings:
             return 0
         queue_id = ratings[0].queue_id
