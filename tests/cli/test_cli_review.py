@@ -20,8 +20,18 @@ def run(capsys, *argv) -> tuple[int, str, str]:
 @pytest.fixture
 def calc_run(home, capsys, llm_server):
     llm_server.configure(answer=lambda request: "The answer is 12. Answer: 12")
-    code, out, err = run(capsys, "run", "--benchmark", "calc_builtin", "--model", "openai/cand",
-                         "--api-base", llm_server.url, "--limit", "8")
+    code, out, err = run(
+        capsys,
+        "run",
+        "--benchmark",
+        "calc_builtin",
+        "--model",
+        "openai/cand",
+        "--api-base",
+        llm_server.url,
+        "--limit",
+        "8",
+    )
     assert code == 0, err
     return json.loads(out)["run_id"]
 
@@ -39,8 +49,25 @@ def fill(sheet: str, verdicts: dict[int, str]) -> bytes:
 
 
 def test_create_sheet_import_status_close_export(calc_run, capsys, tmp_path):
-    code, out, err = run(capsys, "review", "create", "--run", calc_run, "--n", "6", "--double", "0.34",
-                         "--sentinels", "2", "--raters", "dr.a,dr.b", "--seed", "5", "--format", "json")
+    code, out, err = run(
+        capsys,
+        "review",
+        "create",
+        "--run",
+        calc_run,
+        "--n",
+        "6",
+        "--double",
+        "0.34",
+        "--sentinels",
+        "2",
+        "--raters",
+        "dr.a,dr.b",
+        "--seed",
+        "5",
+        "--format",
+        "json",
+    )
     assert code == 0, err
     doc = json.loads(out)
     qid = doc["queue_id"]
@@ -97,9 +124,14 @@ def test_bad_input_exits_2_with_one_line(calc_run, capsys, tmp_path):
         (["review", "create", "--run", "run-nope", "--n", "2", "--raters", "a"], "no stored run"),
         (["review", "create", "--run", calc_run, "--n", "50", "--raters", "a"], "has 8 answered outputs"),
         (["review", "create", "--run", calc_run, "--n", "2", "--raters", "a,a"], "named twice"),
-        (["review", "create", "--run", calc_run, "--n", "2", "--raters", "a", "--double", "2"], "out of range"),
-        (["review", "create", "--run", calc_run, "--n", "2", "--raters", "a", "--rubric", "jury"],
-         "no jury rubric"),
+        (
+            ["review", "create", "--run", calc_run, "--n", "2", "--raters", "a", "--double", "2"],
+            "out of range",
+        ),
+        (
+            ["review", "create", "--run", calc_run, "--n", "2", "--raters", "a", "--rubric", "jury"],
+            "no jury rubric",
+        ),
         (["review", "status", "rq-nope"], "no review queue"),
         (["review", "import", "rq-nope", str(tmp_path / "none.csv")], "no such file"),
     ]

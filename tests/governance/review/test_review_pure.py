@@ -22,8 +22,16 @@ NOW = datetime(2026, 12, 1, tzinfo=UTC)
 
 
 def rating(item, scores, seconds=None, skipped=""):
-    return Rating(queue_id="q", item_id=item, rater="a", scores=scores, skipped=skipped, seconds=seconds,
-                  recorded_by="a", rated_at=NOW)
+    return Rating(
+        queue_id="q",
+        item_id=item,
+        rater="a",
+        scores=scores,
+        skipped=skipped,
+        seconds=seconds,
+        recorded_by="a",
+        rated_at=NOW,
+    )
 
 
 def test_bonett_sample_size_by_hand():
@@ -44,7 +52,11 @@ def test_stratified_sample_is_proportional_and_seeded():
     tags |= {f"vi{i}": {"lang": "vi"} for i in range(10)}
     picked = stratified_sample(tags, 20, ["lang"], seed=3)
     assert Counter(p[:2] for p in picked) == {"en": 12, "es": 6, "vi": 2}
-    assert picked == stratified_sample(tags, 20, ["lang"], seed=3) != stratified_sample(tags, 20, ["lang"], seed=4)
+    assert (
+        picked
+        == stratified_sample(tags, 20, ["lang"], seed=3)
+        != stratified_sample(tags, 20, ["lang"], seed=4)
+    )
     assert len(stratified_sample(tags, 7, [], seed=1)) == 7 and len(stratified_sample(tags, 500)) == 100
 
 
@@ -63,16 +75,23 @@ def test_double_share_assignment_and_orders():
 
 
 def test_the_three_perturbations():
-    assert change_number("Give 2.5 mL every 8 hours.") == ("Give 25 mL every 8 hours.", "number: 2.5 became 25")
+    assert change_number("Give 2.5 mL every 8 hours.") == (
+        "Give 25 mL every 8 hours.",
+        "number: 2.5 became 25",
+    )
     assert change_number("Give 1,5 mg.")[0] == "Give 15 mg."
     assert flip_negation("It isn't safe with warfarin.")[0] == "It is safe with warfarin."
     assert flip_negation("Never take two doses.")[0] == "Always take two doses."
     assert flip_negation("Rest today.") is None
     assert drop_warning("Seek care if you bleed.") is None  # one sentence: nothing would remain
     text = "Take it at night. Call 911 if your lips swell! It helps within a week."
-    assert drop_warning(text) == ("Take it at night. It helps within a week.",
-                                  'warning dropped: "Call 911 if your lips swell!"')
-    made = make_sentinels([("a", "Rest today."), ("b", "Take 5 mg. Avoid alcohol."), ("c", "Do not drive.")], 2)
+    assert drop_warning(text) == (
+        "Take it at night. It helps within a week.",
+        'warning dropped: "Call 911 if your lips swell!"',
+    )
+    made = make_sentinels(
+        [("a", "Rest today."), ("b", "Take 5 mg. Avoid alcohol."), ("c", "Do not drive.")], 2
+    )
     assert [(m[0], m[1]) for m in made] == [("b", "number"), ("c", "negation")]  # 'a' fits none
 
 
