@@ -1,4 +1,4 @@
-"""``medassure review``: the JSON contract, sheets in and out, exit 2 with the row named, export for agreement."""
+"""``medassure review``: JSON contract, sheets in and out, exit 2 with the row named, export for agreement."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The review stage's pure functions: sample, double share, orders, sentinels, catch rates, flags, sample sizes.
+"""The review stage's pure functions: sample, double share, orders, sentinels, catch rates, flags, sizes.
 
 Known answers: Bonett's n worked by hand (module docstring of ``governance.review.sample_size``), Wilson
 bounds against statsmodels' ``proportion_confint(method="wilson")``.
