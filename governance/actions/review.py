@@ -152,7 +152,8 @@ def create_queue(
     if len(answered) < n:
         raise ReviewError(f"run {run_id} has {len(answered)} answered outputs; --n {n} asks for more")
     try:
-        chosen_rubric = rubric_for(run["benchmark_id"], rubric)
+        free_text = all(i.answer_type == "free_text" for i, _ in answered)
+        chosen_rubric = rubric_for(run["benchmark_id"], rubric, free_text=free_text)
     except ValueError as exc:
         raise ReviewError(str(exc)) from None
     seed = secrets.randbelow(2**31) if seed is None else seed

@@ -59,8 +59,11 @@ def benchmark_rubric_id(benchmark_id: str) -> str | None:
     return DEFAULT_RUBRIC if spec.answer_type == "free_text" else None
 
 
-def rubric_for(benchmark_id: str, kind: str | None = None) -> ReviewRubric:
+def rubric_for(benchmark_id: str, kind: str | None = None, *, free_text: bool = False) -> ReviewRubric:
     """The rubric of a queue over ``benchmark_id``: ``kind`` ``jury`` or ``audit``, default the jury's if any.
+
+    A local scenario is no registered benchmark: with ``free_text`` answers it takes the default jury
+    rubric (MedHELM's three criteria), else the audit verdict.
 
     Raises:
         ValueError: ``jury`` asked of a benchmark without a jury rubric, or an unknown kind.
@@ -69,7 +72,7 @@ def rubric_for(benchmark_id: str, kind: str | None = None) -> ReviewRubric:
         >>> rubric_for("calc_builtin").kind, rubric_for("medication_qa").kind
         ('audit', 'jury')
     """
-    rid = benchmark_rubric_id(benchmark_id)
+    rid = benchmark_rubric_id(benchmark_id) or (DEFAULT_RUBRIC if free_text else None)
     if kind in (None, "jury") and rid is not None:
         return jury_rubric(rid)
     if kind == "jury":
