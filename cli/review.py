@@ -14,6 +14,7 @@
 * ``review export QUEUE --out ratings.csv``: a closed queue's ratings in the format ``medassure agreement``
   reads (first line: may hold patient data).
 * ``review close QUEUE``: freeze the queue.
+* ``review remove-rater QUEUE --rater NAME``: the rater rates no more; their ratings are kept, flagged.
 
 Exit 0, or 2 with one line saying why (nothing stored). docs/review-queues.md.
 """
@@ -184,6 +185,20 @@ def cmd_close(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_remove_rater(args: argparse.Namespace) -> int:
+    from governance import remove_rater
+
+    store = open_store(args)
+    try:
+        remove_rater(store, args.queue, args.rater, by=acting_name(args), note=args.note or "",
+                     identity=cli_identity(args))
+    except _errors() as exc:
+        fail(str(exc))
+    say(f"{args.rater} removed from queue {args.queue}: their ratings are kept, flagged")
+    emit({"queue_id": args.queue, "removed": args.rater})
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``review`` and its subcommands."""
     p = sub.add_parser(
@@ -246,3 +261,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     x.add_argument("--note", help="why")
     x.add_argument("--by")
     x.set_defaults(func=cmd_close)
+
+    r = rs.add_parser("remove-rater", help="remove a rater: their ratings are kept, flagged")
+    r.add_argument("queue")
+    r.add_argument("--rater", required=True)
+    r.add_argument("--note", help="why")
+    r.add_argument("--by")
+    r.set_defaults(func=cmd_remove_rater)
