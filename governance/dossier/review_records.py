@@ -264,6 +264,6 @@ class ReviewCitation(OmitNewDefaults, UserRecord):
         """The citation in one sentence."""
         return (
             f"Review queue {self.queue_id}: {len(self.raters)} raters ({', '.join(self.raters)}), "
-            f"{self.n_items} outputs ({self.n_double} rated twice) and {self.n_sentinels} planted errors; "
+            f"{self.n_items} outputs ({self.n_double} rated twice) and {self.n_sentinels} planted errors. "
             f"{self.blinding} Catch rates (bar {self.catch_bar:.2f}): {self.catch_text()}."
         )
