@@ -7,8 +7,8 @@ order of the path, with no imports between siblings (checked by import-linter in
     demo > actions > reevaluation > (monitoring) > decision > rules > procurement > evidence
          > (review) > identity | mapping > dossier
 
-``monitoring`` and ``review`` are the coming stages, placed already; data between stages flows
-through ``dossier`` records.
+``monitoring`` is the coming stage, placed already (``review``, the review queues, has landed); data
+between stages flows through ``dossier`` records.
 
 The public API (``__all__``) is what notebooks and scripts use; the pages and the CLI call the
 same functions and import everything else they need from this face too (``_FACE``), never from a

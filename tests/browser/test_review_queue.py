@@ -119,8 +119,9 @@ def test_two_raters_finish_a_queue_and_judge_validity_shows_agreement_and_catch_
         pa.get_by_text("A closed review queue", exact=True).click()
         wait_idle(pa)
         pa.get_by_text(f"Review queue {queue_id}: 2 raters").wait_for()
+        pa.get_by_text("Figure to record").wait_for()  # the agreement is computed and drawn
+        wait_idle(pa)
         table = pa.locator('[data-testid="stTable"]').last
-        table.wait_for()
         grid = table.inner_text()
         assert "jury vs clinicians" in grid and "clinician vs clinician" in grid, grid[:1500]
         catches = pa.locator('[data-testid="stTable"]').first.inner_text()
