@@ -22,6 +22,10 @@ if not queues:
         "(`medassure review create --run RUN_ID --n N --raters NAME,...`); locally, type your rater name as "
         "the sidebar's Reviewer."
     )
+    if ui.config().mode == "local":  # one desk: the rater names help; a shared deployment keeps them private
+        names = sorted({r for q in ui.store().reviews.list_queues() for r in q.raters})
+        if names:
+            st.caption("Raters of the queues in this database: " + ui.plain(", ".join(names)) + ".")
     st.stop()
 
 labels = {

@@ -234,3 +234,24 @@ def queue_citation(store: DossierStorage, queue_id: str) -> ReviewCitation:
         catch_bar=queue.catch_bar,
         closed_at=closed_at,
     )
+
+
+def audit_verdicts(store: DossierStorage, queue_id: str) -> dict[str, str]:
+    """A closed audit queue's verdicts per instance (the monitoring feed's ``audit_verdict``; hook for it).
+
+    Real outputs only; where two raters gave different verdicts the worse one stands (``material`` over
+    ``minor`` over ``correct``). An instance in the result was ``audited``.
+
+    Raises:
+        ReviewError: unknown or open queue, or a queue on the jury rubric.
+    """
+    queue = get_queue(store, queue_id)
+    if not is_closed(store, queue) or queue.rubric.kind != "audit":
+        raise ReviewError(f"queue {queue_id} is not a closed audit-verdict queue")
+    order = ("correct", "minor", "material")
+    frame = clinician_frame(queue, store.reviews.items(queue_id), store.reviews.ratings(queue_id))
+    out: dict[str, str] = {}
+    for row in frame.itertuples():
+        worst = max(out.get(row.instance_id, "correct"), row.audit_verdict, key=order.index)
+        out[row.instance_id] = worst
+    return out

@@ -48,7 +48,7 @@ def fill(sheet: str, verdicts: dict[int, str]) -> bytes:
     return out.getvalue().encode()
 
 
-def test_create_sheet_import_status_close_export(calc_run, capsys, tmp_path):
+def test_create_sheet_import_status_close_export(calc_run, capsys, tmp_path, home):
     code, out, err = run(
         capsys,
         "review",
@@ -117,6 +117,16 @@ def test_create_sheet_import_status_close_export(calc_run, capsys, tmp_path):
     exported = (tmp_path / "r.csv").read_text().splitlines()
     assert exported[0].startswith("# MAY HOLD PATIENT DATA")
     assert exported[1] == "dataset,instance_id,rater,audit_verdict" and len(exported) == 2 + 4
+
+    from governance.actions.review_status import audit_verdicts
+    from governance.dossier.store import Store
+
+    store = Store.open(home / "medassure.duckdb")
+    try:  # the monitoring feed's audited / audit_verdict values: dr.a's 4 real outputs, all rated material
+        verdicts = audit_verdicts(store, qid)
+    finally:
+        store.close()
+    assert len(verdicts) == 4 and set(verdicts.values()) == {"material"}
 
 
 def test_bad_input_exits_2_with_one_line(calc_run, capsys, tmp_path):

@@ -265,3 +265,10 @@ def test_jury_clinician_agreement_once_closed(store, run, llm_server):
     # clinicians rate as judges a and b; judge c one lower (floored at 1): a consistent offset under 1
     assert jc["n"] == 12 and 0.7 < jc["estimate"] < 1.0, jc
     assert len(QUESTIONS) == 14
+    # the export is what `medassure agreement` reads: the same figure from the file as from the store
+    from evaluator.agreement.analysis import compute_agreement
+
+    report = compute_agreement(
+        export_csv(store, q.queue_id, by="editor"), store.juries.ratings_frame(jc["jury_id"]), bertscore=False
+    )
+    assert report.pooled.icc21.n == 12 and report.pooled.icc21.value == pytest.approx(jc["estimate"])
