@@ -59,3 +59,18 @@ def test_no_queue_no_citation_and_the_old_hash_survives():
     assert review_queue_subsection(plain) is None and judge_validity_subsection(plain).subsections == []
     assert "review_queue" not in plain.judge_agreement.model_dump()  # a new field at its default is left out
     assert signable_hash(plain) == signable_hash(Dossier.model_validate(plain.model_dump(mode="json")))
+
+
+def test_the_pdf_prints_the_citation():
+    import io
+
+    from pypdf import PdfReader
+
+    from reports.build import build_report
+    from reports.pdf import render_pdf
+    from tests.reports.conftest import as_version
+
+    pdf = render_pdf(build_report(as_version(dossier(True))), charts=False)
+    text = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(io.BytesIO(pdf)).pages)
+    assert text.count("Clinician review queue") == 2  # under Evidence -> Judge validity and Human review
+    assert "rq-0123456789" in text and "dr.a 2/2 (95% 0.34-1.00)" in text and "Judge validity" in text
