@@ -24,6 +24,7 @@ PAGES = {
         st.Page("pages/rules_verdicts.py", title="Rules & verdicts"),
         st.Page("pages/run_evidence.py", title="Run evidence"),
         st.Page("pages/local_scenarios.py", title="Local scenarios"),
+        st.Page("pages/rate_outputs.py", title="Rate outputs"),
         st.Page("pages/judge_validity.py", title="Judge validity"),
         st.Page("pages/cost.py", title="Cost"),
         st.Page("pages/candidates.py", title="Candidates"),

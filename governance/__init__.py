@@ -7,8 +7,8 @@ order of the path, with no imports between siblings (checked by import-linter in
     demo > actions > reevaluation > (monitoring) > decision > rules > procurement > evidence
          > (review) > identity | mapping > dossier
 
-``monitoring`` and ``review`` are the coming stages, placed already; data between stages flows
-through ``dossier`` records.
+``monitoring`` is the coming stage, placed already (``review``, the review queues, has landed); data
+between stages flows through ``dossier`` records.
 
 The public API (``__all__``) is what notebooks and scripts use; the pages and the CLI call the
 same functions and import everything else they need from this face too (``_FACE``), never from a
@@ -84,6 +84,22 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "sample_size_hint": "governance.actions.judge_validity",
     "set_minimum": "governance.actions.judge_validity",
     "stored_juries": "governance.actions.judge_validity",
+    "ReviewError": "governance.actions.review",
+    "close_queue": "governance.actions.review",
+    "create_queue": "governance.actions.review",
+    "my_queues": "governance.actions.review",
+    "rater_view": "governance.actions.review",
+    "record_rating": "governance.actions.review",
+    "remove_rater": "governance.actions.review",
+    "export_csv": "governance.actions.review_sheets",
+    "import_sheet": "governance.actions.review_sheets",
+    "sheet_csv": "governance.actions.review_sheets",
+    "closed_queues": "governance.actions.review_status",
+    "queue_citation": "governance.actions.review_status",
+    "queue_ratings": "governance.actions.review_status",
+    "queue_status": "governance.actions.review_status",
+    "AUDIT_VERDICTS": "governance.dossier.review_records",
+    "size_guidance": "governance.review.sample_size",
     "JuryPlan": "governance.actions.juries",
     "JuryRequest": "governance.actions.juries",
     "JuryRunError": "governance.actions.juries",
