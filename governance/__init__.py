@@ -97,6 +97,13 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "start_jury": "governance.actions.juries",
     "added_addenda": "governance.actions.reevaluate",
     "current_plan": "governance.actions.reevaluate",
+    "FeedError": "governance.dossier.store_feed_import",
+    "MonitoringError": "governance.actions.monitoring",
+    "acknowledge_signal": "governance.actions.monitoring",
+    "import_feed": "governance.actions.monitoring",
+    "monitoring_status": "governance.actions.monitoring",
+    "record_event": "governance.actions.monitoring",
+    "resolve_signal": "governance.actions.monitoring",
     "reevaluate_and_wait": "governance.actions.reevaluation",
     "start_reevaluation": "governance.actions.reevaluation",
     "ReevaluationError": "governance.actions.rerun",
@@ -228,6 +235,14 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         preview_helm_import,
     )
     from governance.actions.history import diff_versions, timeline
+    from governance.actions.monitoring import (
+        MonitoringError,
+        acknowledge_signal,
+        import_feed,
+        monitoring_status,
+        record_event,
+        resolve_signal,
+    )
     from governance.actions.inspect_import import (
         attach_inspect_logs,
         preview_inspect_import,
@@ -341,6 +356,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         database_url,
         default_home,
     )
+    from governance.dossier.store_feed_import import FeedError
     from governance.dossier.taxonomy import TaxonomyError, load_taxonomy
     from governance.evidence.attach import attach_evidence, detach_evidence, mapped_benchmarks
     from governance.evidence.coverage import KIND_NOTES, CoverageRow
