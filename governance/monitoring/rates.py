@@ -108,7 +108,7 @@ def audit_sample(bar: float, audit_share: float, latest_volume: int | None) -> A
     Example:
         >>> a = audit_sample(0.05, 0.05, 1000)
         >>> a.needed_per_month, a.planned_per_month
-        (52, 50)
+        (169, 50)
     """
     shifted = min(0.99, 2 * bar) if bar > 0 else None
     needed = None
