@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import statistics
 from datetime import datetime
+from functools import lru_cache
 
 from evaluator.statistics.cusum import (
-    bernoulli_cusum_monitor,
+    bernoulli_cusum_arl,
+    bernoulli_cusum_limit,
+    bernoulli_cusum_path,
     detection_delay,
     standardized_cusum_limit,
     standardized_cusum_path,
@@ -27,6 +30,26 @@ DEFAULT_BASELINE_N = 1_000
 """Outputs of the series that set the baseline when neither a rate nor a window was agreed."""
 MIN_BASELINE_N = 30
 """Fewest outputs a baseline window must hold."""
+SHIFT = 2.0
+"""The chart is tuned to a doubling of the baseline rate."""
+
+
+@lru_cache(maxsize=64)
+def bernoulli_design(p0: float, target_arl0: int) -> tuple[float, float, float]:
+    """(limit, achieved in-control ARL, detection delay for a doubling): the chart's design, computed once.
+
+    The limit takes a Markov-chain search (seconds for small rates), and a status is computed several
+    times per import, so the design is cached per (baseline, target).
+    """
+    p1 = SHIFT * p0
+    h = bernoulli_cusum_limit(p0, p1, target_arl0)
+    return h, bernoulli_cusum_arl(p0, p0, p1, h), bernoulli_cusum_arl(p1, p0, p1, h)
+
+
+@lru_cache(maxsize=16)
+def standardized_limit(target_arl0: int) -> float:
+    """The two-sided standardized CUSUM's limit for k = 0.5 (cached)."""
+    return standardized_cusum_limit(0.5, target_arl0)
 
 
 def _split(values: list, times: list[datetime], plan: MonitoringPlan, decided_at: datetime | None,
@@ -85,13 +108,14 @@ def correction_cusum(series: list[int], times: list[datetime], plan: MonitoringP
         return CusumSummary(metric=metric, kind="bernoulli", baseline=p0, baseline_source=base_src,
                             target_arl0=plan.target_arl0, limit=None,
                             note=f"a baseline of {p0:.1%} leaves no room for a doubling: no CUSUM")
-    m = bernoulli_cusum_monitor([bool(x) for x in watched], p0, target_arl0=plan.target_arl0)
-    idx = m.path.signal_index
+    h, arl0, delay = bernoulli_design(p0, plan.target_arl0)
+    path = bernoulli_cusum_path([bool(x) for x in watched], p0, SHIFT * p0, h)
+    idx = path.signal_index
     return CusumSummary(metric=metric, kind="bernoulli", baseline=p0, baseline_source=base_src,
-                        target_arl0=plan.target_arl0, limit=m.limit, values=m.path.values, signal_index=idx,
-                        first_seen=wtimes[idx] if idx is not None else None, detection_delay=m.detection_delay,
-                        note=f"in control at {p0:.2%}, tuned to a doubling ({m.p1:.2%}); achieved ARL0 "
-                             f"{m.arl0:,.0f} outputs")
+                        target_arl0=plan.target_arl0, limit=h, values=path.values, signal_index=idx,
+                        first_seen=wtimes[idx] if idx is not None else None, detection_delay=delay,
+                        note=f"in control at {p0:.2%}, tuned to a doubling ({SHIFT * p0:.2%}); achieved ARL0 "
+                             f"{arl0:,.0f} outputs")
 
 
 def score_cusum(scores: list[float], times: list[datetime], plan: MonitoringPlan,
@@ -109,7 +133,7 @@ def score_cusum(scores: list[float], times: list[datetime], plan: MonitoringPlan
         return CusumSummary(metric=metric, kind="standardized", baseline=mean, baseline_source=base_src,
                             target_arl0=plan.target_arl0, limit=None,
                             note="the baseline does not vary (standard deviation 0): no CUSUM")
-    h = standardized_cusum_limit(0.5, plan.target_arl0)
+    h = standardized_limit(plan.target_arl0)
     path = standardized_cusum_path(watched, mean, sd, k=0.5, h=h)
     idx = path.signal_index
     return CusumSummary(metric=metric, kind="standardized", baseline=mean, baseline_source=base_src,
