@@ -10,6 +10,7 @@
   interval, bar}]}, ``rows``. Exit 0 in control, 3 review, 4 pause or suspend, 2 bad input.
 * ``monitor event ID --severity {near_miss,minor,moderate,severe} --description TEXT [--output-id ID]``:
   the safety-event register (moderate or worse suspends). Exit as ``status`` after the event.
+* ``monitor template``: the feed template (CSV, every column with example rows) on stdout.
 * ``monitor ack ID SIGNAL`` and ``monitor resolve ID SIGNAL (--reason TEXT | --reevaluation R-...)``:
   what was done about a signal (a suspension is resolved by the chair only).
 
@@ -146,6 +147,15 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_template(args: argparse.Namespace) -> int:
+    import sys
+
+    from governance import feed_template
+
+    sys.stdout.write(feed_template())
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("monitor", help="monitoring after go-live: import a feed, status, safety events, signals")
     msub = p.add_subparsers(dest="monitor_command", required=True)
@@ -159,6 +169,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--by", help="who imports (default $MEDASSURE_USER or the login name)")
     add_format(q)
     q.set_defaults(func=cmd_import)
+
+    q = msub.add_parser("template", help="print the feed template (CSV: every column, example rows)")
+    q.set_defaults(func=cmd_template)
 
     q = msub.add_parser("status", help="the ladder: exit 0 in control, 3 review, 4 pause or suspend")
     q.add_argument("id", help="dossier id")

@@ -104,6 +104,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "monitoring_status": "governance.actions.monitoring",
     "record_event": "governance.actions.monitoring",
     "resolve_signal": "governance.actions.monitoring",
+    "feed_template": "governance.monitoring.template",
     "reevaluate_and_wait": "governance.actions.reevaluation",
     "start_reevaluation": "governance.actions.reevaluation",
     "ReevaluationError": "governance.actions.rerun",
@@ -377,6 +378,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         oidc_identity,
         proxy_identity,
     )
+    from governance.monitoring.template import feed_template
     from governance.mapping.suggest import model_ready, suggest_mapping, warm_up_in_background
     from governance.procurement.attestations import (
         STATUS_TEXT,

@@ -55,22 +55,24 @@ MIGRATIONS = [
         sentinel BOOLEAN,
         severity VARCHAR,
         text VARCHAR,
-        import_id VARCHAR NOT NULL,
-        PRIMARY KEY (dossier_id, candidate, row_key)
+        import_id VARCHAR NOT NULL
     );
     CREATE TABLE monitoring_feed_tags (
         dossier_id VARCHAR NOT NULL,
         candidate VARCHAR NOT NULL,
         row_key VARCHAR NOT NULL,
         tag VARCHAR NOT NULL,
-        value VARCHAR NOT NULL,
-        PRIMARY KEY (dossier_id, candidate, row_key, tag)
+        value VARCHAR NOT NULL
     );
     """,
 ]
 PG_MIGRATIONS = [
-    # PostgreSQL only: feed rows are evidence of what production did; they are added, never changed.
+    # PostgreSQL only: keys the server enforces (concurrent importers insert ON CONFLICT DO NOTHING), and feed
+    # rows as evidence of what production did: added, never changed. (DuckDB has one writer and dedupes by
+    # an anti-join: a primary key's index made a 1M-row import several times slower.)
     """
+    ALTER TABLE monitoring_feed ADD PRIMARY KEY (dossier_id, candidate, row_key);
+    ALTER TABLE monitoring_feed_tags ADD PRIMARY KEY (dossier_id, candidate, row_key, tag);
     CREATE TRIGGER monitoring_feed_append_only BEFORE UPDATE OR DELETE ON monitoring_feed
         FOR EACH ROW EXECUTE FUNCTION medassure_append_only();
     CREATE TRIGGER monitoring_feed_tags_append_only BEFORE UPDATE OR DELETE ON monitoring_feed_tags
@@ -119,6 +121,7 @@ class MonitoringFeedStore:
         try:
             harden(work)
             work.execute("SET TimeZone = 'UTC'")
+            work.execute("SET enable_progress_bar = false")
             columns = stage(work, path)
             if source == "litellm":
                 columns = map_litellm(work, columns)
@@ -140,17 +143,19 @@ class MonitoringFeedStore:
                                [dossier_id, candidate]).fetchone()[0])
 
     def _insert_duckdb(self, work: Any, dossier_id: str, candidate: str, import_id: str, tags: list[str]) -> int:
+        new = ("NOT EXISTS (SELECT 1 FROM monitoring_feed f WHERE f.dossier_id = ? AND f.candidate = ? "
+               "AND f.row_key = c.row_key)")
         work.execute("BEGIN TRANSACTION")
         try:
             before = self._count(work, dossier_id, candidate)
-            work.execute(f"INSERT INTO monitoring_feed (dossier_id, candidate, {FEED_COLUMNS}, import_id) "
-                         f"SELECT ?, ?, {FEED_COLUMNS}, ? FROM feed_clean ON CONFLICT DO NOTHING",
-                         [dossier_id, candidate, import_id])
-            for tag in tags:
+            for tag in tags:  # first: the anti-join sees which rows are new before they are added
                 col = '"' + tag.replace('"', '""') + '"'
                 work.execute("INSERT INTO monitoring_feed_tags SELECT ?, ?, row_key, ?, " + col +
-                             " FROM feed_clean WHERE " + col + " IS NOT NULL ON CONFLICT DO NOTHING",
-                             [dossier_id, candidate, tag[4:]])
+                             " FROM feed_clean c WHERE " + col + " IS NOT NULL AND " + new,
+                             [dossier_id, candidate, tag[4:], dossier_id, candidate])
+            work.execute(f"INSERT INTO monitoring_feed (dossier_id, candidate, {FEED_COLUMNS}, import_id) "
+                         f"SELECT ?, ?, {FEED_COLUMNS}, ? FROM feed_clean c WHERE {new}",
+                         [dossier_id, candidate, import_id, dossier_id, candidate])
             added = self._count(work, dossier_id, candidate) - before
             work.execute("COMMIT")
         except BaseException:
