@@ -35,22 +35,61 @@ def status_payload(status: Any) -> dict[str, Any]:
     return {
         "dossier_id": status.dossier_id,
         "status": status.status,
-        "approved": {"candidate": a.candidate, "model": a.model, "prompt_version": a.prompt_version,
-                     "accepted_models": a.accepted_models, "source": a.source},
-        "signals": [{"kind": s.kind, "metric": s.metric, "first_seen": s.first_seen.isoformat(),
-                     "owner": s.owner, "deadline": s.deadline.isoformat(), "detail": s.detail, "id": s.id,
-                     "level": s.level, "state": s.state, "action": s.action, "command": s.command}
-                    for s in status.signals],
-        "metrics": {name: [{"month": m.month, "n": m.n, "rate": m.rate,
-                            "interval": list(m.interval) if m.interval else None, "bar": m.bar,
-                            "direction": m.direction, "above_bar": m.above_bar} for m in months]
-                    for name, months in status.metrics.items()},
+        "approved": {
+            "candidate": a.candidate,
+            "model": a.model,
+            "prompt_version": a.prompt_version,
+            "accepted_models": a.accepted_models,
+            "source": a.source,
+        },
+        "signals": [
+            {
+                "kind": s.kind,
+                "metric": s.metric,
+                "first_seen": s.first_seen.isoformat(),
+                "owner": s.owner,
+                "deadline": s.deadline.isoformat(),
+                "detail": s.detail,
+                "id": s.id,
+                "level": s.level,
+                "state": s.state,
+                "action": s.action,
+                "command": s.command,
+            }
+            for s in status.signals
+        ],
+        "metrics": {
+            name: [
+                {
+                    "month": m.month,
+                    "n": m.n,
+                    "rate": m.rate,
+                    "interval": list(m.interval) if m.interval else None,
+                    "bar": m.bar,
+                    "direction": m.direction,
+                    "above_bar": m.above_bar,
+                }
+                for m in months
+            ]
+            for name, months in status.metrics.items()
+        },
         "rows": status.rows,
         "plan_source": status.plan_source,
-        "cusum": [{"metric": c.metric, "kind": c.kind, "baseline": c.baseline, "baseline_source": c.baseline_source,
-                   "target_arl0": c.target_arl0, "limit": c.limit, "signal_index": c.signal_index,
-                   "first_seen": c.first_seen.isoformat() if c.first_seen else None,
-                   "detection_delay": c.detection_delay, "note": c.note} for c in status.cusum],
+        "cusum": [
+            {
+                "metric": c.metric,
+                "kind": c.kind,
+                "baseline": c.baseline,
+                "baseline_source": c.baseline_source,
+                "target_arl0": c.target_arl0,
+                "limit": c.limit,
+                "signal_index": c.signal_index,
+                "first_seen": c.first_seen.isoformat() if c.first_seen else None,
+                "detection_delay": c.detection_delay,
+                "note": c.note,
+            }
+            for c in status.cusum
+        ],
         "reevaluation_due": status.reevaluation_due.isoformat() if status.reevaluation_due else None,
         "reevaluation_command": status.reevaluation_command,
         "notes": status.notes,
@@ -59,8 +98,10 @@ def status_payload(status: Any) -> dict[str, Any]:
 
 def _tell(status: Any) -> int:
     live = [s for s in status.signals if s.state != "resolved"]
-    say(f"{status.dossier_id}: {status.status.replace('_', ' ')} ({len(live)} signal(s) open; "
-        f"{status.rows:,} feed rows; plan: {status.plan_source})")
+    say(
+        f"{status.dossier_id}: {status.status.replace('_', ' ')} ({len(live)} signal(s) open; "
+        f"{status.rows:,} feed rows; plan: {status.plan_source})"
+    )
     for s in live[:10]:
         say(f"  {s.level}: {s.detail} — {s.action} (owner {s.owner}, by {s.deadline:%Y-%m-%d %H:%M} UTC)")
     if status.reevaluation_command:
@@ -91,14 +132,30 @@ def cmd_import(args: argparse.Namespace) -> int:
     from governance import import_feed
 
     store = open_store(args)
-    result = _run(import_feed, store, args.dossier, args.file, candidate=args.candidate, source=args.source,
-                  by=acting_name(args), identity=cli_identity(args))
+    result = _run(
+        import_feed,
+        store,
+        args.dossier,
+        args.file,
+        candidate=args.candidate,
+        source=args.source,
+        by=acting_name(args),
+        identity=cli_identity(args),
+    )
     r = result.record
-    say(f"{r.file_name}: {r.rows_added:,} of {r.rows_in_file:,} rows new ({r.rows_already_stored:,} already "
-        f"stored); dossier version {result.version}")
+    say(
+        f"{r.file_name}: {r.rows_added:,} of {r.rows_in_file:,} rows new ({r.rows_already_stored:,} already "
+        f"stored); dossier version {result.version}"
+    )
     _tell(result.status)
-    emit({**r.model_dump(mode="json"), "version": result.version, "new_signals": result.new_signals,
-          "status": result.status.status})
+    emit(
+        {
+            **r.model_dump(mode="json"),
+            "version": result.version,
+            "new_signals": result.new_signals,
+            "status": result.status.status,
+        }
+    )
     return 0
 
 
@@ -115,9 +172,17 @@ def cmd_event(args: argparse.Namespace) -> int:
     from governance import monitoring_status, record_event
 
     store = open_store(args)
-    event, version = _run(record_event, store, args.id, args.severity, args.description,
-                          output_ids=args.output_id or [], candidate=args.candidate, by=acting_name(args),
-                          identity=cli_identity(args))
+    event, version = _run(
+        record_event,
+        store,
+        args.id,
+        args.severity,
+        args.description,
+        output_ids=args.output_id or [],
+        candidate=args.candidate,
+        by=acting_name(args),
+        identity=cli_identity(args),
+    )
     say(f"safety event {event.id} ({event.severity}) recorded in version {version.version}")
     status = _run(monitoring_status, store, args.id, candidate=event.candidate)
     code = _tell(status)
@@ -128,8 +193,15 @@ def cmd_event(args: argparse.Namespace) -> int:
 def cmd_ack(args: argparse.Namespace) -> int:
     from governance import acknowledge_signal
 
-    version = _run(acknowledge_signal, open_store(args), args.id, args.signal, by=acting_name(args),
-                   note=args.note or "", identity=cli_identity(args))
+    version = _run(
+        acknowledge_signal,
+        open_store(args),
+        args.id,
+        args.signal,
+        by=acting_name(args),
+        note=args.note or "",
+        identity=cli_identity(args),
+    )
     say(f"signal {args.signal} acknowledged in version {version.version}")
     emit({"dossier_id": args.id, "signal": args.signal, "state": "acknowledged", "version": version.version})
     return 0
@@ -140,8 +212,16 @@ def cmd_resolve(args: argparse.Namespace) -> int:
 
     if not args.reason and not args.reevaluation:
         fail("give --reason TEXT or --reevaluation R-... (the re-evaluation that answers the signal)")
-    version = _run(resolve_signal, open_store(args), args.id, args.signal, by=acting_name(args),
-                   reason=args.reason or "", reevaluation_id=args.reevaluation, identity=cli_identity(args))
+    version = _run(
+        resolve_signal,
+        open_store(args),
+        args.id,
+        args.signal,
+        by=acting_name(args),
+        reason=args.reason or "",
+        reevaluation_id=args.reevaluation,
+        identity=cli_identity(args),
+    )
     say(f"signal {args.signal} resolved in version {version.version}")
     emit({"dossier_id": args.id, "signal": args.signal, "state": "resolved", "version": version.version})
     return 0
@@ -157,15 +237,21 @@ def cmd_template(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("monitor", help="monitoring after go-live: import a feed, status, safety events, signals")
+    p = sub.add_parser(
+        "monitor", help="monitoring after go-live: import a feed, status, safety events, signals"
+    )
     msub = p.add_subparsers(dest="monitor_command", required=True)
 
     q = msub.add_parser("import", help="import a production feed file (taken whole or not at all)")
     q.add_argument("file", help="CSV, JSON lines or Parquet feed; OTLP JSON spans; LiteLLM spend-log export")
     q.add_argument("--dossier", required=True, help="dossier id")
     q.add_argument("--candidate", help="candidate the rows are for (default: the approved one)")
-    q.add_argument("--source", choices=["feed", "otel", "litellm"], default="feed",
-                   help="file format: the feed (default), OpenTelemetry GenAI spans, LiteLLM spend logs")
+    q.add_argument(
+        "--source",
+        choices=["feed", "otel", "litellm"],
+        default="feed",
+        help="file format: the feed (default), OpenTelemetry GenAI spans, LiteLLM spend logs",
+    )
     q.add_argument("--by", help="who imports (default $MEDASSURE_USER or the login name)")
     add_format(q)
     q.set_defaults(func=cmd_import)

@@ -236,14 +236,6 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         preview_helm_import,
     )
     from governance.actions.history import diff_versions, timeline
-    from governance.actions.monitoring import (
-        MonitoringError,
-        acknowledge_signal,
-        import_feed,
-        monitoring_status,
-        record_event,
-        resolve_signal,
-    )
     from governance.actions.inspect_import import (
         attach_inspect_logs,
         preview_inspect_import,
@@ -274,6 +266,14 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         run_dataset_path,
         run_juries,
         start_jury,
+    )
+    from governance.actions.monitoring import (
+        MonitoringError,
+        acknowledge_signal,
+        import_feed,
+        monitoring_status,
+        record_event,
+        resolve_signal,
     )
     from governance.actions.reevaluate import added_addenda, current_plan
     from governance.actions.reevaluation import reevaluate_and_wait, start_reevaluation
@@ -378,8 +378,8 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         oidc_identity,
         proxy_identity,
     )
-    from governance.monitoring.template import feed_template
     from governance.mapping.suggest import model_ready, suggest_mapping, warm_up_in_background
+    from governance.monitoring.template import feed_template
     from governance.procurement.attestations import (
         STATUS_TEXT,
         AttestationError,

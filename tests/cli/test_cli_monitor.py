@@ -61,8 +61,20 @@ def test_a_rate_above_its_bar_exits_3_and_a_new_model_exits_4_with_the_command(d
 
 
 def test_event_suspends_exit_4_and_resolve_by_the_local_chair(dossier_id, capsys):
-    code, data, err = run(capsys, "monitor", "event", dossier_id, "--severity", "severe", "--description",
-                          "Draft told a patient to stop insulin", "--output-id", "r3", "--by", "dr.rivera")
+    code, data, err = run(
+        capsys,
+        "monitor",
+        "event",
+        dossier_id,
+        "--severity",
+        "severe",
+        "--description",
+        "Draft told a patient to stop insulin",
+        "--output-id",
+        "r3",
+        "--by",
+        "dr.rivera",
+    )
     assert code == 4, err
     assert data["severity"] == "severe" and data["output_ids"] == ["r3"] and data["status"] == "suspend"
     _, status, _ = run(capsys, "monitor", "status", dossier_id)
@@ -71,8 +83,17 @@ def test_event_suspends_exit_4_and_resolve_by_the_local_chair(dossier_id, capsys
     assert code == 0 and data["state"] == "acknowledged", err
     code, _, err = run(capsys, "monitor", "resolve", dossier_id, sig["id"])
     assert code == 2 and "--reason" in err
-    code, data, err = run(capsys, "monitor", "resolve", dossier_id, sig["id"], "--reason",
-                          "Insulin advice blocked by the prompt; retrained reviewers", "--by", "dr.rivera")
+    code, data, err = run(
+        capsys,
+        "monitor",
+        "resolve",
+        dossier_id,
+        sig["id"],
+        "--reason",
+        "Insulin advice blocked by the prompt; retrained reviewers",
+        "--by",
+        "dr.rivera",
+    )
     assert code == 0 and data["state"] == "resolved", err
     code, data, _ = run(capsys, "monitor", "status", dossier_id)
     assert code == 0 and data["status"] == "in_control"
@@ -89,9 +110,11 @@ def test_bad_input_exits_2_with_one_line_and_stores_nothing(dossier_id, store, t
     assert "row 3: timestamp is not an ISO 8601 date and time with a zone" in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert store.monitoring.row_count(dossier_id) == 0
-    for argv in (["monitor", "status", "D-nope"], ["monitor", "import", str(tmp_path / "none.csv"), "--dossier",
-                                                     dossier_id],
-                 ["monitor", "event", dossier_id, "--severity", "awful", "--description", "x y z"],
-                 ["monitor", "event", dossier_id, "--severity", "minor", "--description", "bell \x07 here"]):
+    for argv in (
+        ["monitor", "status", "D-nope"],
+        ["monitor", "import", str(tmp_path / "none.csv"), "--dossier", dossier_id],
+        ["monitor", "event", dossier_id, "--severity", "awful", "--description", "x y z"],
+        ["monitor", "event", dossier_id, "--severity", "minor", "--description", "bell \x07 here"],
+    ):
         code, data, err = run(capsys, *argv)
         assert code == 2 and "Traceback" not in err, argv

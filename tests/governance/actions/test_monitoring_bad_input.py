@@ -1,4 +1,4 @@
-"""Every refusal of a feed file names the row and the field, and leaves the feed and the dossier as they were."""
+"""Every refusal of a feed file names the row and the field, and leaves feed and dossier unchanged."""
 
 from __future__ import annotations
 
@@ -43,8 +43,18 @@ BAD = [
 
 @pytest.mark.parametrize(("field", "value", "why"), BAD, ids=[f"{f}={v or 'empty'}" for f, v, _ in BAD])
 def test_a_bad_value_is_refused_naming_row_and_field(store, dossier_id, tmp_path, field, value, why):
-    rows = feed_rows(12, latency_ms="10", tokens_in="5", tokens_out="5", cost_usd="0.01", review_seconds="20",
-                     judge_score="0.8", sentinel="false", error="false", severity="")
+    rows = feed_rows(
+        12,
+        latency_ms="10",
+        tokens_in="5",
+        tokens_out="5",
+        cost_usd="0.01",
+        review_seconds="20",
+        judge_score="0.8",
+        sentinel="false",
+        error="false",
+        severity="",
+    )
     rows[6][field] = value
     version = store.load(dossier_id).version
     with pytest.raises(FeedError) as exc:
@@ -59,8 +69,12 @@ def test_a_bad_value_is_refused_naming_row_and_field(store, dossier_id, tmp_path
 @pytest.mark.parametrize("word", ["true", "FALSE", "1", "0", "yes", "No", ""])
 def test_boolean_words_are_accepted(store, dossier_id, tmp_path, word):
     rows = feed_rows(3, sentinel=word)
-    assert import_feed(store, dossier_id, write_csv(tmp_path / "ok.csv", rows), by="qa",
-                       now=NOW).record.rows_added == 3
+    assert (
+        import_feed(
+            store, dossier_id, write_csv(tmp_path / "ok.csv", rows), by="qa", now=NOW
+        ).record.rows_added
+        == 3
+    )
 
 
 def test_a_zone_offset_is_kept_and_months_are_utc(store, dossier_id, tmp_path):

@@ -1,4 +1,4 @@
-"""Importing a monitoring feed at the front desk: whole or not at all, idempotent, recorded, on both backends."""
+"""Importing a monitoring feed at the front desk: whole or not at all, idempotent, recorded, both backends."""
 
 from __future__ import annotations
 
@@ -27,7 +27,11 @@ def test_csv_import_stores_every_row_and_records_the_file(any_store, dossier_id,
     rows = feed_rows(240, material_every=0)
     path = write_csv(tmp_path / "feed.csv", rows)
     result = import_feed(any_store, dossier_id, path, by="qa", now=NOW)
-    assert (result.record.rows_in_file, result.record.rows_added, result.record.rows_already_stored) == (240, 240, 0)
+    assert (result.record.rows_in_file, result.record.rows_added, result.record.rows_already_stored) == (
+        240,
+        240,
+        0,
+    )
     assert any_store.monitoring.row_count(dossier_id, CANDIDATE) == 240
     entries = any_store.load(dossier_id).dossier.monitoring
     assert isinstance(entries[0], FeedImport) and len(entries[0].file_sha256) == 64
@@ -38,7 +42,9 @@ def test_csv_import_stores_every_row_and_records_the_file(any_store, dossier_id,
     assert any_store.verify_chain(dossier_id).ok
 
 
-def test_the_same_file_twice_adds_nothing_and_rows_without_ids_dedupe_by_hash(any_store, dossier_id, tmp_path):
+def test_the_same_file_twice_adds_nothing_and_rows_without_ids_dedupe_by_hash(
+    any_store, dossier_id, tmp_path
+):
     rows = [{k: v for k, v in r.items() if k != "id"} for r in feed_rows(50)]
     path = write_csv(tmp_path / "noid.csv", rows)
     first = import_feed(any_store, dossier_id, path, by="qa", now=NOW)
@@ -72,10 +78,15 @@ def test_the_decision_stays_signed_after_imports(any_store, dossier_id, tmp_path
     assert signable_hash(after) == signed
     assert result.status.status == "pause"
     recorded = [e for e in after.monitoring if isinstance(e, SignalRecord)]
-    assert [(s.signal_kind, s.level, s.metric) for s in recorded] == [("model_change", "pause", "served_model")]
+    assert [(s.signal_kind, s.level, s.metric) for s in recorded] == [
+        ("model_change", "pause", "served_model")
+    ]
     assert (recorded[0].deadline - recorded[0].recorded_at).total_seconds() == 4 * 3600
     # recording again (a second import of the same rows) adds no second signal
     import_feed(any_store, dossier_id, write_csv(tmp_path / "f.csv", rows), by="qa", now=NOW)
     again = [e for e in any_store.load(dossier_id).dossier.monitoring if isinstance(e, SignalRecord)]
     assert len(again) == 1
-    assert monitoring_status(any_store, dossier_id, now=NOW).reevaluation_command == "medassure reevaluate D-mon1"
+    assert (
+        monitoring_status(any_store, dossier_id, now=NOW).reevaluation_command
+        == "medassure reevaluate D-mon1"
+    )

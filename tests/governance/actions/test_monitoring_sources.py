@@ -21,12 +21,18 @@ def dossier_id(store):
 
 def test_parquet_with_typed_columns(store, dossier_id, tmp_path):
     rows = feed_rows(40)
-    table = pa.table({
-        "id": [r["id"] for r in rows],
-        "timestamp": pa.array([r["timestamp"].replace("Z", "+00:00") for r in rows]).cast(pa.string()),
-        "served_model": [r["served_model"] for r in rows], "outcome": [r["outcome"] for r in rows],
-        "audited": [r["audited"] == "true" for r in rows], "tokens_in": pa.array([10] * 40, pa.int64()),
-        "latency_ms": [float(i) for i in range(40)], "tag:site": ["north"] * 20 + ["south"] * 20})
+    table = pa.table(
+        {
+            "id": [r["id"] for r in rows],
+            "timestamp": pa.array([r["timestamp"].replace("Z", "+00:00") for r in rows]).cast(pa.string()),
+            "served_model": [r["served_model"] for r in rows],
+            "outcome": [r["outcome"] for r in rows],
+            "audited": [r["audited"] == "true" for r in rows],
+            "tokens_in": pa.array([10] * 40, pa.int64()),
+            "latency_ms": [float(i) for i in range(40)],
+            "tag:site": ["north"] * 20 + ["south"] * 20,
+        }
+    )
     path = tmp_path / "feed.parquet"
     pq.write_table(table, path)
     result = import_feed(store, dossier_id, path, by="qa", now=NOW)
@@ -39,13 +45,24 @@ def test_parquet_with_typed_columns(store, dossier_id, tmp_path):
 def test_parquet_timestamps_without_zone_are_refused(store, dossier_id, tmp_path):
     import datetime as dt
 
-    table = pa.table({"timestamp": pa.array([dt.datetime(2026, 2, 1, 10)], pa.timestamp("us")),
-                      "served_model": ["m-1"], "outcome": ["accepted"]})
+    table = pa.table(
+        {
+            "timestamp": pa.array([dt.datetime(2026, 2, 1, 10)], pa.timestamp("us")),
+            "served_model": ["m-1"],
+            "outcome": ["accepted"],
+        }
+    )
     pq.write_table(table, tmp_path / "naive.parquet")
     with pytest.raises(FeedError, match="row 1: timestamp is not an ISO 8601 date and time with a zone"):
         import_feed(store, dossier_id, tmp_path / "naive.parquet", by="qa", now=NOW)
-    table = pa.table({"timestamp": pa.array([dt.datetime(2026, 2, 1, 10, tzinfo=dt.UTC)], pa.timestamp("us", "UTC")),
-                      "served_model": ["m-1"], "outcome": ["accepted"], "cost_usd": [float("nan")]})
+    table = pa.table(
+        {
+            "timestamp": pa.array([dt.datetime(2026, 2, 1, 10, tzinfo=dt.UTC)], pa.timestamp("us", "UTC")),
+            "served_model": ["m-1"],
+            "outcome": ["accepted"],
+            "cost_usd": [float("nan")],
+        }
+    )
     pq.write_table(table, tmp_path / "nan.parquet")
     with pytest.raises(FeedError, match="row 1: cost_usd is not a finite number"):
         import_feed(store, dossier_id, tmp_path / "nan.parquet", by="qa", now=NOW)
@@ -53,8 +70,15 @@ def test_parquet_timestamps_without_zone_are_refused(store, dossier_id, tmp_path
 
 def test_otel_genai_spans(store, dossier_id, tmp_path):
     spans = [genai_span(i) for i in range(6)] + [genai_span(6, model="m-1-turbo", error=True)]
-    spans.append({"traceId": "ff", "spanId": "ee", "name": "GET /health", "startTimeUnixNano": "1770000000000000000",
-                  "attributes": [{"key": "http.method", "value": {"stringValue": "GET"}}]})  # not a model call
+    spans.append(
+        {
+            "traceId": "ff",
+            "spanId": "ee",
+            "name": "GET /health",
+            "startTimeUnixNano": "1770000000000000000",
+            "attributes": [{"key": "http.method", "value": {"stringValue": "GET"}}],
+        }
+    )  # not a model call
     path = tmp_path / "traces.json"
     path.write_text(json.dumps(otlp_export(spans)), encoding="utf-8")
     result = import_feed(store, dossier_id, path, source="otel", by="qa", now=NOW)
@@ -84,22 +108,69 @@ def test_otel_refusals(store, dossier_id, tmp_path):
     assert store.monitoring.row_count(dossier_id) == 0
 
 
-LITELLM_COLUMNS = ["request_id", "call_type", "api_key", "spend", "total_tokens", "prompt_tokens",
-                   "completion_tokens", "startTime", "endTime", "completionStartTime", "model", "model_id",
-                   "model_group", "custom_llm_provider", "api_base", "user", "metadata", "cache_hit", "cache_key",
-                   "request_tags", "team_id", "end_user", "requester_ip_address", "messages", "response",
-                   "session_id", "status", "proxy_server_request"]
+LITELLM_COLUMNS = [
+    "request_id",
+    "call_type",
+    "api_key",
+    "spend",
+    "total_tokens",
+    "prompt_tokens",
+    "completion_tokens",
+    "startTime",
+    "endTime",
+    "completionStartTime",
+    "model",
+    "model_id",
+    "model_group",
+    "custom_llm_provider",
+    "api_base",
+    "user",
+    "metadata",
+    "cache_hit",
+    "cache_key",
+    "request_tags",
+    "team_id",
+    "end_user",
+    "requester_ip_address",
+    "messages",
+    "response",
+    "session_id",
+    "status",
+    "proxy_server_request",
+]
 
 
 def _spend_row(i: int, *, status: str = "success", served: str = "m-1") -> dict:
-    return {"request_id": f"chatcmpl-{i}", "call_type": "acompletion", "api_key": "88dc28d0f030c55ed4ab77ed8faf098196cb1c05df778539800c9f1243fe6b4b",
-            "spend": "0.00125", "total_tokens": "150", "prompt_tokens": "100", "completion_tokens": "50",
-            "startTime": f"2026-02-0{1 + i % 5} 10:00:00.000", "endTime": f"2026-02-0{1 + i % 5} 10:00:02.500",
-            "completionStartTime": "", "model": "m-1", "model_id": "abc", "model_group": "portal-drafts",
-            "custom_llm_provider": "openai", "api_base": "http://127.0.0.1:9/v1", "user": "", "metadata": "{}",
-            "cache_hit": "False", "cache_key": "", "request_tags": "[]", "team_id": "", "end_user": "",
-            "requester_ip_address": "", "messages": "{}", "response": json.dumps({"model": served}),
-            "session_id": "", "status": status, "proxy_server_request": "{}"}
+    return {
+        "request_id": f"chatcmpl-{i}",
+        "call_type": "acompletion",
+        "api_key": "88dc28d0f030c55ed4ab77ed8faf098196cb1c05df778539800c9f1243fe6b4b",
+        "spend": "0.00125",
+        "total_tokens": "150",
+        "prompt_tokens": "100",
+        "completion_tokens": "50",
+        "startTime": f"2026-02-0{1 + i % 5} 10:00:00.000",
+        "endTime": f"2026-02-0{1 + i % 5} 10:00:02.500",
+        "completionStartTime": "",
+        "model": "m-1",
+        "model_id": "abc",
+        "model_group": "portal-drafts",
+        "custom_llm_provider": "openai",
+        "api_base": "http://127.0.0.1:9/v1",
+        "user": "",
+        "metadata": "{}",
+        "cache_hit": "False",
+        "cache_key": "",
+        "request_tags": "[]",
+        "team_id": "",
+        "end_user": "",
+        "requester_ip_address": "",
+        "messages": "{}",
+        "response": json.dumps({"model": served}),
+        "session_id": "",
+        "status": status,
+        "proxy_server_request": "{}",
+    }
 
 
 def test_litellm_spend_logs(store, dossier_id, tmp_path):
@@ -116,7 +187,9 @@ def test_litellm_spend_logs(store, dossier_id, tmp_path):
     assert m["cost_per_1k"][0].rate == pytest.approx(1.25)  # 0.00125 USD a request
     assert m["latency_p95_ms"][0].rate == pytest.approx(2500.0)
     assert result.status.status == "in_control"
-    assert [(r["tag"], r["value"], r["n"]) for r in result.status.subgroups] == [("model_group", "portal-drafts", 10)]
+    assert [(r["tag"], r["value"], r["n"]) for r in result.status.subgroups] == [
+        ("model_group", "portal-drafts", 10)
+    ]
     # the response names another served model: the identity check sees it
     path2 = tmp_path / "spend_logs2.csv"
     with path2.open("w", newline="") as f:
@@ -129,5 +202,7 @@ def test_litellm_spend_logs(store, dossier_id, tmp_path):
 
 def test_a_file_that_is_not_a_spend_log_is_refused(store, dossier_id, tmp_path):
     (tmp_path / "x.csv").write_text("timestamp,served_model,outcome\n2026-02-01T00:00:00Z,m-1,accepted\n")
-    with pytest.raises(FeedError, match="not a LiteLLM spend-log export: no column request_id, model, startTime"):
+    with pytest.raises(
+        FeedError, match="not a LiteLLM spend-log export: no column request_id, model, startTime"
+    ):
         import_feed(store, dossier_id, tmp_path / "x.csv", source="litellm", by="qa", now=NOW)

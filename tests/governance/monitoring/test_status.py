@@ -23,8 +23,12 @@ def seen(value, n=10, at=T0):
 
 
 def feed(**kw) -> FeedAggregates:
-    base = dict(candidate=CANDIDATE, rows=100, months=[MonthCounts(month="2026-02", n=100)],
-                served_models=[seen("m-1", 100)])
+    base = dict(
+        candidate=CANDIDATE,
+        rows=100,
+        months=[MonthCounts(month="2026-02", n=100)],
+        served_models=[seen("m-1", 100)],
+    )
     return FeedAggregates(**{**base, **kw})
 
 
@@ -35,7 +39,12 @@ def status(aggregates, plan=None, now=NOW, **kw):
 
 def test_in_control_when_the_approved_model_serves_within_its_bars():
     s = status(feed())
-    assert (s.status, s.signals, s.approved.model, s.approved.accepted_models) == ("in_control", [], "m-1", ["m-1"])
+    assert (s.status, s.signals, s.approved.model, s.approved.accepted_models) == (
+        "in_control",
+        [],
+        "m-1",
+        ["m-1"],
+    )
     assert s.approved.source == "the decided run's model string"
     assert s.plan_source == "the dossier's review and monitoring plan"
 
@@ -47,7 +56,8 @@ def test_served_identity_of_the_decided_run_and_aliases_decide_what_is_approved(
     # the decided run was served as m-1-2026-01-15: plain m-1 (the string asked for) is another identity
     assert s.approved.accepted_models == ["m-1-2026-01-15", "m-1-eu"]
     assert [(x.kind, x.level, x.detail.split(",")[0]) for x in s.signals] == [
-        ("model_change", "pause", "30 outputs were served as m-1")]
+        ("model_change", "pause", "30 outputs were served as m-1")
+    ]
     assert s.status == "pause" and s.reevaluation_command == "medassure reevaluate D-mon1"
 
 
@@ -56,7 +66,11 @@ def test_prompt_versions_are_checked_once_one_is_approved():
     assert status(aggregates).status == "in_control"
     s = status(aggregates, monitoring_plan(approved_prompt_version="v3"))
     (sig,) = s.signals
-    assert (sig.kind, sig.metric, sig.first_seen) == ("prompt_change", "prompt_version", T0 + timedelta(days=9))
+    assert (sig.kind, sig.metric, sig.first_seen) == (
+        "prompt_change",
+        "prompt_version",
+        T0 + timedelta(days=9),
+    )
     assert sig.deadline == NOW + timedelta(hours=4)
 
 
@@ -65,16 +79,21 @@ def test_a_monthly_rate_is_above_its_bar_only_when_the_wilson_lower_bound_is():
     lo9, _ = proportion_confint(9, 100, method="wilson")
     lo11, hi11 = proportion_confint(11, 100, method="wilson")
     assert lo9 < 0.05 < lo11
-    months = [MonthCounts(month="2026-02", n=2000, audited=100, audit_material=9),
-              MonthCounts(month="2026-03", n=2000, audited=100, audit_material=11)]
+    months = [
+        MonthCounts(month="2026-02", n=2000, audited=100, audit_material=9),
+        MonthCounts(month="2026-03", n=2000, audited=100, audit_material=11),
+    ]
     s = status(feed(months=months))
     feb, mar = s.metrics["material_correction_share"]
     assert (feb.above_bar, mar.above_bar) == (False, True)
     assert mar.interval == pytest.approx((lo11, hi11))
     (sig,) = s.signals
-    assert (sig.kind, sig.level, sig.metric, sig.first_seen) == ("rate_above_bar", "review",
-                                                                "material_correction_share",
-                                                                datetime(2026, 3, 1, tzinfo=UTC))
+    assert (sig.kind, sig.level, sig.metric, sig.first_seen) == (
+        "rate_above_bar",
+        "review",
+        "material_correction_share",
+        datetime(2026, 3, 1, tzinfo=UTC),
+    )
     assert sig.deadline == NOW + timedelta(hours=48) and sig.owner == "AI quality lead"
     assert s.status == "review"
 
@@ -121,13 +140,28 @@ def test_cusum_default_baseline_is_the_first_thousand_audits_after_the_decision(
 
 
 def test_rubber_stamping_and_missed_sentinels_raise_review():
-    months = [MonthCounts(month="2026-02", n=1000, reviewed=1000, edited=5, audited=100, audit_material=6,
-                          review_seconds_median=4.0, review_seconds_rows=1000, sentinels=20, sentinels_caught=12)]
+    months = [
+        MonthCounts(
+            month="2026-02",
+            n=1000,
+            reviewed=1000,
+            edited=5,
+            audited=100,
+            audit_material=6,
+            review_seconds_median=4.0,
+            review_seconds_rows=1000,
+            sentinels=20,
+            sentinels_caught=12,
+        )
+    ]
     s = status(feed(months=months), monitoring_plan(review_seconds_floor=8))
     found = sorted((x.kind, x.metric) for x in s.signals)
     # 6 of 100 audited: Wilson lower bound 2.8%, not above the 5% bar
-    assert found == [("review_effectiveness", "edit rate"), ("review_effectiveness", "review time"),
-                     ("review_effectiveness", "sentinel_catch_rate")]
+    assert found == [
+        ("review_effectiveness", "edit rate"),
+        ("review_effectiveness", "review time"),
+        ("review_effectiveness", "sentinel_catch_rate"),
+    ]
     (catch,) = s.metrics["sentinel_catch_rate"]
     assert catch.rate == 0.6 and catch.interval[1] < 0.9  # Wilson upper bound of 12/20 is 0.78
 
@@ -135,14 +169,19 @@ def test_rubber_stamping_and_missed_sentinels_raise_review():
 def test_the_schedule_falls_due_after_the_plan_months():
     s = status(feed(), monitoring_plan(schedule_months=3))  # decided 2026-01-01, now 2026-06-20
     (sig,) = s.signals
-    assert (sig.kind, sig.first_seen, sig.command) == ("schedule", datetime(2026, 4, 1, tzinfo=UTC),
-                                                      "medassure reevaluate D-mon1")
+    assert (sig.kind, sig.first_seen, sig.command) == (
+        "schedule",
+        datetime(2026, 4, 1, tzinfo=UTC),
+        "medassure reevaluate D-mon1",
+    )
     assert s.reevaluation_due == datetime(2026, 4, 1, tzinfo=UTC)
 
 
 def test_use_outside_the_envelope_and_subgroup_suppression():
-    tags = [TagCount(tag="dept", value="primary care", n=500, audited=60, audit_material=3, first_seen=T0),
-            TagCount(tag="dept", value="emergency", n=40, audited=4, audit_material=1, first_seen=T0)]
+    tags = [
+        TagCount(tag="dept", value="primary care", n=500, audited=60, audit_material=3, first_seen=T0),
+        TagCount(tag="dept", value="emergency", n=40, audited=4, audit_material=1, first_seen=T0),
+    ]
     s = status(feed(tags=tags), monitoring_plan(approved_tags={"dept": ["Primary care"]}))
     (sig,) = s.signals
     assert (sig.kind, sig.metric, sig.level) == ("out_of_scope", "tag:dept", "review")
@@ -162,9 +201,20 @@ def test_recorded_signals_keep_their_deadline_and_resolved_ones_leave_the_ladder
     first = status(aggregates)
     (sig,) = first.signals
     recorded_at = NOW - timedelta(days=2)
-    rec = SignalRecord(id=sig.id, key=sig.key, signal_kind=sig.kind, level=sig.level, candidate=CANDIDATE,
-                       metric=sig.metric, first_seen=sig.first_seen, recorded_at=recorded_at, owner=sig.owner,
-                       deadline=recorded_at + timedelta(hours=4), action=sig.action, detail=sig.detail)
+    rec = SignalRecord(
+        id=sig.id,
+        key=sig.key,
+        signal_kind=sig.kind,
+        level=sig.level,
+        candidate=CANDIDATE,
+        metric=sig.metric,
+        first_seen=sig.first_seen,
+        recorded_at=recorded_at,
+        owner=sig.owner,
+        deadline=recorded_at + timedelta(hours=4),
+        action=sig.action,
+        detail=sig.detail,
+    )
     d = decided_dossier()
     d = d.model_copy(update={"monitoring": [rec]})
     s = compute_status(d, aggregates, now=NOW, candidate=CANDIDATE)
