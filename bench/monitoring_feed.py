@@ -29,6 +29,7 @@ GENERATE = """
 import duckdb, sys
 n, out = int(sys.argv[1]), sys.argv[2]
 con = duckdb.connect()
+con.execute('SET enable_progress_bar = false')
 con.execute(f'''CREATE TABLE feed AS SELECT
   'out-' || i AS id,
   strftime(TIMESTAMPTZ '2026-01-01 00:00:00+00' + to_seconds(CAST(i * (15552000.0 / {n}) AS BIGINT)),

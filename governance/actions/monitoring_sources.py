@@ -73,7 +73,7 @@ def otel_feed_rows(doc: Any, name: str = "file") -> list[dict[str, Any]]:
         ...                         "value": {"stringValue": "gpt-4o-2024-08-06"}}]}
         >>> row = otel_feed_rows({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]})[0]
         >>> row["timestamp"], row["served_model"], row["latency_ms"], row["error"]
-        ('2026-01-01T00:00:00Z', 'gpt-4o-2024-08-06', 1500.0, 'true')
+        ('2026-01-01T00:00:00Z', 'gpt-4o-2024-08-06', '1500.0', 'true')
     """
     if not isinstance(doc, dict) or not isinstance(doc.get("resourceSpans"), list):
         raise FeedError(f"{name}: not an OTLP JSON trace export (no resourceSpans)")

@@ -36,7 +36,7 @@ def signal_id(key: str) -> str:
 
     Example:
         >>> signal_id("c|drift|x")
-        'S-4d7b9cbd2e'
+        'S-c8d97b707a'
     """
     return "S-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:10]
 
