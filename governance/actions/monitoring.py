@@ -100,6 +100,35 @@ def monitoring_status(
     )
 
 
+class MaskedExample(BaseModel):
+    """One output's free text with identifiers masked by the PHI detector, for the report's examples."""
+
+    model_config = ConfigDict(frozen=True)
+
+    row_key: str
+    """The feed row (its id, or ``h:`` and the row's hash)."""
+    text: str
+    """The text with each identifier the detector found replaced by its kind, e.g. ``[NAME]``."""
+    masked: dict[str, int]
+    """How many identifiers of each kind were masked."""
+
+
+def masked_examples(store: DossierStorage, dossier_id: str, *, candidate: str | None = None,
+                    limit: int = 5) -> list[MaskedExample]:
+    """Free-text outputs of the feed (materially corrected first), masked by the PHI detector.
+
+    The text never leaves the store unmasked through here; it is never sent anywhere.
+    """
+    from evaluator.phi.detect import redact_text  # the detector loads its name lists on first use
+
+    name = _candidate(store.load(dossier_id).dossier, candidate)
+    out = []
+    for key, text in store.monitoring.text_examples(dossier_id, name, max(1, limit)):
+        masked, counts = redact_text(text)
+        out.append(MaskedExample(row_key=key, text=masked, masked=dict(counts)))
+    return out
+
+
 def _new_signal_records(dossier: Dossier, signals: list[Signal], at: datetime) -> list[SignalRecord]:
     known = {e.key for e in dossier.monitoring if isinstance(e, SignalRecord)}
     out = []
