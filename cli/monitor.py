@@ -11,6 +11,9 @@
 * ``monitor event ID --severity {near_miss,minor,moderate,severe} --description TEXT [--output-id ID]``:
   the safety-event register (moderate or worse suspends). Exit as ``status`` after the event.
 * ``monitor template``: the feed template (CSV, every column with example rows) on stdout.
+* ``monitor go-live ID [--prompt-version V] [--alias NAME ...] [--baseline-rate R | --baseline-start T
+  --baseline-end T]``: the chair records what counts as approved in production, appended to the record so
+  the decision's sign-offs stand.
 * ``monitor ack ID SIGNAL`` and ``monitor resolve ID SIGNAL (--reason TEXT | --reevaluation R-...)``:
   what was done about a signal (a suspension is resolved by the chair only).
 
@@ -23,7 +26,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from cli._common import acting_name, add_format, cli_identity, emit, fail, open_store, say
+from cli._common import acting_name, add_format, cli_identity, emit, fail, float_flag, open_store, say
 
 EXIT = {"in_control": 0, "review": 3, "pause": 4, "suspend": 4}
 SEVERITIES = ("near_miss", "minor", "moderate", "severe")
@@ -227,6 +230,43 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _when(text: str):
+    from datetime import datetime
+
+    try:
+        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an ISO 8601 date and time") from None
+    if value.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"{text!r} has no zone: add Z or +HH:MM")
+    return value
+
+
+_when.__name__ = "date and time"
+
+
+def cmd_go_live(args: argparse.Namespace) -> int:
+    from governance import record_go_live
+
+    version = _run(
+        record_go_live,
+        open_store(args),
+        args.id,
+        by=acting_name(args),
+        candidate=args.candidate,
+        prompt_version=args.prompt_version,
+        aliases=args.alias or [],
+        baseline_rate=args.baseline_rate,
+        baseline_start=args.baseline_start,
+        baseline_end=args.baseline_end,
+        note=args.note or "",
+        identity=cli_identity(args),
+    )
+    say(f"go-live settings recorded in version {version.version} (the decision's sign-offs stand)")
+    emit({"dossier_id": args.id, "version": version.version})
+    return 0
+
+
 def cmd_template(args: argparse.Namespace) -> int:
     import sys
 
@@ -274,6 +314,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--by", help="who reports (default $MEDASSURE_USER or the login name)")
     add_format(q)
     q.set_defaults(func=cmd_event)
+
+    q = msub.add_parser("go-live", help="record the approved prompt version, aliases or baseline (chair)")
+    q.add_argument("id", help="dossier id")
+    q.add_argument("--candidate", help="candidate (default: the approved one)")
+    q.add_argument("--prompt-version", help="the prompt version approved for production")
+    q.add_argument("--alias", action="append", help="a served model name accepted as the approved model")
+    q.add_argument(
+        "--baseline-rate",
+        type=float_flag(0, 1, above_low=True),
+        help="in-control material-correction rate for the CUSUM (0 to 1)",
+    )
+    q.add_argument("--baseline-start", type=_when, help="start of the baseline window (ISO 8601 with zone)")
+    q.add_argument("--baseline-end", type=_when, help="end of the baseline window")
+    q.add_argument("--note", help="why")
+    q.add_argument("--by", help="who records it (the chair)")
+    add_format(q)
+    q.set_defaults(func=cmd_go_live)
 
     q = msub.add_parser("ack", help="acknowledge a signal (it stays on the ladder until resolved)")
     q.add_argument("id", help="dossier id")

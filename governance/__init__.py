@@ -103,6 +103,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "import_feed": "governance.actions.monitoring",
     "monitoring_status": "governance.actions.monitoring",
     "record_event": "governance.actions.monitoring",
+    "record_go_live": "governance.actions.monitoring",
     "resolve_signal": "governance.actions.monitoring",
     "feed_template": "governance.monitoring.template",
     "reevaluate_and_wait": "governance.actions.reevaluation",
@@ -273,6 +274,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         import_feed,
         monitoring_status,
         record_event,
+        record_go_live,
         resolve_signal,
     )
     from governance.actions.reevaluate import added_addenda, current_plan

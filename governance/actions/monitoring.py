@@ -22,6 +22,7 @@ from governance.actions.monitoring_sources import otel_to_feed
 from governance.dossier.monitoring_records import (
     SEVERITIES,
     FeedImport,
+    GoLiveSettings,
     SafetyEvent,
     SignalAction,
     SignalRecord,
@@ -113,8 +114,9 @@ class MaskedExample(BaseModel):
     """How many identifiers of each kind were masked."""
 
 
-def masked_examples(store: DossierStorage, dossier_id: str, *, candidate: str | None = None,
-                    limit: int = 5) -> list[MaskedExample]:
+def masked_examples(
+    store: DossierStorage, dossier_id: str, *, candidate: str | None = None, limit: int = 5
+) -> list[MaskedExample]:
     """Free-text outputs of the feed (materially corrected first), masked by the PHI detector.
 
     The text never leaves the store unmasked through here; it is never sent anywhere.
@@ -406,4 +408,61 @@ def resolve_signal(
         reason=reason,
         reevaluation_id=reevaluation_id,
         now=now,
+    )
+
+
+def record_go_live(
+    store: DossierStorage,
+    dossier_id: str,
+    *,
+    by: str,
+    candidate: str | None = None,
+    prompt_version: str | None = None,
+    aliases: list[str] | tuple[str, ...] = (),
+    baseline_rate: float | None = None,
+    baseline_start: datetime | None = None,
+    baseline_end: datetime | None = None,
+    note: str = "",
+    identity: Identity | None | _AsNamed = AS_NAMED,
+    now: datetime | None = None,
+) -> DossierVersion:
+    """Record the go-live settings (approved prompt version, aliases, baseline) without voiding sign-offs.
+
+    They widen or set what counts as the approved model, so the chair records them.
+
+    Raises:
+        MonitoringError: nothing to record, a window with its end before its start.
+        PermissionDenied: the identity is not the chair.
+    """
+    require(
+        acting(identity, by), "chair", "record the go-live settings (what counts as approved)", dossier_id
+    )
+    if baseline_start is not None and baseline_end is not None and baseline_end <= baseline_start:
+        raise MonitoringError("the baseline window ends before it starts")
+    if (baseline_start is None) != (baseline_end is None):
+        raise MonitoringError("give the baseline window's start and end")
+    names = [a.strip() for a in aliases if a.strip()]
+    if prompt_version is None and not names and baseline_rate is None and baseline_start is None:
+        raise MonitoringError("nothing to record: give a prompt version, an alias or a baseline")
+    name = _candidate(store.load(dossier_id).dossier, candidate)
+    settings = GoLiveSettings(
+        at=_now(now),
+        by=by,
+        auth=_auth(identity, by),
+        candidate=name,
+        approved_prompt_version=prompt_version,
+        model_aliases=names,
+        baseline_rate=baseline_rate,
+        baseline_start=baseline_start,
+        baseline_end=baseline_end,
+        note=note.strip(),
+    )
+    return update_as(
+        store,
+        identity,
+        dossier_id,
+        lambda current: current.model_copy(update={"monitoring": [*current.monitoring, settings]}),
+        by=by,
+        action="record the go-live settings",
+        note=f"go-live settings for {name}",
     )

@@ -108,14 +108,14 @@ def correction_cusum(
         >>> t0 = datetime(2026, 1, 1, tzinfo=UTC)
         >>> c = correction_cusum([0] * 50 + [1] * 5, [t0 + timedelta(hours=i) for i in range(55)], plan, None)
         >>> c.limit, c.signal_index, c.baseline_source
-        (1.523, 52, 'the rate the committee set in the plan')
+        (1.523, 52, 'the rate the committee set (plan or go-live settings)')
     """
     what = "audited outputs" if source == "audit" else "reviewed outputs"
     metric = "material corrections (" + ("audits" if source == "audit" else "reviewers' corrections") + ")"
     if plan.baseline_rate is not None:
         p0, base_src, watched, wtimes = (
             plan.baseline_rate,
-            "the rate the committee set in the plan",
+            "the rate the committee set (plan or go-live settings)",
             series,
             times,
         )

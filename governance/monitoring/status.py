@@ -52,7 +52,7 @@ def compute_status(
         candidate: the candidate watched.
         served: served model names of the decided runs' answers (from the run store).
     """
-    plan = resolved_plan(dossier)
+    plan = resolved_plan(dossier, candidate)
     mp = plan.monitoring
     notes = [f"Plan: {plan.source}."]
     approved = approved_identity(dossier, candidate, mp, served)

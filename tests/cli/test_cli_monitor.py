@@ -118,3 +118,34 @@ def test_bad_input_exits_2_with_one_line_and_stores_nothing(dossier_id, store, t
     ):
         code, data, err = run(capsys, *argv)
         assert code == 2 and "Traceback" not in err, argv
+
+
+def test_go_live_records_an_alias_and_a_prompt_version_without_voiding_the_signoffs(
+    dossier_id, store, tmp_path, capsys
+):
+    from governance.dossier.content_hash import signable_hash
+
+    rows = feed_rows(20, start=RECENT, model="m-1-eu", prompt_version="v2")
+    run(capsys, "monitor", "import", str(write_csv(tmp_path / "a.csv", rows)), "--dossier", dossier_id)
+    code, data, err = run(capsys, "monitor", "status", dossier_id)
+    assert code == 4 and sorted(s["kind"] for s in data["signals"]) == ["model_change", "prompt_change"], err
+    code, _, err = run(
+        capsys,
+        "monitor",
+        "go-live",
+        dossier_id,
+        "--alias",
+        "m-1-eu",
+        "--prompt-version",
+        "v2",
+        "--note",
+        "EU deployment of the same build; prompt v2 approved at go-live",
+    )
+    assert code == 0, err
+    # the two pause signals are recorded; the settings do not resolve them, they stop new ones for later rows
+    _, data, _ = run(capsys, "monitor", "status", dossier_id)
+    assert data["approved"]["prompt_version"] == "v2" and "m-1-eu" in data["approved"]["accepted_models"]
+    assert signable_hash(store.load(dossier_id).dossier) == signable_hash(store.load(dossier_id, 1).dossier)
+    for bad in (["--baseline-rate", "1.5"], ["--baseline-start", "2026-01-01"], []):
+        code, _, err = run(capsys, "monitor", "go-live", dossier_id, *bad)
+        assert code == 2 and "Traceback" not in err, bad

@@ -121,7 +121,7 @@ def test_cusum_signals_drift_with_the_baseline_the_committee_set():
     times = [T0 + timedelta(minutes=i) for i in range(len(series))]
     s = status(feed(correction_series=series, correction_times=times), monitoring_plan(baseline_rate=0.02))
     (c,) = s.cusum
-    assert c.baseline_source == "the rate the committee set in the plan"
+    assert c.baseline_source == "the rate the committee set (plan or go-live settings)"
     assert c.limit is not None and c.signal_index == _llr_first_signal(series, 0.02, 0.04, c.limit)
     assert c.first_seen == times[c.signal_index]
     (sig,) = [x for x in s.signals if x.kind == "drift"]
