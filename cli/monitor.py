@@ -5,7 +5,9 @@
   the import's record (``rows_in_file``, ``rows_added``, ``rows_already_stored``, ``file_sha256``, ...),
   ``status``, ``new_signals``, ``version``. Exit 0, or 2 for a bad file (the row and field are named;
   nothing is stored).
-* ``monitor status ID``: ``status``, ``approved`` {candidate, model, prompt_version}, ``signals``
+* ``monitor status ID [--candidate NAME]``: ``status`` (without ``--candidate``: the dossier's, the worst of
+  its watched candidates', each listed in ``candidates``), ``approved`` {candidate, model, prompt_version},
+  ``signals``
   [{kind, metric, first_seen, owner, deadline, detail, ...}], ``metrics`` {metric: [{month, n, rate,
   interval, bar}]}, ``rows``. Exit 0 in control, 3 review, 4 pause or suspend, 2 bad input.
 * ``monitor event ID --severity {near_miss,minor,moderate,severe} --description TEXT [--output-id ID]``:
@@ -58,6 +60,7 @@ def status_payload(status: Any) -> dict[str, Any]:
                 "state": s.state,
                 "action": s.action,
                 "command": s.command,
+                "candidate": s.candidate,
             }
             for s in status.signals
         ],
@@ -162,13 +165,33 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_status(args: argparse.Namespace) -> int:
-    from governance import monitoring_status
+def dossier_payload(overview: Any) -> dict[str, Any]:
+    """``status_payload`` of the approved candidate, with the dossier's status, every candidate's signals
+    and ``candidates`` (candidate → its level)."""
+    first, *others = overview.candidates.values()
+    out = status_payload(first)
+    for other in others:
+        out["signals"] += status_payload(other)["signals"]
+    out["status"] = overview.status
+    out["candidates"] = {name: s.status for name, s in overview.candidates.items()}
+    out["rows"] = sum(s.rows for s in overview.candidates.values())
+    return out
 
-    status = _run(monitoring_status, open_store(args), args.id, candidate=args.candidate)
-    code = _tell(status)
-    emit(status_payload(status))
-    return code
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from governance import dossier_monitoring, monitoring_status
+
+    store = open_store(args)
+    if args.candidate:
+        status = _run(monitoring_status, store, args.id, candidate=args.candidate)
+        code = _tell(status)
+        emit(status_payload(status))
+        return code
+    overview = _run(dossier_monitoring, store, args.id)
+    for status in overview.candidates.values():
+        _tell(status)
+    emit(dossier_payload(overview))
+    return EXIT[overview.status]
 
 
 def cmd_event(args: argparse.Namespace) -> int:

@@ -100,6 +100,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "FeedError": "governance.dossier.store_feed_import",
     "MonitoringError": "governance.actions.monitoring",
     "acknowledge_signal": "governance.actions.monitoring",
+    "dossier_monitoring": "governance.actions.monitoring",
     "import_feed": "governance.actions.monitoring",
     "monitoring_status": "governance.actions.monitoring",
     "record_event": "governance.actions.monitoring",
@@ -271,6 +272,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from governance.actions.monitoring import (
         MonitoringError,
         acknowledge_signal,
+        dossier_monitoring,
         import_feed,
         monitoring_status,
         record_event,

@@ -20,9 +20,11 @@ from pydantic import BaseModel, ConfigDict
 from governance.actions.authorize import AS_NAMED, _AsNamed, acting, require, update_as
 from governance.actions.monitoring_sources import otel_to_feed
 from governance.dossier.monitoring_records import (
+    LEVELS,
     SEVERITIES,
     FeedImport,
     GoLiveSettings,
+    Level,
     SafetyEvent,
     SignalAction,
     SignalRecord,
@@ -99,6 +101,42 @@ def monitoring_status(
     return compute_status(
         dossier, aggregates, now=_now(now), candidate=name, served=_served(store, dossier, name)
     )
+
+
+class DossierMonitoring(BaseModel):
+    """The dossier's status (the worst of its candidates') and each watched candidate's own."""
+
+    model_config = ConfigDict(frozen=True)
+
+    dossier_id: str
+    """Dossier."""
+    status: Level
+    """The worst candidate status."""
+    candidates: dict[str, MonitoringStatus]
+    """Candidate → its status: the approved one first, then every candidate with feed rows or records."""
+
+
+def dossier_monitoring(
+    store: DossierStorage, dossier_id: str, *, now: datetime | None = None
+) -> DossierMonitoring:
+    """Every watched candidate's status, and the dossier's (the highest level among them).
+
+    Raises:
+        DossierNotFound: no such dossier.
+        MonitoringError: no approved candidate and no feed or record for any.
+    """
+    dossier = store.load(dossier_id).dossier
+    approved = approved_candidate(dossier)
+    recorded = {getattr(e, "candidate", None) for e in dossier.monitoring} - {None}
+    names = [
+        n for n in dict.fromkeys([approved, *store.monitoring.candidates(dossier_id), *sorted(recorded)]) if n
+    ]
+    if not names:
+        raise MonitoringError(f"{dossier_id} has no approved candidate and nothing monitored yet")
+    at = _now(now)
+    statuses = {n: monitoring_status(store, dossier_id, candidate=n, now=at) for n in names}
+    worst = max((s.status for s in statuses.values()), key=LEVELS.index)
+    return DossierMonitoring(dossier_id=dossier_id, status=worst, candidates=statuses)  # type: ignore[arg-type]
 
 
 class MaskedExample(BaseModel):

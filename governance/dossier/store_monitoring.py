@@ -228,6 +228,16 @@ class MonitoringFeedStore:
 
     # -- reads ---------------------------------------------------------------------------------------
 
+    def candidates(self, dossier_id: str) -> list[str]:
+        """Candidates with feed rows in the dossier, sorted."""
+        return [
+            r[0]
+            for r in self.con.execute(
+                "SELECT DISTINCT candidate FROM monitoring_feed WHERE dossier_id = ? ORDER BY candidate",
+                [dossier_id],
+            ).fetchall()
+        ]
+
     def row_count(self, dossier_id: str, candidate: str | None = None) -> int:
         """Stored feed rows of a dossier (of one candidate)."""
         if candidate is None:

@@ -149,3 +149,17 @@ def test_go_live_records_an_alias_and_a_prompt_version_without_voiding_the_signo
     for bad in (["--baseline-rate", "1.5"], ["--baseline-start", "2026-01-01"], []):
         code, _, err = run(capsys, "monitor", "go-live", dossier_id, *bad)
         assert code == 2 and "Traceback" not in err, bad
+
+
+def test_the_dossier_status_is_the_worst_of_its_candidates(dossier_id, tmp_path, capsys):
+    ok = feed_rows(20, start=RECENT, prompt_version="v1")
+    run(capsys, "monitor", "import", str(write_csv(tmp_path / "a.csv", ok)), "--dossier", dossier_id)
+    other = feed_rows(20, start=RECENT, model="m-9", prefix="o", prompt_version="v1")
+    run(capsys, "monitor", "import", str(write_csv(tmp_path / "b.csv", other)), "--dossier", dossier_id,
+        "--candidate", "M9")
+    code, data, _ = run(capsys, "monitor", "status", dossier_id)
+    assert code == 4 and data["status"] == "pause"
+    assert data["candidates"] == {"M1": "in_control", "M9": "pause"} and data["rows"] == 40
+    assert [(s["candidate"], s["kind"]) for s in data["signals"]] == [("M9", "model_change")]
+    code, data, _ = run(capsys, "monitor", "status", dossier_id, "--candidate", "M1")
+    assert code == 0 and data["status"] == "in_control" and data["rows"] == 20
