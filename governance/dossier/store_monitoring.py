@@ -14,7 +14,7 @@ for the CUSUM.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -318,6 +318,11 @@ class MonitoringFeedStore:
             "AND judge_score IS NOT NULL ORDER BY ts, row_key",
             key,
         ).fetchall()
+        daily = self.con.execute(
+            "SELECT CAST(ts AT TIME ZONE 'UTC' AS DATE) AS day, avg(latency_ms) FROM monitoring_feed "
+            f"WHERE {where} AND latency_ms IS NOT NULL GROUP BY day ORDER BY day",
+            key,
+        ).fetchall()
         return FeedAggregates(
             candidate=candidate,
             rows=int(total),
@@ -336,6 +341,8 @@ class MonitoringFeedStore:
             correction_source="audit" if has_audits else "outcome",
             judge_scores=[float(x) for _, x in judged],
             judge_times=[t for t, _ in judged],
+            latency_daily_means=[float(m) for _, m in daily],
+            latency_days=[datetime(d.year, d.month, d.day, tzinfo=UTC) for d, _ in daily],
         )
 
     def text_examples(self, dossier_id: str, candidate: str, limit: int = 20) -> list[tuple[str, str]]:

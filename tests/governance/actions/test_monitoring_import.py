@@ -47,6 +47,9 @@ def test_csv_import_stores_every_row_and_records_the_file(any_store, dossier_id,
     assert result.status.metrics["cost_per_1k"][0].rate == pytest.approx(2.0)
     agg = any_store.monitoring.aggregates(dossier_id, CANDIDATE)
     assert agg.months[0].review_seconds_median == pytest.approx(24.5)  # median of 20..29, 24 times each
+    # 240 hourly rows from 2026-02-01: ten UTC days of 24, latency i on row i
+    assert agg.latency_days[0].isoformat() == "2026-02-01T00:00:00+00:00" and len(agg.latency_days) == 10
+    assert agg.latency_daily_means[:2] == [pytest.approx(11.5), pytest.approx(35.5)]
     assert [(t.value, t.n, t.audited) for t in agg.tags] == [("s0", 80, 40), ("s1", 80, 40), ("s2", 80, 40)]
     assert any_store.verify_chain(dossier_id).ok
 
