@@ -16,6 +16,8 @@
 * ``monitor go-live ID [--prompt-version V] [--alias NAME ...] [--baseline-rate R | --baseline-start T
   --baseline-end T]``: the chair records what counts as approved in production, appended to the record so
   the decision's sign-offs stand.
+* ``monitor events ID [--blinded]``: the safety-event register (blinded: no reporter, descriptions masked);
+  ``monitor export ID --out FILE.csv``: the feed without reviewer identifiers or free text.
 * ``monitor ack ID SIGNAL`` and ``monitor resolve ID SIGNAL (--reason TEXT | --reevaluation R-...)``:
   what was done about a signal (a suspension is resolved by the chair only).
 
@@ -290,6 +292,29 @@ def cmd_go_live(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_events(args: argparse.Namespace) -> int:
+    from governance import safety_register
+
+    store = open_store(args)
+    dossier = _run(lambda: store.load(args.id).dossier)
+    rows = safety_register(dossier, args.candidate, blinded=args.blinded)
+    say(
+        f"{len(rows)} safety event(s)"
+        + (" (blinded: no reporter, descriptions masked)" if args.blinded else "")
+    )
+    emit({"dossier_id": args.id, "blinded": args.blinded, "events": rows})
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from governance import export_blinded_feed
+
+    n = _run(export_blinded_feed, open_store(args), args.id, args.out, candidate=args.candidate)
+    say(f"{n:,} feed rows written to {args.out} (no reviewer, no free text)")
+    emit({"dossier_id": args.id, "out": args.out, "rows": n})
+    return 0
+
+
 def cmd_template(args: argparse.Namespace) -> int:
     import sys
 
@@ -354,6 +379,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--by", help="who records it (the chair)")
     add_format(q)
     q.set_defaults(func=cmd_go_live)
+
+    q = msub.add_parser("events", help="the safety-event register (--blinded: no reporter, masked text)")
+    q.add_argument("id", help="dossier id")
+    q.add_argument("--candidate", help="only this candidate's events")
+    q.add_argument("--blinded", action="store_true", help="leave out who reported; mask identifiers")
+    add_format(q)
+    q.set_defaults(func=cmd_events)
+
+    q = msub.add_parser("export", help="the feed as CSV without reviewer identifiers or free text")
+    q.add_argument("id", help="dossier id")
+    q.add_argument("--out", required=True, help="CSV file to write")
+    q.add_argument("--candidate", help="candidate (default: the approved one)")
+    q.set_defaults(func=cmd_export)
 
     q = msub.add_parser("ack", help="acknowledge a signal (it stays on the ladder until resolved)")
     q.add_argument("id", help="dossier id")

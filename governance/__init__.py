@@ -101,6 +101,8 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "MonitoringError": "governance.actions.monitoring",
     "acknowledge_signal": "governance.actions.monitoring",
     "dossier_monitoring": "governance.actions.monitoring",
+    "export_blinded_feed": "governance.actions.monitoring",
+    "safety_register": "governance.monitoring.register",
     "import_feed": "governance.actions.monitoring",
     "monitoring_status": "governance.actions.monitoring",
     "record_event": "governance.actions.monitoring",
@@ -273,6 +275,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         MonitoringError,
         acknowledge_signal,
         dossier_monitoring,
+        export_blinded_feed,
         import_feed,
         monitoring_status,
         record_event,
@@ -383,6 +386,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         proxy_identity,
     )
     from governance.mapping.suggest import model_ready, suggest_mapping, warm_up_in_background
+    from governance.monitoring.register import safety_register
     from governance.monitoring.template import feed_template
     from governance.procurement.attestations import (
         STATUS_TEXT,

@@ -10,6 +10,7 @@ resolves a signal; only the chair returns a suspended candidate to service.
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import uuid
 from datetime import UTC, datetime
@@ -504,3 +505,25 @@ def record_go_live(
         action="record the go-live settings",
         note=f"go-live settings for {name}",
     )
+
+
+def export_blinded_feed(
+    store: DossierStorage, dossier_id: str, out: str | Path, *, candidate: str | None = None
+) -> int:
+    """Write the candidate's feed as CSV without reviewer identifiers or free text; the number of rows.
+
+    Row ids stay (events and audits refer to them); a feed's ids carry no patient identifier by the format.
+
+    Raises:
+        MonitoringError: no approved candidate and none named.
+    """
+    name = _candidate(store.load(dossier_id).dossier, candidate)
+    columns, batches = store.monitoring.blinded_rows(dossier_id, name)
+    n = 0
+    with Path(out).open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["id" if c == "row_key" else c for c in columns])
+        for chunk in batches:
+            w.writerows([[v.isoformat() if isinstance(v, datetime) else v for v in row] for row in chunk])
+            n += len(chunk)
+    return n

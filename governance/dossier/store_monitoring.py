@@ -345,6 +345,27 @@ class MonitoringFeedStore:
             latency_days=[datetime(d.year, d.month, d.day, tzinfo=UTC) for d, _ in daily],
         )
 
+    BLINDED_COLUMNS = (
+        "row_key, ts, month, served_model, prompt_version, outcome, latency_ms, error, tokens_in, "
+        "tokens_out, cost_usd, review_seconds, audited, audit_verdict, judge_score, sentinel, severity"
+    )
+    """The feed's columns without the reviewer and the free text (a blinded export)."""
+
+    def blinded_rows(self, dossier_id: str, candidate: str, batch: int = 10_000):
+        """The candidate's rows in time order without reviewer or free text: (column names, row batches)."""
+        cur = self.con.execute(
+            f"SELECT {self.BLINDED_COLUMNS} FROM monitoring_feed WHERE dossier_id = ? AND candidate = ? "
+            "ORDER BY ts, row_key",
+            [dossier_id, candidate],
+        )
+        names = [c.strip() for c in self.BLINDED_COLUMNS.split(",")]
+
+        def batches():
+            while chunk := cur.fetchmany(batch):
+                yield chunk
+
+        return names, batches()
+
     def text_examples(self, dossier_id: str, candidate: str, limit: int = 20) -> list[tuple[str, str]]:
         """(row key, free text) of outputs with text, materially corrected first (for masked examples)."""
         return [

@@ -155,11 +155,53 @@ def test_the_dossier_status_is_the_worst_of_its_candidates(dossier_id, tmp_path,
     ok = feed_rows(20, start=RECENT, prompt_version="v1")
     run(capsys, "monitor", "import", str(write_csv(tmp_path / "a.csv", ok)), "--dossier", dossier_id)
     other = feed_rows(20, start=RECENT, model="m-9", prefix="o", prompt_version="v1")
-    run(capsys, "monitor", "import", str(write_csv(tmp_path / "b.csv", other)), "--dossier", dossier_id,
-        "--candidate", "M9")
+    run(
+        capsys,
+        "monitor",
+        "import",
+        str(write_csv(tmp_path / "b.csv", other)),
+        "--dossier",
+        dossier_id,
+        "--candidate",
+        "M9",
+    )
     code, data, _ = run(capsys, "monitor", "status", dossier_id)
     assert code == 4 and data["status"] == "pause"
     assert data["candidates"] == {"M1": "in_control", "M9": "pause"} and data["rows"] == 40
     assert [(s["candidate"], s["kind"]) for s in data["signals"]] == [("M9", "model_change")]
     code, data, _ = run(capsys, "monitor", "status", dossier_id, "--candidate", "M1")
     assert code == 0 and data["status"] == "in_control" and data["rows"] == 20
+
+
+def test_blinded_register_and_feed_export_leave_out_reviewers_and_names(dossier_id, tmp_path, capsys):
+    rows = feed_rows(
+        5,
+        start=RECENT,
+        prompt_version="v1",
+        reviewer="rn-ada.lovelace",
+        text="Dear Mr. Robert Chen-Morales, your refill is ready.",
+    )
+    run(capsys, "monitor", "import", str(write_csv(tmp_path / "a.csv", rows)), "--dossier", dossier_id)
+    run(
+        capsys,
+        "monitor",
+        "event",
+        dossier_id,
+        "--severity",
+        "minor",
+        "--description",
+        "Reply to Mr. Robert Chen-Morales named the wrong clinic",
+        "--by",
+        "rn.ada",
+    )
+    code, data, _ = run(capsys, "monitor", "events", dossier_id, "--blinded")
+    (event,) = data["events"]
+    assert code == 0 and event["description"] == "Reply to [NAME] named the wrong clinic"
+    assert "reported_by" not in event
+    code, data, _ = run(capsys, "monitor", "events", dossier_id)
+    assert data["events"][0]["reported_by"] == "rn.ada"
+    out = tmp_path / "blinded.csv"
+    code, data, _ = run(capsys, "monitor", "export", dossier_id, "--out", str(out))
+    text = out.read_text()
+    assert code == 0 and data["rows"] == 5 and text.splitlines()[0].startswith("id,ts,month,served_model")
+    assert "rn-ada" not in text and "Chen-Morales" not in text and "r0," in text
