@@ -215,9 +215,9 @@ def test_free_text_stays_in_the_store_and_examples_come_masked(store, dossier_id
     rows = feed_rows(3)
     rows[0]["text"] = "Mr. Robert Chen-Morales, DOB: 03/14/1961: your refill is ready."
     rows[0]["outcome"] = "material_correction"
-    rows[1]["text"] = "Your appointment moved to Tuesday."
+    rows[1]["text"] = "Your refill was sent to the pharmacy today."
     import_feed(store, dossier_id, write_jsonl(tmp_path / "t.jsonl", rows), by="qa", now=NOW)
     first, second = masked_examples(store, dossier_id)
     assert first.row_key == "r0" and first.text == "[NAME], DOB: [DATE]: your refill is ready."
     assert first.masked == {"name": 1, "dob": 1}
-    assert second.text == "Your appointment moved to Tuesday." and second.masked == {}
+    assert second.text == "Your refill was sent to the pharmacy today." and second.masked == {}
