@@ -129,7 +129,7 @@ def correction_cusum(
             series,
             times,
         )
-    elif evidence_rate is not None and plan.baseline_start is None and 0 < evidence_rate[0] < 0.5:
+    elif evidence_rate is not None and 0 < evidence_rate[0] < 0.5:
         p0, base_src, watched, wtimes = evidence_rate[0], evidence_rate[1], series, times
     else:
         split = _split(series, times, plan, decided_at, what)
