@@ -177,7 +177,8 @@ def import_feed(
 
     The file is taken whole or not at all: a bad row raises ``FeedError`` naming the row and the field,
     and nothing is stored. Rows already stored (same ``id``, else the same row) add nothing. The import's
-    record and any new signal are appended to the dossier (``Dossier.monitoring``).
+    record and any new signal are appended to the dossier (``Dossier.monitoring``); a file that adds no row
+    and raises no signal adds no version either.
 
     Raises:
         FeedError: a bad file or row (the message names the row and the field).
@@ -225,6 +226,8 @@ def import_feed(
         status = compute_status(current, aggregates, now=at, candidate=name, served=served)
         signals = new_signal_records(current, status.signals, at)
         new[:] = [s.id for s in signals]
+        if record.rows_added == 0 and not signals:
+            return current  # the same rows again: nothing stored, no new version either
         return current.model_copy(update={"monitoring": [*current.monitoring, record, *signals]})
 
     version = update_as(
