@@ -30,6 +30,7 @@ COMMAND_MODULES = [
     "cli.verify_export",
     "cli.db_roles",
     "cli.review",
+    "cli.monitor",
 ]
 
 

@@ -4,10 +4,10 @@ Where code goes, in one rule: **takes a store or starts a job → the front desk
 function of a dossier → its stage; a record → ``dossier``.** The stages import one way only, in the
 order of the path, with no imports between siblings (checked by import-linter in ``make lint``)::
 
-    demo > actions > reevaluation > (monitoring) > decision > rules > procurement > evidence
-         > (review) > identity | mapping > dossier
+    demo > actions > reevaluation > monitoring > decision > rules > procurement > evidence
+         > review > identity | mapping > dossier
 
-``monitoring`` is the coming stage, placed already (``review``, the review queues, has landed); data
+Both later stages, ``monitoring`` and ``review`` (the review queues), have landed; data
 between stages flows through ``dossier`` records.
 
 The public API (``__all__``) is what notebooks and scripts use; the pages and the CLI call the
@@ -115,6 +115,18 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "start_jury": "governance.actions.juries",
     "added_addenda": "governance.actions.reevaluate",
     "current_plan": "governance.actions.reevaluate",
+    "FeedError": "governance.dossier.store_feed_import",
+    "MonitoringError": "governance.actions.monitoring",
+    "acknowledge_signal": "governance.actions.monitoring_events",
+    "dossier_monitoring": "governance.actions.monitoring",
+    "export_blinded_feed": "governance.actions.monitoring",
+    "safety_register": "governance.monitoring.register",
+    "import_feed": "governance.actions.monitoring",
+    "monitoring_status": "governance.actions.monitoring",
+    "record_event": "governance.actions.monitoring_events",
+    "record_go_live": "governance.actions.monitoring_events",
+    "resolve_signal": "governance.actions.monitoring_events",
+    "feed_template": "governance.monitoring.template",
     "reevaluate_and_wait": "governance.actions.reevaluation",
     "start_reevaluation": "governance.actions.reevaluation",
     "ReevaluationError": "governance.actions.rerun",
@@ -283,6 +295,17 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         start_jury,
     )
     from governance.actions.receipts import written_versions
+    from governance.actions.monitoring import (
+        MonitoringError,
+        acknowledge_signal,
+        dossier_monitoring,
+        export_blinded_feed,
+        import_feed,
+        monitoring_status,
+        record_event,
+        record_go_live,
+        resolve_signal,
+    )
     from governance.actions.reevaluate import added_addenda, current_plan
     from governance.actions.reevaluation import reevaluate_and_wait, start_reevaluation
     from governance.actions.rerun import ReevaluationError, read_prompt_bytes, read_prompt_file
@@ -367,6 +390,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         database_url,
         default_home,
     )
+    from governance.dossier.store_feed_import import FeedError
     from governance.dossier.taxonomy import TaxonomyError, load_taxonomy
     from governance.evidence.attach import attach_evidence, detach_evidence, mapped_benchmarks
     from governance.evidence.coverage import KIND_NOTES, CoverageRow
@@ -388,6 +412,8 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         proxy_identity,
     )
     from governance.mapping.suggest import model_ready, suggest_mapping, warm_up_in_background
+    from governance.monitoring.register import safety_register
+    from governance.monitoring.template import feed_template
     from governance.procurement.attestations import (
         STATUS_TEXT,
         AttestationError,

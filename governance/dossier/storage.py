@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from evaluator.scenarios.store import ScenarioStore
     from governance.dossier.chain import ChainReport
     from governance.dossier.documents import DocumentStore
+    from governance.dossier.store_monitoring import MonitoringFeedStore
     from governance.dossier.store_reviews import ReviewStore
 
 Timestamp = Annotated[datetime, PlainSerializer(lambda d: d.isoformat(), return_type=str, when_used="json")]
@@ -307,6 +308,11 @@ class DossierStorage(Protocol):
     @property
     def reviews(self) -> ReviewStore:
         """Review queues: items, each rater's order, ratings (once per item and rater) and events."""
+        ...
+
+    @property
+    def monitoring(self) -> MonitoringFeedStore:
+        """The production monitoring feed: imports validated whole, aggregates summed in SQL."""
         ...
 
     @property
