@@ -294,7 +294,6 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         run_juries,
         start_jury,
     )
-    from governance.actions.receipts import written_versions
     from governance.actions.monitoring import (
         MonitoringError,
         acknowledge_signal,
@@ -306,6 +305,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         record_go_live,
         resolve_signal,
     )
+    from governance.actions.receipts import written_versions
     from governance.actions.reevaluate import added_addenda, current_plan
     from governance.actions.reevaluation import reevaluate_and_wait, start_reevaluation
     from governance.actions.rerun import ReevaluationError, read_prompt_bytes, read_prompt_file
