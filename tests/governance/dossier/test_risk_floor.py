@@ -46,8 +46,9 @@ def test_critical_severity_stays_high_whatever_is_recorded():
     ("moderate", "informs", "every_output", "low"),  # 2 + 0 - 1 = 1: no serious harm, no floor
 ])
 def test_floor_only_lifts(severity, role, oversight, tier):
-    assert assess_risk(use(error_severity=severity, decision_role=role, human_oversight=oversight)).tier == tier
-    assert not high_floor_applies(use(error_severity=severity, decision_role=role, human_oversight=oversight))
+    chosen = use(error_severity=severity, decision_role=role, human_oversight=oversight)
+    assert assess_risk(chosen).tier == tier
+    assert not high_floor_applies(chosen)
 
 
 def test_reasons_use_labels_not_keys():
