@@ -172,6 +172,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "load_taxonomy": "governance.dossier.taxonomy",
     "detach_evidence": "governance.evidence.attach",
     "CoverageRow": "governance.evidence.coverage",
+    "activity_gaps": "governance.evidence.gaps",
     "KIND_NOTES": "governance.evidence.coverage",
     "subcategory_name": "governance.evidence.select",
     "BenchmarkTies": "governance.evidence.view",
