@@ -31,6 +31,11 @@ st.caption("Suggestions rank MedHELM subcategories against the intended use. Acc
 # local tasks, the taxonomy) shows at once while the sentence model may still be loading (issue 27: 4.2 s
 # of blank page before the suggestions).
 suggestion_slot = st.container()
+with suggestion_slot:
+    waiting = st.empty()  # says at once that the suggestions are coming, before the rest is drawn
+    if not model_ready():
+        waiting.info("Loading the sentence model that ranks subcategories by meaning (MiniLM, shipped with "
+                     "the app): once per server start. The rest of this page is ready below.", icon="⏳")
 
 st.subheader("Current mapping")
 if dossier.mapping.decisions:
@@ -71,23 +76,26 @@ for cat in tax.categories:
                               "tests": b.what_it_tests} for b in sub.benchmarks])
 
 
-def wait_for_model() -> None:
-    """Say how long the model has been loading, each second, until it is ready (no promised duration)."""
-    thread = warm_up_in_background()
+def wait_for_model(note) -> None:
+    """Say how long the model has been loading, each second, until it is ready (no promised duration).
+
+    The first call in a process imports torch in this thread (2-10 s on a busy 2-core server) before the
+    loader thread starts, so the note is drawn before that call.
+    """
     started = time.monotonic()
-    note = st.empty()
+    thread = warm_up_in_background()
     while thread.is_alive():
         note.info(f"Loading the sentence model that ranks subcategories by meaning (MiniLM, shipped with the "
-                  f"app): once per server start, usually 10–40 s on a shared 2-core server. Waiting "
+                  f"app): once per server start, 10–50 s on a busy 2-core server. Waiting "
                   f"{time.monotonic() - started:.0f} s so far; the rest of this page is ready below.",
                   icon="⏳")
         thread.join(timeout=1.0)
-    note.empty()
 
 
 with suggestion_slot:
     if not model_ready():
-        wait_for_model()
+        wait_for_model(waiting)
+    waiting.empty()
     ranked = suggestions(dossier.intended_use.text_for_mapping())
     st.subheader("Suggested subcategories")
     for rank, s in enumerate(ranked, start=1):
