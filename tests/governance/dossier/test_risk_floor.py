@@ -70,3 +70,4 @@ def test_old_dossiers_load_and_keep_their_hash():
     reasoned = dossier.model_copy(update={"intended_use": use(lower_tier_reason="why")})
     assert json.loads(reasoned.canonical_json())["intended_use"]["lower_tier_reason"] == "why"
     assert reasoned.content_hash() != dossier.content_hash()
+
