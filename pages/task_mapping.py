@@ -25,17 +25,54 @@ def decide(sub_id: str, status: str, score: float | None) -> None:
     ui.save(ui.current().dossier.model_copy(update={"mapping": mapping}), note=f"mapping: {status} {sub_id}")
 
 
+def wait_for_model(note) -> None:
+    """Say how long the model has been loading, each second, until it is ready (no promised duration).
+
+    The first call in a process imports torch in this thread (2-10 s on a busy 2-core server) before the
+    loader thread starts, so the note is drawn before that call.
+    """
+    started = time.monotonic()
+    thread = warm_up_in_background()
+    while thread.is_alive():
+        note.info(f"Loading the sentence model that ranks subcategories by meaning (MiniLM, shipped with the "
+                  f"app): once per server start, 10–50 s on a busy 2-core server. Waiting "
+                  f"{time.monotonic() - started:.0f} s so far; the rest of this page is ready below.",
+                  icon="⏳")
+        thread.join(timeout=1.0)
+
+
+def show_suggestions() -> None:
+    ranked = suggestions(dossier.intended_use.text_for_mapping())
+    st.subheader("Suggested subcategories")
+    for rank, s in enumerate(ranked, start=1):
+        sub_id = s["subcategory_id"]
+        status = decided[sub_id].status if sub_id in decided else "undecided"
+        with st.container(border=True):
+            c1, c2, c3 = st.columns([6, 1, 1])
+            c1.markdown(f"**{rank}. {s['subcategory']}** · {s['category']} · score {s['score']:.2f} · "
+                        f"*{status}*  \n{s['explanation']}")
+            c1.text_input("Note (optional)", key=f"note_{sub_id}", label_visibility="collapsed",
+                          placeholder="Note (optional)")
+            c2.button("Accept", key=f"accept_{sub_id}", on_click=decide,
+                      args=(sub_id, "accepted", s["score"]), disabled=status == "accepted")
+            c3.button("Reject", key=f"reject_{sub_id}", on_click=decide,
+                      args=(sub_id, "rejected", s["score"]), disabled=status == "rejected")
+
+
 st.caption("Suggestions rank MedHELM subcategories against the intended use. Accept the ones that describe "
            "the job; every decision is recorded with who made it and when.")
-# The suggestions get a slot at the top but are filled last: the rest of the page (current mapping,
-# local tasks, the taxonomy) shows at once while the sentence model may still be loading (issue 27: 4.2 s
-# of blank page before the suggestions).
+# The suggestions have a slot at the top. With the sentence model loaded they are drawn there at once;
+# while it loads the slot says so and is filled last, so the rest of the page (current mapping, local
+# tasks, the taxonomy) shows meanwhile (issue 27: 4.2 s of blank page before the suggestions).
 suggestion_slot = st.container()
+ready_at_start = model_ready()  # then the suggestions are drawn first, in their place (below)
 with suggestion_slot:
     waiting = st.empty()  # says at once that the suggestions are coming, before the rest is drawn
-    if not model_ready():
+    if not ready_at_start:
         waiting.info("Loading the sentence model that ranks subcategories by meaning (MiniLM, shipped with "
                      "the app): once per server start. The rest of this page is ready below.", icon="⏳")
+    else:
+        show_suggestions()
 
 st.subheader("Current mapping")
 if dossier.mapping.decisions:
@@ -76,38 +113,8 @@ for cat in tax.categories:
                               "tests": b.what_it_tests} for b in sub.benchmarks])
 
 
-def wait_for_model(note) -> None:
-    """Say how long the model has been loading, each second, until it is ready (no promised duration).
-
-    The first call in a process imports torch in this thread (2-10 s on a busy 2-core server) before the
-    loader thread starts, so the note is drawn before that call.
-    """
-    started = time.monotonic()
-    thread = warm_up_in_background()
-    while thread.is_alive():
-        note.info(f"Loading the sentence model that ranks subcategories by meaning (MiniLM, shipped with the "
-                  f"app): once per server start, 10–50 s on a busy 2-core server. Waiting "
-                  f"{time.monotonic() - started:.0f} s so far; the rest of this page is ready below.",
-                  icon="⏳")
-        thread.join(timeout=1.0)
-
-
-with suggestion_slot:
-    if not model_ready():
+if not ready_at_start:  # the rest of the page is drawn by now; wait here, saying so
+    with suggestion_slot:
         wait_for_model(waiting)
-    waiting.empty()
-    ranked = suggestions(dossier.intended_use.text_for_mapping())
-    st.subheader("Suggested subcategories")
-    for rank, s in enumerate(ranked, start=1):
-        sub_id = s["subcategory_id"]
-        status = decided[sub_id].status if sub_id in decided else "undecided"
-        with st.container(border=True):
-            c1, c2, c3 = st.columns([6, 1, 1])
-            c1.markdown(f"**{rank}. {s['subcategory']}** · {s['category']} · score {s['score']:.2f} · "
-                        f"*{status}*  \n{s['explanation']}")
-            c1.text_input("Note (optional)", key=f"note_{sub_id}", label_visibility="collapsed",
-                          placeholder="Note (optional)")
-            c2.button("Accept", key=f"accept_{sub_id}", on_click=decide,
-                      args=(sub_id, "accepted", s["score"]), disabled=status == "accepted")
-            c3.button("Reject", key=f"reject_{sub_id}", on_click=decide,
-                      args=(sub_id, "rejected", s["score"]), disabled=status == "rejected")
+        waiting.empty()
+        show_suggestions()
