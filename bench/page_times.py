@@ -124,6 +124,7 @@ def mapping_page(page, url: str, limit_s: float) -> dict:
         if page.get_by_role("heading", name=SUGGESTION).count() and page.locator(
                 'button:has-text("Accept")').count():
             first = now
+            heading = now if heading is None else heading  # both arrived between two samples
             break
         time.sleep(0.05)
     return {"heading_s": heading, "suggestions_s": first, "waiting_text": said}
