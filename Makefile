@@ -85,7 +85,7 @@ bench: install
 # Every bench script in its quick mode (a small workload through the same code paths), so none rots
 # unnoticed: stops at the first that fails, then prints each one's wall time. Figures are printed, never
 # checked. PYTHONPATH makes it run this checkout's code even when .venv's editable install is another's.
-bench-smoke: install db-deps
+bench-smoke: install db-deps browser-deps
 	@summary=""; start=$$(date +%s%N); \
 	for f in bench/*.py; do \
 		echo "== $$f --quick"; t0=$$(date +%s%N); \

@@ -92,7 +92,9 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "ScenarioRunBlocked": "evaluator.scenarios.run",
     "scenario_gate": "evaluator.scenarios.run",
     "start_scenario": "evaluator.scenarios.run",
+    "ACTIVITY_TEMPLATES": "evaluator.scenarios.template",
     "FORMAT_NOTES": "evaluator.scenarios.template",
+    "activity_template_csv": "evaluator.scenarios.template",
     "TEMPLATES": "evaluator.scenarios.template",
     "template_csv": "evaluator.scenarios.template",
     "mean_win_rate": "evaluator.statistics.estimates",
@@ -138,7 +140,13 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         suggest_column_mapping,
     )
     from evaluator.scenarios.run import ScenarioRunBlocked, scenario_gate, start_scenario
-    from evaluator.scenarios.template import FORMAT_NOTES, TEMPLATES, template_csv
+    from evaluator.scenarios.template import (
+        ACTIVITY_TEMPLATES,
+        FORMAT_NOTES,
+        TEMPLATES,
+        activity_template_csv,
+        template_csv,
+    )
     from evaluator.statistics.cusum import (
         CusumMonitor,
         CusumPath,

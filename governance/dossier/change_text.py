@@ -34,7 +34,8 @@ FIELD_LABELS = {
     "monitoring": "Monitoring",
     "deidentification": "De-identification attestations",
     "evidence_plan": "Frozen evidence plan", "title": "Title", "owner": "Owner", "purpose": "Purpose",
-    "workflow": "Workflow", "threshold": "Threshold", "min_n": "Minimum n", "note": "Note",
+    "workflow": "Workflow", "lower_tier_reason": "Why this use is not tier high",
+    "threshold": "Threshold", "min_n": "Minimum n", "note": "Note",
     "rationale": "Rationale", "conditions": "Conditions", "outcome": "Outcome", "model": "Model",
 }
 VALUE_LABELS = {
