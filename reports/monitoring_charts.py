@@ -1,0 +1,133 @@
+"""Control charts of production monitoring: monthly rates against the plan's bar, and CUSUM paths.
+
+Why plain data frames in and a ``Chart`` (Vega-Lite spec) out: the Monitoring page draws the spec
+natively, the monthly report turns the same spec into a PNG offline (vl-convert, as the dossier PDF
+does), and a test reads the numbers straight out of the spec. Nothing here computes a statistic: the
+rates, their Wilson intervals and the CUSUM path come from the monitoring stage; this module only
+draws them and says, in each caption, the method and what the chart assumes.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from reports.model import Chart
+
+WIDTH = 460
+RATE_COLUMNS = ["month", "n", "rate", "lower", "upper"]
+"""A rate chart's frame: calendar month (``YYYY-MM``), outputs, rate, 95% interval."""
+PATH_COLUMNS = ["step", "statistic"]
+"""A CUSUM chart's frame: output number (1, 2, ...) and the CUSUM statistic after it."""
+
+
+def _bar_words(direction: str) -> str:
+    return "at most" if direction == "at_most" else "at least"
+
+
+def rate_chart(key: str, label: str, months: pd.DataFrame, bar: float | None, direction: str = "at_most",
+               signal_months: list[str] | None = None, percent: bool = True) -> Chart:
+    """One metric's monthly rate with its 95% Wilson interval, the plan's bar, and months that signalled.
+
+    Args:
+        key: stable chart name (e.g. ``rate-material_correction``).
+        label: the metric in words, e.g. "Audited material-correction share".
+        months: ``RATE_COLUMNS``; ``lower``/``upper`` may be missing (no interval: drawn as a dot only).
+        bar: the plan's threshold (None: no bar drawn, the caption says so).
+        direction: ``at_most`` (the rate must stay at or below the bar) or ``at_least``.
+        signal_months: months (``YYYY-MM``) in which this metric raised a signal; drawn in red.
+        percent: format the axis as a percentage (False for a continuous metric such as latency).
+
+    Example:
+        >>> df = pd.DataFrame({"month": ["2026-01"], "n": [400], "rate": [0.02], "lower": [0.01],
+        ...                    "upper": [0.04]})
+        >>> rate_chart("rate-x", "Share", df, 0.05).spec["layer"][0]["mark"]["type"]
+        'rule'
+    """
+    df = months[RATE_COLUMNS].copy()
+    signalled = set(signal_months or [])
+    df["state"] = ["signal" if m in signalled else "in control" for m in df["month"]]
+    fmt = ".1%" if percent else ",.0f"
+    x = alt.X("month:O", title="Calendar month", sort=list(df["month"]), axis=alt.Axis(labelAngle=0))
+    y_title = label + (" (share)" if percent else "")
+    base = alt.Chart(df).encode(x=x)
+    colour = alt.Color("state:N", title=None, legend=alt.Legend(orient="bottom"),
+                       scale=alt.Scale(domain=["in control", "signal"], range=["#3e6fb0", "#c0392b"]))
+    interval = base.transform_filter("isValid(datum.lower)").mark_rule(strokeWidth=2).encode(
+        y=alt.Y("lower:Q", title=y_title, axis=alt.Axis(format=fmt)), y2="upper:Q", color=colour)
+    dots = base.mark_point(filled=True, size=60).encode(
+        y=alt.Y("rate:Q", axis=alt.Axis(format=fmt)), color=colour,
+        tooltip=[alt.Tooltip("month:O", title="Month"), alt.Tooltip("n:Q", title="Outputs"),
+                 alt.Tooltip("rate:Q", title="Rate", format=fmt),
+                 alt.Tooltip("lower:Q", title="95% lower", format=fmt),
+                 alt.Tooltip("upper:Q", title="95% upper", format=fmt)])
+    layers = [interval, dots]
+    if bar is not None:
+        bar_df = pd.DataFrame({"bar": [bar], "what": [f"bar: {_bar_words(direction)} {bar:{fmt}}"]})
+        rule = alt.Chart(bar_df).mark_rule(color="#8a4b08", strokeDash=[6, 4]).encode(y="bar:Q")
+        text = alt.Chart(bar_df).mark_text(align="left", dx=4, dy=-6, color="#8a4b08").encode(
+            y="bar:Q", text="what:N", x=alt.value(0))
+        layers = [rule, text, *layers]
+    chart = alt.layer(*layers).properties(width=WIDTH, height=200)
+    interval_words = ("95% Wilson score intervals" if percent else "95% intervals")
+    bar_words = (f"The dashed line is the plan's bar ({_bar_words(direction)} {bar:{fmt}}); a month signals "
+                 f"when its whole interval is on the wrong side of it." if bar is not None
+                 else "The plan sets no bar for this metric, so no month can signal on it.")
+    return Chart(key=key, title=f"{label} per month", spec=chart.to_dict(),
+                 caption=(f"Dots are each calendar month's rate over the outputs of that month; lines are "
+                          f"{interval_words}. {bar_words} Assumes outputs within a month are independent "
+                          "and the audited ones a random sample of them. Red: a month that signalled."))
+
+
+def cusum_chart(key: str, label: str, path: pd.DataFrame, limit: float, baseline: str,
+                signal_steps: list[int] | None = None, method: str = "Bernoulli CUSUM",
+                month_starts: dict[str, int] | None = None) -> Chart:
+    """A CUSUM path over outputs with its decision limit and the outputs at which it signalled.
+
+    Args:
+        key: stable chart name.
+        label: what is accumulated, e.g. "material corrections".
+        path: ``PATH_COLUMNS``, one row per output (or a thinned subset; the caption says the method).
+        limit: the decision limit h.
+        baseline: the in-control rate and where it comes from, in words.
+        signal_steps: output numbers at which the statistic crossed the limit.
+        method: the CUSUM's name as shown.
+        month_starts: ``YYYY-MM`` → first output number of that month, drawn as faint vertical rules.
+
+    Example:
+        >>> df = pd.DataFrame({"step": [1, 2, 3], "statistic": [0.0, 0.4, 1.2]})
+        >>> c = cusum_chart("cusum-x", "material corrections", df, 1.0, "2% (first 1,000 outputs)", [3])
+        >>> c.spec["layer"][1]["mark"]["type"]
+        'rule'
+    """
+    df = path[PATH_COLUMNS].copy()
+    line = alt.Chart(df).mark_line(color="#3e6fb0", strokeWidth=1.5).encode(
+        x=alt.X("step:Q", title="Outputs since monitoring began"),
+        y=alt.Y("statistic:Q", title=f"CUSUM of {label}"))
+    limit_df = pd.DataFrame({"limit": [limit], "what": [f"decision limit h = {limit:.2f}"]})
+    rule = alt.Chart(limit_df).mark_rule(color="#c0392b", strokeDash=[6, 4]).encode(y="limit:Q")
+    text = alt.Chart(limit_df).mark_text(align="left", dx=4, dy=-6, color="#c0392b").encode(
+        y="limit:Q", text="what:N", x=alt.value(0))
+    layers = [line, rule, text]
+    if month_starts:
+        months = pd.DataFrame({"step": list(month_starts.values()), "month": list(month_starts)})
+        layers.append(alt.Chart(months).mark_rule(color="#cbd2d9").encode(x="step:Q"))
+        layers.append(alt.Chart(months).mark_text(align="left", dx=2, baseline="top", color="#616e7c",
+                                                  fontSize=9).encode(x="step:Q", y=alt.value(0),
+                                                                     text="month:N"))
+    steps = sorted(set(signal_steps or []))
+    if steps:
+        marks = df[df["step"].isin(steps)]
+        layers.append(alt.Chart(marks).mark_point(shape="triangle-up", size=120, filled=True,
+                                                  color="#c0392b").encode(
+            x="step:Q", y="statistic:Q",
+            tooltip=[alt.Tooltip("step:Q", title="Signal at output"), alt.Tooltip("statistic:Q", format=".2f")]))
+    chart = alt.layer(*layers).properties(width=WIDTH, height=200)
+    where = (f" It signalled at output {', '.join(f'{s:,}' for s in steps)} (red triangle)." if steps
+             else " It has not crossed the limit.")
+    return Chart(key=key, title=f"{method}: {label}", spec=chart.to_dict(),
+                 caption=(f"{method} over outputs in time order, in control at the baseline rate of {baseline}; "
+                          f"the statistic resets to zero from below and a signal is raised when it crosses the "
+                          f"decision limit (dashed), chosen from the plan's target in-control run length."
+                          f"{where} Assumes outputs are independent and the baseline is the right in-control "
+                          "rate; a signal says the rate has likely risen, not why."))
