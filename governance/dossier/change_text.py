@@ -30,7 +30,7 @@ FIELD_LABELS = {
     "evidence": "Evidence", "policy": "Acceptance rules", "rules": "Rule", "lock": "Rules lock",
     "changes": "Rule change log", "judge_agreement": "Judge agreement", "candidates": "Candidates",
     "cost": "Cost settings", "oversight": "Human review and monitoring plan", "decision": "Decision",
-    "signoffs": "Sign-offs", "status": "Status", "reevaluations": "Re-evaluations",
+    "signoffs": "Sign-offs", "status": "Status", "reevaluations": "Re-evaluations", "monitoring": "Monitoring",
     "deidentification": "De-identification attestations",
     "evidence_plan": "Frozen evidence plan", "title": "Title", "owner": "Owner", "purpose": "Purpose",
     "workflow": "Workflow", "threshold": "Threshold", "min_n": "Minimum n", "note": "Note",
