@@ -121,13 +121,62 @@ def cusum_chart(key: str, label: str, path: pd.DataFrame, limit: float, baseline
         layers.append(alt.Chart(marks).mark_point(shape="triangle-up", size=120, filled=True,
                                                   color="#c0392b").encode(
             x="step:Q", y="statistic:Q",
-            tooltip=[alt.Tooltip("step:Q", title="Signal at output"), alt.Tooltip("statistic:Q", format=".2f")]))
+            tooltip=[alt.Tooltip("step:Q", title="Signal at output"),
+                     alt.Tooltip("statistic:Q", format=".2f")]))
     chart = alt.layer(*layers).properties(width=WIDTH, height=200)
     where = (f" It signalled at output {', '.join(f'{s:,}' for s in steps)} (red triangle)." if steps
              else " It has not crossed the limit.")
     return Chart(key=key, title=f"{method}: {label}", spec=chart.to_dict(),
-                 caption=(f"{method} over outputs in time order, in control at the baseline rate of {baseline}; "
-                          f"the statistic resets to zero from below and a signal is raised when it crosses the "
-                          f"decision limit (dashed), chosen from the plan's target in-control run length."
-                          f"{where} Assumes outputs are independent and the baseline is the right in-control "
+                 caption=(f"{method} over outputs in time order, in control at the baseline rate of "
+                          f"{baseline}; the statistic resets to zero from below and a signal is raised when "
+                          "it crosses the decision limit (dashed), chosen from the plan's target in-control "
+                          f"run length.{where} Assumes outputs are independent and the baseline is the right "
+                          "in-control "
                           "rate; a signal says the rate has likely risen, not why."))
+
+
+MAX_POINTS = 1_500
+"""A CUSUM path longer than this is thinned for drawing (every k-th output, plus the signal); the
+statistic itself is computed over every output."""
+
+
+def _thinned(values: list[float], keep: set[int]) -> pd.DataFrame:
+    step = max(1, len(values) // MAX_POINTS)
+    idx = sorted({*range(0, len(values), step), len(values) - 1, *keep} - {-1})
+    return pd.DataFrame({"step": [i + 1 for i in idx], "statistic": [values[i] for i in idx]})
+
+
+def status_charts(status) -> list[Chart]:
+    """Every control chart of a ``MonitoringStatus``: one rate chart per metric, then each CUSUM path.
+
+    A rate chart marks the months of its ``rate_above_bar`` signals; a CUSUM chart its first crossing.
+    """
+    from reports.monitoring_text import SHARE_METRICS, metric_label
+
+    charts = []
+    for metric, months in status.metrics.items():
+        if not months:
+            continue
+        df = pd.DataFrame([{"month": m.month, "n": m.n, "rate": m.rate,
+                            "lower": m.interval[0] if m.interval else None,
+                            "upper": m.interval[1] if m.interval else None} for m in months])
+        signalled = [m.month for m in months if m.above_bar]
+        first = months[-1]
+        charts.append(rate_chart(f"rate-{metric}", metric_label(metric), df, first.bar, first.direction,
+                                 signalled, percent=metric in SHARE_METRICS))
+    for c in status.cusum:
+        if c.limit is None or not c.values:
+            continue
+        keep = {c.signal_index} if c.signal_index is not None else set()
+        kind = "Bernoulli CUSUM" if c.kind == "bernoulli" else "Two-sided standardized CUSUM"
+        baseline = f"{c.baseline:.2%}" if c.kind == "bernoulli" else f"{c.baseline:,.2f}"
+        chart = cusum_chart(f"cusum-{c.metric}", metric_label(c.metric), _thinned(c.values, keep), c.limit,
+                            f"{baseline} ({c.baseline_source})",
+                            [c.signal_index + 1] if c.signal_index is not None else [], method=kind)
+        extra = f" Target in-control run length: {c.target_arl0:,} outputs per false alarm."
+        if c.detection_delay is not None:
+            extra += f" Expected delay to signal if the rate doubles: about {c.detection_delay:,.0f} outputs."
+        if len(c.values) > MAX_POINTS:
+            extra += " The line is drawn through every k-th output; the statistic uses them all."
+        charts.append(chart.model_copy(update={"caption": chart.caption + extra}))
+    return charts
