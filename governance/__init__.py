@@ -99,6 +99,15 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "current_plan": "governance.actions.reevaluate",
     "reevaluate_and_wait": "governance.actions.reevaluation",
     "start_reevaluation": "governance.actions.reevaluation",
+    # monitoring after go-live (issue 28): the Monitoring page's front-desk calls
+    "MonitoringError": "governance.actions.monitoring",
+    "acknowledge_signal": "governance.actions.monitoring",
+    "import_feed": "governance.actions.monitoring",
+    "monitoring_status": "governance.actions.monitoring",
+    "record_event": "governance.actions.monitoring",
+    "resolve_signal": "governance.actions.monitoring",
+    "FeedError": "governance.dossier.store_feed_import",
+    "SEVERITIES": "governance.dossier.monitoring_records",
     "ReevaluationError": "governance.actions.rerun",
     "read_prompt_bytes": "governance.actions.rerun",
     "read_prompt_file": "governance.actions.rerun",
@@ -259,6 +268,14 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         run_juries,
         start_jury,
     )
+    from governance.actions.monitoring import (
+        MonitoringError,
+        acknowledge_signal,
+        import_feed,
+        monitoring_status,
+        record_event,
+        resolve_signal,
+    )
     from governance.actions.reevaluate import added_addenda, current_plan
     from governance.actions.reevaluation import reevaluate_and_wait, start_reevaluation
     from governance.actions.rerun import ReevaluationError, read_prompt_bytes, read_prompt_file
@@ -321,6 +338,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         IntendedUse,
         example_intended_use,
     )
+    from governance.dossier.monitoring_records import SEVERITIES
     from governance.dossier.procurement_records import (
         Candidate,
         ContractFacts,
@@ -341,6 +359,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         database_url,
         default_home,
     )
+    from governance.dossier.store_feed_import import FeedError
     from governance.dossier.taxonomy import TaxonomyError, load_taxonomy
     from governance.evidence.attach import attach_evidence, detach_evidence, mapped_benchmarks
     from governance.evidence.coverage import KIND_NOTES, CoverageRow
