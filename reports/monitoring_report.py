@@ -27,8 +27,8 @@ from reports.flags import DEMO_MARK
 from reports.model import Fact, Section, Table
 from reports.monitoring_charts import status_charts
 from reports.monitoring_text import (
+    EVENT_SEVERITY_LABELS,
     KIND_LABELS,
-    SEVERITY_LABELS,
     banner,
     level_label,
     metric_label,
@@ -153,7 +153,7 @@ def monthly_sections(status: MonitoringStatus, version: DossierVersion, month: s
                        tables=[Table(columns=["Event", "Reported", "By", "Severity", "What happened",
                                               "Outputs"],
                                      rows=[[e.id, _when(e.at), e.by,
-                                            SEVERITY_LABELS.get(e.severity, e.severity), e.description,
+                                            EVENT_SEVERITY_LABELS.get(e.severity, e.severity), e.description,
                                             ", ".join(e.output_ids) or "—"] for e in events],
                                      widths=[1, 1.2, 1.2, 0.8, 3.5, 1.3])] if events else []))
 

@@ -21,7 +21,8 @@ KIND_LABELS = {
     "safety_event": "Safety event", "schedule": "Scheduled re-evaluation due",
 }
 STATE_LABELS = {"open": "open", "acknowledged": "acknowledged", "resolved": "resolved"}
-SEVERITY_LABELS = {"near_miss": "near miss", "minor": "minor", "moderate": "moderate", "severe": "severe"}
+EVENT_SEVERITY_LABELS = {"near_miss": "near miss", "minor": "minor", "moderate": "moderate",
+                         "severe": "severe"}
 METRIC_LABELS = {
     "material_correction_share": "Audited material-correction share",
     "discarded_share": "Discarded share", "error_rate": "Error rate",
@@ -121,8 +122,8 @@ def signal_choice(s: Signal) -> str:
 
 def event_rows(status: MonitoringStatus) -> list[dict[str, str]]:
     """The safety-event register as table rows, newest first."""
-    return [{"Event": e.id, "Reported": _when(e.at), "By": e.by, "Severity": SEVERITY_LABELS.get(e.severity,
-                                                                                             e.severity),
+    return [{"Event": e.id, "Reported": _when(e.at), "By": e.by,
+             "Severity": EVENT_SEVERITY_LABELS.get(e.severity, e.severity),
              "What happened": e.description, "Outputs": ", ".join(e.output_ids) or "—"}
             for e in sorted(status.events, key=lambda e: e.at, reverse=True)]
 
