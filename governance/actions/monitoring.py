@@ -29,7 +29,8 @@ from governance.dossier.monitoring_records import (
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage, DossierVersion
 from governance.identity.identity import Identity
-from governance.monitoring.identity import approved_candidate
+from governance.actions.monitoring_sources import otel_to_feed
+from governance.monitoring.identity import approved_candidate, decided_run_ids
 from governance.monitoring.models import MonitoringStatus, Signal
 from governance.monitoring.status import compute_status
 
@@ -72,6 +73,14 @@ def _candidate(dossier: Dossier, candidate: str | None) -> str:
     return approved
 
 
+def _served(store: DossierStorage, dossier: Dossier, candidate: str) -> list[str]:
+    """Served model names the decided runs' answers carried (empty when the runs recorded none)."""
+    names: list[str] = []
+    for run_id in decided_run_ids(dossier, candidate):
+        names += [s["model"] for s in store.runs.served_identities(run_id) if s.get("model")]
+    return names
+
+
 def monitoring_status(store: DossierStorage, dossier_id: str, *, candidate: str | None = None,
                       now: datetime | None = None) -> MonitoringStatus:
     """The dossier's monitoring status for its approved candidate (or ``candidate``), from the stored feed.
@@ -83,7 +92,8 @@ def monitoring_status(store: DossierStorage, dossier_id: str, *, candidate: str 
     dossier = store.load(dossier_id).dossier
     name = _candidate(dossier, candidate)
     aggregates = store.monitoring.aggregates(dossier_id, name)
-    return compute_status(dossier, aggregates, now=_now(now), candidate=name)
+    return compute_status(dossier, aggregates, now=_now(now), candidate=name,
+                          served=_served(store, dossier, name))
 
 
 def _new_signal_records(dossier: Dossier, signals: list[Signal], at: datetime) -> list[SignalRecord]:
@@ -122,7 +132,13 @@ def import_feed(store: DossierStorage, dossier_id: str, path: str | Path, *, can
     name = _candidate(dossier, candidate)
     digest = hashlib.sha256(file.read_bytes()).hexdigest()
     import_id = "I-" + uuid.uuid4().hex[:10]
-    counts = store.monitoring.import_file(dossier_id, name, file, source=source, import_id=import_id, now=at)
+    served = _served(store, dossier, name)
+    if source == "otel":
+        with otel_to_feed(file) as flat:
+            counts = store.monitoring.import_file(dossier_id, name, flat, source="feed", import_id=import_id,
+                                                  now=at)
+    else:
+        counts = store.monitoring.import_file(dossier_id, name, file, source=source, import_id=import_id, now=at)
     record = FeedImport(id=import_id, at=at, by=by, auth=_auth(identity, by), candidate=name, source=source,
                         file_name=file.name, file_sha256=digest, rows_in_file=counts.rows_in_file,
                         rows_added=counts.rows_added, rows_already_stored=counts.rows_in_file - counts.rows_added,
@@ -131,7 +147,7 @@ def import_feed(store: DossierStorage, dossier_id: str, path: str | Path, *, can
     new: list[str] = []
 
     def change(current: Dossier) -> Dossier:
-        status = compute_status(current, aggregates, now=at, candidate=name)
+        status = compute_status(current, aggregates, now=at, candidate=name, served=served)
         signals = _new_signal_records(current, status.signals, at)
         new[:] = [s.id for s in signals]
         return current.model_copy(update={"monitoring": [*current.monitoring, record, *signals]})
@@ -139,7 +155,7 @@ def import_feed(store: DossierStorage, dossier_id: str, path: str | Path, *, can
     version = update_as(store, identity, dossier_id, change, by=by, action="import a monitoring feed",
                         note=f"monitoring feed {file.name}: {record.rows_added:,} of {record.rows_in_file:,} "
                              "rows new")
-    status = compute_status(version.dossier, aggregates, now=at, candidate=name)
+    status = compute_status(version.dossier, aggregates, now=at, candidate=name, served=served)
     return ImportResult(record=record, version=version.version, status=status, new_signals=new)
 
 
@@ -166,10 +182,11 @@ def record_event(store: DossierStorage, dossier_id: str, severity: str, descript
                         output_ids=[o.strip() for o in output_ids if o.strip()], candidate=name,
                         occurred_at=occurred_at)
     aggregates = store.monitoring.aggregates(dossier_id, name)
+    served = _served(store, dossier, name)
 
     def change(current: Dossier) -> Dossier:
         updated = current.model_copy(update={"monitoring": [*current.monitoring, event]})
-        status = compute_status(updated, aggregates, now=at, candidate=name)
+        status = compute_status(updated, aggregates, now=at, candidate=name, served=served)
         return updated.model_copy(update={"monitoring": [*updated.monitoring,
                                                          *_new_signal_records(updated, status.signals, at)]})
 

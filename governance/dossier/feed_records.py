@@ -109,6 +109,8 @@ class FeedAggregates(BaseModel):
     """Distinct prompt versions."""
     tags: list[TagCount] = Field(default_factory=list)
     """Per tag value."""
+    severities: list[IdentitySeen] = Field(default_factory=list)
+    """Rows marked with a safety-event severity, per severity."""
     correction_series: list[int] = Field(default_factory=list)
     """Audited outputs in time order: 1 when the audit found a material error, else 0."""
     correction_times: list[datetime] = Field(default_factory=list)

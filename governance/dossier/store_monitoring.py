@@ -243,6 +243,7 @@ class MonitoringFeedStore:
         return FeedAggregates(
             candidate=candidate, rows=int(total), first_timestamp=first, last_timestamp=last, months=month_rows,
             served_models=seen("served_model"), prompt_versions=seen("prompt_version"),
+            severities=[s for s in seen("severity") if s.value is not None],
             tags=[TagCount(tag=t, value=v, n=int(n), audited=int(a), audit_material=int(m), first_seen=s)
                   for t, v, n, a, m, s in tags],
             correction_series=[int(x) for _, x in series], correction_times=[t for t, _ in series],
