@@ -75,6 +75,17 @@ def _month_end(month: str) -> datetime:
     return (start + timedelta(days=32)).replace(day=1)
 
 
+def baseline_window(now: datetime) -> tuple[datetime, datetime]:
+    """The CUSUM's baseline window the demo committee marks: the first three of the demo's months.
+
+    Example:
+        >>> [f"{t:%Y-%m-%d}" for t in baseline_window(datetime(2026, 12, 1, tzinfo=UTC))]
+        ['2026-06-01', '2026-08-31']
+    """
+    months = demo_months(now)
+    return _month_start(months[0]), _month_end(months[2]) - timedelta(seconds=1)
+
+
 def material_rate(number: int, fraction: float) -> float:
     """The simulated share of audited drafts with a material error in month ``number`` at ``fraction``.
 
