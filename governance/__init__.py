@@ -97,6 +97,14 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "start_jury": "governance.actions.juries",
     "added_addenda": "governance.actions.reevaluate",
     "current_plan": "governance.actions.reevaluate",
+    "FeedError": "governance.dossier.store_feed_import",
+    "MonitoringError": "governance.actions.monitoring",
+    "acknowledge_signal": "governance.actions.monitoring",
+    "import_feed": "governance.actions.monitoring",
+    "monitoring_status": "governance.actions.monitoring",
+    "record_event": "governance.actions.monitoring",
+    "resolve_signal": "governance.actions.monitoring",
+    "feed_template": "governance.monitoring.template",
     "reevaluate_and_wait": "governance.actions.reevaluation",
     "start_reevaluation": "governance.actions.reevaluation",
     # monitoring after go-live (issue 28): the Monitoring page's front-desk calls
@@ -381,6 +389,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         proxy_identity,
     )
     from governance.mapping.suggest import model_ready, suggest_mapping, warm_up_in_background
+    from governance.monitoring.template import feed_template
     from governance.procurement.attestations import (
         STATUS_TEXT,
         AttestationError,

@@ -47,7 +47,9 @@ def _iso(nanos: Any, where: str) -> str:
     try:
         n = int(nanos)
     except (TypeError, ValueError):
-        raise FeedError(f"{where}: startTimeUnixNano {nanos!r} is not a whole number of nanoseconds") from None
+        raise FeedError(
+            f"{where}: startTimeUnixNano {nanos!r} is not a whole number of nanoseconds"
+        ) from None
     return datetime.fromtimestamp(n / 1e9, UTC).isoformat().replace("+00:00", "Z")
 
 
@@ -67,10 +69,11 @@ def otel_feed_rows(doc: Any, name: str = "file") -> list[dict[str, Any]]:
     Example:
         >>> span = {"traceId": "ab", "spanId": "cd", "startTimeUnixNano": "1767225600000000000",
         ...         "endTimeUnixNano": "1767225601500000000", "status": {"code": 2},
-        ...         "attributes": [{"key": "gen_ai.response.model", "value": {"stringValue": "gpt-4o-2024-08-06"}}]}
+        ...         "attributes": [{"key": "gen_ai.response.model",
+        ...                         "value": {"stringValue": "gpt-4o-2024-08-06"}}]}
         >>> row = otel_feed_rows({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]})[0]
         >>> row["timestamp"], row["served_model"], row["latency_ms"], row["error"]
-        ('2026-01-01T00:00:00Z', 'gpt-4o-2024-08-06', 1500.0, 'true')
+        ('2026-01-01T00:00:00Z', 'gpt-4o-2024-08-06', '1500.0', 'true')
     """
     if not isinstance(doc, dict) or not isinstance(doc.get("resourceSpans"), list):
         raise FeedError(f"{name}: not an OTLP JSON trace export (no resourceSpans)")
@@ -88,10 +91,14 @@ def otel_feed_rows(doc: Any, name: str = "file") -> list[dict[str, Any]]:
                 status = (span.get("status") or {}).get("code")
                 failed = status in (2, "2", "STATUS_CODE_ERROR") or "error.type" in a
                 row: dict[str, Any] = {
-                    "id": a.get("gen_ai.response.id") or f"{span.get('traceId', '')}:{span.get('spanId', '')}",
-                    "timestamp": _iso(start, where), "served_model": str(model), "outcome": "not_reviewed",
+                    "id": a.get("gen_ai.response.id")
+                    or f"{span.get('traceId', '')}:{span.get('spanId', '')}",
+                    "timestamp": _iso(start, where),
+                    "served_model": str(model),
+                    "outcome": "not_reviewed",
                     "error": "true" if failed else "false",
-                    "tokens_in": a.get("gen_ai.usage.input_tokens"), "tokens_out": a.get("gen_ai.usage.output_tokens"),
+                    "tokens_in": a.get("gen_ai.usage.input_tokens"),
+                    "tokens_out": a.get("gen_ai.usage.output_tokens"),
                 }
                 if end is not None:
                     try:

@@ -34,12 +34,27 @@ SUSPENDING: tuple[str, ...] = ("moderate", "severe")
 Level = Literal["in_control", "review", "pause", "suspend"]
 """The ladder, least to most severe."""
 LEVELS: tuple[str, ...] = ("in_control", "review", "pause", "suspend")
-SignalKind = Literal["model_change", "prompt_change", "drift", "rate_above_bar", "review_effectiveness",
-                     "out_of_scope", "safety_event", "schedule"]
+SignalKind = Literal[
+    "model_change",
+    "prompt_change",
+    "drift",
+    "rate_above_bar",
+    "review_effectiveness",
+    "out_of_scope",
+    "safety_event",
+    "schedule",
+]
 """Why a signal was raised (the CLI's ``signals[].kind``)."""
 Source = Literal["feed", "otel", "litellm"]
 """The format a file came in: the feed format, OpenTelemetry GenAI spans (OTLP JSON), LiteLLM spend logs."""
-BOOLEAN_WORDS: dict[str, bool] = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False}
+BOOLEAN_WORDS: dict[str, bool] = {
+    "true": True,
+    "false": False,
+    "1": True,
+    "0": False,
+    "yes": True,
+    "no": False,
+}
 """How a feed writes a boolean (case-insensitive)."""
 
 
@@ -82,7 +97,7 @@ class FeedRow(BaseModel):
     judge_score: float | None = None
     """An automatic judge's score of the output, when the deployment runs one."""
     sentinel: bool | None = None
-    """True for a planted faulty output (caught when its outcome is ``material_correction`` or ``discarded``)."""
+    """True for a planted faulty output (caught when its outcome is material_correction or discarded)."""
     severity: Severity | None = None
     """Set when the output was part of a safety event."""
     text: str | None = None
@@ -207,5 +222,7 @@ class SafetyEvent(UserRecord):
     """When it happened, when known (else when reported)."""
 
 
-MonitoringEntry = Annotated[FeedImport | SignalRecord | SignalAction | SafetyEvent, Field(discriminator="kind")]
+MonitoringEntry = Annotated[
+    FeedImport | SignalRecord | SignalAction | SafetyEvent, Field(discriminator="kind")
+]
 """One entry of ``Dossier.monitoring``."""

@@ -27,8 +27,24 @@ COUNT_FIELDS = ("tokens_in", "tokens_out")
 NUMBER_FIELDS = ("latency_ms", "cost_usd", "review_seconds")  # finite, not negative
 SCORE_FIELDS = ("judge_score",)  # finite
 CHOICE_FIELDS = {"outcome": OUTCOMES, "audit_verdict": AUDIT_VERDICTS, "severity": SEVERITIES}
-KNOWN = (*REQUIRED, "prompt_version", "id", "latency_ms", "error", "tokens_in", "tokens_out", "cost_usd",
-         "reviewer", "review_seconds", "audited", "audit_verdict", "judge_score", "sentinel", "severity", "text")
+KNOWN = (
+    *REQUIRED,
+    "prompt_version",
+    "id",
+    "latency_ms",
+    "error",
+    "tokens_in",
+    "tokens_out",
+    "cost_usd",
+    "reviewer",
+    "review_seconds",
+    "audited",
+    "audit_verdict",
+    "judge_score",
+    "sentinel",
+    "severity",
+    "text",
+)
 FUTURE_SLACK = timedelta(minutes=5)
 """How far ahead of the clock a timestamp may be (clock skew between systems)."""
 ZONED = r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?\s*([Zz]|[+-]\d{2}(:?\d{2})?)$"
@@ -80,15 +96,24 @@ def stage(con: Any, path: Path, table: str = "feed_raw") -> list[str]:
     con.execute(f"DROP TABLE IF EXISTS {table}")
     try:
         if fmt == "csv":
-            con.execute(f"CREATE TEMP TABLE {table} AS SELECT row_number() OVER () AS _row, * FROM "
-                        f"read_csv({src}, all_varchar = true, header = true, auto_detect = true)")
+            con.execute(
+                f"CREATE TEMP TABLE {table} AS SELECT row_number() OVER () AS _row, * FROM "
+                f"read_csv({src}, all_varchar = true, header = true, auto_detect = true)"
+            )
         elif fmt == "json":
-            con.execute(f"CREATE TEMP TABLE feed_json AS SELECT row_number() OVER () AS _row, json AS j "
-                        f"FROM read_ndjson_objects({src})")
-            keys = [r[0] for r in con.execute(
-                "SELECT DISTINCT unnest(json_keys(j)) AS k FROM feed_json ORDER BY k").fetchall()]
-            bad = con.execute("SELECT _row FROM feed_json WHERE json_type(j) <> 'OBJECT' ORDER BY _row LIMIT 1"
-                              ).fetchone()
+            con.execute(
+                f"CREATE TEMP TABLE feed_json AS SELECT row_number() OVER () AS _row, json AS j "
+                f"FROM read_ndjson_objects({src})"
+            )
+            keys = [
+                r[0]
+                for r in con.execute(
+                    "SELECT DISTINCT unnest(json_keys(j)) AS k FROM feed_json ORDER BY k"
+                ).fetchall()
+            ]
+            bad = con.execute(
+                "SELECT _row FROM feed_json WHERE json_type(j) <> 'OBJECT' ORDER BY _row LIMIT 1"
+            ).fetchone()
             if bad:
                 raise FeedError(f"{path.name}: row {bad[0]}: each line must be one JSON object")
             cols = ", ".join(f"j ->> {_lit(k)} AS {_q(k)}" for k in keys) or "NULL AS timestamp"
@@ -98,7 +123,9 @@ def stage(con: Any, path: Path, table: str = "feed_raw") -> list[str]:
             con.execute(f"CREATE TEMP VIEW feed_pq AS SELECT * FROM read_parquet({src})")
             names = _columns(con, "feed_pq")
             cols = ", ".join(f"CAST({_q(n)} AS VARCHAR) AS {_q(n)}" for n in names)
-            con.execute(f"CREATE TEMP TABLE {table} AS SELECT row_number() OVER () AS _row, {cols} FROM feed_pq")
+            con.execute(
+                f"CREATE TEMP TABLE {table} AS SELECT row_number() OVER () AS _row, {cols} FROM feed_pq"
+            )
             con.execute("DROP VIEW feed_pq")
     except FeedError:
         raise
@@ -122,38 +149,56 @@ def map_litellm(con: Any, columns: list[str], table: str = "feed_raw") -> list[s
     """
     missing = [c for c in LITELLM_COLUMNS if c not in columns]
     if missing:
-        raise FeedError(f"not a LiteLLM spend-log export: no column {', '.join(missing)} "
-                        "(export the LiteLLM_SpendLogs table with its column names)")
+        raise FeedError(
+            f"not a LiteLLM spend-log export: no column {', '.join(missing)} "
+            "(export the LiteLLM_SpendLogs table with its column names)"
+        )
 
     def has(c: str) -> bool:
         return c in columns
 
     def when(col: str) -> str:
         c = _q(col)
-        return (f"CASE WHEN regexp_matches(trim({c}), {_lit(ZONED)}) THEN trim({c}) "
-                f"WHEN trim({c}) <> '' THEN trim({c}) || 'Z' END")
+        return (
+            f"CASE WHEN regexp_matches(trim({c}), {_lit(ZONED)}) THEN trim({c}) "
+            f"WHEN trim({c}) <> '' THEN trim({c}) || 'Z' END"
+        )
 
-    served = ("coalesce(nullif(json_extract_string(try_cast(response AS JSON), '$.model'), ''), model)"
-              if has("response") else "model")
-    latency = (f"CAST(round(date_diff('millisecond', try_cast({when('startTime')} AS TIMESTAMPTZ), "
-               f"try_cast({when('endTime')} AS TIMESTAMPTZ))) AS VARCHAR)" if has("endTime") else "NULL")
-    error = "CASE WHEN status IS NULL OR status = '' THEN NULL WHEN lower(status) = 'success' THEN 'false' " \
-            "ELSE 'true' END" if has("status") else "NULL"
-    parts = [f"_row", f"request_id AS id", f"{when('startTime')} AS timestamp", f"{served} AS served_model",
-             "'not_reviewed' AS outcome", f"{latency} AS latency_ms", f"{error} AS error",
-             ("prompt_tokens" if has("prompt_tokens") else "NULL") + " AS tokens_in",
-             ("completion_tokens" if has("completion_tokens") else "NULL") + " AS tokens_out",
-             ("spend" if has("spend") else "NULL") + " AS cost_usd"]
+    served = (
+        "coalesce(nullif(json_extract_string(try_cast(response AS JSON), '$.model'), ''), model)"
+        if has("response")
+        else "model"
+    )
+    latency = (
+        f"CAST(round(date_diff('millisecond', try_cast({when('startTime')} AS TIMESTAMPTZ), "
+        f"try_cast({when('endTime')} AS TIMESTAMPTZ))) AS VARCHAR)"
+        if has("endTime")
+        else "NULL"
+    )
+    error = (
+        "CASE WHEN status IS NULL OR status = '' THEN NULL WHEN lower(status) = 'success' THEN 'false' "
+        "ELSE 'true' END"
+        if has("status")
+        else "NULL"
+    )
+    parts = [
+        "_row",
+        "request_id AS id",
+        f"{when('startTime')} AS timestamp",
+        f"{served} AS served_model",
+        "'not_reviewed' AS outcome",
+        f"{latency} AS latency_ms",
+        f"{error} AS error",
+        ("prompt_tokens" if has("prompt_tokens") else "NULL") + " AS tokens_in",
+        ("completion_tokens" if has("completion_tokens") else "NULL") + " AS tokens_out",
+        ("spend" if has("spend") else "NULL") + " AS cost_usd",
+    ]
     if has("model_group"):
         parts.append('model_group AS "tag:model_group"')
     con.execute(f"CREATE TEMP TABLE feed_mapped AS SELECT {', '.join(parts)} FROM {table}")
     con.execute(f"DROP TABLE {table}")
     con.execute(f"ALTER TABLE feed_mapped RENAME TO {table}")
     return [c for c in _columns(con, table) if c != "_row"]
-
-
-def _first(con: Any, table: str, where: str, params: list | None = None) -> tuple | None:
-    return con.execute(f"SELECT _row FROM {table} WHERE {where} ORDER BY _row LIMIT 1", params or []).fetchone()
 
 
 def validate(con: Any, columns: list[str], now: datetime, name: str, table: str = "feed_raw") -> int:
@@ -164,42 +209,54 @@ def validate(con: Any, columns: list[str], now: datetime, name: str, table: str 
     """
     missing = [c for c in REQUIRED if c not in columns]
     if missing:
-        raise FeedError(f"{name}: no column {', '.join(missing)} (the feed needs timestamp, served_model, outcome)")
+        raise FeedError(
+            f"{name}: no column {', '.join(missing)} (the feed needs timestamp, served_model, outcome)"
+        )
     unknown = [c for c in columns if c not in KNOWN and not (c.startswith("tag:") and len(c) > 4)]
     if unknown:
-        raise FeedError(f"{name}: unknown column {unknown[0]!r} (feed columns are listed in docs/monitoring.md; "
-                        "subgroup tags are named tag:NAME)")
+        raise FeedError(
+            f"{name}: unknown column {unknown[0]!r} (feed columns are listed in docs/monitoring.md; "
+            "subgroup tags are named tag:NAME)"
+        )
     n = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
     if n == 0:
         raise FeedError(f"{name}: the file holds no rows")
 
+    rules: list[tuple[str, str, str, list]] = []
+
     def refuse(where: str, field: str, why: str, params: list | None = None) -> None:
-        row = _first(con, table, where, params)
-        if row:
-            value = con.execute(f"SELECT {_q(field)} FROM {table} WHERE _row = ?", [row[0]]).fetchone()[0]
-            shown = "empty" if value is None or str(value).strip() == "" else repr(str(value)[:60])
-            raise FeedError(f"{name}: row {row[0]}: {field} {why} (found {shown}); nothing was imported")
+        rules.append((where, field, why, params or []))
 
     ts = _q("timestamp")
     refuse(f"{ts} IS NULL OR trim({ts}) = ''", "timestamp", "is missing")
-    refuse(f"NOT regexp_matches(trim({ts}), {_lit(ZONED)})", "timestamp",
-           "is not an ISO 8601 date and time with a zone (e.g. 2026-03-01T09:30:00Z)")
+    refuse(
+        f"NOT regexp_matches(trim({ts}), {_lit(ZONED)})",
+        "timestamp",
+        "is not an ISO 8601 date and time with a zone (e.g. 2026-03-01T09:30:00Z)",
+    )
     refuse(f"try_cast(trim({ts}) AS TIMESTAMPTZ) IS NULL", "timestamp", "is not a valid date and time")
-    refuse(f"try_cast(trim({ts}) AS TIMESTAMPTZ) > ?", "timestamp", "is in the future",
-           [now + FUTURE_SLACK])
+    refuse(f"try_cast(trim({ts}) AS TIMESTAMPTZ) > ?", "timestamp", "is in the future", [now + FUTURE_SLACK])
     refuse("served_model IS NULL OR trim(served_model) = ''", "served_model", "is missing")
     for field, allowed in CHOICE_FIELDS.items():
         if field in columns:
             words = ", ".join(_lit(a) for a in allowed)
-            empty_ok = "" if field == "outcome" else f"{_q(field)} IS NOT NULL AND trim({_q(field)}) <> '' AND "
+            empty_ok = (
+                "" if field == "outcome" else f"{_q(field)} IS NOT NULL AND trim({_q(field)}) <> '' AND "
+            )
             missing_bad = f"{_q(field)} IS NULL OR " if field == "outcome" else ""
-            refuse(f"{missing_bad}{empty_ok}lower(trim({_q(field)})) NOT IN ({words})", field,
-                   f"is not one of {', '.join(allowed)}")
+            refuse(
+                f"{missing_bad}{empty_ok}lower(trim({_q(field)})) NOT IN ({words})",
+                field,
+                f"is not one of {', '.join(allowed)}",
+            )
     for field in BOOLEAN_FIELDS:
         if field in columns:
             words = ", ".join(_lit(w) for w in BOOLEAN_WORDS)
-            refuse(f"trim({_q(field)}) <> '' AND lower(trim({_q(field)})) NOT IN ({words})", field,
-                   "is not a boolean (true/false, 1/0, yes/no)")
+            refuse(
+                f"trim({_q(field)}) <> '' AND lower(trim({_q(field)})) NOT IN ({words})",
+                field,
+                "is not a boolean (true/false, 1/0, yes/no)",
+            )
     for field in (*COUNT_FIELDS, *NUMBER_FIELDS, *SCORE_FIELDS):
         if field not in columns:
             continue
@@ -209,8 +266,23 @@ def validate(con: Any, columns: list[str], now: datetime, name: str, table: str 
         if field in COUNT_FIELDS or field in NUMBER_FIELDS:
             refuse(f"{c} <> '' AND try_cast({c} AS DOUBLE) < 0", field, "is negative")
         if field in COUNT_FIELDS:
-            refuse(f"{c} <> '' AND try_cast({c} AS DOUBLE) <> floor(try_cast({c} AS DOUBLE))", field,
-                   "is not a whole number")
+            refuse(
+                f"{c} <> '' AND try_cast({c} AS DOUBLE) <> floor(try_cast({c} AS DOUBLE))",
+                field,
+                "is not a whole number",
+            )
+    # One scan for every rule: the first bad row, and at that row the first rule in the order above.
+    firsts = con.execute(
+        "SELECT " + ", ".join(f"min(_row) FILTER (WHERE {w})" for w, _, _, _ in rules) + f" FROM {table}",
+        [p for *_, params in rules for p in params],
+    ).fetchone()
+    failed = [(row, i) for i, row in enumerate(firsts) if row is not None]
+    if failed:
+        row, i = min(failed)
+        _, field, why, _ = rules[i]
+        value = con.execute(f"SELECT {_q(field)} FROM {table} WHERE _row = ?", [row]).fetchone()[0]
+        shown = "empty" if value is None or str(value).strip() == "" else repr(str(value)[:60])
+        raise FeedError(f"{name}: row {row}: {field} {why} (found {shown}); nothing was imported")
     return int(n)
 
 
@@ -229,16 +301,19 @@ def _text(field: str, columns: list[str]) -> str:
     return f"nullif(trim({_q(field)}), '')" if field in columns else "NULL"
 
 
-def clean_select(columns: list[str], table: str = "feed_raw") -> str:
-    """The SELECT that turns the validated staging table into feed rows (one per row key, first kept).
+def clean_select(columns: list[str], table: str = "feed_raw", dedupe: bool = True) -> str:
+    """The SELECT that turns the validated staging table into feed rows (``dedupe``: one per key, first kept).
 
     Columns, in order: row_key, ts, month, served_model, prompt_version, outcome, latency_ms, error,
     tokens_in, tokens_out, cost_usd, reviewer, review_seconds, audited, audit_verdict, judge_score,
     sentinel, severity, text, _row, then the ``tag:NAME`` columns.
     """
     originals = " || chr(31) || ".join(f"coalesce({_q(c)}, '')" for c in sorted(columns))
-    key = f"coalesce(nullif(trim(id), ''), 'h:' || md5({originals}))" if "id" in columns else \
-        f"'h:' || md5({originals})"
+    key = (
+        f"CASE WHEN trim(id) <> '' THEN trim(id) ELSE 'h:' || md5({originals}) END"
+        if "id" in columns
+        else f"'h:' || md5({originals})"
+    )
     ts = f"CAST(trim({_q('timestamp')}) AS TIMESTAMPTZ)"
     low = {f: (f"lower({_text(f, columns)})" if f in columns else "NULL") for f in CHOICE_FIELDS}
     tags = "".join(f", {_text(c, columns)} AS {_q(c)}" for c in tag_columns(columns))
@@ -247,12 +322,14 @@ def clean_select(columns: list[str], table: str = "feed_raw") -> str:
         f"trim(served_model) AS served_model, {_text('prompt_version', columns)} AS prompt_version, "
         f"{low['outcome']} AS outcome, {_num('latency_ms', columns)} AS latency_ms, "
         f"{_bool('error', columns)} AS error, {_num('tokens_in', columns, 'DOUBLE')}::BIGINT AS tokens_in, "
-        f"{_num('tokens_out', columns, 'DOUBLE')}::BIGINT AS tokens_out, {_num('cost_usd', columns)} AS cost_usd, "
+        f"{_num('tokens_out', columns, 'DOUBLE')}::BIGINT AS tokens_out, "
+        f"{_num('cost_usd', columns)} AS cost_usd, "
         f"{_text('reviewer', columns)} AS reviewer, {_num('review_seconds', columns)} AS review_seconds, "
         f"{_bool('audited', columns)} AS audited, {low['audit_verdict']} AS audit_verdict, "
         f"{_num('judge_score', columns)} AS judge_score, {_bool('sentinel', columns)} AS sentinel, "
         f"{low['severity']} AS severity, {_text('text', columns)} AS text, _row{tags} "
-        f"FROM {table} QUALIFY row_number() OVER (PARTITION BY row_key ORDER BY _row) = 1"
+        f"FROM {table}"
+        + (" QUALIFY row_number() OVER (PARTITION BY row_key ORDER BY _row) = 1" if dedupe else "")
     )
 
 

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 import duckdb
 
 from evaluator.storage.db import apply_migrations, harden, is_postgres
+from governance.dossier.feed_records import FeedAggregates, IdentitySeen, MonthCounts, TagCount
 from governance.dossier.store_feed_import import (
     FeedError,
     clean_select,
@@ -29,7 +30,6 @@ from governance.dossier.store_feed_import import (
     tag_columns,
     validate,
 )
-from governance.dossier.feed_records import FeedAggregates, IdentitySeen, MonthCounts, TagCount
 
 MIGRATIONS = [
     """
@@ -55,31 +55,35 @@ MIGRATIONS = [
         sentinel BOOLEAN,
         severity VARCHAR,
         text VARCHAR,
-        import_id VARCHAR NOT NULL,
-        PRIMARY KEY (dossier_id, candidate, row_key)
+        import_id VARCHAR NOT NULL
     );
     CREATE TABLE monitoring_feed_tags (
         dossier_id VARCHAR NOT NULL,
         candidate VARCHAR NOT NULL,
         row_key VARCHAR NOT NULL,
         tag VARCHAR NOT NULL,
-        value VARCHAR NOT NULL,
-        PRIMARY KEY (dossier_id, candidate, row_key, tag)
+        value VARCHAR NOT NULL
     );
     """,
 ]
 PG_MIGRATIONS = [
-    # PostgreSQL only: feed rows are evidence of what production did; they are added, never changed.
+    # PostgreSQL only: keys the server enforces (concurrent importers insert ON CONFLICT DO NOTHING), and feed
+    # rows as evidence of what production did: added, never changed. (DuckDB has one writer and dedupes by
+    # an anti-join: a primary key's index made a 1M-row import several times slower.)
     """
+    ALTER TABLE monitoring_feed ADD PRIMARY KEY (dossier_id, candidate, row_key);
+    ALTER TABLE monitoring_feed_tags ADD PRIMARY KEY (dossier_id, candidate, row_key, tag);
     CREATE TRIGGER monitoring_feed_append_only BEFORE UPDATE OR DELETE ON monitoring_feed
         FOR EACH ROW EXECUTE FUNCTION medassure_append_only();
     CREATE TRIGGER monitoring_feed_tags_append_only BEFORE UPDATE OR DELETE ON monitoring_feed_tags
         FOR EACH ROW EXECUTE FUNCTION medassure_append_only();
     """,
 ]
-FEED_COLUMNS = ("row_key, ts, month, served_model, prompt_version, outcome, latency_ms, error, tokens_in, "
-                "tokens_out, cost_usd, reviewer, review_seconds, audited, audit_verdict, judge_score, sentinel, "
-                "severity, text")
+FEED_COLUMNS = (
+    "row_key, ts, month, served_model, prompt_version, outcome, latency_ms, error, tokens_in, "
+    "tokens_out, cost_usd, reviewer, review_seconds, audited, audit_verdict, judge_score, sentinel, "
+    "severity, text"
+)
 PG_BATCH = 5_000
 """Rows sent to PostgreSQL per batch."""
 
@@ -104,8 +108,17 @@ class MonitoringFeedStore:
 
     # -- import --------------------------------------------------------------------------------------
 
-    def import_file(self, dossier_id: str, candidate: str, path: Path, *, source: str, import_id: str,
-                    now: datetime, flatten: Any = None) -> ImportCounts:
+    def import_file(
+        self,
+        dossier_id: str,
+        candidate: str,
+        path: Path,
+        *,
+        source: str,
+        import_id: str,
+        now: datetime,
+        flatten: Any = None,
+    ) -> ImportCounts:
         """Validate ``path`` whole, then store its new rows; nothing is stored when a row is bad.
 
         Args:
@@ -119,38 +132,64 @@ class MonitoringFeedStore:
         try:
             harden(work)
             work.execute("SET TimeZone = 'UTC'")
+            work.execute("SET enable_progress_bar = false")
             columns = stage(work, path)
             if source == "litellm":
                 columns = map_litellm(work, columns)
             n = validate(work, columns, now, path.name)
             work.execute("DROP TABLE IF EXISTS feed_clean")
-            work.execute(f"CREATE TEMP TABLE feed_clean AS {clean_select(columns)}")
+            work.execute(f"CREATE TEMP TABLE feed_clean AS {clean_select(columns, dedupe=False)}")
+            if work.execute("SELECT count(*) - count(DISTINCT row_key) FROM feed_clean").fetchone()[0]:
+                # a row repeated in the file: keep its first (a window over all rows costs more: only then)
+                work.execute("DROP TABLE feed_clean")
+                work.execute(f"CREATE TEMP TABLE feed_clean AS {clean_select(columns)}")
             work.execute("DROP TABLE feed_raw")
             first, last = work.execute("SELECT min(ts), max(ts) FROM feed_clean").fetchone()
             tags = tag_columns(columns)
-            added = self._send_pg(work, dossier_id, candidate, import_id, tags) if pg else \
-                self._insert_duckdb(work, dossier_id, candidate, import_id, tags)
+            added = (
+                self._send_pg(work, dossier_id, candidate, import_id, tags)
+                if pg
+                else self._insert_duckdb(work, dossier_id, candidate, import_id, tags)
+            )
             work.execute("DROP TABLE IF EXISTS feed_clean")
         finally:
             work.close()
         return ImportCounts(n, added, first, last)
 
     def _count(self, con: Any, dossier_id: str, candidate: str) -> int:
-        return int(con.execute("SELECT count(*) FROM monitoring_feed WHERE dossier_id = ? AND candidate = ?",
-                               [dossier_id, candidate]).fetchone()[0])
+        return int(
+            con.execute(
+                "SELECT count(*) FROM monitoring_feed WHERE dossier_id = ? AND candidate = ?",
+                [dossier_id, candidate],
+            ).fetchone()[0]
+        )
 
-    def _insert_duckdb(self, work: Any, dossier_id: str, candidate: str, import_id: str, tags: list[str]) -> int:
+    def _insert_duckdb(
+        self, work: Any, dossier_id: str, candidate: str, import_id: str, tags: list[str]
+    ) -> int:
+        new = (
+            "NOT EXISTS (SELECT 1 FROM monitoring_feed f WHERE f.dossier_id = ? AND f.candidate = ? "
+            "AND f.row_key = c.row_key)"
+        )
         work.execute("BEGIN TRANSACTION")
         try:
             before = self._count(work, dossier_id, candidate)
-            work.execute(f"INSERT INTO monitoring_feed (dossier_id, candidate, {FEED_COLUMNS}, import_id) "
-                         f"SELECT ?, ?, {FEED_COLUMNS}, ? FROM feed_clean ON CONFLICT DO NOTHING",
-                         [dossier_id, candidate, import_id])
-            for tag in tags:
+            for tag in tags:  # first: the anti-join sees which rows are new before they are added
                 col = '"' + tag.replace('"', '""') + '"'
-                work.execute("INSERT INTO monitoring_feed_tags SELECT ?, ?, row_key, ?, " + col +
-                             " FROM feed_clean WHERE " + col + " IS NOT NULL ON CONFLICT DO NOTHING",
-                             [dossier_id, candidate, tag[4:]])
+                work.execute(
+                    "INSERT INTO monitoring_feed_tags SELECT ?, ?, row_key, ?, "
+                    + col
+                    + " FROM feed_clean c WHERE "
+                    + col
+                    + " IS NOT NULL AND "
+                    + new,
+                    [dossier_id, candidate, tag[4:], dossier_id, candidate],
+                )
+            work.execute(
+                f"INSERT INTO monitoring_feed (dossier_id, candidate, {FEED_COLUMNS}, import_id) "
+                f"SELECT ?, ?, {FEED_COLUMNS}, ? FROM feed_clean c WHERE {new}",
+                [dossier_id, candidate, import_id, dossier_id, candidate],
+            )
             added = self._count(work, dossier_id, candidate) - before
             work.execute("COMMIT")
         except BaseException:
@@ -160,8 +199,10 @@ class MonitoringFeedStore:
 
     def _send_pg(self, work: Any, dossier_id: str, candidate: str, import_id: str, tags: list[str]) -> int:
         marks = ", ".join(["?"] * (len(FEED_COLUMNS.split(",")) + 3))
-        insert = (f"INSERT INTO monitoring_feed (dossier_id, candidate, {FEED_COLUMNS}, import_id) "
-                  f"VALUES ({marks}) ON CONFLICT DO NOTHING")
+        insert = (
+            f"INSERT INTO monitoring_feed (dossier_id, candidate, {FEED_COLUMNS}, import_id) "
+            f"VALUES ({marks}) ON CONFLICT DO NOTHING"
+        )
         self.con.execute("BEGIN TRANSACTION")
         try:
             before = self._count(self.con, dossier_id, candidate)
@@ -170,11 +211,14 @@ class MonitoringFeedStore:
                 self.con.executemany(insert, [(dossier_id, candidate, *r, import_id) for r in batch])
             for tag in tags:
                 col = '"' + tag.replace('"', '""') + '"'
-                found = work.execute(f"SELECT row_key, {col} FROM feed_clean WHERE {col} IS NOT NULL").fetchall()
+                found = work.execute(
+                    f"SELECT row_key, {col} FROM feed_clean WHERE {col} IS NOT NULL"
+                ).fetchall()
                 if found:
-                    self.con.executemany("INSERT INTO monitoring_feed_tags VALUES (?, ?, ?, ?, ?) "
-                                         "ON CONFLICT DO NOTHING",
-                                         [(dossier_id, candidate, k, tag[4:], v) for k, v in found])
+                    self.con.executemany(
+                        "INSERT INTO monitoring_feed_tags VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                        [(dossier_id, candidate, k, tag[4:], v) for k, v in found],
+                    )
             added = self._count(self.con, dossier_id, candidate) - before
             self.con.execute("COMMIT")
         except BaseException:
@@ -187,8 +231,11 @@ class MonitoringFeedStore:
     def row_count(self, dossier_id: str, candidate: str | None = None) -> int:
         """Stored feed rows of a dossier (of one candidate)."""
         if candidate is None:
-            return int(self.con.execute("SELECT count(*) FROM monitoring_feed WHERE dossier_id = ?",
-                                        [dossier_id]).fetchone()[0])
+            return int(
+                self.con.execute(
+                    "SELECT count(*) FROM monitoring_feed WHERE dossier_id = ?", [dossier_id]
+                ).fetchone()[0]
+            )
         return self._count(self.con, dossier_id, candidate)
 
     def _quantile(self, column: str, q: float, where: str = "") -> str:
@@ -205,57 +252,95 @@ class MonitoringFeedStore:
         months = self.con.execute(
             "SELECT month, count(*), count(*) FILTER (WHERE " + reviewed + "), "
             "count(*) FILTER (WHERE outcome IN ('minor_edit', 'material_correction')), "
-            "count(*) FILTER (WHERE outcome = 'material_correction'), count(*) FILTER (WHERE outcome = 'discarded'), "
-            "count(*) FILTER (WHERE audited), count(*) FILTER (WHERE audited AND audit_verdict = 'material'), "
+            "count(*) FILTER (WHERE outcome = 'material_correction'), "
+            "count(*) FILTER (WHERE outcome = 'discarded'), "
+            "count(*) FILTER (WHERE audited), "
+            "count(*) FILTER (WHERE audited AND audit_verdict = 'material'), "
             "count(*) FILTER (WHERE error), count(error), sum(cost_usd), count(cost_usd), "
-            + self._quantile("latency_ms", 0.95) + ", count(latency_ms), "
-            + self._quantile("review_seconds", 0.5, reviewed) + ", count(review_seconds) FILTER (WHERE "
-            + reviewed + "), count(*) FILTER (WHERE sentinel), "
+            + self._quantile("latency_ms", 0.95)
+            + ", count(latency_ms), "
+            + self._quantile("review_seconds", 0.5, reviewed)
+            + ", count(review_seconds) FILTER (WHERE "
+            + reviewed
+            + "), count(*) FILTER (WHERE sentinel), "
             "count(*) FILTER (WHERE sentinel AND outcome IN ('material_correction', 'discarded')) "
-            f"FROM monitoring_feed WHERE {where} GROUP BY month ORDER BY month", key).fetchall()
+            f"FROM monitoring_feed WHERE {where} GROUP BY month ORDER BY month",
+            key,
+        ).fetchall()
         names = list(MonthCounts.model_fields)
         month_rows = [MonthCounts(**dict(zip(names, r, strict=True))) for r in months]
         total, first, last = self.con.execute(
-            f"SELECT count(*), min(ts), max(ts) FROM monitoring_feed WHERE {where}", key).fetchone()
+            f"SELECT count(*), min(ts), max(ts) FROM monitoring_feed WHERE {where}", key
+        ).fetchone()
 
         def seen(column: str) -> list[IdentitySeen]:
-            rows = self.con.execute(f"SELECT {column}, count(*), min(ts), max(ts) FROM monitoring_feed "
-                                    f"WHERE {where} GROUP BY {column} ORDER BY min(ts)", key).fetchall()
+            rows = self.con.execute(
+                f"SELECT {column}, count(*), min(ts), max(ts) FROM monitoring_feed "
+                f"WHERE {where} GROUP BY {column} ORDER BY min(ts)",
+                key,
+            ).fetchall()
             return [IdentitySeen(value=v, n=int(n), first_seen=a, last_seen=b) for v, n, a, b in rows]
 
         tags = self.con.execute(
             "SELECT t.tag, t.value, count(*), count(*) FILTER (WHERE f.audited), "
             "count(*) FILTER (WHERE f.audited AND f.audit_verdict = 'material'), min(f.ts) "
             "FROM monitoring_feed_tags t JOIN monitoring_feed f ON f.dossier_id = t.dossier_id "
-            "AND f.candidate = t.candidate AND f.row_key = t.row_key WHERE t.dossier_id = ? AND t.candidate = ? "
-            "GROUP BY t.tag, t.value ORDER BY t.tag, t.value", key).fetchall()
+            "AND f.candidate = t.candidate AND f.row_key = t.row_key "
+            "WHERE t.dossier_id = ? AND t.candidate = ? "
+            "GROUP BY t.tag, t.value ORDER BY t.tag, t.value",
+            key,
+        ).fetchall()
         has_audits = any(m.audited for m in month_rows)
         if has_audits:
             series = self.con.execute(
                 "SELECT ts, CASE WHEN audit_verdict = 'material' THEN 1 ELSE 0 END FROM monitoring_feed "
-                f"WHERE {where} AND audited ORDER BY ts, row_key", key).fetchall()
+                f"WHERE {where} AND audited ORDER BY ts, row_key",
+                key,
+            ).fetchall()
         else:
             series = self.con.execute(
                 "SELECT ts, CASE WHEN outcome = 'material_correction' THEN 1 ELSE 0 END FROM monitoring_feed "
-                f"WHERE {where} AND {reviewed} ORDER BY ts, row_key", key).fetchall()
-        judged = self.con.execute(f"SELECT ts, judge_score FROM monitoring_feed WHERE {where} "
-                                  "AND judge_score IS NOT NULL ORDER BY ts, row_key", key).fetchall()
+                f"WHERE {where} AND {reviewed} ORDER BY ts, row_key",
+                key,
+            ).fetchall()
+        judged = self.con.execute(
+            f"SELECT ts, judge_score FROM monitoring_feed WHERE {where} "
+            "AND judge_score IS NOT NULL ORDER BY ts, row_key",
+            key,
+        ).fetchall()
         return FeedAggregates(
-            candidate=candidate, rows=int(total), first_timestamp=first, last_timestamp=last, months=month_rows,
-            served_models=seen("served_model"), prompt_versions=seen("prompt_version"),
+            candidate=candidate,
+            rows=int(total),
+            first_timestamp=first,
+            last_timestamp=last,
+            months=month_rows,
+            served_models=seen("served_model"),
+            prompt_versions=seen("prompt_version"),
             severities=[s for s in seen("severity") if s.value is not None],
-            tags=[TagCount(tag=t, value=v, n=int(n), audited=int(a), audit_material=int(m), first_seen=s)
-                  for t, v, n, a, m, s in tags],
-            correction_series=[int(x) for _, x in series], correction_times=[t for t, _ in series],
+            tags=[
+                TagCount(tag=t, value=v, n=int(n), audited=int(a), audit_material=int(m), first_seen=s)
+                for t, v, n, a, m, s in tags
+            ],
+            correction_series=[int(x) for _, x in series],
+            correction_times=[t for t, _ in series],
             correction_source="audit" if has_audits else "outcome",
-            judge_scores=[float(x) for _, x in judged], judge_times=[t for t, _ in judged])
+            judge_scores=[float(x) for _, x in judged],
+            judge_times=[t for t, _ in judged],
+        )
 
     def text_examples(self, dossier_id: str, candidate: str, limit: int = 20) -> list[tuple[str, str]]:
-        """(row key, free text) of outputs that carry text, materially corrected first (for masked examples)."""
-        return [(k, t) for k, t in self.con.execute(
-            "SELECT row_key, text FROM monitoring_feed WHERE dossier_id = ? AND candidate = ? AND text IS NOT NULL "
-            "ORDER BY CASE WHEN outcome = 'material_correction' OR audit_verdict = 'material' THEN 0 ELSE 1 END, "
-            "ts LIMIT ?", [dossier_id, candidate, limit]).fetchall()]
+        """(row key, free text) of outputs with text, materially corrected first (for masked examples)."""
+        return [
+            (k, t)
+            for k, t in self.con.execute(
+                "SELECT row_key, text FROM monitoring_feed "
+                "WHERE dossier_id = ? AND candidate = ? AND text IS NOT NULL "
+                "ORDER BY CASE WHEN outcome = 'material_correction' OR audit_verdict = 'material' "
+                "THEN 0 ELSE 1 END, "
+                "ts LIMIT ?",
+                [dossier_id, candidate, limit],
+            ).fetchall()
+        ]
 
 
 __all__ = ["FeedError", "ImportCounts", "MonitoringFeedStore"]

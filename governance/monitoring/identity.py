@@ -36,7 +36,8 @@ def approved_candidate(dossier: Dossier) -> str | None:
     Example:
         >>> from governance.dossier.record import Dossier
         >>> from governance.dossier.intended_use import example_intended_use
-        >>> approved_candidate(Dossier(title="x y z", owner="me", intended_use=example_intended_use())) is None
+        >>> d = Dossier(title="x y z", owner="me", intended_use=example_intended_use())
+        >>> approved_candidate(d) is None
         True
     """
     decision = dossier.decision
@@ -60,9 +61,10 @@ def decided_run_ids(dossier: Dossier, candidate: str) -> list[str]:
     return sorted({i.run_id for i in items if i.model_label == candidate})
 
 
-def approved_identity(dossier: Dossier, candidate: str, plan: MonitoringPlan,
-                      served: Iterable[str] = ()) -> ApprovedIdentity:
-    """The approved identity of ``candidate``: served names of its decided runs, else model strings, + aliases.
+def approved_identity(
+    dossier: Dossier, candidate: str, plan: MonitoringPlan, served: Iterable[str] = ()
+) -> ApprovedIdentity:
+    """The approved identity: served names of the decided runs, else their model strings, plus aliases.
 
     Example:
         >>> from governance.dossier.decision_records import MonitoringPlan, Trigger
@@ -85,9 +87,13 @@ def approved_identity(dossier: Dossier, candidate: str, plan: MonitoringPlan,
     aliases = sorted({bare_model(a) for a in plan.model_aliases if a.strip()} - set(base))
     if aliases:
         source += ", plus the committee's aliases"
-    return ApprovedIdentity(candidate=candidate, model=base[0] if base else None,
-                            accepted_models=[*base, *aliases], prompt_version=plan.approved_prompt_version,
-                            source=source)
+    return ApprovedIdentity(
+        candidate=candidate,
+        model=base[0] if base else None,
+        accepted_models=[*base, *aliases],
+        prompt_version=plan.approved_prompt_version,
+        source=source,
+    )
 
 
 def unapproved_models(approved: ApprovedIdentity, seen: Iterable[IdentitySeen]) -> list[IdentitySeen]:
@@ -97,18 +103,22 @@ def unapproved_models(approved: ApprovedIdentity, seen: Iterable[IdentitySeen]) 
         >>> from datetime import UTC, datetime
         >>> t = datetime(2026, 4, 1, tzinfo=UTC)
         >>> a = ApprovedIdentity(candidate="c", model="m-1", accepted_models=["m-1"])
-        >>> [s.value for s in unapproved_models(a, [IdentitySeen(value="M-1", n=3, first_seen=t, last_seen=t),
-        ...                                         IdentitySeen(value="m-2", n=1, first_seen=t, last_seen=t)])]
+        >>> seen = [IdentitySeen(value="M-1", n=3, first_seen=t, last_seen=t),
+        ...         IdentitySeen(value="m-2", n=1, first_seen=t, last_seen=t)]
+        >>> [s.value for s in unapproved_models(a, seen)]
         ['m-2']
     """
     ok = set(approved.accepted_models)
-    return sorted((s for s in seen if s.value is None or bare_model(s.value) not in ok),
-                  key=lambda s: s.first_seen)
+    return sorted(
+        (s for s in seen if s.value is None or bare_model(s.value) not in ok), key=lambda s: s.first_seen
+    )
 
 
 def unapproved_prompts(approved: ApprovedIdentity, seen: Iterable[IdentitySeen]) -> list[IdentitySeen]:
     """Prompt versions other than the approved one (none when no version was recorded), earliest first."""
     if approved.prompt_version is None:
         return []
-    return sorted((s for s in seen if s.value is not None and s.value != approved.prompt_version),
-                  key=lambda s: s.first_seen)
+    return sorted(
+        (s for s in seen if s.value is not None and s.value != approved.prompt_version),
+        key=lambda s: s.first_seen,
+    )

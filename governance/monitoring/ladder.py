@@ -18,9 +18,16 @@ from governance.dossier.monitoring_records import LEVELS, Level, SignalAction, S
 from governance.dossier.record import Dossier
 from governance.monitoring.models import Signal
 
-LEVEL_OF: dict[str, Level] = {"model_change": "pause", "prompt_change": "pause", "drift": "review",
-                              "rate_above_bar": "review", "review_effectiveness": "review",
-                              "out_of_scope": "review", "schedule": "review", "safety_event": "suspend"}
+LEVEL_OF: dict[str, Level] = {
+    "model_change": "pause",
+    "prompt_change": "pause",
+    "drift": "review",
+    "rate_above_bar": "review",
+    "review_effectiveness": "review",
+    "out_of_scope": "review",
+    "schedule": "review",
+    "safety_event": "suspend",
+}
 """The level each kind of signal puts the candidate at (a minor safety event: review)."""
 
 
@@ -29,15 +36,18 @@ def signal_id(key: str) -> str:
 
     Example:
         >>> signal_id("c|drift|x")
-        'S-4d7b9cbd2e'
+        'S-c8d97b707a'
     """
     return "S-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:10]
 
 
 def deadline_hours(plan: MonitoringPlan, level: Level) -> float:
     """Hours to respond at ``level`` (the plan's, defaults 48 / 4 / 0)."""
-    return {"review": plan.review_deadline_hours, "pause": plan.pause_deadline_hours,
-            "suspend": plan.suspend_deadline_hours}.get(level, plan.review_deadline_hours)
+    return {
+        "review": plan.review_deadline_hours,
+        "pause": plan.pause_deadline_hours,
+        "suspend": plan.suspend_deadline_hours,
+    }.get(level, plan.review_deadline_hours)
 
 
 def owner_for(plan: MonitoringPlan, level: Level) -> str:
@@ -45,16 +55,37 @@ def owner_for(plan: MonitoringPlan, level: Level) -> str:
     return f"committee chair and {plan.owner}" if level == "suspend" else plan.owner
 
 
-def make_signal(*, kind: SignalKind, candidate: str, metric: str, seen: str, first_seen: datetime,
-                detail: str, action: str, plan: MonitoringPlan, now: datetime, level: Level | None = None,
-                command: str | None = None) -> Signal:
+def make_signal(
+    *,
+    kind: SignalKind,
+    candidate: str,
+    metric: str,
+    seen: str,
+    first_seen: datetime,
+    detail: str,
+    action: str,
+    plan: MonitoringPlan,
+    now: datetime,
+    level: Level | None = None,
+    command: str | None = None,
+) -> Signal:
     """A signal, its deadline counted from ``now`` (a recorded signal keeps its own: ``with_record``)."""
     lvl = level or LEVEL_OF[kind]
     key = f"{candidate}|{kind}|{metric}|{seen}"
-    return Signal(id=signal_id(key), key=key, kind=kind, level=lvl, candidate=candidate, metric=metric,
-                  first_seen=first_seen, owner=owner_for(plan, lvl),
-                  deadline=now + timedelta(hours=deadline_hours(plan, lvl)), action=action, detail=detail,
-                  command=command)
+    return Signal(
+        id=signal_id(key),
+        key=key,
+        kind=kind,
+        level=lvl,
+        candidate=candidate,
+        metric=metric,
+        first_seen=first_seen,
+        owner=owner_for(plan, lvl),
+        deadline=now + timedelta(hours=deadline_hours(plan, lvl)),
+        action=action,
+        detail=detail,
+        command=command,
+    )
 
 
 def with_record(signals: list[Signal], dossier: Dossier, candidate: str) -> list[Signal]:
@@ -81,9 +112,22 @@ def with_record(signals: list[Signal], dossier: Dossier, candidate: str) -> list
         out.append(s.model_copy(update=update))
     for key, rec in recorded.items():
         if key not in keys and rec.candidate == candidate:
-            out.append(Signal(id=rec.id, key=rec.key, kind=rec.signal_kind, level=rec.level, candidate=rec.candidate,
-                              metric=rec.metric, first_seen=rec.first_seen, owner=rec.owner, deadline=rec.deadline,
-                              action=rec.action, detail=rec.detail, state=state.get(rec.id, "open")))
+            out.append(
+                Signal(
+                    id=rec.id,
+                    key=rec.key,
+                    kind=rec.signal_kind,
+                    level=rec.level,
+                    candidate=rec.candidate,
+                    metric=rec.metric,
+                    first_seen=rec.first_seen,
+                    owner=rec.owner,
+                    deadline=rec.deadline,
+                    action=rec.action,
+                    detail=rec.detail,
+                    state=state.get(rec.id, "open"),
+                )
+            )
     order = {"open": 0, "acknowledged": 1, "resolved": 2}
     return sorted(out, key=lambda s: (order.get(s.state, 3), -LEVELS.index(s.level), s.first_seen))
 

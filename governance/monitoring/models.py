@@ -13,8 +13,18 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 from governance.dossier.feed_records import FeedAggregates, IdentitySeen, MonthCounts, TagCount
 from governance.dossier.monitoring_records import Level, SafetyEvent, SignalKind
 
-__all__ = ["ApprovedIdentity", "AuditSampleSize", "CusumSummary", "FeedAggregates", "IdentitySeen",
-           "MonitoringStatus", "MonthCounts", "MonthMetric", "Signal", "TagCount"]
+__all__ = [
+    "ApprovedIdentity",
+    "AuditSampleSize",
+    "CusumSummary",
+    "FeedAggregates",
+    "IdentitySeen",
+    "MonitoringStatus",
+    "MonthCounts",
+    "MonthMetric",
+    "Signal",
+    "TagCount",
+]
 
 
 class MonthMetric(BaseModel):

@@ -10,7 +10,12 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from governance.decision.oversight import derive_oversight, load_oversight_defaults
-from governance.dossier.decision_records import FeedMetric, MonitoredMetric, MonitoringPlan, ReviewRequirements
+from governance.dossier.decision_records import (
+    FeedMetric,
+    MonitoredMetric,
+    MonitoringPlan,
+    ReviewRequirements,
+)
 from governance.dossier.record import Dossier
 
 DEFAULT_REVIEW_SECONDS_FLOOR = 10.0
@@ -52,13 +57,26 @@ def resolved_plan(dossier: Dossier) -> ResolvedPlan:
     """
     if dossier.oversight is not None:
         who = f", edited by {dossier.oversight.edited_by}" if dossier.oversight.edited_by else ""
-        return ResolvedPlan(monitoring=dossier.oversight.monitoring, review=dossier.oversight.review, agreed=True,
-                            source=f"the dossier's review and monitoring plan{who}")
+        return ResolvedPlan(
+            monitoring=dossier.oversight.monitoring,
+            review=dossier.oversight.review,
+            agreed=True,
+            source=f"the dossier's review and monitoring plan{who}",
+        )
     tier = dossier.risk.tier
-    derived = derive_oversight(tier, dossier.intended_use.human_oversight, [],
-                               dossier.policy.rules if dossier.policy else [], owner=dossier.owner)
-    return ResolvedPlan(monitoring=derived.monitoring, review=derived.review, agreed=False,
-                        source=f"the defaults for tier {tier} (no review and monitoring plan agreed)")
+    derived = derive_oversight(
+        tier,
+        dossier.intended_use.human_oversight,
+        [],
+        dossier.policy.rules if dossier.policy else [],
+        owner=dossier.owner,
+    )
+    return ResolvedPlan(
+        monitoring=derived.monitoring,
+        review=derived.review,
+        agreed=False,
+        source=f"the defaults for tier {tier} (no review and monitoring plan agreed)",
+    )
 
 
 def feed_metric_of(metric: MonitoredMetric) -> FeedMetric | None:

@@ -26,7 +26,7 @@ def add_months(when: datetime, months: int) -> datetime:
 
 
 def reevaluation_due(dossier: Dossier, schedule_months: int) -> tuple[datetime | None, str]:
-    """(when the scheduled re-evaluation falls due, what the date counts from); (None, why) without a decision."""
+    """(when the scheduled re-evaluation falls due, what it counts from); (None, why) without a decision."""
     if dossier.decision is None:
         return None, "no decision recorded"
     start, basis = dossier.decision.decided_at, "months after the decision"

@@ -40,8 +40,9 @@ def reevaluation_command(dossier_id: str) -> str:
     return f"medassure reevaluate {dossier_id}"
 
 
-def compute_status(dossier: Dossier, aggregates: FeedAggregates, *, now: datetime, candidate: str,
-                   served: Iterable[str] = ()) -> MonitoringStatus:
+def compute_status(
+    dossier: Dossier, aggregates: FeedAggregates, *, now: datetime, candidate: str, served: Iterable[str] = ()
+) -> MonitoringStatus:
     """The status of ``candidate`` from the dossier (plan, decision, record) and the feed's aggregates.
 
     Args:
@@ -64,17 +65,29 @@ def compute_status(dossier: Dossier, aggregates: FeedAggregates, *, now: datetim
 
     for s in unapproved_models(approved, aggregates.served_models):
         name = s.value or "(none named)"
-        add(kind="model_change", metric="served_model", seen=name, first_seen=s.first_seen,
+        add(
+            kind="model_change",
+            metric="served_model",
+            seen=name,
+            first_seen=s.first_seen,
             detail=f"{s.n:,} outputs were served as {name}, which was not approved "
-                   f"(approved: {', '.join(approved.accepted_models)})",
+            f"(approved: {', '.join(approved.accepted_models)})",
             action="Pause use; re-run the frozen evidence plan against the model now served, then resolve "
-                   "with the re-evaluation (or record the name as an alias if it is the approved model)",
-            command=command)
+            "with the re-evaluation (or record the name as an alias if it is the approved model)",
+            command=command,
+        )
     for s in unapproved_prompts(approved, aggregates.prompt_versions):
-        add(kind="prompt_change", metric="prompt_version", seen=str(s.value), first_seen=s.first_seen,
-            detail=f"{s.n:,} outputs used prompt version {s.value}; version {approved.prompt_version} was approved",
+        add(
+            kind="prompt_change",
+            metric="prompt_version",
+            seen=str(s.value),
+            first_seen=s.first_seen,
+            detail=f"{s.n:,} outputs used prompt version {s.value}; "
+            f"version {approved.prompt_version} was approved",
             action="Pause use; re-run the frozen evidence plan with the new prompt, then resolve with the "
-                   "re-evaluation", command=command)
+            "re-evaluation",
+            command=command,
+        )
     if approved.prompt_version is None:
         notes.append("No approved prompt version is recorded: prompt versions are not checked.")
 
@@ -91,21 +104,39 @@ def compute_status(dossier: Dossier, aggregates: FeedAggregates, *, now: datetim
             ci = f" (95% interval {m.interval[0]:.1%} to {m.interval[1]:.1%})" if m.interval else ""
             side = "below" if m.direction == "at_least" else "above"
             signal_kind = "review_effectiveness" if kind == "sentinel_catch_rate" else "rate_above_bar"
-            add(kind=signal_kind, metric=kind, seen=m.month, first_seen=_month_start(m.month),
+            add(
+                kind=signal_kind,
+                metric=kind,
+                seen=m.month,
+                first_seen=_month_start(m.month),
                 detail=f"{label} in {m.month}: {shown}{ci} on {m.n:,}, {side} the bar of {m.bar:g}",
-                action=f"Review the {m.month} outputs and what changed; decide whether to pause")
+                action=f"Review the {m.month} outputs and what changed; decide whether to pause",
+            )
 
-    cusum = [correction_cusum(aggregates.correction_series, aggregates.correction_times, mp, decided_at,
-                              aggregates.correction_source)]
+    cusum = [
+        correction_cusum(
+            aggregates.correction_series,
+            aggregates.correction_times,
+            mp,
+            decided_at,
+            aggregates.correction_source,
+        )
+    ]
     scored = score_cusum(aggregates.judge_scores, aggregates.judge_times, mp, decided_at)
     if scored is not None:
         cusum.append(scored)
     for c in cusum:
         if c.first_seen is not None and c.signal_index is not None:
-            add(kind="drift", metric=c.metric, seen=c.first_seen.isoformat(), first_seen=c.first_seen,
-                detail=f"the CUSUM of {c.metric} reached its limit {c.limit:.3g} at output {c.signal_index + 1:,} "
-                       f"after the baseline ({c.baseline_source}; baseline {c.baseline:.3g})",
-                action="Review: the rate is drifting from its baseline before the monthly bar is crossed")
+            add(
+                kind="drift",
+                metric=c.metric,
+                seen=c.first_seen.isoformat(),
+                first_seen=c.first_seen,
+                detail=f"the CUSUM of {c.metric} reached its limit {c.limit:.3g} "
+                f"at output {c.signal_index + 1:,} "
+                f"after the baseline ({c.baseline_source}; baseline {c.baseline:.3g})",
+                action="Review: the rate is drifting from its baseline before the monthly bar is crossed",
+            )
         elif c.limit is None and c.note:
             notes.append(f"CUSUM of {c.metric}: {c.note}.")
 
@@ -113,44 +144,87 @@ def compute_status(dossier: Dossier, aggregates: FeedAggregates, *, now: datetim
     if not floor_set:
         notes.append(f"No review-time floor agreed: the default of {floor:g} s is used.")
     for month, metric, seen in rubber_stamping(aggregates.months, floor):
-        add(kind="review_effectiveness", metric=metric, seen=month, first_seen=_month_start(month), detail=seen,
-            action="Review how outputs are reviewed (time given, training, sentinel results)")
+        add(
+            kind="review_effectiveness",
+            metric=metric,
+            seen=month,
+            first_seen=_month_start(month),
+            detail=seen,
+            action="Review how outputs are reviewed (time given, training, sentinel results)",
+        )
 
     due, basis = reevaluation_due(dossier, mp.schedule_months)
     if due is not None and now >= due:
-        add(kind="schedule", metric="re-evaluation", seen=due.date().isoformat(), first_seen=due,
+        add(
+            kind="schedule",
+            metric="re-evaluation",
+            seen=due.date().isoformat(),
+            first_seen=due,
             detail=f"the scheduled re-evaluation fell due on {due:%Y-%m-%d} ({basis})",
-            action="Run the scheduled re-evaluation of the frozen evidence plan", command=command)
+            action="Run the scheduled re-evaluation of the frozen evidence plan",
+            command=command,
+        )
 
-    for tag, value, n, first, why in out_of_envelope(aggregates.tags, mp.approved_tags,
-                                                    dossier.intended_use.out_of_scope_uses):
-        add(kind="out_of_scope", metric=f"tag:{tag}", seen=value, first_seen=first,
+    for tag, value, n, first, why in out_of_envelope(
+        aggregates.tags, mp.approved_tags, dossier.intended_use.out_of_scope_uses
+    ):
+        add(
+            kind="out_of_scope",
+            metric=f"tag:{tag}",
+            seen=value,
+            first_seen=first,
             detail=f"{n:,} outputs tagged {tag} = {value}: {why}",
-            action="Review: this use is outside the approved envelope; stop it or widen the intended use")
+            action="Review: this use is outside the approved envelope; stop it or widen the intended use",
+        )
 
     events = [e for e in dossier.monitoring if isinstance(e, SafetyEvent) and e.candidate == candidate]
     for e in events:
         if e.severity == "near_miss":
             continue
         level = "suspend" if e.severity in SUSPENDING else "review"
-        add(kind="safety_event", metric=e.severity, seen=e.id, first_seen=e.occurred_at or e.at, level=level,
-            detail=f"{e.severity.replace('_', ' ')} safety event {e.id} reported by {e.by}: {e.description[:200]}",
-            action="Suspend use at once; only the chair returns the candidate to service" if level == "suspend"
-            else "Review the event and the outputs involved")
+        add(
+            kind="safety_event",
+            metric=e.severity,
+            seen=e.id,
+            first_seen=e.occurred_at or e.at,
+            level=level,
+            detail=f"{e.severity.replace('_', ' ')} safety event {e.id} reported by {e.by}: "
+            f"{e.description[:200]}",
+            action="Suspend use at once; only the chair returns the candidate to service"
+            if level == "suspend"
+            else "Review the event and the outputs involved",
+        )
     for s in aggregates.severities:
         if s.value in SUSPENDING:
-            add(kind="safety_event", metric=s.value, seen=f"feed:{s.value}", first_seen=s.first_seen,
-                level="suspend", detail=f"{s.n:,} feed rows carry a {s.value} safety event",
+            add(
+                kind="safety_event",
+                metric=s.value,
+                seen=f"feed:{s.value}",
+                first_seen=s.first_seen,
+                level="suspend",
+                detail=f"{s.n:,} feed rows carry a {s.value} safety event",
                 action="Suspend use at once; record the event in the register; only the chair returns the "
-                       "candidate to service")
+                "candidate to service",
+            )
 
     signals = with_record(signals, dossier, candidate)
     latest = aggregates.months[-1].n if aggregates.months else None
     correction_bar = bar_table["material_correction_share"][0]
     asks_reeval = any(s.command and s.state != "resolved" for s in signals)
     return MonitoringStatus(
-        dossier_id=dossier.id, status=ladder_status(signals), approved=approved, signals=signals, metrics=metrics,
-        rows=aggregates.rows, computed_at=now, plan_source=plan.source, cusum=cusum,
-        subgroups=subgroup_rows(aggregates.tags), audit_sample=audit_sample(correction_bar,
-                                                                           plan.review.qa_sample_rate, latest),
-        reevaluation_due=due, events=events, reevaluation_command=command if asks_reeval else None, notes=notes)
+        dossier_id=dossier.id,
+        status=ladder_status(signals),
+        approved=approved,
+        signals=signals,
+        metrics=metrics,
+        rows=aggregates.rows,
+        computed_at=now,
+        plan_source=plan.source,
+        cusum=cusum,
+        subgroups=subgroup_rows(aggregates.tags),
+        audit_sample=audit_sample(correction_bar, plan.review.qa_sample_rate, latest),
+        reevaluation_due=due,
+        events=events,
+        reevaluation_command=command if asks_reeval else None,
+        notes=notes,
+    )

@@ -22,8 +22,9 @@ def subgroup_rows(tags: list[TagCount], min_n: int = MIN_N) -> list[dict]:
     Example:
         >>> from datetime import UTC, datetime
         >>> t = datetime(2026, 1, 1, tzinfo=UTC)
-        >>> rows = subgroup_rows([TagCount(tag="site", value="a", n=100, audited=40, audit_material=4, first_seen=t),
-        ...                       TagCount(tag="site", value="b", n=9, audited=5, audit_material=1, first_seen=t)])
+        >>> rows = subgroup_rows([
+        ...     TagCount(tag="site", value="a", n=100, audited=40, audit_material=4, first_seen=t),
+        ...     TagCount(tag="site", value="b", n=9, audited=5, audit_material=1, first_seen=t)])
         >>> rows[0]["share"], rows[1]["suppressed"], rows[1]["share"]
         (0.1, True, None)
     """
@@ -35,9 +36,18 @@ def subgroup_rows(tags: list[TagCount], min_n: int = MIN_N) -> list[dict]:
         shown = [g for g in groups if g.audited >= min_n]
         ref = max(shown, key=lambda g: (g.audited, g.value)) if shown else None
         for g in groups:
-            row: dict = {"tag": tag, "value": g.value, "n": g.n, "audited": g.audited,
-                         "suppressed": g.audited < min_n, "share": None, "interval": None, "ratio": None,
-                         "ratio_interval": None, "reference": ref.value if ref else None}
+            row: dict = {
+                "tag": tag,
+                "value": g.value,
+                "n": g.n,
+                "audited": g.audited,
+                "suppressed": g.audited < min_n,
+                "share": None,
+                "interval": None,
+                "ratio": None,
+                "ratio_interval": None,
+                "reference": ref.value if ref else None,
+            }
             if not row["suppressed"]:
                 row["share"] = g.audit_material / g.audited
                 row["interval"] = wilson_interval(g.audit_material, g.audited)
@@ -48,8 +58,9 @@ def subgroup_rows(tags: list[TagCount], min_n: int = MIN_N) -> list[dict]:
     return out
 
 
-def out_of_envelope(tags: list[TagCount], approved: dict[str, list[str]],
-                    out_of_scope: list[str]) -> list[tuple[str, str, int, datetime, str]]:
+def out_of_envelope(
+    tags: list[TagCount], approved: dict[str, list[str]], out_of_scope: list[str]
+) -> list[tuple[str, str, int, datetime, str]]:
     """(tag, value, rows, first seen, why) for each tag value outside the approved envelope.
 
     Example:
@@ -66,8 +77,15 @@ def out_of_envelope(tags: list[TagCount], approved: dict[str, list[str]],
     for t in tags:
         value = t.value.strip().lower()
         if t.tag in allowed and value not in allowed[t.tag]:
-            out.append((t.tag, t.value, t.n, t.first_seen,
-                        f"the plan approves {t.tag} = {', '.join(approved[t.tag])} only"))
+            out.append(
+                (
+                    t.tag,
+                    t.value,
+                    t.n,
+                    t.first_seen,
+                    f"the plan approves {t.tag} = {', '.join(approved[t.tag])} only",
+                )
+            )
         elif value in scoped:
             out.append((t.tag, t.value, t.n, t.first_seen, "the intended use names it out of scope"))
     return out
