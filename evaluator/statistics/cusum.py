@@ -34,6 +34,7 @@ standardized chart assumes approximately normal data with the stated mean and sd
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -225,19 +226,31 @@ def bernoulli_cusum_limit(p0: float, p1: float, target_arl0: float = 500) -> flo
 
     Bisection on the grid: the ARL is non-decreasing in h (a higher limit can only signal later on
     every path), and a step function of it, so the achieved ARL0 may exceed the target a little.
+    Every h up to the event weight ``ln(p1/p0)`` gives the same chart (the first event signals,
+    ARL0 = 1/p0); when that already meets the target (a rare event, target <= 1/p0) the result is
+    the largest such h on the grid, so the limit reads "one event signals" rather than 0.001.
+    Results are cached (a pure function of its three numbers).
 
     Example:
         >>> h = bernoulli_cusum_limit(0.02, 0.04, 500)
         >>> bernoulli_cusum_arl(0.02, 0.02, 0.04, h) >= 500 > bernoulli_cusum_arl(0.02, 0.02, 0.04, h - 0.001)
         True
     """
+    _check_rates(p0, p1)
+    if not 1 < target_arl0 <= 1e7:
+        raise ValueError(f"the target ARL0 must be above 1 and at most 1e7 (got {target_arl0})")
+    return _limit(float(p0), float(p1), float(target_arl0))
+
+
+@functools.lru_cache(maxsize=256)
+def _limit(p0: float, p1: float, target_arl0: float) -> float:
     w1, w0 = _weights(p0, p1)
-    if not 1 / p0 < target_arl0 <= 1e7:
-        raise ValueError(f"the target ARL0 must be above 1/p0 = {1 / p0:.4g} and at most 1e7 "
-                         f"(got {target_arl0})")
-    lo, hi = 0, 1  # grid indices: ARL(lo) < target <= ARL(hi)
+    lo = max(0, math.ceil(w1 / H_GRID - 1e-9) - 1)  # the largest grid h <= w1: the first event signals
+    if lo > 0 and 1 / p0 >= target_arl0:
+        return round(lo * H_GRID, 3)
+    hi = lo + 1  # grid indices with ARL(lo) < target <= ARL(hi)
     while _bernoulli_arl(p0, w1, w0, hi * H_GRID) < target_arl0:
-        lo, hi = hi, hi * 2
+        lo, hi = hi, hi + 2 * (hi - lo)
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if _bernoulli_arl(p0, w1, w0, mid * H_GRID) >= target_arl0:

@@ -74,7 +74,7 @@ def test_standardized_path_defaults_to_the_limit_for_an_arl0_of_500():
     (lambda: bernoulli_cusum_path([True], 0.04, 0.02, 1.0), "0 < p0 < p1 < 1"),
     (lambda: bernoulli_cusum_path([True], 0.02, 0.04, 0), "positive"),
     (lambda: bernoulli_cusum_arl(1.0, 0.02, 0.04, 1.0), "between 0 and 1"),
-    (lambda: bernoulli_cusum_limit(0.02, 0.04, 20), "above 1/p0"),
+    (lambda: bernoulli_cusum_limit(0.02, 0.04, 1), "above 1 and at most 1e7"),
     (lambda: standardized_cusum_path([1.0], 0, 0, h=4), "standard deviation"),
     (lambda: standardized_cusum_path([float("nan")], 0, 1, h=4), "value 0 is not a finite number"),
     (lambda: detection_delay("poisson", 4.0), "kind must be"),
@@ -157,6 +157,16 @@ def test_the_default_design_and_its_limit():
 def test_the_limit_is_the_smallest_on_its_grid(p0, p1, target):
     h = bernoulli_cusum_limit(p0, p1, target)
     assert bernoulli_cusum_arl(p0, p0, p1, h) >= target > bernoulli_cusum_arl(p0, p0, p1, round(h - 0.001, 3))
+
+
+def test_a_rare_event_meets_the_target_when_its_first_occurrence_signals():
+    """p0 = 0.001: signalling on the first event already gives ARL0 1/p0 = 1,000 >= 500, so the limit
+    is the largest grid value below ln 2 (the same chart as any smaller one), not 0.001."""
+    h = bernoulli_cusum_limit(0.001, 0.002, 500)
+    assert h == 0.693 < LN2
+    assert bernoulli_cusum_arl(0.001, 0.001, 0.002, h) == pytest.approx(1000)
+    assert bernoulli_cusum_path([False, True], 0.001, 0.002, h).signal_index == 1
+    assert bernoulli_cusum_limit(0.001, 0.002, 1500) > LN2  # a stricter target needs a second event
 
 
 def test_run_length_falls_as_the_rate_rises():
