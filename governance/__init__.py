@@ -107,15 +107,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "feed_template": "governance.monitoring.template",
     "reevaluate_and_wait": "governance.actions.reevaluation",
     "start_reevaluation": "governance.actions.reevaluation",
-    # monitoring after go-live (issue 28): the Monitoring page's front-desk calls
-    "MonitoringError": "governance.actions.monitoring",
-    "acknowledge_signal": "governance.actions.monitoring",
-    "import_feed": "governance.actions.monitoring",
-    "monitoring_status": "governance.actions.monitoring",
-    "record_event": "governance.actions.monitoring",
-    "resolve_signal": "governance.actions.monitoring",
-    "FeedError": "governance.dossier.store_feed_import",
-    "SEVERITIES": "governance.dossier.monitoring_records",
+    "SEVERITIES": "governance.dossier.monitoring_records",  # the Monitoring page's event form
     "ReevaluationError": "governance.actions.rerun",
     "read_prompt_bytes": "governance.actions.rerun",
     "read_prompt_file": "governance.actions.rerun",
