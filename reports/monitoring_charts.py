@@ -49,7 +49,7 @@ def rate_chart(key: str, label: str, months: pd.DataFrame, bar: float | None, di
     df["state"] = ["signal" if m in signalled else "in control" for m in df["month"]]
     fmt = ".1%" if percent else ",.0f"
     x = alt.X("month:O", title="Calendar month", sort=list(df["month"]), axis=alt.Axis(labelAngle=0))
-    y_title = label + (" (share)" if percent else "")
+    y_title = label
     base = alt.Chart(df).encode(x=x)
     colour = alt.Color("state:N", title=None, legend=alt.Legend(orient="bottom"),
                        scale=alt.Scale(domain=["in control", "signal"], range=["#3e6fb0", "#c0392b"]))
@@ -102,7 +102,7 @@ def cusum_chart(key: str, label: str, path: pd.DataFrame, limit: float, baseline
     """
     df = path[PATH_COLUMNS].copy()
     line = alt.Chart(df).mark_line(color="#3e6fb0", strokeWidth=1.5).encode(
-        x=alt.X("step:Q", title="Outputs since monitoring began"),
+        x=alt.X("step:Q", title="Outputs after the baseline, in time order"),
         y=alt.Y("statistic:Q", title=f"CUSUM of {label}"))
     limit_df = pd.DataFrame({"limit": [limit], "what": [f"decision limit h = {limit:.2f}"]})
     rule = alt.Chart(limit_df).mark_rule(color="#c0392b", strokeDash=[6, 4]).encode(y="limit:Q")

@@ -28,7 +28,6 @@ from reports.model import Fact, Section, Table
 from reports.monitoring_charts import status_charts
 from reports.monitoring_text import (
     EVENT_SEVERITY_LABELS,
-    KIND_LABELS,
     banner,
     level_label,
     metric_label,
@@ -137,12 +136,12 @@ def monthly_sections(status: MonitoringStatus, version: DossierVersion, month: s
     signals = Section(key="signals", title="Signals and what was done",
                       paragraphs=[] if mine else [f"No signal was raised in {month} and none was open."],
                       tables=[Table(columns=cols, rows=[[r[c] for c in cols] for r in table_rows],
-                                    widths=[1.1, 1.3, 0.8, 0.9, 1.2, 1.1, 1.2, 1.1, 2.6])] if mine else [])
+                                    widths=[1.45, 1.2, 0.8, 0.9, 1.2, 1.35, 1.1, 1.35, 2.4])] if mine else [])
     done = _actions_rows(version, month, ids)
     if done:
         signals = signals.model_copy(update={"tables": [*signals.tables, Table(
             title="What was done", columns=["Signal", "Action", "When", "Who", "Why"], rows=done,
-            widths=[1.1, 1, 1.2, 2, 3])]})
+            widths=[1.4, 1.2, 1.3, 2, 3])]})
     elif mine:
         signals = signals.model_copy(update={"paragraphs": ["Nothing recorded yet about these signals."]})
     out.append(signals)
@@ -155,7 +154,7 @@ def monthly_sections(status: MonitoringStatus, version: DossierVersion, month: s
                                      rows=[[e.id, _when(e.at), e.by,
                                             EVENT_SEVERITY_LABELS.get(e.severity, e.severity), e.description,
                                             ", ".join(e.output_ids) or "—"] for e in events],
-                                     widths=[1, 1.2, 1.2, 0.8, 3.5, 1.3])] if events else []))
+                                     widths=[1.4, 1.3, 1.2, 0.8, 3.3, 1.3])] if events else []))
 
     imports = [e for e in d.monitoring if isinstance(e, FeedImport)]
     out.append(Section(key="imports", title="Where the figures come from", recorded=bool(imports),
@@ -166,7 +165,7 @@ def monthly_sections(status: MonitoringStatus, version: DossierVersion, month: s
                                               "Rows new / in file"],
                                      rows=[[e.id, _when(e.at), e.by, e.file_name, e.file_sha256,
                                             f"{e.rows_added:,} / {e.rows_in_file:,}"] for e in imports],
-                                     widths=[1, 1.2, 1.1, 1.4, 3.2, 1.1])] if imports else []))
+                                     widths=[1.4, 1.3, 0.9, 1.9, 3.4, 1.1])] if imports else []))
     return out
 
 
@@ -207,8 +206,9 @@ def render_monthly_pdf(status: MonitoringStatus, version: DossierVersion, month:
     level = level_label(status.status)
     story = [Spacer(1, 12), Paragraph("Monthly monitoring report", styles["subtitle"]),
              Paragraph(text(f"{version.dossier.title}: {month}"), styles["title"]),
-             Paragraph(text(f"Status: {level}. Kinds of signal this report can show: "
-                            + ", ".join(KIND_LABELS.values()).lower() + "."), styles["small"]), Spacer(1, 8)]
+             Paragraph(text(f"Status now: {level}. The figures, charts and signals of one calendar month "
+                            "against the committee's bars, and what was done about each signal."),
+                       styles["small"]), Spacer(1, 8)]
     for number, section in enumerate(monthly_sections(status, version, month), start=1):
         story += section_flowables(number, section)
     out = io.BytesIO()

@@ -29,6 +29,7 @@ METRIC_LABELS = {
     "cost_per_1k": "USD per 1,000 requests", "latency_p95_ms": "95th-percentile latency (ms)",
     "judge_score": "Judge score", "latency_ms": "Latency (ms)", "sentinel_catch_rate": "Sentinel catch rate",
     "material_correction": "material corrections",
+    "served_model": "served model", "prompt_version": "prompt version",
 }
 SHARE_METRICS = {"material_correction_share", "discarded_share", "error_rate", "sentinel_catch_rate"}
 WHAT_TO_DO = {
