@@ -86,7 +86,8 @@ def test_the_review_is_acknowledged_then_resolved_by_the_chair_with_a_note(demo)
     _, version, status = demo
     (drift,) = [s for s in status.signals if s.kind == "drift"]
     assert drift.state == "resolved"
-    actions = [e for e in version.dossier.monitoring if isinstance(e, SignalAction) and e.signal_id == drift.id]
+    actions = [e for e in version.dossier.monitoring
+               if isinstance(e, SignalAction) and e.signal_id == drift.id]
     assert [a.kind for a in actions] == ["signal_ack", "signal_resolve"]
     assert actions[-1].by == CHAIR and actions[-1].reason == RESOLUTION and "DEMO DATA" in RESOLUTION
 
