@@ -118,7 +118,7 @@ st.subheader("Signals")
 if not status.signals:
     st.info("No signal raised.")
 else:
-    tables.show(signal_rows(status))
+    tables.table(signal_rows(status))
 if live:
     by_id = {s.id: s for s in live}
     with st.form("mon_signal_form", clear_on_submit=True):
@@ -150,7 +150,7 @@ if live:
 
 st.subheader("Safety events")
 if status.events:
-    tables.show(event_rows(status))
+    tables.table(event_rows(status))
 else:
     st.caption("No safety event reported.")
 with st.form("mon_event_form", clear_on_submit=True):

@@ -18,7 +18,7 @@ from governance.dossier.monitoring_records import SafetyEvent, SignalAction
 from governance.dossier.record import Dossier
 from tests.governance.reevaluation_fixtures import DOSSIER_ID, N, scripted_models, seed_decided_dossier
 from tests.pages.conftest import latest, open_page
-from tests.pages.readable import assert_readable
+from tests.pages.readable import as_shown, assert_readable, frames
 
 PAGE = "pages/monitoring.py"
 
@@ -31,7 +31,7 @@ def _text(at) -> str:
 
 def frame(at, column: str):
     """The first table the page drew with this column."""
-    return next(d.value for d in at.dataframe if column in d.value.columns)
+    return next(as_shown(f) if f is not None else f for f in frames(at) if column in f.columns)
 
 
 def test_demo_shows_the_pause_the_charts_and_the_signals(demo_home):
