@@ -38,8 +38,7 @@ from reports import (
 SOURCES = {"feed": "MedAssure feed format (CSV, JSONL or Parquet)",
            "otel": "OpenTelemetry GenAI spans (OTLP JSON)",
            "litellm": "LiteLLM proxy spend logs (CSV or JSON export)"}
-REOPENS = {"model_change", "prompt_change", "schedule"}
-"""Signals whose answer is a re-evaluation of the frozen plan."""
+REOPENS = {"model_change", "prompt_change", "schedule"}  # answered by a re-evaluation of the frozen plan
 
 st.title("Monitoring")
 version = ui.require_dossier()
@@ -75,9 +74,12 @@ c1, c2, c3, c4 = st.columns(4)
 c1.metric("Status", level)
 c2.metric("Production outputs", f"{status.rows:,}")
 c3.metric("Open signals", len(live))
-c4.metric("Approved as", status.approved.model or "not recorded")
-st.caption(ui.plain(f"Candidate watched: {status.approved.candidate}. {status.approved.source} Bars: "
-                    f"{status.plan_source}. " + " ".join(status.notes)))
+c4.metric("Signals raised", len(status.signals))
+approved = status.approved
+notes = [n for n in status.notes if not n.startswith("Plan:")]
+as_model = approved.model or "not recorded"
+st.caption(ui.plain(f"Candidate watched: {approved.candidate}, approved as {as_model} (from "
+                    f"{approved.source.rstrip('.')}). Bars from {status.plan_source}. " + " ".join(notes)))
 
 if any(s.kind in REOPENS for s in live) or status.status == "pause":
     st.subheader("Re-evaluate")

@@ -85,8 +85,10 @@ def banner(status: MonitoringStatus) -> tuple[str, str]:
     live = open_signals(status)
     if live:
         s = live[0]
-        text += (f" First: {KIND_LABELS.get(s.kind, s.kind).lower()} ({metric_label(s.metric)}), owner "
-                 f"{s.owner}, respond by {_when(s.deadline)}: {s.action}")
+        text += (f" First: {KIND_LABELS.get(s.kind, s.kind).lower()} ({metric_label(s.metric)}); owner "
+                 f"{s.owner}, respond by {_when(s.deadline)}.")
+        if s.level == "review":
+            text += f" {s.action}"
     return level_label(status.status), text
 
 

@@ -22,6 +22,8 @@ def main_text(pg) -> str:
 def shot(pg, name: str) -> None:
     folder = os.environ.get("MEDASSURE_SHOTS")
     if folder:
+        pg.set_viewport_size({"width": 1400, "height": 5200})  # the main pane scrolls inside the window
+        wait_idle(pg)
         pg.screenshot(path=str(Path(folder) / name), full_page=True)
 
 
