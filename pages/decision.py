@@ -88,8 +88,8 @@ if decision is not None and decision.outcome != "reject":  # the live status aft
         live = None
     if live is not None:
         line = f"**Monitoring (live):** {ui.plain(one_line(live))} Details: page **Monitoring**."
-        shout = {"in_control": st.success, "review": st.warning}.get(live.status, st.error)
-        (shout if live.rows else st.info)(line)
+        # a warning, not an error: the page's errors are about this dossier's record (sign-offs voided)
+        (st.info if not live.rows else st.success if live.status == "in_control" else st.warning)(line)
 
 st.subheader("Checklist before a decision")
 for item in view.checklist:

@@ -96,9 +96,22 @@ def test_a_dossier_without_a_decision_says_monitoring_starts_after_go_live(store
 
 
 @pytest.fixture
-def paused(store, llm_server, tmp_path):
+def decided(store, llm_server):
     llm_server.configure(answer=scripted_models())
     seed_decided_dossier(store, llm_server.url)
+    return store, llm_server
+
+
+def test_a_decided_dossier_without_a_feed_asks_for_the_first_import(decided):
+    at = open_page(PAGE, dossier_id=DOSSIER_ID)
+    assert any("No production feed imported yet" in i.value for i in at.info)
+    assert not at.get("vega_lite_chart") and not at.error
+    assert any(b.label == "Import" for b in at.button)
+
+
+@pytest.fixture
+def paused(decided, tmp_path):
+    store, llm_server = decided
     feed = tmp_path / "feed.csv"
     feed.write_text("timestamp,served_model,outcome\n"
                     "2026-03-01T09:00:00Z,another-vendor-model-2026-02,accepted\n"
