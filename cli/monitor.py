@@ -5,12 +5,19 @@
   the import's record (``rows_in_file``, ``rows_added``, ``rows_already_stored``, ``file_sha256``, ...),
   ``status``, ``new_signals``, ``version``. Exit 0, or 2 for a bad file (the row and field are named;
   nothing is stored).
-* ``monitor status ID``: ``status``, ``approved`` {candidate, model, prompt_version}, ``signals``
+* ``monitor status ID [--candidate NAME]``: ``status`` (without ``--candidate``: the dossier's, the worst of
+  its watched candidates', each listed in ``candidates``), ``approved`` {candidate, model, prompt_version},
+  ``signals``
   [{kind, metric, first_seen, owner, deadline, detail, ...}], ``metrics`` {metric: [{month, n, rate,
   interval, bar}]}, ``rows``. Exit 0 in control, 3 review, 4 pause or suspend, 2 bad input.
 * ``monitor event ID --severity {near_miss,minor,moderate,severe} --description TEXT [--output-id ID]``:
   the safety-event register (moderate or worse suspends). Exit as ``status`` after the event.
 * ``monitor template``: the feed template (CSV, every column with example rows) on stdout.
+* ``monitor go-live ID [--prompt-version V] [--alias NAME ...] [--baseline-rate R | --baseline-start T
+  --baseline-end T]``: the chair records what counts as approved in production, appended to the record so
+  the decision's sign-offs stand.
+* ``monitor events ID [--blinded]``: the safety-event register (blinded: no reporter, descriptions masked);
+  ``monitor export ID --out FILE.csv``: the feed without reviewer identifiers or free text.
 * ``monitor ack ID SIGNAL`` and ``monitor resolve ID SIGNAL (--reason TEXT | --reevaluation R-...)``:
   what was done about a signal (a suspension is resolved by the chair only).
 
@@ -23,7 +30,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from cli._common import acting_name, add_format, cli_identity, emit, fail, open_store, say
+from cli._common import acting_name, add_format, cli_identity, emit, fail, float_flag, open_store, say
 
 EXIT = {"in_control": 0, "review": 3, "pause": 4, "suspend": 4}
 SEVERITIES = ("near_miss", "minor", "moderate", "severe")
@@ -55,6 +62,7 @@ def status_payload(status: Any) -> dict[str, Any]:
                 "state": s.state,
                 "action": s.action,
                 "command": s.command,
+                "candidate": s.candidate,
             }
             for s in status.signals
         ],
@@ -159,13 +167,33 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_status(args: argparse.Namespace) -> int:
-    from governance import monitoring_status
+def dossier_payload(overview: Any) -> dict[str, Any]:
+    """``status_payload`` of the approved candidate, with the dossier's status, every candidate's signals
+    and ``candidates`` (candidate → its level)."""
+    first, *others = overview.candidates.values()
+    out = status_payload(first)
+    for other in others:
+        out["signals"] += status_payload(other)["signals"]
+    out["status"] = overview.status
+    out["candidates"] = {name: s.status for name, s in overview.candidates.items()}
+    out["rows"] = sum(s.rows for s in overview.candidates.values())
+    return out
 
-    status = _run(monitoring_status, open_store(args), args.id, candidate=args.candidate)
-    code = _tell(status)
-    emit(status_payload(status))
-    return code
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from governance import dossier_monitoring, monitoring_status
+
+    store = open_store(args)
+    if args.candidate:
+        status = _run(monitoring_status, store, args.id, candidate=args.candidate)
+        code = _tell(status)
+        emit(status_payload(status))
+        return code
+    overview = _run(dossier_monitoring, store, args.id)
+    for status in overview.candidates.values():
+        _tell(status)
+    emit(dossier_payload(overview))
+    return EXIT[overview.status]
 
 
 def cmd_event(args: argparse.Namespace) -> int:
@@ -227,6 +255,66 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _when(text: str):
+    from datetime import datetime
+
+    try:
+        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an ISO 8601 date and time") from None
+    if value.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"{text!r} has no zone: add Z or +HH:MM")
+    return value
+
+
+_when.__name__ = "date and time"
+
+
+def cmd_go_live(args: argparse.Namespace) -> int:
+    from governance import record_go_live
+
+    version = _run(
+        record_go_live,
+        open_store(args),
+        args.id,
+        by=acting_name(args),
+        candidate=args.candidate,
+        prompt_version=args.prompt_version,
+        aliases=args.alias or [],
+        baseline_rate=args.baseline_rate,
+        baseline_start=args.baseline_start,
+        baseline_end=args.baseline_end,
+        note=args.note or "",
+        identity=cli_identity(args),
+    )
+    say(f"go-live settings recorded in version {version.version} (the decision's sign-offs stand)")
+    emit({"dossier_id": args.id, "version": version.version})
+    return 0
+
+
+def cmd_events(args: argparse.Namespace) -> int:
+    from governance import safety_register
+
+    store = open_store(args)
+    dossier = _run(lambda: store.load(args.id).dossier)
+    rows = safety_register(dossier, args.candidate, blinded=args.blinded)
+    say(
+        f"{len(rows)} safety event(s)"
+        + (" (blinded: no reporter, descriptions masked)" if args.blinded else "")
+    )
+    emit({"dossier_id": args.id, "blinded": args.blinded, "events": rows})
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from governance import export_blinded_feed
+
+    n = _run(export_blinded_feed, open_store(args), args.id, args.out, candidate=args.candidate)
+    say(f"{n:,} feed rows written to {args.out} (no reviewer, no free text)")
+    emit({"dossier_id": args.id, "out": args.out, "rows": n})
+    return 0
+
+
 def cmd_template(args: argparse.Namespace) -> int:
     import sys
 
@@ -274,6 +362,36 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--by", help="who reports (default $MEDASSURE_USER or the login name)")
     add_format(q)
     q.set_defaults(func=cmd_event)
+
+    q = msub.add_parser("go-live", help="record the approved prompt version, aliases or baseline (chair)")
+    q.add_argument("id", help="dossier id")
+    q.add_argument("--candidate", help="candidate (default: the approved one)")
+    q.add_argument("--prompt-version", help="the prompt version approved for production")
+    q.add_argument("--alias", action="append", help="a served model name accepted as the approved model")
+    q.add_argument(
+        "--baseline-rate",
+        type=float_flag(0, 1, above_low=True),
+        help="in-control material-correction rate for the CUSUM (0 to 1)",
+    )
+    q.add_argument("--baseline-start", type=_when, help="start of the baseline window (ISO 8601 with zone)")
+    q.add_argument("--baseline-end", type=_when, help="end of the baseline window")
+    q.add_argument("--note", help="why")
+    q.add_argument("--by", help="who records it (the chair)")
+    add_format(q)
+    q.set_defaults(func=cmd_go_live)
+
+    q = msub.add_parser("events", help="the safety-event register (--blinded: no reporter, masked text)")
+    q.add_argument("id", help="dossier id")
+    q.add_argument("--candidate", help="only this candidate's events")
+    q.add_argument("--blinded", action="store_true", help="leave out who reported; mask identifiers")
+    add_format(q)
+    q.set_defaults(func=cmd_events)
+
+    q = msub.add_parser("export", help="the feed as CSV without reviewer identifiers or free text")
+    q.add_argument("id", help="dossier id")
+    q.add_argument("--out", required=True, help="CSV file to write")
+    q.add_argument("--candidate", help="candidate (default: the approved one)")
+    q.set_defaults(func=cmd_export)
 
     q = msub.add_parser("ack", help="acknowledge a signal (it stays on the ladder until resolved)")
     q.add_argument("id", help="dossier id")

@@ -99,11 +99,15 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "current_plan": "governance.actions.reevaluate",
     "FeedError": "governance.dossier.store_feed_import",
     "MonitoringError": "governance.actions.monitoring",
-    "acknowledge_signal": "governance.actions.monitoring",
+    "acknowledge_signal": "governance.actions.monitoring_events",
+    "dossier_monitoring": "governance.actions.monitoring",
+    "export_blinded_feed": "governance.actions.monitoring",
+    "safety_register": "governance.monitoring.register",
     "import_feed": "governance.actions.monitoring",
     "monitoring_status": "governance.actions.monitoring",
-    "record_event": "governance.actions.monitoring",
-    "resolve_signal": "governance.actions.monitoring",
+    "record_event": "governance.actions.monitoring_events",
+    "record_go_live": "governance.actions.monitoring_events",
+    "resolve_signal": "governance.actions.monitoring_events",
     "feed_template": "governance.monitoring.template",
     "reevaluate_and_wait": "governance.actions.reevaluation",
     "start_reevaluation": "governance.actions.reevaluation",
@@ -271,9 +275,12 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from governance.actions.monitoring import (
         MonitoringError,
         acknowledge_signal,
+        dossier_monitoring,
+        export_blinded_feed,
         import_feed,
         monitoring_status,
         record_event,
+        record_go_live,
         resolve_signal,
     )
     from governance.actions.reevaluate import added_addenda, current_plan
@@ -381,6 +388,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         proxy_identity,
     )
     from governance.mapping.suggest import model_ready, suggest_mapping, warm_up_in_background
+    from governance.monitoring.register import safety_register
     from governance.monitoring.template import feed_template
     from governance.procurement.attestations import (
         STATUS_TEXT,

@@ -4,39 +4,64 @@ Why here: each operation takes the store. An import reads the file into the feed
 in SQL, nothing stored on a bad row: ``governance.dossier.store_monitoring``) and appends its record (file
 hash, row counts) plus any new signal to the dossier, in one authorized update; the status is a pure
 function of the dossier and the feed's aggregates (``governance.monitoring.status``). Every write passes
-the one authorization check (``authorize``): an editor imports, reports events and acknowledges or
-resolves a signal; only the chair returns a suspended candidate to service.
+the one authorization check (``authorize``): an editor imports; events, acknowledgements, resolutions and
+the go-live settings are in ``monitoring_events`` (re-exported here).
 """
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import uuid
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from governance.actions.authorize import AS_NAMED, _AsNamed, acting, require, update_as
+from governance.actions.monitoring_common import (
+    MonitoringError,
+    auth_label,
+    new_signal_records,
+    now_or,
+    served_names,
+    watched_candidate,
+)
+from governance.actions.monitoring_events import (
+    acknowledge_signal,
+    record_event,
+    record_go_live,
+    resolve_signal,
+)
 from governance.actions.monitoring_sources import otel_to_feed
 from governance.dossier.monitoring_records import (
-    SEVERITIES,
+    LEVELS,
     FeedImport,
-    SafetyEvent,
-    SignalAction,
-    SignalRecord,
+    Level,
     Source,
 )
 from governance.dossier.record import Dossier
-from governance.dossier.storage import DossierStorage, DossierVersion
+from governance.dossier.storage import DossierStorage
 from governance.identity.identity import Identity
-from governance.monitoring.identity import approved_candidate, decided_run_ids
-from governance.monitoring.models import MonitoringStatus, Signal
+from governance.monitoring.identity import approved_candidate
+from governance.monitoring.models import MonitoringStatus
 from governance.monitoring.status import compute_status
 
-
-class MonitoringError(ValueError):
-    """A monitoring operation refused, with a one-line message for the user (the CLI's exit 2)."""
+__all__ = [
+    "DossierMonitoring",
+    "ImportResult",
+    "MaskedExample",
+    "MonitoringError",
+    "acknowledge_signal",
+    "dossier_monitoring",
+    "export_blinded_feed",
+    "import_feed",
+    "masked_examples",
+    "monitoring_status",
+    "record_event",
+    "record_go_live",
+    "resolve_signal",
+]
 
 
 class ImportResult(BaseModel):
@@ -54,35 +79,6 @@ class ImportResult(BaseModel):
     """Ids of signals recorded by this import."""
 
 
-def _now(now: datetime | None) -> datetime:
-    return now or datetime.now(UTC)
-
-
-def _auth(identity: Identity | None | _AsNamed, by: str) -> str | None:
-    who = acting(identity, by)
-    return None if isinstance(identity, _AsNamed) or who is None else who.auth_label
-
-
-def _candidate(dossier: Dossier, candidate: str | None) -> str:
-    approved = approved_candidate(dossier)
-    if candidate and candidate.strip():
-        return candidate.strip()
-    if approved is None:
-        raise MonitoringError(
-            f"{dossier.id} has no approved candidate to monitor: record the decision first, "
-            "or name the candidate (--candidate)"
-        )
-    return approved
-
-
-def _served(store: DossierStorage, dossier: Dossier, candidate: str) -> list[str]:
-    """Served model names the decided runs' answers carried (empty when the runs recorded none)."""
-    names: list[str] = []
-    for run_id in decided_run_ids(dossier, candidate):
-        names += [s["model"] for s in store.runs.served_identities(run_id) if s.get("model")]
-    return names
-
-
 def monitoring_status(
     store: DossierStorage, dossier_id: str, *, candidate: str | None = None, now: datetime | None = None
 ) -> MonitoringStatus:
@@ -93,36 +89,76 @@ def monitoring_status(
         MonitoringError: no decided candidate and none named.
     """
     dossier = store.load(dossier_id).dossier
-    name = _candidate(dossier, candidate)
+    name = watched_candidate(dossier, candidate)
     aggregates = store.monitoring.aggregates(dossier_id, name)
     return compute_status(
-        dossier, aggregates, now=_now(now), candidate=name, served=_served(store, dossier, name)
+        dossier, aggregates, now=now_or(now), candidate=name, served=served_names(store, dossier, name)
     )
 
 
-def _new_signal_records(dossier: Dossier, signals: list[Signal], at: datetime) -> list[SignalRecord]:
-    known = {e.key for e in dossier.monitoring if isinstance(e, SignalRecord)}
+class DossierMonitoring(BaseModel):
+    """The dossier's status (the worst of its candidates') and each watched candidate's own."""
+
+    model_config = ConfigDict(frozen=True)
+
+    dossier_id: str
+    """Dossier."""
+    status: Level
+    """The worst candidate status."""
+    candidates: dict[str, MonitoringStatus]
+    """Candidate → its status: the approved one first, then every candidate with feed rows or records."""
+
+
+def dossier_monitoring(
+    store: DossierStorage, dossier_id: str, *, now: datetime | None = None
+) -> DossierMonitoring:
+    """Every watched candidate's status, and the dossier's (the highest level among them).
+
+    Raises:
+        DossierNotFound: no such dossier.
+        MonitoringError: no approved candidate and no feed or record for any.
+    """
+    dossier = store.load(dossier_id).dossier
+    approved = approved_candidate(dossier)
+    recorded = {getattr(e, "candidate", None) for e in dossier.monitoring} - {None}
+    names = [
+        n for n in dict.fromkeys([approved, *store.monitoring.candidates(dossier_id), *sorted(recorded)]) if n
+    ]
+    if not names:
+        raise MonitoringError(f"{dossier_id} has no approved candidate and nothing monitored yet")
+    at = now_or(now)
+    statuses = {n: monitoring_status(store, dossier_id, candidate=n, now=at) for n in names}
+    worst = max((s.status for s in statuses.values()), key=LEVELS.index)
+    return DossierMonitoring(dossier_id=dossier_id, status=worst, candidates=statuses)  # type: ignore[arg-type]
+
+
+class MaskedExample(BaseModel):
+    """One output's free text with identifiers masked by the PHI detector, for the report's examples."""
+
+    model_config = ConfigDict(frozen=True)
+
+    row_key: str
+    """The feed row (its id, or ``h:`` and the row's hash)."""
+    text: str
+    """The text with each identifier the detector found replaced by its kind, e.g. ``[NAME]``."""
+    masked: dict[str, int]
+    """How many identifiers of each kind were masked."""
+
+
+def masked_examples(
+    store: DossierStorage, dossier_id: str, *, candidate: str | None = None, limit: int = 5
+) -> list[MaskedExample]:
+    """Free-text outputs of the feed (materially corrected first), masked by the PHI detector.
+
+    The text never leaves the store unmasked through here; it is never sent anywhere.
+    """
+    from evaluator.phi.detect import redact_text  # the detector loads its name lists on first use
+
+    name = watched_candidate(store.load(dossier_id).dossier, candidate)
     out = []
-    for s in signals:
-        if s.key in known or s.level == "in_control":
-            continue
-        known.add(s.key)
-        out.append(
-            SignalRecord(
-                id=s.id,
-                key=s.key,
-                signal_kind=s.kind,
-                level=s.level,
-                candidate=s.candidate,
-                metric=s.metric,
-                first_seen=s.first_seen,
-                recorded_at=at,
-                owner=s.owner,
-                deadline=s.deadline,
-                action=s.action,
-                detail=s.detail,
-            )
-        )
+    for key, text in store.monitoring.text_examples(dossier_id, name, max(1, limit)):
+        masked, counts = redact_text(text)
+        out.append(MaskedExample(row_key=key, text=masked, masked=dict(counts)))
     return out
 
 
@@ -152,12 +188,12 @@ def import_feed(
     file = Path(path)
     if not file.is_file():
         raise MonitoringError(f"{path}: no such file")
-    at = _now(now)
+    at = now_or(now)
     dossier = store.load(dossier_id).dossier
-    name = _candidate(dossier, candidate)
+    name = watched_candidate(dossier, candidate)
     digest = hashlib.sha256(file.read_bytes()).hexdigest()
     import_id = "I-" + uuid.uuid4().hex[:10]
-    served = _served(store, dossier, name)
+    served = served_names(store, dossier, name)
     if source == "otel":
         with otel_to_feed(file) as flat:
             counts = store.monitoring.import_file(
@@ -171,7 +207,7 @@ def import_feed(
         id=import_id,
         at=at,
         by=by,
-        auth=_auth(identity, by),
+        auth=auth_label(identity, by),
         candidate=name,
         source=source,
         file_name=file.name,
@@ -187,7 +223,7 @@ def import_feed(
 
     def change(current: Dossier) -> Dossier:
         status = compute_status(current, aggregates, now=at, candidate=name, served=served)
-        signals = _new_signal_records(current, status.signals, at)
+        signals = new_signal_records(current, status.signals, at)
         new[:] = [s.id for s in signals]
         return current.model_copy(update={"monitoring": [*current.monitoring, record, *signals]})
 
@@ -204,177 +240,23 @@ def import_feed(
     return ImportResult(record=record, version=version.version, status=status, new_signals=new)
 
 
-def record_event(
-    store: DossierStorage,
-    dossier_id: str,
-    severity: str,
-    description: str,
-    *,
-    output_ids: list[str] | tuple[str, ...] = (),
-    candidate: str | None = None,
-    by: str,
-    identity: Identity | None | _AsNamed = AS_NAMED,
-    now: datetime | None = None,
-    occurred_at: datetime | None = None,
-) -> tuple[SafetyEvent, DossierVersion]:
-    """Record a safety event in the register; moderate or worse suspends the candidate (a new signal).
+def export_blinded_feed(
+    store: DossierStorage, dossier_id: str, out: str | Path, *, candidate: str | None = None
+) -> int:
+    """Write the candidate's feed as CSV without reviewer identifiers or free text; the number of rows.
+
+    Row ids stay (events and audits refer to them); a feed's ids carry no patient identifier by the format.
 
     Raises:
-        MonitoringError: an unknown severity, an empty description.
-        PermissionDenied: the identity is not an editor.
+        MonitoringError: no approved candidate and none named.
     """
-    if severity not in SEVERITIES:
-        raise MonitoringError(f"severity {severity!r} is not one of {', '.join(SEVERITIES)}")
-    if len(description.strip()) < 3:
-        raise MonitoringError("describe the event (at least 3 characters)")
-    require(acting(identity, by), "editor", "report a safety event", dossier_id)
-    at = _now(now)
-    dossier = store.load(dossier_id).dossier
-    name = _candidate(dossier, candidate)
-    event = SafetyEvent(
-        id="E-" + uuid.uuid4().hex[:10],
-        at=at,
-        by=by,
-        auth=_auth(identity, by),
-        severity=severity,
-        description=description.strip(),  # type: ignore[arg-type]
-        output_ids=[o.strip() for o in output_ids if o.strip()],
-        candidate=name,
-        occurred_at=occurred_at,
-    )
-    aggregates = store.monitoring.aggregates(dossier_id, name)
-    served = _served(store, dossier, name)
-
-    def change(current: Dossier) -> Dossier:
-        updated = current.model_copy(update={"monitoring": [*current.monitoring, event]})
-        status = compute_status(updated, aggregates, now=at, candidate=name, served=served)
-        return updated.model_copy(
-            update={"monitoring": [*updated.monitoring, *_new_signal_records(updated, status.signals, at)]}
-        )
-
-    version = update_as(
-        store,
-        identity,
-        dossier_id,
-        change,
-        by=by,
-        action="report a safety event",
-        note=f"safety event {event.id} ({severity})",
-    )
-    return event, version
-
-
-def _signal_action(
-    store: DossierStorage,
-    dossier_id: str,
-    signal_id: str,
-    kind: str,
-    *,
-    by: str,
-    identity: Identity | None | _AsNamed,
-    reason: str,
-    reevaluation_id: str | None,
-    now: datetime | None,
-) -> DossierVersion:
-    who = acting(identity, by)
-    require(who, "editor", "acknowledge or resolve a monitoring signal", dossier_id)
-    dossier = store.load(dossier_id).dossier
-    records = {e.id: e for e in dossier.monitoring if isinstance(e, SignalRecord)}
-    signal = records.get(signal_id.strip())
-    if signal is None:
-        raise MonitoringError(f"{dossier_id} has no recorded signal {signal_id!r}")
-    done = {
-        e.signal_id for e in dossier.monitoring if isinstance(e, SignalAction) and e.kind == "signal_resolve"
-    }
-    if signal.id in done:
-        raise MonitoringError(f"signal {signal.id} is already resolved")
-    role = None
-    if kind == "signal_resolve":
-        if not reason.strip() and not reevaluation_id:
-            raise MonitoringError(
-                "say why the signal is resolved (a reason, or the re-evaluation that answers it)"
-            )
-        if reevaluation_id and reevaluation_id not in {a.id for a in dossier.reevaluations}:
-            raise MonitoringError(f"{dossier_id} has no re-evaluation {reevaluation_id!r}")
-        if signal.level == "suspend":
-            require(who, "chair", "return a suspended candidate to service", dossier_id)
-            role = "chair"
-    action = SignalAction(
-        kind=kind,
-        signal_id=signal.id,
-        at=_now(now),
-        by=by,
-        auth=_auth(identity, by),  # type: ignore[arg-type]
-        role=role,
-        reason=reason.strip(),
-        reevaluation_id=reevaluation_id,
-    )
-    word = "acknowledged" if kind == "signal_ack" else "resolved"
-    return update_as(
-        store,
-        identity,
-        dossier_id,
-        lambda current: current.model_copy(update={"monitoring": [*current.monitoring, action]}),
-        by=by,
-        action=f"{word} a monitoring signal",
-        note=f"signal {signal.id} {word}",
-    )
-
-
-def acknowledge_signal(
-    store: DossierStorage,
-    dossier_id: str,
-    signal_id: str,
-    *,
-    by: str,
-    note: str = "",
-    identity: Identity | None | _AsNamed = AS_NAMED,
-    now: datetime | None = None,
-) -> DossierVersion:
-    """Record that a signal was seen and is being handled (it stays on the ladder until resolved).
-
-    Raises:
-        MonitoringError: no such signal, or it is already resolved.
-        PermissionDenied: the identity is not an editor.
-    """
-    return _signal_action(
-        store,
-        dossier_id,
-        signal_id,
-        "signal_ack",
-        by=by,
-        identity=identity,
-        reason=note,
-        reevaluation_id=None,
-        now=now,
-    )
-
-
-def resolve_signal(
-    store: DossierStorage,
-    dossier_id: str,
-    signal_id: str,
-    *,
-    by: str,
-    reason: str = "",
-    reevaluation_id: str | None = None,
-    identity: Identity | None | _AsNamed = AS_NAMED,
-    now: datetime | None = None,
-) -> DossierVersion:
-    """Close a signal with a reason or the re-evaluation that answers it; a suspension needs the chair.
-
-    Raises:
-        MonitoringError: no such signal, already resolved, no reason and no re-evaluation, unknown addendum.
-        PermissionDenied: not an editor, or not the chair for a suspension.
-    """
-    return _signal_action(
-        store,
-        dossier_id,
-        signal_id,
-        "signal_resolve",
-        by=by,
-        identity=identity,
-        reason=reason,
-        reevaluation_id=reevaluation_id,
-        now=now,
-    )
+    name = watched_candidate(store.load(dossier_id).dossier, candidate)
+    columns, batches = store.monitoring.blinded_rows(dossier_id, name)
+    n = 0
+    with Path(out).open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["id" if c == "row_key" else c for c in columns])
+        for chunk in batches:
+            w.writerows([[v.isoformat() if isinstance(v, datetime) else v for v in row] for row in chunk])
+            n += len(chunk)
+    return n

@@ -121,3 +121,7 @@ class FeedAggregates(BaseModel):
     """Judge scores in time order (empty: the feed has none)."""
     judge_times: list[datetime] = Field(default_factory=list)
     """Timestamps of ``judge_scores``."""
+    latency_daily_means: list[float] = Field(default_factory=list)
+    """Mean latency (ms) per UTC day with latencies, in day order."""
+    latency_days: list[datetime] = Field(default_factory=list)
+    """Start (00:00 UTC) of each day of ``latency_daily_means``."""

@@ -222,7 +222,41 @@ class SafetyEvent(UserRecord):
     """When it happened, when known (else when reported)."""
 
 
+class GoLiveSettings(UserRecord):
+    """What the committee records at go-live (or later) without reopening the signed plan.
+
+    Why a record of its own: the plan is part of what sign-offs bind to, so an alias or the prompt version
+    recorded after the decision would void them. These settings are appended instead; the latest one
+    overrides the plan's fields of the same name (``governance.monitoring.plan``).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["go_live"] = "go_live"
+    """Record kind."""
+    at: AwareDatetime
+    """When it was recorded."""
+    by: str = Field(min_length=1, max_length=200)
+    """Who recorded it (the chair)."""
+    auth: str | None = None
+    """How that person was established (None: named locally)."""
+    candidate: str
+    """Candidate the settings are for."""
+    approved_prompt_version: str | None = Field(default=None, max_length=200)
+    """The prompt version approved for production (None: as the plan says)."""
+    model_aliases: list[str] = Field(default_factory=list)
+    """Served model names accepted as the approved model, besides the plan's."""
+    baseline_rate: float | None = Field(default=None, gt=0, lt=1)
+    """In-control material-correction rate (None: as the plan says)."""
+    baseline_start: AwareDatetime | None = None
+    """Start of the baseline window (None: as the plan says)."""
+    baseline_end: AwareDatetime | None = None
+    """End of the baseline window."""
+    note: str = Field(default="", max_length=5000)
+    """Why (a vendor's renamed build, the go-live date)."""
+
+
 MonitoringEntry = Annotated[
-    FeedImport | SignalRecord | SignalAction | SafetyEvent, Field(discriminator="kind")
+    FeedImport | SignalRecord | SignalAction | SafetyEvent | GoLiveSettings, Field(discriminator="kind")
 ]
 """One entry of ``Dossier.monitoring``."""

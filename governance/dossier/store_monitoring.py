@@ -14,7 +14,7 @@ for the CUSUM.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -228,6 +228,16 @@ class MonitoringFeedStore:
 
     # -- reads ---------------------------------------------------------------------------------------
 
+    def candidates(self, dossier_id: str) -> list[str]:
+        """Candidates with feed rows in the dossier, sorted."""
+        return [
+            r[0]
+            for r in self.con.execute(
+                "SELECT DISTINCT candidate FROM monitoring_feed WHERE dossier_id = ? ORDER BY candidate",
+                [dossier_id],
+            ).fetchall()
+        ]
+
     def row_count(self, dossier_id: str, candidate: str | None = None) -> int:
         """Stored feed rows of a dossier (of one candidate)."""
         if candidate is None:
@@ -308,6 +318,11 @@ class MonitoringFeedStore:
             "AND judge_score IS NOT NULL ORDER BY ts, row_key",
             key,
         ).fetchall()
+        daily = self.con.execute(
+            "SELECT CAST(ts AT TIME ZONE 'UTC' AS DATE) AS day, avg(latency_ms) FROM monitoring_feed "
+            f"WHERE {where} AND latency_ms IS NOT NULL GROUP BY day ORDER BY day",
+            key,
+        ).fetchall()
         return FeedAggregates(
             candidate=candidate,
             rows=int(total),
@@ -326,7 +341,30 @@ class MonitoringFeedStore:
             correction_source="audit" if has_audits else "outcome",
             judge_scores=[float(x) for _, x in judged],
             judge_times=[t for t, _ in judged],
+            latency_daily_means=[float(m) for _, m in daily],
+            latency_days=[datetime(d.year, d.month, d.day, tzinfo=UTC) for d, _ in daily],
         )
+
+    BLINDED_COLUMNS = (
+        "row_key, ts, month, served_model, prompt_version, outcome, latency_ms, error, tokens_in, "
+        "tokens_out, cost_usd, review_seconds, audited, audit_verdict, judge_score, sentinel, severity"
+    )
+    """The feed's columns without the reviewer and the free text (a blinded export)."""
+
+    def blinded_rows(self, dossier_id: str, candidate: str, batch: int = 10_000):
+        """The candidate's rows in time order without reviewer or free text: (column names, row batches)."""
+        cur = self.con.execute(
+            f"SELECT {self.BLINDED_COLUMNS} FROM monitoring_feed WHERE dossier_id = ? AND candidate = ? "
+            "ORDER BY ts, row_key",
+            [dossier_id, candidate],
+        )
+        names = [c.strip() for c in self.BLINDED_COLUMNS.split(",")]
+
+        def batches():
+            while chunk := cur.fetchmany(batch):
+                yield chunk
+
+        return names, batches()
 
     def text_examples(self, dossier_id: str, candidate: str, limit: int = 20) -> list[tuple[str, str]]:
         """(row key, free text) of outputs with text, materially corrected first (for masked examples)."""

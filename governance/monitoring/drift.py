@@ -53,16 +53,22 @@ def standardized_limit(target_arl0: int) -> float:
 
 
 def _split(
-    values: list, times: list[datetime], plan: MonitoringPlan, decided_at: datetime | None, what: str
+    values: list,
+    times: list[datetime],
+    plan: MonitoringPlan,
+    decided_at: datetime | None,
+    what: str,
+    default_n: int = DEFAULT_BASELINE_N,
+    min_n: int = MIN_BASELINE_N,
 ) -> tuple[list, list, list, list, str] | str:
     """(baseline values, baseline times, watched values, watched times, source) or why there is none."""
     if plan.baseline_start is not None and plan.baseline_end is not None:
         lo, hi = plan.baseline_start, plan.baseline_end
         idx = [i for i, t in enumerate(times) if lo <= t <= hi]
-        if len(idx) < MIN_BASELINE_N:
+        if len(idx) < min_n:
             return (
                 f"the baseline window {lo:%Y-%m-%d} to {hi:%Y-%m-%d} holds {len(idx)} {what} "
-                f"(at least {MIN_BASELINE_N} needed)"
+                f"(at least {min_n} needed)"
             )
         after = [i for i, t in enumerate(times) if t > hi]
         return (
@@ -75,18 +81,18 @@ def _split(
     start = 0
     if decided_at is not None:
         start = next((i for i, t in enumerate(times) if t >= decided_at), len(times))
-    if len(times) - start < DEFAULT_BASELINE_N:
+    if len(times) - start < default_n:
         return (
-            f"the baseline is not set yet: the first {DEFAULT_BASELINE_N:,} {what} after the decision "
+            f"the baseline is not set yet: the first {default_n:,} {what} after the decision "
             f"set it, and {len(times) - start:,} are stored"
         )
-    cut = start + DEFAULT_BASELINE_N
+    cut = start + default_n
     return (
         values[start:cut],
         times[start:cut],
         values[cut:],
         times[cut:],
-        f"the first {DEFAULT_BASELINE_N:,} {what} after the decision (no baseline agreed)",
+        f"the first {default_n:,} {what} after the decision (no baseline agreed)",
     )
 
 
@@ -108,14 +114,14 @@ def correction_cusum(
         >>> t0 = datetime(2026, 1, 1, tzinfo=UTC)
         >>> c = correction_cusum([0] * 50 + [1] * 5, [t0 + timedelta(hours=i) for i in range(55)], plan, None)
         >>> c.limit, c.signal_index, c.baseline_source
-        (1.523, 52, 'the rate the committee set in the plan')
+        (1.523, 52, 'the rate the committee set (plan or go-live settings)')
     """
     what = "audited outputs" if source == "audit" else "reviewed outputs"
     metric = "material corrections (" + ("audits" if source == "audit" else "reviewers' corrections") + ")"
     if plan.baseline_rate is not None:
         p0, base_src, watched, wtimes = (
             plan.baseline_rate,
-            "the rate the committee set in the plan",
+            "the rate the committee set (plan or go-live settings)",
             series,
             times,
         )
@@ -165,17 +171,48 @@ def correction_cusum(
     )
 
 
+DEFAULT_BASELINE_DAYS = 14
+"""Days of daily mean latency that set its baseline when no window was agreed."""
+MIN_BASELINE_DAYS = 7
+"""Fewest days a baseline window of daily latency must hold."""
+
+
+def latency_cusum(
+    means: list[float], days: list[datetime], plan: MonitoringPlan, decided_at: datetime | None
+) -> CusumSummary | None:
+    """The two-sided standardized CUSUM of the daily mean latency (None: the feed has no latency).
+
+    Daily means, not outputs: latency varies with load within a day, and a million outputs would make
+    a million-step chart; a day's mean is close to normal and a shift in it is what a committee acts on.
+    """
+    if not means:
+        return None
+    return score_cusum(
+        means,
+        days,
+        plan,
+        decided_at,
+        metric="daily mean latency (ms)",
+        unit="days",
+        default_n=DEFAULT_BASELINE_DAYS,
+        min_n=MIN_BASELINE_DAYS,
+    )
+
+
 def score_cusum(
     scores: list[float],
     times: list[datetime],
     plan: MonitoringPlan,
     decided_at: datetime | None,
     metric: str = "judge score",
+    unit: str | None = None,
+    default_n: int = DEFAULT_BASELINE_N,
+    min_n: int = MIN_BASELINE_N,
 ) -> CusumSummary | None:
     """The two-sided standardized CUSUM (k = 0.5) of a continuous metric (None: the feed has none)."""
     if not scores:
         return None
-    split = _split(scores, times, plan, decided_at, f"{metric}s")
+    split = _split(scores, times, plan, decided_at, unit or f"{metric}s", default_n, min_n)
     if isinstance(split, str):
         return CusumSummary(
             metric=metric,

@@ -16,6 +16,7 @@ from governance.dossier.decision_records import (
     MonitoringPlan,
     ReviewRequirements,
 )
+from governance.dossier.monitoring_records import GoLiveSettings
 from governance.dossier.record import Dossier
 
 DEFAULT_REVIEW_SECONDS_FLOOR = 10.0
@@ -46,8 +47,11 @@ class ResolvedPlan(BaseModel):
     """Where it came from, in words."""
 
 
-def resolved_plan(dossier: Dossier) -> ResolvedPlan:
-    """The dossier's agreed plan, else its tier's defaults (``data/policies/oversight.yaml``).
+def resolved_plan(dossier: Dossier, candidate: str | None = None) -> ResolvedPlan:
+    """The agreed plan, else the tier's defaults, with the latest go-live settings for ``candidate``.
+
+    The go-live settings (``GoLiveSettings`` in the dossier's monitoring record) override the plan's prompt
+    version and baseline and add their aliases, without touching the signed plan.
 
     Example:
         >>> from governance.dossier.intended_use import example_intended_use
@@ -55,6 +59,31 @@ def resolved_plan(dossier: Dossier) -> ResolvedPlan:
         >>> p.agreed, p.monitoring.target_arl0
         (False, 500)
     """
+    return _with_go_live(_plan(dossier), dossier, candidate)
+
+
+def _with_go_live(plan: ResolvedPlan, dossier: Dossier, candidate: str | None) -> ResolvedPlan:
+    found = [e for e in dossier.monitoring if isinstance(e, GoLiveSettings) and e.candidate == candidate]
+    if not found:
+        return plan
+    g = found[-1]
+    m = plan.monitoring
+    update: dict = {"model_aliases": sorted({*m.model_aliases, *g.model_aliases})}
+    if g.approved_prompt_version is not None:
+        update["approved_prompt_version"] = g.approved_prompt_version
+    if g.baseline_rate is not None:
+        update |= {"baseline_rate": g.baseline_rate, "baseline_start": None, "baseline_end": None}
+    elif g.baseline_start is not None and g.baseline_end is not None:
+        update |= {"baseline_rate": None, "baseline_start": g.baseline_start, "baseline_end": g.baseline_end}
+    return plan.model_copy(
+        update={
+            "monitoring": m.model_copy(update=update),
+            "source": f"{plan.source}, with the go-live settings {g.by} recorded on {g.at:%Y-%m-%d}",
+        }
+    )
+
+
+def _plan(dossier: Dossier) -> ResolvedPlan:
     if dossier.oversight is not None:
         who = f", edited by {dossier.oversight.edited_by}" if dossier.oversight.edited_by else ""
         return ResolvedPlan(

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 from governance.dossier.monitoring_records import SUSPENDING, SafetyEvent
 from governance.dossier.record import Dossier
-from governance.monitoring.drift import correction_cusum, score_cusum
+from governance.monitoring.drift import correction_cusum, latency_cusum, score_cusum
 from governance.monitoring.identity import approved_identity, unapproved_models, unapproved_prompts
 from governance.monitoring.ladder import ladder_status, make_signal, with_record
 from governance.monitoring.models import FeedAggregates, MonitoringStatus, Signal
@@ -52,7 +52,7 @@ def compute_status(
         candidate: the candidate watched.
         served: served model names of the decided runs' answers (from the run store).
     """
-    plan = resolved_plan(dossier)
+    plan = resolved_plan(dossier, candidate)
     mp = plan.monitoring
     notes = [f"Plan: {plan.source}."]
     approved = approved_identity(dossier, candidate, mp, served)
@@ -125,6 +125,9 @@ def compute_status(
     scored = score_cusum(aggregates.judge_scores, aggregates.judge_times, mp, decided_at)
     if scored is not None:
         cusum.append(scored)
+    latency = latency_cusum(aggregates.latency_daily_means, aggregates.latency_days, mp, decided_at)
+    if latency is not None:
+        cusum.append(latency)
     for c in cusum:
         if c.first_seen is not None and c.signal_index is not None:
             add(

@@ -118,3 +118,90 @@ def test_bad_input_exits_2_with_one_line_and_stores_nothing(dossier_id, store, t
     ):
         code, data, err = run(capsys, *argv)
         assert code == 2 and "Traceback" not in err, argv
+
+
+def test_go_live_records_an_alias_and_a_prompt_version_without_voiding_the_signoffs(
+    dossier_id, store, tmp_path, capsys
+):
+    from governance.dossier.content_hash import signable_hash
+
+    rows = feed_rows(20, start=RECENT, model="m-1-eu", prompt_version="v2")
+    run(capsys, "monitor", "import", str(write_csv(tmp_path / "a.csv", rows)), "--dossier", dossier_id)
+    code, data, err = run(capsys, "monitor", "status", dossier_id)
+    assert code == 4 and sorted(s["kind"] for s in data["signals"]) == ["model_change", "prompt_change"], err
+    code, _, err = run(
+        capsys,
+        "monitor",
+        "go-live",
+        dossier_id,
+        "--alias",
+        "m-1-eu",
+        "--prompt-version",
+        "v2",
+        "--note",
+        "EU deployment of the same build; prompt v2 approved at go-live",
+    )
+    assert code == 0, err
+    # the two pause signals are recorded; the settings do not resolve them, they stop new ones for later rows
+    _, data, _ = run(capsys, "monitor", "status", dossier_id)
+    assert data["approved"]["prompt_version"] == "v2" and "m-1-eu" in data["approved"]["accepted_models"]
+    assert signable_hash(store.load(dossier_id).dossier) == signable_hash(store.load(dossier_id, 1).dossier)
+    for bad in (["--baseline-rate", "1.5"], ["--baseline-start", "2026-01-01"], []):
+        code, _, err = run(capsys, "monitor", "go-live", dossier_id, *bad)
+        assert code == 2 and "Traceback" not in err, bad
+
+
+def test_the_dossier_status_is_the_worst_of_its_candidates(dossier_id, tmp_path, capsys):
+    ok = feed_rows(20, start=RECENT, prompt_version="v1")
+    run(capsys, "monitor", "import", str(write_csv(tmp_path / "a.csv", ok)), "--dossier", dossier_id)
+    other = feed_rows(20, start=RECENT, model="m-9", prefix="o", prompt_version="v1")
+    run(
+        capsys,
+        "monitor",
+        "import",
+        str(write_csv(tmp_path / "b.csv", other)),
+        "--dossier",
+        dossier_id,
+        "--candidate",
+        "M9",
+    )
+    code, data, _ = run(capsys, "monitor", "status", dossier_id)
+    assert code == 4 and data["status"] == "pause"
+    assert data["candidates"] == {"M1": "in_control", "M9": "pause"} and data["rows"] == 40
+    assert [(s["candidate"], s["kind"]) for s in data["signals"]] == [("M9", "model_change")]
+    code, data, _ = run(capsys, "monitor", "status", dossier_id, "--candidate", "M1")
+    assert code == 0 and data["status"] == "in_control" and data["rows"] == 20
+
+
+def test_blinded_register_and_feed_export_leave_out_reviewers_and_names(dossier_id, tmp_path, capsys):
+    rows = feed_rows(
+        5,
+        start=RECENT,
+        prompt_version="v1",
+        reviewer="rn-ada.lovelace",
+        text="Dear Mr. Robert Chen-Morales, your refill is ready.",
+    )
+    run(capsys, "monitor", "import", str(write_csv(tmp_path / "a.csv", rows)), "--dossier", dossier_id)
+    run(
+        capsys,
+        "monitor",
+        "event",
+        dossier_id,
+        "--severity",
+        "minor",
+        "--description",
+        "Reply to Mr. Robert Chen-Morales named the wrong clinic",
+        "--by",
+        "rn.ada",
+    )
+    code, data, _ = run(capsys, "monitor", "events", dossier_id, "--blinded")
+    (event,) = data["events"]
+    assert code == 0 and event["description"] == "Reply to [NAME] named the wrong clinic"
+    assert "reported_by" not in event
+    code, data, _ = run(capsys, "monitor", "events", dossier_id)
+    assert data["events"][0]["reported_by"] == "rn.ada"
+    out = tmp_path / "blinded.csv"
+    code, data, _ = run(capsys, "monitor", "export", dossier_id, "--out", str(out))
+    text = out.read_text()
+    assert code == 0 and data["rows"] == 5 and text.splitlines()[0].startswith("id,ts,month,served_model")
+    assert "rn-ada" not in text and "Chen-Morales" not in text and "r0," in text

@@ -131,3 +131,29 @@ def test_a_model_change_is_resolved_by_an_unknown_reevaluation_never(store, doss
         store, dossier_id, signal.id, by="qa", reason="Vendor confirmed a renamed build; alias added", now=NOW
     )
     assert monitoring_status(store, dossier_id, now=NOW).status == "in_control"
+
+
+def test_only_the_chair_records_go_live_settings_and_they_set_the_baseline(committee, store, dossier_id):
+    from governance.actions.monitoring import record_go_live
+
+    editor, chair = person("lee@hospital.org"), person("rivera@hospital.org")
+    with pytest.raises(PermissionDenied, match="chair"):
+        record_go_live(store, dossier_id, by="lee", identity=editor, aliases=["m-1-eu"], now=NOW)
+    with pytest.raises(MonitoringError, match="nothing to record"):
+        record_go_live(store, dossier_id, by="rivera", identity=chair, now=NOW)
+    record_go_live(
+        store,
+        dossier_id,
+        by="rivera",
+        identity=chair,
+        aliases=["m-1-eu"],
+        baseline_rate=0.03,
+        prompt_version="v7",
+        note="go-live 2026-02-01",
+        now=NOW,
+    )
+    status = monitoring_status(store, dossier_id, now=NOW)
+    assert status.approved.accepted_models == ["m-1", "m-1-eu"] and status.approved.prompt_version == "v7"
+    assert status.cusum[0].baseline_source == "the rate the committee set (plan or go-live settings)"
+    assert status.cusum[0].baseline == 0.03
+    assert "with the go-live settings rivera recorded on 2026-06-20" in status.plan_source

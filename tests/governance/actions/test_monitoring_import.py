@@ -25,6 +25,9 @@ def dossier_id(any_store):
 
 def test_csv_import_stores_every_row_and_records_the_file(any_store, dossier_id, tmp_path):
     rows = feed_rows(240, material_every=0)
+    for i, r in enumerate(rows):
+        r |= {"latency_ms": str(i), "review_seconds": str(20 + i % 10), "cost_usd": "0.002",
+              "tag:site": f"s{i % 3}"}
     path = write_csv(tmp_path / "feed.csv", rows)
     result = import_feed(any_store, dossier_id, path, by="qa", now=NOW)
     assert (result.record.rows_in_file, result.record.rows_added, result.record.rows_already_stored) == (
@@ -39,6 +42,15 @@ def test_csv_import_stores_every_row_and_records_the_file(any_store, dossier_id,
     # 240 hourly rows from 2026-02-01: 10 days, one month; 120 audited, none material
     months = result.status.metrics["material_correction_share"]
     assert [(m.month, m.n, m.rate) for m in months] == [("2026-02", 120, 0.0)]
+    # the same SQL figures on both backends: p95 of 0..239 by linear interpolation, cost per 1,000
+    assert result.status.metrics["latency_p95_ms"][0].rate == pytest.approx(0.95 * 239)
+    assert result.status.metrics["cost_per_1k"][0].rate == pytest.approx(2.0)
+    agg = any_store.monitoring.aggregates(dossier_id, CANDIDATE)
+    assert agg.months[0].review_seconds_median == pytest.approx(24.5)  # median of 20..29, 24 times each
+    # 240 hourly rows from 2026-02-01: ten UTC days of 24, latency i on row i
+    assert agg.latency_days[0].isoformat() == "2026-02-01T00:00:00+00:00" and len(agg.latency_days) == 10
+    assert agg.latency_daily_means[:2] == [pytest.approx(11.5), pytest.approx(35.5)]
+    assert [(t.value, t.n, t.audited) for t in agg.tags] == [("s0", 80, 40), ("s1", 80, 40), ("s2", 80, 40)]
     assert any_store.verify_chain(dossier_id).ok
 
 

@@ -206,3 +206,18 @@ def test_a_file_that_is_not_a_spend_log_is_refused(store, dossier_id, tmp_path):
         FeedError, match="not a LiteLLM spend-log export: no column request_id, model, startTime"
     ):
         import_feed(store, dossier_id, tmp_path / "x.csv", source="litellm", by="qa", now=NOW)
+
+
+def test_free_text_stays_in_the_store_and_examples_come_masked(store, dossier_id, tmp_path):
+    from governance.actions.monitoring import masked_examples
+    from tests.governance.monitoring_fixtures import write_jsonl
+
+    rows = feed_rows(3)
+    rows[0]["text"] = "Mr. Robert Chen-Morales, DOB: 03/14/1961: your refill is ready."
+    rows[0]["outcome"] = "material_correction"
+    rows[1]["text"] = "Your refill was sent to the pharmacy today."
+    import_feed(store, dossier_id, write_jsonl(tmp_path / "t.jsonl", rows), by="qa", now=NOW)
+    first, second = masked_examples(store, dossier_id)
+    assert first.row_key == "r0" and first.text == "[NAME], DOB: [DATE]: your refill is ready."
+    assert first.masked == {"name": 1, "dob": 1}
+    assert second.text == "Your refill was sent to the pharmacy today." and second.masked == {}

@@ -121,7 +121,7 @@ def test_cusum_signals_drift_with_the_baseline_the_committee_set():
     times = [T0 + timedelta(minutes=i) for i in range(len(series))]
     s = status(feed(correction_series=series, correction_times=times), monitoring_plan(baseline_rate=0.02))
     (c,) = s.cusum
-    assert c.baseline_source == "the rate the committee set in the plan"
+    assert c.baseline_source == "the rate the committee set (plan or go-live settings)"
     assert c.limit is not None and c.signal_index == _llr_first_signal(series, 0.02, 0.04, c.limit)
     assert c.first_seen == times[c.signal_index]
     (sig,) = [x for x in s.signals if x.kind == "drift"]
@@ -233,3 +233,15 @@ def test_plans_saved_before_monitoring_keep_their_dump_and_hash():
     assert "feed_metric" not in dumped["metrics"][0]
     assert MonitoringPlan.model_validate(dumped) == plan
     assert "target_arl0" in monitoring_plan(target_arl0=1000).model_dump()
+
+
+def test_daily_mean_latency_has_a_standardized_cusum_with_a_fourteen_day_baseline():
+    days = [T0 + timedelta(days=i) for i in range(40)]
+    means = [1000.0 + (25 if i % 2 else -25) for i in range(14)] + [1000.0] * 10 + [1100.0] * 16
+    s = status(feed(latency_daily_means=means, latency_days=days))
+    (c,) = [x for x in s.cusum if x.kind == "standardized"]
+    assert c.baseline == 1000.0 and c.baseline_source.startswith("the first 14 days after the decision")
+    # sd 25: the first 1100 ms day adds z - k = 4 - 0.5 = 3.5, the second reaches 7 > h (5.07 at ARL0 500)
+    assert c.limit == pytest.approx(5.07, abs=0.01) and c.signal_index == 11
+    assert c.first_seen == days[14 + 11]
+    assert any(x.kind == "drift" and x.metric == "daily mean latency (ms)" for x in s.signals)
