@@ -81,7 +81,7 @@ def rate_chart(key: str, label: str, months: pd.DataFrame, bar: float | None, di
 
 def cusum_chart(key: str, label: str, path: pd.DataFrame, limit: float, baseline: str,
                 signal_steps: list[int] | None = None, method: str = "Bernoulli CUSUM",
-                month_starts: dict[str, int] | None = None) -> Chart:
+                month_starts: dict[str, int] | None = None, unit: str = "outputs") -> Chart:
     """A CUSUM path over outputs with its decision limit and the outputs at which it signalled.
 
     Args:
@@ -102,7 +102,7 @@ def cusum_chart(key: str, label: str, path: pd.DataFrame, limit: float, baseline
     """
     df = path[PATH_COLUMNS].copy()
     line = alt.Chart(df).mark_line(color="#3e6fb0", strokeWidth=1.5).encode(
-        x=alt.X("step:Q", title="Outputs after the baseline, in time order"),
+        x=alt.X("step:Q", title=f"{unit.capitalize()} after the baseline, in time order"),
         y=alt.Y("statistic:Q", title=f"CUSUM of {label}"))
     limit_df = pd.DataFrame({"limit": [limit], "what": [f"decision limit h = {limit:.2f}"]})
     rule = alt.Chart(limit_df).mark_rule(color="#c0392b", strokeDash=[6, 4]).encode(y="limit:Q")
@@ -124,15 +124,20 @@ def cusum_chart(key: str, label: str, path: pd.DataFrame, limit: float, baseline
             tooltip=[alt.Tooltip("step:Q", title="Signal at output"),
                      alt.Tooltip("statistic:Q", format=".2f")]))
     chart = alt.layer(*layers).properties(width=WIDTH, height=200)
-    where = (f" It signalled at output {', '.join(f'{s:,}' for s in steps)} (red triangle)." if steps
+    one = unit[:-1] if unit.endswith("s") else unit
+    where = (f" It signalled at {one} {', '.join(f'{s:,}' for s in steps)} (red triangle)." if steps
              else " It has not crossed the limit.")
+    two_sided = method.startswith("Two-sided")
+    what = (f"the baseline mean of {baseline}; the statistics (one for a rise, one for a fall) reset to "
+            "zero and a signal is raised when either" if two_sided else
+            f"the baseline rate of {baseline}; the statistic resets to zero from below and a signal is "
+            "raised when it")
+    risen = "the mean has likely moved" if two_sided else "the rate has likely risen"
     return Chart(key=key, title=f"{method}: {label}", spec=chart.to_dict(),
-                 caption=(f"{method} over outputs in time order, in control at the baseline rate of "
-                          f"{baseline}; the statistic resets to zero from below and a signal is raised when "
-                          "it crosses the decision limit (dashed), chosen from the plan's target in-control "
-                          f"run length.{where} Assumes outputs are independent and the baseline is the right "
-                          "in-control "
-                          "rate; a signal says the rate has likely risen, not why."))
+                 caption=(f"{method} over {unit} in time order, in control at {what} crosses the "
+                          f"decision limit (dashed), chosen from the plan's target in-control run length."
+                          f"{where} Assumes the {unit} are independent and the baseline is the right "
+                          f"in-control value; a signal says {risen}, not why."))
 
 
 MAX_POINTS = 1_500
@@ -168,14 +173,18 @@ def status_charts(status) -> list[Chart]:
         if c.limit is None or not c.values:
             continue
         keep = {c.signal_index} if c.signal_index is not None else set()
-        kind = "Bernoulli CUSUM" if c.kind == "bernoulli" else "Two-sided standardized CUSUM"
-        baseline = f"{c.baseline:.2%}" if c.kind == "bernoulli" else f"{c.baseline:,.2f}"
+        bernoulli = c.kind == "bernoulli"
+        kind = "Bernoulli CUSUM" if bernoulli else "Two-sided standardized CUSUM"
+        baseline = f"{c.baseline:.2%}" if bernoulli else f"{c.baseline:,.2f}"
+        unit = "days" if "daily" in c.metric else "outputs"
         chart = cusum_chart(f"cusum-{c.metric}", metric_label(c.metric), _thinned(c.values, keep), c.limit,
                             f"{baseline} ({c.baseline_source})",
-                            [c.signal_index + 1] if c.signal_index is not None else [], method=kind)
-        extra = f" Target in-control run length: {c.target_arl0:,} outputs per false alarm."
+                            [c.signal_index + 1] if c.signal_index is not None else [], method=kind,
+                            unit=unit)
+        extra = f" Target in-control run length: {c.target_arl0:,} {unit} per false alarm."
         if c.detection_delay is not None:
-            extra += f" Expected delay to signal if the rate doubles: about {c.detection_delay:,.0f} outputs."
+            shift = "the rate doubles" if bernoulli else "the mean moves by one standard deviation"
+            extra += f" Expected delay to signal if {shift}: about {c.detection_delay:,.0f} {unit}."
         if len(c.values) > MAX_POINTS:
             extra += " The line is drawn through every k-th output; the statistic uses them all."
         charts.append(chart.model_copy(update={"caption": chart.caption + extra}))

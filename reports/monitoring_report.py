@@ -136,7 +136,8 @@ def monthly_sections(status: MonitoringStatus, version: DossierVersion, month: s
     signals = Section(key="signals", title="Signals and what was done",
                       paragraphs=[] if mine else [f"No signal was raised in {month} and none was open."],
                       tables=[Table(columns=cols, rows=[[r[c] for c in cols] for r in table_rows],
-                                    widths=[1.45, 1.2, 0.8, 0.9, 1.2, 1.35, 1.1, 1.35, 2.4])] if mine else [])
+                                    widths=[1.6, 1.35, 1.0, 1.05, 1.35, 1.25, 1.3, 1.25, 1.7])]
+                      if mine else [])
     done = _actions_rows(version, month, ids)
     if done:
         signals = signals.model_copy(update={"tables": [*signals.tables, Table(
