@@ -110,7 +110,7 @@ if not charts:
     st.info("No metric can be charted yet: the feed holds no month with outputs.")
 for chart in charts:
     st.markdown(f"**{ui.plain(chart.title)}**")
-    st.vega_lite_chart(chart.spec, width="stretch")
+    st.vega_lite_chart(chart.spec, width="stretch", height=260)  # "content" drew layered specs ~50 px high
     st.caption(ui.plain(chart.caption))
 if status.rows:
     with st.expander("Every month against its bar"):

@@ -49,7 +49,7 @@ def rate_chart(key: str, label: str, months: pd.DataFrame, bar: float | None, di
     df["state"] = ["signal" if m in signalled else "in control" for m in df["month"]]
     fmt = ".1%" if percent else ",.0f"
     x = alt.X("month:O", title="Calendar month", sort=list(df["month"]), axis=alt.Axis(labelAngle=0))
-    y_title = label
+    y_title = "Share" if percent else label  # the chart's title names the metric; a long axis title is cut
     base = alt.Chart(df).encode(x=x)
     colour = alt.Color("state:N", title=None, legend=alt.Legend(orient="bottom"),
                        scale=alt.Scale(domain=["in control", "signal"], range=["#3e6fb0", "#c0392b"]))
