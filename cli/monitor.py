@@ -32,6 +32,23 @@ from typing import Any
 
 from cli._common import acting_name, add_format, cli_identity, emit, fail, float_flag, open_store, say
 
+
+def _out(args: argparse.Namespace, payload: dict[str, Any]) -> None:
+    """JSON (the contract), or with ``--format text`` the payload's plain fields and signals, one a line."""
+    if getattr(args, "format", "json") != "text":
+        emit(payload)
+        return
+    for key, value in payload.items():
+        if value is None or isinstance(value, str | int | float | bool):
+            print(f"{key.replace('_', ' ')}: {value if value is not None else '-'}")
+        elif key == "signals":
+            for s in value:
+                print(
+                    f"  {s['level']} ({s['state']}): {s['detail']}; {s['action']} (owner {s['owner']}, "
+                    f"by {s['deadline']})"
+                )
+
+
 EXIT = {"in_control": 0, "review": 3, "pause": 4, "suspend": 4}
 SEVERITIES = ("near_miss", "minor", "moderate", "severe")
 
@@ -156,13 +173,14 @@ def cmd_import(args: argparse.Namespace) -> int:
         f"stored); dossier version {result.version}"
     )
     _tell(result.status)
-    emit(
+    _out(
+        args,
         {
             **r.model_dump(mode="json"),
             "version": result.version,
             "new_signals": result.new_signals,
             "status": result.status.status,
-        }
+        },
     )
     return 0
 
@@ -187,12 +205,12 @@ def cmd_status(args: argparse.Namespace) -> int:
     if args.candidate:
         status = _run(monitoring_status, store, args.id, candidate=args.candidate)
         code = _tell(status)
-        emit(status_payload(status))
+        _out(args, status_payload(status))
         return code
     overview = _run(dossier_monitoring, store, args.id)
     for status in overview.candidates.values():
         _tell(status)
-    emit(dossier_payload(overview))
+    _out(args, dossier_payload(overview))
     return EXIT[overview.status]
 
 
@@ -214,7 +232,7 @@ def cmd_event(args: argparse.Namespace) -> int:
     say(f"safety event {event.id} ({event.severity}) recorded in version {version.version}")
     status = _run(monitoring_status, store, args.id, candidate=event.candidate)
     code = _tell(status)
-    emit({**event.model_dump(mode="json"), "version": version.version, "status": status.status})
+    _out(args, {**event.model_dump(mode="json"), "version": version.version, "status": status.status})
     return code
 
 
@@ -231,7 +249,10 @@ def cmd_ack(args: argparse.Namespace) -> int:
         identity=cli_identity(args),
     )
     say(f"signal {args.signal} acknowledged in version {version.version}")
-    emit({"dossier_id": args.id, "signal": args.signal, "state": "acknowledged", "version": version.version})
+    _out(
+        args,
+        {"dossier_id": args.id, "signal": args.signal, "state": "acknowledged", "version": version.version},
+    )
     return 0
 
 
@@ -251,7 +272,9 @@ def cmd_resolve(args: argparse.Namespace) -> int:
         identity=cli_identity(args),
     )
     say(f"signal {args.signal} resolved in version {version.version}")
-    emit({"dossier_id": args.id, "signal": args.signal, "state": "resolved", "version": version.version})
+    _out(
+        args, {"dossier_id": args.id, "signal": args.signal, "state": "resolved", "version": version.version}
+    )
     return 0
 
 
@@ -288,7 +311,7 @@ def cmd_go_live(args: argparse.Namespace) -> int:
         identity=cli_identity(args),
     )
     say(f"go-live settings recorded in version {version.version} (the decision's sign-offs stand)")
-    emit({"dossier_id": args.id, "version": version.version})
+    _out(args, {"dossier_id": args.id, "version": version.version})
     return 0
 
 
@@ -302,7 +325,7 @@ def cmd_events(args: argparse.Namespace) -> int:
         f"{len(rows)} safety event(s)"
         + (" (blinded: no reporter, descriptions masked)" if args.blinded else "")
     )
-    emit({"dossier_id": args.id, "blinded": args.blinded, "events": rows})
+    _out(args, {"dossier_id": args.id, "blinded": args.blinded, "events": rows})
     return 0
 
 
@@ -311,7 +334,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     n = _run(export_blinded_feed, open_store(args), args.id, args.out, candidate=args.candidate)
     say(f"{n:,} feed rows written to {args.out} (no reviewer, no free text)")
-    emit({"dossier_id": args.id, "out": args.out, "rows": n})
+    _out(args, {"dossier_id": args.id, "out": args.out, "rows": n})
     return 0
 
 

@@ -4,11 +4,10 @@ Where code goes, in one rule: **takes a store or starts a job → the front desk
 function of a dossier → its stage; a record → ``dossier``.** The stages import one way only, in the
 order of the path, with no imports between siblings (checked by import-linter in ``make lint``)::
 
-    demo > actions > reevaluation > (monitoring) > decision > rules > procurement > evidence
+    demo > actions > reevaluation > monitoring > decision > rules > procurement > evidence
          > (review) > identity | mapping > dossier
 
-``monitoring`` and ``review`` are the coming stages, placed already; data between stages flows
-through ``dossier`` records.
+``review`` is the coming stage, placed already; data between stages flows through ``dossier`` records.
 
 The public API (``__all__``) is what notebooks and scripts use; the pages and the CLI call the
 same functions and import everything else they need from this face too (``_FACE``), never from a

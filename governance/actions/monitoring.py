@@ -177,7 +177,8 @@ def import_feed(
 
     The file is taken whole or not at all: a bad row raises ``FeedError`` naming the row and the field,
     and nothing is stored. Rows already stored (same ``id``, else the same row) add nothing. The import's
-    record and any new signal are appended to the dossier (``Dossier.monitoring``).
+    record and any new signal are appended to the dossier (``Dossier.monitoring``); the same file again,
+    adding no row and raising no signal, adds no version either.
 
     Raises:
         FeedError: a bad file or row (the message names the row and the field).
@@ -225,6 +226,9 @@ def import_feed(
         status = compute_status(current, aggregates, now=at, candidate=name, served=served)
         signals = new_signal_records(current, status.signals, at)
         new[:] = [s.id for s in signals]
+        seen = {e.file_sha256 for e in current.monitoring if isinstance(e, FeedImport)}
+        if record.rows_added == 0 and not signals and record.file_sha256 in seen:
+            return current  # the same file again: nothing stored, no new version either
         return current.model_copy(update={"monitoring": [*current.monitoring, record, *signals]})
 
     version = update_as(

@@ -102,8 +102,12 @@ def correction_cusum(
     plan: MonitoringPlan,
     decided_at: datetime | None,
     source: str = "audit",
+    evidence_rate: tuple[float, str] | None = None,
 ) -> CusumSummary:
     """The Bernoulli CUSUM of material corrections (audited outputs, else reviewed outputs' corrections).
+
+    ``evidence_rate`` is (rate, where from) of pre-deployment local evidence that measured the same thing
+    (``correction_evidence``); it comes after a rate the committee set and before a baseline window.
 
     Example:
         >>> from datetime import UTC, datetime, timedelta
@@ -125,6 +129,8 @@ def correction_cusum(
             series,
             times,
         )
+    elif evidence_rate is not None and 0 < evidence_rate[0] < 0.5:
+        p0, base_src, watched, wtimes = evidence_rate[0], evidence_rate[1], series, times
     else:
         split = _split(series, times, plan, decided_at, what)
         if isinstance(split, str):
@@ -169,6 +175,27 @@ def correction_cusum(
         note=f"in control at {p0:.2%}, tuned to a doubling ({SHIFT * p0:.2%}); achieved ARL0 "
         f"{arl0:,.0f} outputs",
     )
+
+
+CORRECTION_METRICS = ("material_correction_rate", "material_correction_share")
+"""Metric names of local evidence that measure the share of outputs needing a material correction."""
+
+
+def correction_evidence(evidence: list, candidate: str) -> tuple[float, str] | None:
+    """(rate, where from) of the candidate's pre-deployment evidence that measured material corrections.
+
+    Only evidence whose metric *is* the correction rate counts: a benchmark's accuracy is never a
+    correction-rate baseline. The record with the most cases wins.
+
+    Example:
+        >>> correction_evidence([], "M1") is None
+        True
+    """
+    found = [e for e in evidence if e.metric in CORRECTION_METRICS and e.model == candidate and e.n]
+    if not found:
+        return None
+    best = max(found, key=lambda e: e.n)
+    return best.score, f"the pre-deployment local evidence {best.benchmark} ({best.n:,} cases)"
 
 
 DEFAULT_BASELINE_DAYS = 14

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 from governance.dossier.monitoring_records import SUSPENDING, SafetyEvent
 from governance.dossier.record import Dossier
-from governance.monitoring.drift import correction_cusum, latency_cusum, score_cusum
+from governance.monitoring.drift import correction_cusum, correction_evidence, latency_cusum, score_cusum
 from governance.monitoring.identity import approved_identity, unapproved_models, unapproved_prompts
 from governance.monitoring.ladder import ladder_status, make_signal, with_record
 from governance.monitoring.models import FeedAggregates, MonitoringStatus, Signal
@@ -120,6 +120,7 @@ def compute_status(
             mp,
             decided_at,
             aggregates.correction_source,
+            correction_evidence(dossier.evidence, candidate),
         )
     ]
     scored = score_cusum(aggregates.judge_scores, aggregates.judge_times, mp, decided_at)

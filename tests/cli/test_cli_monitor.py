@@ -205,3 +205,12 @@ def test_blinded_register_and_feed_export_leave_out_reviewers_and_names(dossier_
     text = out.read_text()
     assert code == 0 and data["rows"] == 5 and text.splitlines()[0].startswith("id,ts,month,served_model")
     assert "rn-ada" not in text and "Chen-Morales" not in text and "r0," in text
+
+
+def test_text_format_is_a_summary_for_people(dossier_id, tmp_path, capsys):
+    rows = feed_rows(10, start=RECENT, model="m-7", prompt_version="v1")
+    run(capsys, "monitor", "import", str(write_csv(tmp_path / "a.csv", rows)), "--dossier", dossier_id)
+    code = main(["monitor", "status", dossier_id, "--format", "text"])
+    out = capsys.readouterr().out
+    assert code == 4 and "status: pause" in out and "pause (open): 10 outputs were served as m-7" in out
+    assert not out.lstrip().startswith("{")

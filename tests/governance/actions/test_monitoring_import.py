@@ -63,6 +63,7 @@ def test_the_same_file_twice_adds_nothing_and_rows_without_ids_dedupe_by_hash(
     again = import_feed(any_store, dossier_id, path, by="qa", now=NOW)
     assert first.record.rows_added == 50
     assert (again.record.rows_added, again.record.rows_already_stored) == (0, 50)
+    assert again.version == first.version  # nothing new: no new version of the dossier either
     assert any_store.monitoring.row_count(dossier_id, CANDIDATE) == 50
     # the same rows by id, in another format, add nothing either
     with_ids = feed_rows(50)

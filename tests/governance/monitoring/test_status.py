@@ -245,3 +245,27 @@ def test_daily_mean_latency_has_a_standardized_cusum_with_a_fourteen_day_baselin
     assert c.limit == pytest.approx(5.07, abs=0.01) and c.signal_index == 11
     assert c.first_seen == days[14 + 11]
     assert any(x.kind == "drift" and x.metric == "daily mean latency (ms)" for x in s.signals)
+
+
+def test_local_evidence_that_measured_corrections_is_the_baseline_and_accuracy_never_is():
+    from evaluator.evidence.record import Evidence
+
+    def ev(metric, score, n):
+        return Evidence(id=f"e-{metric}", model=CANDIDATE, benchmark="Portal replies [sc_1 v1]",
+                        metric=metric,
+                        score=score, normalized_score=score, n=n, provenance="local-run", source="local run",
+                        ci_missing_reason="test record",
+                        date=T0)
+
+    series = [0] * 100
+    times = [T0 + timedelta(minutes=i) for i in range(100)]
+    d = decided_dossier().model_copy(update={"evidence": [ev("exact_match", 0.9, 500),
+                                                          ev("material_correction_rate", 0.04, 300)]})
+    (c,) = compute_status(d, feed(correction_series=series, correction_times=times), now=NOW,
+                          candidate=CANDIDATE).cusum
+    assert c.baseline == 0.04
+    assert c.baseline_source == "the pre-deployment local evidence Portal replies [sc_1 v1] (300 cases)"
+    only_accuracy = decided_dossier().model_copy(update={"evidence": [ev("exact_match", 0.9, 500)]})
+    (c,) = compute_status(only_accuracy, feed(correction_series=series, correction_times=times), now=NOW,
+                          candidate=CANDIDATE).cusum
+    assert c.limit is None and "baseline is not set yet" in c.note
