@@ -129,6 +129,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "feed_template": "governance.monitoring.template",
     "reevaluate_and_wait": "governance.actions.reevaluation",
     "start_reevaluation": "governance.actions.reevaluation",
+    "SEVERITIES": "governance.dossier.monitoring_records",  # the Monitoring page's event form
     "ReevaluationError": "governance.actions.rerun",
     "read_prompt_bytes": "governance.actions.rerun",
     "read_prompt_file": "governance.actions.rerun",
@@ -373,6 +374,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         IntendedUse,
         example_intended_use,
     )
+    from governance.dossier.monitoring_records import SEVERITIES
     from governance.dossier.procurement_records import (
         Candidate,
         ContractFacts,

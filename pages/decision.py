@@ -6,16 +6,19 @@ from governance import (
     DECISION_OUTCOMES,
     OUTCOME_LABELS,
     DecisionError,
+    MonitoringError,
     PermissionDenied,
     confirm_decision,
     decision_view,
     local_identity,
+    monitoring_status,
     needs_override,
     sign,
 )
 from governance import decide as record_decision
 from pages import policy_tables as tables
 from pages import ui
+from reports import one_line
 
 st.title("Decision")
 version = ui.require_dossier()
@@ -86,6 +89,16 @@ with right:
             o = decision.gaps_override
             st.warning(f"**Approved with items missing:** {ui.plain(', '.join(o.missing))}. Override "
                        f"recorded by **{ui.plain(o.by)}**: {ui.plain(o.reason)}")
+
+if decision is not None and decision.outcome != "reject":  # the live status after go-live (page Monitoring)
+    try:
+        live = monitoring_status(ui.store(), dossier.id)
+    except MonitoringError:
+        live = None
+    if live is not None:
+        line = f"**Monitoring (live):** {ui.plain(one_line(live))} Details: page **Monitoring**."
+        # a warning, not an error: the page's errors are about this dossier's record (sign-offs voided)
+        (st.info if not live.rows else st.success if live.status == "in_control" else st.warning)(line)
 
 st.subheader("Checklist before a decision")
 for item in view.checklist:

@@ -116,6 +116,23 @@ def write_atomically(path: str | Path, data: bytes) -> Path:
     return target
 
 
+def live_monitoring_line(store: DossierStorage, v: DossierVersion) -> str | None:
+    """The dossier's monitoring status now, in one line, for the cover; None before an approval.
+
+    Read from the stored feed when the file is made (the live status is not part of any version).
+    """
+    from governance.actions.monitoring import MonitoringError, monitoring_status
+    from reports.monitoring_text import one_line
+
+    decision = v.dossier.decision
+    if decision is None or decision.outcome == "reject":
+        return None
+    try:
+        return one_line(monitoring_status(store, v.dossier.id))
+    except MonitoringError:
+        return None
+
+
 def report_bundle(store: DossierStorage, dossier_id: str, version: int | None = None,
                   extra_sections: list[Section] | None = None,
                   signer: ExportSigner | None = None) -> ReportBundle:
@@ -139,6 +156,8 @@ def report_bundle(store: DossierStorage, dossier_id: str, version: int | None = 
     report = build_report(v, runs=run_records(store.runs, run_ids(v.dossier)), extra_sections=extra,
                           measured=measured_costs(store, v.dossier), chain=store.verify_chain(dossier_id),
                           assessed=assessed)
+    if (line := live_monitoring_line(store, v)) is not None:
+        report = report.model_copy(update={"cover": report.cover.model_copy(update={"monitoring": line})})
     stem = f"{v.dossier.id}-v{v.version}-{v.hash[:8]}"
 
     def chai() -> bytes:

@@ -130,6 +130,9 @@ class Cover(BaseModel):
     flags: list[str] = Field(default_factory=list)
     """What a reader must see first (``reports.flags``): demo data, missing sign-offs or sections,
     unlocked rules, a decision against the recommendation."""
+    monitoring: str = ""
+    """The live monitoring status after go-live in one line (``reports.monitoring_text.one_line``), read
+    from the feed when the file is made, not part of the version (empty: not computed, e.g. no decision)."""
 
 
 class AppendixRun(BaseModel):

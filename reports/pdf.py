@@ -102,6 +102,7 @@ def cover_flowables(report: Report) -> list[Flowable]:
         ("Saved", f"{c.date:%Y-%m-%d %H:%M} UTC by {c.author}"), ("Owner", c.owner), ("Status", c.status),
         ("Risk tier", c.risk_tier), ("Decision", c.decision),
         ("Decision date", f"{c.decision_date:%Y-%m-%d}" if c.decision_date else "—"),
+        *([("Monitoring (live)", c.monitoring)] if c.monitoring else []),
     ]
     facts = Table([[Paragraph(text(k), styles["cover_label"]), Paragraph(text(v), styles["cover_value"])]
                    for k, v in rows], colWidths=[0.3 * FRAME_WIDTH, 0.7 * FRAME_WIDTH], hAlign="LEFT")
