@@ -112,6 +112,8 @@ class Verdict(BaseModel):
     """A score verdict on jury-scored evidence (judge agreement below its bar keeps it from approving)."""
     suppressed_groups: list[str] = []
     """Subgroups too small to report, so untested by a subgroup verdict (each a named condition)."""
+    group_compared: str | None = None
+    """Subgroup verdicts: the group furthest from its reference, in words ("language es against en")."""
     suppressed_blocks: bool = False
     """The rule requires every group reported: a suppressed group makes the evidence insufficient."""
 
