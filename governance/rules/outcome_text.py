@@ -52,9 +52,11 @@ def _pct(x: float, fine: bool) -> str:
 
 
 def _fine(v: Verdict) -> bool:
-    """One decimal when whole percents would blur the comparison (a bar at 90% or more, a near miss)."""
-    values = [x for x in (v.estimate, v.threshold) if x is not None]
-    return any(x >= 0.9 for x in values) or (len(values) == 2 and abs(values[0] - values[1]) < 0.02)
+    """One decimal when whole percents would blur the comparison: the estimate or a bound of its interval
+    lies within 1.5 points of the bar (95.3% would read 95%, the bar itself)."""
+    if v.threshold is None:
+        return False
+    return any(abs(x - v.threshold) < 0.015 for x in (v.estimate, v.ci_lower, v.ci_upper) if x is not None)
 
 
 def _num(x: float, digits: int = 2) -> str:
