@@ -87,7 +87,7 @@ def test_one_fail_rejects():
     d = locked_then([ev(0.90, 0.86, 0.94, n=400, benchmark="A"), ev(0.60, 0.55, 0.65, n=400, benchmark="B")],
                     [score()])
     rec = recommend(assess(d))
-    assert rec.outcome == "reject" and "score.ppm on B" in rec.candidates[0].reasons[0]
+    assert rec.outcome == "reject" and "score bar 0.70 on B" in rec.candidates[0].reasons[0]
 
 
 def test_all_pass_pre_registered_approves_and_a_gate_does_not_pad_the_pass_count():
