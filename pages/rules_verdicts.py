@@ -12,6 +12,7 @@ from governance import (
     lock_rules,
     rule_label,
     set_error_control,
+    source_words,
     start_rules,
 )
 from pages import plain_words, ui
@@ -86,7 +87,8 @@ if assessment.tier_note:
                "locked).")
 
 st.subheader("Rules")
-st.caption(f"Started from {ui.plain(policy.derived_from or 'the committee')}. Score bars are on MedHELM's "
+started = source_words(policy.derived_from) or "the committee"
+st.caption(f"Started from {ui.plain(started)}. Score bars are on MedHELM's "
            "normalized 0-1 scale (jury 1-5 maps to (x − 1)/4).")
 readable.show(tables.rules_frame(policy))
 

@@ -10,6 +10,7 @@ number, n, interval and source.
 from __future__ import annotations
 
 from governance.dossier.decision_records import OUTCOME_LABELS
+from governance.dossier.labels import source_words
 from governance.dossier.record import Dossier
 from governance.dossier.rules_records import AcceptancePolicy
 from governance.evidence.select import subcategory_name
@@ -73,7 +74,8 @@ def rules_section(dossier: Dossier, refs: dict[str, str],
             "Not recorded yet: no acceptance rules are set for this dossier, so no verdicts are computed."])
     assessment, rec = result
     score, gating = assessment.score_counts(), assessment.gating_counts()
-    paragraphs = [f"Rules derived from {policy.derived_from or 'the committee'}. {_lock_text(policy)}",
+    started = source_words(policy.derived_from) or "the committee"
+    paragraphs = [f"Rules derived from {started}. {_lock_text(policy)}",
                   "A score verdict passes when the whole 95% interval clears the bar and its one-sided "
                   "p-value, corrected over the family of score verdicts, is at most 2.5%; it fails when none "
                   "of the interval does, and is inconclusive otherwise (more cases needed); evidence without "

@@ -169,7 +169,7 @@ class MonitoredMetric(UserRecord):
     direction: Literal["at_least", "at_most"]
     """The metric must stay at least / at most the threshold."""
     source: str = ""
-    """Rule id or default the threshold comes from."""
+    """The rule (in words) or default the threshold comes from."""
 
 
 class MonitoringPlan(UserRecord):

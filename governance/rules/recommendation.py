@@ -275,7 +275,7 @@ def recommend(assessment: Assessment) -> Recommendation:
     """
     a = assessment
     control = a.family.statement() if a.family else None
-    head, lines = preregistration_summary(a.verdicts)
+    head, lines = preregistration_summary(a.verdicts, a.rule_names)
     prereg = [head, *lines]
     per = [recommend_candidate(m, [v for v in a.verdicts if v.model == m], a.locked, a.change_log_problem,
                                a.tier_note, a.subcategories) for m in a.models]

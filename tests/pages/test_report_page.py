@@ -1,4 +1,5 @@
-"""AppTest of the Report page: preview sections, six downloads (the model-facts label among them), a version picker bound to the hash."""
+"""AppTest of the Report page: preview sections, six downloads (the model-facts label among them), a version
+picker bound to the hash."""
 
 from __future__ import annotations
 

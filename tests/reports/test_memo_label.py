@@ -41,15 +41,15 @@ def test_memo_is_page_one_with_question_answer_reasons_conditions_signatures_and
                     "Who signed, and when", "What is missing", "Each candidate's outcome"):
         assert heading in memo_page, heading
     assert "be used for this job: Draft replies to non-urgent patient portal messages" in memo_page
-    assert (f"The committee decided: approve with conditions for {GPT4O}, recorded by Dr. A. Rivera (chair) on "
-            f"{d.decision.decided_at:%Y-%m-%d}") in memo_page
+    assert (f"The committee decided: approve with conditions for {GPT4O}, recorded by Dr. A. Rivera (chair) "
+            f"on {d.decision.decided_at:%Y-%m-%d}") in memo_page
     assert len(memo.reasons) == 3 and all(r in memo_page for r in memo.reasons)
     assert all(any(ch.isdigit() for ch in r) for r in memo.reasons)  # each reason carries its numbers
     assert "Every draft is reviewed before it is sent." in memo_page
     assert "clinical lead: Dr. M. Chen" in memo_page
     for line in outcome_lines(assessment, rec):  # every candidate, one sentence each
         assert line.sentence in memo_page, line.sentence
-    assert "Governance dossier" not in memo_page and "Governance dossier" in cover_page  # the memo is one page
+    assert "Governance dossier" not in memo_page and "Governance dossier" in cover_page  # memo: one page
     assert f"Page 1 of {len(pages)}" in memo_page
 
 

@@ -75,9 +75,9 @@ def test_approve_with_conditions_gives_the_narrowest_pass_and_the_conditions():
     # 119 of 120: 99.2%, Wilson 95.4–99.9%: its lower bound is within 1.5 points of the 95% bar
     cand, out = line([score("pass", 119, 120, 0.95)], locked=False)
     assert cand.outcome == "approve_with_conditions"
-    assert out.sentence.startswith("Approve with conditions: GPT-4o got 99.2% of 120 MedCalc-Bench cases right "
-                                   "(95% CI 95.4–99.9%), clearing your bar of 95%; 1 condition to meet, first: "
-                                   "Lock (pre-register) the acceptance rules")
+    assert out.sentence.startswith("Approve with conditions: GPT-4o got 99.2% of 120 MedCalc-Bench cases "
+                                   "right (95% CI 95.4–99.9%), clearing your bar of 95%; 1 condition to "
+                                   "meet, first: Lock (pre-register) the acceptance rules")
 
 
 def test_approve_says_so_with_its_numbers():
@@ -101,8 +101,8 @@ def test_no_rule_id_or_metric_key_in_any_sentence():
 ])
 def test_headline_names_whose_outcome_it_is(n_candidates, expected):
     cand, _ = line([score("fail", 23, 120, 0.95)])
-    rec = Recommendation(outcome="reject", models=["GPT-4o"], reasons=[],
-                         candidates=[cand] + [cand.model_copy(update={"model": "Other"})] * (n_candidates - 1))
+    others = [cand.model_copy(update={"model": "Other"})] * (n_candidates - 1)
+    rec = Recommendation(outcome="reject", models=["GPT-4o"], reasons=[], candidates=[cand, *others])
     assert headline(rec) == expected
     assessment = Assessment(verdicts=[score("fail", 23, 120, 0.95)], rules_hash="h", locked=True,
                             changes_after_lock=0, change_log_problem=None, models=["GPT-4o"])
