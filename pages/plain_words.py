@@ -27,10 +27,6 @@ GLOSSARY = {
 }
 """The words a verdict uses, explained once."""
 
-MARKS = {"approve": ":green[●]", "approve_with_conditions": ":orange[●]", "insufficient_evidence": ":gray[●]",
-         "reject": ":red[●]"}
-
-
 def how_computed(lines: list[str]) -> None:
     """Method text and counts behind one expander, followed by the glossary."""
     with st.expander("How this is computed", expanded=False):
@@ -45,8 +41,7 @@ def outcomes(assessment, rec) -> None:
     """Whose outcome the headline is, then every candidate's outcome in one sentence with its numbers."""
     st.markdown(f"**{ui.plain(headline(rec))}**")
     for line in outcome_lines(assessment, rec):
-        st.markdown(f"{MARKS[line.outcome]} {ui.plain(line.sentence)}  \n"
-                    f"*What would settle it:* {ui.plain(line.settle)}")
+        st.markdown(f"- {ui.plain(line.sentence)}  \n  *What would settle it:* {ui.plain(line.settle)}")
 
 
 def memo(m) -> None:
