@@ -42,11 +42,11 @@ def test_decision_page_opens_with_the_memo_and_names_whose_outcome_is_the_headli
     assert [line.outcome for line in lines] == ["insufficient_evidence", "reject", "reject"]
     for line in lines:
         assert line.sentence in text and line.settle in text
-    assert "Reject: Claude 3.7 Sonnet (20250219) got 62% of 300 ProxySender cases right (95% CI 56–67%); your " \
-           "bar is 70%." in text
+    assert ("Reject: Claude 3.7 Sonnet (20250219) got 62% of 300 ProxySender cases right (95% CI 56–67%); "
+            "your bar is 70%.") in text
     # the committee box says which candidate the tool's recommendation refers to
-    assert ("for **GPT-4o (2024-05-13)** the tool recommended *reject* (the headline on the left is Llama 3.3 "
-            "Instruct (70B)'s, the best candidate's).") in text
+    assert ("for **GPT-4o (2024-05-13)** the tool recommended *reject* (the headline on the left is "
+            "Llama 3.3 Instruct (70B)'s, the best candidate's).") in text
     assert "How this is computed" in [e.label for e in at.expander]
     assert all(f"**{word}**" in text for word in GLOSSARY)
 

@@ -32,8 +32,9 @@ def test_all_pass_gives_tier_defaults_and_monitors_each_rule():
     assert plan.review.review_before_release and plan.review.qa_sample_rate == 0.10
     assert plan.monitoring.schedule_months == 3 and plan.monitoring.owner == "Committee"
     sources = {m.source for m in plan.monitoring.metrics}
-    assert {rule_label(r) for r in rules} >= {"Score bar 0.70 for Patient-Provider Messaging"}  # words, not ids
-    assert {rule_label(r) for r in rules if r.kind in ("score", "max_unscored_share", "max_cost_per_1k")} <= sources
+    watched = {rule_label(r) for r in rules if r.kind in ("score", "max_unscored_share", "max_cost_per_1k")}
+    assert watched == {"Score bar 0.80 for Patient-Provider Messaging", "Maximum unscored share 2%",
+                       "Cost ceiling per 1,000 requests USD 25.00"} and watched <= sources  # words, not ids
     assert "the default plan's largest acceptable correction rate" in sources
     assert not plan.review.stratify_audit_by_subgroup and not plan.review.clinician_rated_audit
 

@@ -232,8 +232,8 @@ def test_summary_names_which_verdicts_are_pre_registered():
     d = d.model_copy(update={"evidence": [first, ev(0.91, 0.87, 0.95, n=400, benchmark="B")]})
     head, line = recommend(assess(d)).preregistration
     assert head == "1 of 2 verdicts that read evidence are pre-registered; 1 are not."
-    assert line == ("Score bar 0.70 for Patient-Provider Messaging: pre-registered: model-a / B; not pre-registered (its evidence was attached "
-                    "before the rules were locked): model-a / A.")
+    assert line == ("Score bar 0.70 for Patient-Provider Messaging: pre-registered: model-a / B; not "
+                    "pre-registered (its evidence was attached before the rules were locked): model-a / A.")
 
 
 # ---- error control is locked; old hashes hold ----------------------------------------------------
