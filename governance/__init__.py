@@ -214,7 +214,6 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "outcome_lines": "governance.rules.outcome_text",
     "headline": "governance.rules.outcome_text",
     "decision_memo": "governance.decision.memo",
-    "value_label": "governance.dossier.labels",
     "metric_label": "governance.dossier.labels",
     "count_text": "governance.dossier.labels",
     "source_words": "governance.dossier.labels",
@@ -332,7 +331,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         IntendedUse,
         example_intended_use,
     )
-    from governance.dossier.labels import VALUE_LABELS, count_text, metric_label, source_words, value_label
+    from governance.dossier.labels import VALUE_LABELS, count_text, metric_label, source_words
     from governance.dossier.procurement_records import (
         Candidate,
         ContractFacts,

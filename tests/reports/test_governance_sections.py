@@ -48,7 +48,7 @@ def test_rules_with_rationale_and_lock(report, governed_version):
     head = f"{len(yes)} of {total} verdicts that read evidence are pre-registered; {len(no)} are not"
     assert pre.paragraphs[0].startswith(head)
     # PrivacyDetection is a published figure: never pre-registered, whatever the change log says (issue 24)
-    changed = "score.privacydetection: not pre-registered (it reads published evidence"
+    changed = "Score bar 0.95 on PrivacyDetection: not pre-registered (it reads published evidence"
     assert any(line.startswith(changed) for line in pre.bullets)
 
 
