@@ -103,8 +103,8 @@ def decision_memo(dossier: Dossier, assessment: Assessment, rec: Recommendation)
     tool = by_model.get(candidate) if candidate else None
     if d is not None:
         target = f" for {d.model}" if d.model else " for the use as a whole"
-        answer = (f"The committee decided: {OUTCOME_LABELS[d.outcome].lower()}{target}, recorded by "
-                  f"{d.decided_by} on {d.decided_at:%Y-%m-%d}.")
+        said = OUTCOME_LABELS[d.outcome].lower()
+        answer = f"The committee decided on {d.decided_at:%Y-%m-%d}: {said}{target} (chair: {d.decided_by})."
         if tool is not None:
             same = "agrees" if tool.outcome == d.outcome else "differs"
             said = OUTCOME_LABELS[tool.outcome].lower()
