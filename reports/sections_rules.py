@@ -124,12 +124,16 @@ def rules_section(dossier: Dossier, refs: dict[str, str],
 def _rule_verdicts(rule, verdicts: list, refs: dict[str, str]) -> Section:
     counts = {s: sum(v.status == s for v in verdicts) for s in STATUS_LABELS}
     summary = ", ".join(f"{n} {STATUS_LABELS[s]}" for s, n in counts.items() if n) or "no verdicts"
-    rows = [[v.model or "—", v.benchmark or "—", STATUS_LABELS[v.status].lower(), v.reason,
+    # one reason shared by every row (the judges' agreement is one figure for all candidates) is said once
+    shared = verdicts[0].reason if len(verdicts) > 1 and len({v.reason for v in verdicts}) == 1 else None
+    rows = [[v.model or "—", v.benchmark or "—", STATUS_LABELS[v.status].lower(),
+             "the same for every row: see above" if shared else v.reason,
              f"{v.further_cases:,}" if v.further_cases is not None else "—",
              "yes" if v.pre_registered else "no",
              ", ".join(refs.get(i, i) for i in v.evidence_ids) or "—"] for v in verdicts]
     return Section(key=f"verdicts_{rule.id}", title=f"Verdicts of rule: {rule_label(rule)} ({summary})",
-                   paragraphs=[f"Bar: {rule_bar(rule)}. Applies to: {rule_scope(rule)}."],
+                   paragraphs=[f"Bar: {rule_bar(rule)}. Applies to: {rule_scope(rule)}.",
+                               *([f"Reason, the same for every row: {shared}"] if shared else [])],
                    tables=[Table(columns=["Model", "Benchmark", "Verdict", "Reason", "More cases", "Pre-reg.",
                                           "Evidence"], rows=rows, widths=[70, 74, 58, 161, 42, 42, 46])])
 

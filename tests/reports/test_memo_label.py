@@ -105,3 +105,13 @@ def test_label_of_an_undecided_dossier_says_not_approved(base_version):
 ])
 def test_next_date_adds_calendar_months(start, months, expected):
     assert _add_months(start, months) == expected
+
+
+def test_a_reason_shared_by_every_candidate_is_said_once(governed_version):
+    # the judges' agreement is one figure for all three candidates: one paragraph, not three identical rows
+    report = build_report(governed_version)
+    title = "Verdicts of rule: Judge agreement"
+    section = next(s for s in report.rules.subsections if s.title.startswith(title))
+    assert [p for p in section.paragraphs if p.startswith("Reason, the same for every row: ")]
+    rows = section.tables[0].rows
+    assert len(rows) == 3 and {r[3] for r in rows} == {"the same for every row: see above"}
