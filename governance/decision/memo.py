@@ -104,7 +104,8 @@ def decision_memo(dossier: Dossier, assessment: Assessment, rec: Recommendation)
     if d is not None:
         target = f" for {d.model}" if d.model else " for the use as a whole"
         said = OUTCOME_LABELS[d.outcome].lower()
-        answer = f"The committee decided on {d.decided_at:%Y-%m-%d}: {said}{target} (chair: {d.decided_by})."
+        answer = (f"The committee decided on {d.decided_at:%Y-%m-%d}: {said}{target}; recorded by "
+                  f"{d.decided_by}.")
         if tool is not None:
             same = "agrees" if tool.outcome == d.outcome else "differs"
             said = OUTCOME_LABELS[tool.outcome].lower()

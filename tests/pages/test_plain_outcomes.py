@@ -31,7 +31,8 @@ def test_decision_page_opens_with_the_memo_and_names_whose_outcome_is_the_headli
     assert text.index("#### Decision memo") < text.index("### Insufficient evidence")  # the memo comes first
     assert f"**The question.** {memo.question}" in text
     assert ("**The answer.** The committee decided on " in text
-            and ": approve with conditions for GPT-4o (2024-05-13) (chair: Dr. A. Rivera (chair))" in text
+            and ": approve with conditions for GPT-4o (2024-05-13); recorded by Dr. A. Rivera (chair)." \
+            in text
             and "The tool's recommendation for that candidate is reject (differs)" in text)
     for reason in memo.reasons:  # three reasons, each with its numbers
         assert reason in text and any(ch.isdigit() for ch in reason)

@@ -42,7 +42,7 @@ def test_memo_is_page_one_with_question_answer_reasons_conditions_signatures_and
         assert heading in memo_page, heading
     assert "be used for this job: Draft replies to non-urgent patient portal messages" in memo_page
     assert (f"The committee decided on {d.decision.decided_at:%Y-%m-%d}: approve with conditions for {GPT4O} "
-            "(chair: Dr. A. Rivera (chair))") in memo_page
+            "; recorded by Dr. A. Rivera (chair).") in memo_page
     assert len(memo.reasons) == 3 and all(r in memo_page for r in memo.reasons)
     assert all(any(ch.isdigit() for ch in r) for r in memo.reasons)  # each reason carries its numbers
     assert "Every draft is reviewed before it is sent." in memo_page
