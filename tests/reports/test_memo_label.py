@@ -41,7 +41,7 @@ def test_memo_is_page_one_with_question_answer_reasons_conditions_signatures_and
                     "Who signed, and when", "What is missing", "Each candidate's outcome"):
         assert heading in memo_page, heading
     assert "be used for this job: Draft replies to non-urgent patient portal messages" in memo_page
-    assert (f"The committee decided on {d.decision.decided_at:%Y-%m-%d}: approve with conditions for {GPT4O} "
+    assert (f"The committee decided on {d.decision.decided_at:%Y-%m-%d}: approve with conditions for {GPT4O}"
             "; recorded by Dr. A. Rivera (chair).") in memo_page
     assert len(memo.reasons) == 3 and all(r in memo_page for r in memo.reasons)
     assert all(any(ch.isdigit() for ch in r) for r in memo.reasons)  # each reason carries its numbers
