@@ -40,7 +40,8 @@ def test_report_page_previews_and_offers_downloads(two_versions):
     assert labels[1] == "Model-facts label PDF (one page, for staff)"
     assert labels[-1].startswith("Everything in one verifiable zip")
     titles = [e.label for e in at.expander]
-    assert titles[0] == "1. Executive summary" and "4. Evidence" in titles
+    assert titles[0] == "Decision memo (page 1 of the PDF)"  # issue 27: the memo, then the numbered sections
+    assert titles[1] == "1. Executive summary" and "4. Evidence" in titles
     assert any("Appendix: HTI-1 source attributes" in t for t in titles)
     text = "\n".join(m.value for m in at.markdown)
     assert "MedConfInfo" in text and "Not recorded yet" in text
