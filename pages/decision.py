@@ -9,6 +9,7 @@ from governance import (
     MonitoringError,
     PermissionDenied,
     confirm_decision,
+    decision_memo,
     decision_view,
     local_identity,
     monitoring_status,
@@ -16,8 +17,8 @@ from governance import (
     sign,
 )
 from governance import decide as record_decision
+from pages import plain_words, ui
 from pages import policy_tables as tables
-from pages import ui
 from reports import one_line
 
 st.title("Decision")
@@ -45,12 +46,14 @@ if decision is not None and view.stale:
 for conflict in view.blocking:
     st.error(f"**The review plan contradicts the intended use.** {ui.plain(conflict.text)}")
 
+plain_words.memo(decision_memo(dossier, view.assessment, rec))
+
 left, right = st.columns(2)
 with left:
     st.subheader("Recommendation (computed)")
     st.markdown(f"### {OUTCOME_LABELS[rec.outcome]}")
-    for reason in rec.reasons:
-        st.markdown(f"- {ui.plain(reason)}")
+    plain_words.outcomes(view.assessment, rec)
+    plain_words.how_computed(rec.reasons + ([rec.error_control] if rec.error_control else []))
     for cand in rec.candidates:
         with st.expander(f"{ui.plain(cand.model)}: {OUTCOME_LABELS[cand.outcome]}"):
             for line in cand.reasons:
@@ -72,9 +75,13 @@ with right:
     else:
         who = f" for **{ui.plain(decision.model)}**" if decision.model else ""
         st.markdown(f"### {OUTCOME_LABELS[decision.outcome]}{who}")
+        said = OUTCOME_LABELS.get(decision.recommended, "n/a").lower()
+        whose = ui.plain(decision.model) if decision.model else "the use as a whole"
         st.markdown(f"Recorded by **{ui.plain(decision.decided_by)}** on "
-                    f"{decision.decided_at:%Y-%m-%d %H:%M} UTC; the tool recommended "
-                    f"*{OUTCOME_LABELS.get(decision.recommended, 'n/a').lower()}*.")
+                    f"{decision.decided_at:%Y-%m-%d %H:%M} UTC; for **{whose}** the tool recommended "
+                    f"*{said}*" + ("" if rec.models[:1] == [decision.model] or not rec.models else
+                                   f" (the headline on the left is {ui.plain(' and '.join(rec.models))}'s, "
+                                   "the best candidate's)") + ".")
         st.markdown(f"**Rationale.** {ui.plain(decision.rationale)}")
         for c in decision.confirmations:
             st.caption(f"Confirmed as still standing by **{ui.plain(c.by)}** on {c.at:%Y-%m-%d %H:%M} UTC"

@@ -167,6 +167,8 @@ class Report(BaseModel):
 
     cover: Cover
     """Cover page."""
+    memo: Section | None = None
+    """The one-page decision memo, page 1 of the PDF (``reports.sections_memo``; None: not built)."""
     executive_summary: Section
     """What was decided and why, in a few lines."""
     intended_use: Section
