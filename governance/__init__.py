@@ -177,6 +177,8 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "ScoreRow": "governance.evidence.view",
     "WinRateRow": "governance.evidence.view",
     "evidence_view": "governance.evidence.view",
+    "SubgroupLine": "governance.evidence.subgroups",
+    "subgroup_lines": "governance.evidence.subgroups",
     "Access": "governance.identity.access",
     "PermissionDenied": "governance.identity.access",
     "access_for": "governance.identity.access",
@@ -345,6 +347,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from governance.evidence.attach import attach_evidence, detach_evidence, mapped_benchmarks
     from governance.evidence.coverage import KIND_NOTES, CoverageRow
     from governance.evidence.select import subcategory_name
+    from governance.evidence.subgroups import SubgroupLine, subgroup_lines
     from governance.evidence.view import BenchmarkTies, GroupMeanRow, ScoreRow, WinRateRow, evidence_view
     from governance.identity.access import Access, PermissionDenied, access_for
     from governance.identity.config import (
