@@ -200,6 +200,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "make_answer": "governance.procurement.attestations",
     "statuses": "governance.procurement.attestations",
     "CandidateError": "governance.procurement.candidates",
+    "run_candidates": "governance.procurement.candidates",
     "record_attestation": "governance.procurement.candidates",
     "remove_candidate": "governance.procurement.candidates",
     "slugify": "governance.procurement.candidates",
@@ -376,6 +377,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         CandidateError,
         record_attestation,
         remove_candidate,
+        run_candidates,
         slugify,
         upsert_candidate,
     )

@@ -186,6 +186,8 @@ if view.attached:
     attached = charts.score_frame(view.attached)
     shown = ["provenance", "model", "benchmark", "metric", "judged", "score", "scale", "n", "95% interval",
              "interval method / why none", "source"]
+    if any(s.evidence.endpoint_model for s in view.attached):  # a run made for a candidate: what it called
+        shown.insert(2, "endpoint")
     tables.show(attached[shown])
     if not all(s.evidence.is_main for s in view.attached):
         st.caption("A local run is judged on its benchmark's main metric only; its other metrics are kept as "

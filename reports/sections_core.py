@@ -179,7 +179,8 @@ def evidence_section(dossier: Dossier) -> Section:
     for i, e in enumerate(_sorted_evidence(evidence), start=1):
         basis = notes.ref(e.ci_method or e.ci_missing_reason or "")
         refs = [sources.ref(e.source)] + ([caveats.ref(e.caveat)] if e.caveat else [])
-        rows.append([f"E{i}", e.benchmark, e.model, e.metric, fmt_score(e.score, e.scale),
+        model = f"{e.model} (endpoint {e.endpoint_model})" if e.endpoint_model else e.model
+        rows.append([f"E{i}", e.benchmark, model, e.metric, fmt_score(e.score, e.scale),
                      f"{fmt_interval(e.ci_lower, e.ci_upper)} [{basis}]",
                      str(e.n) if e.n is not None else "—", _not_scored(e),
                      f"{SHORT_PROVENANCE[e.provenance]} [{', '.join(refs)}]", fmt_date(e.date)])
