@@ -1,5 +1,6 @@
 """AppTest: a run started on Run evidence for candidate gpt-4o with the model string openai/gpt-4o-bad
-counts for gpt-4o, and Rules & verdicts shows no phantom candidate named after the model string (issue 27, item 3)."""
+counts for gpt-4o, and Rules & verdicts shows no phantom candidate named after the model string
+(issue 27, item 3)."""
 
 from tests.pages.conftest import open_page
 from tests.pages.test_run_evidence_page import latest, wait_for_runs
