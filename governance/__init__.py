@@ -177,7 +177,6 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "ScoreRow": "governance.evidence.view",
     "WinRateRow": "governance.evidence.view",
     "evidence_view": "governance.evidence.view",
-    "SubgroupLine": "governance.evidence.subgroups",
     "subgroup_lines": "governance.evidence.subgroups",
     "Access": "governance.identity.access",
     "PermissionDenied": "governance.identity.access",
@@ -192,6 +191,8 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "local_identity": "governance.identity.identity",
     "oidc_identity": "governance.identity.identity",
     "proxy_identity": "governance.identity.identity",
+    "mapping_lines": "governance.mapping.decisions",
+    "record_mapping": "governance.mapping.decisions",
     "model_ready": "governance.mapping.suggest",
     "warm_up_in_background": "governance.mapping.suggest",
     "AttestationError": "governance.procurement.attestations",
@@ -200,6 +201,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "make_answer": "governance.procurement.attestations",
     "statuses": "governance.procurement.attestations",
     "CandidateError": "governance.procurement.candidates",
+    "with_token_profile": "governance.procurement.profiles",
     "run_candidates": "governance.procurement.candidates",
     "record_attestation": "governance.procurement.candidates",
     "remove_candidate": "governance.procurement.candidates",
@@ -348,7 +350,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from governance.evidence.attach import attach_evidence, detach_evidence, mapped_benchmarks
     from governance.evidence.coverage import KIND_NOTES, CoverageRow
     from governance.evidence.select import subcategory_name
-    from governance.evidence.subgroups import SubgroupLine, subgroup_lines
+    from governance.evidence.subgroups import subgroup_lines
     from governance.evidence.view import BenchmarkTies, GroupMeanRow, ScoreRow, WinRateRow, evidence_view
     from governance.identity.access import Access, PermissionDenied, access_for
     from governance.identity.config import (
@@ -365,6 +367,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         oidc_identity,
         proxy_identity,
     )
+    from governance.mapping.decisions import mapping_lines, record_mapping
     from governance.mapping.suggest import model_ready, suggest_mapping, warm_up_in_background
     from governance.procurement.attestations import (
         STATUS_TEXT,
@@ -383,6 +386,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     )
     from governance.procurement.cost import CostReport, cost_report
     from governance.procurement.cost_inputs import medhelm_token_profile
+    from governance.procurement.profiles import with_token_profile
     from governance.procurement.run_presets import run_presets
     from governance.rules.assessment import assessment_and_recommendation
     from governance.rules.kinds import rule_kind
