@@ -17,6 +17,7 @@ from governance.dossier.record import Dossier
 from governance.procurement.candidates import candidate_models, run_binding, run_candidates
 from governance.rules.assessment import assessment_and_recommendation
 from governance.rules.policy import default_policy
+from reports.sections_core import evidence_section
 from tests.governance.candidate_fixtures import candidate
 
 BAD = "openai/gpt-4o-bad"
@@ -58,6 +59,8 @@ def test_picking_an_intended_use_candidate_names_the_evidence_after_it(store, ba
     assert BAD not in assessment.models and assessment.models == ["gpt-4o"]
     assert [c.model for c in rec.candidates] == ["gpt-4o"]
     assert all(v.model in (None, "gpt-4o") for v in assessment.verdicts)
+    rows = evidence_section(d).tables[0].rows  # the PDF names the candidate, the endpoint beside it
+    assert any(r[2] == f"gpt-4o (endpoint {BAD})" for r in rows)
     score = next(v for v in assessment.verdicts if v.kind == "score" and v.model == "gpt-4o")
     assert main.id in score.evidence_ids and score.estimate == main.score < 0.2  # GPT-4o sees the run
 
