@@ -11,7 +11,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: run test test-fast install browser-deps db-deps bench bench-smoke lint clean
+.PHONY: run test test-fast install browser-deps db-deps spc-deps bench bench-smoke lint clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,16 @@ db-deps:
 		echo "NOTE: no initdb under /usr/lib/postgresql/*/bin and not root with apt-get: PostgreSQL tests will be skipped"; \
 	fi
 
+# The CUSUM known answers come from R's spc package (xcusum.crit / xcusum.arl); install it when we can.
+spc-deps:
+	@if command -v Rscript >/dev/null && Rscript -e 'library(spc)' >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
+		echo "installing r-cran-spc with apt-get"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq r-cran-spc >/dev/null; \
+	else \
+		echo "NOTE: R's spc package missing and not root with apt-get: the spc comparisons will be skipped"; \
+	fi
+
 run: install
 	$(PY) -m cli demo --if-empty >/dev/null
 	$(PY) -m streamlit run app.py --server.headless=true --server.address=127.0.0.1 --server.port=$(PORT) \
@@ -54,7 +64,7 @@ run: install
 # tests (marker isolated) that pass alone but, after about a thousand other tests in one process, counted 3-7x
 # the requests sent; not root-caused (the suite leaks keep-alive sockets to stopped fake servers whose ports
 # later servers reuse), see docs/known-limits.md.
-test: install browser-deps db-deps
+test: install browser-deps db-deps spc-deps
 	$(PY) -m pytest -m "not postgres and not isolated"
 	$(PY) -m pytest -m postgres
 	$(PY) -m pytest -m isolated
@@ -75,7 +85,7 @@ bench: install
 # Every bench script in its quick mode (a small workload through the same code paths), so none rots
 # unnoticed: stops at the first that fails, then prints each one's wall time. Figures are printed, never
 # checked. PYTHONPATH makes it run this checkout's code even when .venv's editable install is another's.
-bench-smoke: install db-deps
+bench-smoke: install db-deps browser-deps
 	@summary=""; start=$$(date +%s%N); \
 	for f in bench/*.py; do \
 		echo "== $$f --quick"; t0=$$(date +%s%N); \

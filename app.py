@@ -8,9 +8,6 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import streamlit as st  # noqa: E402
 
-from governance import warm_up_in_background
-from pages import ui  # noqa: E402
-
 st.set_page_config(page_title="MedAssure", layout="wide")
 st.session_state.setdefault("dossier_id", None)
 
@@ -24,6 +21,7 @@ PAGES = {
         st.Page("pages/rules_verdicts.py", title="Rules & verdicts"),
         st.Page("pages/run_evidence.py", title="Run evidence"),
         st.Page("pages/local_scenarios.py", title="Local scenarios"),
+        st.Page("pages/rate_outputs.py", title="Rate outputs"),
         st.Page("pages/judge_validity.py", title="Judge validity"),
         st.Page("pages/cost.py", title="Cost"),
         st.Page("pages/candidates.py", title="Candidates"),
@@ -36,6 +34,12 @@ PAGES = {
         st.Page("pages/report.py", title="Report"),
     ],
 }
+# Navigation first, before any heavy import: until it reaches the browser, Streamlit lists every file
+# in pages/ (helpers included) in the sidebar (issue 27: 23 internal modules for 1.6 s).
+page = st.navigation(PAGES, expanded=True)  # every step of the path visible, no "View more"
+
+from governance import warm_up_in_background  # noqa: E402
+from pages import ui  # noqa: E402
 
 
 @st.cache_resource(show_spinner=False)
@@ -44,9 +48,14 @@ def _warm_up() -> None:
     warm_up_in_background()
 
 
-# MEDASSURE_PRELOAD_MODEL=0 skips it (the browser tests start a server per test and most never map).
-if os.environ.get("MEDASSURE_PRELOAD_MODEL", "1") != "0":
-    _warm_up()
-page = st.navigation(PAGES, expanded=True)  # every step of the path visible, no "View more"
-ui.sidebar()
-page.run()
+# A refused signing or record key, a stored row that no longer validates, a server gone away: one line
+# on the page (every write is one transaction, so nothing was half-done), never a traceback.
+ui.guarded(ui.sidebar)
+try:
+    ui.guarded(page.run)
+finally:
+    # After the page, so the first page is not held up by the warm-up's torch import (2-3 s, in this
+    # thread; the model itself loads in a daemon thread). ``finally``: pages end with st.stop() too.
+    # MEDASSURE_PRELOAD_MODEL=0 skips it (the browser tests start a server per test and most never map).
+    if os.environ.get("MEDASSURE_PRELOAD_MODEL", "1") != "0":
+        _warm_up()

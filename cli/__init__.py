@@ -30,6 +30,8 @@ COMMAND_MODULES = [
     "cli.verify_export",
     "cli.db_roles",
     "cli.records",
+    "cli.review",
+    "cli.monitor",
 ]
 
 

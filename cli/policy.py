@@ -1,8 +1,8 @@
-"""``medassure rules``, ``assess``, ``decide`` and ``signoff``: the committee's path from the command line.
+"""``medassure rules``, ``assess``, ``decide``, ``confirm-decision`` and ``signoff``: the committee's path.
 
 Thin wrappers over ``governance.decision.committee``: load the latest version, apply one action, save a
 new version as the acting person, print JSON. A refused action (rules already locked, a decision
-without rationale, a sign-off before any decision) exits 2 with the reason.
+without rationale, a sign-off before any decision or on a stale decision) exits 2 with the reason.
 """
 
 from __future__ import annotations
@@ -121,22 +121,41 @@ def cmd_decide(args: argparse.Namespace) -> int:
 
 
 def cmd_signoff(args: argparse.Namespace) -> int:
-    from governance import sign, signoff_status
+    from governance import changes_since_decision, sign, signoff_status
 
     store = open_store(args)
     current = store.load(args.id)
     who = _identity(args.name)
     try:
         dossier = sign(current.dossier, args.role, args.name, version_hash=current.hash, note=args.note or "",
-                       identity=who)
-    except DecisionError as exc:
+                       identity=who, changed=changes_since_decision(store, current.dossier))
+        if dossier.decision and args.role.strip() not in dossier.decision.required_roles:
+            say(f"note: {args.role!r} is not among the required roles {dossier.decision.required_roles}; "
+                "recorded as an additional sign-off")
+        v = _save(store, dossier, args.name, f"sign-off: {args.role}", identity=who,
+                  expected_hash=current.hash)
+    except DecisionError as exc:  # a stale decision, a review plan that contradicts the use
         fail(f"sign-off not recorded: {exc}")
-    if dossier.decision and args.role.strip() not in dossier.decision.required_roles:
-        say(f"note: {args.role!r} is not among the required roles {dossier.decision.required_roles}; "
-            "recorded as an additional sign-off")
-    v = _save(store, dossier, args.name, f"sign-off: {args.role}", identity=who, expected_hash=current.hash)
     emit({"id": args.id, "version": v.version, "hash": v.hash,
           "status": signoff_status(dossier).model_dump(mode="json")})
+    return 0
+
+
+def cmd_confirm_decision(args: argparse.Namespace) -> int:
+    from governance import changes_since_decision, confirm_decision
+
+    store = open_store(args)
+    current = store.load(args.id)
+    who = _identity(_who(args))
+    changed = changes_since_decision(store, current.dossier)
+    try:
+        dossier = confirm_decision(current.dossier, _who(args), args.reason, changed, identity=who)
+    except DecisionError as exc:
+        fail(f"decision not confirmed: {exc}")
+    v = _save(store, dossier, _who(args), "decision confirmed: it still stands", identity=who,
+              expected_hash=current.hash)
+    emit({"id": args.id, "version": v.version, "hash": v.hash, "changed": changed,
+          "confirmation": dossier.decision.confirmations[-1].model_dump(mode="json")})
     return 0
 
 
@@ -172,6 +191,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "needs none")
     add_format(p)
     p.set_defaults(func=cmd_decide)
+
+    p = sub.add_parser("confirm-decision", help="the chair confirms the decision still stands after what "
+                       "it rests on changed (new version; signing is refused until then)")
+    p.add_argument("id", help="dossier id")
+    p.add_argument("--reason", required=True, help="why the decision still stands (at least 10 characters)")
+    p.add_argument("--by", help="who confirms, the chair (default $MEDASSURE_USER or the login name)")
+    add_format(p)
+    p.set_defaults(func=cmd_confirm_decision)
 
     p = sub.add_parser("signoff", help="sign off the dossier as it is now, for one role (new version)")
     p.add_argument("id", help="dossier id")

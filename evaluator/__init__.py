@@ -24,10 +24,24 @@ _EXPORTS = {
     "ModelEndpoint": "evaluator.gateway.llm",
     "run_benchmark": "evaluator.runs.runner",
     "tqdm_progress": "evaluator.runs.progress",
+    "CusumPath": "evaluator.statistics.cusum",
+    "CusumMonitor": "evaluator.statistics.cusum",
+    "bernoulli_cusum_path": "evaluator.statistics.cusum",
+    "bernoulli_cusum_arl": "evaluator.statistics.cusum",
+    "bernoulli_cusum_limit": "evaluator.statistics.cusum",
+    "bernoulli_cusum_monitor": "evaluator.statistics.cusum",
+    "standardized_cusum_path": "evaluator.statistics.cusum",
+    "standardized_cusum_arl": "evaluator.statistics.cusum",
+    "standardized_cusum_limit": "evaluator.statistics.cusum",
+    "detection_delay": "evaluator.statistics.cusum",
+    "audit_sample_size": "evaluator.statistics.cusum",
 }
 __all__ = [  # literal, so tools see the public names; tests check it matches _EXPORTS
     "Evidence", "published_evidence", "evidence_frame", "list_benchmarks", "get_benchmark",
     "load_instances", "ModelEndpoint", "run_benchmark", "tqdm_progress",
+    "CusumPath", "CusumMonitor", "bernoulli_cusum_path", "bernoulli_cusum_arl", "bernoulli_cusum_limit",
+    "bernoulli_cusum_monitor", "standardized_cusum_path", "standardized_cusum_arl",
+    "standardized_cusum_limit", "detection_delay", "audit_sample_size",
 ]
 _FACE = {  # what the pages and the CLI import besides the public API (tests/test_faces.py)
     "POOLED": "evaluator.agreement.ratings",
@@ -78,7 +92,9 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "ScenarioRunBlocked": "evaluator.scenarios.run",
     "scenario_gate": "evaluator.scenarios.run",
     "start_scenario": "evaluator.scenarios.run",
+    "ACTIVITY_TEMPLATES": "evaluator.scenarios.template",
     "FORMAT_NOTES": "evaluator.scenarios.template",
+    "activity_template_csv": "evaluator.scenarios.template",
     "TEMPLATES": "evaluator.scenarios.template",
     "template_csv": "evaluator.scenarios.template",
     "mean_win_rate": "evaluator.statistics.estimates",
@@ -124,7 +140,26 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         suggest_column_mapping,
     )
     from evaluator.scenarios.run import ScenarioRunBlocked, scenario_gate, start_scenario
-    from evaluator.scenarios.template import FORMAT_NOTES, TEMPLATES, template_csv
+    from evaluator.scenarios.template import (
+        ACTIVITY_TEMPLATES,
+        FORMAT_NOTES,
+        TEMPLATES,
+        activity_template_csv,
+        template_csv,
+    )
+    from evaluator.statistics.cusum import (
+        CusumMonitor,
+        CusumPath,
+        audit_sample_size,
+        bernoulli_cusum_arl,
+        bernoulli_cusum_limit,
+        bernoulli_cusum_monitor,
+        bernoulli_cusum_path,
+        detection_delay,
+        standardized_cusum_arl,
+        standardized_cusum_limit,
+        standardized_cusum_path,
+    )
     from evaluator.statistics.estimates import mean_win_rate
     from evaluator.statistics.subgroups import MIN_N
     from evaluator.storage.pg_roles import RoleSetupError

@@ -4,11 +4,11 @@ Where code goes, in one rule: **takes a store or starts a job → the front desk
 function of a dossier → its stage; a record → ``dossier``.** The stages import one way only, in the
 order of the path, with no imports between siblings (checked by import-linter in ``make lint``)::
 
-    demo > actions > reevaluation > (monitoring) > decision > rules > procurement > evidence
-         > (review) > identity | mapping > dossier
+    demo > actions > reevaluation > monitoring > decision > rules > procurement > evidence
+         > review > identity | mapping > dossier
 
-``monitoring`` and ``review`` are the coming stages, placed already; data between stages flows
-through ``dossier`` records.
+Both later stages, ``monitoring`` and ``review`` (the review queues), have landed; data
+between stages flows through ``dossier`` records.
 
 The public API (``__all__``) is what notebooks and scripts use; the pages and the CLI call the
 same functions and import everything else they need from this face too (``_FACE``), never from a
@@ -57,10 +57,12 @@ __all__ = [  # literal, so tools see the public names; tests check it matches _E
 ]
 _FACE = {  # what the pages and the CLI import besides the public API (tests/test_faces.py)
     "require": "governance.actions.authorize",
+    "written_versions": "governance.actions.receipts",
     "measured_costs": "governance.actions.costs",
     "run_token_profile": "governance.actions.costs",
     "decide": "governance.actions.decision",
     "decision_view": "governance.actions.decision_view",
+    "changes_since_decision": "governance.actions.decision_standing",
     "DeidentificationError": "governance.actions.deidentification",
     "attest_file": "governance.actions.deidentification",
     "attest_scenario": "governance.actions.deidentification",
@@ -82,6 +84,22 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "sample_size_hint": "governance.actions.judge_validity",
     "set_minimum": "governance.actions.judge_validity",
     "stored_juries": "governance.actions.judge_validity",
+    "ReviewError": "governance.actions.review",
+    "close_queue": "governance.actions.review",
+    "create_queue": "governance.actions.review",
+    "my_queues": "governance.actions.review",
+    "rater_view": "governance.actions.review",
+    "record_rating": "governance.actions.review",
+    "remove_rater": "governance.actions.review",
+    "export_csv": "governance.actions.review_sheets",
+    "import_sheet": "governance.actions.review_sheets",
+    "sheet_csv": "governance.actions.review_sheets",
+    "closed_queues": "governance.actions.review_status",
+    "queue_citation": "governance.actions.review_status",
+    "queue_ratings": "governance.actions.review_status",
+    "queue_status": "governance.actions.review_status",
+    "AUDIT_VERDICTS": "governance.dossier.review_records",
+    "size_guidance": "governance.review.sample_size",
     "JuryPlan": "governance.actions.juries",
     "JuryRequest": "governance.actions.juries",
     "JuryRunError": "governance.actions.juries",
@@ -97,6 +115,18 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "start_jury": "governance.actions.juries",
     "added_addenda": "governance.actions.reevaluate",
     "current_plan": "governance.actions.reevaluate",
+    "FeedError": "governance.dossier.store_feed_import",
+    "MonitoringError": "governance.actions.monitoring",
+    "acknowledge_signal": "governance.actions.monitoring_events",
+    "dossier_monitoring": "governance.actions.monitoring",
+    "export_blinded_feed": "governance.actions.monitoring",
+    "safety_register": "governance.monitoring.register",
+    "import_feed": "governance.actions.monitoring",
+    "monitoring_status": "governance.actions.monitoring",
+    "record_event": "governance.actions.monitoring_events",
+    "record_go_live": "governance.actions.monitoring_events",
+    "resolve_signal": "governance.actions.monitoring_events",
+    "feed_template": "governance.monitoring.template",
     "reevaluate_and_wait": "governance.actions.reevaluation",
     "start_reevaluation": "governance.actions.reevaluation",
     "ReevaluationError": "governance.actions.rerun",
@@ -133,6 +163,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "edit_plan": "governance.decision.committee",
     "set_error_control": "governance.decision.committee",
     "sign": "governance.decision.committee",
+    "confirm_decision": "governance.decision.committee",
     "compare_candidates": "governance.decision.comparison",
     "needs_override": "governance.decision.readiness",
     "DecisionError": "governance.decision.signoff",
@@ -141,6 +172,9 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "seed_demo": "governance.demo.seed",
     "PlanChange": "governance.dossier.addendum_records",
     "field_label": "governance.dossier.change_text",
+    "apply_merge": "governance.dossier.form_merge",
+    "form_values": "governance.dossier.form_merge",
+    "plan_merge": "governance.dossier.form_merge",
     "DECISION_OUTCOMES": "governance.dossier.decision_records",
     "MonitoredMetric": "governance.dossier.decision_records",
     "OUTCOME_LABELS": "governance.dossier.decision_records",
@@ -155,7 +189,9 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "CostSettings": "governance.dossier.procurement_records",
     "Pricing": "governance.dossier.procurement_records",
     "TokenProfile": "governance.dossier.procurement_records",
+    "TIER_INPUTS": "governance.dossier.risk",
     "assess_risk": "governance.dossier.risk",
+    "high_floor_applies": "governance.dossier.risk",
     "AcceptancePolicy": "governance.dossier.rules_records",
     "PolicyError": "governance.dossier.rules_records",
     "ScoreRule": "governance.dossier.rules_records",
@@ -170,6 +206,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "load_taxonomy": "governance.dossier.taxonomy",
     "detach_evidence": "governance.evidence.attach",
     "CoverageRow": "governance.evidence.coverage",
+    "activity_gaps": "governance.evidence.gaps",
     "KIND_NOTES": "governance.evidence.coverage",
     "subcategory_name": "governance.evidence.select",
     "BenchmarkTies": "governance.evidence.view",
@@ -224,6 +261,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from governance.actions.authorize import require
     from governance.actions.costs import measured_costs, run_token_profile
     from governance.actions.decision import decide
+    from governance.actions.decision_standing import changes_since_decision
     from governance.actions.decision_view import decision_view
     from governance.actions.deidentification import DeidentificationError, attest_file, attest_scenario
     from governance.actions.helm_import import (
@@ -264,6 +302,18 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         run_juries,
         start_jury,
     )
+    from governance.actions.monitoring import (
+        MonitoringError,
+        acknowledge_signal,
+        dossier_monitoring,
+        export_blinded_feed,
+        import_feed,
+        monitoring_status,
+        record_event,
+        record_go_live,
+        resolve_signal,
+    )
+    from governance.actions.receipts import written_versions
     from governance.actions.reevaluate import added_addenda, current_plan
     from governance.actions.reevaluation import reevaluate_and_wait, start_reevaluation
     from governance.actions.rerun import ReevaluationError, read_prompt_bytes, read_prompt_file
@@ -297,6 +347,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from governance.decision.committee import (
         assessment_payload,
         change_rule,
+        confirm_decision,
         delete_rule,
         derive_plan,
         edit_plan,
@@ -318,6 +369,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         Trigger,
     )
     from governance.dossier.documents import DocumentError
+    from governance.dossier.form_merge import apply_merge, form_values, plan_merge
     from governance.dossier.intended_use import (
         DECISION_ROLE_LABELS,
         OVERSIGHT_LABELS,
@@ -346,6 +398,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         database_url,
         default_home,
     )
+    from governance.dossier.store_feed_import import FeedError
     from governance.dossier.taxonomy import TaxonomyError, load_taxonomy
     from governance.evidence.attach import attach_evidence, detach_evidence, mapped_benchmarks
     from governance.evidence.coverage import KIND_NOTES, CoverageRow
@@ -369,6 +422,8 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     )
     from governance.mapping.decisions import mapping_lines, record_mapping
     from governance.mapping.suggest import model_ready, suggest_mapping, warm_up_in_background
+    from governance.monitoring.register import safety_register
+    from governance.monitoring.template import feed_template
     from governance.procurement.attestations import (
         STATUS_TEXT,
         AttestationError,

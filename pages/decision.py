@@ -7,6 +7,7 @@ from governance import (
     OUTCOME_LABELS,
     DecisionError,
     PermissionDenied,
+    confirm_decision,
     decision_view,
     local_identity,
     needs_override,
@@ -29,13 +30,17 @@ if view.invalidated:
         what = ", ".join(b.changed) if b.changed else "content"
         seen = f"version {b.signed_version}" if b.signed_version else "an earlier version"
         lines.append(f"- **{ui.plain(b.signoff.role)}** ({ui.plain(b.signoff.name)}) signed {seen}; "
-                     f"changed since: {what}")
+                     f"changed since: {ui.plain(what)}")
     st.error(f"**{len(view.invalidated)} sign-off(s) no longer valid**: the dossier changed after they were "
              "signed. They stay on record but no longer count; the roles must sign again.\n\n"
              + "\n".join(lines))
-if decision is not None and status.decision_current is False:
-    st.warning("The dossier changed after the decision was recorded (evidence, rules or plan): review the "
-               "decision and record it again if it still stands.")
+if decision is not None and view.stale:
+    changed = ", ".join(view.changed_since_decision) or "what it rests on"
+    st.warning(f"**The decision no longer rests on this dossier:** {ui.plain(changed)} changed after it was "
+               "recorded. Nobody can sign until the chair records the decision again or confirms it still "
+               "stands (below).")
+for conflict in view.blocking:
+    st.error(f"**The review plan contradicts the intended use.** {ui.plain(conflict.text)}")
 
 left, right = st.columns(2)
 with left:
@@ -68,6 +73,10 @@ with right:
                     f"{decision.decided_at:%Y-%m-%d %H:%M} UTC; the tool recommended "
                     f"*{OUTCOME_LABELS.get(decision.recommended, 'n/a').lower()}*.")
         st.markdown(f"**Rationale.** {ui.plain(decision.rationale)}")
+        for c in decision.confirmations:
+            st.caption(f"Confirmed as still standing by **{ui.plain(c.by)}** on {c.at:%Y-%m-%d %H:%M} UTC"
+                       + (f" after {ui.plain(', '.join(c.changed))} changed" if c.changed else "")
+                       + f": {ui.plain(c.reason)}")
         for c in decision.conditions:
             st.markdown(f"- {ui.plain(c)}")
         if view.disagreement is not None:
@@ -125,6 +134,23 @@ with st.expander("Record the committee's decision", expanded=decision is None an
             ui.save(updated, note=f"decision: {outcome}")
             st.rerun()
 
+if decision is not None and (view.stale or any(c.acknowledgeable for c in view.conflicts)):
+    with st.expander("Confirm the decision still stands", expanded=allowed.is_chair):
+        st.caption("The chair's word that the decision holds on the dossier as it is now, with the reason; "
+                   "recorded on the decision with what had changed. A contradiction between the review plan "
+                   "and the intended use's recorded choices still has to be corrected.")
+        reason = st.text_area("Why the decision still stands (required)", key="decision_confirm_reason")
+        if st.button("Confirm the decision", key="decision_confirm", type="primary",
+                     disabled=len(reason.strip()) < 10 or not allowed.is_chair):
+            try:
+                confirmed = confirm_decision(ui.current().dossier, ui.reviewer(), reason,
+                                             view.changed_since_decision, identity=acting)
+            except (DecisionError, PermissionDenied) as exc:
+                st.error(str(exc))
+            else:
+                ui.save(confirmed, note="decision confirmed: it still stands")
+                st.rerun()
+
 st.subheader("Sign-offs")
 st.caption(f"Each sign-off binds to the dossier's content hash without the sign-off list (now "
            f"`{status.current_hash[:16]}`); any later change invalidates it. Current version {view.version} "
@@ -139,6 +165,8 @@ if decision is None:
 if acting is None:
     st.info("Sign in to sign off.")
     st.stop()
+if view.signing_refused:
+    st.info(ui.plain(view.signing_refused))
 c1, c2 = st.columns(2)
 # Only the roles this member holds are offered; the domain refuses any other anyway.
 choices = [r for r in decision.required_roles if allowed.holds(r)]
@@ -161,14 +189,16 @@ else:
     c2.markdown(f"Signing as **{ui.plain(acting.name)}**  \n{ui.plain(acting.auth_label)}")
     signer = acting
 note = st.text_input("Note (optional)", key=f"signoff_note_{n}")
-if st.button("Sign off", key="signoff_button", type="primary", disabled=not role.strip() or signer is None):
+if st.button("Sign off", key="signoff_button", type="primary",
+             disabled=not role.strip() or signer is None or bool(view.signing_refused)):
     current = ui.current()
     shown = ui.seen_hash(current.dossier.id) or current.hash
     try:
         if shown != current.hash:
             raise DecisionError("The dossier changed since the version you were shown. Nothing was signed: "
                                 "review the changes above first, then sign the version you have seen.")
-        signed = sign(current.dossier, role, name, version_hash=shown, note=note, identity=signer)
+        signed = sign(current.dossier, role, name, version_hash=shown, note=note, identity=signer,
+                      changed=view.changed_since_decision)
     except (DecisionError, PermissionDenied) as exc:
         st.error(str(exc))
     else:

@@ -7,7 +7,7 @@ import streamlit as st
 from pydantic import ValidationError
 
 from evaluator import JsonRefused, parse_json
-from governance import Dossier, IntendedUse, seed_demo
+from governance import Dossier, IntendedUse
 from pages import tables, ui
 
 st.title("Dossiers")
@@ -29,6 +29,9 @@ with left:
         st.session_state["new_dossier"] = True
         st.switch_page("pages/intended_use.py")
     if st.button("Load the demo dossier", key="seed_demo_button"):
+        # Imported on click: the demo's modules import scipy (5.6 s of the first page at load 12).
+        from governance import seed_demo
+
         st.session_state["dossier_id"] = seed_demo(ui.store())
         st.rerun()
 with right:

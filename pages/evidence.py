@@ -3,8 +3,10 @@ rates and tie groups on the mapped benchmarks, HELM run and Inspect log import, 
 
 import streamlit as st
 
+from evaluator import activity_template_csv
 from governance import (
     KIND_NOTES,
+    activity_gaps,
     attach_evidence,
     attached_run_instances,
     detach_evidence,
@@ -93,6 +95,15 @@ def instance_drilldown(rows, key: str) -> None:
 
 st.caption("What is already known about the candidate models on this dossier's kind of task. Every score "
            "shows its n and its 95% interval, or why there is none.")
+# What the job needs that no benchmark here measures (issue 27: nothing tested mg/kg dosing, unsaid).
+if gaps := activity_gaps(dossier):
+    st.subheader("What no benchmark here tests")
+    for gap in gaps:
+        st.warning(ui.plain(gap.sentence))
+        if template := gap.activity.template:
+            st.download_button(f"Template: {gap.template_title}", activity_template_csv(template),
+                               file_name=f"medassure_scenario_{template}.csv", mime="text/csv",
+                               key=f"ev_gap_template_{template}", on_click="ignore")
 if not view.coverage:
     st.info("No subcategory is accepted yet. Accept the ones that describe the job on **Task mapping**; "
             "their benchmarks decide which evidence appears here.")

@@ -15,9 +15,13 @@ from governance import (
     assess_judge_validity,
     assessment_and_recommendation,
     attached_first,
+    closed_queues,
     jury_benchmarks,
     load_defaults,
     minimum_rule,
+    queue_citation,
+    queue_ratings,
+    queue_status,
     record_agreement,
     sample_size_hint,
     set_minimum,
@@ -61,7 +65,67 @@ st.download_button(
     mime="text/csv",
     key="jv_template",
 )
-clin_file = st.file_uploader("Clinician ratings (CSV)", type=["csv"], key="jv_clinicians")
+queues = closed_queues(ui.store(), dossier.id)
+clin_file, queue_id, queue_frame, citation = None, None, None, None
+clin_source = "A file"
+if queues:
+    clin_source = st.radio(
+        "Clinician ratings from", ["A file", "A closed review queue"], horizontal=True, key="jv_clin_source"
+    )
+if clin_source == "A file":
+    clin_file = st.file_uploader("Clinician ratings (CSV)", type=["csv"], key="jv_clinicians")
+else:
+    qlabels = {
+        q.queue_id: f"{q.queue_id} · {q.benchmark_id} · {len(q.raters)} raters, {q.n_items} outputs"
+        for q in queues
+    }
+    queue_id = st.selectbox("Review queue", list(qlabels), format_func=qlabels.get, key="jv_queue")
+    queue_frame = queue_ratings(ui.store(), queue_id)
+    citation = queue_citation(ui.store(), queue_id)
+    st.info(ui.plain(citation.text()))
+    qstatus = queue_status(ui.store(), queue_id)
+    cc = qstatus.clinician_clinician
+    catch_rows = [
+        {
+            "rater": r.rater,
+            "rated": f"{r.done} of {r.total}",
+            "planted errors caught": f"{r.catch_rate.caught} of {r.catch_rate.n}" if r.catch_rate else "—",
+            "catch rate (95% interval)": (
+                f"{r.catch_rate.estimate:.2f} [{r.catch_rate.lower:.2f}, {r.catch_rate.upper:.2f}]"
+            )
+            if r.catch_rate and r.catch_rate.n
+            else "—",
+            "meets the bar": ("yes" if r.catch_rate.meets_bar else "no")
+            if r.catch_rate and r.catch_rate.n
+            else "—",
+            "flags": "; ".join(r.flags) or "—",
+        }
+        for r in qstatus.raters
+    ]
+    tables.plain_table(pd.DataFrame(catch_rows).set_index("rater"))
+    cc_text = (
+        f"{cc.value:.2f} [{cc.ci_lower:.2f}, {cc.ci_upper:.2f}] on {cc.n} double-rated outputs"
+        if cc is not None and cc.value is not None and cc.ci_lower is not None
+        else f"not computed ({cc.missing_reason})"
+        if cc is not None
+        else "not computed"
+    )
+    st.caption(
+        f"Clinician–clinician agreement (ICC(A,1)) on the double-rated share: {ui.plain(cc_text)}. "
+        f"Catch-rate bar: {qstatus.catch_bar:.0%} at the Wilson lower bound."
+    )
+    queue_jury = next(
+        (
+            j["jury_id"]
+            for j in stored_juries(ui.store().juries)
+            if j["run_id"] == qstatus.run_id and j["status"] == "completed"
+        ),
+        None,
+    )
+    if queue_jury and st.session_state.get("jv_jury_for_queue") != queue_id:
+        st.session_state["jv_jury_for_queue"] = queue_id  # once per queue: the user may pick otherwise after
+        st.session_state["jv_source"] = "A stored jury run"
+        st.session_state["jv_jury_id"] = queue_jury
 
 st.subheader("2. Jury ratings")
 juries = attached_first(stored_juries(ui.store().juries), dossier)
@@ -91,8 +155,9 @@ with st.expander("Responses and references (optional: ROUGE-L and BERTScore-F1 b
     )
 
 view: JudgeValidityView | None = None
-if clin_file is not None and (jury_file is not None or jury_id):
-    clin_bytes, jury_bytes = clin_file.getvalue(), jury_file.getvalue() if jury_file else None
+if (clin_file is not None or queue_frame is not None) and (jury_file is not None or jury_id):
+    clin_bytes = clin_file.getvalue() if clin_file is not None else queue_frame.to_csv(index=False).encode()
+    jury_bytes = jury_file.getvalue() if jury_file else None
     out_bytes = out_file.getvalue() if out_file else None
     key = hashlib.sha256(
         b"\x1f".join(
@@ -112,7 +177,7 @@ if clin_file is not None and (jury_file is not None or jury_id):
                 )
                 view = assess_judge_validity(
                     ui.store().juries,
-                    clin_bytes,
+                    clin_bytes if queue_frame is None else queue_frame,
                     jury=jury_bytes,
                     jury_id=jury_id,
                     outputs=outputs,
@@ -124,7 +189,10 @@ if clin_file is not None and (jury_file is not None or jury_id):
 
 st.subheader("Agreement")
 if view is None:
-    st.info("Upload clinician ratings and give the jury's ratings to see the agreement.")
+    st.info(
+        "Upload clinician ratings and give the jury's ratings to see the agreement (or take the clinician "
+        "ratings from a closed review queue)."
+    )
 else:
     for note in view.report.notes:
         st.warning(note)
@@ -215,6 +283,9 @@ if view is not None:
     )
     if st.button("Record this agreement on the dossier", key="jv_record", type="primary"):
         src = f"local judge-validity study ({view.jury_source}; {pooled.n_instances} cases, {chosen})"
+        if citation is not None:
+            src = (f"review queue {citation.queue_id} against {view.jury_source} "
+                   f"({pooled.n_instances} cases, {chosen})")
         try:
             setting = agreement_setting(
                 view.report,
@@ -223,6 +294,7 @@ if view is not None:
                 benchmarks=covered,
                 judges=view.judges,
                 by=ui.reviewer(),
+                review_queue=citation,
             )
             ui.save(
                 record_agreement(ui.current().dossier, setting), note=f"judge validity: recorded {chosen}"
@@ -233,5 +305,7 @@ if view is not None:
 
 verdicts = [v for v in assessment_and_recommendation(dossier)[0].verdicts if v.kind == "judge_agreement"]
 for v in verdicts:
-    st.markdown(f"**Judge-agreement rule** ({ui.plain(v.model or 'all candidates')}): **{v.status}**. "
-                + ui.plain(v.reason))
+    st.markdown(
+        f"**Judge-agreement rule** ({ui.plain(v.model or 'all candidates')}): **{v.status}**. "
+        + ui.plain(v.reason)
+    )

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from evaluator import (
+    ACTIVITY_TEMPLATES,
     FIELDS,
     FORMAT_NOTES,
     MIN_N,
@@ -16,6 +17,7 @@ from evaluator import (
     ImportRejected,
     ModelEndpoint,
     ScenarioRunBlocked,
+    activity_template_csv,
     build_mapping,
     preview_table,
     read_table,
@@ -94,6 +96,13 @@ with st.expander("File format and templates"):
         col.download_button(f"Template: {kind.replace('_', ' ')}", template_csv(kind),
                             file_name=f"medassure_scenario_{kind}.csv", mime="text/csv",
                             key=f"ls_template_{kind}", on_click="ignore")
+    st.markdown("**Templates for jobs no benchmark tests** (answer types and subgroup tags filled in; "
+                "replace the teaching examples with your own cases):")
+    job_cols = st.columns(len(ACTIVITY_TEMPLATES))
+    for col, (job, (job_title, _, _)) in zip(job_cols, ACTIVITY_TEMPLATES.items(), strict=True):
+        col.download_button(f"Template: {job_title}", activity_template_csv(job),
+                            file_name=f"medassure_scenario_{job}.csv", mime="text/csv",
+                            key=f"ls_template_{job}", on_click="ignore")
 upload = st.file_uploader("Cases file (CSV, XLSX or JSONL; UTF-8; at most 20 MB)",
                           type=["csv", "xlsx", "jsonl"], key=f"ls_upload_{st.session_state['ls_uploads']}")
 if upload is not None:

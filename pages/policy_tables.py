@@ -89,16 +89,30 @@ def _round(x: float | None, digits: int) -> float | None:
 
 
 def cost_frame(report: CostReport) -> pd.DataFrame:
-    """The cost table, one row per candidate (USD to the cent, scores to 3 decimals)."""
-    return pd.DataFrame([{
-        "candidate": r.model, "priced as": r.price_model, "USD / 1M in": r.input_per_mtok,
-        "USD / 1M out": r.output_per_mtok, "prompt tokens": round(r.mean_prompt_tokens),
-        "completion tokens": round(r.mean_completion_tokens),
-        "USD / 1,000 requests": _round(r.cost_per_1k, 2), "USD / month": _round(r.monthly_cost, 0),
-        "score": _round(r.score, 3), "pass rate": _round(r.pass_rate, 3),
+    """The cost table, one row per candidate (USD to the cent, scores to 3 decimals).
+
+    The money a committee compares comes first (per 1,000 requests, per month, per 1,000 acceptable), so
+    it is on screen at 1400 px; how it was computed follows. Candidates not costed yet (no token profile)
+    are listed too, with their score and what is missing.
+    """
+    rows = [{
+        "candidate": r.model, "USD / 1,000 requests": _round(r.cost_per_1k, 2),
+        "USD / month": _round(r.monthly_cost, 0), "score": _round(r.score, 3),
+        "pass rate": _round(r.pass_rate, 3),
         "USD / 1,000 acceptable": _round(r.cost_per_1k_acceptable, 2), "on frontier": r.on_frontier,
+        "priced as": r.price_model, "USD / 1M in": r.input_per_mtok, "USD / 1M out": r.output_per_mtok,
+        "prompt tokens": round(r.mean_prompt_tokens), "completion tokens": round(r.mean_completion_tokens),
         "price source": r.price_source or "unknown", "tokens from": r.token_source, "note": r.note,
-    } for r in report.rows])
+    } for r in report.rows]
+    rows += [{"candidate": p.model, "score": _round(p.score, 3), "pass rate": _round(p.pass_rate, 3),
+              "on frontier": False, "price source": "not costed yet", "tokens from": "not known yet",
+              "note": p.note} for p in report.pending]
+    return pd.DataFrame(rows, columns=COST_COLUMNS)
+
+
+COST_COLUMNS = ["candidate", "USD / 1,000 requests", "USD / month", "score", "pass rate",
+                "USD / 1,000 acceptable", "on frontier", "priced as", "USD / 1M in", "USD / 1M out",
+                "prompt tokens", "completion tokens", "price source", "tokens from", "note"]
 
 
 def signoff_frame(status: SignOffStatus) -> pd.DataFrame:

@@ -57,7 +57,10 @@ if submitted:
         change = PlanChange(model=model.strip() or None, api_base=api_base.strip() or None,
                             api_key_env=key_env.strip() or None, phi_approved=True if phi else None,
                             input_price_per_mtok=in_price, output_price_per_mtok=out_price, **prompt)
-        with ui.permitted():
+        # Checking the frozen plan and queueing the runs takes a moment before the first progress (issue
+        # 27: the page showed nothing for 2 s).
+        with ui.permitted(), st.spinner("Starting the re-evaluation: checking the frozen plan and queueing "
+                                        "its runs..."):
             job = start_reevaluation(ui.store(), dossier.id, change, by=ui.reviewer(), identity=ui.identity())
     except ValueError as exc:  # ReevaluationError, or a change the form cannot express
         st.error(f"Re-evaluation not done: {exc}")
@@ -77,6 +80,8 @@ def reevaluation_job(job_id: str) -> None:
     st.session_state.pop("reeval_job", None)
     brief = (status.brief or {}) if status is not None else {}
     if "addendum_id" in brief:
+        if brief.get("hash"):  # the job saved in its own thread, outside this page's receipt
+            ui.record_own(dossier.id, brief["hash"], brief.get("parent_hash"))
         st.session_state["reeval_shown"] = brief["addendum_id"]
         st.session_state["reeval_toast"] = (f"Saved version {brief['version']} with re-evaluation "
                                             f"{brief['addendum_id']}.")

@@ -1,5 +1,7 @@
 """Task mapping: ranked suggestions with explanations, accept/reject, browse the taxonomy, local tasks."""
 
+import time
+
 import streamlit as st
 
 from governance import load_taxonomy, model_ready, suggest_mapping, warm_up_in_background
@@ -23,28 +25,54 @@ def decide(sub_id: str, status: str, score: float | None) -> None:
     ui.save(ui.current().dossier.model_copy(update={"mapping": mapping}), note=f"mapping: {status} {sub_id}")
 
 
+def wait_for_model(note) -> None:
+    """Say how long the model has been loading, each second, until it is ready (no promised duration).
+
+    The first call in a process imports torch in this thread (2-10 s on a busy 2-core server) before the
+    loader thread starts, so the note is drawn before that call.
+    """
+    started = time.monotonic()
+    thread = warm_up_in_background()
+    while thread.is_alive():
+        note.info(f"Loading the sentence model that ranks subcategories by meaning (MiniLM, shipped with the "
+                  f"app): once per server start, 10–50 s on a busy 2-core server. Waiting "
+                  f"{time.monotonic() - started:.0f} s so far; the rest of this page is ready below.",
+                  icon="⏳")
+        thread.join(timeout=1.0)
+
+
+def show_suggestions() -> None:
+    ranked = suggestions(dossier.intended_use.text_for_mapping())
+    st.subheader("Suggested subcategories")
+    for rank, s in enumerate(ranked, start=1):
+        sub_id = s["subcategory_id"]
+        status = decided[sub_id].status if sub_id in decided else "undecided"
+        with st.container(border=True):
+            c1, c2, c3 = st.columns([6, 1, 1])
+            c1.markdown(f"**{rank}. {s['subcategory']}** · {s['category']} · score {s['score']:.2f} · "
+                        f"*{status}*  \n{s['explanation']}")
+            c1.text_input("Note (optional)", key=f"note_{sub_id}", label_visibility="collapsed",
+                          placeholder="Note (optional)")
+            c2.button("Accept", key=f"accept_{sub_id}", on_click=decide,
+                      args=(sub_id, "accepted", s["score"]), disabled=status == "accepted")
+            c3.button("Reject", key=f"reject_{sub_id}", on_click=decide,
+                      args=(sub_id, "rejected", s["score"]), disabled=status == "rejected")
+
+
 st.caption("Suggestions rank MedHELM subcategories against the intended use. Accept the ones that describe "
            "the job; every decision is recorded with who made it and when.")
-if not model_ready():
-    with st.spinner("Loading the sentence model that ranks subcategories by meaning (MiniLM, shipped with "
-                    "the app; 25–40 s once after the app starts, then instant)..."):
-        warm_up_in_background().join()
-ranked = suggestions(dossier.intended_use.text_for_mapping())
-
-st.subheader("Suggested subcategories")
-for rank, s in enumerate(ranked, start=1):
-    sub_id = s["subcategory_id"]
-    status = decided[sub_id].status if sub_id in decided else "undecided"
-    with st.container(border=True):
-        c1, c2, c3 = st.columns([6, 1, 1])
-        c1.markdown(f"**{rank}. {s['subcategory']}** · {s['category']} · score {s['score']:.2f} · "
-                    f"*{status}*  \n{s['explanation']}")
-        c1.text_input("Note (optional)", key=f"note_{sub_id}", label_visibility="collapsed",
-                      placeholder="Note (optional)")
-        c2.button("Accept", key=f"accept_{sub_id}", on_click=decide, args=(sub_id, "accepted", s["score"]),
-                  disabled=status == "accepted")
-        c3.button("Reject", key=f"reject_{sub_id}", on_click=decide, args=(sub_id, "rejected", s["score"]),
-                  disabled=status == "rejected")
+# The suggestions have a slot at the top. With the sentence model loaded they are drawn there at once;
+# while it loads the slot says so and is filled last, so the rest of the page (current mapping, local
+# tasks, the taxonomy) shows meanwhile (issue 27: 4.2 s of blank page before the suggestions).
+suggestion_slot = st.container()
+ready_at_start = model_ready()  # then the suggestions are drawn first, in their place (below)
+with suggestion_slot:
+    waiting = st.empty()  # says at once that the suggestions are coming, before the rest is drawn
+    if not ready_at_start:
+        waiting.info("Loading the sentence model that ranks subcategories by meaning (MiniLM, shipped with "
+                     "the app): once per server start. The rest of this page is ready below.", icon="⏳")
+    else:
+        show_suggestions()
 
 st.subheader("Current mapping")
 if dossier.mapping.decisions:
@@ -83,3 +111,10 @@ for cat in tax.categories:
                 tables.show([{"benchmark": b.name, "access": b.access, "metric": b.metric_type,
                               "scale": b.scale, "instances": b.typical_instance_count,
                               "tests": b.what_it_tests} for b in sub.benchmarks])
+
+
+if not ready_at_start:  # the rest of the page is drawn by now; wait here, saying so
+    with suggestion_slot:
+        wait_for_model(waiting)
+        waiting.empty()
+        show_suggestions()

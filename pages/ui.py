@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from governance import (
     Access,
+    DecisionError,
     Dossier,
     DossierVersion,
     Identity,
@@ -38,7 +40,11 @@ from governance import (
     proxy_identity,
     save_as,
     server_rewrites_forwarded_for,
+    written_versions,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 from reports import md
 
 IDLE_RELEASE_SECONDS = 1.0
@@ -169,18 +175,89 @@ def _accept_latest(dossier_id: str, digest: str) -> None:
     _seen()[dossier_id] = digest
 
 
+accept_latest = _accept_latest
+"""Take ``digest`` as the version this session has seen (after its user reviewed what changed)."""
+
+
+def seen_version(dossier_id: str) -> DossierVersion | None:
+    """The version this session was shown (what its forms started from), None when it is not stored."""
+    seen = _seen().get(dossier_id)
+    number = next((h.version for h in store().history(dossier_id) if h.hash == seen), None)
+    return store().load(dossier_id, number) if number is not None else None
+
+
+def others_since_seen(v: DossierVersion) -> list:
+    """Versions others saved after the one this session was shown (its own are skipped; [] when none)."""
+    seen = _seen().get(v.dossier.id)
+    if seen is None or seen == v.hash:
+        return []
+    others = _catch_up(v)
+    if not others:
+        _seen()[v.dossier.id] = v.hash
+    return others
+
+
+def _own() -> dict[str, list[str]]:
+    return st.session_state.setdefault("own_versions", {})
+
+
+def record_own(dossier_id: str, digest: str, parent: str | None) -> None:
+    """This session wrote the version ``digest`` (child of ``parent``): it is seen, never someone else's.
+
+    The seen version moves on when the write was based on it; when someone else saved in between, it
+    stays, so the warning still names their version (``_catch_up`` skips ours).
+    """
+    own = _own().setdefault(dossier_id, [])
+    if digest not in own:
+        own.append(digest)
+    seen = _seen().get(dossier_id)
+    if seen is None or seen in (parent, digest):
+        _seen()[dossier_id] = digest
+
+
+def recorded(versions) -> None:
+    """Record versions the front desk reported writing (``governance.written_versions``) as this session's."""
+    for v in versions:
+        record_own(v.dossier.id, v.hash, v.parent_hash)
+
+
+def _catch_up(v: DossierVersion) -> list:
+    """Move the seen version over this session's own versions that follow it; the later versions by others.
+
+    A version counts as this session's only when it is on its receipt (``record_own``): two people who
+    both type the name "reviewer" are still told about each other's saves.
+    """
+    dossier_id = v.dossier.id
+    history = store().history(dossier_id)
+    seen, own = _seen().get(dossier_id), set(_own().get(dossier_id, []))
+    start = next((i for i, h in enumerate(history) if h.hash == seen), None)
+    if start is None:  # the version shown is not stored (any more): whatever is there is news
+        return [history[-1]] if history else []
+    others = []
+    for h in history[start + 1:]:
+        if h.hash in own and not others and h.parent_hash == _seen()[dossier_id]:
+            _seen()[dossier_id] = h.hash
+        elif h.hash not in own:
+            others.append(h)
+    return others
+
+
 def _changed_since_seen(v: DossierVersion) -> None:
     """Warn that someone else saved since this session's version, with what changed and a way on."""
     from governance import diff_versions
 
-    seen = _seen().get(v.dossier.id)
-    if seen is None or seen == v.hash:
+    others = others_since_seen(v)
+    if not others:  # nothing new, or every version since is this session's own
         return
+    seen = _seen()[v.dossier.id]
     base = next((h.version for h in reversed(store().history(v.dossier.id)) if h.hash == seen), None)
     changes = diff_versions(store(), v.dossier.id, base, v.version).changes if base else []
     lines = [c.text for c in changes[:8]]
-    st.warning(f"**Someone else saved this dossier while you worked:** version {v.version} by "
-               f"{plain(v.author)} (you were shown version {base or 'an earlier one'}). The page now shows "
+    by = ", ".join(dict.fromkeys(plain(h.author) for h in others))  # ours are not named
+    which = (f"version {others[0].version}" if len(others) == 1 else
+             f"versions {', '.join(str(h.version) for h in others)}")
+    st.warning(f"**Someone else saved this dossier while you worked:** {which} by "
+               f"{by} (you were shown version {base or 'an earlier one'}). The page now shows "
                f"version {v.version}; your next save or sign-off is refused until you have reviewed the "
                "changes.")
     for line in lines:
@@ -206,13 +283,21 @@ def seen_hash(dossier_id: str) -> str | None:
 
 @contextmanager
 def permitted():
-    """Around a front-desk write (a run, an attachment, an import): a refusal for want of a role is shown
-    as the reason and stops the page; the operation refused before it stored or sent anything."""
-    try:
-        yield
-    except PermissionDenied as exc:
-        st.error(str(exc))
-        st.stop()
+    """Around every front-desk write on a page (a run, an attachment, an import, an attestation).
+
+    A refusal for want of a role is shown as the reason and stops the page; the operation refused before
+    it stored or sent anything. Every dossier version the operation wrote (``written_versions``) is
+    recorded as this session's own, so it is never reported as someone else's save and the next save
+    on any page builds on it.
+    """
+    with written_versions() as got:
+        try:
+            yield
+        except PermissionDenied as exc:
+            st.error(str(exc))
+            st.stop()
+        finally:
+            recorded(got)
 
 
 def save(dossier: Dossier, note: str) -> DossierVersion:
@@ -223,10 +308,10 @@ def save(dossier: Dossier, note: str) -> DossierVersion:
     before = current()
     try:
         v = save_as(store(), identity(), dossier, note, expected_hash=seen_hash(dossier.id), config=config())
-    except (PermissionDenied, SaveConflict) as exc:
+    except (PermissionDenied, SaveConflict, DecisionError) as exc:
         st.error(str(exc))
         st.stop()
-    _seen()[dossier.id] = v.hash
+    record_own(dossier.id, v.hash, v.parent_hash)
     if before is not None and v.version == before.version:
         st.toast("Nothing changed; no new version.")
     else:
@@ -282,6 +367,20 @@ NARROW_CSS = """<style>
 }
 </style>"""
 """Layout for a narrow window (about 800 px); above 900 px nothing changes."""
+
+
+def guarded(step: Callable[[], object]) -> None:
+    """Run ``step`` (the sidebar, a page); a store error it raises is shown as one line, not a traceback.
+
+    Store errors carry messages written for the user (a refused key names its file, an unreadable row
+    names ``medassure verify``); Streamlit's own control flow (rerun, stop) is not a store error and
+    passes through.
+    """
+    try:
+        step()
+    except StoreError as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        st.error(f"{plain(first)} Nothing was changed.")
 
 
 def sidebar() -> None:

@@ -18,12 +18,18 @@ from governance.rules.verdicts import Assessment
 from reports import sections_core as core
 from reports import sections_decision as decision
 from reports import sections_oversight as oversight
+from reports import sections_review as review
 from reports import sections_rules as rules
 from reports import sections_summary as summary
 from reports.charts import charts_section
 from reports.flags import dossier_flags
 from reports.hti1 import source_attributes_section
 from reports.model import AppendixRun, Fact, Report, Section
+
+
+def _with(section: Section, sub: Section | None) -> Section:
+    """``section`` with ``sub`` appended to its subsections (unchanged when there is none)."""
+    return section if sub is None else section.model_copy(update={"subsections": [*section.subsections, sub]})
 
 
 def build_report(
@@ -65,12 +71,13 @@ def build_report(
     parts = {
         "intended_use": core.intended_use_section(dossier),
         "mapping": core.mapping_section(dossier),
-        "evidence": core.evidence_section(dossier),
+        "evidence": _with(core.evidence_section(dossier), review.judge_validity_subsection(dossier)),
         "charts": charts_section(dossier, published_cost=not cost.charts),
         "rules": rules.rules_section(dossier, refs, assessed),
         "subgroups": core.subgroups_section(dossier),
         "cost": cost,
-        "human_review": oversight.human_review_section(dossier),
+        "human_review": _with(oversight.human_review_section(dossier),
+                              review.review_queue_subsection(dossier)),
         "monitoring": oversight.monitoring_section(dossier),
         "rule_changes": rules.rule_changes_section(dossier),
         "signoffs": decision.signoffs_section(dossier, version.hash, full[1]),

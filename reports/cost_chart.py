@@ -12,6 +12,9 @@ import pandas as pd
 
 from governance.procurement.cost import CostReport
 
+AXIS_FORMAT = ",~r"
+"""d3 number format of both axes: no padded decimals (issue 27 item 12: an axis read "0.188000")."""
+
 
 def cost_frame(report: CostReport) -> pd.DataFrame:
     """Rows that can be plotted: candidates with both a cost and a score.
@@ -34,8 +37,11 @@ def cost_score_chart(report: CostReport, width: int = 640, height: int = 360) ->
     title = f"Score on {report.score_benchmark} (normalized 0-1)" if report.score_benchmark else "Score"
     x_max = float(df["cost_per_1k"].max()) * 1.35 if len(df) else 1.0  # room for the labels
     base = alt.Chart(df).encode(
-        x=alt.X("cost_per_1k:Q", title="USD per 1,000 requests", scale=alt.Scale(domain=[0, x_max])),
-        y=alt.Y("score:Q", title=title, scale=alt.Scale(zero=False, padding=12)),
+        # ",~r": significant digits with trailing zeros trimmed, so a tick reads 0.188, not 0.188000
+        x=alt.X("cost_per_1k:Q", title="USD per 1,000 requests", scale=alt.Scale(domain=[0, x_max]),
+                axis=alt.Axis(format=AXIS_FORMAT)),
+        y=alt.Y("score:Q", title=title, scale=alt.Scale(zero=False, padding=12),
+                axis=alt.Axis(format=AXIS_FORMAT)),
     )
     points = base.mark_point(size=110, filled=True).encode(
         color=alt.Color("frontier:N", title=None, legend=alt.Legend(orient="bottom"),

@@ -79,6 +79,8 @@ def intended_use_section(dossier: Dossier) -> Section:
         Fact(label="Severity of an uncaught error", value=SEVERITY_LABELS[use.error_severity]),
         Fact(label="Human oversight", value=OVERSIGHT_LABELS[use.human_oversight]),
         Fact(label="Patient data exposure", value=PHI_LABELS[use.phi_exposure]),
+        *([Fact(label="Why this use is not tier high", value=use.lower_tier_reason)] if use.lower_tier_reason
+          else []),
         Fact(label="Out-of-scope uses", value="\n".join(use.out_of_scope_uses) or "none stated"),
         Fact(label="Expected monthly volume", value=f"{use.expected_monthly_volume:,} requests"),
         Fact(label="Candidate models", value=", ".join(use.candidate_models) or "none named"),

@@ -13,6 +13,7 @@ from governance.dossier.decision_records import OUTCOME_LABELS
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion
 from governance.evidence.coverage import coverage_map
+from governance.evidence.gaps import activity_gaps
 from reports.model import Cover, Fact, Section
 
 GENERAL_LIMITS = [
@@ -55,6 +56,7 @@ def limitations_section(dossier: Dossier) -> Section:
                         or c.attached_inspect_import)]
     if uncovered:
         specific.append("Accepted subcategories without any attached evidence: " + ", ".join(uncovered) + ".")
+    specific += [gap.sentence for gap in activity_gaps(dossier)]
     if dossier.mapping.local_tasks:
         specific.append("The committee's own tasks (" + ", ".join(t.name for t in dossier.mapping.local_tasks)
                         + ") have no benchmark of their own unless a local scenario is run for them.")

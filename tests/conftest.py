@@ -15,6 +15,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 # Sign-offs are keyed (governance.identity.keys); tests never write a key file into ~/.medassure.
 os.environ.setdefault("MEDASSURE_SIGNING_KEY", "tests-only-signing-key")
+# The record anchor is keyed too (governance.dossier.chain_anchor); tests never write ~/.medassure/record.key.
+os.environ.setdefault("MEDASSURE_RECORD_KEY", "tests-only-record-key")
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"

@@ -28,13 +28,23 @@ class RatingsError(ValueError):
     """A ratings file that cannot be used, with what is wrong and where."""
 
 
+def _without_notice(data: bytes) -> bytes:
+    """The file without a leading ``#`` line (a review export's notice that it may hold patient data)."""
+    body = data.removeprefix(b"\xef\xbb\xbf")
+    if body.startswith(b"#"):
+        return body.split(b"\n", 1)[1] if b"\n" in body else b""
+    return data
+
+
 def _frame(source: Any, label: str) -> pd.DataFrame:
     if isinstance(source, pd.DataFrame):
         return source.copy()
+    if isinstance(source, str | Path):
+        if not Path(source).is_file():
+            raise RatingsError(f"{label}: no such file {source}")
+        source = Path(source).read_bytes()
     if isinstance(source, bytes):
-        source = io.BytesIO(source)
-    elif isinstance(source, str | Path) and not Path(source).is_file():
-        raise RatingsError(f"{label}: no such file {source}")
+        source = io.BytesIO(_without_notice(source))
     try:
         return pd.read_csv(source, dtype=str, keep_default_na=False, encoding="utf-8-sig")
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:

@@ -37,6 +37,45 @@ TEMPLATES: dict[str, tuple[list[str], list[list[str]]]] = {
 }
 """Answer type → (columns, example rows)."""
 
+ACTIVITY_COLUMNS = ["id", "question", "answer_type", "reference", "choices", "lower", "upper"]
+
+ACTIVITY_TEMPLATES: dict[str, tuple[str, list[str], list[list[str]]]] = {
+    # Numeric answers accept 95-105% of the reference (MedCalc-Bench's own tolerance for decimals); a capped
+    # dose and a regimen choice are exact. Teaching examples, to be replaced by the hospital's own cases.
+    "weight_based_dose": (
+        "Weight-based doses (mg/kg)",
+        ["tag_drug", "tag_age_band", "tag_weight_band"],
+        [["w1", "Paracetamol 15 mg/kg per dose by mouth. The child weighs 12 kg. Dose in mg?",
+          "numeric_range", "180", "", "171", "189", "paracetamol", "1-5 y", "10-19 kg"],
+         ["w2", "Amoxicillin 25 mg/kg/day in two divided doses. The child weighs 18 kg. Dose in mg per dose?",
+          "numeric_range", "225", "", "213.75", "236.25", "amoxicillin", "1-5 y", "10-19 kg"],
+         ["w3", "Ibuprofen 10 mg/kg per dose, at most 400 mg per dose. The child weighs 45 kg. Dose in mg?",
+          "numeric_range", "400", "", "400", "400", "ibuprofen", "12-17 y", "40 kg and over"],
+         ["w4", "A 20 kg child is prescribed paracetamol 600 mg per dose (usual dose 15 mg/kg). What should "
+          "the pharmacist do?", "choice", "B",
+          "Dispense as written | Query the prescriber: twice the usual dose | Halve the dose without asking",
+          "", "", "paracetamol", "6-11 y", "20-39 kg"]],
+    ),
+    "renal_adjustment": (
+        "Renal dose adjustment by creatinine clearance",
+        ["tag_drug", "tag_crcl_band"],
+        [["r1", "Man, 70 years, 72 kg, serum creatinine 1.2 mg/dL. Creatinine clearance by Cockcroft-Gault, "
+          "in mL/min?", "numeric_range", "58.3", "", "55.4", "61.3", "none", "30-59 mL/min"],
+         ["r2", "Woman, 80 years, 50 kg, serum creatinine 1.4 mg/dL. Creatinine clearance by Cockcroft-Gault "
+          "(× 0.85 for women), in mL/min?", "numeric_range", "25.3", "", "24.0", "26.6", "none",
+          "15-29 mL/min"],
+         ["r3", "Enoxaparin treatment dose is 1 mg/kg every 12 hours; below a creatinine clearance of 30 "
+          "mL/min the labelled regimen is 1 mg/kg once daily. Patient: 80 kg, creatinine clearance 25 "
+          "mL/min. Which regimen?", "choice", "B",
+          "80 mg every 12 hours | 80 mg once daily | 40 mg every 12 hours", "", "", "enoxaparin",
+          "15-29 mL/min"],
+         ["r4", "Same patient (80 kg, creatinine clearance 25 mL/min): enoxaparin dose in mg once daily?",
+          "numeric_range", "80", "", "80", "80", "enoxaparin", "15-29 mL/min"]],
+    ),
+}
+"""Activity → (title, subgroup tag columns, example rows): starting files for a job no benchmark tests
+(``governance.evidence.gaps`` offers them); answer types and tags filled in."""
+
 FORMAT_NOTES = [
     "One row per case; the first row holds the column names. CSV (UTF-8), XLSX or JSONL, at most 20 MB.",
     "id: unique per row. reference: the correct answer. question and/or context: what the model is asked.",
@@ -51,6 +90,25 @@ FORMAT_NOTES = [
 """The file format in words, shown beside the uploader."""
 
 
+def activity_template_csv(activity: str) -> bytes:
+    """A CSV template of cases for one activity that no benchmark tests (UTF-8, with a header row).
+
+    Example:
+        >>> activity_template_csv("weight_based_dose").decode().splitlines()[0]
+        'id,question,answer_type,reference,choices,lower,upper,tag_drug,tag_age_band,tag_weight_band'
+    """
+    _, tags, rows = ACTIVITY_TEMPLATES[activity]
+    return _csv([*ACTIVITY_COLUMNS, *tags], rows)
+
+
+def _csv(columns: list[str], rows: list[list[str]]) -> bytes:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows(rows)
+    return out.getvalue().encode("utf-8")
+
+
 def template_csv(answer_type: str) -> bytes:
     """A CSV template for one answer type (UTF-8, with a header row).
 
@@ -59,8 +117,4 @@ def template_csv(answer_type: str) -> bytes:
         'id,question,choices,reference,language'
     """
     columns, rows = TEMPLATES[answer_type]
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(columns)
-    writer.writerows(rows)
-    return out.getvalue().encode("utf-8")
+    return _csv(columns, rows)

@@ -26,6 +26,7 @@ UPDATED_TABLES = {
     "jury_instances": "a jury's per-instance scores are written again on resume (upsert)",
     "jury_judgements": "a judge's verdict is written again on resume (upsert)",
     "response_cache": "a newer answer to the same request replaces the older one (upsert)",
+    "chain_anchors": "a dossier's keyed seal over its length is rewritten with every write (upsert)",
 }
 """The tables whose rows the app updates (``UPDATE`` or ``INSERT ... ON CONFLICT DO UPDATE``), and why."""
 APPEND_ONLY = ("dossier_versions", "audit_log")

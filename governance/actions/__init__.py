@@ -15,6 +15,9 @@ Modules:
 * ``run_view``, ``run_attach``: what a finished run shows, and attaching it as evidence;
 * ``juries``: plan, start and attach an LLM-jury pass over a finished free-text run;
 * ``judge_validity``: clinicians' ratings against stored jury scores, and the minimum agreement rule;
+* ``review``, ``review_sheets``, ``review_status``: blinded review queues (create, rate, skip, close),
+  offline sheets and their import, the export for ``agreement``, the status, and the hand-off of a
+  closed queue's ratings to Judge validity;
 * ``scenarios``: local scenarios imported, redacted, gated and run for a dossier;
 * ``deidentification``: de-identification attestations recorded for files and scenario versions;
 * ``helm_import``, ``inspect_import``: previews and attachment of HELM run folders and Inspect logs;

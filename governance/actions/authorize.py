@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
+from governance.actions.decision_standing import refuse_unsignable
+from governance.actions.receipts import report_written
 from governance.identity.access import Access, access_for, authorize_save
 from governance.identity.identity import Identity, local_identity
 
@@ -81,7 +83,8 @@ def update_as(store: DossierStorage, identity: Identity | None | _AsNamed, dossi
     def checked(current: Dossier) -> Dossier:
         changed = change(current)
         authorize_save(access, current, changed)
+        refuse_unsignable(store, current, changed)
         return changed
 
     auth = None if isinstance(identity, _AsNamed) or who is None else who.auth_label
-    return store.update(dossier_id, checked, author=by, note=note, auth=auth)
+    return report_written(store.update(dossier_id, checked, author=by, note=note, auth=auth))

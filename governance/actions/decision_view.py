@@ -12,9 +12,18 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from governance.actions.decision_standing import changes_since_decision
 from governance.decision.readiness import ChecklistItem, decision_checklist
 from governance.decision.signoff import SignOffStatus, signoff_status
-from governance.dossier.content_hash import changed_fields
+from governance.decision.standing import (
+    OversightConflict,
+    blocking_conflicts,
+    decision_stale,
+    oversight_conflicts,
+    signing_refusal,
+)
+from governance.dossier.change_text import field_label
+from governance.dossier.content_hash import APPENDED, changed_fields
 from governance.dossier.decision_records import CommitteeDecision, SignOff
 from governance.dossier.storage import DossierStorage
 from governance.rules.assessment import assessment_and_recommendation
@@ -32,7 +41,8 @@ class InvalidatedSignOff(BaseModel):
     signed_version: int | None
     """Store version the signer saw, when it can be found."""
     changed: list[str]
-    """Top-level dossier fields that differ between that version and now."""
+    """What differs between that version and now, by label ("Acceptance rules"; records appended after a
+    decision, which never break a sign-off, left out)."""
 
 
 class DecisionView(BaseModel):
@@ -58,6 +68,16 @@ class DecisionView(BaseModel):
     """Sign-offs broken by later changes, with what changed."""
     checklist: list[ChecklistItem] = []
     """What the dossier records before and after a decision (``governance.decision.readiness``)."""
+    stale: bool = False
+    """What the decision rests on changed since it was recorded or last confirmed."""
+    changed_since_decision: list[str] = []
+    """What changed since then, by label."""
+    conflicts: list[OversightConflict] = []
+    """Contradictions between the review plan and the intended use (``governance.decision.standing``)."""
+    blocking: list[OversightConflict] = []
+    """The conflicts that still block signing (not acknowledged by the chair)."""
+    signing_refused: str | None = None
+    """Why nobody may sign now (None: signing may go ahead)."""
 
     @property
     def gaps(self) -> list[ChecklistItem]:
@@ -86,9 +106,13 @@ def decision_view(store: DossierStorage, dossier_id: str) -> DecisionView:
         if number is not None:
             if number not in seen:
                 seen[number] = store.load(dossier_id, number).dossier
-            changed = changed_fields(seen[number], dossier)
+            changed = [field_label(f) for f in changed_fields(seen[number], dossier) if f not in APPENDED]
         broken.append(InvalidatedSignOff(signoff=s, signed_version=number, changed=changed))
+    changed_since = changes_since_decision(store, dossier)
     return DecisionView(version=current.version, version_hash=current.hash, assessment=assessment,
                         recommendation=recommendation, decision=dossier.decision, status=status,
                         invalidated=broken, disagreement=disagreement(dossier.decision, recommendation),
-                        checklist=decision_checklist(dossier))
+                        checklist=decision_checklist(dossier), stale=decision_stale(dossier),
+                        changed_since_decision=changed_since, conflicts=oversight_conflicts(dossier),
+                        blocking=blocking_conflicts(dossier),
+                        signing_refused=signing_refusal(dossier, changed_since))

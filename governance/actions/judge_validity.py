@@ -24,6 +24,7 @@ from evaluator.jury.store import JuryStore
 from governance.decision.committee import change_rule
 from governance.dossier.evidence_records import JudgeAgreementSetting
 from governance.dossier.record import Dossier
+from governance.dossier.review_records import ReviewCitation
 from governance.dossier.rules_records import JudgeAgreementRule
 from governance.evidence.select import is_jury_scored
 from governance.rules.policy import load_defaults
@@ -134,10 +135,12 @@ def jury_benchmarks(dossier: Dossier) -> list[str]:
 
 
 def agreement_setting(report: AgreementReport, *, dataset: str = POOLED, source: str, benchmarks: list[str],
-                      judges: list[str], by: str) -> JudgeAgreementSetting:
+                      judges: list[str], by: str,
+                      review_queue: ReviewCitation | None = None) -> JudgeAgreementSetting:
     """The dossier record for one dataset's (default: pooled) single-measure ICC(A,1).
 
-    MedHELM's ICC(3,k) z on the same sample rides along as ``comparison_icc3k_z`` (never gated).
+    MedHELM's ICC(3,k) z on the same sample rides along as ``comparison_icc3k_z`` (never gated); a closed
+    review queue that supplied the clinician ratings is cited as ``review_queue``.
 
     Raises:
         RatingsError: the dataset has no ICC (too few instances or no variation).
@@ -150,7 +153,8 @@ def agreement_setting(report: AgreementReport, *, dataset: str = POOLED, source:
     return JudgeAgreementSetting(
         statistic=STATISTIC, estimate=est.value, ci_lower=est.ci_lower, ci_upper=est.ci_upper,
         comparison_icc3k_z=row.icc3k_z.value, n_instances=est.n, benchmarks=tuple(benchmarks),
-        judges=tuple(judges), source=source, measured_at=datetime.now(UTC), entered_by=by)
+        judges=tuple(judges), source=source, measured_at=datetime.now(UTC), entered_by=by,
+        review_queue=review_queue)
 
 
 def record_agreement(dossier: Dossier, setting: JudgeAgreementSetting) -> Dossier:

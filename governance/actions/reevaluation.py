@@ -36,7 +36,8 @@ def start_reevaluation(store: DossierStorage, dossier_id: str, change: PlanChang
                        identity: Identity | None | _AsNamed = AS_NAMED) -> Job:
     """Check, then start ``reevaluate`` in the background; returns its job (an alive one if working).
 
-    The job's ``brief`` holds ``addendum_id`` and ``version`` once the addendum is saved.
+    The job's ``brief`` holds ``addendum_id``, ``version`` and the version's ``hash`` and ``parent_hash``
+    once the addendum is saved (the page that started it records that version as its own).
 
     Raises:
         ReevaluationError: nobody named, no decision, nothing re-runnable.
@@ -64,6 +65,7 @@ def start_reevaluation(store: DossierStorage, dossier_id: str, change: PlanChang
                             on_progress=progress,
                             cancel=job.cancel_event)
         job.set_brief({"addendum_id": result.addendum.id, "version": result.version.version,
+                       "hash": result.version.hash, "parent_hash": result.version.parent_hash,
                        "would_change": result.addendum.impact.would_change,
                        "new_requests": result.addendum.new_requests})
         return result

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from governance.actions.decision_standing import refuse_unsignable
+from governance.actions.receipts import report_written
 from governance.identity.access import access_for, authorize_save
 from governance.identity.config import IdentityConfig
 from governance.identity.identity import Identity
@@ -28,11 +30,14 @@ def save_as(store, identity: Identity | None, dossier: Dossier, note: str, *,
     Raises:
         PermissionDenied: the identity may not make this change (nothing written).
         SaveConflict: the dossier changed since ``expected_hash`` (nothing written).
+        DecisionError: the save adds a sign-off while signing is refused: the decision is stale or the
+            review plan contradicts the intended use (``governance.decision.standing``; nothing written).
     """
     access = access_for(identity, dossier.id, config)
     if identity is None:
         access.require("editor", "save")
     before = store.latest_or_none(dossier.id)
     authorize_save(access, before.dossier if before else None, dossier)
-    return store.save(dossier, author=identity.name, note=note, expected_hash=expected_hash,
-                      auth=identity.auth_label)
+    refuse_unsignable(store, before.dossier if before else None, dossier)
+    return report_written(store.save(dossier, author=identity.name, note=note, expected_hash=expected_hash,
+                                     auth=identity.auth_label))

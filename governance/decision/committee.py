@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING
 from governance.decision.oversight import derive_oversight, edit_oversight
 from governance.decision.readiness import decision_gaps, needs_override
 from governance.decision.signoff import DecisionError, add_signoff, record_decision
-from governance.dossier.decision_records import GapsOverride, MonitoringPlan, ReviewRequirements
+from governance.decision.standing import decision_stale, oversight_conflicts, signing_refusal
+from governance.dossier.content_hash import decision_basis_hash
+from governance.dossier.decision_records import (
+    DecisionConfirmation,
+    GapsOverride,
+    MonitoringPlan,
+    ReviewRequirements,
+)
 from governance.dossier.rules_records import AcceptancePolicy, PolicyError
 from governance.identity.access import access_for, check_signoff
 from governance.identity.identity import Identity, local_identity
@@ -166,21 +173,63 @@ def _gaps_override(dossier: Dossier, outcome: str, reason: str | None, by: str) 
     return GapsOverride(by=by.strip() or "unknown", reason=reason, missing=missing)
 
 
+def confirm_decision(dossier: Dossier, by: str, reason: str, changed: list[str] | None = None, *,
+                     identity: Identity | None = None) -> Dossier:
+    """The dossier with its decision confirmed as still standing on what the dossier holds now.
+
+    The confirmation is recorded on the decision (who, when, the reason, what had changed by label, the
+    basis it replaces) and the decision now rests on the current content, so signing may go ahead
+    (``governance.decision.standing``). Review-plan findings read from free text are acknowledged with
+    it; contradictions in the recorded choices still block signing until corrected.
+
+    Raises:
+        DecisionError: no decision, nothing to confirm, or a reason under 10 characters.
+        PermissionDenied: the identity is not the chair.
+    """
+    who = identity or local_identity(by)
+    access_for(who, dossier.id).require("chair", "confirm the committee's decision")
+    decision = dossier.decision
+    if decision is None:
+        raise DecisionError("there is no decision to confirm: record the committee's decision first")
+    readable = [c.code for c in oversight_conflicts(dossier) if c.acknowledgeable]
+    if not decision_stale(dossier) and not readable:
+        raise DecisionError("the decision already rests on the dossier as it is: nothing to confirm")
+    if len(reason.strip()) < 10:
+        raise DecisionError("say in at least 10 characters why the decision still stands")
+    try:
+        confirmation = DecisionConfirmation(by=who.name, at=_now(), reason=reason.strip(),
+                                            changed=list(changed or []), previous_hash=decision.content_hash,
+                                            acknowledged=readable)
+    except ValueError as exc:  # pydantic's ValidationError: the reason's length or characters
+        raise DecisionError(f"the reason cannot be recorded: {exc.errors()[0]['msg']}") from None
+    confirmed = decision.model_copy(update={"content_hash": decision_basis_hash(dossier),
+                                            "confirmations": [*decision.confirmations, confirmation]})
+    return dossier.model_copy(update={"decision": confirmed})
+
+
 def sign(dossier: Dossier, role: str, name: str, version_hash: str | None, note: str = "", *,
-         identity: Identity | None = None) -> Dossier:
+         identity: Identity | None = None, changed: list[str] | None = None) -> Dossier:
     """The dossier with one more sign-off bound to its current content, signed with the deployment key.
 
     ``identity`` is the signer (subject and issuer recorded); None: ``name`` as a local, unauthenticated
     signer. ``version_hash`` is the version the signer was shown: save the result with it as the
     expected parent (``Store.save(expected_hash=...)``) so a sign-off never binds to unseen content.
 
+    A stale decision or a review plan that contradicts the intended use refuses the sign-off
+    (``governance.decision.standing.signing_refusal``); ``changed`` names what changed since the decision
+    (the front desk's ``changes_since_decision``) for that message.
+
     Raises:
-        DecisionError: no decision yet, or an empty role or name.
+        DecisionError: no decision yet, an empty role or name, or signing refused (stale decision,
+            contradicting review plan).
         PermissionDenied: the signer does not hold ``role``, or already signed another required role.
     """
     who = identity or local_identity(name)
     if dossier.decision is not None:
         check_signoff(access_for(who, dossier.id), dossier, role.strip())
+        refused = signing_refusal(dossier, changed)
+        if refused:
+            raise DecisionError(refused)
     return add_signoff(dossier, role, name, at=_now(), version_hash=version_hash, note=note, identity=who)
 
 

@@ -15,6 +15,7 @@ from governance.demo.decision import DEMO_DECISION_STEPS
 from governance.demo.evidence import attach_published_demo_evidence
 from governance.demo.judge_validity import record_demo_judge_validity
 from governance.demo.reevaluation import reevaluate_demo_update
+from governance.demo.review import record_demo_review_queue
 from governance.demo.scenario import attach_demo_scenario
 from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
@@ -44,6 +45,7 @@ DEMO_STEPS: list[tuple[str, DemoStep]] = [
     ("map the intended use onto the taxonomy", _map_taxonomy),
     ("attach published MedHELM evidence", attach_published_demo_evidence),
     ("record judge validity from synthetic demo ratings", record_demo_judge_validity),
+    ("a closed review queue rated by two demo clinicians (DEMO DATA)", record_demo_review_queue),
     ("record vendor candidates and attestations", record_demo_candidates),
     ("attach a synthetic local scenario with subgroups", attach_demo_scenario),
     *DEMO_DECISION_STEPS,

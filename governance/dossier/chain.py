@@ -18,8 +18,10 @@ began (the time the store recorded for the migration that added it) cannot be le
 row hash is a seal removed, not an old row, so nulling every ``row_hash`` does not pass as "predates".
 
 What the chain does not do: it is unkeyed, so someone who can write the database and recompute every
-later hash can rewrite history consistently; it shows accidental and naive edits and, with the head
-hash kept elsewhere (a PDF, an export), any rewrite. Sign-offs are keyed (``governance.identity.keys``).
+later hash can rewrite history consistently, and removing the newest rows leaves a shorter chain that
+holds. The keyed anchor (``chain_anchor.py``) seals each dossier's length and newest rows against both;
+the head hash kept elsewhere (a PDF, an export) shows a consistent rollback of the whole database.
+Sign-offs are keyed (``governance.identity.keys``).
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ class ChainBreak(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     kind: str
-    """``version`` or ``event``."""
+    """``version``, ``event`` or ``anchor`` (the keyed seal over the record's length)."""
     version: int | None = None
     """The version concerned (for a version, or an event recording a save)."""
     seq: int | None = None
@@ -131,7 +133,8 @@ class ChainReport(BaseModel):
                       "chain: content hashes checked)") if self.legacy_versions or self.legacy_events else ""
             return f"Record chain verified: {self.versions} versions, {self.events} events{legacy}."
         b = self.first_break
-        where = f"version {b.version}" if b.kind == "version" else f"audit event {b.seq}"
+        where = (f"version {b.version}" if b.kind == "version" else "its anchor" if b.kind == "anchor"
+                 else f"audit event {b.seq}")
         more = f" ({len(self.breaks) - 1} further problem(s))" if len(self.breaks) > 1 else ""
         return f"Record chain BROKEN at {where}: {b.problem}{more}."
 
@@ -241,14 +244,17 @@ def check_events(rows: list[dict], versions: list[dict], sealed_since: datetime 
 
 
 def verify_rows(dossier_id: str, versions: list[dict], events: list[dict],
-                sealed_since: datetime | None = None) -> ChainReport:
+                sealed_since: datetime | None = None, *, anchor_breaks: list[ChainBreak] | None = None
+                ) -> ChainReport:
     """Check stored version rows and audit rows of one dossier (as ``Store.chain_rows`` returns them).
 
     ``sealed_since`` is when the store began sealing rows (``Store.chain_started_at``), None if unknown.
+    ``anchor_breaks`` are what the check of the dossier's keyed anchor found
+    (``chain_anchor.anchor_breaks``: rows removed from the end), listed after the chain's own.
     """
     version_breaks, legacy_versions = check_versions(dossier_id, versions, sealed_since)
     event_breaks, legacy_events = check_events(events, versions, sealed_since)
-    breaks = version_breaks + event_breaks
+    breaks = version_breaks + event_breaks + list(anchor_breaks or [])
     head = versions[-1] if versions else None
     return ChainReport(
         dossier_id=dossier_id, ok=not breaks, versions=len(versions), events=len(events),

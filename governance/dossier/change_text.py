@@ -31,9 +31,11 @@ FIELD_LABELS = {
     "changes": "Rule change log", "judge_agreement": "Judge agreement", "candidates": "Candidates",
     "cost": "Cost settings", "oversight": "Human review and monitoring plan", "decision": "Decision",
     "signoffs": "Sign-offs", "status": "Status", "reevaluations": "Re-evaluations",
+    "monitoring": "Monitoring",
     "deidentification": "De-identification attestations",
     "evidence_plan": "Frozen evidence plan", "title": "Title", "owner": "Owner", "purpose": "Purpose",
-    "workflow": "Workflow", "threshold": "Threshold", "min_n": "Minimum n", "note": "Note",
+    "workflow": "Workflow", "lower_tier_reason": "Why this use is not tier high",
+    "threshold": "Threshold", "min_n": "Minimum n", "note": "Note",
     "rationale": "Rationale", "conditions": "Conditions", "outcome": "Outcome", "model": "Model",
 }
 VALUE_LABELS = {

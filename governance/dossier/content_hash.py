@@ -18,8 +18,9 @@ if TYPE_CHECKING:
     from governance.dossier.record import Dossier
 
 
-APPENDED = ("reevaluations", "deidentification")
-"""Records appended after a decision that report on it without changing it: re-evaluation addenda, and
+APPENDED = ("reevaluations", "deidentification", "monitoring")
+"""Records appended after a decision that report on it without changing it: re-evaluation addenda,
+monitoring after go-live (feed imports, signals and what was done about them, safety events), and
 de-identification attestations (recorded for the files later runs send; they say how data was handled,
 not what the committee decided on, so a re-evaluation's attestation leaves the sign-offs valid)."""
 

@@ -36,10 +36,30 @@ class GapsOverride(UserRecord):
     """The checklist items missing at that moment (``governance.decision.readiness``), by label."""
 
 
+class DecisionConfirmation(UserRecord):
+    """The chair's recorded word that a decision still stands after what it rested on changed."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    by: str = Field(min_length=1, max_length=200)
+    """Who confirmed it (the chair)."""
+    at: datetime
+    """When."""
+    reason: str = Field(min_length=10, max_length=5000)
+    """Why the decision still stands, in the chair's words."""
+    changed: list[str] = Field(default_factory=list)
+    """What had changed since the decision, by label (e.g. "Intended use", "Evidence")."""
+    previous_hash: str
+    """The ``decision_basis_hash`` the decision rested on before this confirmation."""
+    acknowledged: list[str] = Field(default_factory=list)
+    """Review-plan findings read from free text that the chair confirmed do not apply (their check names,
+    ``governance.decision.standing``)."""
+
+
 class CommitteeDecision(UserRecord, OmitNewDefaults):
     """What the committee decided, why, and on what conditions."""
 
-    _omit_at_default: ClassVar[tuple[str, ...]] = ("gaps_override",)
+    _omit_at_default: ClassVar[tuple[str, ...]] = ("gaps_override", "confirmations")
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     item_caps: ClassVar[dict[str, int]] = {"required_roles": 200}  # as SignOff.role
@@ -65,6 +85,9 @@ class CommitteeDecision(UserRecord, OmitNewDefaults):
     gaps_override: GapsOverride | None = None
     """Set when the committee approved with checklist items missing (None: nothing was missing, or a
     rejection, which needs no override)."""
+    confirmations: list[DecisionConfirmation] = []
+    """Each time the chair confirmed the decision still stands after its basis changed (oldest first);
+    ``content_hash`` is then the basis confirmed last."""
 
     @model_validator(mode="after")
     def _conditions_fit_outcome(self):
@@ -157,8 +180,15 @@ class Trigger(UserRecord):
     """The event in words."""
 
 
-class MonitoredMetric(UserRecord):
+FeedMetric = Literal["material_correction_share", "discarded_share", "error_rate", "cost_per_1k",
+                     "latency_p95_ms"]
+"""What a production feed can measure (``governance.monitoring``); a plan metric names one, or none."""
+
+
+class MonitoredMetric(UserRecord, OmitNewDefaults):
     """A number watched after go-live and the value that raises the alarm."""
+
+    _omit_at_default: ClassVar[tuple[str, ...]] = ("feed_metric",)
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -170,10 +200,21 @@ class MonitoredMetric(UserRecord):
     """The metric must stay at least / at most the threshold."""
     source: str = ""
     """Rule id or default the threshold comes from."""
+    feed_metric: FeedMetric | None = None
+    """What the production feed measures for it (None: read from the name, or not measurable from a feed)."""
 
 
-class MonitoringPlan(UserRecord):
-    """When to re-evaluate, what to watch, and who is responsible."""
+class MonitoringPlan(UserRecord, OmitNewDefaults):
+    """When to re-evaluate, what to watch, and who is responsible.
+
+    The fields after ``owner`` came with production monitoring (``governance.monitoring``); plans saved
+    before them read with the defaults below and keep their hashes (``OmitNewDefaults``).
+    """
+
+    _omit_at_default: ClassVar[tuple[str, ...]] = (
+        "target_arl0", "review_seconds_floor", "sentinel_catch_bar", "review_deadline_hours",
+        "pause_deadline_hours", "suspend_deadline_hours", "approved_prompt_version", "model_aliases",
+        "approved_tags", "baseline_rate", "baseline_start", "baseline_end")
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -185,6 +226,30 @@ class MonitoringPlan(UserRecord):
     """Metrics and thresholds to watch."""
     owner: str = Field(min_length=1)
     """Person or body responsible for the monitoring."""
+    target_arl0: int = Field(default=500, ge=20, le=1_000_000)
+    """Target in-control average run length of the CUSUM: outputs per false alarm."""
+    review_seconds_floor: float | None = Field(default=None, ge=0, le=3600)
+    """Median review time (seconds) below which review looks like rubber-stamping (None: the default)."""
+    sentinel_catch_bar: float = Field(default=0.9, ge=0, le=1)
+    """Share of planted faulty outputs reviewers must catch."""
+    review_deadline_hours: float = Field(default=48, ge=0, le=24 * 90)
+    """Hours to respond to a review signal."""
+    pause_deadline_hours: float = Field(default=4, ge=0, le=24 * 90)
+    """Hours to respond to a pause."""
+    suspend_deadline_hours: float = Field(default=0, ge=0, le=24 * 90)
+    """Hours to respond to a suspension (0: at once)."""
+    approved_prompt_version: str | None = Field(default=None, max_length=200)
+    """The prompt version approved at the decision or go-live (None: not recorded, not checked)."""
+    model_aliases: list[str] = Field(default=[])
+    """Served model names the committee accepts as the approved model (besides the decided run's)."""
+    approved_tags: dict[str, list[str]] = Field(default={})
+    """Subgroup tag → the values the intended use covers; other values are use outside the envelope."""
+    baseline_rate: float | None = Field(default=None, gt=0, lt=1)
+    """In-control material-correction rate the committee set (None: a baseline window, else the default)."""
+    baseline_start: datetime | None = None
+    """Start of the baseline window the committee marked at go-live."""
+    baseline_end: datetime | None = None
+    """End of that window."""
 
 
 class OversightPlan(UserRecord):

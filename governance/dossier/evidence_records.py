@@ -14,13 +14,14 @@ from typing import ClassVar
 from pydantic import AwareDatetime, ConfigDict, Field, model_validator
 
 from evaluator.storage.record_base import OmitNewDefaults
+from governance.dossier.review_records import ReviewCitation
 from governance.dossier.user_text import UserRecord
 
 
 class JudgeAgreementSetting(OmitNewDefaults, UserRecord):
     """A measured agreement between the LLM jury and clinicians, with its interval."""
 
-    _omit_at_default: ClassVar[tuple[str, ...]] = ("comparison_icc3k_z",)
+    _omit_at_default: ClassVar[tuple[str, ...]] = ("comparison_icc3k_z", "review_queue")
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -46,6 +47,8 @@ class JudgeAgreementSetting(OmitNewDefaults, UserRecord):
     """When it was measured."""
     entered_by: str = Field(default="", max_length=200)
     """Who put it on the dossier."""
+    review_queue: ReviewCitation | None = None
+    """The closed review queue whose ratings were the clinician side (raters, n, blinding, catch rates)."""
 
     @model_validator(mode="after")
     def _interval(self):

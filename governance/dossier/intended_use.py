@@ -7,10 +7,11 @@ purpose and out-of-scope attributes, so exports fill those forms without re-aski
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import ConfigDict, Field, field_validator
 
+from evaluator.storage.record_base import OmitNewDefaults
 from governance.dossier.user_text import UserRecord
 
 DecisionRole = Literal["informs", "augments", "replaces"]
@@ -44,7 +45,7 @@ PHI_LABELS = {
 }
 
 
-class IntendedUse(UserRecord):
+class IntendedUse(OmitNewDefaults, UserRecord):
     """The use a committee is asked to approve, in the committee's own words.
 
     Example:
@@ -58,6 +59,7 @@ class IntendedUse(UserRecord):
     """
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    _omit_at_default: ClassVar[tuple[str, ...]] = ("lower_tier_reason",)
 
     purpose: str = Field(min_length=10, max_length=TEXT_MAX)
     """What the model does, for whom and why (the intended use statement)."""
@@ -83,6 +85,8 @@ class IntendedUse(UserRecord):
     """Expected requests per month, for cost projection."""
     candidate_models: list[str] = Field(default_factory=list, title="Models under consideration")
     """Models or vendor products under consideration (litellm names or product names)."""
+    lower_tier_reason: str = Field(default="", max_length=5_000, title="Why this use is not tier high")
+    """The committee's recorded reason why a use whose error could cause serious harm is below tier high."""
 
     @field_validator("intended_users", "out_of_scope_uses", "candidate_models")
     @classmethod

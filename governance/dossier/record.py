@@ -21,6 +21,7 @@ from governance.dossier.addendum_records import ReevaluationAddendum
 from governance.dossier.decision_records import CommitteeDecision, OversightPlan, SignOff
 from governance.dossier.evidence_records import JudgeAgreementSetting
 from governance.dossier.intended_use import IntendedUse
+from governance.dossier.monitoring_records import MonitoringEntry
 from governance.dossier.plan_records import EvidencePlan
 from governance.dossier.procurement_records import Candidate, CostSettings
 from governance.dossier.risk import RiskAssessment, assess_risk
@@ -178,6 +179,9 @@ class Dossier(UserRecord):
     """Vendor products compared for this use: prices, contracts, attestations (governance.procurement)."""
     deidentification: list[DeidentificationAttestation] = Field(default_factory=list)
     """Recorded statements that a file of cases is de-identified (the PHI gate's way past a false alarm)."""
+    monitoring: list[MonitoringEntry] = Field(default_factory=list)
+    """After go-live: feed imports, signals, acknowledgements and resolutions, safety events, oldest first
+    (``governance.monitoring``); appended, so sign-offs do not bind to them."""
 
     @property
     def risk(self) -> RiskAssessment:

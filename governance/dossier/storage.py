@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from evaluator.scenarios.store import ScenarioStore
     from governance.dossier.chain import ChainReport
     from governance.dossier.documents import DocumentStore
+    from governance.dossier.store_monitoring import MonitoringFeedStore
+    from governance.dossier.store_reviews import ReviewStore
 
 Timestamp = Annotated[datetime, PlainSerializer(lambda d: d.isoformat(), return_type=str, when_used="json")]
 """A timezone-aware time that dumps to JSON as ``datetime.isoformat()`` (the CLI's format)."""
@@ -301,6 +303,16 @@ class DossierStorage(Protocol):
     @property
     def documents(self) -> DocumentStore:
         """Uploaded documents by SHA-256 (write once; the same bytes are stored once)."""
+        ...
+
+    @property
+    def reviews(self) -> ReviewStore:
+        """Review queues: items, each rater's order, ratings (once per item and rater) and events."""
+        ...
+
+    @property
+    def monitoring(self) -> MonitoringFeedStore:
+        """The production monitoring feed: imports validated whole, aggregates summed in SQL."""
         ...
 
     @property

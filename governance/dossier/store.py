@@ -106,7 +106,9 @@ class Store(DossierOpening, DossierVersions, DossierChainCheck, DossierComponent
         super().__init__(con)
         self.path = path
         self._lock = threading.RLock()
-        apply_dossier_migrations(con)
+        applied = apply_dossier_migrations(con)
+        if applied and len(store_migrations.MIGRATIONS) - applied < store_migrations.ANCHOR_MIGRATION:
+            self._anchor_all()  # the anchor table is new here: seal the dossiers that already exist
 
     @property
     def location(self) -> str:

@@ -7,7 +7,9 @@ so ``verify_chain`` finds a row changed, removed or inserted in the file. A save
 ``save`` event records the version, its hash, the note and which fields the save changed; it is
 written by ``store_versions`` through ``_append_event`` inside the save's own transaction, so a
 version never exists without its event. ``audit`` is the same insert in a transaction of its own,
-for events that are not a save (a local scenario imported or redacted).
+for events that are not a save (a local scenario imported or redacted). After each event of a dossier,
+the same transaction rewrites the dossier's keyed anchor (``chain_anchor``), so the record's length is
+sealed too.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from __future__ import annotations
 import json
 
 from governance.dossier.chain import event_link, event_row_hash
+from governance.dossier.chain_anchor import anchor_mac, head_links, record_key
+from governance.dossier.key_files import key_id
 from governance.dossier.record import utcnow
 from governance.dossier.storage import AuditEvent
 from governance.dossier.store_migrations import CHAIN_COLUMNS
@@ -37,6 +41,48 @@ class DossierAudit(DossierTransactions):
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [at, actor, dossier_id, action, detail_text, auth, link, row_hash],
         )
+        if dossier_id is not None:
+            self._seal_anchor(dossier_id, at)
+
+    def _seal_anchor(self, dossier_id: str, at) -> None:
+        """Rewrite the dossier's anchor over its rows as they stand (caller holds the lock, in a transaction).
+
+        Every version is written with its audit event, so sealing after each event covers both.
+        """
+        version = self._con.execute(
+            "SELECT count(*), max(version) FROM dossier_versions WHERE dossier_id = ?",
+            [dossier_id]).fetchone()
+        head = self._con.execute(
+            "SELECT hash, row_hash FROM dossier_versions WHERE dossier_id = ? AND version = ?",
+            [dossier_id, version[1]]).fetchone() if version[1] is not None else None
+        count = self._con.execute("SELECT count(*) FROM audit_log WHERE dossier_id = ?",
+                                  [dossier_id]).fetchone()
+        last = self._con.execute(
+            "SELECT seq, row_hash FROM audit_log WHERE dossier_id = ? ORDER BY seq DESC LIMIT 1",
+            [dossier_id]).fetchone()
+        head_link, last_link = head_links(
+            [{"hash": head[0], "row_hash": head[1]}] if head else [],
+            [{"seq": last[0], "row_hash": last[1]}] if last else [])
+        key = record_key()
+        mac = anchor_mac(key, dossier_id, int(version[0]), head_link, int(count[0]), last_link)
+        self._con.execute(
+            "INSERT INTO chain_anchors (dossier_id, versions, head_link, events, event_link, key_id, mac, "
+            "sealed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dossier_id) DO UPDATE SET "
+            "versions = excluded.versions, head_link = excluded.head_link, events = excluded.events, "
+            "event_link = excluded.event_link, key_id = excluded.key_id, mac = excluded.mac, "
+            "sealed_at = excluded.sealed_at",
+            [dossier_id, int(version[0]), head_link, int(count[0]), last_link, key_id(key), mac, at])
+
+    def _anchor_all(self) -> int:
+        """Seal every dossier that has no anchor yet; run once, when the anchor migration is applied."""
+        with self._lock:
+            ids = [r[0] for r in self._con.execute(
+                "SELECT dossier_id FROM dossier_versions UNION SELECT dossier_id FROM audit_log "
+                "WHERE dossier_id IS NOT NULL EXCEPT SELECT dossier_id FROM chain_anchors").fetchall()]
+        for dossier_id in sorted(ids):
+            with self._transaction(dossier_id):
+                self._seal_anchor(dossier_id, utcnow())
+        return len(ids)
 
     def audit(
         self, actor: str, action: str, dossier_id: str | None = None, detail: dict | None = None,

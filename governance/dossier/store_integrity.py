@@ -6,8 +6,9 @@ open (opening itself refuses a foreign, locked or damaged file, ``store_opening`
 * Both tables are a hash chain (``governance/dossier/chain.py``): each row stores the hash of the
   previous row of its dossier and a hash over its own fields. ``verify_chain`` (``medassure
   verify``) reads the raw rows and lets ``chain.verify_rows`` recompute every link, so a row
-  changed, removed or inserted in the file is named, never trusted. (Every load also recomputes the
-  content hash, ``store_reads``.)
+  changed, removed or inserted in the file is named, never trusted, and checks the dossier's keyed
+  anchor (``chain_anchor``), so rows removed from the end are named too. (Every load also recomputes
+  the content hash, ``store_reads``.)
 * The file can change under a running app, and a PostgreSQL server can go away mid-way.
   ``guard_driver_errors`` wraps the store's own public methods so a database error reaches callers
   as a ``StoreError`` (``StoreCorruptError`` for damage, ``StoreUnavailableError`` for a lost
@@ -21,6 +22,7 @@ from typing import Any
 
 from evaluator.storage.db import db_errors, is_connection_lost
 from governance.dossier.chain import ChainReport, verify_rows
+from governance.dossier.chain_anchor import anchor_breaks, record_key
 from governance.dossier.storage import DossierNotFound, StoreCorruptError, StoreError, StoreUnavailableError
 from governance.dossier.store_opening import first_line
 from governance.dossier.store_transactions import DossierTransactions
@@ -49,6 +51,14 @@ class DossierChainCheck(DossierTransactions):
         return ([dict(zip(vkeys, r, strict=True)) for r in versions],
                 [dict(zip(ekeys, r, strict=True)) for r in events])
 
+    def chain_anchor(self, dossier_id: str) -> dict | None:
+        """The dossier's stored anchor row (``chain_anchor``), raw, or None when there is none."""
+        keys = ("versions", "head_link", "events", "event_link", "key_id", "mac")
+        with self._lock:
+            row = self._con.execute(f"SELECT {', '.join(keys)} FROM chain_anchors WHERE dossier_id = ?",
+                                    [dossier_id]).fetchone()
+        return dict(zip(keys, row, strict=True)) if row else None
+
     def chain_started_at(self) -> Any:
         """When this store began sealing rows (the hash-chain migration was applied), or None."""
         with self._lock:
@@ -65,7 +75,8 @@ class DossierChainCheck(DossierTransactions):
         versions, events = self.chain_rows(dossier_id)
         if not versions:
             raise DossierNotFound(f"No dossier {dossier_id!r}. `medassure dossier list` shows the ids.")
-        return verify_rows(dossier_id, versions, events, self.chain_started_at())
+        sealed = anchor_breaks(dossier_id, self.chain_anchor(dossier_id), versions, events, record_key())
+        return verify_rows(dossier_id, versions, events, self.chain_started_at(), anchor_breaks=sealed)
 
 
 def guard_driver_errors(cls: type) -> type:

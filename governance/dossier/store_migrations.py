@@ -12,6 +12,7 @@ store, ...) add their own tables through the same helper under their own names.
 * The second migration adds the hash chain (``governance/dossier/chain.py``) and how each author
   was established. Rows written before it keep NULL there: they are counted as legacy, not sealed
   after the fact.
+* The third adds ``chain_anchors``: a keyed seal per dossier over its length (``chain_anchor.py``).
 * On PostgreSQL only, triggers refuse UPDATE, DELETE and TRUNCATE on both tables, so the record is
   append-only in the database itself, not only by convention.
 """
@@ -60,7 +61,24 @@ MIGRATIONS = [
     ALTER TABLE audit_log ADD COLUMN prev_row_hash VARCHAR;
     ALTER TABLE audit_log ADD COLUMN row_hash VARCHAR;
     """,
+    # The anchor (governance/dossier/chain_anchor.py): one keyed seal per dossier over its length and
+    # newest rows, rewritten with every write, so removing the newest rows is found. Dossiers that exist
+    # when this is applied are sealed at once by Store (``_anchor_all``).
+    """
+    CREATE TABLE chain_anchors (
+        dossier_id VARCHAR PRIMARY KEY,
+        versions INTEGER NOT NULL,
+        head_link VARCHAR,
+        events INTEGER NOT NULL,
+        event_link VARCHAR,
+        key_id VARCHAR NOT NULL,
+        mac VARCHAR NOT NULL,
+        sealed_at TIMESTAMPTZ NOT NULL
+    );
+    """,
 ]
+ANCHOR_MIGRATION = 3
+"""The number of the migration above that adds ``chain_anchors``."""
 
 PG_MIGRATIONS = [
     # PostgreSQL only: the record is append-only in the database itself, not only by convention. A
@@ -87,8 +105,13 @@ VERSION_COLUMNS = "dossier_id, version, hash, parent_hash, author, created_at, n
 CHAIN_COLUMNS = "auth, prev_row_hash, row_hash"
 
 
-def apply_dossier_migrations(con: duckdb.DuckDBPyConnection | PgConnection) -> None:
-    """Create or upgrade the dossier tables on ``con`` (the PostgreSQL triggers too, on a server)."""
-    apply_migrations(con, "dossier", MIGRATIONS)
+def apply_dossier_migrations(con: duckdb.DuckDBPyConnection | PgConnection) -> int:
+    """Create or upgrade the dossier tables on ``con`` (the PostgreSQL triggers too, on a server).
+
+    Returns how many of ``MIGRATIONS`` were applied now (the store anchors existing dossiers when the
+    anchor migration was among them).
+    """
+    applied = apply_migrations(con, "dossier", MIGRATIONS)
     if is_postgres(con):
         apply_migrations(con, "dossier-postgresql", PG_MIGRATIONS)
+    return applied

@@ -12,10 +12,8 @@ otherwise the file ``$MEDASSURE_HOME/signing.key``, created with mode 0600 on fi
 ``key_id`` (a hash of the key, not the key) is stored with each signature, so a reader can tell "signed
 under another key" from "altered".
 
-Why the key file is written to a temporary file, synced and then linked into place: written in place, a
-full disk once left ``signing.key`` at 0 bytes, and every later sign-off was an HMAC under the empty key,
-which anyone can compute. A key shorter than ``MIN_KEY_BYTES`` (empty included) is refused, for signing
-and for checking alike, with a message naming where the key came from.
+The key file is written whole or not at all, and a key shorter than ``MIN_KEY_BYTES`` (empty
+included) is refused for signing and for checking alike (``governance.dossier.key_files``).
 """
 
 from __future__ import annotations
@@ -23,17 +21,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
-import secrets
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+from governance.dossier.key_files import MIN_KEY_BYTES, checked_key, key_id, read_or_create_key
 from governance.dossier.storage import StoreError
 
 SIGNATURE_TAG = "medassure-signoff-v1"
-MIN_KEY_BYTES = 16
-"""The shortest key accepted (128 bits); the key file MedAssure writes holds 64 hex characters."""
+__all__ = ["MIN_KEY_BYTES", "SigningKeyError", "check_fields", "key_id", "key_path", "sign_fields",
+           "signing_key"]
 
 
 class SigningKeyError(StoreError):
@@ -58,76 +54,11 @@ def signing_key() -> bytes:
         >>> len(signing_key()) >= 32  # doctest: +SKIP
         True
     """
-    env = os.environ.get("MEDASSURE_SIGNING_KEY")
-    if env:
-        return _checked(env.encode("utf-8"), "MEDASSURE_SIGNING_KEY")
-    path = key_path()
-    try:
-        return _checked(path.read_bytes().strip(), str(path))
-    except FileNotFoundError:
-        pass
-    except OSError as exc:
-        raise SigningKeyError(f"{path}: cannot read the signing key: {exc.strerror or exc}") from None
-    try:
-        _create_key_file(path)
-        return _checked(path.read_bytes().strip(), str(path))
-    except OSError as exc:
-        raise SigningKeyError(f"{path}: cannot write the signing key, nothing was signed: "
-                              f"{exc.strerror or exc}") from None
+    return read_or_create_key("MEDASSURE_SIGNING_KEY", key_path(), "signing key", SigningKeyError)
 
 
 def _checked(key: bytes, source: str) -> bytes:
-    if len(key) < MIN_KEY_BYTES:
-        what = "empty" if not key else f"{len(key)} bytes long"
-        raise SigningKeyError(
-            f"{source}: the signing key is {what}; a key needs at least {MIN_KEY_BYTES} bytes. Nothing is "
-            "signed or checked with it: restore the key from a backup (or, for a new deployment with no "
-            "sign-offs yet, delete the file so a new key is made)")
-    return key
-
-
-def _create_key_file(path: Path) -> None:
-    """Write a fresh key beside ``path``, sync it, and link it into place unless another process won."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd, tmp = tempfile.mkstemp(prefix=".signing.key.", dir=path.parent)  # mkstemp makes it 0600
-    try:
-        data = secrets.token_hex(32).encode("ascii")
-        written = 0
-        while written < len(data):
-            written += os.write(fd, data[written:])
-        os.fsync(fd)
-        os.close(fd)
-        fd = -1
-        try:
-            os.link(tmp, path)  # never replaces a key another process made first
-        except FileExistsError:
-            pass
-        except OSError:  # a file system without hard links
-            if not path.exists():
-                os.replace(tmp, path)
-        _sync_folder(path.parent)
-    finally:
-        if fd != -1:
-            os.close(fd)
-        Path(tmp).unlink(missing_ok=True)
-
-
-def _sync_folder(folder: Path) -> None:
-    try:
-        dir_fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
-
-
-def key_id(key: bytes) -> str:
-    """A short fingerprint of a key (not the key) that names which key made a signature."""
-    return hashlib.sha256(b"medassure-key-id:" + key).hexdigest()[:16]
+    return checked_key(key, source, "signing key", SigningKeyError)
 
 
 def signature_message(fields: dict) -> bytes:

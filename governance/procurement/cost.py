@@ -27,6 +27,7 @@ from evaluator.evidence.record import Evidence
 from evaluator.gateway.prices import snapshot_price
 from governance.dossier.procurement_records import CostSettings, EvaluationCostItem, TokenProfile
 from governance.evidence.select import is_share, preferred
+from governance.procurement.candidates import candidate_models
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
@@ -76,6 +77,21 @@ class CostRow(BaseModel):
     """Where the measured figure comes from (``measured on N instances of run R``), or why there is none."""
 
 
+class PendingCost(BaseModel):
+    """A candidate named in the evidence (or recorded) with no token profile yet: what is known so far."""
+
+    model: str
+    """Candidate as named in the evidence, or the recorded candidate's model id."""
+    score: float | None
+    """Normalized 0-1 score on the score benchmark, when the evidence has one."""
+    score_evidence_id: str | None
+    """Evidence the score comes from."""
+    pass_rate: float | None
+    """Share of acceptable outputs, when the score is such a share."""
+    note: str
+    """What is missing for a cost, in words."""
+
+
 class CostReport(BaseModel):
     """The cost-performance table of a dossier."""
 
@@ -93,6 +109,8 @@ class CostReport(BaseModel):
     """The items behind the two totals."""
     published: list[dict]
     """MedHELM's published cost estimates for these models, each labelled with its basis."""
+    pending: list[PendingCost] = []
+    """Candidates with evidence (or recorded) but no token profile and no measured run: not costed yet."""
 
 
 def with_workload(profile: TokenProfile, settings: CostSettings | None) -> TokenProfile:
@@ -297,6 +315,7 @@ def cost_report(dossier: Dossier, score_benchmark: str | None = None,
     )
     rows = [r.model_copy(update={"on_frontier": r.model in frontier}) for r in rows]
     items = [*settings.evaluation_costs, *published_evaluation_items(dossier.evidence)]
+    pending = pending_candidates(dossier, set(profiles), bench)
     return CostReport(
         rows=rows,
         monthly_volume=volume,
@@ -305,7 +324,39 @@ def cost_report(dossier: Dossier, score_benchmark: str | None = None,
         evaluation_cost_measured=sum(i.usd for i in items if i.kind == "measured"),
         evaluation_cost_published=sum(i.usd for i in items if i.kind == "published_upper_bound"),
         published=published_cost_rows(list(profiles) + [e.model for e in dossier.evidence], bench),
+        pending=pending,
     )
+
+
+NO_PROFILE = ("no token profile yet: choose it below under \"Token profile of a candidate\" (Priced as, "
+              "and the tokens per request: measured in a run, MedHELM's average, or your own)")
+
+
+def pending_candidates(dossier: Dossier, costed: set[str], benchmark: str | None) -> list[PendingCost]:
+    """Every evidence model, and every recorded candidate without evidence, that has no cost row yet.
+
+    Example:
+        >>> from evaluator.evidence.record import published_evidence
+        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.dossier.record import Dossier
+        >>> d = Dossier(title="dosing", owner="me", intended_use=example_intended_use(),
+        ...             evidence=published_evidence(["MedCalc-Bench"], ["GPT-4o (2024-05-13)"]))
+        >>> [(p.model, round(p.score, 3)) for p in pending_candidates(d, set(), "MedCalc-Bench")]
+        [('GPT-4o (2024-05-13)', 0.188)]
+    """
+    scores = _score_evidence(dossier.evidence, benchmark)
+    names = list(dict.fromkeys(e.model for e in dossier.evidence))
+    names += [c.model_id for c in dossier.candidates if not candidate_models(dossier, c)]
+    out = []
+    for name in dict.fromkeys(names):
+        if name in costed:
+            continue
+        e = scores.get(name)
+        out.append(PendingCost(model=name, score=e.normalized_score if e else None,
+                               score_evidence_id=e.id if e else None,
+                               pass_rate=e.score if e is not None and is_share(e) else None,
+                               note=NO_PROFILE if e else NO_PROFILE + "; no score on the score benchmark"))
+    return out
 
 
 def measured_fields(m: MeasuredCost | None) -> dict:

@@ -111,7 +111,7 @@ def test_rules_lock_verdicts_decision_signoff_and_invalidation(page, app_factory
     goto_page(pg, app, "Decision")
     banner = pg.get_by_text("sign-off(s) no longer valid")
     banner.wait_for()
-    assert "changed since: policy" in main_text(pg)
+    assert "changed since: Acceptance rules" in main_text(pg)  # by label, not the key (issue 27)
     pg.screenshot(path=str(tmp_path / "invalidated.png"), full_page=True)
 
     app.proc.terminate()

@@ -12,6 +12,19 @@ def fill(pg, label: str, text: str) -> None:
     box = pg.get_by_label(label, exact=True)
     box.fill(text)
     box.press("Tab")
+
+
+REQUIRED = {"Decision role": "Informs:", "Severity of an uncaught wrong output": "Moderate:",
+            "Human oversight before the output takes effect": "Every output is reviewed",
+            "Patient data exposure": "De-identified"}
+
+
+def choose_required(pg, choices: dict[str, str] = REQUIRED) -> None:
+    """Pick the intended-use choices a blank form leaves unset (issue 27: no risky defaults)."""
+    for label, option in choices.items():
+        pg.get_by_role("combobox", name=label).click()
+        pg.get_by_role("option").filter(has_text=option).first.click()
+        wait_idle(pg)
     wait_idle(pg)
 
 
@@ -32,6 +45,7 @@ def test_create_dossier_accept_two_suggestions_and_reload(page, app_factory, tmp
     fill(pg, "Intended users (one per line)", "resident physicians")
     fill(pg, "Care setting", "Inpatient medicine wards")
     fill(pg, "Patient population", "Adult inpatients")
+    choose_required(pg)
     pg.get_by_text("Risk tier:").first.wait_for()
     pg.get_by_role("button", name="Save dossier").click()
     wait_idle(pg)

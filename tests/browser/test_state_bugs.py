@@ -6,7 +6,7 @@ import pytest
 
 from governance.dossier.store import Store
 from tests.browser.conftest import goto_page, wait_idle
-from tests.browser.test_dossier_path import fill
+from tests.browser.test_dossier_path import choose_required, fill
 from tests.browser.test_local_scenarios import one
 
 pytestmark = pytest.mark.browser
@@ -30,6 +30,7 @@ def test_a_saved_new_dossier_becomes_the_current_one_everywhere(page, app_factor
     fill(pg, "Intended users (one per line)", "registered nurses")
     fill(pg, "Care setting", "Primary care clinics")
     fill(pg, "Patient population", "Adult primary care patients")
+    choose_required(pg)
     pg.get_by_role("button", name="Save dossier").click()
     wait_idle(pg)
     pg.get_by_text("Saving creates version 2").wait_for()

@@ -144,7 +144,7 @@ def test_decision_page_signoff_then_change_shows_invalidation(demo_copy):
     at.button(key="decision_record").click().run()
     assert not at.exception
     assert at.error and "2 sign-off(s) no longer valid" in at.error[0].value
-    assert "decision" in at.error[0].value
+    assert "changed since: Decision" in at.error[0].value  # by label (issue 27)
     assert latest(demo_copy).dossier.decision.outcome == "reject"
 
 

@@ -90,6 +90,9 @@ def test_new_dossier_from_intended_use_page(home):
     at.text_area(key=p + "users").input("registered nurses").run()
     at.text_input(key=p + "setting").input("Inpatient wards").run()
     at.text_input(key=p + "population").input("Adult inpatients").run()
+    for key, value in (("role", "informs"), ("severity", "moderate"), ("oversight", "every_output"),
+                       ("phi", "none")):
+        at.selectbox(key=p + key).select(value).run()  # required: nothing is preselected
     at.button(key="save_intended_use").click().run()
     assert not at.exception
     assert at.session_state["dossier_id"].startswith("D-")

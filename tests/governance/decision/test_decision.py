@@ -131,8 +131,12 @@ def test_any_later_change_invalidates_every_signoff(edit):
     assert not status.complete and len(status.invalidated) == 2
     assert all(not r.valid and "changed afterwards" in r.reason for r in status.roles)
     assert changed_fields(d, changed)
+    # the decision rests on the old content: nobody signs until the chair confirms it (issue 27)
+    with pytest.raises(DecisionError, match="changed after the decision was recorded"):
+        committee.sign(changed, "clinical lead", "Dr. Chen", version_hash="v3")
+    confirmed = committee.confirm_decision(changed, "chair", "Reviewed at the next meeting: it stands.")
     # signing again restores validity for that role only
-    again = signoff_status(committee.sign(changed, "clinical lead", "Dr. Chen", version_hash="v3"))
+    again = signoff_status(committee.sign(confirmed, "clinical lead", "Dr. Chen", version_hash="v3"))
     assert [r.valid for r in again.roles] == [True, False] and not again.complete
 
 

@@ -16,7 +16,7 @@ def use(**changes) -> IntendedUse:
         ("minor", "augments", "every_output", "low"),  # 1+1-1 = 1
         ("moderate", "augments", "every_output", "moderate"),  # 2+1-1 = 2
         ("moderate", "replaces", "sampled", "high"),  # 2+2+0 = 4
-        ("serious", "informs", "every_output", "moderate"),  # 3+0-1 = 2
+        ("serious", "informs", "every_output", "high"),  # 3+0-1 = 2 -> floor high (serious harm)
         ("critical", "informs", "every_output", "high"),  # 4+0-1 = 3 -> floor high
         ("critical", "replaces", "none", "critical"),  # 4+2+1 = 7
         ("minor", "replaces", "none", "high"),  # 1+2+1 = 4

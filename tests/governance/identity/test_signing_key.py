@@ -9,6 +9,7 @@ import os
 
 import pytest
 
+from governance.dossier import key_files
 from governance.identity import keys
 from governance.identity.keys import SigningKeyError, check_fields, key_path, sign_fields, signing_key
 
@@ -25,7 +26,7 @@ def key_file_mode(home, monkeypatch):
 
 
 def test_a_full_disk_on_the_first_key_leaves_no_key_file_and_a_one_line_error(key_file_mode, monkeypatch):
-    monkeypatch.setattr(keys.os, "write", _full_disk)
+    monkeypatch.setattr(key_files.os, "write", _full_disk)
     with pytest.raises(SigningKeyError) as caught:
         signing_key()
     message = str(caught.value)

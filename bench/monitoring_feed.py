@@ -1,0 +1,131 @@
+"""How fast do 1,000,000 monitoring-feed rows import and give a status, and how much memory does it take?
+
+Prints figures; it is not a timed test (the machine is shared). A child process writes a synthetic feed
+(six months of one approved candidate: 5% audited, 2% of audits material, latency, tokens, cost, review
+time, a site tag) as Parquet and as CSV, so this process's peak memory is the import's own. Then, for each
+file, on a fresh DuckDB store with a decided dossier: ``import_feed`` (validated whole in SQL, deduplicated,
+stored, recorded) and ``monitoring_status`` (aggregates in SQL, Wilson rates, the CUSUM), timed separately.
+
+Usage: .venv/bin/python bench/monitoring_feed.py [--rows 1000000] [--quick]
+(``--quick``, for ``make bench-smoke``: 50,000 rows.) Target from issue 28: import + status < 10 s and
+peak memory < 1 GB for 1M rows on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+GENERATE = """
+import duckdb, sys
+n, out = int(sys.argv[1]), sys.argv[2]
+con = duckdb.connect()
+con.execute('SET enable_progress_bar = false')
+con.execute(f'''CREATE TABLE feed AS SELECT
+  'out-' || i AS id,
+  strftime(TIMESTAMPTZ '2026-01-01 00:00:00+00' + to_seconds(CAST(i * (15552000.0 / {n}) AS BIGINT)),
+           '%Y-%m-%dT%H:%M:%SZ') AS timestamp,
+  'm-1' AS served_model, 'v1' AS prompt_version,
+  CASE WHEN hash(i) % 100 < 80 THEN 'accepted' WHEN hash(i) % 100 < 95 THEN 'minor_edit'
+       WHEN hash(i) % 100 < 97 THEN 'material_correction' ELSE 'discarded' END AS outcome,
+  200 + hash(i * 7) % 1800 AS latency_ms, 300 + hash(i * 3) % 900 AS tokens_in,
+  80 + hash(i * 5) % 300 AS tokens_out,
+  round(0.0001 * (1 + hash(i * 11) % 20), 6) AS cost_usd, 'reviewer-' || (hash(i * 13) % 40) AS reviewer,
+  15 + hash(i * 17) % 120 AS review_seconds,
+  CASE WHEN hash(i * 19) % 100 < 5 THEN 'true' ELSE 'false' END AS audited,
+  CASE WHEN hash(i * 19) % 100 < 5 THEN (CASE WHEN hash(i * 23) % 100 < 2 THEN 'material' ELSE 'correct' END)
+       END AS audit_verdict,
+  'site-' || (hash(i * 29) % 4) AS "tag:site"
+FROM range({n}) t(i)''')
+con.execute(f"COPY feed TO '{out}.parquet' (FORMAT parquet)")
+con.execute(f"COPY feed TO '{out}.csv' (HEADER, DELIMITER ',')")
+"""
+
+
+def cpu_s() -> float:
+    """CPU seconds this process has used (user + system): the figure that contention on a shared machine
+    does not inflate the way it inflates wall time."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def mb(path: Path) -> float:
+    """A file's size in MB."""
+    return path.stat().st_size / 2**20
+
+
+def peak_mb() -> float:
+    """This process's peak resident memory so far, in MB (Linux reports KB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def bench(path: Path, home: Path, n: int) -> dict:
+    from governance.actions.monitoring import import_feed, monitoring_status
+    from governance.dossier.store import Store
+    from tests.governance.monitoring_fixtures import decided_dossier, monitoring_plan
+
+    store = Store.open(home / "medassure.duckdb")
+    dossier = decided_dossier(
+        monitoring_plan(approved_prompt_version="v1"), decided_at=datetime(2025, 12, 31, tzinfo=UTC)
+    )
+    store.save(dossier, author="bench")
+    now = datetime(2026, 7, 1, tzinfo=UTC)
+    t0, c0 = time.perf_counter(), cpu_s()
+    result = import_feed(store, dossier.id, path, by="bench", now=now)
+    t1 = time.perf_counter()
+    status = monitoring_status(store, dossier.id, now=now)
+    t2, c2 = time.perf_counter(), cpu_s()
+    again = import_feed(store, dossier.id, path, by="bench", now=now)
+    t3 = time.perf_counter()
+    store.close()
+    assert result.record.rows_added == n and again.record.rows_added == 0 and status.rows == n
+    return {
+        "import_s": t1 - t0,
+        "status_s": t2 - t1,
+        "reimport_s": t3 - t2,
+        "cpu_s": c2 - c0,
+        "status": status.status,
+        "months": len(status.metrics.get("material_correction_share", [])),
+        "cusum": status.cusum[0].note or status.cusum[0].baseline_source,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--quick", action="store_true", help="50,000 rows (make bench-smoke)")
+    args = parser.parse_args()
+    n = 50_000 if args.quick else args.rows
+    with tempfile.TemporaryDirectory(prefix="medassure-bench-feed-") as tmp:
+        stem = Path(tmp) / "feed"
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-c", GENERATE, str(n), str(stem)], check=True)
+        print(
+            f"generated {n:,} rows as Parquet ({mb(stem.with_suffix('.parquet')):.1f} MB) "
+            f"and CSV ({mb(stem.with_suffix('.csv')):.1f} MB) in {time.perf_counter() - t:.1f} s "
+            "(child process)"
+        )
+        for fmt in ("parquet", "csv"):
+            r = bench(stem.with_suffix(f".{fmt}"), Path(tmp) / f"home-{fmt}", n)
+            total = r["import_s"] + r["status_s"]
+            print(
+                f"{fmt:8s} import {r['import_s']:6.2f} s ({n / r['import_s']:,.0f} rows/s)  status "
+                f"{r['status_s']:5.2f} s  import + status {total:6.2f} s wall, "
+                f"{r['cpu_s']:6.2f} s CPU  re-import (0 new) "
+                f"{r['reimport_s']:5.2f} s  peak RSS so far {peak_mb():,.0f} MB  -> {r['status']}, "
+                f"{r['months']} months; CUSUM: {r['cusum']}"
+            )
+    print(f"peak RSS of this process: {peak_mb():,.0f} MB (target < 1,024 MB); target import + status < 10 s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,262 @@
+"""What a dossier records of its monitoring after go-live: imports, signals, what was done, safety events.
+
+Why records on the dossier, and the feed rows elsewhere: a feed holds up to millions of rows, which stay
+in the feed table (``store_monitoring``); the dossier's record keeps what a committee must be able to
+prove later: each import (the file's SHA-256 and its row counts), each signal the ladder raised, each
+acknowledgement and resolution (with the authenticated identity), and each safety event. They are
+appended to ``Dossier.monitoring`` as new versions, like re-evaluation addenda, outside what sign-offs
+bind to (``content_hash.APPENDED``), so ``medassure verify`` covers them and the decision stays signed.
+
+``FeedRow`` documents one row of the feed format (``docs/monitoring.md``); the importer validates files in
+SQL against the same rules, so a million rows never become a million pydantic objects.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from governance.dossier.user_text import UserRecord
+
+Outcome = Literal["accepted", "minor_edit", "material_correction", "discarded", "not_reviewed"]
+"""What the reviewer did with one output."""
+OUTCOMES: tuple[str, ...] = ("accepted", "minor_edit", "material_correction", "discarded", "not_reviewed")
+AuditVerdict = Literal["correct", "minor", "material"]
+"""What an after-the-fact audit found."""
+AUDIT_VERDICTS: tuple[str, ...] = ("correct", "minor", "material")
+Severity = Literal["near_miss", "minor", "moderate", "severe"]
+"""Severity of a safety event (moderate or worse suspends the candidate)."""
+SEVERITIES: tuple[str, ...] = ("near_miss", "minor", "moderate", "severe")
+SUSPENDING: tuple[str, ...] = ("moderate", "severe")
+"""Severities that suspend the candidate at once."""
+Level = Literal["in_control", "review", "pause", "suspend"]
+"""The ladder, least to most severe."""
+LEVELS: tuple[str, ...] = ("in_control", "review", "pause", "suspend")
+SignalKind = Literal[
+    "model_change",
+    "prompt_change",
+    "drift",
+    "rate_above_bar",
+    "review_effectiveness",
+    "out_of_scope",
+    "safety_event",
+    "schedule",
+]
+"""Why a signal was raised (the CLI's ``signals[].kind``)."""
+Source = Literal["feed", "otel", "litellm"]
+"""The format a file came in: the feed format, OpenTelemetry GenAI spans (OTLP JSON), LiteLLM spend logs."""
+BOOLEAN_WORDS: dict[str, bool] = {
+    "true": True,
+    "false": False,
+    "1": True,
+    "0": False,
+    "yes": True,
+    "no": False,
+}
+"""How a feed writes a boolean (case-insensitive)."""
+
+
+class FeedRow(BaseModel):
+    """One model output in production, as a row of the feed (CSV column, JSONL key or Parquet column).
+
+    Subgroup tags come as extra columns named ``tag:NAME``; free text, when a feed has it, as ``text``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    timestamp: AwareDatetime
+    """When the output was made: ISO 8601 with a zone (``2026-03-01T09:30:00Z``), never in the future."""
+    served_model: str = Field(min_length=1)
+    """The model identity the provider returned with the output (the reply's ``model``)."""
+    outcome: Outcome
+    """What the reviewer did with it."""
+    prompt_version: str | None = None
+    """The prompt version the application sent."""
+    id: str | None = None
+    """The output's id (re-importing a row with the same id adds nothing; without one, a hash of the row)."""
+    latency_ms: float | None = Field(default=None, ge=0)
+    """Milliseconds from request to reply."""
+    error: bool | None = None
+    """True when the call failed."""
+    tokens_in: int | None = Field(default=None, ge=0)
+    """Prompt tokens."""
+    tokens_out: int | None = Field(default=None, ge=0)
+    """Completion tokens."""
+    cost_usd: float | None = Field(default=None, ge=0)
+    """What the call cost, in US dollars."""
+    reviewer: str | None = None
+    """Who reviewed it (left out of a blinded export)."""
+    review_seconds: float | None = Field(default=None, ge=0)
+    """Seconds the reviewer spent."""
+    audited: bool | None = None
+    """True when the output was drawn for the after-the-fact audit."""
+    audit_verdict: AuditVerdict | None = None
+    """What the audit found."""
+    judge_score: float | None = None
+    """An automatic judge's score of the output, when the deployment runs one."""
+    sentinel: bool | None = None
+    """True for a planted faulty output (caught when its outcome is material_correction or discarded)."""
+    severity: Severity | None = None
+    """Set when the output was part of a safety event."""
+    text: str | None = None
+    """Free text of the output (stays in the store; masked by the PHI detector for examples)."""
+
+
+class FeedImport(BaseModel):
+    """One file imported into the feed: what it was, and what it added."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["feed_import"] = "feed_import"
+    """Record kind."""
+    id: str = Field(pattern=r"^I-[0-9a-f]{8,}$")
+    """Stable id, e.g. ``I-3f9a1c2b``."""
+    at: AwareDatetime
+    """When it was imported."""
+    by: str
+    """Who imported it."""
+    auth: str | None = None
+    """How that person was established (None: named locally)."""
+    candidate: str
+    """Candidate the rows were recorded for."""
+    source: Source
+    """Format of the file."""
+    file_name: str
+    """The file's name (no folder)."""
+    file_sha256: str
+    """SHA-256 of the file's bytes."""
+    rows_in_file: int
+    """Rows the file held."""
+    rows_added: int
+    """Rows stored now."""
+    rows_already_stored: int
+    """Rows already in the feed (same id, or the same row without one): added nothing."""
+    first_timestamp: AwareDatetime | None = None
+    """Earliest output in the file."""
+    last_timestamp: AwareDatetime | None = None
+    """Latest output in the file."""
+
+
+class SignalRecord(BaseModel):
+    """A signal the ladder raised, as first recorded (its key makes the same signal recorded once)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["signal"] = "signal"
+    """Record kind."""
+    id: str = Field(pattern=r"^S-[0-9a-f]{8,}$")
+    """Stable id derived from ``key`` (``S-`` + 10 hex digits)."""
+    key: str
+    """What makes two signals the same: candidate, kind, metric and what was seen (a month, a model)."""
+    signal_kind: SignalKind
+    """Why it was raised."""
+    level: Literal["review", "pause", "suspend"]
+    """Where it puts the candidate on the ladder."""
+    candidate: str
+    """Candidate it is about."""
+    metric: str
+    """What was measured (or the identity seen)."""
+    first_seen: AwareDatetime
+    """When the data first showed it (the first output, the month's start, the event)."""
+    recorded_at: AwareDatetime
+    """When it was written to the record."""
+    owner: str
+    """Who must respond (a role from the plan or the committee)."""
+    deadline: AwareDatetime
+    """Respond by then."""
+    action: str
+    """What to do."""
+    detail: str
+    """What was seen, in words."""
+
+
+class SignalAction(UserRecord):
+    """Someone acknowledged or resolved a signal."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["signal_ack", "signal_resolve"]
+    """Acknowledged (seen, being handled) or resolved (closed)."""
+    signal_id: str = Field(pattern=r"^S-[0-9a-f]{8,}$")
+    """The signal."""
+    at: AwareDatetime
+    """When."""
+    by: str = Field(min_length=1, max_length=200)
+    """Who."""
+    auth: str | None = None
+    """How that person was established (None: named locally)."""
+    role: str | None = None
+    """The role they acted in (``chair`` to return a suspended candidate to service)."""
+    reason: str = Field(default="", max_length=5000)
+    """Why (a resolution needs a reason or a re-evaluation)."""
+    reevaluation_id: str | None = Field(default=None, pattern=r"^R-[0-9a-f]{8,}$")
+    """The re-evaluation addendum that answers the signal, when one does."""
+
+
+class SafetyEvent(UserRecord):
+    """A safety event someone reported: who, when, what, and which outputs."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["safety_event"] = "safety_event"
+    """Record kind."""
+    id: str = Field(pattern=r"^E-[0-9a-f]{8,}$")
+    """Stable id, e.g. ``E-3f9a1c2b``."""
+    at: AwareDatetime
+    """When it was reported."""
+    by: str = Field(min_length=1, max_length=200)
+    """Who reported it."""
+    auth: str | None = None
+    """How that person was established (None: named locally)."""
+    severity: Severity
+    """near_miss / minor / moderate / severe (moderate or worse suspends)."""
+    description: str = Field(min_length=3, max_length=5000)
+    """What happened, in the reporter's words."""
+    output_ids: list[str] = Field(default_factory=list)
+    """Feed row ids of the outputs involved."""
+    candidate: str
+    """Candidate it is about."""
+    occurred_at: datetime | None = None
+    """When it happened, when known (else when reported)."""
+
+
+class GoLiveSettings(UserRecord):
+    """What the committee records at go-live (or later) without reopening the signed plan.
+
+    Why a record of its own: the plan is part of what sign-offs bind to, so an alias or the prompt version
+    recorded after the decision would void them. These settings are appended instead; the latest one
+    overrides the plan's fields of the same name (``governance.monitoring.plan``).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["go_live"] = "go_live"
+    """Record kind."""
+    at: AwareDatetime
+    """When it was recorded."""
+    by: str = Field(min_length=1, max_length=200)
+    """Who recorded it (the chair)."""
+    auth: str | None = None
+    """How that person was established (None: named locally)."""
+    candidate: str
+    """Candidate the settings are for."""
+    approved_prompt_version: str | None = Field(default=None, max_length=200)
+    """The prompt version approved for production (None: as the plan says)."""
+    model_aliases: list[str] = Field(default_factory=list)
+    """Served model names accepted as the approved model, besides the plan's."""
+    baseline_rate: float | None = Field(default=None, gt=0, lt=1)
+    """In-control material-correction rate (None: as the plan says)."""
+    baseline_start: AwareDatetime | None = None
+    """Start of the baseline window (None: as the plan says)."""
+    baseline_end: AwareDatetime | None = None
+    """End of the baseline window."""
+    note: str = Field(default="", max_length=5000)
+    """Why (a vendor's renamed build, the go-live date)."""
+
+
+MonitoringEntry = Annotated[
+    FeedImport | SignalRecord | SignalAction | SafetyEvent | GoLiveSettings, Field(discriminator="kind")
+]
+"""One entry of ``Dossier.monitoring``."""

@@ -1,0 +1,143 @@
+"""The ladder: in control < review < pause < suspend, and what each signal asks of whom, by when.
+
+Why keys: the same finding (the same month above the same bar, the same unapproved model) seen again
+in a later import is the same signal, so a signal is identified by its key (candidate, kind, metric,
+what was seen) and its id is a hash of the key. Its deadline runs from when it was first recorded
+(defaults: review 48 h, pause 4 h, suspend at once; the plan may change them). Acknowledging keeps a
+signal on the ladder; resolving takes it off. The status is the highest level of the signals not
+resolved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timedelta
+
+from governance.dossier.decision_records import MonitoringPlan
+from governance.dossier.monitoring_records import LEVELS, Level, SignalAction, SignalKind, SignalRecord
+from governance.dossier.record import Dossier
+from governance.monitoring.models import Signal
+
+LEVEL_OF: dict[str, Level] = {
+    "model_change": "pause",
+    "prompt_change": "pause",
+    "drift": "review",
+    "rate_above_bar": "review",
+    "review_effectiveness": "review",
+    "out_of_scope": "review",
+    "schedule": "review",
+    "safety_event": "suspend",
+}
+"""The level each kind of signal puts the candidate at (a minor safety event: review)."""
+
+
+def signal_id(key: str) -> str:
+    """``S-`` and 10 hex digits of the key's SHA-256.
+
+    Example:
+        >>> signal_id("c|drift|x")
+        'S-c8d97b707a'
+    """
+    return "S-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:10]
+
+
+def deadline_hours(plan: MonitoringPlan, level: Level) -> float:
+    """Hours to respond at ``level`` (the plan's, defaults 48 / 4 / 0)."""
+    return {
+        "review": plan.review_deadline_hours,
+        "pause": plan.pause_deadline_hours,
+        "suspend": plan.suspend_deadline_hours,
+    }.get(level, plan.review_deadline_hours)
+
+
+def owner_for(plan: MonitoringPlan, level: Level) -> str:
+    """Who responds: the plan's monitoring owner; a suspension goes to the committee chair as well."""
+    return f"committee chair and {plan.owner}" if level == "suspend" else plan.owner
+
+
+def make_signal(
+    *,
+    kind: SignalKind,
+    candidate: str,
+    metric: str,
+    seen: str,
+    first_seen: datetime,
+    detail: str,
+    action: str,
+    plan: MonitoringPlan,
+    now: datetime,
+    level: Level | None = None,
+    command: str | None = None,
+) -> Signal:
+    """A signal, its deadline counted from ``now`` (a recorded signal keeps its own: ``with_record``)."""
+    lvl = level or LEVEL_OF[kind]
+    key = f"{candidate}|{kind}|{metric}|{seen}"
+    return Signal(
+        id=signal_id(key),
+        key=key,
+        kind=kind,
+        level=lvl,
+        candidate=candidate,
+        metric=metric,
+        first_seen=first_seen,
+        owner=owner_for(plan, lvl),
+        deadline=now + timedelta(hours=deadline_hours(plan, lvl)),
+        action=action,
+        detail=detail,
+        command=command,
+    )
+
+
+def with_record(signals: list[Signal], dossier: Dossier, candidate: str) -> list[Signal]:
+    """Signals with their recorded deadline and state (open, acknowledged, resolved), open ones first.
+
+    Signals recorded earlier that no longer show in the data (a corrected file, say) stay listed with their
+    state: a record is never dropped.
+    """
+    recorded = {e.key: e for e in dossier.monitoring if isinstance(e, SignalRecord)}
+    state: dict[str, str] = {}
+    for e in dossier.monitoring:
+        if isinstance(e, SignalAction):
+            if e.kind == "signal_resolve":
+                state[e.signal_id] = "resolved"
+            elif state.get(e.signal_id) != "resolved":
+                state[e.signal_id] = "acknowledged"
+    out, keys = [], set()
+    for s in signals:
+        keys.add(s.key)
+        rec = recorded.get(s.key)
+        update = {"state": state.get(s.id, "open")}
+        if rec is not None:
+            update["deadline"] = rec.deadline
+        out.append(s.model_copy(update=update))
+    for key, rec in recorded.items():
+        if key not in keys and rec.candidate == candidate:
+            out.append(
+                Signal(
+                    id=rec.id,
+                    key=rec.key,
+                    kind=rec.signal_kind,
+                    level=rec.level,
+                    candidate=rec.candidate,
+                    metric=rec.metric,
+                    first_seen=rec.first_seen,
+                    owner=rec.owner,
+                    deadline=rec.deadline,
+                    action=rec.action,
+                    detail=rec.detail,
+                    state=state.get(rec.id, "open"),
+                )
+            )
+    order = {"open": 0, "acknowledged": 1, "resolved": 2}
+    return sorted(out, key=lambda s: (order.get(s.state, 3), -LEVELS.index(s.level), s.first_seen))
+
+
+def ladder_status(signals: list[Signal]) -> Level:
+    """The highest level of the signals not resolved (``in_control`` when none).
+
+    Example:
+        >>> ladder_status([])
+        'in_control'
+    """
+    live = [LEVELS.index(s.level) for s in signals if s.state != "resolved"]
+    return LEVELS[max(live)] if live else "in_control"  # type: ignore[return-value]

@@ -1,0 +1,128 @@
+"""The feed template: every column of the feed format, with invented example rows, as CSV text.
+
+Why generated and not shipped as a file: the template is the importer's own column list
+(``store_feed_import.KNOWN``) written as an example, so the two cannot drift apart; a test imports it.
+The rows are invented teaching examples, not outputs of any model or patient.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+COLUMNS = [
+    "id",
+    "timestamp",
+    "served_model",
+    "prompt_version",
+    "outcome",
+    "latency_ms",
+    "error",
+    "tokens_in",
+    "tokens_out",
+    "cost_usd",
+    "reviewer",
+    "review_seconds",
+    "audited",
+    "audit_verdict",
+    "judge_score",
+    "sentinel",
+    "severity",
+    "tag:department",
+]
+ROWS = [
+    [
+        "out-0001",
+        "2026-03-02T09:14:05Z",
+        "gpt-4o-2024-08-06",
+        "v3",
+        "accepted",
+        "1840",
+        "false",
+        "612",
+        "148",
+        "0.0030",
+        "rn-017",
+        "42",
+        "false",
+        "",
+        "4.5",
+        "false",
+        "",
+        "primary care",
+    ],
+    [
+        "out-0002",
+        "2026-03-02T09:15:40+01:00",
+        "gpt-4o-2024-08-06",
+        "v3",
+        "minor_edit",
+        "2210",
+        "false",
+        "540",
+        "171",
+        "0.0031",
+        "rn-017",
+        "95",
+        "true",
+        "correct",
+        "4.0",
+        "false",
+        "",
+        "primary care",
+    ],
+    [
+        "out-0003",
+        "2026-03-02T10:02:11Z",
+        "gpt-4o-2024-08-06",
+        "v3",
+        "material_correction",
+        "1990",
+        "false",
+        "701",
+        "133",
+        "0.0031",
+        "md-004",
+        "180",
+        "true",
+        "material",
+        "2.5",
+        "true",
+        "",
+        "primary care",
+    ],
+    [
+        "out-0004",
+        "2026-03-02T10:05:00Z",
+        "gpt-4o-2024-08-06",
+        "v3",
+        "not_reviewed",
+        "",
+        "true",
+        "655",
+        "0",
+        "0.0016",
+        "",
+        "",
+        "false",
+        "",
+        "",
+        "false",
+        "",
+        "primary care",
+    ],
+]
+
+
+def feed_template() -> str:
+    """The feed template as CSV text (header and four example rows).
+
+    Example:
+        >>> feed_template().splitlines()[0].split(",")[:5]
+        ['id', 'timestamp', 'served_model', 'prompt_version', 'outcome']
+    """
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(COLUMNS)
+    w.writerows(ROWS)
+    return out.getvalue()

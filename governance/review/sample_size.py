@@ -1,0 +1,110 @@
+"""How many outputs a queue needs: for ICC(A,1) to ±0.1, and for the audit share's error rate.
+
+ICC: Bonett (2002, *Statistics in Medicine* 21:1331-1335), the approximate n for a 95% interval of width
+``w`` around an expected ICC ρ with ``k`` raters per item:
+
+    n = 1 + 8 z² (1 − ρ)² (1 + (k − 1) ρ)² / (k (k − 1) w²)
+
+Bonett derived it for the one-way ICC; for the two-way absolute-agreement ICC(A,1) that the
+judge-agreement rule gates on it is a floor (a rater offset widens the interval), which the guidance
+says. ``±0.1`` is ``w = 0.2``. With ρ = 0.5, k = 2: 1 + 8 · 3.8415 · 0.25 · 2.25 / (2 · 0.04) = 217.1,
+so 218.
+
+Audit share: outputs to audit so that an error rate near ``p`` is estimated to ± ``d`` (normal
+approximation, n = z² p (1 − p) / d²), and how many production outputs that takes at an audit share of
+one in ``every``.
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+from pydantic import BaseModel
+
+Z95 = NormalDist().inv_cdf(0.975)
+
+
+def icc_sample_size(expected: float, half_width: float = 0.1, raters: int = 2) -> int:
+    """Bonett's n for an ICC 95% interval of ± ``half_width`` at ``expected`` with ``raters`` per item.
+
+    Example:
+        >>> icc_sample_size(0.5), icc_sample_size(0.7), icc_sample_size(0.5, raters=3)
+        (218, 101, 130)
+    """
+    if raters < 2 or not 0 < half_width < 1 or not -1 < expected < 1:
+        raise ValueError("needs raters >= 2, 0 < half_width < 1 and -1 < expected < 1")
+    w = 2 * half_width
+    k = raters
+    n = 1 + 8 * Z95**2 * (1 - expected) ** 2 * (1 + (k - 1) * expected) ** 2 / (k * (k - 1) * w**2)
+    return math.ceil(n - 1e-9)
+
+
+def audit_sample_size(expected_rate: float, half_width: float) -> int:
+    """Audited outputs for an error rate near ``expected_rate`` to ± ``half_width`` (normal approximation).
+
+    Example:
+        >>> audit_sample_size(0.05, 0.03)
+        203
+    """
+    if not 0 < expected_rate < 1 or not 0 < half_width < 1:
+        raise ValueError("needs 0 < expected_rate < 1 and 0 < half_width < 1")
+    return math.ceil(Z95**2 * expected_rate * (1 - expected_rate) / half_width**2 - 1e-9)
+
+
+class SizeGuidance(BaseModel):
+    """The two figures a queue's size is chosen by, in words too."""
+
+    icc_n: int
+    """Outputs rated by two clinicians for ICC(A,1) to ± ``half_width``."""
+    expected_icc: float
+    """The ICC assumed."""
+    half_width: float
+    """The half width asked for."""
+    audit_n: int
+    """Outputs to audit for the error rate to ± ``audit_half_width``."""
+    expected_error_rate: float
+    """The error rate assumed."""
+    audit_half_width: float
+    """Its half width."""
+    audit_every: int
+    """The audit share: one output in this many."""
+    production_outputs: int
+    """Production outputs that yield ``audit_n`` audits at that share."""
+    text: str
+    """The guidance in two sentences."""
+
+
+def size_guidance(
+    expected_icc: float = 0.5,
+    half_width: float = 0.1,
+    expected_error_rate: float = 0.05,
+    audit_half_width: float = 0.03,
+    audit_every: int = 20,
+) -> SizeGuidance:
+    """Both figures with their wording.
+
+    Example:
+        >>> g = size_guidance()
+        >>> g.icc_n, g.audit_n, g.production_outputs
+        (218, 203, 4060)
+    """
+    icc_n = icc_sample_size(expected_icc, half_width)
+    audit_n = audit_sample_size(expected_error_rate, audit_half_width)
+    text = (
+        f"About {icc_n} outputs rated by two clinicians estimate ICC(A,1) to ±{half_width:.2f} if agreement "
+        f"is near {expected_icc:.2f} (Bonett 2002; a floor for absolute agreement). Auditing {audit_n} "
+        f"outputs estimates an error rate near {expected_error_rate:.0%} to ±{audit_half_width:.0%}: at one "
+        f"audit in {audit_every}, that is {audit_n * audit_every:,} production outputs."
+    )
+    return SizeGuidance(
+        icc_n=icc_n,
+        expected_icc=expected_icc,
+        half_width=half_width,
+        audit_n=audit_n,
+        expected_error_rate=expected_error_rate,
+        audit_half_width=audit_half_width,
+        audit_every=audit_every,
+        production_outputs=audit_n * audit_every,
+        text=text,
+    )

@@ -1,0 +1,143 @@
+"""Rate outputs: one item at a time from the signed-in rater's own review queue, blinded, saved as given."""
+
+import time
+
+import streamlit as st
+
+from governance import AUDIT_VERDICTS, PermissionDenied, ReviewError, my_queues, rater_view, record_rating
+from pages import ui
+
+VERDICT_LABELS = {"correct": "Correct", "minor": "Minor error", "material": "Material error"}
+
+st.title("Rate outputs")
+st.caption(
+    "Rate each output on its own: you are not shown which model wrote it, how anyone else scored it, or "
+    "anything else about it. Each rating is saved as you give it; a reload or a second tab loses nothing."
+)
+who = ui.identity()
+queues = my_queues(ui.store(), by=ui.reviewer(), identity=who)
+if not queues:
+    st.info(
+        f"No review queue names **{ui.plain(who.name if who else 'you')}** as a rater. An editor creates one "
+        "(`medassure review create --run RUN_ID --n N --raters NAME,...`); locally, type your rater name as "
+        "the sidebar's Reviewer."
+    )
+    if ui.config().mode == "local":  # one desk: the rater names help; a shared deployment keeps them private
+        names = sorted({r for q in ui.store().reviews.list_queues() for r in q.raters})
+        if names:
+            st.caption("Raters of the queues in this database: " + ui.plain(", ".join(names)) + ".")
+    st.stop()
+
+labels = {
+    q.queue_id: f"{q.queue_id} · {q.n_items + q.n_sentinels} items · created {q.created_at:%Y-%m-%d}"
+    for q in queues
+}
+queue_id = st.selectbox("Review queue", list(labels), format_func=labels.get, key="ro_queue")
+try:
+    view = rater_view(ui.store(), queue_id, by=ui.reviewer(), identity=who)
+except (ReviewError, PermissionDenied) as exc:
+    st.error(str(exc))
+    st.stop()
+
+total, done = len(view.items), len(view.done)
+st.progress(
+    done / total if total else 1.0, text=f"{done} of {total} rated · rating as {ui.plain(view.rater)}"
+)
+if view.removed:
+    st.warning("You were removed from this queue: your ratings are kept, and no new ones are taken.")
+    st.stop()
+item = view.next_item
+if item is None or view.closed:
+    if item is None:
+        st.success("You have rated all your items. Thank you.")
+    else:
+        st.info("This queue is closed: its ratings are frozen.")
+    rate = view.catch_rate
+    if rate is not None and rate.n:
+        st.markdown(
+            f"**Planted errors you caught:** {rate.caught} of {rate.n} ({rate.estimate:.0%}; 95% interval "
+            f"{rate.lower:.2f}–{rate.upper:.2f}). The committee's bar is {rate.bar:.0%} at the lower bound: "
+            + (
+                "met."
+                if rate.meets_bar
+                else "not met, which with few planted errors is common; see the queue's "
+                "status with its editor."
+            )
+        )
+    st.stop()
+
+started = st.session_state.setdefault("ro_started", {})
+started.setdefault(item.item_id, time.time())  # time on the item, for the rubber-stamping check
+
+st.subheader(f"Item {item.position} of {total}")
+if item.context.strip():
+    st.markdown("**Context**")
+    st.markdown(ui.plain(item.context))
+st.markdown("**Question**")
+st.markdown(ui.plain(item.question or "(no question)"))
+st.markdown("**Output to rate**")
+with st.container(border=True):
+    st.markdown(ui.plain(item.output))
+
+
+def _save(scores: dict | None, skipped: str = "") -> None:
+    seconds = time.time() - started.get(item.item_id, time.time())
+    try:
+        stored = record_rating(
+            ui.store(),
+            queue_id,
+            item.item_id,
+            scores,
+            skipped=skipped,
+            seconds=seconds,
+            by=ui.reviewer(),
+            identity=who,
+        )
+    except (ReviewError, PermissionDenied) as exc:
+        st.error(str(exc))
+        return
+    st.toast("Saved." if stored else "Already saved earlier: the first rating stands.")
+    started.pop(item.item_id, None)
+    st.rerun()
+
+
+with st.form(key=f"ro_form_{item.item_id}"):
+    answers: dict = {}
+    if view.rubric_kind == "audit":
+        answers["verdict"] = st.radio(
+            "Verdict: is the output correct, does it hold a minor error, or a material (clinically "
+            "significant) one?",
+            list(AUDIT_VERDICTS),
+            index=None,
+            format_func=VERDICT_LABELS.get,
+            horizontal=True,
+            key=f"ro_{item.item_id}_verdict",
+        )
+    else:
+        low, high = view.scale
+        for name in view.criteria:
+            question = view.questions.get(name, "")
+            answers[name] = st.radio(
+                f"{name.replace('_', ' ').capitalize()} ({low} = worst, {high} = best): {question}",
+                list(range(low, high + 1)),
+                index=None,
+                horizontal=True,
+                key=f"ro_{item.item_id}_{name}",
+            )
+    submitted = st.form_submit_button("Save rating", type="primary")
+if submitted:
+    missing = [k for k, v in answers.items() if v is None]
+    if missing:
+        st.error(
+            "Answer every question before saving: " + ", ".join(m.replace("_", " ") for m in missing) + "."
+        )
+    else:
+        _save(answers)
+
+with st.expander("Skip this item"):
+    reason = st.text_input("Why you skip it (recorded)", key=f"ro_{item.item_id}_skip_reason")
+    if st.button("Skip with this reason", key=f"ro_{item.item_id}_skip"):
+        if len(reason.strip()) < 3:
+            st.error("Say why you skip the item (at least 3 characters).")
+        else:
+            _save(None, skipped=reason.strip())
