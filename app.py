@@ -26,6 +26,7 @@ PAGES = {
         st.Page("pages/cost.py", title="Cost"),
         st.Page("pages/candidates.py", title="Candidates"),
         st.Page("pages/review_monitoring.py", title="Review & monitoring"),
+        st.Page("pages/monitoring.py", title="Monitoring"),
         st.Page("pages/decision.py", title="Decision"),
     ],
     "Record": [

@@ -432,3 +432,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--by", help="who resolves")
     add_format(q)
     q.set_defaults(func=cmd_resolve)
+
+    from cli.monitor_report import add_report  # the monthly PDF: its own module (pulls reports)
+
+    add_report(msub)

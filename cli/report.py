@@ -43,9 +43,15 @@ def _signer(args: argparse.Namespace):
 def cmd_report(args: argparse.Namespace) -> int:
     from reports import report_bundle
 
-    if not args.out and not args.bundle:
-        fail("give --out FILE.pdf, --bundle FILE.zip, or both")
-    targets = {"pdf": _target(args.out)} if args.out else {}
+    if args.label is True and not args.out:
+        fail("--label without a file name writes to --out FILE.pdf: give --out, or --label FILE.pdf")
+    if not args.out and not args.bundle and not isinstance(args.label, str):
+        fail("give --out FILE.pdf, --bundle FILE.zip, --label FILE.pdf, or a combination")
+    # --label alone with --out: the one-page model-facts label goes to --out instead of the dossier PDF
+    first = "label" if args.label is True else "pdf"
+    targets = {first: _target(args.out)} if args.out else {}
+    if isinstance(args.label, str):
+        targets["label"] = _target(args.label)
     targets |= {kind: _target(getattr(args, opt))
                 for opt, kind in OPTIONAL_FILES.items() if getattr(args, opt)}
     signer = _signer(args)
@@ -116,6 +122,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("id", help="dossier id")
     p.add_argument("--out", help="PDF file to write (required unless --bundle is given)")
     p.add_argument("--version", type=VERSION, help="version number (default: the latest)")
+    p.add_argument("--label", nargs="?", const=True, default=None, metavar="FILE.pdf",
+                   help="the one-page model-facts label for staff: to FILE.pdf, or alone to --out FILE.pdf")
     p.add_argument("--json", help="also write the re-importable JSON of the version")
     p.add_argument("--chai", help="also write the CHAI Applied Model Card XML")
     p.add_argument("--csv", help="also write the evidence CSV (formula cells neutralised)")

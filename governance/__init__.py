@@ -129,6 +129,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "feed_template": "governance.monitoring.template",
     "reevaluate_and_wait": "governance.actions.reevaluation",
     "start_reevaluation": "governance.actions.reevaluation",
+    "SEVERITIES": "governance.dossier.monitoring_records",  # the Monitoring page's event form
     "ReevaluationError": "governance.actions.rerun",
     "read_prompt_bytes": "governance.actions.rerun",
     "read_prompt_file": "governance.actions.rerun",
@@ -251,6 +252,15 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "rule_kind": "governance.rules.kinds",
     "load_defaults": "governance.rules.policy",
     "rule_bar": "governance.rules.rule_text",
+    "rule_label": "governance.rules.rule_text",
+    "verdict_label": "governance.rules.rule_text",
+    "outcome_lines": "governance.rules.outcome_text",
+    "headline": "governance.rules.outcome_text",
+    "decision_memo": "governance.decision.memo",
+    "metric_label": "governance.dossier.labels",
+    "count_text": "governance.dossier.labels",
+    "source_words": "governance.dossier.labels",
+    "VALUE_LABELS": "governance.dossier.labels",
     "score_rule": "governance.rules.score_rule",
     "unknown_benchmark": "governance.rules.score_rule",
     "Verdict": "governance.rules.verdicts",
@@ -357,6 +367,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         start_rules,
     )
     from governance.decision.comparison import compare_candidates
+    from governance.decision.memo import decision_memo
     from governance.decision.readiness import needs_override
     from governance.decision.signoff import DecisionError, SignOffStatus, signoff_status
     from governance.demo.seed import seed_demo
@@ -378,6 +389,8 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         IntendedUse,
         example_intended_use,
     )
+    from governance.dossier.labels import VALUE_LABELS, count_text, metric_label, source_words
+    from governance.dossier.monitoring_records import SEVERITIES
     from governance.dossier.procurement_records import (
         Candidate,
         ContractFacts,
@@ -445,7 +458,8 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from governance.procurement.run_presets import run_presets
     from governance.rules.assessment import assessment_and_recommendation
     from governance.rules.kinds import rule_kind
+    from governance.rules.outcome_text import headline, outcome_lines
     from governance.rules.policy import load_defaults
-    from governance.rules.rule_text import rule_bar
+    from governance.rules.rule_text import rule_bar, rule_label, verdict_label
     from governance.rules.score_rule import score_rule, unknown_benchmark
     from governance.rules.verdicts import Verdict, assess

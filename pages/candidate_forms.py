@@ -75,6 +75,7 @@ def candidate_editor(dossier: Dossier) -> None:
     kind = st.radio(
         "Pricing",
         ["per_token", "per_seat", "none yet"],
+        format_func=lambda v: tables.VALUE_LABELS.get(v, v),
         horizontal=True,
         key=k + "kind",
         index=["per_token", "per_seat"].index(old.pricing.kind) if old and old.pricing else 2,

@@ -6,16 +6,20 @@ from governance import (
     DECISION_OUTCOMES,
     OUTCOME_LABELS,
     DecisionError,
+    MonitoringError,
     PermissionDenied,
     confirm_decision,
+    decision_memo,
     decision_view,
     local_identity,
+    monitoring_status,
     needs_override,
     sign,
 )
 from governance import decide as record_decision
+from pages import plain_words, ui
 from pages import policy_tables as tables
-from pages import ui
+from reports import one_line
 
 st.title("Decision")
 version = ui.require_dossier()
@@ -42,12 +46,14 @@ if decision is not None and view.stale:
 for conflict in view.blocking:
     st.error(f"**The review plan contradicts the intended use.** {ui.plain(conflict.text)}")
 
+plain_words.memo(decision_memo(dossier, view.assessment, rec))
+
 left, right = st.columns(2)
 with left:
     st.subheader("Recommendation (computed)")
     st.markdown(f"### {OUTCOME_LABELS[rec.outcome]}")
-    for reason in rec.reasons:
-        st.markdown(f"- {ui.plain(reason)}")
+    plain_words.outcomes(view.assessment, rec)
+    plain_words.how_computed(rec.reasons + ([rec.error_control] if rec.error_control else []))
     for cand in rec.candidates:
         with st.expander(f"{ui.plain(cand.model)}: {OUTCOME_LABELS[cand.outcome]}"):
             for line in cand.reasons:
@@ -69,9 +75,13 @@ with right:
     else:
         who = f" for **{ui.plain(decision.model)}**" if decision.model else ""
         st.markdown(f"### {OUTCOME_LABELS[decision.outcome]}{who}")
+        said = OUTCOME_LABELS.get(decision.recommended, "n/a").lower()
+        whose = ui.plain(decision.model) if decision.model else "the use as a whole"
         st.markdown(f"Recorded by **{ui.plain(decision.decided_by)}** on "
-                    f"{decision.decided_at:%Y-%m-%d %H:%M} UTC; the tool recommended "
-                    f"*{OUTCOME_LABELS.get(decision.recommended, 'n/a').lower()}*.")
+                    f"{decision.decided_at:%Y-%m-%d %H:%M} UTC; for **{whose}** the tool recommended "
+                    f"*{said}*" + ("" if rec.models[:1] == [decision.model] or not rec.models else
+                                   f" (the headline on the left is {ui.plain(' and '.join(rec.models))}'s, "
+                                   "the best candidate's)") + ".")
         st.markdown(f"**Rationale.** {ui.plain(decision.rationale)}")
         for c in decision.confirmations:
             st.caption(f"Confirmed as still standing by **{ui.plain(c.by)}** on {c.at:%Y-%m-%d %H:%M} UTC"
@@ -86,6 +96,16 @@ with right:
             o = decision.gaps_override
             st.warning(f"**Approved with items missing:** {ui.plain(', '.join(o.missing))}. Override "
                        f"recorded by **{ui.plain(o.by)}**: {ui.plain(o.reason)}")
+
+if decision is not None and decision.outcome != "reject":  # the live status after go-live (page Monitoring)
+    try:
+        live = monitoring_status(ui.store(), dossier.id)
+    except MonitoringError:
+        live = None
+    if live is not None:
+        line = f"**Monitoring (live):** {ui.plain(one_line(live))} Details: page **Monitoring**."
+        # a warning, not an error: the page's errors are about this dossier's record (sign-offs voided)
+        (st.info if not live.rows else st.success if live.status == "in_control" else st.warning)(line)
 
 st.subheader("Checklist before a decision")
 for item in view.checklist:

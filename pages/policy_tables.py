@@ -13,9 +13,13 @@ from governance import (
     CostReport,
     SignOffStatus,
     Verdict,
+    count_text,
+    metric_label,
     rule_bar,
     rule_kind,
+    rule_label,
     subcategory_name,
+    verdict_label,
 )
 
 STATUS_MARK = {"pass": "✓ pass", "fail": "✗ fail", "inconclusive": "⚠ inconclusive",
@@ -28,7 +32,7 @@ def rule_target(rule) -> str:
     """Which evidence a rule reads, in words."""
     parts = [f"benchmark {rule.benchmark}" if rule.benchmark else "",
              f"subcategory {subcategory_name(rule.subcategory)}" if rule.subcategory else "",
-             f"metric {rule.metric}" if rule.metric else "",
+             f"metric {metric_label(rule.metric)}" if rule.metric else "",
              f"{'/'.join(rule.provenance)} only" if rule.provenance else ""]
     return ", ".join(p for p in parts if p) or "all evidence"
 
@@ -36,7 +40,7 @@ def rule_target(rule) -> str:
 def rules_frame(policy: AcceptancePolicy) -> pd.DataFrame:
     """One row per rule."""
     return pd.DataFrame([{
-        "rule": r.id, "kind": rule_kind(r.kind).label, "applies to": rule_target(r),
+        "rule": rule_label(r), "kind": rule_kind(r.kind).label, "applies to": rule_target(r),
         "bar": rule_bar(r),
         "point estimates accepted": getattr(r, "allow_point_estimate", False), "rationale": r.rationale,
     } for r in policy.rules])
@@ -45,7 +49,7 @@ def rules_frame(policy: AcceptancePolicy) -> pd.DataFrame:
 def changes_frame(policy: AcceptancePolicy) -> pd.DataFrame:
     """The change log after the lock."""
     return pd.DataFrame([{
-        "when": c.at.strftime("%Y-%m-%d %H:%M"), "who": c.by, "rule": c.rule_id,
+        "when": c.at.strftime("%Y-%m-%d %H:%M"), "who": c.by, "rule": rule_label(c.new or c.old),
         "before": rule_bar(c.old) if c.old else "(none: added)", "after": rule_bar(c.new) if c.new else
         "(removed)", "why": c.why,
     } for c in policy.changes])
@@ -60,6 +64,19 @@ VERDICT_COLUMNS = ["verdict", "rule", "candidate", "benchmark", "threshold", "es
                    "adjusted p", "error rate"]
 
 
+def _value(v: Verdict, x: float | None) -> str:
+    """A verdict's number as its kind reads: a count as a count, a cost in USD, a share in percent."""
+    if x is None:
+        return ""
+    if v.kind == "min_n":
+        return count_text(x)
+    if v.kind == "max_cost_per_1k":
+        return f"USD {x:,.2f}"
+    if v.kind == "max_unscored_share":
+        return f"{x:.1%}"
+    return _num(x)
+
+
 def _p(x: float | None) -> str:
     if x is None:
         return ""
@@ -69,11 +86,11 @@ def _p(x: float | None) -> str:
 def verdicts_frame(verdicts: list[Verdict]) -> pd.DataFrame:
     """One row per verdict, with its numbers, evidence ids, reason and error rate."""
     return pd.DataFrame([{
-        "verdict": STATUS_MARK[v.status], "rule": v.rule_id, "candidate": v.model or "",
+        "verdict": STATUS_MARK[v.status], "rule": verdict_label(v), "candidate": v.model or "",
         "benchmark": v.benchmark or "",
-        "threshold": _num(v.threshold) + (f"–{_num(v.threshold_upper)}" if v.threshold_upper else ""),
-        "estimate": _num(v.estimate),
-        "95% interval": f"{_num(v.ci_lower)}–{_num(v.ci_upper)}" if v.ci_lower is not None else "",
+        "threshold": _value(v, v.threshold) + (f"–{_num(v.threshold_upper)}" if v.threshold_upper else ""),
+        "estimate": _value(v, v.estimate),
+        "95% interval": f"{_value(v, v.ci_lower)}–{_value(v, v.ci_upper)}" if v.ci_lower is not None else "",
         "n": v.n, "further cases": v.further_cases, "reason": v.reason,
         "evidence": ", ".join(v.evidence_ids), "pre-registered": v.pre_registered,
         "counted as": "score verdict" if v.is_score else "gating rule", "one-sided p": _p(v.p_value),

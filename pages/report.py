@@ -67,6 +67,9 @@ if st.toggle("Show the first PDF pages", key="report_pdf_pages",
         st.caption("Page images need poppler's pdftoppm, which is not installed here.")
 
 st.subheader("Preview")
+if report.memo is not None:
+    with st.expander("Decision memo (page 1 of the PDF)", expanded=True):
+        st.markdown(section_markdown(report.memo, level=4, heading=False))
 for number, section in enumerate(report.sections(), start=1):
     with st.expander(f"{number}. {ui.plain(section.title)}", expanded=number <= 2):
         if section.charts:

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from governance import MonitoredMetric, Trigger, derive_plan, edit_plan
+from governance import MonitoredMetric, Trigger, derive_plan, edit_plan, source_words
 from pages import tables, ui
 
 st.title("Review & monitoring")
@@ -29,7 +29,7 @@ if plan is None:
     st.info("No plan yet.")
     st.stop()
 
-st.markdown(f"**Derived from** {ui.plain(plan.derived_from)}"
+st.markdown(f"**Derived from** {ui.plain(source_words(plan.derived_from))}"
             + (f" · **edited by** {ui.plain(plan.edited_by)} on {plan.edited_at:%Y-%m-%d %H:%M}"
                if plan.edited_by else ""))
 with st.expander("Why these requirements", expanded=True):

@@ -10,12 +10,14 @@ from governance import (
     change_rule,
     delete_rule,
     lock_rules,
+    rule_label,
     set_error_control,
+    source_words,
     start_rules,
 )
+from pages import plain_words, ui
 from pages import policy_tables as tables
 from pages import tables as readable
-from pages import ui
 
 st.title("Rules & verdicts")
 version = ui.require_dossier()
@@ -33,10 +35,17 @@ def apply(action, saved_as: str, **kwargs) -> None:
     st.rerun()
 
 
-st.caption("Rules are the committee's bar, set before new evidence is run. A score verdict passes only when "
-           "the whole 95% interval clears the bar and its one-sided p-value, corrected over the family of "
-           "score verdicts, is at most 2.5%; it fails when none of the interval does, and is otherwise "
-           "inconclusive, with the further cases that would give a pass at the policy's power.")
+st.caption("Rules are the committee's bar, set before new evidence is run. A verdict passes when the whole "
+           "95% interval clears the bar, fails when none of it does, and is otherwise inconclusive.")
+FURTHER = ("Further cases: how many more would give a pass with probability {power:.0%} if the true value "
+           "equals today's estimate (one-sided test at the family's level; score test for proportions, "
+           "normal test with the spread from the interval otherwise); none is given when the estimate misses "
+           "the bar. Pre-registered: the rule was fixed before every evidence record the verdict uses was "
+           "attached.")
+METHOD = ("A score verdict passes only when the whole 95% interval clears the bar and its one-sided p-value, "
+          "corrected over the family of score verdicts, is at most 2.5%; it fails when none of the interval "
+          "does, and is otherwise inconclusive, with the further cases that would give a pass at the "
+          "policy's power.")
 if error := st.session_state.pop("rules_error", None):
     st.error(error)
 
@@ -68,6 +77,9 @@ else:
             apply(set_error_control, f"error control: {method}, power {power:g}",
                   multiplicity=method, power=power)
 assessment, recommendation = assessment_and_recommendation(dossier)
+if assessment.models:
+    st.subheader("Each candidate's outcome")
+    plain_words.outcomes(assessment, recommendation)
 if assessment.change_log_problem and policy.lock:
     st.error(f"Change log check failed: {assessment.change_log_problem}.")
 if assessment.tier_note:
@@ -75,13 +87,15 @@ if assessment.tier_note:
                "locked).")
 
 st.subheader("Rules")
-st.caption(f"Started from {ui.plain(policy.derived_from or 'the committee')}. Score bars are on MedHELM's "
+started = source_words(policy.derived_from) or "the committee"
+st.caption(f"Started from {ui.plain(started)}. Score bars are on MedHELM's "
            "normalized 0-1 scale (jury 1-5 maps to (x − 1)/4).")
 readable.show(tables.rules_frame(policy))
 
 with st.expander("Edit a rule" + (" (recorded in the change log)" if policy.lock else "")):
     ids = [r.id for r in policy.rules]
-    rule = policy.rule(st.selectbox("Rule", ids, key="rule_pick"))
+    names = {r.id: rule_label(r) for r in policy.rules}
+    rule = policy.rule(st.selectbox("Rule", ids, key="rule_pick", format_func=names.get))
     k = f"rule_{rule.id}_"
     updates: dict = {}
     if rule.kind == "subgroup_disparity":
@@ -116,9 +130,9 @@ with st.expander("Edit a rule" + (" (recorded in the change log)" if policy.lock
         edited = None
     c1, c2 = st.columns(2)
     if c1.button("Save rule", key="rule_save", disabled=edited is None or edited == rule):
-        apply(change_rule, f"rule changed: {rule.id}", rule=edited, by=ui.reviewer(), why=why)
+        apply(change_rule, f"rule changed: {rule_label(rule)}", rule=edited, by=ui.reviewer(), why=why)
     if c2.button("Remove rule", key="rule_remove"):
-        apply(delete_rule, f"rule removed: {rule.id}", rule_id=rule.id, by=ui.reviewer(), why=why)
+        apply(delete_rule, f"rule removed: {rule_label(rule)}", rule_id=rule.id, by=ui.reviewer(), why=why)
 
 with st.expander("Add a score rule for one benchmark"):
     benches = sorted({e.benchmark for e in dossier.evidence})
@@ -135,7 +149,8 @@ with st.expander("Add a score rule for one benchmark"):
         new = (ScoreRule(id=rid, benchmark=bench, threshold=threshold, rationale=rationale.strip())
                if ok else None)
         if st.button("Add rule", key="rule_add", disabled=not ok):
-            apply(change_rule, f"rule added: {rid}", rule=new, by=ui.reviewer(), why=why)
+            apply(change_rule, f"rule added: {rule_label(new) if new else rid}", rule=new, by=ui.reviewer(),
+                  why=why)
 
 if not policy.lock:
     note = st.text_input("Note for the lock (e.g. the meeting that agreed the rules)", key="lock_note")
@@ -155,8 +170,8 @@ st.markdown("**Gating rules** (minimum n, unscored share, subgroups, judge agree
 cols = st.columns(4)
 for col, status in zip(cols, ("pass", "fail", "inconclusive", "not_applicable"), strict=True):
     col.metric(tables.STATUS_MARK[status], gating[status])
-if assessment.family is not None:
-    st.caption(assessment.family.statement())
+plain_words.how_computed([METHOD, *([assessment.family.statement()] if assessment.family else []),
+                          FURTHER.format(power=policy.power)])
 pre_head, *pre_lines = recommendation.preregistration
 st.markdown(f"**Pre-registration.** {pre_head}")
 with st.expander("Which verdicts are pre-registered, rule by rule"):
@@ -166,10 +181,5 @@ shown = st.multiselect("Show", ["pass", "fail", "inconclusive", "not_applicable"
                        default=["pass", "fail", "inconclusive", "not_applicable"], key="verdict_filter",
                        format_func=tables.STATUS_MARK.get)
 readable.show(tables.verdicts_frame([v for v in assessment.verdicts if v.status in shown]))
-st.caption(f"Further cases: how many more would give a pass with probability {policy.power:.0%} if the "
-           "true value equals today's estimate (one-sided test at the family's level; score test for "
-           "proportions, normal test with the spread from the interval otherwise); none is given when the "
-           "estimate misses the bar. Pre-registered: the rule was fixed before every evidence record the "
-           "verdict uses was attached.")
 st.info(f"Recommendation: **{recommendation.reasons[0]}** Details and the committee's decision are on the "
         "**Decision** page.")

@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from governance import VALUE_LABELS as STORED_VALUE_LABELS
 from reports import md
 
 MISSING = "—"
@@ -33,16 +34,8 @@ COLUMN_LABELS: dict[str, str] = {
 }
 """Column keys whose label is not just the key with spaces."""
 
-VALUE_LABELS: dict[str, str] = {
-    "per_token": "per token", "per_seat": "per seat", "at_least": "at least", "at_most": "at most",
-    "model_version_change": "model version change", "prompt_change": "prompt change",
-    "vendor_notice": "vendor notice", "schedule": "schedule", "metric_breach": "metric breach",
-    "not_applicable": "not applicable", "in_review": "in review",
-    "re_evaluation": "under re-evaluation", "awaiting_review": "awaiting review",
-    "llm_jury": "LLM jury", "exact_match": "exact match", "measured": "measured by our runs",
-    "published_upper_bound": "MedHELM's published upper bound",
-}
-"""Stored enum values shown as words (exact matches only; free text is never rewritten)."""
+VALUE_LABELS = {**STORED_VALUE_LABELS, "schedule": "schedule"}
+"""Stored enum values shown as words: the one table in ``governance.dossier.labels`` (exact matches only)."""
 
 
 def label(key: str) -> str:

@@ -35,6 +35,18 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "section_markdown": "reports.markdown",
     "pdf_page_images": "reports.preview",
     "addendum_section": "reports.sections_reevaluation",
+    "status_charts": "reports.monitoring_charts",
+    "MonthError": "reports.monitoring_report",
+    "parse_month": "reports.monitoring_report",
+    "write_monthly_report": "reports.monitoring_report",
+    "EVENT_SEVERITY_LABELS": "reports.monitoring_text",
+    "banner": "reports.monitoring_text",
+    "event_rows": "reports.monitoring_text",
+    "month_rows": "reports.monitoring_text",
+    "one_line": "reports.monitoring_text",
+    "open_signals": "reports.monitoring_text",
+    "signal_choice": "reports.monitoring_text",
+    "signal_rows": "reports.monitoring_text",
     "DETACHED_SUFFIX": "reports.signing",
     "ExportSigner": "reports.signing",
     "SigningError": "reports.signing",
@@ -56,6 +68,18 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from reports.cost_chart import cost_score_chart
     from reports.exports import DossierImportError, import_json
     from reports.markdown import md, section_markdown
+    from reports.monitoring_charts import status_charts
+    from reports.monitoring_report import MonthError, parse_month, write_monthly_report
+    from reports.monitoring_text import (
+        EVENT_SEVERITY_LABELS,
+        banner,
+        event_rows,
+        month_rows,
+        one_line,
+        open_signals,
+        signal_choice,
+        signal_rows,
+    )
     from reports.preview import pdf_page_images
     from reports.sections_reevaluation import addendum_section
     from reports.signing import DETACHED_SUFFIX, ExportSigner, SigningError, verify_detached, verify_xml

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from governance.decision.memo import decision_memo
 from governance.dossier.chain import ChainReport
 from governance.dossier.store import DossierVersion
 from governance.rules.assessment import assessment_and_recommendation
@@ -25,6 +26,7 @@ from reports.charts import charts_section
 from reports.flags import dossier_flags
 from reports.hti1 import source_attributes_section
 from reports.model import AppendixRun, Fact, Report, Section
+from reports.sections_memo import memo_section
 
 
 def _with(section: Section, sub: Section | None) -> Section:
@@ -91,11 +93,13 @@ def build_report(
         integrity.append(f"RECORD INTEGRITY: {chain.summary}")
     cover = cover.model_copy(update={"flags": [*integrity, *dossier_flags(version, parts, assessed)]})
     executive = summary.executive_summary(version, parts, cover, assessed)
+    memo = memo_section(decision_memo(dossier, *full))
     if chain is not None:
         executive = executive.model_copy(update={"facts": [
             *executive.facts, Fact(label="Record chain", value=chain.summary)]})
     return Report(
         cover=cover,
+        memo=memo,
         executive_summary=executive,
         extra_sections=list(extra_sections or []),
         **parts,

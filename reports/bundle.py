@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from governance.actions.costs import measured_costs
+from governance.decision.model_facts import model_facts
 from governance.dossier.storage import DossierStorage
 from governance.dossier.store import DossierVersion
 from governance.rules.assessment import assessment_and_recommendation
@@ -24,9 +25,10 @@ from reports.build import build_report
 from reports.chai import chai_model_card_xml
 from reports.exports import evidence_csv, export_json, hti1_csv
 from reports.model import Report, Section
-from reports.pdf import render_pdf
+from reports.pdf import render_one_page_pdf, render_pdf
 from reports.runs import run_ids, run_records
 from reports.sections_candidates import candidates_sections
+from reports.sections_memo import label_section
 from reports.sections_reevaluation import reevaluation_sections
 from reports.signing import ExportSigner
 
@@ -36,7 +38,7 @@ class Download:
     """One file the user can take away."""
 
     kind: str
-    """``pdf``, ``json``, ``chai``, ``hti1`` or ``evidence``."""
+    """``pdf``, ``label``, ``json``, ``chai``, ``hti1`` or ``evidence``."""
     label: str
     """Button label."""
     file_name: str
@@ -54,7 +56,7 @@ class ReportBundle:
     Example:
         >>> bundle = report_bundle(store, "D-demo-portal")          # doctest: +SKIP
         >>> [d.kind for d in bundle.downloads]                       # doctest: +SKIP
-        ['pdf', 'json', 'chai', 'hti1', 'evidence']
+        ['pdf', 'label', 'json', 'chai', 'hti1', 'evidence']
     """
 
     version: DossierVersion
@@ -116,6 +118,23 @@ def write_atomically(path: str | Path, data: bytes) -> Path:
     return target
 
 
+def live_monitoring_line(store: DossierStorage, v: DossierVersion) -> str | None:
+    """The dossier's monitoring status now, in one line, for the cover; None before an approval.
+
+    Read from the stored feed when the file is made (the live status is not part of any version).
+    """
+    from governance.actions.monitoring import MonitoringError, monitoring_status
+    from reports.monitoring_text import one_line
+
+    decision = v.dossier.decision
+    if decision is None or decision.outcome == "reject":
+        return None
+    try:
+        return one_line(monitoring_status(store, v.dossier.id))
+    except MonitoringError:
+        return None
+
+
 def report_bundle(store: DossierStorage, dossier_id: str, version: int | None = None,
                   extra_sections: list[Section] | None = None,
                   signer: ExportSigner | None = None) -> ReportBundle:
@@ -139,15 +158,23 @@ def report_bundle(store: DossierStorage, dossier_id: str, version: int | None = 
     report = build_report(v, runs=run_records(store.runs, run_ids(v.dossier)), extra_sections=extra,
                           measured=measured_costs(store, v.dossier), chain=store.verify_chain(dossier_id),
                           assessed=assessed)
+    if (line := live_monitoring_line(store, v)) is not None:
+        report = report.model_copy(update={"cover": report.cover.model_copy(update={"monitoring": line})})
     stem = f"{v.dossier.id}-v{v.version}-{v.hash[:8]}"
 
     def chai() -> bytes:
         card = chai_model_card_xml(v, assessed).encode("utf-8")
         return signer.sign_xml(card) if signer is not None else card
 
+    def label() -> bytes:
+        facts = model_facts(v.dossier, assessed[1], v.version, v.hash)
+        return render_one_page_pdf(label_section(facts), report.cover)
+
     return ReportBundle(version=v, report=report, downloads=[
         Download("pdf", "Dossier PDF", f"{stem}.pdf", "application/pdf",
                  lambda: render_pdf(report, chai_model_card_xml(v, assessed))),
+        Download("label", "Model-facts label PDF (one page, for staff)", f"{stem}-label.pdf",
+                 "application/pdf", label),
         Download("json", "Dossier JSON (re-importable)", f"{stem}.json", "application/json",
                  lambda: export_json(v).encode("utf-8")),
         Download("chai", "CHAI model card XML" + (" (signed)" if signer is not None else ""),

@@ -70,6 +70,7 @@ def report_markdown(report: Report) -> str:
     cover = [f"# {md(c.title)}",
              f"Dossier **{md(c.dossier_id)}**, version {c.version}, saved {c.date:%Y-%m-%d %H:%M} UTC by "
              f"{md(c.author)}  \nVersion hash (SHA-256): `{c.version_hash}`  \n"
-             f"Risk tier: **{c.risk_tier}** · Status: {c.status} · Decision: {md(c.decision)}"]
+             f"Risk tier: **{c.risk_tier}** · Status: {c.status} · Decision: {md(c.decision)}"
+             + (f"  \nMonitoring (live): {md(c.monitoring)}" if c.monitoring else "")]
     body = [section_markdown(s, 2, i) for i, s in enumerate(report.sections(), start=1)]
     return "\n\n".join(cover + body) + "\n"

@@ -130,6 +130,9 @@ class Cover(BaseModel):
     flags: list[str] = Field(default_factory=list)
     """What a reader must see first (``reports.flags``): demo data, missing sign-offs or sections,
     unlocked rules, a decision against the recommendation."""
+    monitoring: str = ""
+    """The live monitoring status after go-live in one line (``reports.monitoring_text.one_line``), read
+    from the feed when the file is made, not part of the version (empty: not computed, e.g. no decision)."""
 
 
 class AppendixRun(BaseModel):
@@ -164,6 +167,8 @@ class Report(BaseModel):
 
     cover: Cover
     """Cover page."""
+    memo: Section | None = None
+    """The one-page decision memo, page 1 of the PDF (``reports.sections_memo``; None: not built)."""
     executive_summary: Section
     """What was decided and why, in a few lines."""
     intended_use: Section

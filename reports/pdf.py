@@ -18,9 +18,10 @@ import io
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
-from reports.model import Report
+from reports.model import Cover, Report, Section
 from reports.pdf_blocks import section_flowables
 from reports.pdf_meta import embed_chai
+from reports.pdf_onepage import one_page
 from reports.pdf_style import (
     FRAME_WIDTH,
     MARGIN_BOTTOM,
@@ -58,8 +59,7 @@ class _NumberedCanvas(Canvas):
         super().save()
 
 
-def _furniture(report: Report):
-    cover = report.cover
+def _furniture(cover: Cover):
     regular, _ = fonts()
 
     def draw(canvas: Canvas, total: int) -> None:
@@ -102,6 +102,7 @@ def cover_flowables(report: Report) -> list[Flowable]:
         ("Saved", f"{c.date:%Y-%m-%d %H:%M} UTC by {c.author}"), ("Owner", c.owner), ("Status", c.status),
         ("Risk tier", c.risk_tier), ("Decision", c.decision),
         ("Decision date", f"{c.decision_date:%Y-%m-%d}" if c.decision_date else "—"),
+        *([("Monitoring (live)", c.monitoring)] if c.monitoring else []),
     ]
     facts = Table([[Paragraph(text(k), styles["cover_label"]), Paragraph(text(v), styles["cover_value"])]
                    for k, v in rows], colWidths=[0.3 * FRAME_WIDTH, 0.7 * FRAME_WIDTH], hAlign="LEFT")
@@ -136,7 +137,8 @@ def render_pdf(report: Report, chai_xml: str | None = None, *, charts: bool = Tr
         >>> pdf[:5]  # doctest: +SKIP
         b'%PDF-'
     """
-    story = cover_flowables(report)
+    story = [one_page(report.memo), PageBreak()] if report.memo is not None else []  # page 1: the memo
+    story += cover_flowables(report)
     for number, section in enumerate(report.sections(), start=1):
         if not charts and section.charts:
             section = section.model_copy(update={"charts": []})
@@ -148,7 +150,25 @@ def render_pdf(report: Report, chai_xml: str | None = None, *, charts: bool = Tr
                       author=c.owner, subject=f"MedAssure governance dossier, version hash {c.version_hash}",
                       creator="MedAssure", keywords=f"dossier={c.dossier_id}; version={c.version}; "
                                                     f"sha256={c.version_hash}")
-    furniture = _furniture(report)
+    furniture = _furniture(report.cover)
     doc.build(story, canvasmaker=lambda *a, **k: _NumberedCanvas(*a, furniture=furniture, **k))
     pdf = out.getvalue()
     return embed_chai(pdf, chai_xml) if chai_xml is not None else pdf
+
+
+def render_one_page_pdf(section: Section, cover: Cover) -> bytes:
+    """A one-page PDF of ``section`` (the model-facts label) with the dossier's page furniture.
+
+    Example:
+        >>> pdf = render_one_page_pdf(label_section(facts), report.cover)  # doctest: +SKIP
+        >>> pdf[:5]  # doctest: +SKIP
+        b'%PDF-'
+    """
+    out = io.BytesIO()
+    doc = SimpleDocTemplate(out, pagesize=PAGE, leftMargin=MARGIN_X, rightMargin=MARGIN_X,
+                            topMargin=MARGIN_TOP, bottomMargin=MARGIN_BOTTOM, creator="MedAssure",
+                            title=f"{xml_safe(section.title)} ({cover.dossier_id} v{cover.version})",
+                            subject=f"MedAssure, version hash {cover.version_hash}")
+    furniture = _furniture(cover)
+    doc.build([one_page(section)], canvasmaker=lambda *a, **k: _NumberedCanvas(*a, furniture=furniture, **k))
+    return out.getvalue()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from governance.dossier.labels import source_words
 from governance.dossier.record import Dossier
 from governance.procurement.cost import MEDHELM_BASIS, cost_report
 from reports.cost_chart import cost_frame, cost_score_chart
@@ -47,7 +48,7 @@ def human_review_section(dossier: Dossier) -> Section:
         Fact(label="Audit stratified by subgroup", value="yes" if r.stratify_audit_by_subgroup else "no"),
         Fact(label="Audit ratings by clinicians",
              value="yes" if r.clinician_rated_audit else "no (LLM jury)"),
-        Fact(label="Derived from", value=plan.derived_from or "—"),
+        Fact(label="Derived from", value=source_words(plan.derived_from) or "—"),
         Fact(label="Edited", value=f"by {plan.edited_by} on {fmt_date(plan.edited_at)}" if plan.edited_by
              else "no: as derived"),
     ]

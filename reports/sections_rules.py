@@ -10,13 +10,15 @@ number, n, interval and source.
 from __future__ import annotations
 
 from governance.dossier.decision_records import OUTCOME_LABELS
+from governance.dossier.labels import source_words
 from governance.dossier.record import Dossier
 from governance.dossier.rules_records import AcceptancePolicy
 from governance.evidence.select import subcategory_name
 from governance.rules.assessment import assessment_and_recommendation
+from governance.rules.outcome_text import outcome_lines
 from governance.rules.policy import change_log_problem
 from governance.rules.recommendation import Recommendation
-from governance.rules.rule_text import rule_bar
+from governance.rules.rule_text import rule_bar, rule_label
 from governance.rules.verdicts import Assessment
 from reports.model import Fact, Section, Table
 from reports.sections_core import fmt_date
@@ -72,7 +74,8 @@ def rules_section(dossier: Dossier, refs: dict[str, str],
             "Not recorded yet: no acceptance rules are set for this dossier, so no verdicts are computed."])
     assessment, rec = result
     score, gating = assessment.score_counts(), assessment.gating_counts()
-    paragraphs = [f"Rules derived from {policy.derived_from or 'the committee'}. {_lock_text(policy)}",
+    started = source_words(policy.derived_from) or "the committee"
+    paragraphs = [f"Rules derived from {started}. {_lock_text(policy)}",
                   "A score verdict passes when the whole 95% interval clears the bar and its one-sided "
                   "p-value, corrected over the family of score verdicts, is at most 2.5%; it fails when none "
                   "of the interval does, and is inconclusive otherwise (more cases needed); evidence without "
@@ -82,7 +85,7 @@ def rules_section(dossier: Dossier, refs: dict[str, str],
     if assessment.change_log_problem:
         paragraphs.append(f"Warning: the rule change log is broken: {assessment.change_log_problem}.")
     rules = Table(title="Rules in force", columns=["Rule", "Bar", "Applies to", "Rationale"],
-                  rows=[[r.id, rule_bar(r), rule_scope(r), r.rationale] for r in policy.rules],
+                  rows=[[rule_label(r), rule_bar(r), rule_scope(r), r.rationale] for r in policy.rules],
                   widths=[1.9, 1.9, 1.6, 4.0])
     per_rule = [_rule_verdicts(r, [v for v in assessment.verdicts if v.rule_id == r.id], refs)
                 for r in policy.rules]
@@ -94,12 +97,13 @@ def rules_section(dossier: Dossier, refs: dict[str, str],
                     "evidence, with what would settle it; open gating rules, verdicts not pre-registered or "
                     "unlocked rules make an approval conditional. It is advice: the committee decides."],
         bullets=rec.reasons,
-        tables=[Table(columns=["Model", "Outcome", "Score pass / fail / inconclusive",
+        tables=[Table(columns=["Model", "Outcome in one sentence", "Score pass / fail / inconclusive",
                                "Conditions or what would settle it"],
-                      rows=[[c.model, OUTCOME_LABELS[c.outcome],
+                      rows=[[c.model, line.sentence,
                              f"{c.counts['pass']} / {c.counts['fail']} / {c.counts['inconclusive']}",
-                             "\n".join([*c.conditions, *c.to_settle]) or "—"] for c in rec.candidates],
-                      widths=[1.6, 1.4, 1.2, 5])])
+                             "\n".join([*c.conditions, *c.to_settle] or [line.settle])]
+                            for c, line in zip(rec.candidates, outcome_lines(assessment, rec), strict=True)],
+                      widths=[1.4, 3.2, 1.0, 3.6])])
     pre_head, *pre_lines = rec.preregistration or [""]
     preregistration = Section(key="preregistration", title="Pre-registration, verdict by verdict",
                               paragraphs=[pre_head], bullets=pre_lines)
@@ -120,12 +124,16 @@ def rules_section(dossier: Dossier, refs: dict[str, str],
 def _rule_verdicts(rule, verdicts: list, refs: dict[str, str]) -> Section:
     counts = {s: sum(v.status == s for v in verdicts) for s in STATUS_LABELS}
     summary = ", ".join(f"{n} {STATUS_LABELS[s]}" for s, n in counts.items() if n) or "no verdicts"
-    rows = [[v.model or "—", v.benchmark or "—", STATUS_LABELS[v.status].lower(), v.reason,
+    # one reason shared by every row (the judges' agreement is one figure for all candidates) is said once
+    shared = verdicts[0].reason if len(verdicts) > 1 and len({v.reason for v in verdicts}) == 1 else None
+    rows = [[v.model or "—", v.benchmark or "—", STATUS_LABELS[v.status].lower(),
+             "the same for every row: see above" if shared else v.reason,
              f"{v.further_cases:,}" if v.further_cases is not None else "—",
              "yes" if v.pre_registered else "no",
              ", ".join(refs.get(i, i) for i in v.evidence_ids) or "—"] for v in verdicts]
-    return Section(key=f"verdicts_{rule.id}", title=f"Verdicts of rule {rule.id} ({summary})",
-                   paragraphs=[f"Bar: {rule_bar(rule)}. Applies to: {rule_scope(rule)}."],
+    return Section(key=f"verdicts_{rule.id}", title=f"Verdicts of rule: {rule_label(rule)} ({summary})",
+                   paragraphs=[f"Bar: {rule_bar(rule)}. Applies to: {rule_scope(rule)}.",
+                               *([f"Reason, the same for every row: {shared}"] if shared else [])],
                    tables=[Table(columns=["Model", "Benchmark", "Verdict", "Reason", "More cases", "Pre-reg.",
                                           "Evidence"], rows=rows, widths=[70, 74, 58, 161, 42, 42, 46])])
 
@@ -152,7 +160,7 @@ def rule_changes_section(dossier: Dossier) -> Section:
     paragraphs.append(f"Warning: {problem}." if problem else
                       "The change log is an unbroken chain from the locked rules to the rules in force.")
     tables = [Table(columns=["#", "Rule", "Change", "By", "Date", "Why", "Rules hash before → after"],
-                    rows=[[str(i), c.rule_id, _change_text(c), c.by, fmt_date(c.at), c.why,
+                    rows=[[str(i), rule_label(c.new or c.old), _change_text(c), c.by, fmt_date(c.at), c.why,
                            f"{c.hash_before[:10]}… → {c.hash_after[:10]}…"]
                           for i, c in enumerate(policy.changes, start=1)],
                     widths=[0.3, 1.3, 2.4, 1.2, 1.15, 2.5, 1.6])] if policy.changes else []

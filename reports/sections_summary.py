@@ -14,6 +14,7 @@ from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion
 from governance.evidence.coverage import coverage_map
 from governance.evidence.gaps import activity_gaps
+from governance.rules.outcome_text import outcome_lines
 from reports.model import Cover, Fact, Section
 
 GENERAL_LIMITS = [
@@ -88,7 +89,9 @@ def _governance_facts(d: Dossier, assessed: tuple | None) -> list[Fact]:
         verdicts = (f"score verdicts {score['pass']} pass, {score['fail']} fail, {score['inconclusive']} "
                     f"inconclusive{control}; gating rules (counted apart) {gating['pass']} pass, "
                     f"{gating['fail']} fail, {gating['inconclusive']} inconclusive; rules {locked}")
-        facts += [Fact(label="Verdicts", value=verdicts),
+        facts += [Fact(label="Each candidate's outcome",
+                       value="\n".join(line.sentence for line in outcome_lines(assessment, rec)) or "none"),
+                  Fact(label="Verdicts", value=verdicts),
                   Fact(label="Pre-registered", value=f"{pre} Which ones: see the rules section."),
                   Fact(label="Recommendation from the verdicts",
                        value=f"{OUTCOME_LABELS[rec.outcome]}: {', '.join(rec.models) or 'no candidate'}")]

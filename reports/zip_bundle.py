@@ -62,7 +62,7 @@ MAX_RATIO = 200
 """Most a member may inflate relative to its compressed size (deflate's own limit is about 1,030)."""
 RATIO_FREE_BYTES = 1024 * 1024
 """Members inflating to at most this many bytes are not held to ``MAX_RATIO``."""
-REPORT_KINDS = frozenset({"pdf", "json", "chai", "hti1", "evidence"})
+REPORT_KINDS = frozenset({"pdf", "label", "json", "chai", "hti1", "evidence"})
 """The kinds of file ``bundle_zip`` writes beside the documents (``ReportBundle.downloads``)."""
 CHUNK = 1024 * 1024
 UNSAFE_NAME = re.compile(r"(^/|^[A-Za-z]:|\\|(^|/)\.\.?(/|$)|//|[\x00-\x1f])")

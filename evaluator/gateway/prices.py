@@ -52,7 +52,7 @@ def table_prices(path: Path = PRICES_CSV) -> dict[str, Price]:
             row["model"].strip(): Price(
                 float(row["input_usd_per_mtok"]),
                 float(row["output_usd_per_mtok"]),
-                f"data/prices.csv: {row['source']}",
+                f"MedAssure's price list: {row['source']}",
             )
             for row in csv.DictReader(fh)
         }

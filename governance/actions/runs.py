@@ -39,6 +39,7 @@ from evaluator.runs.request import record_of, request_from_record
 from evaluator.runs.summary import RunSummary
 from evaluator.scenarios.run import start_scenario
 from governance.actions.authorize import AS_NAMED, _AsNamed, acting, require
+from governance.dossier.labels import metric_label
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.dossier.store_opening import default_home
@@ -84,7 +85,7 @@ def _offered(spec: BenchmarkSpec, accepted: list[str]) -> RunnableBenchmark:
     tax = load_taxonomy()
     loader = get_loader(spec.loader)
     note = ("MedHELM's main score here is its LLM jury; this run computes the reference metrics only "
-            f"({', '.join(spec.metrics)})." if spec.jury else "")
+            f"({', '.join(metric_label(m) for m in spec.metrics)})." if spec.jury else "")
     return RunnableBenchmark(
         id=spec.id, title=spec.title, description=spec.description,
         mapped_to=[tax.subcategory(s).name for s in spec.subcategory_ids if s in accepted],

@@ -41,6 +41,7 @@ from governance.procurement.measured_cost import MeasuredCost
 from governance.rules.assessment import assessment_and_recommendation
 from governance.rules.kinds import kinds_where
 from governance.rules.recommendation import RANK, Recommendation
+from governance.rules.rule_text import verdict_label
 from governance.rules.verdicts import Assessment, Verdict
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ METHODS = {
     "verdict": "The per-benchmark rule verdicts on that record, worst first (fail > inconclusive > pass).",
     "ties": "Candidates whose 95% intervals overlap the group leader's share a tie group (1 = best); not "
             "grouped when a record has no interval or the metrics differ.",
-    "cost_rule": "The dossier's cost ceiling (max_cost_per_1k rule) applied to the quoted price. The Rules "
+    "cost_rule": "The dossier's cost ceiling (its cost-ceiling rule) applied to the quoted price. The Rules "
                  "page applies it to the Cost page's token profiles and list prices instead, so the two can "
                  "differ where a quote differs from the list price.",
     "cost": "Quoted price converted to USD per 1,000 requests at the intended use's monthly volume: per "
@@ -229,7 +230,7 @@ def _cell(candidate: Candidate, bench: str, e: Evidence | None, verdicts: list[V
                      metric=e.metric, provenance=e.provenance, score=e.normalized_score, ci_lower=lo,
                      ci_upper=hi, n=e.n,
                      interval_note=(e.ci_method if e.has_interval else e.ci_missing_reason) or "",
-                     verdict=combine(used), rules=sorted({v.rule_id for v in used}))
+                     verdict=combine(used), rules=sorted({verdict_label(v) for v in used}))
 
 
 def _ties(cells: list[ScoreCell], records: dict[str, Evidence]) -> tuple[list[list[str]] | None, str]:

@@ -28,6 +28,7 @@ from governance.dossier.decision_records import (
     ReviewRequirements,
     Trigger,
 )
+from governance.rules.rule_text import rule_label
 
 POLICY_DIR = DATA_DIR / "policies"
 
@@ -79,18 +80,18 @@ def load_oversight_defaults(path: Path = POLICY_DIR / "oversight.yaml") -> Overs
 def _metrics(rules: Iterable, max_correction: float) -> list[MonitoredMetric]:
     out = [MonitoredMetric(name="share of audited outputs needing a material correction",
                            threshold=max_correction, direction="at_most",
-                           source="oversight.yaml max_correction_rate")]
+                           source="the default plan's largest acceptable correction rate")]
     for r in rules:
         target = r.benchmark or r.subcategory or "all mapped benchmarks"
         if r.kind == "score":
             out.append(MonitoredMetric(name=f"normalized score on {target} (re-run of the evidence plan)",
-                                       threshold=r.threshold, direction="at_least", source=r.id))
+                                       threshold=r.threshold, direction="at_least", source=rule_label(r)))
         elif r.kind == "max_unscored_share":
             out.append(MonitoredMetric(name="share of unparsed or unscored outputs", threshold=r.threshold,
-                                       direction="at_most", source=r.id))
+                                       direction="at_most", source=rule_label(r)))
         elif r.kind == "max_cost_per_1k":
             out.append(MonitoredMetric(name="USD per 1,000 requests (billing)", threshold=r.threshold,
-                                       direction="at_most", source=r.id))
+                                       direction="at_most", source=rule_label(r)))
     return out
 
 
@@ -141,7 +142,7 @@ def derive_oversight(tier: str, human_oversight: str, verdicts: Iterable, rules:
     monitoring = MonitoringPlan(triggers=list(d.triggers), schedule_months=t.schedule_months,
                                 metrics=_metrics(rules, t.max_correction_rate), owner=owner)
     return OversightPlan(review=review, monitoring=monitoring, reasons=reasons,
-                         derived_from=f"data/policies/oversight.yaml, tier {tier}"
+                         derived_from=f"the default review and monitoring plan for risk tier {tier}"
                          + (f", verdicts for {model}" if model else ""))
 
 

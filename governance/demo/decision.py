@@ -20,9 +20,12 @@ published records are attached here so these steps always have something to judg
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from evaluator.evidence.record import published_evidence
 from governance.actions.costs import run_token_profile
 from governance.decision import committee
+from governance.demo.monitoring_feed import baseline_window
 from governance.dossier.procurement_records import CostSettings
 from governance.dossier.record import Dossier
 from governance.dossier.rules_records import CostRule, ScoreRule
@@ -76,8 +79,18 @@ def cost_inputs(store: DossierStorage, dossier: Dossier) -> Dossier:
 
 
 def review_plan(store: DossierStorage, dossier: Dossier) -> Dossier:
-    """Review and monitoring derived for the candidate the committee is considering."""
-    return committee.derive_plan(dossier, model=GPT4O)
+    """Review and monitoring derived for the candidate the committee is considering, with the CUSUM set.
+
+    The baseline window is the first three months of the demo's production feed (DEMO DATA,
+    ``governance.demo.monitoring_feed``), in which the in-control correction rate is measured. The
+    target in-control run length is 5,000 audited outputs per false alarm: at about 400 audits a month
+    the default of 500 would raise a false alarm every five weeks; 5,000 is about one a year."""
+    dossier = committee.derive_plan(dossier, model=GPT4O)
+    start, end = baseline_window(datetime.now(UTC))
+    plan = dossier.oversight
+    monitoring = plan.monitoring.model_copy(update={"baseline_start": start, "baseline_end": end,
+                                                    "target_arl0": 5_000})
+    return dossier.model_copy(update={"oversight": plan.model_copy(update={"monitoring": monitoring})})
 
 
 def decide_and_sign(store: DossierStorage, dossier: Dossier) -> Dossier:

@@ -25,8 +25,8 @@ CLINICIANS = ("demo_clinician_a", "demo_clinician_b", "demo_clinician_c")
 JUDGES = ("demo_judge_gpt-4o", "demo_judge_claude-3-7-sonnet", "demo_judge_llama-3.3-70b")
 CRITERIA = ("accuracy", "completeness", "clarity")
 SOURCE = (
-    f"DEMO DATA: synthetic ratings generated deterministically by governance.demo.judge_validity "
-    f"(seed {SEED}); not real clinicians, no model was called"
+    f"DEMO DATA: synthetic ratings generated deterministically by MedAssure's demo generator "
+    f"(random seed {SEED}); not real clinicians, no model was called"
 )
 
 

@@ -25,7 +25,7 @@ UPDATED_MODEL = "GPT-4o (2024-08-06)"  # the vendor's update of the decided snap
 NEWLY_WRONG = ("en-03", "en-10", "en-17")
 UPDATE_ENDPOINT = "demo data: simulated vendor update (no model called)"
 DEMO_CAVEAT = ("DEMO DATA, not a measurement: the vendor's update was simulated with answers generated "
-               "deterministically by governance/demo/reevaluation.py; no model was called. The decided run "
+               "deterministically by MedAssure's demo generator; no model was called. The decided run "
                "was recorded offline too, so nothing here could be re-run against an endpoint.")
 
 

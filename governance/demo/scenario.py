@@ -22,7 +22,7 @@ from governance.evidence.attach import attach_evidence
 DEMO_AUTHOR = "demo"
 DEMO_MODEL = "GPT-4o (2024-05-13)"  # the demo committee's candidate, as its published evidence names it
 DEMO_SOURCE = ("demo data: synthetic local scenario 'Portal triage (demo)', answers generated "
-               "deterministically by governance/demo/scenario.py; no model was called")
+               "deterministically by MedAssure's demo generator; no model was called")
 MESSAGES = [
     ("I ran out of my lisinopril yesterday, can you send a refill?", "Needs same-day review?", "no"),
     ("My chest has felt tight since this morning and my left arm aches.", "Needs same-day review?", "yes"),

@@ -14,6 +14,7 @@ from governance.demo.candidates import record_demo_candidates
 from governance.demo.decision import DEMO_DECISION_STEPS
 from governance.demo.evidence import attach_published_demo_evidence
 from governance.demo.judge_validity import record_demo_judge_validity
+from governance.demo.monitoring import record_demo_monitoring
 from governance.demo.reevaluation import reevaluate_demo_update
 from governance.demo.review import record_demo_review_queue
 from governance.demo.scenario import attach_demo_scenario
@@ -50,6 +51,7 @@ DEMO_STEPS: list[tuple[str, DemoStep]] = [
     ("attach a synthetic local scenario with subgroups", attach_demo_scenario),
     *DEMO_DECISION_STEPS,
     ("re-evaluation of the vendor's model update, re-run offline (DEMO DATA)", reevaluate_demo_update),
+    ("six months of monitoring after go-live (DEMO DATA)", record_demo_monitoring),
 ]
 
 

@@ -199,7 +199,7 @@ class MonitoredMetric(UserRecord, OmitNewDefaults):
     direction: Literal["at_least", "at_most"]
     """The metric must stay at least / at most the threshold."""
     source: str = ""
-    """Rule id or default the threshold comes from."""
+    """The rule (in words) or default the threshold comes from."""
     feed_metric: FeedMetric | None = None
     """What the production feed measures for it (None: read from the name, or not measurable from a feed)."""
 

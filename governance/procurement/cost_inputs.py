@@ -94,7 +94,7 @@ def _mapped_profile(published_model: str, price_model: str, benchmarks: list[str
         model=published_model, price_model=price_model, n_requests=n, mean_prompt_tokens=prompt,
         mean_completion_tokens=completion,
         source=(f"{MAPPED_LABEL} ({names}; {n:,} instances): prompt tokens derived from MedHELM's "
-                "per-benchmark cost estimates (data/medhelm_benchmark_tokens.csv); completion tokens are the "
+                "per-benchmark cost estimates (as published); completion tokens are the "
                 "max-tokens budget, an upper bound"))
 
 

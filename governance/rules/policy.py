@@ -268,4 +268,4 @@ def default_policy(tier: str, subcategory_ids: list[str]) -> AcceptancePolicy:
         CostRule(id="cost", threshold=d["max_cost_per_1k"].threshold, rationale=why["max_cost_per_1k"]),
     ]
     return AcceptancePolicy(rules=[*scores, *others], tier=tier,
-                            derived_from=f"data/policies/default.yaml, tier {tier}")
+                            derived_from=f"the default rules for risk tier {tier}")

@@ -93,12 +93,13 @@ def _label(v) -> str:
     return " / ".join(x for x in (v.model, v.benchmark) if x) or "the dossier"
 
 
-def preregistration_summary(verdicts: list) -> tuple[str, list[str]]:
+def preregistration_summary(verdicts: list, names: dict[str, str] | None = None) -> tuple[str, list[str]]:
     """A headline and one line per rule naming which of its verdicts are pre-registered and which not.
 
     Not-applicable verdicts are left out. The headline counts only verdicts that read evidence (a
     verdict on no evidence tests nothing), e.g. ``3 of 40 verdicts that read evidence are
-    pre-registered; 37 are not (5 more read no evidence).``
+    pre-registered; 37 are not (5 more read no evidence).`` Each line names its rule by ``names`` (rule id →
+    the rule in words, ``Assessment.rule_names``), never by its id.
     """
     live = [v for v in verdicts if v.status != "not_applicable"]
     reading = [v for v in live if v.evidence_ids]
@@ -117,5 +118,5 @@ def preregistration_summary(verdicts: list) -> tuple[str, list[str]]:
                 groups.setdefault(v.pre_registration or "not pre-registered", []).append(_label(v))
         parts = [f"pre-registered: {', '.join(pre)}"] if pre else []
         parts += [f"not pre-registered ({why}): {', '.join(names)}" for why, names in groups.items()]
-        lines.append(f"{rule_id}: " + "; ".join(parts) + ".")
+        lines.append(f"{(names or {}).get(rule_id, rule_id)}: " + "; ".join(parts) + ".")
     return head, lines

@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict
 from governance.dossier.decision_records import OUTCOME_LABELS, CommitteeDecision, Outcome
 from governance.evidence.select import slug, subcategory_keys, subcategory_name
 from governance.rules.preregistration import preregistration_summary
+from governance.rules.rule_text import verdict_label
 from governance.rules.verdict_math import compare, fmt
 from governance.rules.verdicts import Assessment, Verdict
 
@@ -111,7 +112,7 @@ def _count(verdicts: list[Verdict]) -> dict[str, int]:
 
 
 def _where(v: Verdict) -> str:
-    return f"{v.rule_id}" + (f" on {v.benchmark}" if v.benchmark else "")
+    return verdict_label(v)  # the rule in words, never its id (issue 27)
 
 
 def _misses_bar(v: Verdict) -> bool:
@@ -274,7 +275,7 @@ def recommend(assessment: Assessment) -> Recommendation:
     """
     a = assessment
     control = a.family.statement() if a.family else None
-    head, lines = preregistration_summary(a.verdicts)
+    head, lines = preregistration_summary(a.verdicts, a.rule_names)
     prereg = [head, *lines]
     per = [recommend_candidate(m, [v for v in a.verdicts if v.model == m], a.locked, a.change_log_problem,
                                a.tier_note, a.subcategories) for m in a.models]

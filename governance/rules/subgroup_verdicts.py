@@ -147,7 +147,7 @@ def subgroup_verdicts(rule, e: Evidence) -> list[dict]:
                 parts.append(f"{g.group} {fmt(est, 2)} ({fmt(lo, 2)}–{fmt(hi, 2)} {method}, n={g.n})")
             places.append(place)
             if worst is None or abs(math.log(max(est, 1e-9))) > abs(math.log(max(worst[0], 1e-9))):
-                worst = (est, lo, hi)
+                worst = (est, lo, hi, f"{tag} {g.group} against {ref.group}")
         status = ("fail" if "outside" in places
                   else "pass" if all(p == "inside" for p in places) else "inconclusive")
         extra = ""
@@ -160,7 +160,7 @@ def subgroup_verdicts(rule, e: Evidence) -> list[dict]:
             extra += (f" About {max(known):,} more cases (in today's group mix) would clear the window if "
                       "the ratio stays at today's estimate (about an even chance).")
         out.append(base | dict(
-            status=status, estimate=worst[0], ci_lower=worst[1], ci_upper=worst[2],
+            status=status, estimate=worst[0], ci_lower=worst[1], ci_upper=worst[2], group_compared=worst[3],
             further_cases=max(known) if settle else None,
             further_cases_method="log-ratio interval narrowing as 1/√n, cases arriving in today's group mix, "
                                  "ratio unchanged (about 50% power)" if settle else None,

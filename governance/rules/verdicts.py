@@ -39,6 +39,7 @@ from governance.rules.family import ErrorControl, adjusted_by_key
 from governance.rules.kinds import RuleContext, rule_kind
 from governance.rules.policy import change_log_problem, rules_hash
 from governance.rules.preregistration import preregistration
+from governance.rules.rule_text import rule_label
 from governance.rules.score_verdict import score_verdict
 from governance.rules.verdict_math import (
     ALPHA,
@@ -112,6 +113,8 @@ class Verdict(BaseModel):
     """A score verdict on jury-scored evidence (judge agreement below its bar keeps it from approving)."""
     suppressed_groups: list[str] = []
     """Subgroups too small to report, so untested by a subgroup verdict (each a named condition)."""
+    group_compared: str | None = None
+    """Subgroup verdicts: the group furthest from its reference, in words ("language es against en")."""
     suppressed_blocks: bool = False
     """The rule requires every group reported: a suppressed group makes the evidence insufficient."""
 
@@ -144,6 +147,8 @@ class Assessment(BaseModel):
     """Accepted (mapped) subcategories that an approvable candidate must cover with a score pass."""
     family: ErrorControl | None = None
     """The family of score verdicts and its correction."""
+    rule_names: dict[str, str] = {}
+    """Rule id → the rule in words (``governance.rules.rule_text.rule_label``): what pages and PDFs show."""
 
     def counts(self, verdicts: list[Verdict] | None = None) -> dict[str, int]:
         """Verdicts per status (all verdicts, or the ones given)."""
@@ -237,4 +242,5 @@ def assess(dossier: Dossier) -> Assessment:
     return Assessment(verdicts=verdicts, rules_hash=rules_hash(policy.rules) if policy.rules else None,
                       locked=policy.lock is not None, changes_after_lock=len(policy.changes),
                       change_log_problem=problem, models=models, tier_note=tier_note,
-                      subcategories=list(dossier.mapping.accepted), family=control)
+                      subcategories=list(dossier.mapping.accepted), family=control,
+                      rule_names={r.id: rule_label(r) for r in policy.rules})

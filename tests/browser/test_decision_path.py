@@ -75,14 +75,18 @@ def test_rules_lock_verdicts_decision_signoff_and_invalidation(page, app_factory
         label = m.locator("[data-testid='stMetricLabel']").inner_text().split()[-1]
         values[label] = values.get(label, 0) + int(m.locator("[data-testid='stMetricValue']").inner_text())
     assert values["pass"] >= 1 and values["fail"] >= 1 and values["inconclusive"] >= 1, values
-    assert "Family of score verdicts" in main_text(pg) and "verdicts are pre-registered" in main_text(pg)
+    assert "Each candidate's outcome" in main_text(pg) and "verdicts are pre-registered" in main_text(pg)
+    # the family's method text sits behind "How this is computed" (issue 27; its content: AppTest)
+    pg.get_by_text("How this is computed").first.wait_for()
     pg.screenshot(path=str(tmp_path / "rules.png"), full_page=True)
 
     goto_page(pg, app, "Decision")
     pg.get_by_text("Recommendation (computed)").wait_for()
     pg.locator(".st-key-decision_outcome").wait_for()  # the form renders after the recommendation
     # ProxySender 0.720 [0.667, 0.768] vs the bar 0.70 is open: the tool recommends no approval (issue 15)
-    assert "Insufficient evidence: GPT-4o (2024-05-13)." in main_text(pg)
+    assert "Insufficient evidence, for GPT-4o (2024-05-13) (the best of 2 candidates" in main_text(pg)
+    assert "Insufficient evidence: GPT-4o (2024-05-13) got 72% of 300 ProxySender cases right" in \
+        main_text(pg)
     pg.locator(".st-key-decision_outcome").get_by_text("Approve with conditions").click()
     wait_idle(pg)
     fill(pg, pg.locator(".st-key-decision_rationale textarea"),

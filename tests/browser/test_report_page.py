@@ -22,7 +22,7 @@ def test_report_page_downloads_the_demo_pdf(page, app_factory, tmp_path):
     wait_idle(pg)
     button = pg.locator('[data-testid="stDownloadButton"] button', has_text="Dossier PDF")
     button.wait_for()
-    assert pg.locator('[data-testid="stDownloadButton"]').count() == 6  # five files and the zip bundle
+    assert pg.locator('[data-testid="stDownloadButton"]').count() == 7  # six files (with the label), the zip
     pg.get_by_text("1. Executive summary").first.wait_for()
     pg.screenshot(path=str(tmp_path / "report.png"), full_page=True)
 

@@ -72,3 +72,25 @@ def test_import_round_trip_and_tampered_file(capsys, saved, tmp_path, monkeypatc
     assert code == 2 and "does not match the file's hash" in err
     code, _, err = run(capsys, "import-dossier", str(tmp_path / "none.json"))
     assert code == 2 and "no such file" in err
+
+
+def test_report_label_writes_the_one_page_model_facts_label(capsys, saved, tmp_path):
+    from pypdf import PdfReader
+
+    dossier_id, digest = saved
+    code, out, err = run(capsys, "report", dossier_id, "--label", "--out", str(tmp_path / "label.pdf"))
+    assert code == 0, err
+    assert set(json.loads(out)["files"]) == {"label"}
+    pages = PdfReader(tmp_path / "label.pdf").pages
+    assert len(pages) == 1
+    text = " ".join(pages[0].extract_text().split())
+    assert "Model facts: Portal replies" in text and "NOT APPROVED" in text and digest in text
+    code, out, err = run(capsys, "report", dossier_id, "--out", str(tmp_path / "d.pdf"),
+                         "--label", str(tmp_path / "l.pdf"))
+    assert code == 0 and set(json.loads(out)["files"]) == {"pdf", "label"}
+    assert len(PdfReader(tmp_path / "l.pdf").pages) == 1
+
+
+def test_report_label_without_a_file_exits_2(capsys, saved):
+    code, _, err = run(capsys, "report", saved[0], "--label")
+    assert code == 2 and "--label without a file name" in err

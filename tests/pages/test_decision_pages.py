@@ -20,11 +20,11 @@ def test_rules_page_shows_lock_change_log_and_three_verdict_kinds(demo_copy):
     assert at.title[0].value == "Rules & verdicts"
     assert "Locked by" in at.success[0].value and "1 change(s) since" in at.success[0].value
     rules, changes, verdicts = (f.value for f in at.dataframe)
-    assert "score.privacydetection" in set(rules["rule"])
+    assert "Score bar 0.95 on PrivacyDetection" in set(rules["rule"])  # rules in words, never their ids
     assert {"score bar", "minimum n", "judge agreement"} <= set(rules["kind"])
     assert set(rules["point estimates accepted"]) <= {"yes", "no"}
     assert assert_readable(at) == 3
-    assert list(changes["rule"]) == ["score.privacydetection"]
+    assert list(changes["rule"]) == ["Score bar 0.95 on PrivacyDetection"]
     kinds = set(verdicts["verdict"])
     assert {"✓ pass", "✗ fail", "⚠ inconclusive"} <= kinds
     assert verdicts["reason"].str.len().min() > 10 and (verdicts["evidence"] != "").any()
@@ -34,7 +34,8 @@ def test_rules_page_shows_lock_change_log_and_three_verdict_kinds(demo_copy):
     tested = score.loc[score["one-sided p"] != "", "error rate"]
     assert len(tested) and tested.str.startswith("2.5% one-sided, holm over").all()
     captions = "\n".join(c.value for c in at.caption)
-    assert "Family of score verdicts: 3 score rule(s) × 3 candidate(s)" in captions
+    method = "\n".join(m.value for m in at.markdown)  # the family text sits under "How this is computed"
+    assert "Family of score verdicts: 3 score rule(s) × 3 candidate(s)" in method
     assert "likely" not in captions
     assert any(m.value.startswith("**Pre-registration.**")
                and "verdicts that read evidence are pre-registered" in m.value for m in at.markdown)

@@ -1,4 +1,5 @@
-"""AppTest of the Report page: preview sections, five downloads, a version picker bound to the hash."""
+"""AppTest of the Report page: preview sections, six downloads (the model-facts label among them), a version
+picker bound to the hash."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from governance.dossier.record import Dossier
 from governance.dossier.store import Store
 from tests.pages.conftest import open_page
 
-DOWNLOADS = ["pdf", "json", "chai", "hti1", "evidence"]
+DOWNLOADS = ["pdf", "label", "json", "chai", "hti1", "evidence"]
 
 
 @pytest.fixture
@@ -36,9 +37,11 @@ def test_report_page_previews_and_offers_downloads(two_versions):
     assert len(buttons) == len(DOWNLOADS) + 1  # and the verifiable zip bundle
     labels = [b.proto.label for b in buttons]
     assert labels[0] == "Dossier PDF" and "CHAI model card XML" in labels
+    assert labels[1] == "Model-facts label PDF (one page, for staff)"
     assert labels[-1].startswith("Everything in one verifiable zip")
     titles = [e.label for e in at.expander]
-    assert titles[0] == "1. Executive summary" and "4. Evidence" in titles
+    assert titles[0] == "Decision memo (page 1 of the PDF)"  # issue 27: the memo, then the numbered sections
+    assert titles[1] == "1. Executive summary" and "4. Evidence" in titles
     assert any("Appendix: HTI-1 source attributes" in t for t in titles)
     text = "\n".join(m.value for m in at.markdown)
     assert "MedConfInfo" in text and "Not recorded yet" in text

@@ -34,7 +34,7 @@ def test_demo_flags_demo_data_the_disagreement_and_missing_signoffs(tmp_path):
 
 def test_the_pdf_cover_shows_the_flags_before_the_contents(tmp_path):
     pdf = render_pdf(build_report(_demo(tmp_path)), charts=False)
-    cover = PdfReader(io.BytesIO(pdf)).pages[0].extract_text()
+    cover = PdfReader(io.BytesIO(pdf)).pages[1].extract_text()  # page 1 is the decision memo
     assert cover.index("Read first") < cover.index("Contents")
     assert "DEMO DATA" in cover and "1 of 4 required roles" in cover
 
@@ -59,7 +59,7 @@ def test_an_approval_with_gaps_states_the_override_on_cover_and_summary(base_ver
                     f"Monitoring plan. Override recorded by Dr. A. Rivera (chair): {reason}")
     (read_first,) = [s for s in report.executive_summary.subsections if s.key == "flags"]
     assert flag in read_first.bullets
-    cover = PdfReader(io.BytesIO(render_pdf(report, charts=False))).pages[0].extract_text()
+    cover = PdfReader(io.BytesIO(render_pdf(report, charts=False))).pages[1].extract_text()  # after the memo
     assert "Override recorded by" in " ".join(cover.split())
     # an approval recorded before the checklist existed, with the same gaps: flagged as not overridden
     old = d.model_copy(update={"decision": d.decision.model_copy(update={"gaps_override": None})})

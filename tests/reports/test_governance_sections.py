@@ -10,6 +10,7 @@ import pytest
 from pypdf import PdfReader
 
 from governance.rules.assessment import assessment_and_recommendation
+from governance.rules.rule_text import rule_label
 from reports.build import build_report
 from reports.chai import NAMESPACE, chai_model_card_xml
 from reports.exports import hti1_csv
@@ -35,9 +36,9 @@ def test_every_section_is_recorded(report):
 
 def test_rules_with_rationale_and_lock(report, governed_version):
     rules = report.rules
-    ids = [r[0] for r in rules.tables[0].rows]
-    assert ids == [r.id for r in governed_version.dossier.policy.rules]
-    assert "score.privacydetection" in ids
+    names = [r[0] for r in rules.tables[0].rows]  # rules named in words, never by id (issue 27)
+    assert names == [rule_label(r) for r in governed_version.dossier.policy.rules]
+    assert "Score bar 0.95 on PrivacyDetection" in names and not any("score." in n for n in names)
     assert all(r[3] for r in rules.tables[0].rows)  # every rule shows its rationale
     assert "Locked by Dr. A. Rivera (chair)" in rules.paragraphs[0]
     assert "holm; one-sided alpha 0.025" in rules.paragraphs[0]  # error control locked with the rules
@@ -47,7 +48,7 @@ def test_rules_with_rationale_and_lock(report, governed_version):
     head = f"{len(yes)} of {total} verdicts that read evidence are pre-registered; {len(no)} are not"
     assert pre.paragraphs[0].startswith(head)
     # PrivacyDetection is a published figure: never pre-registered, whatever the change log says (issue 24)
-    changed = "score.privacydetection: not pre-registered (it reads published evidence"
+    changed = "Score bar 0.95 on PrivacyDetection: not pre-registered (it reads published evidence"
     assert any(line.startswith(changed) for line in pre.bullets)
 
 
@@ -70,7 +71,7 @@ def test_verdicts_match_the_assessment_and_cite_evidence_rows(report, governed_v
     recommendation = report.rules.subsections[-1]
     # recomputed for issue 15 (was "Approve with conditions"): open score verdicts are not conditions
     assert recommendation.title.endswith("Insufficient evidence")
-    assert any(c == CLAUDE and o == "Reject" for c, o, *_ in recommendation.tables[0].rows)
+    assert any(c == CLAUDE and o.startswith("Reject: ") for c, o, *_ in recommendation.tables[0].rows)
     assert rec.outcome == "insufficient_evidence"
 
 
@@ -78,7 +79,7 @@ def test_change_log_shows_the_change_after_the_lock(report):
     changes = report.rule_changes
     assert changes.recorded
     (row,) = changes.tables[0].rows
-    assert row[1] == "score.privacydetection" and row[2].startswith("added: score 0.95")
+    assert row[1] == "Score bar 0.95 on PrivacyDetection" and row[2].startswith("added: score 0.95")
     assert row[3] == "J. Okafor (privacy officer)" and row[5] == "Privacy office review."
     assert "unbroken chain" in changes.paragraphs[-1]
 
@@ -148,6 +149,6 @@ def test_governed_pdf_has_every_heading_and_the_cost_chart(report, governed_vers
     text = " ".join(" ".join(p.extract_text().split()) for p in reader.pages)
     for number, section in enumerate(report.sections(), start=1):
         assert f"{number}. {section.title}" in text
-    assert "Verdicts of rule score.patient_provider_messaging" in text and "Dr. M. Chen" in text
+    assert "Verdicts of rule: Score bar 0.70 for Patient-Provider Messaging" in text and "Dr. M. Chen" in text
     assert governed_version.hash in text
     assert sum(len(p.images) for p in reader.pages) == 4  # scores, means, coverage, cost

@@ -35,7 +35,8 @@ def test_text_has_every_section_heading_and_the_hash(base_pdf, base_version):
     text = " ".join(pages)
     for number, section in enumerate(report.sections(), start=1):
         assert f"{number}. {section.title}" in text, section.title
-    assert "Governance dossier" in pages[0] and base_version.dossier.title in pages[0]
+    assert pages[0].startswith("Decision memo")  # page 1: the one-page memo, then the cover
+    assert "Governance dossier" in pages[1] and base_version.dossier.title in pages[1]
     for i, page in enumerate(pages, start=1):  # page furniture on every page
         assert base_version.hash in page, f"hash missing on page {i}"
         assert f"Page {i} of {len(pages)}" in page

@@ -76,7 +76,7 @@ def test_manifest_lists_every_file_with_hash_and_size(source):
     for path, entry in listed.items():
         assert entry["sha256"] == sha256_hex(files[path]) and entry["size"] == len(files[path])
     assert sorted(e["kind"] for e in manifest["files"] if e["kind"] != "document") == [
-        "chai", "evidence", "hti1", "json", "pdf"]
+        "chai", "evidence", "hti1", "json", "label", "pdf"]
     documents = {sha256_hex(files[p]) for p, e in listed.items() if e["kind"] == "document"}
     assert documents == set(source["docs"]) and len(documents) == 6
     assert files[next(p for p in listed if p.endswith(".pdf"))].startswith(b"%PDF-")

@@ -149,7 +149,7 @@ def test_prices_override_then_table_then_litellm():
     assert resolve_price("gpt-4o", 1.0, 2.0).source == "endpoint override"
     gemini = resolve_price("gemini/gemini-1.5-pro")
     assert (gemini.input_per_mtok, gemini.output_per_mtok) == (1.25, 5.0)
-    assert gemini.source.startswith("data/prices.csv")
+    assert gemini.source.startswith("MedAssure's price list")  # data/prices.csv, named in words
     assert resolve_price("gpt-4o").source.startswith("litellm")
     assert resolve_price("openai/some-local-model") is None
     assert all(p.source.split(": ", 1)[1] for p in table_prices().values()), "every row names its source"

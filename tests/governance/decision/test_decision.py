@@ -31,7 +31,7 @@ def v(status: str, rule: str = "r", model: str = "m", **kw) -> Verdict:
 # ---- recommendation --------------------------------------------------------------------------
 def test_any_fail_rejects_with_the_failure_as_reason():
     rec = recommend_candidate("m", [v("pass"), v("fail", rule="privacy", benchmark="B")], True, None)
-    assert rec.outcome == "reject" and rec.reasons == ["privacy on B: because."]
+    assert rec.outcome == "reject" and rec.reasons == ["score bar on B: because."]  # the rule in words
 
 
 def test_open_score_is_insufficient_evidence_open_gate_a_condition_and_all_pass_approves():
@@ -39,11 +39,11 @@ def test_open_score_is_insufficient_evidence_open_gate_a_condition_and_all_pass_
               further_cases_method="cases to reach the rule's minimum n")
     rec = recommend_candidate("m", [v("pass"), open_], True, None)
     assert rec.outcome == "insufficient_evidence" and rec.conditions == []
-    assert rec.to_settle == ["score.x on B: 120 more cases (cases to reach the rule's minimum n)"]
+    assert rec.to_settle == ["score bar on B: 120 more cases (cases to reach the rule's minimum n)"]
     gate = v("inconclusive", rule="unscored", kind="max_unscored_share", benchmark="B")
     rec = recommend_candidate("m", [v("pass"), gate], True, None)
     assert rec.outcome == "approve_with_conditions"
-    assert "Settle gating rule unscored on B" in rec.conditions[0]
+    assert "Settle gating rule maximum unscored share on B" in rec.conditions[0]
     assert recommend_candidate("m", [v("pass"), v("not_applicable")], True, None).outcome == "approve"
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from governance.decision.oversight import derive_oversight, edit_oversight, load_oversight_defaults
 from governance.rules.policy import default_policy
+from governance.rules.rule_text import rule_label
 from governance.rules.verdicts import Verdict
 
 
@@ -31,7 +32,10 @@ def test_all_pass_gives_tier_defaults_and_monitors_each_rule():
     assert plan.review.review_before_release and plan.review.qa_sample_rate == 0.10
     assert plan.monitoring.schedule_months == 3 and plan.monitoring.owner == "Committee"
     sources = {m.source for m in plan.monitoring.metrics}
-    assert {"score.patient_provider_messaging", "unscored", "cost"} <= sources
+    watched = {rule_label(r) for r in rules if r.kind in ("score", "max_unscored_share", "max_cost_per_1k")}
+    assert watched == {"Score bar 0.80 for Patient-Provider Messaging", "Maximum unscored share 2%",
+                       "Cost ceiling per 1,000 requests USD 25.00"} and watched <= sources  # words, not ids
+    assert "the default plan's largest acceptable correction rate" in sources
     assert not plan.review.stratify_audit_by_subgroup and not plan.review.clinician_rated_audit
 
 

@@ -15,6 +15,11 @@ from tests.shared_writers import DOSSIER_ID, run_writers, setup_dossier, tally
 
 N = 15
 """Saves per writer."""
+CLI = "update"
+"""What the CLI writer runs: ``dossier update`` (the intended use, applied to the latest version). Its
+sign-offs can no longer take part: the app writers change the dossier after its decision, and since issue
+27 (item 4) a sign-off on a decision whose basis changed is refused until the chair confirms it
+(tests/governance/actions/test_signing_standing.py)."""
 
 
 def _check(figures: dict, outcome, count: int) -> None:
@@ -53,7 +58,7 @@ def test_two_apps_and_the_cli_on_postgresql_lose_nothing(pg_url, tmp_path, monke
     setup_dossier(store)
     store.close()
 
-    outcome = run_writers({"MEDASSURE_DATABASE_URL": pg_url, "MEDASSURE_HOME": str(home)}, N)
+    outcome = run_writers({"MEDASSURE_DATABASE_URL": pg_url, "MEDASSURE_HOME": str(home)}, N, cli=CLI)
 
     fresh = Store.open_url(pg_url)
     try:
@@ -78,7 +83,8 @@ def test_same_workload_on_duckdb_waits_its_turn_and_loses_nothing(tmp_path, monk
     setup_dossier(store)
     store.close()
     count = 4
-    outcome = run_writers({"MEDASSURE_HOME": str(home), "MEDASSURE_LOCK_WAIT": "60"}, count, reopen=True)
+    outcome = run_writers({"MEDASSURE_HOME": str(home), "MEDASSURE_LOCK_WAIT": "60"}, count, reopen=True,
+                          cli=CLI)
     fresh = Store.open(home / "medassure.duckdb")
     try:
         figures = tally(fresh, DOSSIER_ID, outcome)

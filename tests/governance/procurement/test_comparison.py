@@ -59,7 +59,8 @@ def test_benchmarks_cells_verdicts_and_ties(cmp):
     cells = {(c.candidate_id, c.benchmark): c for c in cmp.cells}
     assert len(cells) == 9
     privacy = cells[("gpt", "PrivacyDetection")]
-    assert privacy.verdict == "pass" and privacy.rules == ["privacy"] and privacy.model == GPT4O
+    assert privacy.verdict == "pass" and privacy.rules == ["score bar 0.90 on PrivacyDetection"]  # in words
+    assert privacy.model == GPT4O
     assert privacy.score == pytest.approx(0.983) and privacy.ci_lower < privacy.score < privacy.ci_upper
     assert cells[("gpt", "MedConfInfo")].verdict == "no rule"
     jury = cells[("claude", "MedicationQA")]

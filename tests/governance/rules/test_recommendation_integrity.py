@@ -87,7 +87,7 @@ def test_one_fail_rejects():
     d = locked_then([ev(0.90, 0.86, 0.94, n=400, benchmark="A"), ev(0.60, 0.55, 0.65, n=400, benchmark="B")],
                     [score()])
     rec = recommend(assess(d))
-    assert rec.outcome == "reject" and "score.ppm on B" in rec.candidates[0].reasons[0]
+    assert rec.outcome == "reject" and "score bar 0.70 on B" in rec.candidates[0].reasons[0]
 
 
 def test_all_pass_pre_registered_approves_and_a_gate_does_not_pad_the_pass_count():
@@ -232,8 +232,8 @@ def test_summary_names_which_verdicts_are_pre_registered():
     d = d.model_copy(update={"evidence": [first, ev(0.91, 0.87, 0.95, n=400, benchmark="B")]})
     head, line = recommend(assess(d)).preregistration
     assert head == "1 of 2 verdicts that read evidence are pre-registered; 1 are not."
-    assert line == ("score.ppm: pre-registered: model-a / B; not pre-registered (its evidence was attached "
-                    "before the rules were locked): model-a / A.")
+    assert line == ("Score bar 0.70 for Patient-Provider Messaging: pre-registered: model-a / B; not "
+                    "pre-registered (its evidence was attached before the rules were locked): model-a / A.")
 
 
 # ---- error control is locked; old hashes hold ----------------------------------------------------

@@ -1,0 +1,99 @@
+"""The monthly monitoring report: sections from the status, a PDF that reads back, a detached signature.
+
+The PDF's pages were also rendered with pdftoppm and looked at (docs/monitoring-page.md lists the
+screenshots); here the text is checked with pypdf, as for the dossier PDF.
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime
+
+import pytest
+from pypdf import PdfReader
+
+from governance.actions.monitoring import monitoring_status
+from governance.demo.monitoring import CHAIR
+from governance.demo.monitoring_feed import demo_months
+from governance.dossier.store import Store
+from reports.monitoring_report import (
+    MonthError,
+    monthly_sections,
+    parse_month,
+    render_monthly_pdf,
+    write_monthly_report,
+)
+from reports.signing import DETACHED_SUFFIX, ExportSigner, verify_detached
+from tests.demo_monitoring import DEMO, demo_db  # noqa: F401 (fixture)
+from tests.reports.test_signing import make_key_and_cert
+
+
+@pytest.fixture(scope="module")
+def demo(demo_db):  # noqa: F811
+    store = Store.open(demo_db)
+    version = store.load(DEMO)
+    status = monitoring_status(store, DEMO)
+    yield version, status, demo_months(version.created_at)
+    store.close()
+
+
+def _text(pdf: bytes) -> str:
+    return " ".join(" ".join(p.extract_text().split()) for p in PdfReader(io.BytesIO(pdf)).pages)
+
+
+def test_sections_of_the_creep_month_show_the_signal_and_what_was_done(demo):
+    version, status, months = demo
+    sections = {s.key: s for s in monthly_sections(status, version, months[4])}
+    assert list(sections) == ["status", "figures", "charts", "signals", "events", "imports"]
+    figures = sections["figures"].tables[0]
+    row = dict(zip(figures.columns, figures.rows[0], strict=True))
+    assert row["Metric"] == "Audited material-correction share" and row["Past the bar"] == "no"
+    signals = sections["signals"].tables
+    assert any(r[1] == "Drift before the bar (CUSUM)" and r[3] == "resolved" for r in signals[0].rows)
+    assert any(r[0] == "Paused" or r[2] == "Paused" for r in signals[0].rows)  # the open pause is listed
+    done = signals[1]
+    assert [r[1] for r in done.rows] == ["acknowledged", "resolved"] and CHAIR in done.rows[1][3]
+    assert {c.key for c in sections["charts"].charts} >= {"rate-material_correction_share",
+                                                          "cusum-material corrections (audits)"}
+    assert len(sections["imports"].tables[0].rows) == 6
+
+
+def test_a_quiet_month_says_no_signal_was_raised(demo):
+    version, status, months = demo
+    signals = next(s for s in monthly_sections(status, version, months[1]) if s.key == "signals")
+    assert signals.paragraphs == [f"No signal was raised in {months[1]} and none was open."]
+
+
+def test_pdf_reads_back_with_the_month_signals_and_the_record_hash(demo):
+    version, status, months = demo
+    pdf = render_monthly_pdf(status, version, months[4])
+    assert pdf.startswith(b"%PDF-")
+    text = _text(pdf)
+    for words in (f"Monitoring status for {months[4]}", "Paused", "Drift before the bar (CUSUM)",
+                  "What was done", CHAIR, "DEMO DATA", "Bernoulli CUSUM", "Wilson", version.hash,
+                  "Where the figures come from"):
+        assert words in text, words
+    reader = PdfReader(io.BytesIO(pdf))
+    assert sum(len(p.images) for p in reader.pages) >= 3  # the charts are embedded as images
+    assert "_" not in text.replace("DEMO-DATA-portal-feed", "").split("Where the figures come from")[0] \
+        .replace("monitoring_feed.py", ""), "no raw keys before the file list"
+
+
+def test_signed_when_a_key_is_given_and_written_atomically(demo, tmp_path):
+    version, status, months = demo
+    key, cert = make_key_and_cert(tmp_path, "Hospital Exports")
+    out = tmp_path / "month.pdf"
+    written = write_monthly_report(status, version, months[4], out, ExportSigner.from_files(key, cert))
+    assert written.path == out and written.signature == tmp_path / f"month.pdf{DETACHED_SUFFIX}"
+    verified = verify_detached(out.read_bytes(), written.signature.read_bytes(), cert.read_bytes())
+    assert "Hospital Exports" in verified.signer
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".part") == []
+    unsigned = write_monthly_report(status, version, months[4], tmp_path / "plain.pdf")
+    assert unsigned.signature is None and not (tmp_path / f"plain.pdf{DETACHED_SUFFIX}").exists()
+
+
+@pytest.mark.parametrize("bad", ["2026-13", "26-05", "2026-5", "May 2026", "2999-01"])
+def test_a_bad_or_future_month_is_refused_in_one_line(bad):
+    with pytest.raises(MonthError) as exc:
+        parse_month(bad, datetime(2026, 12, 1, tzinfo=UTC))
+    assert "\n" not in str(exc.value) and bad in str(exc.value)
