@@ -29,6 +29,7 @@ COMMAND_MODULES = [
     "cli.verify",
     "cli.verify_export",
     "cli.db_roles",
+    "cli.records",
     "cli.review",
     "cli.monitor",
 ]

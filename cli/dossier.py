@@ -87,9 +87,14 @@ def cmd_create(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         fail(validation_message(exc, args.file))
     require_role("editor", "create a dossier", args=args, flag="author")
-    open_store(args).save(dossier, author=_author(args), note="created from " + args.file, auth=_auth(args))
+    v = open_store(args).save(dossier, author=_author(args), note="created from " + args.file,
+                              auth=_auth(args))
     say(f"created dossier {dossier.id} (version 1, risk tier {dossier.risk.tier})")
-    print(dossier.id)
+    if args.format == "json":  # like every other command; the bare id stays the default for scripts
+        emit({"id": dossier.id, "version": v.version, "hash": v.hash, "title": dossier.title,
+              "risk_tier": dossier.risk.tier})
+    else:
+        print(dossier.id)
     return 0
 
 
@@ -187,7 +192,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--title")
         p.add_argument("--owner")
         p.add_argument("--author", help="who makes this change (default $MEDASSURE_USER or the login name)")
-        add_format(p)
+        if name == "create":  # the bare id unless --format json is asked for (scripts read the id)
+            p.add_argument("--format", choices=["json", "text"], default="text",
+                           help="json: the id, version, hash and risk tier as JSON (default: the bare id)")
+        else:
+            add_format(p)
         p.set_defaults(func=func)
     p = dsub.add_parser("show", help="one dossier version as JSON (exit 3: stored hash mismatch)")
     p.add_argument("id")

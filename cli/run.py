@@ -82,8 +82,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             fail(f"--{flag} must be at least 1 (got {value})")
     if args.max_cost is not None and args.max_cost <= 0:
         fail(f"--max-cost must be positive (got {args.max_cost})")
+    if args.candidate and not args.dossier:
+        fail("--candidate names a candidate of a dossier: give --dossier ID too")
+    if args.candidate and args.name:
+        fail("give --candidate or --name, not both (the candidate is the endpoint's label)")
     if args.dossier:
         _require_dossier(args)
+    if args.candidate:
+        args.name = args.candidate
     if args.scenario and args.fresh:
         fail("--fresh applies to --benchmark runs; a re-evaluation (`medassure reevaluate`) asks the model "
              "again for a dossier's local scenarios")
@@ -167,6 +173,13 @@ def _require_dossier(args: argparse.Namespace) -> None:
     store = open_store(args)
     try:
         require_dossier(store, args.dossier)
+        if args.candidate:
+            from governance import run_candidates
+
+            choices = run_candidates(store.load(args.dossier).dossier)
+            if args.candidate not in choices:
+                fail(f"no candidate {args.candidate!r} in dossier {args.dossier}: nothing was run "
+                     f"(candidates: {', '.join(choices) or 'none recorded'})")
     finally:
         store.close()
 
@@ -220,6 +233,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--api-base", help="base URL of an OpenAI-compatible server or Azure resource")
     p.add_argument("--api-key-env", help="NAME of the environment variable holding the key")
     p.add_argument("--name", help="label for the endpoint (default: the model string)")
+    p.add_argument("--candidate", metavar="NAME",
+                   help="with --dossier: the candidate the run is for (a recorded candidate's id, or a "
+                   "candidate model of the intended use); its evidence counts for it, whatever the "
+                   "model string")
     p.add_argument("--concurrency", type=CONCURRENCY, default=8, help="requests in flight (default 8)")
     p.add_argument("--rpm", type=RPM, help="requests per minute to stay under")
     p.add_argument("--timeout", type=TIMEOUT, default=60.0, help="per-request timeout in seconds")

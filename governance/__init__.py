@@ -215,6 +215,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "ScoreRow": "governance.evidence.view",
     "WinRateRow": "governance.evidence.view",
     "evidence_view": "governance.evidence.view",
+    "subgroup_lines": "governance.evidence.subgroups",
     "Access": "governance.identity.access",
     "PermissionDenied": "governance.identity.access",
     "access_for": "governance.identity.access",
@@ -228,6 +229,8 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "local_identity": "governance.identity.identity",
     "oidc_identity": "governance.identity.identity",
     "proxy_identity": "governance.identity.identity",
+    "mapping_lines": "governance.mapping.decisions",
+    "record_mapping": "governance.mapping.decisions",
     "model_ready": "governance.mapping.suggest",
     "warm_up_in_background": "governance.mapping.suggest",
     "AttestationError": "governance.procurement.attestations",
@@ -236,6 +239,8 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "make_answer": "governance.procurement.attestations",
     "statuses": "governance.procurement.attestations",
     "CandidateError": "governance.procurement.candidates",
+    "with_token_profile": "governance.procurement.profiles",
+    "run_candidates": "governance.procurement.candidates",
     "record_attestation": "governance.procurement.candidates",
     "remove_candidate": "governance.procurement.candidates",
     "slugify": "governance.procurement.candidates",
@@ -411,6 +416,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from governance.evidence.attach import attach_evidence, detach_evidence, mapped_benchmarks
     from governance.evidence.coverage import KIND_NOTES, CoverageRow
     from governance.evidence.select import subcategory_name
+    from governance.evidence.subgroups import subgroup_lines
     from governance.evidence.view import BenchmarkTies, GroupMeanRow, ScoreRow, WinRateRow, evidence_view
     from governance.identity.access import Access, PermissionDenied, access_for
     from governance.identity.config import (
@@ -427,6 +433,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         oidc_identity,
         proxy_identity,
     )
+    from governance.mapping.decisions import mapping_lines, record_mapping
     from governance.mapping.suggest import model_ready, suggest_mapping, warm_up_in_background
     from governance.monitoring.register import safety_register
     from governance.monitoring.template import feed_template
@@ -441,11 +448,13 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         CandidateError,
         record_attestation,
         remove_candidate,
+        run_candidates,
         slugify,
         upsert_candidate,
     )
     from governance.procurement.cost import CostReport, cost_report
     from governance.procurement.cost_inputs import medhelm_token_profile
+    from governance.procurement.profiles import with_token_profile
     from governance.procurement.run_presets import run_presets
     from governance.rules.assessment import assessment_and_recommendation
     from governance.rules.kinds import rule_kind

@@ -14,6 +14,7 @@ from governance import (
     preview_helm_import,
     preview_inspect_import,
     preview_inspect_upload,
+    subgroup_lines,
 )
 from pages import evidence_charts as charts
 from pages import tables, ui
@@ -108,6 +109,29 @@ if not view.coverage:
             "their benchmarks decide which evidence appears here.")
     st.stop()
 
+def subgroup_results(evidence) -> None:
+    """Per-calculator accuracy (lowest first) and the other subgroup scores of the attached evidence."""
+    lines = subgroup_lines(evidence)
+    if not lines:
+        return
+    calc = [x for x in lines if x.tag == "Calculator"]
+    if calc:
+        st.markdown("**Per-calculator accuracy** (lowest first): the share of each calculator's cases "
+                    "answered right, with its 95% interval.")
+        tables.show([{k: v for k, v in row.items() if k != "tag"} for row in subgroup_rows(calc)])
+    rest = [x for x in lines if x.tag != "Calculator"]
+    if rest:
+        with st.expander(f"Results by subgroup ({len(rest)} groups)"):
+            tables.show(subgroup_rows(rest))
+
+
+def subgroup_rows(lines) -> list[dict]:
+    return [{"model": x.model, "benchmark": x.benchmark, "tag": x.tag, "group": x.group,
+                          "share right": "suppressed (too few cases)" if x.suppressed else f"{x.score:.0%}",
+                          "95% interval": "—" if x.ci_lower is None else f"{x.ci_lower:.0%}–{x.ci_upper:.0%}",
+                          "n": x.n} for x in lines]
+
+
 st.subheader("Coverage of the mapped subcategories")
 tables.table(charts.coverage_frame(view.coverage))
 st.caption(" · ".join(f"**{k}**: {v}" for k, v in KIND_NOTES.items()))
@@ -173,6 +197,8 @@ if view.attached:
     attached = charts.score_frame(view.attached)
     shown = ["provenance", "model", "benchmark", "metric", "judged", "score", "scale", "n", "95% interval",
              "interval method / why none", "source"]
+    if any(s.evidence.endpoint_model for s in view.attached):  # a run made for a candidate: what it called
+        shown.insert(2, "endpoint")
     tables.show(attached[shown])
     if not all(s.evidence.is_main for s in view.attached):
         st.caption("A local run is judged on its benchmark's main metric only; its other metrics are kept as "
@@ -183,6 +209,7 @@ if view.attached:
                           key=f"detach_pick_{dossier.id}_{version.version}")
     st.button(f"Detach {len(gone)} selected", key="detach_evidence", disabled=not gone, on_click=detach,
               args=(gone,), help="Earlier versions keep them; the history shows who detached what.")
+    subgroup_results([s.evidence for s in view.attached])
     helm = {s.evidence.id: s.evidence for s in view.attached if s.evidence.provenance == "helm-import"}
     if helm:
         with st.expander("Drill into an attached HELM run"):

@@ -16,7 +16,8 @@ from pages.tables import tie_groups
 def score_frame(rows: list[ScoreRow]) -> pd.DataFrame:
     """One line per score: the number, its n, its interval and the interval's basis."""
     return pd.DataFrame([{
-        "model": r.evidence.model, "benchmark": r.evidence.benchmark, "access": r.access or "",
+        "model": r.evidence.model, "endpoint": r.evidence.endpoint_model or "",
+        "benchmark": r.evidence.benchmark, "access": r.access or "",
         "metric": r.evidence.metric, "score": r.evidence.score, "scale": r.evidence.scale,
         "normalized": r.evidence.normalized_score, "n": r.evidence.n, "95% interval": r.interval,
         "interval method / why none": r.interval_basis, "provenance": r.evidence.provenance,

@@ -130,9 +130,14 @@ def new_run() -> None:
         in_price = p1.number_input("Input", min_value=0.0, value=None, key="run_in_price")
         out_price = p2.number_input("Output", min_value=0.0, value=None, key="run_out_price")
 
+    preset = st.session_state.get("run_preset") or None
+    chosen = candidate if candidate != OTHER else preset
+    if chosen and model.strip() and chosen != model.strip():
+        st.caption(f"The run counts for candidate **{ui.plain(chosen)}**; {ui.plain(model.strip())} is the "
+                   "endpoint it calls.")
     request = None
     try:
-        request = build_request(bench.id, model, dataset_path=dataset_path, api_base=api_base,
+        request = build_request(bench.id, model, dataset_path=dataset_path, api_base=api_base, name=chosen,
                                 api_key_env=key_env, concurrency=int(concurrency), max_cost_usd=max_cost,
                                 limit=limit, input_price=in_price, output_price=out_price,
                                 phi_approved=phi_ok)

@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 from reports import md
 
+IDLE_RELEASE_SECONDS = 1.0
+"""Seconds without use after which the app closes its DuckDB file (``$MEDASSURE_IDLE_RELEASE``)."""
 TIER_COLOURS = {"low": "green", "moderate": "orange", "high": "red", "critical": "violet"}
 
 
@@ -91,7 +93,9 @@ _through_the_router()
 def _store(location: str) -> Store:
     if "://" in location:  # MEDASSURE_DATABASE_URL: a PostgreSQL server shared with other processes
         return Store.open_url(location)
-    return Store.open(__import__("pathlib").Path(location))
+    # the file is let go of when idle, so `medassure dossier show/assess/report` get in (issue 27 item 14)
+    idle = float(os.environ.get("MEDASSURE_IDLE_RELEASE") or IDLE_RELEASE_SECONDS)
+    return Store.open(__import__("pathlib").Path(location), release_when_idle=idle)
 
 
 def store() -> Store:

@@ -21,6 +21,7 @@ from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion
 from governance.dossier.taxonomy import TaxonomyError, load_taxonomy
 from governance.evidence.coverage import coverage_map
+from governance.evidence.subgroups import group_label, subgroup_lines, tag_label
 from reports.model import AppendixRun, Cover, Fact, Section, Table
 
 PROVENANCE_LABELS = {"published": "published MedHELM", "helm-import": "imported HELM run",
@@ -180,7 +181,8 @@ def evidence_section(dossier: Dossier) -> Section:
     for i, e in enumerate(_sorted_evidence(evidence), start=1):
         basis = notes.ref(e.ci_method or e.ci_missing_reason or "")
         refs = [sources.ref(e.source)] + ([caveats.ref(e.caveat)] if e.caveat else [])
-        rows.append([f"E{i}", e.benchmark, e.model, e.metric, fmt_score(e.score, e.scale),
+        model = f"{e.model} (endpoint {e.endpoint_model})" if e.endpoint_model else e.model
+        rows.append([f"E{i}", e.benchmark, model, e.metric, fmt_score(e.score, e.scale),
                      f"{fmt_interval(e.ci_lower, e.ci_upper)} [{basis}]",
                      str(e.n) if e.n is not None else "—", _not_scored(e),
                      f"{SHORT_PROVENANCE[e.provenance]} [{', '.join(refs)}]", fmt_date(e.date)])
@@ -207,7 +209,7 @@ def evidence_section(dossier: Dossier) -> Section:
 
 def subgroups_section(dossier: Dossier) -> Section:
     """Per-subgroup scores of the evidence that reports them."""
-    rows = [[e.model, e.benchmark, e.metric, s.tag, s.group,
+    rows = [[e.model, e.benchmark, e.metric, tag_label(s.tag), group_label(s.tag, s.group),
              "suppressed" if s.suppressed else fmt_score(s.score, e.scale),
              fmt_interval(s.ci_lower, s.ci_upper), str(s.n), _ratio_text(s)]
             for e in _sorted_evidence(dossier.evidence) for s in (e.subgroups or [])]
@@ -217,13 +219,23 @@ def subgroups_section(dossier: Dossier) -> Section:
             "figures have none; local scenarios whose cases carry subgroup tags (sex, age band, language, "
             "...) add them."])
     tags = sorted({r[3] for r in rows})
+    calculators = [[line.model, line.benchmark, line.group,
+                    "suppressed" if line.suppressed else f"{line.score:.0%}",
+                    "—" if line.ci_lower is None else f"{line.ci_lower:.0%}–{line.ci_upper:.0%}", str(line.n)]
+                   for line in subgroup_lines(dossier.evidence, tag="calculator")]
+    per_calculator = ([Table(title="Per-calculator accuracy (lowest first)", rows=calculators,
+                             widths=[2.0, 1.8, 3.4, 0.9, 1.2, 0.6],
+                             columns=["Model", "Benchmark", "Calculator", "Share right", "95% interval",
+                                      "n"])]
+                      if calculators else [])
     return Section(key="subgroups", title="Subgroup results",
                    paragraphs=[f"Groups compared along: {', '.join(tags)}. Groups too small to report are "
                                "suppressed rather than shown with a misleading score. Each group's ratio is "
                                "to its tag's reference group, with a 95% interval (MOVER-Wilson for shares "
                                "of correct answers, a seeded bootstrap for mean scores); the disparity rule "
                                "judges that interval."],
-                   tables=[Table(rows=rows, widths=[1.7, 1.6, 1.0, 0.9, 0.9, 0.9, 1.2, 0.6, 1.6],
+                   tables=[*per_calculator,
+                           Table(rows=rows, widths=[1.7, 1.6, 1.0, 0.9, 0.9, 0.9, 1.2, 0.6, 1.6],
                                  columns=["Model", "Benchmark", "Metric", "Tag", "Group", "Score",
                                           "95% interval", "n", "Ratio to reference (95% CI)"])])
 

@@ -17,6 +17,8 @@ for it; only the version's content hash and the record's chain (``medassure veri
 
 from __future__ import annotations
 
+import json
+
 from governance.dossier.addendum_records import BenchmarkComparison, ReevaluationAddendum
 from governance.dossier.decision_records import OUTCOME_LABELS
 from governance.dossier.record import Dossier
@@ -165,6 +167,44 @@ def addendum_section(addendum: ReevaluationAddendum) -> Section:
                    tables=tables)
 
 
+_SAME_RESULT = ("benchmark", "metric", "candidate", "model_before", "model_after", "prompt_hash_after",
+                "n_pairs", "mean_before", "mean_after", "mean_delta", "worse", "better", "unpaired",
+                "verdicts_before", "verdicts_after")
+"""What two re-evaluations must share to be the same result (not the run ids, times or request counts)."""
+
+
+def _result_key(addendum: ReevaluationAddendum) -> str:
+    return json.dumps({
+        "change": addendum.change.model_dump(mode="json"), "skipped": addendum.skipped,
+        "comparisons": [c.model_dump(mode="json", include=set(_SAME_RESULT)) for c in addendum.comparisons],
+        "verdicts": [v.model_dump(mode="json") for v in addendum.verdict_changes],
+        "impact": addendum.impact.model_dump(mode="json"),
+    }, sort_keys=True)
+
+
+Repeats = list[tuple[ReevaluationAddendum, list[ReevaluationAddendum]]]
+
+
+def _repeats(addenda: list[ReevaluationAddendum]) -> Repeats:
+    """Newest first, each distinct result once with the older re-evaluations that found exactly the same."""
+    groups: dict[str, tuple[ReevaluationAddendum, list[ReevaluationAddendum]]] = {}
+    for a in reversed(addenda):
+        key = _result_key(a)
+        if key in groups:
+            groups[key][1].append(a)
+        else:
+            groups[key] = (a, [])
+    return list(groups.values())
+
+
+def _with_repeats(section: Section, repeats: list[ReevaluationAddendum]) -> Section:
+    if not repeats:
+        return section
+    line = "Repeated with the same results (not shown again): " + "; ".join(
+        f"{a.id} by {a.by}, {a.created_at:%Y-%m-%d %H:%M} UTC" for a in repeats) + "."
+    return section.model_copy(update={"paragraphs": [*section.paragraphs, line]})
+
+
 def reevaluation_sections(dossier: Dossier) -> list[Section]:
     """The addendum section of a dossier, or nothing when it holds no re-evaluation.
 
@@ -182,4 +222,5 @@ def reevaluation_sections(dossier: Dossier) -> list[Section]:
                     "found that the change would alter the decision. Each re-ran the plan with only the "
                     "stated change and compared every instance with its baseline. The evidence decided on "
                     "is unchanged. These addenda are not signed: the sign-offs above do not cover them."],
-        subsections=[addendum_section(a) for a in reversed(dossier.reevaluations)])]
+        subsections=[_with_repeats(addendum_section(a), same)
+                     for a, same in _repeats(dossier.reevaluations)])]

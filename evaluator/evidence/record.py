@@ -141,12 +141,22 @@ class Evidence(BaseModel):
     role: Role = "main"
     """``main``: the benchmark's main metric, judged by rules; ``context``: a secondary metric of the
     same run, shown beside it and never judged or averaged."""
+    endpoint_model: str | None = None
+    """The model string a local run called, when the run was made for a chosen candidate and ``model``
+    names that candidate (an Azure deployment name or an on-prem alias is an endpoint detail)."""
+    candidate_id: str | None = None
+    """The dossier candidate (``Candidate.id``) the run was made for; its evidence counts for that
+    candidate whatever the model string (``governance.procurement.candidates.candidate_models``)."""
 
     @model_serializer(mode="wrap")
     def _omit_default_role(self, handler):
         data = handler(self)
-        if isinstance(data, dict) and data.get("role") == "main":
-            data.pop("role")
+        if isinstance(data, dict):  # fields added later are left out at their default: old hashes verify
+            if data.get("role") == "main":
+                data.pop("role")
+            for name in ("endpoint_model", "candidate_id"):
+                if data.get(name) is None:
+                    data.pop(name, None)
         return data
 
     @model_validator(mode="before")
@@ -249,7 +259,7 @@ def evidence_frame(evidence: list[Evidence]) -> pd.DataFrame:
 
     Example:
         >>> evidence_frame(published_evidence(["MedQA"])).shape
-        (9, 24)
+        (9, 26)
     """
     columns = list(Evidence.model_fields)
     return pd.DataFrame([{**e.model_dump(), "role": e.role} for e in evidence], columns=columns)

@@ -20,6 +20,10 @@ NOTE_KEY = "note"
 """Key of a per-instance scoring note inside a result's ``metrics`` (a string, so never read as a metric):
 how the instance was scored when that needs saying, e.g. MedCalc-Bench limits derived by the authors' rule."""
 
+SUBGROUPS_KEY = "subgroups"
+"""Key of the instance's subgroup tags inside a result's ``metrics`` (a mapping, so never read as a metric):
+the run's results carry them so that its Evidence reports subgroup scores (calculator, sex, age band)."""
+
 
 class Budget:
     """Spending cap for one invocation: reserve an upper bound before sending, settle after."""
@@ -51,7 +55,7 @@ def result_row(
         "parsed": None,
         "score": None,
         "unparsed": None,
-        "metrics": {},
+        "metrics": {SUBGROUPS_KEY: dict(instance.subgroups)} if instance.subgroups else {},
         "cached": cached is not None,
         "finished_at": now_iso(),
         "prompt_tokens": cached["prompt_tokens"] if cached else (comp.prompt_tokens if comp else None),
@@ -77,7 +81,7 @@ def result_row(
             parsed=result.parsed,
             score=result.score,
             unparsed=bool(result.unparsed),
-            metrics=dict(result.metrics or {}) | ({NOTE_KEY: note} if note else {}),
+            metrics=row["metrics"] | dict(result.metrics or {}) | ({NOTE_KEY: note} if note else {}),
         )
     return row
 

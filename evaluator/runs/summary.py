@@ -18,9 +18,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from evaluator.evidence.record import Evidence, evidence_id
-from evaluator.runs.records import NOTE_KEY
+from evaluator.benchmarks.instance import Instance
+from evaluator.evidence.record import Evidence, SubgroupScore, evidence_id
+from evaluator.runs.records import NOTE_KEY, SUBGROUPS_KEY
 from evaluator.runs.store import RunStore
+from evaluator.statistics.subgroups import subgroup_table
 
 N_RESAMPLES = 2000
 SEED = 0
@@ -96,6 +98,9 @@ class RunSummary(BaseModel):
     served: list[dict[str, Any]] = []
     """Who answered: each served model and system fingerprint the stored answers named (the reply's
     ``model`` and ``system_fingerprint``), with how many (``RunStore.served_identities``)."""
+    subgroups: list[SubgroupScore] = []
+    """Main-metric scores per subgroup tag of the cases (e.g. ``calculator``, ``sex``, ``age_band``), from
+    the tags each stored result carries; empty when the cases have none."""
 
     def to_evidence(self, date: datetime | None = None) -> list[Any]:
         """The main metric's ``Evidence`` (provenance ``local-run``), then a context record per other metric.
@@ -140,6 +145,7 @@ class RunSummary(BaseModel):
                     n_unscored=self.n - self.n_scored,
                     caveat=note.strip(),
                     role=role,
+                    subgroups=(self.subgroups or None) if role == "main" else None,
                     **interval,
                 )
             )
@@ -206,6 +212,10 @@ def summarize_run(
         summary = summarize_metric(name, values)
         if summary:
             metrics.append(summary)
+    tagged = [Instance(id=r["instance_id"], subgroups=r["metrics"][SUBGROUPS_KEY]) for r in scored
+              if isinstance(r["metrics"].get(SUBGROUPS_KEY), dict)]
+    scores = {r["instance_id"]: float(r["score"]) for r in scored}
+    subgroups = subgroup_table(tagged, scores).to_subgroup_scores()
     return RunSummary(
         run_id=run_id,
         benchmark_id=str(run.get("benchmark_id", "")),
@@ -229,6 +239,7 @@ def summarize_run(
         resumed=resumed,
         elapsed_s=elapsed_s,
         served=store.served_identities(run_id),
+        subgroups=subgroups,
         notes=[f"{k} of {len(rows)} instances: {note}" for note, k in sorted(Counter(
             r["metrics"][NOTE_KEY] for r in rows if isinstance(r["metrics"].get(NOTE_KEY), str)).items())],
     )

@@ -129,10 +129,14 @@ def _standing_in(dossier: Dossier, comparisons: list[BenchmarkComparison], plan:
     replace: dict[str, Evidence | None] = {}
     for comp in comparisons:
         item = items[comp.run_before]
-        new = {e.metric: e.model_copy(update={"model": item.model_label}) for e in comp.evidence_after}
+        label = item.model_label
+        new = {e.metric: e.model_copy(update={"model": label,
+                                              "endpoint_model": e.model if e.model != label else None})
+               for e in comp.evidence_after}
         for e in dossier.evidence:
-            if e.id in item.evidence_ids:
-                replace[e.id] = new.get(e.metric)
+            if e.id in item.evidence_ids:  # a run made for a candidate stays that candidate's
+                found = new.get(e.metric)
+                replace[e.id] = found.model_copy(update={"candidate_id": e.candidate_id}) if found else None
     evidence = [replace.get(e.id, e) for e in dossier.evidence]
     return dossier.model_copy(update={"evidence": [e for e in evidence if e is not None]})
 

@@ -30,6 +30,7 @@ from governance.dossier.storage import DossierStorage, DossierVersion
 from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.attach import attach_evidence
 from governance.identity.identity import Identity
+from governance.procurement.candidates import run_binding
 
 STOPPED = ("cancelled", "budget_exceeded", "failed")
 T = TypeVar("T")
@@ -121,6 +122,10 @@ def local_run_evidence(summary: RunSummary, record: RunRecord,
         ['local-run']
     """
     extra = _subcategory(record.benchmark_id, dossier)
+    if dossier is not None:  # the run counts for the candidate it was made for, not its model string
+        name, candidate_id = run_binding(dossier, record.endpoint_name, record.model)
+        if name != record.model:
+            extra |= {"model": name, "endpoint_model": record.model, "candidate_id": candidate_id}
     date = record.finished_at or record.created_at
     return [e.model_copy(update=extra) for e in summary.to_evidence(date=date)]
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from evaluator.storage.db import db_errors, is_postgres_url, redact_url
+from evaluator.storage.idle import IdleReleasingConnection
 from evaluator.storage.integrity import (
     CleanCloseMark,
     WalCheck,
@@ -194,8 +195,10 @@ def _connect_waiting(path: Path) -> duckdb.DuckDBPyConnection:
         except StoreLockedError as exc:
             if time.monotonic() + delay > deadline:
                 raise StoreLockedError(
-                    f"{exc} Waited {wait:g} s for it. While the app is open, make the report from its Report "
-                    "page; several processes at once need a database server (PostgreSQL, a later release)."
+                    f"{exc} Waited {wait:g} s for it. The app lets go of the file within a second of its "
+                    "last use, unless a run or a re-evaluation is working: wait for it to finish, or give "
+                    "several processes one PostgreSQL server (MEDASSURE_DATABASE_URL, "
+                    "docs/shared-deployment.md)."
                 ) from None
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
@@ -216,12 +219,16 @@ class DossierOpening:
     """What opening the file found and the user should know (e.g. an unreadable write-ahead log)."""
 
     @classmethod
-    def open(cls, path: Path | None = None) -> Self:
+    def open(cls, path: Path | None = None, *, release_when_idle: float | None = None) -> Self:
         """Open (creating if needed) the store at ``path`` or the configured default.
 
         The default is the PostgreSQL server named by ``MEDASSURE_DATABASE_URL`` when it is set
         (``open_url``), else ``default_home()/medassure.duckdb``. An explicit ``path`` is always a
         DuckDB file.
+
+        ``release_when_idle`` (seconds; the app passes it) lets go of a DuckDB file once nothing has
+        used it for that long and opens it again on the next use (``evaluator.storage.idle``), so that
+        command-line readers get in while the app is open.
 
         Raises:
             StoreLockedError: another process holds the file (one writer per DuckDB file).
@@ -245,6 +252,17 @@ class DossierOpening:
             con.close()
             raise StoreCorruptError(f"{path} could not be prepared: {exc}. Nothing was changed.") from None
         store.open_warnings = tuple(_announce_open_warnings(path))
+        if release_when_idle is not None:
+            opened = path
+
+            def reopen() -> duckdb.DuckDBPyConnection:
+                again = _connect_waiting(opened)
+                _announce_open_warnings(opened)
+                return again
+
+            con = IdleReleasingConnection(reopen, idle_s=release_when_idle, first=con,
+                                          on_release=lambda: CleanCloseMark.record(opened))
+            store._con = con
         store._opened_con = con
         return store
 

@@ -63,8 +63,53 @@ def matched_models(candidate: Candidate, evidence_models: list[str]) -> list[str
 
 
 def candidate_models(dossier: Dossier, candidate: Candidate) -> list[str]:
-    """Evidence model names of one candidate among the dossier's evidence."""
-    return matched_models(candidate, list(dict.fromkeys(e.model for e in dossier.evidence)))
+    """Evidence model names of one candidate among the dossier's evidence.
+
+    Evidence of a run made for this candidate (``Evidence.candidate_id``) is its own whatever the
+    model string; evidence bound to another candidate is never matched by name.
+    """
+    bound = [e.model for e in dossier.evidence if e.candidate_id == candidate.id]
+    taken = {e.model for e in dossier.evidence if e.candidate_id not in (None, candidate.id)}
+    free = [e.model for e in dossier.evidence if e.candidate_id is None and e.model not in taken]
+    return list(dict.fromkeys([*bound, *matched_models(candidate, list(dict.fromkeys(free)))]))
+
+
+def run_candidates(dossier: Dossier) -> list[str]:
+    """What a run may be made for: the recorded candidates' ids, then the intended use's candidate models.
+
+    Example:
+        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.dossier.record import Dossier
+        >>> run_candidates(Dossier(title="demo", owner="me", intended_use=example_intended_use()))
+        ['gpt-4o', 'claude-3-7-sonnet', 'llama-3.3-70b']
+    """
+    return list(dict.fromkeys([*(c.id for c in dossier.candidates), *dossier.intended_use.candidate_models]))
+
+
+def run_binding(dossier: Dossier, chosen: str | None, model: str) -> tuple[str, str | None]:
+    """(the evidence model name, the candidate id) of a run made for ``chosen`` calling ``model``.
+
+    A run binds to the candidate chosen, not to its model string: a recorded candidate (by id or
+    label) names the evidence by its label and binds it by id; a candidate model of the intended use
+    names it. Anything else (no choice, or the model string itself, as a CLI run without
+    ``--candidate``) keeps today's rule: the model string names the candidate.
+
+    Example:
+        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.dossier.record import Dossier
+        >>> d = Dossier(title="demo", owner="me", intended_use=example_intended_use())
+        >>> run_binding(d, "gpt-4o", "openai/gpt-4o-bad"), run_binding(d, None, "openai/x")
+        (('gpt-4o', None), ('openai/x', None))
+    """
+    if not chosen or chosen == model:
+        return model, None
+    for c in dossier.candidates:
+        if chosen in (c.id, c.label):
+            return c.label, c.id
+    if chosen in dossier.intended_use.candidate_models:
+        same = [c for c in dossier.candidates if name_key(c.model_id) == name_key(chosen)]
+        return chosen, (same[0].id if len(same) == 1 else None)
+    return model, None
 
 
 def find(dossier: Dossier, candidate_id: str) -> Candidate:

@@ -59,7 +59,10 @@ def test_candidate_prefills_the_run_and_its_measured_cost_is_shown(demo_home, ll
     assert llm_server.hits == 3
 
     rows, dossier = stored_results(demo_home, run_id)
-    assert {e.model for e in dossier.evidence if e.run_id == run_id} == {MODEL}
+    label = next(c.label for c in dossier.candidates if c.id == ONPREM)
+    # the run counts for the candidate picked (issue 27 item 3): named after it, the model string beside it
+    assert {(e.model, e.endpoint_model, e.candidate_id) for e in dossier.evidence if e.run_id == run_id} == {
+        (label, MODEL, ONPREM)}
     prompt = sum(r["prompt_tokens"] for r in rows) / 3
     per_1k = (prompt * 100.0 + 10 * 200.0) / 1e6 * 1000  # tokens × the prices the run was made at
     assert sum(r["cost_usd"] for r in rows) / 3 * 1000 == pytest.approx(per_1k, rel=1e-9)
@@ -68,9 +71,9 @@ def test_candidate_prefills_the_run_and_its_measured_cost_is_shown(demo_home, ll
     cost = open_page("pages/cost.py")
     assert not cost.exception, [e.value for e in cost.exception]
     table = cost.dataframe[0].value
-    mine = table[table["candidate"] == MODEL].iloc[0]
+    mine = table[table["candidate"] == label].iloc[0]
     assert mine["USD / 1,000 measured"] == f"USD {per_1k:,.2f}" and mine["measured on"] == source
-    assert table[table["candidate"] != MODEL]["measured on"].eq("not measured").all()  # demo: offline
+    assert table[table["candidate"] != label]["measured on"].eq("not measured").all()  # demo: offline
 
     cands = open_page("pages/candidates.py")
     assert not cands.exception, [e.value for e in cands.exception]

@@ -43,7 +43,7 @@ def test_renders_for_the_demo_with_heatmap_tables_and_intervals(demo_home):
 
 def test_tables_read_without_a_glossary_and_tie_groups_are_numbered(demo_home):
     at = open_page(PAGE)
-    assert assert_readable(at) == 5  # scores, attached, coverage, win rates, ties
+    assert assert_readable(at) == 6  # scores, attached, its results by subgroup, coverage, win rates, ties
     ties = at.table[2].value
     grouped = [t for t in ties["tie groups, best first"] if not t.startswith("not grouped")]
     assert grouped and all(t.startswith("1. ") and "{" not in t for t in grouped)

@@ -97,7 +97,7 @@ def test_local_run_fills_subgroups_and_runs_appendix(base_version):
     sub = report.subgroups
     assert sub.recorded
     rows = sub.tables[0].rows
-    assert ["openai/gpt-4o", "medication_qa", "accuracy", "sex", "F", "0.820", "0.740–0.880", "110"] in [
+    assert ["openai/gpt-4o", "medication_qa", "accuracy", "Sex", "F", "0.820", "0.740–0.880", "110"] in [
         r[:8] for r in rows]
     assert any(r[4] == "90+" and r[5] == "suppressed" for r in rows)
     runs = report.runs
@@ -144,4 +144,4 @@ def test_subgroup_table_prints_the_ratio_to_the_reference_group(base_version):
                             ratio_method="katz")]
     e = local_run_evidence().model_copy(update={"subgroups": groups})
     rows = build_report(with_evidence(base_version, [e]), runs={}).subgroups.tables[0].rows
-    assert [r[-1] for r in rows if r[3] == "language"] == ["reference", "0.50 (0.28–0.88) vs en"]
+    assert [r[-1] for r in rows if r[3] == "Language"] == ["reference", "0.50 (0.28–0.88) vs en"]
