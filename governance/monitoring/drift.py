@@ -34,6 +34,12 @@ SHIFT = 2.0
 """The chart is tuned to a doubling of the baseline rate."""
 
 
+def _not_charted(metric: str, kind: str, plan: MonitoringPlan, note: str) -> CusumSummary:
+    """A chart that cannot be drawn yet (no baseline, no spread), with the reason in ``note``."""
+    return CusumSummary(metric=metric, kind=kind, baseline=0.0, baseline_source="",
+                        target_arl0=plan.target_arl0, limit=None, note=note)
+
+
 @lru_cache(maxsize=64)
 def bernoulli_design(p0: float, target_arl0: int) -> tuple[float, float, float]:
     """(limit, achieved in-control ARL, detection delay for a doubling): the chart's design, computed once.
@@ -134,15 +140,7 @@ def correction_cusum(
     else:
         split = _split(series, times, plan, decided_at, what)
         if isinstance(split, str):
-            return CusumSummary(
-                metric=metric,
-                kind="bernoulli",
-                baseline=0.0,
-                baseline_source="",
-                target_arl0=plan.target_arl0,
-                limit=None,
-                note=split,
-            )
+            return _not_charted(metric, "bernoulli", plan, split)
         base, _, watched, wtimes, base_src = split
         p0 = sum(base) / len(base)
         if p0 == 0:
@@ -241,15 +239,7 @@ def score_cusum(
         return None
     split = _split(scores, times, plan, decided_at, unit or f"{metric}s", default_n, min_n)
     if isinstance(split, str):
-        return CusumSummary(
-            metric=metric,
-            kind="standardized",
-            baseline=0.0,
-            baseline_source="",
-            target_arl0=plan.target_arl0,
-            limit=None,
-            note=split,
-        )
+        return _not_charted(metric, "standardized", plan, split)
     base, _, watched, wtimes, base_src = split
     mean, sd = statistics.fmean(base), statistics.pstdev(base)
     if sd <= 0:
