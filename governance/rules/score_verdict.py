@@ -2,7 +2,8 @@
 
 Why apart from ``governance.rules.verdicts``: the rule-kind registry (``governance.rules.kinds``)
 names each kind's verdict function, and the score kind's is the largest; the reasons for its
-decisions (inconclusive below minimum n, no pass without an interval unless allowed, a pass only
+decisions (no pass below the minimum n, though an interval wholly on the wrong side of the bar is a
+fail at any n; no pass without an interval unless allowed, a pass only
 when the family-adjusted p-value confirms it) are listed in ``verdicts``' module docstring. At small
 n the usual test is replaced by a conservative one where its false-pass rate at the bar is too
 high (``governance.rules.small_n``); the reason names the test used.
@@ -81,11 +82,17 @@ def score_verdict(rule, e: Evidence, passed_over: list[str] = (), *, family: int
                point_estimate_only=lo is None, subcategory=e.subcategory, reads_jury=is_jury_scored(e))
     seen = f"{e.benchmark} {e.metric} {interval_text(est, lo, hi, e.n)}"
     also = f" (preferred over {len(passed_over)} other record(s) of the same score)" if passed_over else ""
-    if rule.min_n and (e.n is None or e.n < rule.min_n):
+    short_n = bool(rule.min_n) and (e.n is None or e.n < rule.min_n)
+    # The minimum n guards a pass, not a fail: an interval already wholly on the wrong side of the bar
+    # is a fail at any n (1 of 120 right, 95% CI 0-5%, against a bar of 80% was "no verdict" before).
+    if short_n and (lo is None or compare(lo, hi, rule.threshold, direction) != "fail"):
         more = rule.min_n - e.n if e.n is not None else None
         return out | dict(status="inconclusive", further_cases=more,
                           further_cases_method="cases to reach the rule's minimum n",
                           reason=f"{seen}: n below the rule's minimum of {rule.min_n}, so no verdict{also}.")
+    if short_n:
+        also += (f" (n below the rule's minimum of {rule.min_n}, which guards a pass; a fail needs no "
+                 "minimum)")
     if lo is None:
         if rule.allow_point_estimate:
             status = compare(est, est, rule.threshold, direction)

@@ -88,6 +88,35 @@ def test_n_below_minimum_is_inconclusive_with_cases_to_minimum_even_if_interval_
     assert "below the rule's minimum of 100" in v["reason"]
 
 
+def test_n_below_minimum_still_fails_when_the_whole_interval_is_below_the_bar():
+    """The browser walk: 1 of 120 MedCalc calculations right against a bar of 0.80 with a minimum of 200
+    was "insufficient evidence". The minimum guards a pass; an interval wholly below the bar is a fail."""
+    from scipy.stats import binomtest
+
+    lo, hi = binomtest(1, 120).proportion_ci(0.95, method="wilson")  # 0.0015, 0.0457 (scipy's Wilson)
+    assert hi < 0.05
+    v = score_verdict(score_rule(0.80, min_n=200), ev(1 / 120, lo, hi, n=120))
+    assert v["status"] == "fail"
+    assert "upper bound 0.046 < threshold 0.800" in v["reason"]
+    assert "below the rule's minimum of 200, which guards a pass" in v["reason"]
+    # ... and an interval that straddles the bar below the minimum is still no verdict
+    v = score_verdict(score_rule(0.80, min_n=200), ev(0.78, 0.70, 0.85, n=120))
+    assert v["status"] == "inconclusive" and v["further_cases"] == 80
+
+
+def test_a_score_that_fails_below_the_minimum_makes_the_recommendation_reject():
+    from scipy.stats import binomtest
+
+    lo, hi = binomtest(1, 120).proportion_ci(0.95, method="wilson")
+    d = dossier([ev(1 / 120, lo, hi, n=120, benchmark="Calc")],
+                policy=AcceptancePolicy(rules=[score_rule(0.80, min_n=200)]))
+    from governance.rules.recommendation import recommend
+
+    a = assess(d)
+    assert [v.status for v in a.verdicts] == ["fail"]
+    assert recommend(a).outcome == "reject"
+
+
 def test_unknown_n_below_minimum_rule_is_inconclusive():
     v = score_verdict(score_rule(0.50, min_n=100), ev(0.95, 0.80, 0.99, n=None))
     assert v["status"] == "inconclusive" and v["further_cases"] is None
