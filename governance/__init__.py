@@ -87,6 +87,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "ReviewError": "governance.actions.review",
     "close_queue": "governance.actions.review",
     "create_queue": "governance.actions.review",
+    "create_queue_from_feed": "governance.actions.review",
     "my_queues": "governance.actions.review",
     "rater_view": "governance.actions.review",
     "record_rating": "governance.actions.review",

@@ -12,17 +12,20 @@ no other rating, no sentinel flag), the rater's catch rate only once they have r
 items, and ``queue_status`` gives agreement only once the queue is closed (every rater done, or
 ``close_queue``). A closed queue is frozen; a removed rater keeps their ratings, flagged.
 
-Production outputs (the monitoring feed, ``moncore``) are a later source: ``create_queue_from_outputs``
-takes items already in hand, so the feed needs only to hand over (instance id, context, question, output).
+Production outputs are the other source: ``create_queue_from_feed`` samples the monitoring feed's rows
+that carry text (the same sampling, sentinels and orders as a run's, ``_assemble``), on the audit
+verdict; once such a queue closes, ``flow_verdicts`` stores its verdicts beside the feed (never editing a
+feed row), and the monitoring aggregates count them as audits.
 """
 
 from __future__ import annotations
 
 import random
+import re
 import secrets
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
@@ -32,6 +35,7 @@ from evaluator.loaders import DatasetError, load_instances
 from governance.actions.authorize import AS_NAMED, _AsNamed, acting, require
 from governance.actions.juries import run_dataset_path
 from governance.dossier.review_records import (
+    AUDIT_VERDICTS,
     CATCH_BAR,
     ItemView,
     QueueEvent,
@@ -41,8 +45,8 @@ from governance.dossier.review_records import (
 )
 from governance.dossier.storage import DossierStorage
 from governance.identity.identity import Identity
-from governance.review.measures import CatchRate, catch_rate, rubber_stamp_flags
-from governance.review.rubric import rubric_for
+from governance.review.measures import CatchRate, catch_rate, clinician_frame, rubber_stamp_flags
+from governance.review.rubric import AUDIT, rubric_for
 from governance.review.sampling import assign, double_count, item_ids, rater_order, stratified_sample
 from governance.review.sentinels import make_sentinels
 
@@ -50,6 +54,8 @@ BLINDING = (
     "Raters saw neither the model, nor the jury's or another rater's scores, nor which items were "
     "planted; each had their own random order."
 )
+
+_MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 
 
 class ReviewError(ValueError):
@@ -156,44 +162,99 @@ def create_queue(
         chosen_rubric = rubric_for(run["benchmark_id"], rubric, free_text=free_text)
     except ValueError as exc:
         raise ReviewError(str(exc)) from None
+    pool = {
+        i.id: _Output(i.context, i.question, r["response_text"], dict(i.subgroups), r["score"])
+        for i, r in answered
+    }
+    return _assemble(
+        store,
+        pool,
+        n,
+        names,
+        double=double,
+        sentinels=sentinels,
+        strata=strata,
+        seed=seed,
+        written=written,
+        source_name=f"run {run_id}",
+        fields={
+            "run_id": run_id,
+            "benchmark_id": run["benchmark_id"],
+            "model": run["model"],
+            "dossier_id": dossier_id,
+            "rubric": chosen_rubric,
+            "catch_bar": catch_bar,
+        },
+        audit_fields={"run_id": run_id},
+        by=by,
+        auth=auth,
+    )
+
+
+class _Output(NamedTuple):
+    context: str
+    question: str
+    output: str
+    subgroups: dict[str, str]
+    score: float | None
+
+
+def _assemble(
+    store: DossierStorage,
+    pool: dict[str, _Output],
+    n: int,
+    names: tuple[str, ...],
+    *,
+    double: float,
+    sentinels: int,
+    strata: Sequence[str] | None,
+    seed: int | None,
+    written: Sequence[tuple[str, str]],
+    source_name: str,
+    fields: dict[str, Any],
+    audit_fields: dict[str, Any],
+    by: str,
+    auth: str,
+) -> ReviewQueue:
+    """Sample, plant sentinels, assign, order and store a queue over ``pool`` (outputs by instance id)."""
     seed = secrets.randbelow(2**31) if seed is None else seed
-    by_id = {i.id: (i, r) for i, r in answered}
     tag_names = (
-        tuple(sorted({t for i, _ in answered for t in i.subgroups})) if strata is None else tuple(strata)
+        tuple(sorted({t for o in pool.values() for t in o.subgroups})) if strata is None else tuple(strata)
     )
-    sample = stratified_sample({i.id: dict(i.subgroups) for i, _ in answered}, n, tag_names, seed)
-    rest = [i for i in by_id if i not in set(sample)]
-    ranked = sorted(rest, key=lambda i: -(by_id[i][1]["score"] if by_id[i][1]["score"] is not None else -1))
-    ranked += sorted(
-        sample, key=lambda i: -(by_id[i][1]["score"] if by_id[i][1]["score"] is not None else -1)
-    )
-    unknown = [i for i, _ in written if i not in by_id]
+    sample = stratified_sample({i: dict(o.subgroups) for i, o in pool.items()}, n, tag_names, seed)
+    rest = [i for i in pool if i not in set(sample)]
+
+    def best_first(i: str) -> float:
+        return -(pool[i].score if pool[i].score is not None else -1)
+
+    ranked = sorted(rest, key=best_first) + sorted(sample, key=best_first)
+    unknown = [i for i, _ in written if i not in pool]
     if unknown:
-        raise ReviewError(f"written sentinel for unknown instance {unknown[0]!r} of run {run_id}")
+        raise ReviewError(f"written sentinel for unknown instance {unknown[0]!r} of {source_name}")
     made = [(i, "editor", text, "written by the editor") for i, text in written if text.strip()]
-    made += make_sentinels([(i, by_id[i][1]["response_text"]) for i in ranked], sentinels - len(made))
+    made += make_sentinels([(i, pool[i].output) for i in ranked], sentinels - len(made))
     if len(made) < sentinels:
         raise ReviewError(
-            f"only {len(made)} of {sentinels} sentinels could be made from run {run_id}'s answers "
+            f"only {len(made)} of {sentinels} sentinels could be made from {source_name}'s outputs "
             "(no number, negation or warning to change): write the others"
         )
     n_double = double_count(n, double, len(names))
     rng = random.Random(f"queue:{seed}")
     double_ids = set(rng.sample(sample, n_double))
-    drafts = [(i, None, by_id[i][1]["response_text"], "", i in double_ids) for i in sample]
+    drafts = [(i, None, pool[i].output, "", i in double_ids) for i in sample]
     drafts += [(i, kind, text, note, False) for i, kind, text, note in made]
     rng.shuffle(drafts)
     items = []
     for item_id, (iid, kind, text, note, is_double) in zip(item_ids(len(drafts), seed), drafts, strict=True):
-        inst = by_id[iid][0]
+        src = pool[iid]
         items.append(
             QueueItem(
                 item_id=item_id,
                 instance_id=iid,
-                context=inst.context,
-                question=inst.question,
+                context=src.context,
+                question=src.question,
                 output=text,
-                subgroups=dict(inst.subgroups),
+                subgroups=dict(src.subgroups),
                 sentinel=kind,
                 sentinel_note=note,
                 double=is_double,
@@ -206,31 +267,26 @@ def create_queue(
     orders = {r: rater_order(given[r], r, seed) for r in names}
     queue = ReviewQueue(
         queue_id=f"rq-{secrets.token_hex(5)}",
-        run_id=run_id,
-        benchmark_id=run["benchmark_id"],
-        model=run["model"],
-        dossier_id=dossier_id,
-        rubric=chosen_rubric,
         raters=names,
-        n_items=n,
+        n_items=len(sample),
         n_double=n_double,
         n_sentinels=len(planted),
         seed=seed,
         strata=tag_names,
-        catch_bar=catch_bar,
         created_by=by,
         created_auth=auth,
         created_at=datetime.now(UTC),
+        **fields,
     )
     store.reviews.create(queue, items, orders)
     store.audit(
         by,
         "review queue created",
-        dossier_id,
+        queue.dossier_id,
         {
             "queue_id": queue.queue_id,
-            "run_id": run_id,
-            "n": n,
+            **audit_fields,
+            "n": len(sample),
             "double": n_double,
             "sentinels": len(planted),
             "raters": list(names),
@@ -238,6 +294,101 @@ def create_queue(
         auth=auth or None,
     )
     return queue
+
+
+class FeedQueue(NamedTuple):
+    """A queue made from the monitoring feed, and the feed rows left out for want of output text."""
+
+    queue: ReviewQueue
+    skipped_no_text: int
+
+
+def create_queue_from_feed(
+    store: DossierStorage,
+    dossier_id: str,
+    n: int,
+    raters: Sequence[str],
+    *,
+    candidate: str | None = None,
+    month: str | None = None,
+    double: float = 0.0,
+    sentinels: int = 0,
+    strata: Sequence[str] | None = None,
+    seed: int | None = None,
+    catch_bar: float = CATCH_BAR,
+    by: str,
+    identity: Identity | None | _AsNamed = AS_NAMED,
+) -> FeedQueue:
+    """A blinded audit-verdict queue of ``n`` production outputs of the dossier's monitoring feed.
+
+    Items are the feed rows that carry output text (of ``month`` if given), sampled at random and
+    stratified by their tags as run queues are; rows without text cannot be rated and are counted in
+    ``skipped_no_text``. The text stays in the store; the queue belongs to the dossier, so only its
+    raters see the items. The rubric is the audit verdict; once the queue closes its verdicts count as
+    the feed's audits (``monitor status``).
+
+    Raises:
+        PermissionDenied: the identity is not an editor of the dossier.
+        ReviewError: bad numbers or month, no or an ambiguous candidate, too few rows with text.
+        DossierNotFound: unknown dossier.
+    """
+    who, auth = _auth(identity, by)
+    require(who, "editor", "create a review queue", dossier_id)
+    names = _clean_raters(raters)
+    if n < 1:
+        raise ReviewError("--n must be at least 1")
+    if not 0 <= double <= 1:
+        raise ReviewError(f"--double must lie between 0 and 1; got {double}")
+    if sentinels < 0:
+        raise ReviewError("--sentinels cannot be negative")
+    if month is not None and not _MONTH.fullmatch(month):
+        raise ReviewError(f"--month must be YYYY-MM; got {month!r}")
+    store.load(dossier_id)
+    known = store.monitoring.candidates(dossier_id)
+    if not known:
+        raise ReviewError(f"dossier {dossier_id} has no monitoring feed (`medassure monitor import` first)")
+    if candidate is None:
+        if len(known) > 1:
+            raise ReviewError(
+                f"the feed holds several candidates ({', '.join(known)}): name one (--candidate)"
+            )
+        candidate = known[0]
+    elif candidate not in known:
+        raise ReviewError(f"no feed rows of candidate {candidate!r} in dossier {dossier_id}")
+    rows, skipped = store.monitoring.review_rows(dossier_id, candidate, month)
+    where = f"{candidate}'s feed" + (f" in {month}" if month else "")
+    if len(rows) < n:
+        raise ReviewError(
+            f"{where} has {len(rows)} outputs with text ({skipped} without text cannot be rated); "
+            f"--n {n} asks for more"
+        )
+    pool = {k: _Output("", "", text, tags, None) for k, text, tags in rows}
+    queue = _assemble(
+        store,
+        pool,
+        n,
+        names,
+        double=double,
+        sentinels=sentinels,
+        strata=strata,
+        seed=seed,
+        written=(),
+        source_name=where,
+        fields={
+            "source": "production",
+            "benchmark_id": f"feed:{candidate}",
+            "model": candidate,
+            "candidate": candidate,
+            "month": month,
+            "dossier_id": dossier_id,
+            "rubric": AUDIT,
+            "catch_bar": catch_bar,
+        },
+        audit_fields={"feed": candidate, "month": month, "skipped_no_text": skipped},
+        by=by,
+        auth=auth,
+    )
+    return FeedQueue(queue, skipped)
 
 
 def get_queue(store: DossierStorage, queue_id: str) -> ReviewQueue:
@@ -417,7 +568,46 @@ def record_rating(
         via="app",
         rated_at=datetime.now(UTC),
     )
-    return store.reviews.add_ratings([rating]) == 1
+    added = store.reviews.add_ratings([rating]) == 1
+    flow_verdicts(store, queue)
+    return added
+
+
+def audit_verdicts(store: DossierStorage, queue_id: str) -> dict[str, str]:
+    """A closed audit queue's verdicts per instance (for a production queue: per feed row key).
+
+    Real outputs only; where two raters gave different verdicts the worse one stands (``material`` over
+    ``minor`` over ``correct``). An instance in the result was ``audited``.
+
+    Raises:
+        ReviewError: unknown or open queue, or a queue on the jury rubric.
+    """
+    queue = get_queue(store, queue_id)
+    if not is_closed(store, queue) or queue.rubric.kind != "audit":
+        raise ReviewError(f"queue {queue_id} is not a closed audit-verdict queue")
+    frame = clinician_frame(queue, store.reviews.items(queue_id), store.reviews.ratings(queue_id))
+    out: dict[str, str] = {}
+    for row in frame.itertuples():
+        out[row.instance_id] = max(
+            out.get(row.instance_id, "correct"), row.audit_verdict, key=AUDIT_VERDICTS.index
+        )
+    return out
+
+
+def flow_verdicts(store: DossierStorage, queue: ReviewQueue) -> int:
+    """A closed production queue's verdicts into the monitoring feed's audits, once; rows added.
+
+    Called where a queue can close (an editor's close, the last rating, the last imported sheet);
+    nothing happens for an open queue, a run queue or a jury-rubric queue.
+    """
+    if queue.source != "production" or queue.rubric.kind != "audit" or queue.candidate is None:
+        return 0
+    if queue.dossier_id is None or not is_closed(store, queue):
+        return 0
+    verdicts = audit_verdicts(store, queue.queue_id)
+    return store.monitoring.add_audit_verdicts(
+        queue.dossier_id, queue.candidate, queue.queue_id, verdicts, datetime.now(UTC)
+    )
 
 
 def close_queue(
@@ -438,6 +628,7 @@ def close_queue(
         queue_id, QueueEvent(kind="closed", by=by, auth=auth, at=datetime.now(UTC), note=note)
     )
     store.audit(by, "review queue closed", queue.dossier_id, {"queue_id": queue_id}, auth=auth or None)
+    flow_verdicts(store, queue)
     return True
 
 
