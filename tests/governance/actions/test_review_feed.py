@@ -19,8 +19,8 @@ from governance.actions.review import (
     ReviewError,
     close_queue,
     create_queue_from_feed,
-    record_rating,
     rater_view,
+    record_rating,
 )
 from tests.governance.monitoring_fixtures import decided_dossier, feed_rows, monitoring_plan, write_csv
 
