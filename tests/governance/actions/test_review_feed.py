@@ -86,6 +86,12 @@ def test_a_feed_queue_is_stratified_by_tag_and_refuses_what_it_cannot_do(store, 
     tags = [it.subgroups["site"] for it in store.reviews.items(queue.queue_id).values()]
     # 12 rows with text: 4 south, 8 north -> proportional 2 and 4
     assert (tags.count("south"), tags.count("north"), skipped) == (2, 4, 8)
+    planted = create_queue_from_feed(store, dossier_id, 4, ["dr.a", "dr.b"], sentinels=2, seed=4, by="ed")
+    sentinels = [it for it in store.reviews.items(planted.queue.queue_id).values() if it.sentinel]
+    # made from the feed's own texts by the documented perturbations, in turn: dose x 10, negation dropped
+    kinds = {it.sentinel: it.output for it in sentinels}
+    assert planted.queue.n_sentinels == 2 and set(kinds) == {"number", "negation"}
+    assert "0 mg once a day" in kinds["number"] and "not" not in kinds["negation"]
     before = len(store.reviews.list_queues())
     cases = [
         ({"n": 13}, "has 12 outputs with text (8 without text cannot be rated)"),
