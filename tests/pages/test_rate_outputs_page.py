@@ -3,7 +3,7 @@ closed demo queue offered as clinician ratings on Judge validity."""
 
 from __future__ import annotations
 
-from governance.actions.review import create_queue
+from governance.actions.review_create import create_queue
 from governance.dossier.store import Store
 from tests.pages.conftest import open_page
 

@@ -18,10 +18,10 @@ from cli import main
 from governance.actions.review import (
     ReviewError,
     close_queue,
-    create_queue_from_feed,
     rater_view,
     record_rating,
 )
+from governance.actions.review_create import create_queue_from_feed
 from tests.governance.monitoring_fixtures import decided_dossier, feed_rows, monitoring_plan, write_csv
 
 START = (datetime.now(UTC) - timedelta(days=20)).replace(hour=0, minute=0, second=0, microsecond=0)

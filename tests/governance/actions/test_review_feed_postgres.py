@@ -7,7 +7,8 @@ import psycopg
 import pytest
 
 from governance.actions.monitoring import import_feed, monitoring_status
-from governance.actions.review import close_queue, create_queue_from_feed, rater_view, record_rating
+from governance.actions.review import close_queue, rater_view, record_rating
+from governance.actions.review_create import create_queue_from_feed
 from governance.dossier.store import Store
 from tests.governance.dossier.test_pg_roles import _set_up, roles  # noqa: F401 (the fixture)
 from tests.governance.monitoring_fixtures import NOW, decided_dossier, feed_rows, write_csv
