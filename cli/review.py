@@ -4,6 +4,9 @@
   queue of N outputs of a completed run (stratified by subgroup tags), SHARE of them rated by two raters,
   K planted errors every rater sees; prints ``queue_id`` (with ``n_items``, ``n_double``,
   ``n_sentinels``, ``raters``, ``rubric`` and ``guidance``, the sample-size figures). Needs an editor.
+  ``review create --feed DOSSIER_ID [--month YYYY-MM] [--candidate NAME] --n N ...``: the same from the
+  dossier's monitoring feed rows that carry output text, on the audit verdict (``skipped_no_text``: rows
+  without text); once closed, its verdicts count as the feed's audits in ``monitor status``.
 * ``review sheet QUEUE --rater NAME --out FILE.csv``: a blinded sheet (item ids, context, question,
   output, empty rubric columns, ``skip_reason``); its first line says it may hold patient data.
 * ``review import QUEUE FILE.csv``: a filled-in sheet, all or nothing; a faulty row is named, exit 2.
@@ -48,28 +51,54 @@ def _errors():
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    from governance import create_queue, size_guidance
+    from governance import create_queue, create_queue_from_feed, size_guidance
 
-    store = open_store(args)
-    try:
-        queue = create_queue(
-            store,
-            args.run,
-            args.n,
-            args.raters.split(","),
-            double=args.double,
-            sentinels=args.sentinels,
-            rubric=args.rubric,
-            dossier_id=args.dossier,
-            seed=args.seed,
-            dataset_path=args.dataset_file,
-            strata=args.strata.split(",") if args.strata is not None else None,
-            by=acting_name(args),
-            identity=cli_identity(args),
+    if args.feed is None and (args.month is not None or args.candidate is not None):
+        fail("--month and --candidate go with --feed")
+    if args.feed is not None and (args.rubric == "jury" or args.dataset_file or args.dossier):
+        fail(
+            "--feed queues rate the audit verdict and serve the feed's own dossier: "
+            "drop --rubric jury, --dataset-file and --dossier"
         )
+    store = open_store(args)
+    skipped = None
+    try:
+        if args.feed is not None:
+            queue, skipped = create_queue_from_feed(
+                store,
+                args.feed,
+                args.n,
+                args.raters.split(","),
+                candidate=args.candidate,
+                month=args.month,
+                double=args.double,
+                sentinels=args.sentinels,
+                seed=args.seed,
+                strata=args.strata.split(",") if args.strata is not None else None,
+                by=acting_name(args),
+                identity=cli_identity(args),
+            )
+        else:
+            queue = create_queue(
+                store,
+                args.run,
+                args.n,
+                args.raters.split(","),
+                double=args.double,
+                sentinels=args.sentinels,
+                rubric=args.rubric,
+                dossier_id=args.dossier,
+                seed=args.seed,
+                dataset_path=args.dataset_file,
+                strata=args.strata.split(",") if args.strata is not None else None,
+                by=acting_name(args),
+                identity=cli_identity(args),
+            )
     except _errors() as exc:
         fail(str(exc))
     guidance = size_guidance()
+    if skipped is not None:
+        say(f"{skipped} feed row(s) without output text cannot be rated and were left out")
     say(
         f"queue {queue.queue_id}: {queue.n_items} outputs ({queue.n_double} rated twice) and "
         f"{queue.n_sentinels} "
@@ -79,6 +108,16 @@ def cmd_create(args: argparse.Namespace) -> int:
         {
             "queue_id": queue.queue_id,
             "run_id": queue.run_id,
+            **(
+                {
+                    "feed": queue.dossier_id,
+                    "candidate": queue.candidate,
+                    "month": queue.month,
+                    "skipped_no_text": skipped,
+                }
+                if skipped is not None
+                else {}
+            ),
             "n_items": queue.n_items,
             "n_double": queue.n_double,
             "n_sentinels": queue.n_sentinels,
@@ -190,8 +229,14 @@ def cmd_remove_rater(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     try:
-        remove_rater(store, args.queue, args.rater, by=acting_name(args), note=args.note or "",
-                     identity=cli_identity(args))
+        remove_rater(
+            store,
+            args.queue,
+            args.rater,
+            by=acting_name(args),
+            note=args.note or "",
+            identity=cli_identity(args),
+        )
     except _errors() as exc:
         fail(str(exc))
     say(f"{args.rater} removed from queue {args.queue}: their ratings are kept, flagged")
@@ -209,8 +254,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     rs = p.add_subparsers(dest="review_command", required=True)
 
-    c = rs.add_parser("create", help="a queue of a completed run's outputs; prints queue_id")
-    c.add_argument("--run", required=True, help="the completed run whose outputs are rated")
+    c = rs.add_parser(
+        "create", help="a queue of a completed run's outputs or of the monitoring feed's; prints queue_id"
+    )
+    source = c.add_mutually_exclusive_group(required=True)
+    source.add_argument("--run", help="the completed run whose outputs are rated")
+    source.add_argument(
+        "--feed",
+        metavar="DOSSIER_ID",
+        help="rate production outputs: the dossier's monitoring feed rows with text",
+    )
+    c.add_argument("--month", help="with --feed: only rows of this month (YYYY-MM)")
+    c.add_argument("--candidate", help="with --feed: the monitored candidate (needed when there are several)")
     c.add_argument("--n", type=N_ITEMS, required=True, help="outputs to sample (sentinels come on top)")
     c.add_argument("--double", type=SHARE, default=0.0, help="share rated by two raters (default 0)")
     c.add_argument("--sentinels", type=COUNT, default=0, help="planted errors every rater sees (default 0)")

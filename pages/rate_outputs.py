@@ -4,7 +4,16 @@ import time
 
 import streamlit as st
 
-from governance import AUDIT_VERDICTS, PermissionDenied, ReviewError, my_queues, rater_view, record_rating
+from governance import (
+    AUDIT_VERDICTS,
+    PermissionDenied,
+    ReviewError,
+    create_queue,
+    create_queue_from_feed,
+    my_queues,
+    rater_view,
+    record_rating,
+)
 from pages import ui
 
 VERDICT_LABELS = {"correct": "Correct", "minor": "Minor error", "material": "Material error"}
@@ -15,6 +24,67 @@ st.caption(
     "anything else about it. Each rating is saved as you give it; a reload or a second tab loses nothing."
 )
 who = ui.identity()
+
+
+def _create_form() -> None:
+    """Editors: a queue from a completed run or from the chosen dossier's monitoring feed (front desk)."""
+    current = ui.current()
+    with st.form(key="rq_create"):
+        source = st.radio(
+            "Outputs to rate",
+            ["A completed run", "The monitoring feed (production outputs)"],
+            key="rq_source",
+        )
+        run_id = st.text_input("Run id (for a run)", key="rq_run")
+        month = st.text_input("Month, YYYY-MM (for the feed; empty: the whole feed)", key="rq_month")
+        n = st.number_input("Outputs to sample", min_value=1, max_value=100_000, value=20, key="rq_n")
+        raters = st.text_input("Raters, comma-separated", key="rq_raters")
+        go = st.form_submit_button("Create the queue")
+    if not go:
+        return
+    feed = source.startswith("The monitoring feed")
+    content = (feed, run_id.strip(), month.strip(), int(n), raters.strip(), current and current.dossier.id)
+    made = st.session_state.setdefault("rq_made", {})
+    if content in made:
+        st.info(f"Queue {ui.plain(made[content])} was already created from these settings.")
+        return
+    if feed and current is None:
+        st.error("Choose the dossier whose feed to sample in the sidebar.")
+        return
+    try:
+        with ui.permitted():
+            if feed:
+                queue, skipped = create_queue_from_feed(
+                    ui.store(),
+                    current.dossier.id,
+                    int(n),
+                    raters.split(","),
+                    month=month.strip() or None,
+                    by=ui.reviewer(),
+                    identity=who,
+                )
+            else:
+                skipped = None
+                queue = create_queue(
+                    ui.store(),
+                    run_id.strip(),
+                    int(n),
+                    raters.split(","),
+                    dossier_id=current.dossier.id if current else None,
+                    by=ui.reviewer(),
+                    identity=who,
+                )
+    except ReviewError as exc:
+        st.error(ui.plain(str(exc)))
+        return
+    made[content] = queue.queue_id
+    note = f" {skipped} feed row(s) without output text were left out." if skipped else ""
+    st.success(f"Queue {ui.plain(queue.queue_id)} created: {queue.n_items} outputs.{ui.plain(note)}")
+
+
+if st.toggle("Create a review queue (editors)", key="rq_open"):
+    _create_form()
+
 queues = my_queues(ui.store(), by=ui.reviewer(), identity=who)
 if not queues:
     st.info(

@@ -1,4 +1,4 @@
-"""Review queues at the front desk: create one from a run, rate, skip, close, remove a rater.
+"""Review queues at the front desk: rate, skip, close, remove a rater (creating one: ``review_create``).
 
 Why here and shaped so: every operation here takes the store, so the rating page, the ``medassure review``
 commands and the demo call these same functions, and each write passes the one authorization check
@@ -12,45 +12,36 @@ no other rating, no sentinel flag), the rater's catch rate only once they have r
 items, and ``queue_status`` gives agreement only once the queue is closed (every rater done, or
 ``close_queue``). A closed queue is frozen; a removed rater keeps their ratings, flagged.
 
-Production outputs (the monitoring feed, ``moncore``) are a later source: ``create_queue_from_outputs``
-takes items already in hand, so the feed needs only to hand over (instance id, context, question, output).
+Creating a queue (from a run or from the monitoring feed) is ``governance.actions.review_create``.
+Production outputs are the other source: ``create_queue_from_feed`` samples the monitoring feed's rows
+that carry text (the same sampling, sentinels and orders as a run's, ``_assemble``), on the audit
+verdict; once such a queue closes, ``flow_verdicts`` stores its verdicts beside the feed (never editing a
+feed row), and the monitoring aggregates count them as audits.
 """
 
 from __future__ import annotations
 
-import random
-import secrets
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel
 
-from evaluator.benchmarks.instance import Instance
-from evaluator.benchmarks.specs import BenchmarkError, get_benchmark
-from evaluator.loaders import DatasetError, load_instances
 from governance.actions.authorize import AS_NAMED, _AsNamed, acting, require
-from governance.actions.juries import run_dataset_path
 from governance.dossier.review_records import (
-    CATCH_BAR,
+    AUDIT_VERDICTS,
     ItemView,
     QueueEvent,
-    QueueItem,
     Rating,
     ReviewQueue,
 )
 from governance.dossier.storage import DossierStorage
 from governance.identity.identity import Identity
-from governance.review.measures import CatchRate, catch_rate, rubber_stamp_flags
-from governance.review.rubric import rubric_for
-from governance.review.sampling import assign, double_count, item_ids, rater_order, stratified_sample
-from governance.review.sentinels import make_sentinels
+from governance.review.measures import CatchRate, catch_rate, clinician_frame, rubber_stamp_flags
 
 BLINDING = (
     "Raters saw neither the model, nor the jury's or another rater's scores, nor which items were "
     "planted; each had their own random order."
 )
-
 
 class ReviewError(ValueError):
     """A review operation refused as asked, with a one-line message; nothing was stored."""
@@ -59,185 +50,6 @@ class ReviewError(ValueError):
 def _auth(identity: Identity | None | _AsNamed, by: str) -> tuple[Identity | None, str]:
     who = acting(identity, by)
     return who, (who.auth_label if who is not None else "")
-
-
-def run_outputs(
-    store: DossierStorage, run_id: str, dataset_path: str | None = None
-) -> tuple[dict[str, Any], list[tuple[Instance, dict]]]:
-    """A completed run and its answered instances with their result rows.
-
-    Raises:
-        ReviewError: unknown or unfinished run, or its cases cannot be read.
-    """
-    with store.for_thread() as db:
-        run = db.runs.get_run(run_id)
-        if run is None:
-            raise ReviewError(f"no stored run {run_id!r} (`medassure run` prints the run_id of each run)")
-        if run["status"] != "completed":
-            raise ReviewError(f"run {run_id} is {run['status']}: finish it before rating its outputs")
-        results = {r["instance_id"]: r for r in db.runs.results(run_id)}
-        scenario = db.scenarios.version_of_run(run_id)
-        instances = db.scenarios.instances(scenario.scenario_id, scenario.version) if scenario else None
-    if instances is None:
-        try:
-            spec = get_benchmark(run["benchmark_id"])
-            instances = load_instances(spec, dataset_path or run_dataset_path(store, run["run_key"]))
-        except (BenchmarkError, DatasetError) as exc:
-            raise ReviewError(
-                f"run {run_id}: its cases cannot be read ({exc}); give the dataset file"
-            ) from None
-    answered = [
-        (i, results[i.id])
-        for i in instances
-        if i.id in results
-        and results[i.id]["error"] is None
-        and (results[i.id]["response_text"] or "").strip()
-    ]
-    return run, answered
-
-
-def _clean_raters(raters: Sequence[str]) -> tuple[str, ...]:
-    names = tuple(r.strip() for r in raters if r.strip())
-    if not names:
-        raise ReviewError("name at least one rater (--raters A,B)")
-    if len(set(names)) != len(names):
-        raise ReviewError(f"a rater is named twice: {', '.join(names)}")
-    bad = [r for r in names if len(r) > 200 or any(c in r for c in ",\n\r\t")]
-    if bad:
-        raise ReviewError(
-            f"rater name not usable: {bad[0]!r} (no commas or line breaks, at most 200 characters)"
-        )
-    return names
-
-
-def create_queue(
-    store: DossierStorage,
-    run_id: str,
-    n: int,
-    raters: Sequence[str],
-    *,
-    double: float = 0.0,
-    sentinels: int = 0,
-    rubric: str | None = None,
-    strata: Sequence[str] | None = None,
-    seed: int | None = None,
-    dossier_id: str | None = None,
-    written: Sequence[tuple[str, str]] = (),
-    dataset_path: str | None = None,
-    catch_bar: float = CATCH_BAR,
-    by: str,
-    identity: Identity | None | _AsNamed = AS_NAMED,
-) -> ReviewQueue:
-    """Create a blinded queue of ``n`` outputs of a completed run, with ``sentinels`` planted errors.
-
-    ``written`` are editor-written sentinels ``(instance_id, faulty output)``; the rest are made by the
-    documented perturbations from correct answers (outputs outside the sample first, best scored first).
-
-    Raises:
-        PermissionDenied: the identity is not an editor.
-        ReviewError: bad numbers, unknown run, too few outputs, or too few sentinels could be made.
-    """
-    who, auth = _auth(identity, by)
-    require(who, "editor", "create a review queue", dossier_id)
-    names = _clean_raters(raters)
-    if n < 1:
-        raise ReviewError("--n must be at least 1")
-    if not 0 <= double <= 1:
-        raise ReviewError(f"--double must lie between 0 and 1; got {double}")
-    if sentinels < 0:
-        raise ReviewError("--sentinels cannot be negative")
-    if dossier_id is not None:
-        store.load(dossier_id)  # DossierNotFound before anything is drawn
-    run, answered = run_outputs(store, run_id, dataset_path)
-    if len(answered) < n:
-        raise ReviewError(f"run {run_id} has {len(answered)} answered outputs; --n {n} asks for more")
-    try:
-        free_text = all(i.answer_type == "free_text" for i, _ in answered)
-        chosen_rubric = rubric_for(run["benchmark_id"], rubric, free_text=free_text)
-    except ValueError as exc:
-        raise ReviewError(str(exc)) from None
-    seed = secrets.randbelow(2**31) if seed is None else seed
-    by_id = {i.id: (i, r) for i, r in answered}
-    tag_names = (
-        tuple(sorted({t for i, _ in answered for t in i.subgroups})) if strata is None else tuple(strata)
-    )
-    sample = stratified_sample({i.id: dict(i.subgroups) for i, _ in answered}, n, tag_names, seed)
-    rest = [i for i in by_id if i not in set(sample)]
-    ranked = sorted(rest, key=lambda i: -(by_id[i][1]["score"] if by_id[i][1]["score"] is not None else -1))
-    ranked += sorted(
-        sample, key=lambda i: -(by_id[i][1]["score"] if by_id[i][1]["score"] is not None else -1)
-    )
-    unknown = [i for i, _ in written if i not in by_id]
-    if unknown:
-        raise ReviewError(f"written sentinel for unknown instance {unknown[0]!r} of run {run_id}")
-    made = [(i, "editor", text, "written by the editor") for i, text in written if text.strip()]
-    made += make_sentinels([(i, by_id[i][1]["response_text"]) for i in ranked], sentinels - len(made))
-    if len(made) < sentinels:
-        raise ReviewError(
-            f"only {len(made)} of {sentinels} sentinels could be made from run {run_id}'s answers "
-            "(no number, negation or warning to change): write the others"
-        )
-    n_double = double_count(n, double, len(names))
-    rng = random.Random(f"queue:{seed}")
-    double_ids = set(rng.sample(sample, n_double))
-    drafts = [(i, None, by_id[i][1]["response_text"], "", i in double_ids) for i in sample]
-    drafts += [(i, kind, text, note, False) for i, kind, text, note in made]
-    rng.shuffle(drafts)
-    items = []
-    for item_id, (iid, kind, text, note, is_double) in zip(item_ids(len(drafts), seed), drafts, strict=True):
-        inst = by_id[iid][0]
-        items.append(
-            QueueItem(
-                item_id=item_id,
-                instance_id=iid,
-                context=inst.context,
-                question=inst.question,
-                output=text,
-                subgroups=dict(inst.subgroups),
-                sentinel=kind,
-                sentinel_note=note,
-                double=is_double,
-            )
-        )
-    real = [it.item_id for it in items if it.sentinel is None]
-    doubles = [it.item_id for it in items if it.double]
-    planted = [it.item_id for it in items if it.sentinel is not None]
-    given = assign(real, doubles, planted, names, seed)
-    orders = {r: rater_order(given[r], r, seed) for r in names}
-    queue = ReviewQueue(
-        queue_id=f"rq-{secrets.token_hex(5)}",
-        run_id=run_id,
-        benchmark_id=run["benchmark_id"],
-        model=run["model"],
-        dossier_id=dossier_id,
-        rubric=chosen_rubric,
-        raters=names,
-        n_items=n,
-        n_double=n_double,
-        n_sentinels=len(planted),
-        seed=seed,
-        strata=tag_names,
-        catch_bar=catch_bar,
-        created_by=by,
-        created_auth=auth,
-        created_at=datetime.now(UTC),
-    )
-    store.reviews.create(queue, items, orders)
-    store.audit(
-        by,
-        "review queue created",
-        dossier_id,
-        {
-            "queue_id": queue.queue_id,
-            "run_id": run_id,
-            "n": n,
-            "double": n_double,
-            "sentinels": len(planted),
-            "raters": list(names),
-        },
-        auth=auth or None,
-    )
-    return queue
 
 
 def get_queue(store: DossierStorage, queue_id: str) -> ReviewQueue:
@@ -417,7 +229,46 @@ def record_rating(
         via="app",
         rated_at=datetime.now(UTC),
     )
-    return store.reviews.add_ratings([rating]) == 1
+    added = store.reviews.add_ratings([rating]) == 1
+    flow_verdicts(store, queue)
+    return added
+
+
+def audit_verdicts(store: DossierStorage, queue_id: str) -> dict[str, str]:
+    """A closed audit queue's verdicts per instance (for a production queue: per feed row key).
+
+    Real outputs only; where two raters gave different verdicts the worse one stands (``material`` over
+    ``minor`` over ``correct``). An instance in the result was ``audited``.
+
+    Raises:
+        ReviewError: unknown or open queue, or a queue on the jury rubric.
+    """
+    queue = get_queue(store, queue_id)
+    if not is_closed(store, queue) or queue.rubric.kind != "audit":
+        raise ReviewError(f"queue {queue_id} is not a closed audit-verdict queue")
+    frame = clinician_frame(queue, store.reviews.items(queue_id), store.reviews.ratings(queue_id))
+    out: dict[str, str] = {}
+    for row in frame.itertuples():
+        out[row.instance_id] = max(
+            out.get(row.instance_id, "correct"), row.audit_verdict, key=AUDIT_VERDICTS.index
+        )
+    return out
+
+
+def flow_verdicts(store: DossierStorage, queue: ReviewQueue) -> int:
+    """A closed production queue's verdicts into the monitoring feed's audits, once; rows added.
+
+    Called where a queue can close (an editor's close, the last rating, the last imported sheet);
+    nothing happens for an open queue, a run queue or a jury-rubric queue.
+    """
+    if queue.source != "production" or queue.rubric.kind != "audit" or queue.candidate is None:
+        return 0
+    if queue.dossier_id is None or not is_closed(store, queue):
+        return 0
+    verdicts = audit_verdicts(store, queue.queue_id)
+    return store.monitoring.add_audit_verdicts(
+        queue.dossier_id, queue.candidate, queue.queue_id, verdicts, datetime.now(UTC)
+    )
 
 
 def close_queue(
@@ -438,6 +289,7 @@ def close_queue(
         queue_id, QueueEvent(kind="closed", by=by, auth=auth, at=datetime.now(UTC), note=note)
     )
     store.audit(by, "review queue closed", queue.dossier_id, {"queue_id": queue_id}, auth=auth or None)
+    flow_verdicts(store, queue)
     return True
 
 

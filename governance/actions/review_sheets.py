@@ -25,6 +25,7 @@ from governance.actions.review import (
     ReviewError,
     _auth,
     _check_writable,
+    flow_verdicts,
     get_queue,
     is_closed,
 )
@@ -253,6 +254,7 @@ def import_sheet(
     if sheet_rater is None:
         raise ReviewError("row 3: the sheet has no rows")
     added = store.reviews.add_ratings(new)
+    flow_verdicts(store, queue)
     store.audit(
         by,
         "review ratings imported",

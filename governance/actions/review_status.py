@@ -19,7 +19,14 @@ from pydantic import BaseModel
 from evaluator.agreement.ratings import RatingsError, most_overlapping_pair, rater_composites, read_ratings
 from evaluator.agreement.stats import Estimate, icc21
 from governance.actions.judge_validity import assess_judge_validity
-from governance.actions.review import BLINDING, ReviewError, get_queue, is_closed, removed_raters
+from governance.actions.review import (  # audit_verdicts: re-exported, it lives with the verdict flow
+    BLINDING,
+    ReviewError,
+    audit_verdicts,
+    get_queue,
+    is_closed,
+    removed_raters,
+)
 from governance.dossier.review_records import RaterCatch, ReviewCitation, ReviewQueue
 from governance.dossier.storage import DossierStorage
 from governance.review.measures import CatchRate, catch_rate, clinician_frame, rubber_stamp_flags
@@ -236,22 +243,12 @@ def queue_citation(store: DossierStorage, queue_id: str) -> ReviewCitation:
     )
 
 
-def audit_verdicts(store: DossierStorage, queue_id: str) -> dict[str, str]:
-    """A closed audit queue's verdicts per instance (the monitoring feed's ``audit_verdict``; hook for it).
-
-    Real outputs only; where two raters gave different verdicts the worse one stands (``material`` over
-    ``minor`` over ``correct``). An instance in the result was ``audited``.
-
-    Raises:
-        ReviewError: unknown or open queue, or a queue on the jury rubric.
-    """
-    queue = get_queue(store, queue_id)
-    if not is_closed(store, queue) or queue.rubric.kind != "audit":
-        raise ReviewError(f"queue {queue_id} is not a closed audit-verdict queue")
-    order = ("correct", "minor", "material")
-    frame = clinician_frame(queue, store.reviews.items(queue_id), store.reviews.ratings(queue_id))
-    out: dict[str, str] = {}
-    for row in frame.itertuples():
-        worst = max(out.get(row.instance_id, "correct"), row.audit_verdict, key=order.index)
-        out[row.instance_id] = worst
-    return out
+__all__ = [
+    "QueueStatus",
+    "RaterStatus",
+    "audit_verdicts",
+    "closed_queues",
+    "queue_citation",
+    "queue_ratings",
+    "queue_status",
+]

@@ -15,7 +15,8 @@ import csv
 import io
 
 from evaluator.scenarios import preview_import, record_offline_run
-from governance.actions.review import close_queue, create_queue, rater_view, record_rating
+from governance.actions.review import close_queue, rater_view, record_rating
+from governance.actions.review_create import create_queue
 from governance.actions.scenarios import import_for_dossier
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage

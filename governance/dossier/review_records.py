@@ -78,13 +78,17 @@ class ReviewQueue(BaseModel):
     queue_id: str
     """``rq-`` and 10 hex digits."""
     source: Literal["run", "production"] = "run"
-    """Items from a completed run, or (hook for the monitoring feed) imported production outputs."""
+    """Items from a completed run, or imported production outputs (the monitoring feed's rows with text)."""
     run_id: str | None = None
     """The run the outputs came from."""
     benchmark_id: str
     """The run's benchmark or local scenario (the ``dataset`` of exported ratings)."""
     model: str = ""
     """The model that wrote the outputs: shown to editors only, never to raters."""
+    candidate: str | None = None
+    """Production queues: the monitored candidate whose feed rows were sampled."""
+    month: str | None = None
+    """Production queues: the feed month sampled (``YYYY-MM``), or None for the whole feed."""
     dossier_id: str | None = None
     """The dossier the queue serves (its raters hold the ``rater`` role there)."""
     rubric: ReviewRubric

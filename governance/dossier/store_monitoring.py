@@ -65,6 +65,18 @@ MIGRATIONS = [
         value VARCHAR NOT NULL
     );
     """,
+    # Verdicts of closed audit queues over feed rows (``medassure review create --feed``): their own rows,
+    # since feed rows are never updated; the aggregates read a feed row as audited when a queue rated it.
+    """
+    CREATE TABLE monitoring_audit_verdicts (
+        dossier_id VARCHAR NOT NULL,
+        candidate VARCHAR NOT NULL,
+        row_key VARCHAR NOT NULL,
+        queue_id VARCHAR NOT NULL,
+        verdict VARCHAR NOT NULL,
+        recorded_at TIMESTAMPTZ NOT NULL
+    );
+    """,
 ]
 PG_MIGRATIONS = [
     # PostgreSQL only: keys the server enforces (concurrent importers insert ON CONFLICT DO NOTHING), and feed
@@ -78,12 +90,36 @@ PG_MIGRATIONS = [
     CREATE TRIGGER monitoring_feed_tags_append_only BEFORE UPDATE OR DELETE ON monitoring_feed_tags
         FOR EACH ROW EXECUTE FUNCTION medassure_append_only();
     """,
+    """
+    ALTER TABLE monitoring_audit_verdicts ADD PRIMARY KEY (dossier_id, candidate, row_key, queue_id);
+    CREATE TRIGGER monitoring_audit_verdicts_append_only BEFORE UPDATE OR DELETE ON monitoring_audit_verdicts
+        FOR EACH ROW EXECUTE FUNCTION medassure_append_only();
+    """,
 ]
 FEED_COLUMNS = (
     "row_key, ts, month, served_model, prompt_version, outcome, latency_ms, error, tokens_in, "
     "tokens_out, cost_usd, reviewer, review_seconds, audited, audit_verdict, judge_score, sentinel, "
     "severity, text"
 )
+_RANK = "CASE {c} WHEN 'material' THEN 3 WHEN 'minor' THEN 2 WHEN 'correct' THEN 1 END"
+_NAME = "CASE {c} WHEN 3 THEN 'material' WHEN 2 THEN 'minor' WHEN 1 THEN 'correct' END"
+AUDITED_FEED = (
+    "(SELECT f.dossier_id, f.candidate, "
+    + ", ".join(
+        "f." + c.strip() for c in FEED_COLUMNS.split(",") if c.strip() not in ("audited", "audit_verdict")
+    )
+    + ", (f.audited OR v.rank IS NOT NULL) AS audited, "
+    + _NAME.format(
+        c="GREATEST(CASE WHEN f.audited THEN " + _RANK.format(c="f.audit_verdict") + " END, v.rank)"
+    )
+    + " AS audit_verdict FROM monitoring_feed f LEFT JOIN (SELECT dossier_id, candidate, row_key, max("
+    + _RANK.format(c="verdict")
+    + ") AS rank FROM monitoring_audit_verdicts GROUP BY dossier_id, candidate, row_key) v "
+    "ON v.dossier_id = f.dossier_id AND v.candidate = f.candidate AND v.row_key = f.row_key)"
+)
+"""The feed as the aggregates read it: a row a closed audit queue rated counts as audited, and where the
+row already had an audit verdict (or several queues rated it) the worse verdict stands (material over
+minor over correct): an error one clinician found is not undone by another's missing it."""
 PG_BATCH = 5_000
 """Rows sent to PostgreSQL per batch."""
 
@@ -274,7 +310,7 @@ class MonitoringFeedStore:
             + reviewed
             + "), count(*) FILTER (WHERE sentinel), "
             "count(*) FILTER (WHERE sentinel AND outcome IN ('material_correction', 'discarded')) "
-            f"FROM monitoring_feed WHERE {where} GROUP BY month ORDER BY month",
+            f"FROM {AUDITED_FEED} AS feed WHERE {where} GROUP BY month ORDER BY month",
             key,
         ).fetchall()
         names = list(MonthCounts.model_fields)
@@ -294,7 +330,7 @@ class MonitoringFeedStore:
         tags = self.con.execute(
             "SELECT t.tag, t.value, count(*), count(*) FILTER (WHERE f.audited), "
             "count(*) FILTER (WHERE f.audited AND f.audit_verdict = 'material'), min(f.ts) "
-            "FROM monitoring_feed_tags t JOIN monitoring_feed f ON f.dossier_id = t.dossier_id "
+            f"FROM monitoring_feed_tags t JOIN {AUDITED_FEED} f ON f.dossier_id = t.dossier_id "
             "AND f.candidate = t.candidate AND f.row_key = t.row_key "
             "WHERE t.dossier_id = ? AND t.candidate = ? "
             "GROUP BY t.tag, t.value ORDER BY t.tag, t.value",
@@ -303,8 +339,8 @@ class MonitoringFeedStore:
         has_audits = any(m.audited for m in month_rows)
         if has_audits:
             series = self.con.execute(
-                "SELECT ts, CASE WHEN audit_verdict = 'material' THEN 1 ELSE 0 END FROM monitoring_feed "
-                f"WHERE {where} AND audited ORDER BY ts, row_key",
+                "SELECT ts, CASE WHEN audit_verdict = 'material' THEN 1 ELSE 0 END "
+                f"FROM {AUDITED_FEED} AS feed WHERE {where} AND audited ORDER BY ts, row_key",
                 key,
             ).fetchall()
         else:
@@ -344,6 +380,68 @@ class MonitoringFeedStore:
             latency_daily_means=[float(m) for _, m in daily],
             latency_days=[datetime(d.year, d.month, d.day, tzinfo=UTC) for d, _ in daily],
         )
+
+    def add_audit_verdicts(
+        self, dossier_id: str, candidate: str, queue_id: str, verdicts: dict[str, str], at: datetime
+    ) -> int:
+        """Store a closed queue's verdict per feed row key once; returns how many were new."""
+        known = {
+            r[0]
+            for r in self.con.execute(
+                "SELECT row_key FROM monitoring_audit_verdicts WHERE dossier_id = ? AND candidate = ? "
+                "AND queue_id = ?",
+                [dossier_id, candidate, queue_id],
+            ).fetchall()
+        }
+        new = [
+            (dossier_id, candidate, k, queue_id, v, at) for k, v in sorted(verdicts.items()) if k not in known
+        ]
+        if new:
+            self.con.execute("BEGIN TRANSACTION")
+            try:
+                self.con.executemany("INSERT INTO monitoring_audit_verdicts VALUES (?, ?, ?, ?, ?, ?)", new)
+                self.con.execute("COMMIT")
+            except BaseException:
+                self.con.execute("ROLLBACK")
+                raise
+        return len(new)
+
+    def audit_verdict_rows(self, dossier_id: str) -> list[tuple[str, str, str, str]]:
+        """(candidate, row key, queue id, verdict) of the dossier's stored queue verdicts."""
+        return [
+            tuple(r)
+            for r in self.con.execute(
+                "SELECT candidate, row_key, queue_id, verdict FROM monitoring_audit_verdicts "
+                "WHERE dossier_id = ? ORDER BY candidate, row_key, queue_id",
+                [dossier_id],
+            ).fetchall()
+        ]
+
+    def review_rows(
+        self, dossier_id: str, candidate: str, month: str | None = None
+    ) -> tuple[list[tuple[str, str, dict[str, str]]], int]:
+        """(row key, text, tags) of the candidate's rows with output text (of one month), and how many
+        rows had none (they cannot be rated)."""
+        where = "f.dossier_id = ? AND f.candidate = ?" + (" AND f.month = ?" if month else "")
+        key = [dossier_id, candidate] + ([month] if month else [])
+        rows = self.con.execute(
+            f"SELECT f.row_key, f.text FROM monitoring_feed f WHERE {where} "
+            "AND f.text IS NOT NULL AND trim(f.text) <> '' ORDER BY f.row_key",
+            key,
+        ).fetchall()
+        skipped = self.con.execute(
+            f"SELECT count(*) FROM monitoring_feed f WHERE {where} AND (f.text IS NULL OR trim(f.text) = '')",
+            key,
+        ).fetchone()[0]
+        tags: dict[str, dict[str, str]] = {}
+        for k, t, v in self.con.execute(
+            "SELECT t.row_key, t.tag, t.value FROM monitoring_feed_tags t JOIN monitoring_feed f "
+            "ON f.dossier_id = t.dossier_id AND f.candidate = t.candidate AND f.row_key = t.row_key "
+            f"WHERE {where} AND f.text IS NOT NULL",
+            key,
+        ).fetchall():
+            tags.setdefault(k, {})[t] = v
+        return [(k, text, tags.get(k, {})) for k, text in rows], int(skipped)
 
     BLINDED_COLUMNS = (
         "row_key, ts, month, served_model, prompt_version, outcome, latency_ms, error, tokens_in, "

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from governance.actions.review import create_queue
+from governance.actions.review_create import create_queue
 from governance.dossier.store import Store
 from tests.browser.conftest import REPO, start_app, wait_idle
 from tests.governance.review_fixtures import QUESTIONS, judge_run, jury_score, review_run

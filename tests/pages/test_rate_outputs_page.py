@@ -3,7 +3,7 @@ closed demo queue offered as clinician ratings on Judge validity."""
 
 from __future__ import annotations
 
-from governance.actions.review import create_queue
+from governance.actions.review_create import create_queue
 from governance.dossier.store import Store
 from tests.pages.conftest import open_page
 
@@ -101,3 +101,45 @@ def test_judge_validity_offers_the_closed_demo_queue(demo_home):
     table = at.table[0].value
     assert list(table["planted errors caught"]) == ["2 of 2", "1 of 2"]
     assert any("Clinician–clinician agreement" in c.value for c in at.caption)
+
+
+def queue_count(home) -> int:
+    store = Store.open(home / "medassure.duckdb")
+    try:
+        return len(store.reviews.list_queues())
+    finally:
+        store.close()
+
+
+def send(at):
+    at.get("form_submit_button")[0].click()  # an editor with no queue of their own: the only form
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def test_an_editor_creates_a_queue_from_a_run_once_however_often_the_form_is_sent(demo_home):
+    store = Store.open(demo_home / "medassure.duckdb")
+    try:
+        run_id = store.reviews.list_queues()[0].run_id
+    finally:
+        store.close()
+    before = queue_count(demo_home)
+    at = as_rater("editor")
+    at.toggle(key="rq_open").set_value(True).run()
+    at.text_input(key="rq_run").set_value(run_id)
+    at.number_input(key="rq_n").set_value(4)
+    at.text_input(key="rq_raters").set_value("tester,dr.b")
+    send(at)
+    assert any("created: 4 outputs" in s.value for s in at.success), [e.value for e in at.error]
+    assert queue_count(demo_home) == before + 1
+    send(at)  # the same content again: no second queue
+    assert any("already created from these settings" in i.value for i in at.info)
+    assert queue_count(demo_home) == before + 1
+    at.text_input(key="rq_raters").set_value("tester,tester")
+    send(at)  # bad input: one line, nothing stored
+    assert any("named twice" in e.value for e in at.error) and queue_count(demo_home) == before + 1
+    at.radio(key="rq_source").set_value("The monitoring feed (production outputs)")
+    at.text_input(key="rq_raters").set_value("tester")
+    send(at)  # the demo feed carries no output text: said in one line, nothing stored
+    assert any("without text cannot be rated" in e.value for e in at.error), [e.value for e in at.error]
+    assert queue_count(demo_home) == before + 1

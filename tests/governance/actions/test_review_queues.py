@@ -7,11 +7,11 @@ import pytest
 from governance.actions.review import (
     ReviewError,
     close_queue,
-    create_queue,
     rater_view,
     record_rating,
     remove_rater,
 )
+from governance.actions.review_create import create_queue
 from governance.actions.review_sheets import export_csv, import_sheet, sheet_csv
 from governance.actions.review_status import queue_ratings, queue_status
 from governance.identity.access import PermissionDenied
