@@ -70,6 +70,23 @@ def value_label(value: str) -> str:
     return VALUE_LABELS.get(value, value)
 
 
+def benchmark_label(name: str | None) -> str:
+    """A benchmark as people name it: a built-in or registered spec's id becomes its title (up to any
+    bracketed note, "calc_builtin" → "Built-in clinical calculators"); other names (MedHELM's, a local
+    scenario's) are already words and stay as they are.
+
+    Example:
+        >>> benchmark_label("calc_builtin"), benchmark_label("MedCalc-Bench")
+        ('Built-in clinical calculators', 'MedCalc-Bench')
+    """
+    if not name or not re.fullmatch(r"[a-z0-9_]+", name):
+        return name or ""
+    from evaluator.benchmarks.specs import load_benchmarks  # the registry, read once per process
+
+    spec = load_benchmarks().get(name)
+    return spec.title.split(" (")[0] if spec is not None else name
+
+
 def metric_label(metric: str | None) -> str:
     """A metric key as words ("numeric_in_range" → "answer within the accepted range").
 

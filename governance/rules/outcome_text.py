@@ -25,7 +25,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from governance.dossier.decision_records import OUTCOME_LABELS, Outcome
-from governance.dossier.labels import is_proportion_metric
+from governance.dossier.labels import benchmark_label, is_proportion_metric
 from governance.evidence.select import subcategory_name
 from governance.rules.recommendation import CandidateRecommendation, Recommendation
 from governance.rules.verdicts import Assessment, Verdict
@@ -46,6 +46,11 @@ class OutcomeLine(BaseModel):
     """What would settle or change it (for a reject: what a reversal would need)."""
 
 
+
+def _bench(v: Verdict) -> str:
+    """The verdict's benchmark as people name it (a spec id becomes its title)."""
+    return benchmark_label(v.benchmark)
+
 def _pct(x: float, fine: bool) -> str:
     text = f"{x * 100:.1f}" if fine else f"{x * 100:.0f}"
     return text.removesuffix(".0") + "%"
@@ -65,7 +70,7 @@ def _num(x: float, digits: int = 2) -> str:
 
 def _score_phrase(v: Verdict, model: str) -> str:
     """"GPT-4o got 19% of 120 MedCalc-Bench cases right (95% CI 13–27%)" or its non-proportion form."""
-    bench = v.benchmark or "the benchmark"
+    bench = benchmark_label(v.benchmark) or "the benchmark"
     if v.estimate is None:
         return f"{model} has no score on {bench}"
     n = f"{v.n:,}" if v.n is not None else "an unknown number of"
@@ -108,7 +113,7 @@ def _ci(v: Verdict, f) -> str:
 
 def _gate_fact(v: Verdict, model: str) -> str:
     """A gating verdict's finding in words, with its numbers."""
-    bench = f" on {v.benchmark}" if v.benchmark else ""
+    bench = f" on {_bench(v)}" if v.benchmark else ""
     est, bar = v.estimate, v.threshold or 0
 
     def share(x: float) -> str:
@@ -128,7 +133,7 @@ def _gate_fact(v: Verdict, model: str) -> str:
     if v.kind == "max_cost_per_1k" and est is not None:
         return f"{model} costs USD {est:,.2f} per 1,000 requests; your ceiling is USD {bar:,.2f}"
     if v.kind == "min_n" and est is not None:
-        return (f"{model} was tested on {round(est):,} {v.benchmark or ''} cases; your rules ask for "
+        return (f"{model} was tested on {round(est):,} {_bench(v)} cases; your rules ask for "
                 f"{round(bar):,}")
     return f"{model}{bench}: {v.reason.rstrip('.')}"
 
@@ -136,7 +141,7 @@ def _gate_fact(v: Verdict, model: str) -> str:
 def _reject_settle(v: Verdict) -> str:
     if v.is_score:
         gap = f"{_bar(v)} (today {_value(v, v.estimate)})" if v.estimate is not None else _bar(v)
-        return (f"A reject stands unless a changed model or prompt is re-evaluated on {v.benchmark} and "
+        return (f"A reject stands unless a changed model or prompt is re-evaluated on {_bench(v)} and "
                 f"clears {gap}; more cases of the same model are not expected to change it.")
     return {
         "max_unscored_share": "A re-evaluation with a fixed prompt or answer format that keeps unparsed or "
@@ -176,24 +181,24 @@ def _insufficient(c: CandidateRecommendation, mine: list[Verdict]) -> OutcomeLin
         v = min(below, key=_margin)
         text = (f"{_score_phrase(v, c.model)}, below your bar of {_bar(v)}, so more cases are not expected "
                 "to reach a pass")
-        settle = (f"A changed model or prompt, re-evaluated on {v.benchmark}: this one's estimate misses the "
+        settle = (f"A changed model or prompt, re-evaluated on {_bench(v)}: this one's estimate misses the "
                   "bar (an approval needs the whole interval above it).")
     elif counted:
         v = counted[0]
         text = (f"{_score_phrase(v, c.model)} against your bar of {_bar(v)}; the interval still reaches "
                 "below it")
-        settle = f"About {v.further_cases:,} more {v.benchmark} cases would settle it (at the rules' power)."
+        settle = f"About {v.further_cases:,} more {_bench(v)} cases would settle it (at the rules' power)."
     elif pointwise:
         v = pointwise[0]
         text = (f"{_score_phrase(v, c.model)}: a published average with no interval cannot be compared "
                 f"with your bar of {_bar(v)}")
-        settle = (f"Per-case results on {v.benchmark} (a local run or an imported run) would give it an "
+        settle = (f"Per-case results on {_bench(v)} (a local run or an imported run) would give it an "
                   "interval.")
     elif short:
         v = short[0]
         need = max(int((v.threshold or 0) - (v.estimate or 0)), 1)
         text = _gate_fact(v, c.model)
-        settle = f"{need:,} more {v.benchmark} cases would meet the minimum."
+        settle = f"{need:,} more {_bench(v)} cases would meet the minimum."
     elif score:
         v = score[0]
         text = f"{c.model}: {v.reason.rstrip('.')}"

@@ -39,6 +39,14 @@ def test_reject_says_the_share_right_its_interval_and_the_bar():
     assert "changed model or prompt" in out.settle and "95% (today 19%)" in out.settle
 
 
+def test_a_built_in_benchmark_is_named_by_its_title_not_its_id():
+    """The browser walk read "1% of 120 calc_builtin cases": a spec id is shown as the spec's title."""
+    _, out = line([score("fail", 1, 120, 0.80, bench="calc_builtin")])
+    assert out.sentence == ("Reject: GPT-4o got 1% of 120 Built-in clinical calculators cases right "
+                            "(95% CI 0–5%); your bar is 80%.")
+    assert "calc_builtin" not in out.sentence + out.settle
+
+
 def test_reject_on_a_cost_ceiling_names_the_price_and_what_would_change_it():
     cost = Verdict(rule_id="cost", kind="max_cost_per_1k", model="GPT-4o", status="fail", threshold=25.0,
                    direction="at_most", estimate=31.456, n=4289, reason="over the ceiling.")
