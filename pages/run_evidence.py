@@ -19,6 +19,7 @@ from governance import (
     estimate_request,
     job_elsewhere,
     jury_applies,
+    metric_label,
     resume_run,
     run_id_for_key,
     run_presets,
@@ -251,6 +252,13 @@ def run_panel(run_id: str, live_mode: bool) -> None:
     m[3].metric("Errors", rec.n_errors, help="No answer after all retries; excluded from the score.")
     if view.live and view.live.error:
         st.error(f"The run stopped: {view.live.error}")
+    if view.state != "running" and view.summary and view.summary.n_errors:
+        # Say why, in the page's text: "Errors 120" with no reason left a user guessing (browser walk).
+        top = sorted(view.summary.errors.items(), key=lambda kv: -kv[1])[:3]
+        reasons = "; ".join(f"{ui.plain(str(msg)[:200])} ({n}×)" for msg, n in top)
+        st.error(f"{view.summary.n_errors} of {rec.n_planned} instances got no answer from the endpoint, so "
+                 f"they are not scored: {reasons}. Check the model string, the API base and the key "
+                 "variable above.")
     if view.state == "running":
         if view.live and view.live.elsewhere:
             st.caption("Running in another app process sharing this database "
@@ -269,7 +277,7 @@ def run_panel(run_id: str, live_mode: bool) -> None:
         ci = (f"no interval: {s.missing_reason or 'n < 2'}" if s.lower is None
               else f"95% CI {s.lower:.3f}–{s.upper:.3f}")
         partial = "" if view.state == "completed" else f"So far ({view.state}): "
-        st.markdown(f"{partial}**{s.name}: {s.mean:.3f}** ({ci}, n={s.n}; "
+        st.markdown(f"{partial}**{ui.plain(metric_label(s.name))}: {s.mean:.3f}** ({ci}, n={s.n}; "
                     f"{s.method or 'interval by percentile bootstrap over instances'}) · "
                     f"{view.summary.n_unparsed} unparsed · {view.summary.n_errors} without an answer · "
                     f"{view.summary.prompt_tokens + view.summary.completion_tokens:,} tokens · "

@@ -95,7 +95,8 @@ def test_run_calculators_watch_reload_and_attach(page, app_factory, calc_model, 
     table = pg.locator("[data-testid='stDataFrame']").first
     table.wait_for()
     main = pg.locator("[data-testid='stMain']").first.inner_text()
-    assert "numeric_in_range: 0.500" in main and "95% CI 0.237–0.763" in main and "2 unparsed" in main, main
+    assert "answer within the accepted range: 0.500" in main, main  # the metric in words, not its key
+    assert "95% CI 0.237–0.763" in main and "2 unparsed" in main, main
     assert hits(calc_model) == 10  # the reload re-sent nothing
     pg.screenshot(path=str(tmp_path / "run_evidence_done.png"), full_page=True)
 

@@ -78,7 +78,8 @@ def test_estimate_run_watch_and_attach(demo_home, calc_server):
     assert calc_server.hits == 10
     table = at.dataframe[0].value
     assert len(table) == 10 and table["unparsed"].sum() == 2 and table["score"].sum() == 5
-    summary = next(m.value for m in at.markdown if m.value.startswith("**numeric_in_range: 0.500**"))
+    summary = next(m.value for m in at.markdown  # the metric in words, not its key (numeric_in_range)
+                   if m.value.startswith("**answer within the accepted range: 0.500**"))
     # 5 of 10 correct: Wilson 0.237–0.763 (statsmodels proportion_confint, method="wilson")
     assert "95% CI 0.237–0.763" in summary and "n=10" in summary and "2 unparsed" in summary
     assert "Wilson score interval" in summary and "coverage is approximate" in summary
@@ -167,3 +168,18 @@ def test_phi_gate_blocks_then_an_attestation_lets_the_file_through(demo_home, ll
     at.button(key="run_start").click().run()
     wait_for_runs()
     assert llm_server.hits == 2
+
+
+def test_a_run_whose_every_request_failed_says_why_on_the_page(demo_home, calc_server):
+    """The browser walk: a wrong endpoint gave "Errors 120" with no reason in the page's text."""
+    calc_server.configure(fault_for=lambda request: "401")  # every request refused, not retried
+    at = open_page(PAGE)
+    fill_calc_request(at, calc_server, limit=4)
+    at.button(key="run_estimate_button").click().run()
+    at.button(key="run_start").click().run()
+    wait_for_runs()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    said = [e.value for e in at.error if "got no answer from the endpoint" in e.value]
+    assert len(said) == 1 and said[0].startswith("4 of 4 instances got no answer"), [e.value for e in at.error]
+    assert "Check the model string, the API base and the key variable" in said[0]
