@@ -114,7 +114,9 @@ if not models:
 model = st.selectbox("Candidate", models, key="cost_model")
 existing = next((p for p in settings.profiles if p.model == model), None)
 # Measured in this dossier's runs: the starting values when no profile is saved (never invented ones).
-own = run_token_profile(ui.store(), dossier, model, existing.price_model if existing else model)
+# A run bound to a candidate is named after it; the price list knows its endpoint's model string.
+endpoint = next((e.endpoint_model for e in dossier.evidence if e.model == model and e.endpoint_model), None)
+own = run_token_profile(ui.store(), dossier, model, existing.price_model if existing else endpoint or model)
 start = existing or own
 published_names = set(benchmark_tokens()["model"])
 # The keys follow the stored profile: after a save the form shows what was saved, not what it showed
@@ -180,7 +182,7 @@ if b1.button("Save token profile", key="cost_save", disabled=bool(missing)):
         st.error("; ".join(e["msg"] for e in exc.errors()))
     else:
         save_profile(profile, f"cost: token profile for {model}")
-own_priced = run_token_profile(ui.store(), dossier, model, price_model.strip() or model)
+own_priced = run_token_profile(ui.store(), dossier, model, price_model.strip() or endpoint or model)
 if own_priced is not None and st.button("Use this dossier's runs", key="cost_runs",
                                         help=f"Mean tokens per request measured in {own_priced.source}."):
     save_profile(own_priced, f"cost: token means from this dossier's runs for {model}")

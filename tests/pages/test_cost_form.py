@@ -102,3 +102,24 @@ def test_measured_tokens_fill_the_form_and_survive_a_later_save(measured_run, de
     at.button(key="cost_save").click().run()
     (profile,) = [p for p in latest(demo_home).dossier.cost.profiles if p.model == MODEL]
     assert (profile.price_model, profile.mean_completion_tokens) == ("gpt-4o-2024-05-13", 6.0)
+
+
+def test_a_run_bound_to_a_candidate_is_priced_as_its_endpoint_not_its_label(demo_home, llm_server):
+    """The browser walk: "Use this dossier's runs" filled "Priced as" with the candidate's label."""
+    llm_server.configure(answer=calculator_answers(count=20), completion_tokens=6)
+    label = "gpt-4o"  # a candidate model of the demo's intended use: the run counts for it
+    store = Store.open(demo_home / "medassure.duckdb")
+    try:
+        done = run_and_wait(store, build_request("calc_builtin", MODEL, api_base=llm_server.url, limit=3,
+                                                 name=label))
+        attach_run(store, DEMO, done.run_id, by="reviewer")
+        (ev,) = [e for e in store.load(DEMO).dossier.evidence if e.run_id == done.run_id]
+    finally:
+        store.close()
+    assert ev.model == label and ev.endpoint_model == MODEL
+    at = open_page("pages/cost.py")
+    at.selectbox(key="cost_model").select(label).run()
+    at.button(key="cost_runs").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    (profile,) = [p for p in latest(demo_home).dossier.cost.profiles if p.model == label]
+    assert profile.price_model == MODEL and profile.mean_completion_tokens == 6.0
