@@ -181,5 +181,5 @@ def test_a_run_whose_every_request_failed_says_why_on_the_page(demo_home, calc_s
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     said = [e.value for e in at.error if "got no answer from the endpoint" in e.value]
-    assert len(said) == 1 and said[0].startswith("4 of 4 instances got no answer"), [e.value for e in at.error]
+    assert len(said) == 1 and said[0].startswith("4 of 4 instances got no answer"), at.error
     assert "Check the model string, the API base and the key variable" in said[0]
