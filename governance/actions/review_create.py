@@ -67,6 +67,16 @@ def run_outputs(
     return run, answered
 
 
+def _check_sizes(n: int, double: float, sentinels: int) -> None:
+    """The queue's numbers, checked the same way for a run's and a feed's queue."""
+    if n < 1:
+        raise ReviewError("--n must be at least 1")
+    if not 0 <= double <= 1:
+        raise ReviewError(f"--double must lie between 0 and 1; got {double}")
+    if sentinels < 0:
+        raise ReviewError("--sentinels cannot be negative")
+
+
 def _clean_raters(raters: Sequence[str]) -> tuple[str, ...]:
     names = tuple(r.strip() for r in raters if r.strip())
     if not names:
@@ -111,12 +121,7 @@ def create_queue(
     who, auth = _auth(identity, by)
     require(who, "editor", "create a review queue", dossier_id)
     names = _clean_raters(raters)
-    if n < 1:
-        raise ReviewError("--n must be at least 1")
-    if not 0 <= double <= 1:
-        raise ReviewError(f"--double must lie between 0 and 1; got {double}")
-    if sentinels < 0:
-        raise ReviewError("--sentinels cannot be negative")
+    _check_sizes(n, double, sentinels)
     if dossier_id is not None:
         store.load(dossier_id)  # DossierNotFound before anything is drawn
     run, answered = run_outputs(store, run_id, dataset_path)
@@ -300,12 +305,7 @@ def create_queue_from_feed(
     who, auth = _auth(identity, by)
     require(who, "editor", "create a review queue", dossier_id)
     names = _clean_raters(raters)
-    if n < 1:
-        raise ReviewError("--n must be at least 1")
-    if not 0 <= double <= 1:
-        raise ReviewError(f"--double must lie between 0 and 1; got {double}")
-    if sentinels < 0:
-        raise ReviewError("--sentinels cannot be negative")
+    _check_sizes(n, double, sentinels)
     if month is not None and not _MONTH.fullmatch(month):
         raise ReviewError(f"--month must be YYYY-MM; got {month!r}")
     store.load(dossier_id)
