@@ -69,8 +69,8 @@ def peak_mb() -> float:
 
 
 def bench(path: Path, home: Path, n: int) -> dict:
-    from governance.actions.monitoring import import_feed, monitoring_status
     from governance.dossier.store import Store
+    from governance.monitoring.operations.feed import import_feed, monitoring_status
     from tests.governance.monitoring_fixtures import decided_dossier, monitoring_plan
 
     store = Store.open(home / "medassure.duckdb")

@@ -35,10 +35,10 @@ from pathlib import Path
 from pypdf import PdfReader
 
 from governance import Dossier, IntendedUse, Store
-from governance.dossier.decision_records import CommitteeDecision, SignOff
-from governance.dossier.intended_use import TEXT_MAX
+from governance.decision.records import CommitteeDecision, SignOff
 from governance.dossier.store import DossierVersion
 from governance.dossier.user_text import ITEM_CAP, LIST_CAP
+from governance.intended_use.records import TEXT_MAX
 from reports.build import build_report
 from reports.chai import chai_model_card_xml
 from reports.pdf import render_pdf

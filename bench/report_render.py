@@ -35,10 +35,10 @@ from pypdf import PdfReader
 from evaluator import published_evidence
 from governance import Dossier, TaskMapping, example_intended_use, lock_rules, start_rules
 from governance.decision import committee
-from governance.dossier.procurement_records import CostSettings
 from governance.dossier.store import DossierVersion
-from governance.dossier.taxonomy import load_taxonomy
+from governance.mapping.taxonomy import load_taxonomy
 from governance.procurement.cost_inputs import medhelm_token_profile
+from governance.procurement.records import CostSettings
 from reports.build import build_report
 from reports.chai import chai_model_card_xml
 from reports.pdf import render_pdf

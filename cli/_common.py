@@ -182,7 +182,7 @@ def read_json_file(path: str) -> Any:
 def cli_identity(args: argparse.Namespace | None = None, flag: str = "by"):
     """Who the command acts as: the deployment's service identity, else ``acting_name`` (local).
 
-    Every write the command makes is checked against this identity's roles at the front desk; in a
+    Every write the command makes is checked against this identity's roles in the operations; in a
     shared (OIDC or proxy) deployment a local name holds no role, so writes need the service identity.
     """
     return identity_named(acting_name(args, flag))

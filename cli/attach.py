@@ -1,7 +1,7 @@
 """``medassure attach RUN_ID --dossier ID``: attach a completed run's Evidence to a dossier.
 
 For pipelines that run first and attach later (or attach a run made on the Run evidence page).
-Thin wrapper over ``governance.actions.run_attach.attach_completed_run``, which takes benchmark
+Thin wrapper over ``governance.runs.operations.attach.attach_completed_run``, which takes benchmark
 and local-scenario runs alike. ``medassure run --dossier ID`` calls the same function after its
 run. Exit 0 when the Evidence is on the dossier (attached now or before), 2 when the dossier or the
 run does not exist, or the run did not complete.

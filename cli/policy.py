@@ -24,7 +24,7 @@ def _who(args: argparse.Namespace) -> str:
 def _save(store, dossier, author: str, note: str, *, identity=None, expected_hash: str | None = None):
     from governance import save_as
 
-    # checked at the front desk and recorded as who acts: the given identity, else the command's own
+    # checked in the operations and recorded as who acts: the given identity, else the command's own
     v = save_as(store, identity or _identity(author), dossier, note, expected_hash=expected_hash)
     say(f"dossier {dossier.id}: version {v.version} ({v.hash[:12]})")
     return v

@@ -3,7 +3,7 @@
 Before these, a CLI-only pipeline could not record the task mapping, a cost profile or the review and
 monitoring plan, so an approval needed ``decide --override-gaps``. Each command loads the latest
 version, applies one pure function of the dossier (``record_mapping``, ``with_token_profile``,
-``derive_plan`` / ``edit_plan``), and saves through the front desk (``save_as``: the authorization
+``derive_plan`` / ``edit_plan``), and saves through the operations (``save_as``: the authorization
 check, the acting person as author). Repeating a command with the same values saves nothing
 (``"changed": false``). Bad input exits 2 with one line, and nothing is stored.
 """

@@ -2,7 +2,7 @@
 
 For pipelines: a vendor ships a new model version or a team edits the prompt, and CI asks
 whether the committee's decision still stands. Thin wrapper over
-``governance.actions.reevaluation.reevaluate_and_wait`` (the job manager's background re-evaluation,
+``governance.reevaluation.operations.job.reevaluate_and_wait`` (the job manager's background re-evaluation,
 waited for): parse the change, re-run (the model is asked again: a re-evaluation never reads an answer
 recorded before it started), save the addendum
 as a new dossier version, print JSON. Exit codes: 0 no verdict changed (estimates that crossed a

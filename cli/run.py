@@ -2,7 +2,7 @@
 
 Thin wrappers: parse flags into a ``ModelEndpoint``, load the instances, print the dry-run
 estimate, or start the run through the one job manager
-(``governance.actions.runs.run_and_wait``, so the request is stored beside the run as the
+(``governance.runs.operations.jobs.run_and_wait``, so the request is stored beside the run as the
 page stores it) and wait with a progress bar on stderr; print the summary as JSON on stdout,
 with the transport that made the calls. ``--dossier ID`` (checked before anything runs) attaches
 the completed run's Evidence, as ``medassure attach`` does, and adds ``attached`` to the output.

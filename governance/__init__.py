@@ -1,14 +1,16 @@
 """The committee's domain: dossiers, the task mapping, rules and verdicts, runs for a dossier.
 
-Where code goes, in one rule: **takes a store or starts a job → the front desk (``actions``); a pure
-function of a dossier → its stage; a record → ``dossier``.** The stages import one way only, in the
-order of the path, with no imports between siblings (checked by import-linter in ``make lint``)::
+Where code goes, in one rule: **to the package of the concept it is about; inside it, records <
+pure logic < storage < operations** (what takes a store or starts a job, ``<concept>/operations``).
+Concepts import one way only, from a later stage of the dossier's life down to an earlier one, with
+no imports between siblings (import-linter in ``make lint``; docs/layout.md)::
 
-    demo > actions > reevaluation > monitoring > decision > rules > procurement > evidence
-         > review > identity | mapping > dossier
+    demo > reevaluation > monitoring > review > judge_validity > decision > rules > runs > scenarios
+         > procurement > evidence > mapping > intended_use > identity > dossier
 
-Both later stages, ``monitoring`` and ``review`` (the review queues), have landed; data
-between stages flows through ``dossier`` records.
+Any concept may read any concept's records (the dossier's schema). The floor is extended from above
+by registration, here (``_wire`` at the end of this file): the concepts' storage components on the
+store and the decision's sign-off guard on the save door.
 
 The public API (``__all__``) is what notebooks and scripts use; the pages and the CLI call the
 same functions and import everything else they need from this face too (``_FACE``), never from a
@@ -37,8 +39,8 @@ _EXPORTS = {
     "Store": "governance.dossier.store",
     "Dossier": "governance.dossier.record",
     "TaskMapping": "governance.dossier.record",
-    "IntendedUse": "governance.dossier.intended_use",
-    "example_intended_use": "governance.dossier.intended_use",
+    "IntendedUse": "governance.intended_use.records",
+    "example_intended_use": "governance.intended_use.records",
     "suggest_mapping": "governance.mapping.suggest",
     "mapped_benchmarks": "governance.evidence.attach",
     "attach_evidence": "governance.evidence.attach",
@@ -46,9 +48,9 @@ _EXPORTS = {
     "lock_rules": "governance.decision.committee",
     "assess": "governance.rules.verdicts",
     "assessment_and_recommendation": "governance.rules.assessment",
-    "build_request": "governance.actions.runs",
-    "run_and_wait": "governance.actions.runs",
-    "attach_run": "governance.actions.run_view",
+    "build_request": "governance.runs.operations.jobs",
+    "run_and_wait": "governance.runs.operations.jobs",
+    "attach_run": "governance.runs.operations.view",
 }
 __all__ = [  # literal, so tools see the public names; tests check it matches _EXPORTS
     "Store", "Dossier", "TaskMapping", "IntendedUse", "example_intended_use", "suggest_mapping",
@@ -56,108 +58,108 @@ __all__ = [  # literal, so tools see the public names; tests check it matches _E
     "assessment_and_recommendation", "build_request", "run_and_wait", "attach_run",
 ]
 _FACE = {  # what the pages and the CLI import besides the public API (tests/test_faces.py)
-    "require": "governance.actions.authorize",
-    "written_versions": "governance.actions.receipts",
-    "measured_costs": "governance.actions.costs",
-    "run_token_profile": "governance.actions.costs",
-    "decide": "governance.actions.decision",
-    "decision_view": "governance.actions.decision_view",
-    "changes_since_decision": "governance.actions.decision_standing",
-    "DeidentificationError": "governance.actions.deidentification",
-    "attest_file": "governance.actions.deidentification",
-    "attest_scenario": "governance.actions.deidentification",
-    "InstanceRow": "governance.actions.helm_import",
-    "RunPreview": "governance.actions.helm_import",
-    "attached_run_instances": "governance.actions.helm_import",
-    "preview_helm_import": "governance.actions.helm_import",
-    "diff_versions": "governance.actions.history",
-    "timeline": "governance.actions.history",
-    "attach_inspect_logs": "governance.actions.inspect_import",
-    "preview_inspect_import": "governance.actions.inspect_import",
-    "preview_inspect_upload": "governance.actions.inspect_import",
-    "JudgeValidityView": "governance.actions.judge_validity",
-    "agreement_setting": "governance.actions.judge_validity",
-    "assess_judge_validity": "governance.actions.judge_validity",
-    "jury_benchmarks": "governance.actions.judge_validity",
-    "minimum_rule": "governance.actions.judge_validity",
-    "record_agreement": "governance.actions.judge_validity",
-    "sample_size_hint": "governance.actions.judge_validity",
-    "set_minimum": "governance.actions.judge_validity",
-    "stored_juries": "governance.actions.judge_validity",
-    "ReviewError": "governance.actions.review",
-    "close_queue": "governance.actions.review",
-    "create_queue": "governance.actions.review_create",
-    "create_queue_from_feed": "governance.actions.review_create",
-    "my_queues": "governance.actions.review",
-    "rater_view": "governance.actions.review",
-    "record_rating": "governance.actions.review",
-    "remove_rater": "governance.actions.review",
-    "export_csv": "governance.actions.review_sheets",
-    "import_sheet": "governance.actions.review_sheets",
-    "sheet_csv": "governance.actions.review_sheets",
-    "closed_queues": "governance.actions.review_status",
-    "queue_citation": "governance.actions.review_status",
-    "queue_ratings": "governance.actions.review_status",
-    "queue_status": "governance.actions.review_status",
-    "AUDIT_VERDICTS": "governance.dossier.review_records",
+    "require": "governance.identity.operations.authorize",
+    "written_versions": "governance.identity.operations.receipts",
+    "measured_costs": "governance.procurement.operations",
+    "run_token_profile": "governance.procurement.operations",
+    "decide": "governance.decision.operations.decide",
+    "decision_view": "governance.decision.operations.view",
+    "changes_since_decision": "governance.decision.operations.standing",
+    "DeidentificationError": "governance.scenarios.operations.deidentification",
+    "attest_file": "governance.scenarios.operations.deidentification",
+    "attest_scenario": "governance.scenarios.operations.deidentification",
+    "InstanceRow": "governance.evidence.operations.helm_import",
+    "RunPreview": "governance.evidence.operations.helm_import",
+    "attached_run_instances": "governance.evidence.operations.helm_import",
+    "preview_helm_import": "governance.evidence.operations.helm_import",
+    "diff_versions": "governance.dossier.history",
+    "timeline": "governance.dossier.history",
+    "attach_inspect_logs": "governance.evidence.operations.inspect_import",
+    "preview_inspect_import": "governance.evidence.operations.inspect_import",
+    "preview_inspect_upload": "governance.evidence.operations.inspect_import",
+    "JudgeValidityView": "governance.judge_validity.operations",
+    "agreement_setting": "governance.judge_validity.operations",
+    "assess_judge_validity": "governance.judge_validity.operations",
+    "jury_benchmarks": "governance.judge_validity.operations",
+    "minimum_rule": "governance.judge_validity.operations",
+    "record_agreement": "governance.judge_validity.operations",
+    "sample_size_hint": "governance.judge_validity.operations",
+    "set_minimum": "governance.judge_validity.operations",
+    "stored_juries": "governance.judge_validity.operations",
+    "ReviewError": "governance.review.operations.queues",
+    "close_queue": "governance.review.operations.queues",
+    "create_queue": "governance.review.operations.create",
+    "create_queue_from_feed": "governance.review.operations.create",
+    "my_queues": "governance.review.operations.queues",
+    "rater_view": "governance.review.operations.queues",
+    "record_rating": "governance.review.operations.queues",
+    "remove_rater": "governance.review.operations.queues",
+    "export_csv": "governance.review.operations.sheets",
+    "import_sheet": "governance.review.operations.sheets",
+    "sheet_csv": "governance.review.operations.sheets",
+    "closed_queues": "governance.review.operations.status",
+    "queue_citation": "governance.review.operations.status",
+    "queue_ratings": "governance.review.operations.status",
+    "queue_status": "governance.review.operations.status",
+    "AUDIT_VERDICTS": "governance.review.records",
     "size_guidance": "governance.review.sample_size",
-    "JuryPlan": "governance.actions.juries",
-    "JuryRequest": "governance.actions.juries",
-    "JuryRunError": "governance.actions.juries",
-    "attach_jury": "governance.actions.juries",
-    "attached_first": "governance.actions.juries",
-    "default_judges": "governance.actions.juries",
-    "judge_options": "governance.actions.juries",
-    "jury_applies": "governance.actions.juries",
-    "jury_evidence": "governance.actions.juries",
-    "plan_jury": "governance.actions.juries",
-    "run_dataset_path": "governance.actions.juries",
-    "run_juries": "governance.actions.juries",
-    "start_jury": "governance.actions.juries",
-    "added_addenda": "governance.actions.reevaluate",
-    "current_plan": "governance.actions.reevaluate",
-    "FeedError": "governance.dossier.store_feed_import",
-    "MonitoringError": "governance.actions.monitoring",
-    "acknowledge_signal": "governance.actions.monitoring_events",
-    "dossier_monitoring": "governance.actions.monitoring",
-    "export_blinded_feed": "governance.actions.monitoring",
+    "JuryPlan": "governance.runs.operations.juries",
+    "JuryRequest": "governance.runs.operations.juries",
+    "JuryRunError": "governance.runs.operations.juries",
+    "attach_jury": "governance.runs.operations.juries",
+    "attached_first": "governance.runs.operations.juries",
+    "default_judges": "governance.runs.operations.juries",
+    "judge_options": "governance.runs.operations.juries",
+    "jury_applies": "governance.runs.operations.juries",
+    "jury_evidence": "governance.runs.operations.juries",
+    "plan_jury": "governance.runs.operations.juries",
+    "run_dataset_path": "governance.runs.operations.juries",
+    "run_juries": "governance.runs.operations.juries",
+    "start_jury": "governance.runs.operations.juries",
+    "added_addenda": "governance.reevaluation.operations.addendum",
+    "current_plan": "governance.reevaluation.operations.addendum",
+    "FeedError": "governance.monitoring.store_feed_import",
+    "MonitoringError": "governance.monitoring.operations.feed",
+    "acknowledge_signal": "governance.monitoring.operations.events",
+    "dossier_monitoring": "governance.monitoring.operations.feed",
+    "export_blinded_feed": "governance.monitoring.operations.feed",
     "safety_register": "governance.monitoring.register",
-    "import_feed": "governance.actions.monitoring",
-    "monitoring_status": "governance.actions.monitoring",
-    "record_event": "governance.actions.monitoring_events",
-    "record_go_live": "governance.actions.monitoring_events",
-    "resolve_signal": "governance.actions.monitoring_events",
+    "import_feed": "governance.monitoring.operations.feed",
+    "monitoring_status": "governance.monitoring.operations.feed",
+    "record_event": "governance.monitoring.operations.events",
+    "record_go_live": "governance.monitoring.operations.events",
+    "resolve_signal": "governance.monitoring.operations.events",
     "feed_template": "governance.monitoring.template",
-    "reevaluate_and_wait": "governance.actions.reevaluation",
-    "start_reevaluation": "governance.actions.reevaluation",
-    "SEVERITIES": "governance.dossier.monitoring_records",  # the Monitoring page's event form
-    "ReevaluationError": "governance.actions.rerun",
-    "read_prompt_bytes": "governance.actions.rerun",
-    "read_prompt_file": "governance.actions.rerun",
-    "attach_completed_run": "governance.actions.run_attach",
-    "RunView": "governance.actions.run_view",
-    "dossier_runs": "governance.actions.run_view",
-    "run_id_for_key": "governance.actions.run_view",
-    "run_view": "governance.actions.run_view",
-    "RunInputError": "governance.actions.runs",
-    "RunnableBenchmark": "governance.actions.runs",
-    "cancel_run": "governance.actions.runs",
-    "estimate_request": "governance.actions.runs",
-    "job_elsewhere": "governance.actions.runs",
-    "job_status": "governance.actions.runs",
-    "resume_run": "governance.actions.runs",
-    "runnable_benchmarks": "governance.actions.runs",
-    "save_upload": "governance.actions.runs",
-    "start_run": "governance.actions.runs",
-    "start_scenario_run": "governance.actions.runs",
-    "suggested_models": "governance.actions.runs",
-    "save_as": "governance.actions.save",
-    "attach_scenario_run": "governance.actions.scenarios",
-    "import_for_dossier": "governance.actions.scenarios",
-    "redact_scenario": "governance.actions.scenarios",
-    "run_gate": "governance.actions.scenarios",
-    "scenario_rows": "governance.actions.scenarios",
-    "version_view": "governance.actions.scenarios",
+    "reevaluate_and_wait": "governance.reevaluation.operations.job",
+    "start_reevaluation": "governance.reevaluation.operations.job",
+    "SEVERITIES": "governance.monitoring.records",  # the Monitoring page's event form
+    "ReevaluationError": "governance.reevaluation.operations.rerun",
+    "read_prompt_bytes": "governance.reevaluation.operations.rerun",
+    "read_prompt_file": "governance.reevaluation.operations.rerun",
+    "attach_completed_run": "governance.runs.operations.attach",
+    "RunView": "governance.runs.operations.view",
+    "dossier_runs": "governance.runs.operations.view",
+    "run_id_for_key": "governance.runs.operations.view",
+    "run_view": "governance.runs.operations.view",
+    "RunInputError": "governance.runs.operations.jobs",
+    "RunnableBenchmark": "governance.runs.operations.jobs",
+    "cancel_run": "governance.runs.operations.jobs",
+    "estimate_request": "governance.runs.operations.jobs",
+    "job_elsewhere": "governance.runs.operations.jobs",
+    "job_status": "governance.runs.operations.jobs",
+    "resume_run": "governance.runs.operations.jobs",
+    "runnable_benchmarks": "governance.runs.operations.jobs",
+    "save_upload": "governance.runs.operations.jobs",
+    "start_run": "governance.runs.operations.jobs",
+    "start_scenario_run": "governance.runs.operations.jobs",
+    "suggested_models": "governance.runs.operations.jobs",
+    "save_as": "governance.identity.operations.save",
+    "attach_scenario_run": "governance.scenarios.operations.local",
+    "import_for_dossier": "governance.scenarios.operations.local",
+    "redact_scenario": "governance.scenarios.operations.local",
+    "run_gate": "governance.scenarios.operations.local",
+    "scenario_rows": "governance.scenarios.operations.local",
+    "version_view": "governance.scenarios.operations.local",
     "assessment_payload": "governance.decision.committee",
     "change_rule": "governance.decision.committee",
     "delete_rule": "governance.decision.committee",
@@ -172,31 +174,31 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "SignOffStatus": "governance.decision.signoff",
     "signoff_status": "governance.decision.signoff",
     "seed_demo": "governance.demo.seed",
-    "PlanChange": "governance.dossier.addendum_records",
+    "PlanChange": "governance.reevaluation.records",
     "field_label": "governance.dossier.change_text",
-    "apply_merge": "governance.dossier.form_merge",
-    "form_values": "governance.dossier.form_merge",
-    "plan_merge": "governance.dossier.form_merge",
-    "DECISION_OUTCOMES": "governance.dossier.decision_records",
-    "MonitoredMetric": "governance.dossier.decision_records",
-    "OUTCOME_LABELS": "governance.dossier.decision_records",
-    "Trigger": "governance.dossier.decision_records",
-    "DocumentError": "governance.dossier.documents",
-    "DECISION_ROLE_LABELS": "governance.dossier.intended_use",
-    "OVERSIGHT_LABELS": "governance.dossier.intended_use",
-    "PHI_LABELS": "governance.dossier.intended_use",
-    "SEVERITY_LABELS": "governance.dossier.intended_use",
-    "Candidate": "governance.dossier.procurement_records",
-    "ContractFacts": "governance.dossier.procurement_records",
-    "CostSettings": "governance.dossier.procurement_records",
-    "Pricing": "governance.dossier.procurement_records",
-    "TokenProfile": "governance.dossier.procurement_records",
-    "TIER_INPUTS": "governance.dossier.risk",
-    "assess_risk": "governance.dossier.risk",
-    "high_floor_applies": "governance.dossier.risk",
-    "AcceptancePolicy": "governance.dossier.rules_records",
-    "PolicyError": "governance.dossier.rules_records",
-    "ScoreRule": "governance.dossier.rules_records",
+    "apply_merge": "governance.intended_use.form_merge",
+    "form_values": "governance.intended_use.form_merge",
+    "plan_merge": "governance.intended_use.form_merge",
+    "DECISION_OUTCOMES": "governance.decision.records",
+    "MonitoredMetric": "governance.decision.records",
+    "OUTCOME_LABELS": "governance.decision.records",
+    "Trigger": "governance.decision.records",
+    "DocumentError": "governance.procurement.store",
+    "DECISION_ROLE_LABELS": "governance.intended_use.records",
+    "OVERSIGHT_LABELS": "governance.intended_use.records",
+    "PHI_LABELS": "governance.intended_use.records",
+    "SEVERITY_LABELS": "governance.intended_use.records",
+    "Candidate": "governance.procurement.records",
+    "ContractFacts": "governance.procurement.records",
+    "CostSettings": "governance.procurement.records",
+    "Pricing": "governance.procurement.records",
+    "TokenProfile": "governance.procurement.records",
+    "TIER_INPUTS": "governance.intended_use.risk",
+    "assess_risk": "governance.intended_use.risk",
+    "high_floor_applies": "governance.intended_use.risk",
+    "AcceptancePolicy": "governance.rules.records",
+    "PolicyError": "governance.rules.records",
+    "ScoreRule": "governance.rules.records",
     "DossierNotFound": "governance.dossier.store",
     "DossierVersion": "governance.dossier.store",
     "SaveConflict": "governance.dossier.store",
@@ -204,8 +206,8 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "StoreWarning": "governance.dossier.store",
     "database_url": "governance.dossier.store",
     "default_home": "governance.dossier.store",
-    "TaxonomyError": "governance.dossier.taxonomy",
-    "load_taxonomy": "governance.dossier.taxonomy",
+    "TaxonomyError": "governance.mapping.taxonomy",
+    "load_taxonomy": "governance.mapping.taxonomy",
     "detach_evidence": "governance.evidence.attach",
     "CoverageRow": "governance.evidence.coverage",
     "activity_gaps": "governance.evidence.gaps",
@@ -269,92 +271,6 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
 __getattr__, __dir__ = lazy_exports(globals(), {**_EXPORTS, **_FACE})
 
 if TYPE_CHECKING:  # for editors and type checkers; at run time the names load on first use
-    from governance.actions.authorize import require
-    from governance.actions.costs import measured_costs, run_token_profile
-    from governance.actions.decision import decide
-    from governance.actions.decision_standing import changes_since_decision
-    from governance.actions.decision_view import decision_view
-    from governance.actions.deidentification import DeidentificationError, attest_file, attest_scenario
-    from governance.actions.helm_import import (
-        InstanceRow,
-        RunPreview,
-        attached_run_instances,
-        preview_helm_import,
-    )
-    from governance.actions.history import diff_versions, timeline
-    from governance.actions.inspect_import import (
-        attach_inspect_logs,
-        preview_inspect_import,
-        preview_inspect_upload,
-    )
-    from governance.actions.judge_validity import (
-        JudgeValidityView,
-        agreement_setting,
-        assess_judge_validity,
-        jury_benchmarks,
-        minimum_rule,
-        record_agreement,
-        sample_size_hint,
-        set_minimum,
-        stored_juries,
-    )
-    from governance.actions.juries import (
-        JuryPlan,
-        JuryRequest,
-        JuryRunError,
-        attach_jury,
-        attached_first,
-        default_judges,
-        judge_options,
-        jury_applies,
-        jury_evidence,
-        plan_jury,
-        run_dataset_path,
-        run_juries,
-        start_jury,
-    )
-    from governance.actions.monitoring import (
-        MonitoringError,
-        acknowledge_signal,
-        dossier_monitoring,
-        export_blinded_feed,
-        import_feed,
-        monitoring_status,
-        record_event,
-        record_go_live,
-        resolve_signal,
-    )
-    from governance.actions.receipts import written_versions
-    from governance.actions.reevaluate import added_addenda, current_plan
-    from governance.actions.reevaluation import reevaluate_and_wait, start_reevaluation
-    from governance.actions.rerun import ReevaluationError, read_prompt_bytes, read_prompt_file
-    from governance.actions.run_attach import attach_completed_run
-    from governance.actions.run_view import RunView, attach_run, dossier_runs, run_id_for_key, run_view
-    from governance.actions.runs import (
-        RunInputError,
-        RunnableBenchmark,
-        build_request,
-        cancel_run,
-        estimate_request,
-        job_elsewhere,
-        job_status,
-        resume_run,
-        run_and_wait,
-        runnable_benchmarks,
-        save_upload,
-        start_run,
-        start_scenario_run,
-        suggested_models,
-    )
-    from governance.actions.save import save_as
-    from governance.actions.scenarios import (
-        attach_scenario_run,
-        import_for_dossier,
-        redact_scenario,
-        run_gate,
-        scenario_rows,
-        version_view,
-    )
     from governance.decision.committee import (
         assessment_payload,
         change_rule,
@@ -369,39 +285,22 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     )
     from governance.decision.comparison import compare_candidates
     from governance.decision.memo import decision_memo
+    from governance.decision.operations.decide import decide
+    from governance.decision.operations.standing import changes_since_decision
+    from governance.decision.operations.view import decision_view
     from governance.decision.readiness import needs_override
-    from governance.decision.signoff import DecisionError, SignOffStatus, signoff_status
-    from governance.demo.seed import seed_demo
-    from governance.dossier.addendum_records import PlanChange
-    from governance.dossier.change_text import field_label
-    from governance.dossier.decision_records import (
+    from governance.decision.records import (
         DECISION_OUTCOMES,
         OUTCOME_LABELS,
         MonitoredMetric,
         Trigger,
     )
-    from governance.dossier.documents import DocumentError
-    from governance.dossier.form_merge import apply_merge, form_values, plan_merge
-    from governance.dossier.intended_use import (
-        DECISION_ROLE_LABELS,
-        OVERSIGHT_LABELS,
-        PHI_LABELS,
-        SEVERITY_LABELS,
-        IntendedUse,
-        example_intended_use,
-    )
+    from governance.decision.signoff import DecisionError, SignOffStatus, signoff_status
+    from governance.demo.seed import seed_demo
+    from governance.dossier.change_text import field_label
+    from governance.dossier.history import diff_versions, timeline
     from governance.dossier.labels import VALUE_LABELS, count_text, metric_label, source_words
-    from governance.dossier.monitoring_records import SEVERITIES
-    from governance.dossier.procurement_records import (
-        Candidate,
-        ContractFacts,
-        CostSettings,
-        Pricing,
-        TokenProfile,
-    )
     from governance.dossier.record import Dossier, TaskMapping
-    from governance.dossier.risk import assess_risk
-    from governance.dossier.rules_records import AcceptancePolicy, PolicyError, ScoreRule
     from governance.dossier.store import (
         DossierNotFound,
         DossierVersion,
@@ -412,10 +311,19 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         database_url,
         default_home,
     )
-    from governance.dossier.store_feed_import import FeedError
-    from governance.dossier.taxonomy import TaxonomyError, load_taxonomy
     from governance.evidence.attach import attach_evidence, detach_evidence, mapped_benchmarks
     from governance.evidence.coverage import KIND_NOTES, CoverageRow
+    from governance.evidence.operations.helm_import import (
+        InstanceRow,
+        RunPreview,
+        attached_run_instances,
+        preview_helm_import,
+    )
+    from governance.evidence.operations.inspect_import import (
+        attach_inspect_logs,
+        preview_inspect_import,
+        preview_inspect_upload,
+    )
     from governance.evidence.select import subcategory_name
     from governance.evidence.subgroups import subgroup_lines
     from governance.evidence.view import BenchmarkTies, GroupMeanRow, ScoreRow, WinRateRow, evidence_view
@@ -434,9 +342,47 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
         oidc_identity,
         proxy_identity,
     )
+    from governance.identity.operations.authorize import require
+    from governance.identity.operations.receipts import written_versions
+    from governance.identity.operations.save import save_as
+    from governance.intended_use.form_merge import apply_merge, form_values, plan_merge
+    from governance.intended_use.records import (
+        DECISION_ROLE_LABELS,
+        OVERSIGHT_LABELS,
+        PHI_LABELS,
+        SEVERITY_LABELS,
+        IntendedUse,
+        example_intended_use,
+    )
+    from governance.intended_use.risk import assess_risk
+    from governance.judge_validity.operations import (
+        JudgeValidityView,
+        agreement_setting,
+        assess_judge_validity,
+        jury_benchmarks,
+        minimum_rule,
+        record_agreement,
+        sample_size_hint,
+        set_minimum,
+        stored_juries,
+    )
     from governance.mapping.decisions import mapping_lines, record_mapping
     from governance.mapping.suggest import model_ready, suggest_mapping, warm_up_in_background
+    from governance.mapping.taxonomy import TaxonomyError, load_taxonomy
+    from governance.monitoring.operations.feed import (
+        MonitoringError,
+        acknowledge_signal,
+        dossier_monitoring,
+        export_blinded_feed,
+        import_feed,
+        monitoring_status,
+        record_event,
+        record_go_live,
+        resolve_signal,
+    )
+    from governance.monitoring.records import SEVERITIES
     from governance.monitoring.register import safety_register
+    from governance.monitoring.store_feed_import import FeedError
     from governance.monitoring.template import feed_template
     from governance.procurement.attestations import (
         STATUS_TEXT,
@@ -455,12 +401,100 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     )
     from governance.procurement.cost import CostReport, cost_report
     from governance.procurement.cost_inputs import medhelm_token_profile
+    from governance.procurement.operations import measured_costs, run_token_profile
     from governance.procurement.profiles import with_token_profile
+    from governance.procurement.records import (
+        Candidate,
+        ContractFacts,
+        CostSettings,
+        Pricing,
+        TokenProfile,
+    )
     from governance.procurement.run_presets import run_presets
+    from governance.procurement.store import DocumentError
+    from governance.reevaluation.operations.addendum import added_addenda, current_plan
+    from governance.reevaluation.operations.job import reevaluate_and_wait, start_reevaluation
+    from governance.reevaluation.operations.rerun import (
+        ReevaluationError,
+        read_prompt_bytes,
+        read_prompt_file,
+    )
+    from governance.reevaluation.records import PlanChange
     from governance.rules.assessment import assessment_and_recommendation
     from governance.rules.kinds import rule_kind
     from governance.rules.outcome_text import headline, outcome_lines
     from governance.rules.policy import load_defaults
+    from governance.rules.records import AcceptancePolicy, PolicyError, ScoreRule
     from governance.rules.rule_text import rule_bar, rule_label, verdict_label
     from governance.rules.score_rule import score_rule, unknown_benchmark
     from governance.rules.verdicts import Verdict, assess
+    from governance.runs.operations.attach import attach_completed_run
+    from governance.runs.operations.jobs import (
+        RunInputError,
+        RunnableBenchmark,
+        build_request,
+        cancel_run,
+        estimate_request,
+        job_elsewhere,
+        job_status,
+        resume_run,
+        run_and_wait,
+        runnable_benchmarks,
+        save_upload,
+        start_run,
+        start_scenario_run,
+        suggested_models,
+    )
+    from governance.runs.operations.juries import (
+        JuryPlan,
+        JuryRequest,
+        JuryRunError,
+        attach_jury,
+        attached_first,
+        default_judges,
+        judge_options,
+        jury_applies,
+        jury_evidence,
+        plan_jury,
+        run_dataset_path,
+        run_juries,
+        start_jury,
+    )
+    from governance.runs.operations.view import RunView, attach_run, dossier_runs, run_id_for_key, run_view
+    from governance.scenarios.operations.deidentification import (
+        DeidentificationError,
+        attest_file,
+        attest_scenario,
+    )
+    from governance.scenarios.operations.local import (
+        attach_scenario_run,
+        import_for_dossier,
+        redact_scenario,
+        run_gate,
+        scenario_rows,
+        version_view,
+    )
+
+
+def _wire() -> None:
+    """Plug each concept into the floor it builds on, which cannot import it (docs/layout.md).
+
+    The dossier store hands out the concepts' storage components by name, and the one save door
+    (``governance.identity.operations``) runs the decision's sign-off guard on every save. Both sit
+    below the concepts that extend them, so the extension is registered here, once, whenever any
+    part of ``governance`` is imported (Python runs this file before any submodule).
+    """
+    from governance.decision.operations.standing import refuse_unsignable
+    from governance.dossier.store_components import register_component
+    from governance.identity.operations.guards import register_save_guard
+    from governance.monitoring.store import MonitoringFeedStore
+    from governance.procurement.store import DocumentStore
+    from governance.review.store import ReviewStore
+
+    register_component("documents", DocumentStore)
+    register_component("reviews", ReviewStore)
+    register_component("monitoring", MonitoringFeedStore)
+    register_save_guard(refuse_unsignable)
+
+
+_wire()

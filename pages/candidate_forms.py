@@ -2,7 +2,7 @@
 
 Widgets only: each form builds the packages' pydantic values (``Candidate``, an answer from
 ``make_answer``), applies one governance function to the latest dossier and saves it as a new
-version. Uploaded documents go to ``governance.dossier.documents`` and are cited by their SHA-256.
+version. Uploaded documents go to ``governance.procurement.store`` and are cited by their SHA-256.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The Intended-use page after someone else saved: what they changed, and your edit applied onto theirs.
 
 A helper of ``pages/intended_use.py`` (widgets only; the merge itself is
-``governance.dossier.form_merge``). The form keeps what its user typed: its widgets belong to the
+``governance.intended_use.form_merge``). The form keeps what its user typed: its widgets belong to the
 version the user started from, so a rerun does not replace them with the latest values.
 """
 

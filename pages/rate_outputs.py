@@ -27,7 +27,7 @@ who = ui.identity()
 
 
 def _create_form() -> None:
-    """Editors: a queue from a completed run or from the chosen dossier's monitoring feed (front desk)."""
+    """Editors: a queue from a completed run or from the chosen dossier's monitoring feed."""
     current = ui.current()
     with st.form(key="rq_create"):
         source = st.radio(

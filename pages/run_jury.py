@@ -1,7 +1,7 @@
 """The Run evidence page's jury section: score a finished free-text run with an LLM jury.
 
 Shared page code, not a page (like ``pages/job_panel.py``): the section reads the form, calls
-``governance.actions.juries`` for the estimate, the background job and the attachment, and
+``governance.runs.operations.juries`` for the estimate, the background job and the attachment, and
 renders what comes back. The jury works in the one job manager and writes every judgement to the
 store, so the section polls the job's status and redraws the jury's result from the store.
 """

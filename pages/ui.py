@@ -216,7 +216,7 @@ def record_own(dossier_id: str, digest: str, parent: str | None) -> None:
 
 
 def recorded(versions) -> None:
-    """Record versions the front desk reported writing (``governance.written_versions``) as this session's."""
+    """Record versions the operations reported writing (``governance.written_versions``) as this session's."""
     for v in versions:
         record_own(v.dossier.id, v.hash, v.parent_hash)
 

@@ -50,7 +50,7 @@ def build_report(
             store); runs the evidence names but this mapping lacks are listed from the evidence.
         extra_sections: sections added by later steps, placed before the appendices.
         measured: what the dossier's own runs cost per model
-            (``governance.actions.costs.measured_costs``), for the cost table's measured column.
+            (``governance.procurement.operations.measured_costs``), for the cost table's measured column.
         chain: the dossier's hash-chain check (``Store.verify_chain``); its line goes in the summary,
             and a broken chain or a version whose content no longer matches its hash is flagged first.
         assessed: the version's ``assessment_and_recommendation``, when the caller (the bundle, which

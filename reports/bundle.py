@@ -16,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from governance.actions.costs import measured_costs
 from governance.decision.model_facts import model_facts
 from governance.dossier.storage import DossierStorage
 from governance.dossier.store import DossierVersion
+from governance.procurement.operations import measured_costs
 from governance.rules.assessment import assessment_and_recommendation
 from reports.build import build_report
 from reports.chai import chai_model_card_xml
@@ -123,7 +123,7 @@ def live_monitoring_line(store: DossierStorage, v: DossierVersion) -> str | None
 
     Read from the stored feed when the file is made (the live status is not part of any version).
     """
-    from governance.actions.monitoring import MonitoringError, monitoring_status
+    from governance.monitoring.operations.feed import MonitoringError, monitoring_status
     from reports.monitoring_text import one_line
 
     decision = v.dossier.decision

@@ -17,7 +17,7 @@ import json
 import xml.etree.ElementTree as ET
 
 from evaluator.evidence.record import Evidence, SubgroupScore
-from governance.dossier.decision_records import OUTCOME_LABELS
+from governance.decision.records import OUTCOME_LABELS
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion
 from governance.rules.assessment import assessment_and_recommendation

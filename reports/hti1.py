@@ -17,8 +17,8 @@ from functools import cache
 from pydantic import BaseModel, ConfigDict
 
 from evaluator.paths import DATA_DIR
-from governance.dossier.intended_use import DECISION_ROLE_LABELS
 from governance.dossier.record import Dossier
+from governance.intended_use.records import DECISION_ROLE_LABELS
 from reports.model import NOT_PROVIDED, Section, Table
 
 ATTRIBUTES_FILE = DATA_DIR / "hti1_attributes.csv"
@@ -158,7 +158,7 @@ def source_attributes(dossier: Dossier) -> list[SourceAttribute]:
     """All 31 attributes, answered from the dossier where it holds the fact.
 
     Example:
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> attrs = source_attributes(Dossier(title="demo", owner="me", intended_use=example_intended_use()))
         >>> len(attrs), attrs[0].value, attrs[5].from_field
         (31, 'not provided', 'intended_use.patient_population')

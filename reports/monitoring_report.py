@@ -19,9 +19,9 @@ from pathlib import Path
 
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
 
-from governance.dossier.monitoring_records import FeedImport, SignalAction, SignalRecord
 from governance.dossier.storage import DossierVersion
 from governance.monitoring.models import MonitoringStatus
+from governance.monitoring.records import FeedImport, SignalAction, SignalRecord
 from reports.bundle import write_atomically
 from reports.flags import DEMO_MARK
 from reports.model import Fact, Section, Table

@@ -16,7 +16,7 @@ def run_ids(dossier: Dossier) -> list[str]:
     """Run ids named by the dossier's evidence, in first-seen order.
 
     Example:
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> run_ids(Dossier(title="demo", owner="me", intended_use=example_intended_use()))
         []
     """

@@ -11,17 +11,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from evaluator.evidence.record import Evidence
-from governance.dossier.intended_use import (
+from governance.dossier.record import Dossier
+from governance.dossier.store import DossierVersion
+from governance.evidence.coverage import coverage_map
+from governance.evidence.subgroups import group_label, subgroup_lines, tag_label
+from governance.intended_use.records import (
     DECISION_ROLE_LABELS,
     OVERSIGHT_LABELS,
     PHI_LABELS,
     SEVERITY_LABELS,
 )
-from governance.dossier.record import Dossier
-from governance.dossier.store import DossierVersion
-from governance.dossier.taxonomy import TaxonomyError, load_taxonomy
-from governance.evidence.coverage import coverage_map
-from governance.evidence.subgroups import group_label, subgroup_lines, tag_label
+from governance.mapping.taxonomy import TaxonomyError, load_taxonomy
 from reports.model import AppendixRun, Cover, Fact, Section, Table
 
 PROVENANCE_LABELS = {"published": "published MedHELM", "helm-import": "imported HELM run",

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from governance.decision.records import OUTCOME_LABELS
 from governance.decision.signoff import signoff_status
-from governance.dossier.decision_records import OUTCOME_LABELS
 from governance.dossier.record import Dossier
 from governance.rules.assessment import assessment_and_recommendation
 from governance.rules.recommendation import Recommendation, disagreement
@@ -25,7 +25,7 @@ def decision_text(dossier: Dossier) -> str:
     """The committee's decision in words, or a not-recorded line.
 
     Example:
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> decision_text(Dossier(title="demo", owner="me", intended_use=example_intended_use()))
         'No decision recorded yet'
     """

@@ -7,7 +7,7 @@ this change the decision?" and its reasons, then the numbers behind it: the pair
 per benchmark, the flipped instances by id, who answered (the served model and fingerprint the
 replies named, flagged when they differ from the decided run's), the subgroups (small groups
 show their size only), the verdicts that changed or crossed their threshold, and the caveats.
-Only formatting happens here; every number comes from ``governance.actions.reevaluate``.
+Only formatting happens here; every number comes from ``governance.reevaluation.operations.addendum``.
 
 Why each addendum says it is unsigned: addenda are appended after the decision and left out of the
 hash the sign-offs cover (``governance.dossier.content_hash.APPENDED``), so a sign-off stays valid
@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import json
 
-from governance.dossier.addendum_records import BenchmarkComparison, ReevaluationAddendum
-from governance.dossier.decision_records import OUTCOME_LABELS
+from governance.decision.records import OUTCOME_LABELS
 from governance.dossier.record import Dossier
+from governance.reevaluation.records import BenchmarkComparison, ReevaluationAddendum
 from reports.model import Fact, Section, Table
 
 IDS_PER_CELL = 60

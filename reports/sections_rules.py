@@ -9,15 +9,15 @@ number, n, interval and source.
 
 from __future__ import annotations
 
-from governance.dossier.decision_records import OUTCOME_LABELS
+from governance.decision.records import OUTCOME_LABELS
 from governance.dossier.labels import source_words
 from governance.dossier.record import Dossier
-from governance.dossier.rules_records import AcceptancePolicy
 from governance.evidence.select import subcategory_name
 from governance.rules.assessment import assessment_and_recommendation
 from governance.rules.outcome_text import outcome_lines
 from governance.rules.policy import change_log_problem
 from governance.rules.recommendation import Recommendation
+from governance.rules.records import AcceptancePolicy
 from governance.rules.rule_text import rule_bar, rule_label
 from governance.rules.verdicts import Assessment
 from reports.model import Fact, Section, Table

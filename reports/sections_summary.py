@@ -8,8 +8,8 @@ benchmark score can tell a committee, then add what this particular dossier lack
 
 from __future__ import annotations
 
+from governance.decision.records import OUTCOME_LABELS
 from governance.decision.signoff import signoff_status
-from governance.dossier.decision_records import OUTCOME_LABELS
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion
 from governance.evidence.coverage import coverage_map

@@ -37,12 +37,12 @@ from typing import Any
 from pydantic import BaseModel
 
 from evaluator.inputs.capped_json import JsonRefused, parse_json
-from governance.dossier.documents import MAX_BYTES as MAX_DOCUMENT_BYTES
-from governance.dossier.documents import sha256_hex
-from governance.dossier.procurement_records import DocumentRef
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.dossier.store import DossierVersion
+from governance.procurement.records import DocumentRef
+from governance.procurement.store import MAX_BYTES as MAX_DOCUMENT_BYTES
+from governance.procurement.store import sha256_hex
 from reports.bundle import ReportBundle, report_bundle
 from reports.exports import DossierImportError, check_importable, import_json, read_dossier_json
 from reports.signing import DETACHED_SUFFIX, ExportSigner, Verified, verify_detached

@@ -47,9 +47,9 @@ def store(home):
 
 
 ISOLATED = (
-    "tests/governance/actions/test_jury_runs.py::test_cancel_then_resume_sends_each_judge_request_once",
-    "tests/governance/actions/test_run_and_wait.py::test_interrupting_the_wait_cancels_the_run_and_the_same_",
-    "tests/governance/actions/test_run_evidence.py::test_cancel_then_resume_sends_no_duplicate_request",
+    "tests/governance/runs/test_jury_runs.py::test_cancel_then_resume_sends_each_judge_request_once",
+    "tests/governance/runs/test_run_and_wait.py::test_interrupting_the_wait_cancels_the_run_and_the_same_",
+    "tests/governance/runs/test_run_evidence.py::test_cancel_then_resume_sends_no_duplicate_request",
     "tests/pages/test_local_scenarios_page.py::test_import_block_redact_run_and_attach",
     "tests/pages/test_reevaluation_page.py::test_page_runs_a_reevaluation_and_shows_the_addendum",
     "tests/pages/test_run_evidence_page.py::test_cancel_then_resume_from_the_page",

@@ -7,7 +7,7 @@ save lost and every conflict reported. This module is that workload, used by
 
 * two *app* writers do what a page does: load the latest version, "think" a moment, change the
   title to a value of their own ("writer-A #3") and save as a local identity with the shown
-  version's hash as the expected parent (``governance.actions.save.save_as``); on
+  version's hash as the expected parent (``governance.identity.operations.save.save_as``); on
   ``SaveConflict`` they report it, reload and redo;
 * one *CLI* writer runs the real ``medassure signoff`` command (a sign-off is bound to the version
   the command loaded and saved with it as the expected parent), redoing it when the command reports
@@ -49,8 +49,8 @@ def say(event: str, **fields) -> None:
 def setup_dossier(store, dossier_id: str = DOSSIER_ID):
     """Create the shared dossier with a recorded decision (sign-offs need one); its first version."""
     from governance.decision.signoff import record_decision
-    from governance.dossier.intended_use import example_intended_use
     from governance.dossier.record import Dossier, utcnow
+    from governance.intended_use.records import example_intended_use
 
     d = Dossier(id=dossier_id, title="Shared race", owner="committee", intended_use=example_intended_use())
     d = record_decision(d, "reject", "a decision so that sign-offs can be recorded", [], by="chair",
@@ -70,9 +70,9 @@ def app_writer(name: str, count: int, dossier_id: str, reopen: bool) -> None:
     ``reopen``: open the store for each load and each save and close it in between (DuckDB admits
     one process at a time, so an app that held it would lock the others out).
     """
-    from governance.actions.save import save_as
     from governance.dossier.store import SaveConflict
     from governance.identity.identity import local_identity
+    from governance.identity.operations.save import save_as
 
     who = local_identity(f"app-{name}")
     rng = random.Random(f"{name}-{os.getpid()}")
@@ -116,7 +116,7 @@ def _cli_args(kind: str, dossier_id: str, value: str, i: int, folder: Path) -> l
     """``medassure signoff`` (checked against the version it loaded) or ``dossier update`` (not checked)."""
     if kind == "signoff":
         return ["signoff", dossier_id, "--role", f"extra reviewer {i}", "--name", value]
-    from governance.dossier.intended_use import example_intended_use
+    from governance.intended_use.records import example_intended_use
 
     use = example_intended_use().model_copy(update={"purpose": f"{value}: answer portal messages"})
     path = folder / f"use-{i}.json"

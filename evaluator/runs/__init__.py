@@ -25,7 +25,7 @@ type, owned by one module here; every page, command, re-evaluation and report us
   into the records a dossier attaches (provenance ``local-run``, with the run id).
 
 Types elsewhere that carry "run" in their name are views of one of these steps for one reader,
-never a second life of a run: the Run evidence page's estimate (``governance.actions.runs``: the
+never a second life of a run: the Run evidence page's estimate (``governance.runs.operations.jobs``: the
 estimate with the request's key problem and the PHI check), the page's ``RunView`` of a stored run
 and ``AttachedRun`` (what attaching it did), a re-evaluation's ``AfterRun`` (a plan item run
 again), the report appendix's ``AppendixRun`` (the hashes a reader checks), and the peers' own run

@@ -5,7 +5,7 @@ Modules, in the order an upload passes through them: ``table`` (read the bytes),
 (which column is which field), ``validate`` (row-level rules), ``importer`` (preview, store,
 redact), ``store`` (versions), ``run`` (PHI gate and run), ``results`` (subgroup table and
 Evidence). Dossier linkage (subcategories, attaching evidence) lives in
-``governance.actions.scenarios``.
+``governance.scenarios.operations.local``.
 """
 
 from evaluator.scenarios.columns import (

@@ -3,5 +3,6 @@ a version hash, the readiness checklist, the human-review and monitoring plan, a
 comparison of candidates the committee decides between.
 
 Arrow Assessment -> Decision of the path. What the Decision page renders from the store, and
-recording a decision with its frozen evidence plan, are at the front desk (``governance.actions``).
+recording a decision with its frozen evidence plan, take the store: they are this package's
+``operations`` (``decide``, ``standing``, ``view``).
 """

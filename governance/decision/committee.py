@@ -18,27 +18,27 @@ from typing import TYPE_CHECKING
 
 from governance.decision.oversight import derive_oversight, edit_oversight
 from governance.decision.readiness import decision_gaps, needs_override
-from governance.decision.signoff import DecisionError, add_signoff, record_decision
-from governance.decision.standing import decision_stale, oversight_conflicts, signing_refusal
-from governance.dossier.content_hash import decision_basis_hash
-from governance.dossier.decision_records import (
+from governance.decision.records import (
     DecisionConfirmation,
     GapsOverride,
     MonitoringPlan,
     ReviewRequirements,
 )
-from governance.dossier.rules_records import AcceptancePolicy, PolicyError
+from governance.decision.signoff import DecisionError, add_signoff, record_decision
+from governance.decision.standing import decision_stale, oversight_conflicts, signing_refusal
+from governance.dossier.content_hash import decision_basis_hash
 from governance.identity.access import access_for, check_signoff
 from governance.identity.identity import Identity, local_identity
 from governance.rules.assessment import assessment_and_recommendation
 from governance.rules.policy import default_policy, lock_policy, remove_rule, set_rule
 from governance.rules.policy import set_error_control as policy_error_control
 from governance.rules.preregistration import seen_evidence_ids
+from governance.rules.records import AcceptancePolicy, PolicyError
 from governance.rules.verdicts import assess
 
 if TYPE_CHECKING:
-    from governance.dossier.plan_records import EvidencePlan
     from governance.dossier.record import Dossier
+    from governance.evidence.plan_records import EvidencePlan
 
 
 def _now() -> datetime:
@@ -67,7 +67,7 @@ def lock_rules(dossier: Dossier, by: str, note: str = "") -> Dossier:
 
     Example:
         >>> from governance.dossier.record import Dossier
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> d = start_rules(Dossier(title="Portal replies", owner="me", intended_use=example_intended_use()))
         >>> lock_rules(d, by="chair").policy.lock.locked_by
         'chair'
@@ -127,7 +127,7 @@ def decide(dossier: Dossier, outcome: str, rationale: str, conditions: list[str]
     ``override_gaps``: the committee's reason, recorded on the decision with who gave it and what was
     missing. A rejection needs none.
 
-    With ``store``, the evidence plan (``governance.actions.evidence_plan``) is frozen first, so the
+    With ``store``, the evidence plan (``governance.evidence.operations.plan``) is frozen first, so the
     decision's hash covers what was run and a re-evaluation can run it again. ``identity`` is who
     records it (its name replaces ``by``); it must hold the chair role.
 
@@ -217,7 +217,7 @@ def sign(dossier: Dossier, role: str, name: str, version_hash: str | None, note:
 
     A stale decision or a review plan that contradicts the intended use refuses the sign-off
     (``governance.decision.standing.signing_refusal``); ``changed`` names what changed since the decision
-    (the front desk's ``changes_since_decision``) for that message.
+    (the operations' ``changes_since_decision``) for that message.
 
     Raises:
         DecisionError: no decision yet, an empty role or name, or signing refused (stale decision,

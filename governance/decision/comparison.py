@@ -29,7 +29,6 @@ from pydantic import BaseModel, ConfigDict
 
 from evaluator.evidence.record import Evidence
 from evaluator.statistics.estimates import normalize_score, tie_groups
-from governance.dossier.procurement_records import Candidate, ContractFacts
 from governance.evidence.attach import mapped_benchmarks
 from governance.evidence.select import PROVENANCE_RANK, is_share
 from governance.procurement.attestations import load_questionnaire, statuses
@@ -38,6 +37,7 @@ from governance.procurement.candidate_items import vendor_items
 from governance.procurement.candidates import candidate_models
 from governance.procurement.cost import cost_report, default_score_benchmark, pareto_frontier
 from governance.procurement.measured_cost import MeasuredCost
+from governance.procurement.records import Candidate, ContractFacts
 from governance.rules.assessment import assessment_and_recommendation
 from governance.rules.kinds import kinds_where
 from governance.rules.recommendation import RANK, Recommendation

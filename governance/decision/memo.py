@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 from governance.decision.readiness import decision_checklist
+from governance.decision.records import OUTCOME_LABELS
 from governance.decision.signoff import signoff_status
-from governance.dossier.decision_records import OUTCOME_LABELS
 from governance.rules.outcome_text import OutcomeLine, headline, misses_bar, outcome_lines, verdict_sentence
 from governance.rules.recommendation import Recommendation
 from governance.rules.verdicts import Assessment, Verdict

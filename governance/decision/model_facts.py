@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from governance.dossier.decision_records import OUTCOME_LABELS
-from governance.dossier.intended_use import OVERSIGHT_LABELS
+from governance.decision.records import OUTCOME_LABELS
 from governance.dossier.labels import is_proportion_metric, metric_label
+from governance.intended_use.records import OVERSIGHT_LABELS
 from governance.procurement.candidates import candidate_models
 from governance.rules.recommendation import Recommendation
 

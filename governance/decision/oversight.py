@@ -21,7 +21,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator.paths import DATA_DIR
-from governance.dossier.decision_records import (
+from governance.decision.records import (
     MonitoredMetric,
     MonitoringPlan,
     OversightPlan,

@@ -48,7 +48,7 @@ def decision_checklist(dossier: Dossier) -> list[ChecklistItem]:
 
     Example:
         >>> from governance.dossier.record import Dossier
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> d = Dossier(title="Portal replies", owner="me", intended_use=example_intended_use())
         >>> [i.key for i in decision_checklist(d) if not i.done]
         ['rules_locked', 'evidence', 'cost', 'human_review', 'monitoring', 'signoffs']

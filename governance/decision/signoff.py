@@ -35,12 +35,12 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from governance.dossier.content_hash import decision_basis_hash, signable_hash
-from governance.dossier.decision_records import (
+from governance.decision.records import (
     CommitteeDecision,
     GapsOverride,
     SignOff,
 )
+from governance.dossier.content_hash import decision_basis_hash, signable_hash
 from governance.identity.config import IdentityConfig, load_config
 from governance.identity.identity import Identity, local_identity
 from governance.identity.keys import check_fields, sign_fields

@@ -132,7 +132,7 @@ def blocking_conflicts(dossier: Dossier) -> list[OversightConflict]:
 def signing_refusal(dossier: Dossier, changed: list[str] | None = None) -> str | None:
     """Why nobody may sign this dossier now (None: signing may go ahead).
 
-    ``changed`` names what changed since the decision (``basis_changes``, found by the front desk in
+    ``changed`` names what changed since the decision (``basis_changes``, found by the operations in
     the store); without it the message says so in general.
 
     Example:

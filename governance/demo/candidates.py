@@ -19,12 +19,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from evaluator.gateway.llm import ModelEndpoint
-from governance.dossier.documents import DocumentStore
-from governance.dossier.procurement_records import Candidate, ContractFacts, Pricing
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.procurement.attestations import load_questionnaire, make_answer
 from governance.procurement.candidates import record_attestation, upsert_candidate
+from governance.procurement.records import Candidate, ContractFacts, Pricing
+from governance.procurement.store import DocumentStore
 
 DEMO_AUTHOR = "demo"
 NOTE = "DEMO DATA: fictitious answer for illustration."

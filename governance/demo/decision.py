@@ -23,16 +23,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from evaluator.evidence.record import published_evidence
-from governance.actions.costs import run_token_profile
 from governance.decision import committee
 from governance.demo.monitoring_feed import baseline_window
-from governance.dossier.procurement_records import CostSettings
 from governance.dossier.record import Dossier
-from governance.dossier.rules_records import CostRule, ScoreRule
 from governance.dossier.storage import DossierStorage
 from governance.evidence.attach import mapped_benchmarks
 from governance.identity.identity import demo_identity
 from governance.procurement.cost_inputs import medhelm_token_profile
+from governance.procurement.operations import run_token_profile
+from governance.procurement.records import CostSettings
+from governance.rules.records import CostRule, ScoreRule
 
 DEMO_AUTHOR = "demo"
 GPT4O, CLAUDE, LLAMA = "GPT-4o (2024-05-13)", "Claude 3.7 Sonnet (20250219)", "Llama 3.3 Instruct (70B)"

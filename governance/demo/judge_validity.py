@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 
 from evaluator.agreement.analysis import compute_agreement
-from governance.actions.judge_validity import agreement_setting, jury_benchmarks, record_agreement
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
+from governance.judge_validity.operations import agreement_setting, jury_benchmarks, record_agreement
 
 DEMO_AUTHOR = "demo"
 SEED = 20

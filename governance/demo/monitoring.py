@@ -1,6 +1,6 @@
 """Demo step: six months of monitoring after go-live, imported month by month through the real import.
 
-Why month by month, through the front desk: the demo should leave the record a real deployment leaves,
+Why month by month, through the operations: the demo should leave the record a real deployment leaves,
 one import per monthly warehouse export, each with its file hash, and the signals the ladder raised at
 the time of each import, then what the committee did. So each month's rows (``monitoring_feed``,
 seeded, DEMO DATA) are written to a temporary CSV and imported with ``import_feed``, dated at the end of
@@ -21,12 +21,12 @@ import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from governance.actions.monitoring import acknowledge_signal, import_feed, resolve_signal
 from governance.demo.monitoring_feed import COLUMNS, demo_feed_rows, demo_months
-from governance.dossier.monitoring_records import SignalRecord
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.identity.identity import demo_identity
+from governance.monitoring.operations.feed import acknowledge_signal, import_feed, resolve_signal
+from governance.monitoring.records import SignalRecord
 
 CHAIR = "Dr. A. Rivera (chair)"
 IMPORTER = "demo"

@@ -5,7 +5,7 @@ model version (the Re-evaluation page's answer "would this change the decision?"
 id, subgroup deltas, and the PDF's re-evaluation section) without calling a model and in well under
 a second. So the update's "answers" to the demo's synthetic portal-triage scenario are generated
 here, stored as an offline run by the code a live run's results go through, and compared with the
-decided run by ``governance.actions.reevaluate.build_addendum``, the function a live
+decided run by ``governance.reevaluation.operations.addendum.build_addendum``, the function a live
 re-evaluation uses. The invented update fixes the Spanish-language cases the decided model got
 wrong but now misses three English-language ones, so the addendum has cases on both sides.
 Every text says plainly that this is demo data and that no model was called.
@@ -14,11 +14,11 @@ Every text says plainly that this is demo data and that no model was called.
 from __future__ import annotations
 
 from evaluator.scenarios import ScenarioStore, record_offline_run
-from governance.actions.evidence_plan import freeze_plan
-from governance.actions.reevaluate import AfterRun, build_addendum
-from governance.dossier.addendum_records import PlanChange
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
+from governance.evidence.operations.plan import freeze_plan
+from governance.reevaluation.operations.addendum import AfterRun, build_addendum
+from governance.reevaluation.records import PlanChange
 
 DEMO_AUTHOR = "demo"
 UPDATED_MODEL = "GPT-4o (2024-08-06)"  # the vendor's update of the decided snapshot (2024-05-13)

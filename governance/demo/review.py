@@ -5,7 +5,7 @@ a double-rated share, planted errors and each rater's catch rate; the Rate outpu
 validity list it) without real clinicians and without calling a model. Ten invented portal messages and
 the replies a model might draft are stored as an offline run of a free-text scenario (not attached to
 the dossier, so its evidence is unchanged), a queue of 8 with 6 double-rated and 2 sentinels is drawn
-from it by the real front desk, and the two demo clinicians rate by a seeded rule: replies get 4 or 5,
+from it by the real operations, and the two demo clinicians rate by a seeded rule: replies get 4 or 5,
 demo_clinician_a catches both planted errors, demo_clinician_b one of them. Every name says demo.
 """
 
@@ -15,12 +15,12 @@ import csv
 import io
 
 from evaluator.scenarios import preview_import, record_offline_run
-from governance.actions.review import close_queue, rater_view, record_rating
-from governance.actions.review_create import create_queue
-from governance.actions.scenarios import import_for_dossier
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.identity.identity import demo_identity
+from governance.review.operations.create import create_queue
+from governance.review.operations.queues import close_queue, rater_view, record_rating
+from governance.scenarios.operations.local import import_for_dossier
 
 DEMO_AUTHOR = "demo"
 DEMO_MODEL = "GPT-4o (2024-05-13)"

@@ -14,10 +14,10 @@ import csv
 import io
 
 from evaluator.scenarios import ScenarioStore, preview_import, record_offline_run
-from governance.actions.scenarios import import_for_dossier, scenario_run_evidence
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.evidence.attach import attach_evidence
+from governance.scenarios.operations.local import import_for_dossier, scenario_run_evidence
 
 DEMO_AUTHOR = "demo"
 DEMO_MODEL = "GPT-4o (2024-05-13)"  # the demo committee's candidate, as its published evidence names it

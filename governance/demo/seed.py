@@ -18,9 +18,9 @@ from governance.demo.monitoring import record_demo_monitoring
 from governance.demo.reevaluation import reevaluate_demo_update
 from governance.demo.review import record_demo_review_queue
 from governance.demo.scenario import attach_demo_scenario
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
+from governance.intended_use.records import example_intended_use
 
 DEMO_ID = "D-demo-portal"
 DEMO_AUTHOR = "demo"

@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from governance.dossier.intended_use import (
+from governance.intended_use.records import (
     DECISION_ROLE_LABELS,
     PHI_LABELS,
     SEVERITY_LABELS,

@@ -55,7 +55,7 @@ def signable_hash(dossier: Dossier) -> str:
 
     Example:
         >>> from governance.dossier.record import Dossier
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> d = Dossier(id="D-x", title="demo", owner="me", intended_use=example_intended_use())
         >>> signable_hash(d) == signable_hash(d.model_copy(update={"title": "demo"}))
         True

@@ -17,17 +17,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator.evidence.record import Evidence
 from evaluator.phi.attestation import DeidentificationAttestation
-from governance.dossier.addendum_records import ReevaluationAddendum
-from governance.dossier.decision_records import CommitteeDecision, OversightPlan, SignOff
-from governance.dossier.evidence_records import JudgeAgreementSetting
-from governance.dossier.intended_use import IntendedUse
-from governance.dossier.monitoring_records import MonitoringEntry
-from governance.dossier.plan_records import EvidencePlan
-from governance.dossier.procurement_records import Candidate, CostSettings
-from governance.dossier.risk import RiskAssessment, assess_risk
-from governance.dossier.rules_records import AcceptancePolicy
-from governance.dossier.taxonomy import load_taxonomy
+from governance.decision.records import CommitteeDecision, OversightPlan, SignOff
 from governance.dossier.user_text import UserRecord
+from governance.evidence.plan_records import EvidencePlan
+from governance.evidence.records import JudgeAgreementSetting
+from governance.intended_use.records import IntendedUse
+from governance.intended_use.risk import RiskAssessment, assess_risk
+from governance.mapping.taxonomy import load_taxonomy
+from governance.monitoring.records import MonitoringEntry
+from governance.procurement.records import Candidate, CostSettings
+from governance.reevaluation.records import ReevaluationAddendum
+from governance.rules.records import AcceptancePolicy
 
 DossierStatus = Literal["draft", "in_review", "decided", "re_evaluation"]
 
@@ -135,7 +135,7 @@ class Dossier(UserRecord):
     """Everything a committee records about one intended use.
 
     Example:
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> d = Dossier(title="Portal replies", owner="dr.lee", intended_use=example_intended_use())
         >>> d.id.startswith("D-"), d.status, d.risk.tier
         (True, 'draft', 'moderate')
@@ -172,7 +172,7 @@ class Dossier(UserRecord):
     signoffs: list[SignOff] = Field(default_factory=list)
     """Sign-offs, each bound to the content it signed (governance.decision.signoff)."""
     evidence_plan: EvidencePlan | None = None
-    """What was run for the decision, frozen with it (governance.actions.evidence_plan)."""
+    """What was run for the decision, frozen with it (governance.evidence.operations.plan)."""
     reevaluations: list[ReevaluationAddendum] = Field(default_factory=list)
     """Re-evaluation addenda, oldest first (governance.reevaluation); sign-offs do not bind to them."""
     candidates: list[Candidate] = Field(default_factory=list)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol, Self, runtime_checka
 from pydantic import BaseModel, ConfigDict, PlainSerializer
 
 from governance.dossier.record import Dossier, DossierStatus
-from governance.dossier.risk import RiskTier
+from governance.intended_use.risk import RiskTier
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -39,9 +39,9 @@ if TYPE_CHECKING:
     from evaluator.runs.store import RunStore
     from evaluator.scenarios.store import ScenarioStore
     from governance.dossier.chain import ChainReport
-    from governance.dossier.documents import DocumentStore
-    from governance.dossier.store_monitoring import MonitoringFeedStore
-    from governance.dossier.store_reviews import ReviewStore
+    from governance.monitoring.store import MonitoringFeedStore
+    from governance.procurement.store import DocumentStore
+    from governance.review.store import ReviewStore
 
 Timestamp = Annotated[datetime, PlainSerializer(lambda d: d.isoformat(), return_type=str, when_used="json")]
 """A timezone-aware time that dumps to JSON as ``datetime.isoformat()`` (the CLI's format)."""
@@ -184,7 +184,7 @@ class DossierStorage(Protocol):
     """Every storage operation the code above the store uses. ``Store`` (either backend) implements it.
 
     Exactly the members that pages, the CLI, reports and governance call on a store (``audit_log``
-    through ``governance.actions.history.timeline``; ``read_job`` through ``evaluator.runs.jobs``,
+    through ``governance.dossier.history.timeline``; ``read_job`` through ``evaluator.runs.jobs``,
     which gets the store passed down), so they can be typed against this instead of the concrete
     class. Left out on purpose: ``Store.open`` and ``Store.open_url`` (how a caller
     gets a storage: the concrete class picks the backend), ``Store.cursor`` (a raw cursor, for

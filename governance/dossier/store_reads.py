@@ -88,7 +88,7 @@ class DossierReads(DossierTransactions):
         Example:
             >>> import tempfile
             >>> from pathlib import Path
-            >>> from governance.dossier.intended_use import example_intended_use
+            >>> from governance.intended_use.records import example_intended_use
             >>> from governance.dossier.store import Store
             >>> store = Store.open(Path(tempfile.mkdtemp()) / "medassure.duckdb")
             >>> d = Dossier(id="D-example", title="Portal replies", owner="dr.lee",

@@ -98,7 +98,7 @@ class DossierVersions(DossierAudit, DossierReads):
         Example:
             >>> import tempfile
             >>> from pathlib import Path
-            >>> from governance.dossier.intended_use import example_intended_use
+            >>> from governance.intended_use.records import example_intended_use
             >>> from governance.dossier.store import Store
             >>> store = Store.open(Path(tempfile.mkdtemp()) / "medassure.duckdb")
             >>> d = Dossier(title="Portal replies", owner="dr.lee", intended_use=example_intended_use())
@@ -132,7 +132,7 @@ class DossierVersions(DossierAudit, DossierReads):
         Example:
             >>> import tempfile
             >>> from pathlib import Path
-            >>> from governance.dossier.intended_use import example_intended_use
+            >>> from governance.intended_use.records import example_intended_use
             >>> from governance.dossier.store import Store
             >>> store = Store.open(Path(tempfile.mkdtemp()) / "medassure.duckdb")
             >>> d = Dossier(id="D-u", title="Portal replies", owner="dr.lee",

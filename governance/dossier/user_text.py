@@ -49,7 +49,7 @@ def field_label(model: type[BaseModel], name: str) -> str:
     """The human label of a field: its ``title`` when set, else its name in words.
 
     Example:
-        >>> from governance.dossier.intended_use import IntendedUse
+        >>> from governance.intended_use.records import IntendedUse
         >>> field_label(IntendedUse, "care_setting"), field_label(IntendedUse, "out_of_scope_uses")
         ('Care setting', 'Out-of-scope uses')
     """

@@ -3,5 +3,6 @@ attaching and detaching evidence, selecting and ranking records, the coverage ma
 page's view, and which benchmarks a judge-agreement setting covers.
 
 Arrows EvidencePlan -> Evidence of the path. Starting runs, juries and imports for a dossier (they
-take a store) are at the front desk, ``governance.actions``; running a model is ``evaluator.runs``.
+take a store) are ``governance.evidence.operations`` (the frozen plan, HELM and Inspect imports) and
+``governance.runs.operations``; running a model is ``evaluator.runs``.
 """

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from evaluator.evidence.record import Evidence
 from governance.dossier.record import Dossier
-from governance.dossier.taxonomy import BenchmarkRef, load_taxonomy
+from governance.mapping.taxonomy import BenchmarkRef, load_taxonomy
 
 
 def mapped_benchmarks(dossier: Dossier) -> list[BenchmarkRef]:
     """The MedHELM benchmarks of the dossier's accepted subcategories, in mapping order.
 
     Example:
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> d = Dossier(title="demo", owner="me", intended_use=example_intended_use())
         >>> d = d.model_copy(update={"mapping": d.mapping.decide(
         ...     "providing_patient_education_resources", "accepted", by="me")})
@@ -48,7 +48,7 @@ def attach_evidence(dossier: Dossier, evidence: list[Evidence], by: str) -> Doss
 
     Example:
         >>> from evaluator.evidence.record import published_evidence
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> d = Dossier(title="demo", owner="me", intended_use=example_intended_use())
         >>> ev = published_evidence(["MedicationQA"], ["DeepSeek R1"])
         >>> len(attach_evidence(attach_evidence(d, ev, by="me"), ev + ev, by="me").evidence)
@@ -77,7 +77,7 @@ def detach_evidence(dossier: Dossier, evidence_ids: list[str], by: str) -> Dossi
 
     Example:
         >>> from evaluator.evidence.record import published_evidence
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> d = Dossier(title="demo", owner="me", intended_use=example_intended_use())
         >>> d = attach_evidence(d, published_evidence(["MedicationQA"], ["DeepSeek R1"]), by="me")
         >>> detach_evidence(d, [d.evidence[0].id], by="me").evidence

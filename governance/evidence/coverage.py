@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from evaluator.evidence.record import Evidence
 from governance.dossier.record import Dossier
-from governance.dossier.taxonomy import Subcategory, load_taxonomy
+from governance.mapping.taxonomy import Subcategory, load_taxonomy
 
 CoverageKind = Literal["public", "gated", "private", "helm-import", "inspect-import", "local-run", "none"]
 
@@ -95,7 +95,7 @@ def coverage_map(dossier: Dossier) -> list[CoverageRow]:
     """One coverage row per accepted subcategory, in mapping order.
 
     Example:
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> d = Dossier(title="demo", owner="me", intended_use=example_intended_use())
         >>> d = d.model_copy(update={"mapping": d.mapping.decide(
         ...     "patient_provider_messaging", "accepted", by="me")})

@@ -112,7 +112,7 @@ def activity_gaps(dossier: Dossier, activities: tuple[Activity, ...] | None = No
     """The activities the intended use names that neither a mapped benchmark nor attached evidence tests.
 
     Example:
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> use = example_intended_use().model_copy(update={
         ...     "purpose": "Propose weight-based paediatric doses (mg/kg) and renal dose adjustments by "
         ...                "creatinine clearance; a pharmacist verifies every dose."})

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from governance.dossier.evidence_records import JudgeAgreementSetting
+from governance.evidence.records import JudgeAgreementSetting
 
 
 def covers(setting: JudgeAgreementSetting, benchmark: str) -> bool:

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from functools import cache
 
 from evaluator.evidence.record import Evidence
-from governance.dossier.taxonomy import TaxonomyError, load_taxonomy
+from governance.mapping.taxonomy import TaxonomyError, load_taxonomy
 
 PROVENANCE_RANK = {"local-run": 0, "helm-import": 1, "inspect-import": 1, "published": 2}
 """Lower wins: local evidence speaks most directly to this hospital's use."""

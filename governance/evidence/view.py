@@ -27,11 +27,11 @@ from evaluator.evidence.medhelm import published_scores
 from evaluator.evidence.record import Evidence, published_evidence
 from evaluator.statistics.estimates import group_means, mean_win_rate, tie_groups
 from governance.dossier.record import Dossier
-from governance.dossier.taxonomy import AccessTier
 from governance.evidence.attach import mapped_benchmarks
 from governance.evidence.coverage import CoverageRow, coverage_map
 from governance.evidence.select import is_share
 from governance.mapping.model_names import CandidateMatch, match_candidates
+from governance.mapping.taxonomy import AccessTier
 
 WIN_RATE_METHOD = ("HELM mean win rate over the mapped benchmarks, against all published MedHELM "
                    "models: per benchmark, (models strictly worse + half the other models tied) / "
@@ -232,7 +232,7 @@ def evidence_view(dossier: Dossier, models: list[str] | None = None) -> Evidence
         ValueError: a requested model is not a published MedHELM model.
 
     Example:
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> d = Dossier(title="demo", owner="me", intended_use=example_intended_use())
         >>> d = d.model_copy(update={"mapping": d.mapping.decide(
         ...     "providing_patient_education_resources", "accepted", by="me")})

@@ -4,8 +4,9 @@ Why checks here and not only in the pages: a page hides what a user may not do, 
 and any later face call the same domain functions, so those functions refuse (``PermissionDenied``)
 whatever the caller shows. Roles are ``viewer``, ``editor``, ``chair`` (chair includes editor, editor
 includes viewer), ``rater`` (rates the review queues that name them, and only their own items;
-``governance.actions.review``) and the sign-off roles a decision requires (``clinical lead`` ...): only a
-member holding role R signs as R, only editors edit, only the chair records the decision.
+``governance.review.operations.queues``) and the sign-off roles a decision requires
+(``clinical lead`` ...): only a member holding role R signs as R, only editors edit, only the chair
+records the decision.
 
 Where no membership is configured at all, a local desk deployment keeps working as before: its one
 user (and the CLI, and the demo's made-up members) holds every role. An OIDC or proxy deployment

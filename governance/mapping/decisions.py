@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from governance.dossier.taxonomy import load_taxonomy
+from governance.mapping.taxonomy import load_taxonomy
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
@@ -45,7 +45,7 @@ def record_mapping(dossier: Dossier, subcategory_id: str, status: str, by: str, 
         TaxonomyError: an unknown subcategory id (the message names the valid ones).
 
     Example:
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> from governance.dossier.record import Dossier
         >>> d = Dossier(title="Doses", owner="me", intended_use=example_intended_use())
         >>> d2 = record_mapping(d, "supporting_diagnostic_decisions", "accepted", by="me")
@@ -65,7 +65,7 @@ def mapping_lines(dossier: Dossier) -> list[MappingLine]:
     """The recorded decisions in the order they were made, with names.
 
     Example:
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> from governance.dossier.record import Dossier
         >>> mapping_lines(Dossier(title="Doses", owner="me", intended_use=example_intended_use()))
         []

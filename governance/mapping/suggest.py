@@ -23,7 +23,7 @@ from functools import lru_cache
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from governance.dossier.taxonomy import Subcategory, Taxonomy, load_taxonomy
+from governance.mapping.taxonomy import Subcategory, Taxonomy, load_taxonomy
 
 STOPWORDS = frozenset(
     [

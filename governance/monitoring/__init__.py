@@ -7,6 +7,6 @@ identity and its check (``identity``), monthly rates against the plan's bars (``
 (``drift``), whether human review works (``review``), subgroups and use outside the envelope
 (``subgroups``), the plan with its defaults by tier (``plan``), and the ladder that turns findings into
 signals with owners and deadlines (``ladder``), composed in ``status``. Importing a feed, recording
-events and acknowledging or resolving signals take the store, so they are at the front desk
-(``governance.actions.monitoring``).
+events and acknowledging or resolving signals take the store, so they are in the operations
+(``governance.monitoring.operations.feed``).
 """

@@ -23,7 +23,7 @@ from evaluator.statistics.cusum import (
     standardized_cusum_limit,
     standardized_cusum_path,
 )
-from governance.dossier.decision_records import MonitoringPlan
+from governance.decision.records import MonitoringPlan
 from governance.monitoring.models import CusumSummary
 
 DEFAULT_BASELINE_N = 1_000
@@ -117,7 +117,7 @@ def correction_cusum(
 
     Example:
         >>> from datetime import UTC, datetime, timedelta
-        >>> from governance.dossier.decision_records import MonitoringPlan, Trigger
+        >>> from governance.decision.records import MonitoringPlan, Trigger
         >>> plan = MonitoringPlan(triggers=[Trigger(kind="schedule", description="6 months")],
         ...                       schedule_months=6,
         ...                       owner="qa", baseline_rate=0.02)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from governance.dossier.decision_records import MonitoringPlan
+from governance.decision.records import MonitoringPlan
 from governance.dossier.record import Dossier
 from governance.monitoring.models import ApprovedIdentity, IdentitySeen
 
@@ -35,7 +35,7 @@ def approved_candidate(dossier: Dossier) -> str | None:
 
     Example:
         >>> from governance.dossier.record import Dossier
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> d = Dossier(title="x y z", owner="me", intended_use=example_intended_use())
         >>> approved_candidate(d) is None
         True
@@ -56,7 +56,7 @@ def decided_model_strings(dossier: Dossier, candidate: str) -> list[str]:
 
 
 def decided_run_ids(dossier: Dossier, candidate: str) -> list[str]:
-    """The decided runs of ``candidate`` (whose served identities the front desk reads from the run store)."""
+    """The decided runs of ``candidate`` (whose served identities the operations reads from the run store)."""
     items = dossier.evidence_plan.items if dossier.evidence_plan else []
     return sorted({i.run_id for i in items if i.model_label == candidate})
 
@@ -67,11 +67,11 @@ def approved_identity(
     """The approved identity: served names of the decided runs, else their model strings, plus aliases.
 
     Example:
-        >>> from governance.dossier.decision_records import MonitoringPlan, Trigger
+        >>> from governance.decision.records import MonitoringPlan, Trigger
         >>> plan = MonitoringPlan(triggers=[Trigger(kind="schedule", description="every 6 months")],
         ...                       schedule_months=6, owner="me", model_aliases=["gpt-4o-eu"])
         >>> from governance.dossier.record import Dossier
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> d = Dossier(title="x y z", owner="me", intended_use=example_intended_use())
         >>> approved_identity(d, "openai/gpt-4o", plan, served=["gpt-4o-2024-08-06"]).accepted_models
         ['gpt-4o-2024-08-06', 'gpt-4o-eu']

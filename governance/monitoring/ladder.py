@@ -13,10 +13,10 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime, timedelta
 
-from governance.dossier.decision_records import MonitoringPlan
-from governance.dossier.monitoring_records import LEVELS, Level, SignalAction, SignalKind, SignalRecord
+from governance.decision.records import MonitoringPlan
 from governance.dossier.record import Dossier
 from governance.monitoring.models import Signal
+from governance.monitoring.records import LEVELS, Level, SignalAction, SignalKind, SignalRecord
 
 LEVEL_OF: dict[str, Level] = {
     "model_change": "pause",

@@ -1,7 +1,7 @@
 """The values the monitoring stage reads and returns: feed aggregates in, a status with its signals out.
 
 Why aggregates and not rows: the feed can hold millions of rows, so the store sums them in SQL per month
-(``governance.dossier.store_monitoring``) and hands this stage a ``FeedAggregates``; only the one series
+(``governance.monitoring.store``) and hands this stage a ``FeedAggregates``; only the one series
 a CUSUM needs (the audited outputs' material corrections in time order, and a continuous metric) comes as
 arrays. Everything here is a plain value the page, the CLI and the monthly report render.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from governance.dossier.feed_records import FeedAggregates, IdentitySeen, MonthCounts, TagCount
-from governance.dossier.monitoring_records import Level, SafetyEvent, SignalKind
+from governance.monitoring.feed_records import FeedAggregates, IdentitySeen, MonthCounts, TagCount
+from governance.monitoring.records import Level, SafetyEvent, SignalKind
 
 __all__ = [
     "ApprovedIdentity",

@@ -10,14 +10,14 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from governance.decision.oversight import derive_oversight, load_oversight_defaults
-from governance.dossier.decision_records import (
+from governance.decision.records import (
     FeedMetric,
     MonitoredMetric,
     MonitoringPlan,
     ReviewRequirements,
 )
-from governance.dossier.monitoring_records import GoLiveSettings
 from governance.dossier.record import Dossier
+from governance.monitoring.records import GoLiveSettings
 
 DEFAULT_REVIEW_SECONDS_FLOOR = 10.0
 """Median seconds per review below which review looks like rubber-stamping, when the plan sets no floor."""
@@ -54,7 +54,7 @@ def resolved_plan(dossier: Dossier, candidate: str | None = None) -> ResolvedPla
     version and baseline and add their aliases, without touching the signed plan.
 
     Example:
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> p = resolved_plan(Dossier(title="x y z", owner="me", intended_use=example_intended_use()))
         >>> p.agreed, p.monitoring.target_arl0
         (False, 500)
@@ -136,7 +136,7 @@ def bars(plan: ResolvedPlan, tier: str) -> dict[str, tuple[float, str]]:
     """Feed metric → (bar, direction): the plan's metrics, the correction share always (tier default).
 
     Example:
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> d = Dossier(title="x y z", owner="me", intended_use=example_intended_use())
         >>> bars(resolved_plan(d), "moderate")["material_correction_share"][1]
         'at_most'

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from evaluator.statistics.cusum import audit_sample_size
 from evaluator.statistics.estimates import wilson_interval
-from governance.dossier.feed_records import MonthCounts
+from governance.monitoring.feed_records import MonthCounts
 from governance.monitoring.models import AuditSampleSize, MonthMetric
 
 EDIT_RATE_FLOOR = 0.02

@@ -8,8 +8,8 @@ and how they signed in are left out, and the description is masked by the PHI de
 from __future__ import annotations
 
 from evaluator.phi.detect import redact_text
-from governance.dossier.monitoring_records import SafetyEvent
 from governance.dossier.record import Dossier
+from governance.monitoring.records import SafetyEvent
 
 
 def safety_register(dossier: Dossier, candidate: str | None = None, *, blinded: bool = False) -> list[dict]:
@@ -17,7 +17,7 @@ def safety_register(dossier: Dossier, candidate: str | None = None, *, blinded: 
 
     Example:
         >>> from datetime import UTC, datetime
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> e = SafetyEvent(id="E-0123456789", at=datetime(2026, 3, 1, tzinfo=UTC), by="rn.ada",
         ...                 severity="minor", candidate="M1",
         ...                 description="Reply to Mr. Robert Chen-Morales named the wrong clinic")

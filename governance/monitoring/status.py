@@ -1,7 +1,7 @@
 """The monitoring status of one candidate: every check composed, and the ladder's verdict.
 
 Why one composing function: the page, the CLI and the monthly report show the same status, so they call
-``compute_status`` (through the front desk) and render what comes back. The checks, in the issue's
+``compute_status`` (through the operations) and render what comes back. The checks, in the issue's
 order: identity (served model, prompt version) → pause; monthly rates above their bars → review; CUSUM
 drift → review; review effectiveness (rubber-stamping, sentinels missed) → review; the schedule →
 review; subgroups, and use outside the approved envelope → review; safety events, moderate or worse →
@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from governance.dossier.monitoring_records import SUSPENDING, SafetyEvent
 from governance.dossier.record import Dossier
 from governance.monitoring.drift import correction_cusum, correction_evidence, latency_cusum, score_cusum
 from governance.monitoring.identity import approved_identity, unapproved_models, unapproved_prompts
@@ -21,6 +20,7 @@ from governance.monitoring.ladder import ladder_status, make_signal, with_record
 from governance.monitoring.models import FeedAggregates, MonitoringStatus, Signal
 from governance.monitoring.plan import METRIC_LABELS, bars, resolved_plan, review_floor
 from governance.monitoring.rates import audit_sample, month_metrics, rubber_stamping
+from governance.monitoring.records import SUSPENDING, SafetyEvent
 from governance.monitoring.schedule import reevaluation_due
 from governance.monitoring.subgroups import out_of_envelope, subgroup_rows
 

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from evaluator.statistics.estimates import wilson_interval
 from evaluator.statistics.subgroups import MIN_N, mover_ratio_interval
-from governance.dossier.feed_records import TagCount
+from governance.monitoring.feed_records import TagCount
 
 
 def subgroup_rows(tags: list[TagCount], min_n: int = MIN_N) -> list[dict]:

@@ -4,5 +4,5 @@ candidate fills in, and the due-diligence questionnaire and its open items.
 
 Cost is evidence the rules read (a cost ceiling), so this stage sits below ``rules``; the comparison
 of candidates, which reads the verdicts, is in ``governance.decision``. Reading what the dossier's
-own runs cost takes the run store: ``governance.actions.costs``.
+own runs cost takes the run store: ``governance.procurement.operations``.
 """

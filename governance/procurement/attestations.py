@@ -15,7 +15,7 @@ An answer has one of five statuses, each computed, never stored:
 * ``satisfactory``.
 
 Answers are statements by the vendor, recorded with who entered them and when; a linked document
-is referenced by its SHA-256 (the bytes live in ``governance.dossier.documents``), so the dossier hash,
+is referenced by its SHA-256 (the bytes live in ``governance.procurement.store``), so the dossier hash,
 and with it every sign-off, covers the exact document.
 """
 
@@ -29,7 +29,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evaluator.paths import DATA_DIR
-from governance.dossier.procurement_records import AttestationAnswer, DocumentRef
+from governance.procurement.records import AttestationAnswer, DocumentRef
 
 QUESTIONNAIRE_DIR = DATA_DIR / "questionnaires"
 YES_NO = {"yes": "Yes", "no": "No"}

@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 from evaluator.evidence.medhelm import benchmark_tokens
-from governance.dossier.procurement_records import Candidate, TokenProfile
 from governance.evidence.attach import mapped_benchmarks
 from governance.procurement.candidates import candidate_models
 from governance.procurement.cost import with_workload
 from governance.procurement.cost_inputs import medhelm_token_profile
+from governance.procurement.records import Candidate, TokenProfile
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier

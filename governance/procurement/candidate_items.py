@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from governance.dossier.procurement_records import Candidate
 from governance.procurement.attestations import statuses
+from governance.procurement.records import Candidate
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier

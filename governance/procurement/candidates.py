@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from governance.dossier.procurement_records import AttestationAnswer, Candidate
 from governance.mapping.model_names import name_key, snapshot_date
 from governance.procurement.attestations import with_answer
+from governance.procurement.records import AttestationAnswer, Candidate
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
@@ -78,7 +78,7 @@ def run_candidates(dossier: Dossier) -> list[str]:
     """What a run may be made for: the recorded candidates' ids, then the intended use's candidate models.
 
     Example:
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> from governance.dossier.record import Dossier
         >>> run_candidates(Dossier(title="demo", owner="me", intended_use=example_intended_use()))
         ['gpt-4o', 'claude-3-7-sonnet', 'llama-3.3-70b']
@@ -95,7 +95,7 @@ def run_binding(dossier: Dossier, chosen: str | None, model: str) -> tuple[str, 
     ``--candidate``) keeps today's rule: the model string names the candidate.
 
     Example:
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> from governance.dossier.record import Dossier
         >>> d = Dossier(title="demo", owner="me", intended_use=example_intended_use())
         >>> run_binding(d, "gpt-4o", "openai/gpt-4o-bad"), run_binding(d, None, "openai/x")

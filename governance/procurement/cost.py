@@ -25,9 +25,9 @@ from pydantic import BaseModel
 from evaluator.evidence.medhelm import published_costs
 from evaluator.evidence.record import Evidence
 from evaluator.gateway.prices import snapshot_price
-from governance.dossier.procurement_records import CostSettings, EvaluationCostItem, TokenProfile
 from governance.evidence.select import is_share, preferred
 from governance.procurement.candidates import candidate_models
+from governance.procurement.records import CostSettings, EvaluationCostItem, TokenProfile
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
@@ -337,7 +337,7 @@ def pending_candidates(dossier: Dossier, costed: set[str], benchmark: str | None
 
     Example:
         >>> from evaluator.evidence.record import published_evidence
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> from governance.dossier.record import Dossier
         >>> d = Dossier(title="dosing", owner="me", intended_use=example_intended_use(),
         ...             evidence=published_evidence(["MedCalc-Bench"], ["GPT-4o (2024-05-13)"]))

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from evaluator.evidence.medhelm import benchmark_tokens, published_costs
-from governance.dossier.procurement_records import EvaluationCostItem, TokenProfile
+from governance.procurement.records import EvaluationCostItem, TokenProfile
 
 
 def profile_from_results(model: str, price_model: str, results: Iterable[Mapping], source: str,

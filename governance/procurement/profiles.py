@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from governance.dossier.procurement_records import CostSettings, TokenProfile
+from governance.procurement.records import CostSettings, TokenProfile
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
@@ -19,7 +19,7 @@ def with_token_profile(dossier: Dossier, profile: TokenProfile) -> Dossier:
     """The dossier with ``profile`` as its candidate's token profile (unchanged when already recorded).
 
     Example:
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> from governance.dossier.record import Dossier
         >>> d = Dossier(title="Doses", owner="me", intended_use=example_intended_use())
         >>> p = TokenProfile(model="gpt-4o", price_model="gpt-4o", mean_prompt_tokens=220,

@@ -45,7 +45,7 @@ def run_presets(dossier: Dossier) -> list[RunPreset]:
     """One preset per recorded candidate, in the dossier's order.
 
     Example:
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> from governance.dossier.record import Dossier
         >>> run_presets(Dossier(title="demo", owner="me", intended_use=example_intended_use()))
         []

@@ -2,6 +2,6 @@
 before and after, and whether the change would alter the committee's decision.
 
 The loop back from Decision to Runs. Freezing the evidence plan, re-running each plan item and
-saving the addendum take the store, so they are at the front desk (``governance.actions``:
-``evidence_plan``, ``rerun``, ``reevaluate``, ``reevaluation``).
+saving the addendum take the store, so they are this package's ``operations`` (``rerun``,
+``addendum``, ``job``); the frozen plan is ``governance.evidence.operations.plan``.
 """

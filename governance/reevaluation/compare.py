@@ -17,13 +17,13 @@ from collections.abc import Mapping, Sequence
 from evaluator.benchmarks.instance import Instance
 from evaluator.statistics.paired import compare_paired
 from evaluator.statistics.subgroups import MIN_N
-from governance.dossier.addendum_records import (
+from governance.decision.records import OUTCOME_LABELS, CommitteeDecision
+from governance.reevaluation.records import (
     DecisionImpact,
     ServedIdentity,
     SubgroupComparison,
     VerdictChange,
 )
-from governance.dossier.decision_records import OUTCOME_LABELS, CommitteeDecision
 from governance.rules.recommendation import recommend
 from governance.rules.verdicts import Assessment, Verdict
 

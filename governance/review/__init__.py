@@ -3,8 +3,8 @@ errors made by documented perturbations), each rater's blinded order, catch rate
 intervals, rubber-stamping flags, the inputs of clinician agreement, and the sample-size guidance.
 
 Arrow *Review queues -> clinician ratings* of the path. Nothing here takes a store: creating a queue,
-recording a rating, importing a sheet and closing a queue are at the front desk
-(``governance.actions.review``); the records are ``governance.dossier.review_records``.
+recording a rating, importing a sheet and closing a queue are in the operations
+(``governance.review.operations.queues``); the records are ``governance.review.records``.
 Modules: ``rubric`` (the jury rubric or the audit verdict), ``sampling``, ``sentinels``, ``measures``,
 ``sample_size``.
 """

@@ -19,7 +19,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 from evaluator.statistics.estimates import wilson_interval
-from governance.dossier.review_records import QueueItem, Rating, ReviewQueue, ReviewRubric
+from governance.review.records import QueueItem, Rating, ReviewQueue, ReviewRubric
 
 CATCH_ACCURACY = 2
 """An accuracy score at or below this catches a sentinel."""

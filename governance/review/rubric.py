@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from evaluator.benchmarks.specs import BenchmarkError, get_benchmark
 from evaluator.jury.rubrics import DEFAULT_RUBRIC, get_rubric
-from governance.dossier.review_records import AUDIT_VERDICTS, ReviewRubric
+from governance.review.records import AUDIT_VERDICTS, ReviewRubric
 
 AUDIT = ReviewRubric(
     kind="audit",

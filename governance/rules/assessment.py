@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from governance.dossier.procurement_records import Candidate
 from governance.procurement.candidate_items import VendorItem, vendor_items
 from governance.procurement.candidates import candidate_models
+from governance.procurement.records import Candidate
 from governance.rules.recommendation import RANK, Recommendation, overall, recommend
 from governance.rules.verdicts import Assessment, assess
 

@@ -6,7 +6,7 @@ comparison and the PDF. Each kind now says here, in one place, how it reaches it
 bar reads (one wording for the pages, the CLI and the PDF), its label, and the two facts other
 modules ask of it: whether it reads one evidence record per benchmark (a column of the candidate
 comparison) and whether it is a gate tested on an interval (its alpha is recorded). Adding a kind
-touches its record type in ``governance.dossier.rules_records``, this module and its tests; a test
+touches its record type in ``governance.rules.records``, this module and its tests; a test
 checks that every kind the record types allow is registered.
 
 A kind's ``verdicts`` is given a :class:`RuleContext` (the dossier, the candidate models, the rule's

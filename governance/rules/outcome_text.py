@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from governance.dossier.decision_records import OUTCOME_LABELS, Outcome
+from governance.decision.records import OUTCOME_LABELS, Outcome
 from governance.dossier.labels import benchmark_label, is_proportion_metric
 from governance.evidence.select import subcategory_name
 from governance.rules.recommendation import CandidateRecommendation, Recommendation

@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator.evidence.record import Provenance
 from evaluator.paths import DATA_DIR
-from governance.dossier.rules_records import (
+from governance.rules.records import (
     AcceptancePolicy,
     CostRule,
     JudgeAgreementRule,

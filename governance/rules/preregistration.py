@@ -42,7 +42,7 @@ def seen_evidence_ids(dossier: Dossier) -> list[str]:
 
     Example:
         >>> from evaluator.evidence.record import published_evidence
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> from governance.dossier.record import Dossier
         >>> from governance.evidence.attach import attach_evidence, detach_evidence
         >>> d = Dossier(title="demo", owner="me", intended_use=example_intended_use())

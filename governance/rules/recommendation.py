@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from governance.dossier.decision_records import OUTCOME_LABELS, CommitteeDecision, Outcome
+from governance.decision.records import OUTCOME_LABELS, CommitteeDecision, Outcome
 from governance.evidence.select import slug, subcategory_keys, subcategory_name
 from governance.rules.preregistration import preregistration_summary
 from governance.rules.rule_text import verdict_label

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from evaluator.benchmarks.specs import list_benchmarks
 from governance.dossier.record import Dossier
-from governance.dossier.rules_records import ScoreRule
-from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.select import slug
+from governance.mapping.taxonomy import load_taxonomy
 from governance.rules.policy import load_defaults
+from governance.rules.records import ScoreRule
 
 
 def tier_min_n(tier: str) -> int:
@@ -60,7 +60,7 @@ def known_benchmarks(dossier: Dossier) -> list[str]:
     """Names a rule's benchmark can match: runnable benchmark ids, MedHELM benchmarks, the dossier's evidence.
 
     Example:
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> names = known_benchmarks(Dossier(title="demo", owner="me", intended_use=example_intended_use()))
         >>> "calc_builtin" in names and "MedicationQA" in names
         True
@@ -79,7 +79,7 @@ def unknown_benchmark(dossier: Dossier, benchmark: str) -> bool:
     not yet run is reported as unknown, which is a warning, not a refusal.
 
     Example:
-        >>> from governance.dossier.intended_use import example_intended_use
+        >>> from governance.intended_use.records import example_intended_use
         >>> d = Dossier(title="demo", owner="me", intended_use=example_intended_use())
         >>> unknown_benchmark(d, "medication qa"), unknown_benchmark(d, "MedicatonQA")
         (False, True)

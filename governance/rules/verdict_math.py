@@ -44,7 +44,7 @@ from statistics import NormalDist
 from typing import Literal
 
 from evaluator.statistics.estimates import wilson_interval
-from governance.dossier.rules_records import Multiplicity, Status
+from governance.rules.records import Multiplicity, Status
 
 Direction = Literal["at_least", "at_most", "within"]
 ALPHA = 0.025

@@ -33,12 +33,12 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 from evaluator.evidence.record import Evidence
-from governance.dossier.rules_records import AcceptancePolicy, RuleKind, Status
 from governance.evidence.select import matches, models_in, preferred
 from governance.rules.family import ErrorControl, adjusted_by_key
 from governance.rules.kinds import RuleContext, rule_kind
 from governance.rules.policy import change_log_problem, rules_hash
 from governance.rules.preregistration import preregistration
+from governance.rules.records import AcceptancePolicy, RuleKind, Status
 from governance.rules.rule_text import rule_label
 from governance.rules.score_verdict import score_verdict
 from governance.rules.verdict_math import (

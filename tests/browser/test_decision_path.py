@@ -14,8 +14,8 @@ pytestmark = pytest.mark.browser
 def seed_unruled_dossier(home) -> str:
     """A dossier with mapping and published evidence but no rules: the state before a committee meets."""
     from evaluator.evidence.record import published_evidence
-    from governance.dossier.intended_use import example_intended_use
     from governance.dossier.record import Dossier
+    from governance.intended_use.records import example_intended_use
 
     home.mkdir(parents=True, exist_ok=True)
     d = Dossier(id="D-walk", title="Portal replies (walk-through)", owner="Primary care AI committee",

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from governance.actions.review_create import create_queue
 from governance.dossier.store import Store
+from governance.review.operations.create import create_queue
 from tests.browser.conftest import REPO, start_app, wait_idle
 from tests.governance.review_fixtures import QUESTIONS, judge_run, jury_score, review_run
 

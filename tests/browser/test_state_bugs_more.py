@@ -191,8 +191,8 @@ def test_bug4_reevaluation_names_the_rerun_candidates_and_shows_the_new_addendum
 
 def _seed_gapped(home) -> str:
     from evaluator.evidence.record import published_evidence
-    from governance.dossier.intended_use import example_intended_use
     from governance.dossier.record import Dossier
+    from governance.intended_use.records import example_intended_use
 
     home.mkdir(parents=True, exist_ok=True)
     d = Dossier(id="D-gaps", title="Portal replies without a plan", owner="Primary care AI committee",

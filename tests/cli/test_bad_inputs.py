@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from cli import main
-from governance.dossier.intended_use import example_intended_use
+from governance.intended_use.records import example_intended_use
 
 DEEP = "[" * 100_000 + "]" * 100_000  # past the interpreter's recursion limit
 DEEP_100 = "[" * 100 + "]" * 100  # parses, but past the nesting cap

@@ -1,7 +1,7 @@
 """A CLI-only approval from create to signed report with no ``--override-gaps`` (issue 27, item 13).
 
 The mapping, the cost profile and the review and monitoring plan now have commands of their own
-(``medassure mapping``, ``cost``, ``oversight``), each saved through the front desk; repeating one with
+(``medassure mapping``, ``cost``, ``oversight``), each saved through the operations; repeating one with
 the same values saves nothing. An identical re-evaluation run twice appears once in the PDF, with the
 repeat named in one line. Every step is a ``python -m cli`` subprocess (``tests/cli/test_cli_walk.py``).
 """

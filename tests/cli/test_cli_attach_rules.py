@@ -8,10 +8,10 @@ import pytest
 
 from cli import main
 from evaluator.scenarios import preview_import, record_offline_run
-from governance.actions.scenarios import import_for_dossier
 from governance.demo.scenario import demo_answers, demo_cases_csv
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
+from governance.intended_use.records import example_intended_use
+from governance.scenarios.operations.local import import_for_dossier
 
 PRICES = ["--input-price", "0.5", "--output-price", "1.5"]
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from cli import main
-from governance.dossier.documents import sha256_hex
 from governance.dossier.store import Store
+from governance.procurement.store import sha256_hex
 from tests.governance.candidate_fixtures import base_dossier
 
 

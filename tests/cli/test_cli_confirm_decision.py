@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from governance.actions.save import save_as
 from governance.dossier.store import Store
 from governance.identity.identity import local_identity
+from governance.identity.operations.save import save_as
 from tests.cli.test_cli_policy import dossier_id, latest, run  # noqa: F401  (a fixture)
 
 

@@ -8,9 +8,9 @@ reordered key or a differently formatted timestamp fails.
 import json
 
 from cli import main
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store
+from governance.intended_use.records import example_intended_use
 
 HISTORY_KEYS = ["version", "hash", "parent_hash", "created_at", "author", "note", "auth"]  # auth: issue 17
 LIST_KEYS = ["id", "title", "owner", "status", "risk_tier", "version", "hash", "updated_at"]

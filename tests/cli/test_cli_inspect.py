@@ -8,9 +8,9 @@ import sys
 import pytest
 
 from cli import main
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store
+from governance.intended_use.records import example_intended_use
 from tests.inspect_logs import make_logs
 
 

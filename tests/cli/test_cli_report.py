@@ -8,9 +8,9 @@ import pytest
 
 from cli import main
 from evaluator.evidence.record import published_evidence
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store
+from governance.intended_use.records import example_intended_use
 
 
 def run(capsys, *argv) -> tuple[int, str, str]:

@@ -118,8 +118,8 @@ def test_create_sheet_import_status_close_export(calc_run, capsys, tmp_path, hom
     assert exported[0].startswith("# MAY HOLD PATIENT DATA")
     assert exported[1] == "dataset,instance_id,rater,audit_verdict" and len(exported) == 2 + 4
 
-    from governance.actions.review_status import audit_verdicts
     from governance.dossier.store import Store
+    from governance.review.operations.status import audit_verdicts
 
     store = Store.open(home / "medassure.duckdb")
     try:  # the monitoring feed's audited / audit_verdict values: dr.a's 4 real outputs, all rated material

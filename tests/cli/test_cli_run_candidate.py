@@ -4,9 +4,9 @@ model string (issue 27, item 3)."""
 import json
 
 from cli import main
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store
+from governance.intended_use.records import example_intended_use
 
 BAD = "openai/gpt-4o-bad"
 

@@ -13,7 +13,7 @@ import pytest
 
 from cli import main
 from evaluator.phi.attestation import AttestationInput
-from governance.actions.deidentification import attest_file
+from governance.scenarios.operations.deidentification import attest_file
 from tests.fakes import prompt_text
 
 CASES = [
@@ -203,11 +203,11 @@ def decided_dossier(store, server, path) -> str:
     """A dossier decided on a run of the generic benchmark on ``path`` (endpoint approved for PHI)."""
     from evaluator.gateway.llm import ModelEndpoint
     from evaluator.runs.jobs import RunRequest
-    from governance.actions import decision as actions_decision
-    from governance.actions.run_view import attach_run
-    from governance.actions.runs import start_run
-    from governance.dossier.intended_use import example_intended_use
+    from governance.decision.operations import decide as actions_decision
     from governance.dossier.record import Dossier
+    from governance.intended_use.records import example_intended_use
+    from governance.runs.operations.jobs import start_run
+    from governance.runs.operations.view import attach_run
 
     d = Dossier(id="D-phi", title="Phone notes helper", owner="AI committee",
                 intended_use=example_intended_use())

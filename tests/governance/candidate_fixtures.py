@@ -9,18 +9,18 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from evaluator.evidence.record import published_evidence
-from governance.dossier.intended_use import example_intended_use
-from governance.dossier.procurement_records import (
+from governance.dossier.record import Dossier
+from governance.intended_use.records import example_intended_use
+from governance.procurement.attestations import load_questionnaire, make_answer
+from governance.procurement.records import (
     Candidate,
     ContractFacts,
     CostSettings,
     Pricing,
     TokenProfile,
 )
-from governance.dossier.record import Dossier
-from governance.dossier.rules_records import AcceptancePolicy, CostRule, ScoreRule
-from governance.procurement.attestations import load_questionnaire, make_answer
 from governance.rules.policy import lock_policy
+from governance.rules.records import AcceptancePolicy, CostRule, ScoreRule
 
 GPT4O, CLAUDE, LLAMA = "GPT-4o (2024-05-13)", "Claude 3.7 Sonnet (20250219)", "Llama 3.3 Instruct (70B)"
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
@@ -45,7 +45,7 @@ GOOD_CONTRACT = ContractFacts(
 
 def answers(skip: tuple[str, ...] = (), override: dict[str, str] | None = None) -> list:
     """Satisfactory answers to every question except ``skip`` (``override`` changes values)."""
-    from governance.dossier.procurement_records import DocumentRef
+    from governance.procurement.records import DocumentRef
 
     out = []
     values = {**GOOD, **(override or {})}

@@ -11,8 +11,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from governance.dossier.content_hash import decision_basis_hash
-from governance.dossier.decision_records import (
+from governance.decision.records import (
     CommitteeDecision,
     MonitoredMetric,
     MonitoringPlan,
@@ -20,9 +19,10 @@ from governance.dossier.decision_records import (
     ReviewRequirements,
     Trigger,
 )
-from governance.dossier.intended_use import example_intended_use
-from governance.dossier.plan_records import EvidencePlan, PlanEndpoint, PlanItem
+from governance.dossier.content_hash import decision_basis_hash
 from governance.dossier.record import Dossier
+from governance.evidence.plan_records import EvidencePlan, PlanEndpoint, PlanItem
+from governance.intended_use.records import example_intended_use
 
 DECIDED_AT = datetime(2026, 1, 1, tzinfo=UTC)
 NOW = datetime(2026, 6, 20, tzinfo=UTC)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from evaluator.evidence.record import Evidence, SubgroupScore
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
+from governance.intended_use.records import example_intended_use
 
 WILSON = "Wilson score interval, 95%"
 

@@ -56,13 +56,13 @@ def scripted_models(n: int = N) -> Answer:
 def seed_decided_dossier(store, server_url: str, *, n: int = N, sign: bool = True) -> str:
     """Run model A on the calculator cases, attach the evidence, lock a rule, approve A (plan frozen)."""
     from evaluator.runs.jobs import RunRequest
-    from governance.actions import decision as actions_decision
-    from governance.actions.run_view import attach_run
-    from governance.actions.runs import start_run
     from governance.decision import committee
-    from governance.dossier.intended_use import example_intended_use
+    from governance.decision.operations import decide as actions_decision
     from governance.dossier.record import Dossier
-    from governance.dossier.rules_records import AcceptancePolicy, ScoreRule
+    from governance.intended_use.records import example_intended_use
+    from governance.rules.records import AcceptancePolicy, ScoreRule
+    from governance.runs.operations.jobs import start_run
+    from governance.runs.operations.view import attach_run
 
     d = Dossier(id=DOSSIER_ID, title="Calculator helper (re-evaluation test)", owner="AI committee",
                 intended_use=example_intended_use())

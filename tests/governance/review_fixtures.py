@@ -101,7 +101,7 @@ def review_run(store, server, folder: Path) -> tuple[str, Path]:
 def judge_run(store, server, run_id: str, path: Path) -> str:
     """A completed jury over the run (strict method); returns the jury id."""
     from evaluator.runs.jobs import JobManager
-    from governance.actions.juries import JuryRequest, start_jury
+    from governance.runs.operations.juries import JuryRequest, start_jury
 
     request = JuryRequest(
         run_id=run_id,

@@ -9,8 +9,8 @@ import re
 from pypdf import PdfReader
 
 from governance.decision.signoff import signoff_status
-from governance.dossier.documents import sha256_hex
 from governance.dossier.store import Store
+from governance.procurement.store import sha256_hex
 from tests.pages.conftest import DEMO, latest, open_page
 from tests.pages.readable import assert_readable
 

@@ -58,8 +58,8 @@ def test_rules_page_locked_change_needs_a_reason_then_is_logged(demo_copy):
 
 
 def test_rules_page_starts_from_defaults_and_locks(home):
-    from governance.dossier.intended_use import example_intended_use
     from governance.dossier.record import Dossier
+    from governance.intended_use.records import example_intended_use
 
     store = Store.open(home / "medassure.duckdb")
     store.save(Dossier(id="D-fresh", title="Fresh dossier", owner="me", intended_use=example_intended_use()),
@@ -184,8 +184,8 @@ def test_decision_page_checklist_on_the_demo_is_complete_before_the_decision(dem
 
 def _gapped_dossier(home) -> None:
     from evaluator.evidence.record import published_evidence
-    from governance.dossier.intended_use import example_intended_use
     from governance.dossier.record import Dossier
+    from governance.intended_use.records import example_intended_use
 
     home.mkdir(parents=True, exist_ok=True)
     d = Dossier(id="D-gaps", title="Portal replies without a plan", owner="me",

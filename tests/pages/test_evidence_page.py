@@ -7,9 +7,9 @@ import pytest
 
 from evaluator.evidence.record import published_evidence
 from governance.demo.seed import DEMO_ID
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store
+from governance.intended_use.records import example_intended_use
 from tests.evaluator.importers.test_helm import RUN_NAME, SUITE, _make_jury_run
 from tests.pages.conftest import latest, open_page
 from tests.pages.readable import assert_readable

@@ -3,11 +3,11 @@ item 5). Known answers as in ``tests/governance/rules/test_builtin_subgroups.py`
 10 of 10 cases, six on 0 of 10."""
 
 from evaluator.runs.jobs import RunJobs
-from governance.actions.run_view import attach_run
-from governance.actions.runs import build_request, run_and_wait
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store
+from governance.intended_use.records import example_intended_use
+from governance.runs.operations.jobs import build_request, run_and_wait
+from governance.runs.operations.view import attach_run
 from tests.calc_answers import calculator_answers
 from tests.pages.conftest import open_page
 

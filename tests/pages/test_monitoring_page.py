@@ -12,10 +12,10 @@ import time
 import pytest
 
 from evaluator.runs.jobs import JOBS
-from governance.actions.monitoring import import_feed
-from governance.dossier.intended_use import example_intended_use
-from governance.dossier.monitoring_records import SafetyEvent, SignalAction
 from governance.dossier.record import Dossier
+from governance.intended_use.records import example_intended_use
+from governance.monitoring.operations.feed import import_feed
+from governance.monitoring.records import SafetyEvent, SignalAction
 from tests.governance.reevaluation_fixtures import DOSSIER_ID, N, scripted_models, seed_decided_dossier
 from tests.pages.conftest import latest, open_page
 from tests.pages.readable import as_shown, assert_readable, frames

@@ -3,8 +3,8 @@ closed demo queue offered as clinician ratings on Judge validity."""
 
 from __future__ import annotations
 
-from governance.actions.review_create import create_queue
 from governance.dossier.store import Store
+from governance.review.operations.create import create_queue
 from tests.pages.conftest import open_page
 
 PAGE = "pages/rate_outputs.py"

@@ -72,8 +72,8 @@ def test_page_runs_a_reevaluation_and_shows_the_addendum(decided):
 
 
 def test_undecided_dossier_gets_a_hint(store):
-    from governance.dossier.intended_use import example_intended_use
     from governance.dossier.record import Dossier
+    from governance.intended_use.records import example_intended_use
 
     store.save(Dossier(id="D-open", title="Not decided", owner="c", intended_use=example_intended_use()), "a")
     at = open_page("pages/reevaluation.py", dossier_id="D-open")
@@ -92,7 +92,7 @@ def test_demo_shows_its_offline_addendum(demo_home):
 
 
 def test_page_flags_another_served_model_behind_the_same_name(decided):
-    from governance.actions.reevaluate import reevaluate
+    from governance.reevaluation.operations.addendum import reevaluate
 
     store, server = decided
     server.configure(served_model="model-a-2026-01", system_fingerprint="fp_b7")

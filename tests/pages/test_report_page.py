@@ -8,9 +8,9 @@ import shutil
 import pytest
 
 from evaluator.evidence.record import published_evidence
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store
+from governance.intended_use.records import example_intended_use
 from tests.pages.conftest import open_page
 
 DOWNLOADS = ["pdf", "label", "json", "chai", "hti1", "evidence"]

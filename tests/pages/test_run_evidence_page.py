@@ -122,8 +122,8 @@ def test_cancel_then_resume_from_the_page(demo_home, calc_server):
 
 
 def test_warns_when_the_rules_are_not_locked_yet(home):
-    from governance.dossier.intended_use import example_intended_use
     from governance.dossier.record import Dossier
+    from governance.intended_use.records import example_intended_use
 
     store = Store.open(home / "medassure.duckdb")
     new = Dossier(id="D-unlocked", title="No rules yet", owner="c", intended_use=example_intended_use())

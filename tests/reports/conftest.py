@@ -14,12 +14,12 @@ import pytest
 
 from evaluator.evidence.record import Evidence, SubgroupScore, evidence_id, published_evidence
 from governance.decision import committee
-from governance.dossier.intended_use import example_intended_use
-from governance.dossier.procurement_records import CostSettings
 from governance.dossier.record import Dossier
-from governance.dossier.rules_records import ScoreRule
 from governance.dossier.store import DossierVersion
+from governance.intended_use.records import example_intended_use
 from governance.procurement.cost_inputs import medhelm_token_profile
+from governance.procurement.records import CostSettings
+from governance.rules.records import ScoreRule
 
 RUN_ID = "run-20260301-101500-abc123"
 GPT4O, CLAUDE, LLAMA = "GPT-4o (2024-05-13)", "Claude 3.7 Sonnet (20250219)", "Llama 3.3 Instruct (70B)"

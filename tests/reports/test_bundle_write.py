@@ -6,8 +6,8 @@ import altair as alt
 import pytest
 
 from evaluator.evidence.record import published_evidence
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
+from governance.intended_use.records import example_intended_use
 from reports.bundle import report_bundle
 from reports.charts import scores_chart
 
@@ -49,9 +49,9 @@ def test_a_full_disk_leaves_no_partial_pdf_and_the_cli_says_so_in_one_line(capsy
     import os
 
     from cli import main
-    from governance.dossier.intended_use import example_intended_use
     from governance.dossier.record import Dossier
     from governance.dossier.store import Store
+    from governance.intended_use.records import example_intended_use
 
     d = Dossier(title="Portal replies", owner="committee", intended_use=example_intended_use())
     s = Store.open(home / "medassure.duckdb")

@@ -12,10 +12,10 @@ from datetime import UTC, datetime
 import pytest
 from pypdf import PdfReader
 
-from governance.actions.monitoring import monitoring_status
 from governance.demo.monitoring import CHAIR
 from governance.demo.monitoring_feed import demo_months
 from governance.dossier.store import Store
+from governance.monitoring.operations.feed import monitoring_status
 from reports.monitoring_report import (
     MonthError,
     monthly_sections,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from governance.dossier.evidence_records import JudgeAgreementSetting
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
-from governance.dossier.review_records import RaterCatch, ReviewCitation
+from governance.evidence.records import JudgeAgreementSetting
+from governance.intended_use.records import example_intended_use
+from governance.review.records import RaterCatch, ReviewCitation
 from reports.sections_review import judge_validity_subsection, review_queue_subsection
 
 

@@ -7,7 +7,10 @@ from datetime import UTC, datetime
 
 from pypdf import PdfReader
 
-from governance.dossier.addendum_records import (
+from governance.dossier.record import Dossier
+from governance.evidence.plan_records import EvidencePlan
+from governance.intended_use.records import example_intended_use
+from governance.reevaluation.records import (
     BenchmarkComparison,
     DecisionImpact,
     PlanChange,
@@ -15,9 +18,6 @@ from governance.dossier.addendum_records import (
     SubgroupComparison,
     VerdictChange,
 )
-from governance.dossier.intended_use import example_intended_use
-from governance.dossier.plan_records import EvidencePlan
-from governance.dossier.record import Dossier
 from reports.bundle import report_bundle
 from reports.pdf import render_pdf
 from reports.sections_reevaluation import reevaluation_sections

@@ -1,7 +1,7 @@
 """Issue 27 item 10: the committee's recorded reason for a serious use below tier high is in the report."""
 
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
+from governance.intended_use.records import example_intended_use
 from reports.sections_core import intended_use_section
 
 PHARMACIST = {"error_severity": "serious", "decision_role": "informs", "human_oversight": "every_output"}

@@ -11,11 +11,11 @@ import pytest
 from cli import main
 from evaluator.evidence.record import published_evidence
 from governance.demo.candidates import record_demo_candidates
-from governance.dossier.documents import sha256_hex
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierNotFound
 from governance.dossier.store import Store
+from governance.intended_use.records import example_intended_use
+from governance.procurement.store import sha256_hex
 from reports.zip_bundle import (
     MANIFEST,
     MANIFEST_SIGNATURE,

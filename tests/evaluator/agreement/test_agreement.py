@@ -293,7 +293,7 @@ def test_icc3k_of_z_scored_raters_is_two_r_over_one_plus_r(r):
 
 
 def test_authors_structure_is_gated_on_the_single_measure_icc():
-    from governance.actions.judge_validity import agreement_setting
+    from governance.judge_validity.operations import agreement_setting
 
     x, y = two_raters()
     keys = [("med", f"c{i}") for i in range(len(x))]

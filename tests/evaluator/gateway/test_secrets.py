@@ -164,7 +164,7 @@ def test_a_model_string_holding_a_key_is_refused(model):
     from pydantic import ValidationError
 
     from evaluator.gateway.llm import ModelEndpoint
-    from governance.dossier.addendum_records import PlanChange
+    from governance.reevaluation.records import PlanChange
 
     assert looks_like_secret(model)
     with pytest.raises(ValidationError, match="looks like an API key"):

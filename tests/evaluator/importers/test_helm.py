@@ -230,7 +230,7 @@ def _jury_values(run_dir: Path) -> dict[str, list[float]]:
 
 
 def test_a_zero_jury_annotation_is_unscored_and_both_means_are_shown(suite):
-    from governance.actions.helm_import import preview_helm_import
+    from governance.evidence.operations.helm_import import preview_helm_import
 
     run_dir, headline = _make_jury_run(suite, ["medication_qa"])
     _set_jury_value(run_dir, "id10", 0.0, trial=1)  # one failed annotation; stats.json left as HELM wrote it

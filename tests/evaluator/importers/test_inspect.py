@@ -11,7 +11,7 @@ pytest.importorskip("inspect_ai", reason="inspect_ai not installed (pip install 
 
 from evaluator.importers.inspect_evidence import inspect_run_evidence, medhelm_match  # noqa: E402
 from evaluator.importers.inspect_log import InspectImportError, load_inspect_logs, sample_value  # noqa: E402
-from governance.dossier.documents import sha256_hex  # noqa: E402
+from governance.procurement.store import sha256_hex  # noqa: E402
 from tests.inspect_logs import ANSWERS, NUMERIC, make_logs  # noqa: E402
 
 

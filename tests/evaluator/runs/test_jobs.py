@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from evaluator.runs.jobs import JobManager, job_status, wait_job
-from governance.actions.runs import build_request, resume_run, start_run
+from governance.runs.operations.jobs import build_request, resume_run, start_run
 from tests.calc_answers import calculator_answers
 
 

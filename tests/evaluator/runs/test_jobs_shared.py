@@ -12,8 +12,8 @@ import time
 from datetime import UTC, datetime, timedelta
 
 from evaluator.runs.jobs import JobManager, job_status, owner_is_running
-from governance.actions.runs import cancel_run, job_elsewhere
 from governance.dossier.store import Store
+from governance.runs.operations.jobs import cancel_run, job_elsewhere
 from tests.calc_answers import calculator_answers
 
 ROW = {"job_id": "job-x", "kind": "benchmark", "job_key": "key-x", "label": "", "run_id": None,
@@ -52,7 +52,7 @@ CHILD = textwrap.dedent("""
     import json, sys
     from evaluator.runs.jobs import wait_job
     from governance.dossier.store import Store
-    from governance.actions.runs import build_request, start_run
+    from governance.runs.operations.jobs import build_request, start_run
 
     store = Store.open_url(sys.argv[1])
     request = build_request("calc_builtin", "openai/fake-calc", api_base=sys.argv[2], limit=40, concurrency=1)

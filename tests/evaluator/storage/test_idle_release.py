@@ -72,8 +72,8 @@ def test_a_live_cursor_or_an_open_transaction_keeps_the_file(path):
 def test_the_store_works_across_releases_and_a_reader_gets_in(tmp_path):
     store = Store.open(tmp_path / "medassure.duckdb", release_when_idle=0.2)
     try:
-        from governance.dossier.intended_use import example_intended_use
         from governance.dossier.record import Dossier
+        from governance.intended_use.records import example_intended_use
 
         d = Dossier(title="Idle", owner="me", intended_use=example_intended_use())
         store.save(d, author="me")

@@ -8,12 +8,12 @@ import pytest
 from pydantic import ValidationError
 
 from governance.decision import committee
+from governance.decision.records import CommitteeDecision
 from governance.decision.signoff import DecisionError, signoff_status
 from governance.dossier.content_hash import changed_fields, signable_hash
-from governance.dossier.decision_records import CommitteeDecision
 from governance.dossier.record import Dossier
-from governance.dossier.rules_records import AcceptancePolicy, MinNRule, ScoreRule
 from governance.rules.recommendation import recommend, recommend_candidate
+from governance.rules.records import AcceptancePolicy, MinNRule, ScoreRule
 from governance.rules.verdicts import Verdict, assess
 from tests.governance.policy_fixtures import dossier, ev
 
@@ -158,7 +158,7 @@ def test_signable_hash_survives_new_optional_fields_but_not_a_rule_kind_swap():
     assert signable_hash(future) == signable_hash(d)
     assert signable_hash(future.model_copy(update={"candidates": ["x"]})) != signable_hash(d)
     swapped = {"id": "n", "threshold": 10, "rationale": WHY}
-    from governance.dossier.rules_records import CostRule
+    from governance.rules.records import CostRule
     as_cost = d.model_copy(update={"policy": AcceptancePolicy(rules=[CostRule(**swapped)])})
     assert signable_hash(as_cost) != signable_hash(d)
 

@@ -9,11 +9,11 @@ import pytest
 from cli import main
 from governance.decision import committee
 from governance.decision.readiness import decision_checklist, decision_gaps
+from governance.decision.records import CommitteeDecision
 from governance.decision.signoff import DecisionError
 from governance.dossier.content_hash import signable_hash
-from governance.dossier.decision_records import CommitteeDecision
-from governance.dossier.procurement_records import CostSettings, TokenProfile
 from governance.dossier.store import Store
+from governance.procurement.records import CostSettings, TokenProfile
 from tests.governance.policy_fixtures import dossier, ev
 
 REASON = "Pilot on one ward under full review; cost and monitoring follow before go-live."

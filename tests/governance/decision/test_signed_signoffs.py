@@ -11,10 +11,10 @@ import pytest
 from governance.decision import committee
 from governance.decision.signoff import add_signoff, signoff_status
 from governance.dossier.content_hash import signable_hash
-from governance.dossier.rules_records import AcceptancePolicy, MinNRule
 from governance.dossier.store import Store
 from governance.identity.access import PermissionDenied
 from governance.identity.keys import key_path, signing_key
+from governance.rules.records import AcceptancePolicy, MinNRule
 from reports.exports import export_json, import_json
 from tests.governance.policy_fixtures import dossier, ev
 

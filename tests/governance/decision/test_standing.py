@@ -13,7 +13,7 @@ from governance.decision.standing import (
     oversight_conflicts,
     signing_refusal,
 )
-from governance.dossier.rules_records import AcceptancePolicy, MinNRule
+from governance.rules.records import AcceptancePolicy, MinNRule
 from tests.governance.policy_fixtures import dossier, ev
 
 WHY = "a committee's reason for this bar"

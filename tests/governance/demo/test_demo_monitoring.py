@@ -12,7 +12,6 @@ from datetime import UTC, datetime
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from governance.actions.monitoring import monitoring_status
 from governance.demo.monitoring import CHAIR, RESOLUTION
 from governance.demo.monitoring_feed import (
     APPROVED_SERVED,
@@ -21,8 +20,9 @@ from governance.demo.monitoring_feed import (
     demo_feed_rows,
     demo_months,
 )
-from governance.dossier.monitoring_records import FeedImport, SignalAction
 from governance.dossier.store import Store
+from governance.monitoring.operations.feed import monitoring_status
+from governance.monitoring.records import FeedImport, SignalAction
 from tests.demo_monitoring import DEMO, demo_db  # noqa: F401 (fixture)
 
 

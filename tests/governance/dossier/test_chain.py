@@ -9,9 +9,9 @@ import pytest
 
 from cli import main
 from evaluator.storage.db import apply_migrations
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.store import MIGRATIONS, Store
+from governance.intended_use.records import example_intended_use
 
 
 def _three_versions(store: Store) -> Dossier:

@@ -11,10 +11,10 @@ import pytest
 from cli import main
 from evaluator.storage.db import apply_migrations
 from governance.dossier.chain_anchor import RecordKeyError, anchor_mac
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.key_files import key_id
 from governance.dossier.record import Dossier
 from governance.dossier.store import MIGRATIONS, Store
+from governance.intended_use.records import example_intended_use
 from tests.governance.dossier.test_chain import _sql, _three_versions
 
 

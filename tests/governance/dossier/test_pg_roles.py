@@ -17,10 +17,10 @@ import psycopg
 import pytest
 
 from cli import main
-from governance.actions.runs import build_request, resume_run, start_run
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store, StoreError
+from governance.intended_use.records import example_intended_use
+from governance.runs.operations.jobs import build_request, resume_run, start_run
 from tests.calc_answers import calculator_answers
 
 

@@ -19,7 +19,7 @@ CLI = "update"
 """What the CLI writer runs: ``dossier update`` (the intended use, applied to the latest version). Its
 sign-offs can no longer take part: the app writers change the dossier after its decision, and since issue
 27 (item 4) a sign-off on a decision whose basis changed is refused until the chair confirms it
-(tests/governance/actions/test_signing_standing.py)."""
+(tests/governance/decision/test_signing_standing.py)."""
 
 
 def _check(figures: dict, outcome, count: int) -> None:

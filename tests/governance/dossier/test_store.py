@@ -7,7 +7,6 @@ import time
 
 import pytest
 
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.store import (
     DossierNotFound,
@@ -16,7 +15,8 @@ from governance.dossier.store import (
     StoreCorruptError,
     StoreLockedError,
 )
-from governance.dossier.taxonomy import TaxonomyError
+from governance.intended_use.records import example_intended_use
+from governance.mapping.taxonomy import TaxonomyError
 
 
 @pytest.fixture

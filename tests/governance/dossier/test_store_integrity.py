@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 def _dossier(i: int) -> Dossier:
-    from governance.dossier.intended_use import example_intended_use
+    from governance.intended_use.records import example_intended_use
 
     return Dossier(id=f"D-{i}", title=f"Dossier {i}", owner="dr.lee", intended_use=example_intended_use())
 

@@ -17,9 +17,9 @@ import pytest
 
 from cli import main
 from evaluator.storage.postgres import PgConnection
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store, StoreError, StoreUnavailableError
+from governance.intended_use.records import example_intended_use
 from tests.pg_server import free_port
 
 
@@ -141,8 +141,8 @@ def test_the_demo_dossier_reaches_the_same_assessment_on_both_backends(home, pg_
 
 def test_documents_and_attestations_round_trip_on_both_backends(any_store):
     from evaluator.phi.attestation import AttestationInput
-    from governance.actions.deidentification import record_attestation
-    from governance.dossier.documents import DocumentError
+    from governance.procurement.store import DocumentError
+    from governance.scenarios.operations.deidentification import record_attestation
 
     data = bytes(range(256)) * 3  # every byte value, NUL included
     ref = any_store.documents.put(data, "soc2.pdf", "application/pdf", by="buyer")

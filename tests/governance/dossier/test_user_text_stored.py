@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store
 from governance.dossier.user_text import LIST_CAP, STORED
+from governance.intended_use.records import example_intended_use
 from reports.exports import DossierImportError, export_json, import_json
 
 

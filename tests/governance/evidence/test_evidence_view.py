@@ -7,12 +7,12 @@ import pytest
 from evaluator.evidence.medhelm import published_scores
 from evaluator.evidence.record import Evidence, published_evidence
 from governance.demo.evidence import attach_published_demo_evidence
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
-from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.attach import attach_evidence, detach_evidence, mapped_benchmarks
 from governance.evidence.coverage import coverage_row
 from governance.evidence.view import evidence_view
+from governance.intended_use.records import example_intended_use
+from governance.mapping.taxonomy import load_taxonomy
 
 DEMO_BENCHMARKS = ["MedDialog", "MedConfInfo", "ProxySender", "PrivacyDetection", "MedicationQA"]
 CANDIDATES = ["GPT-4o (2024-05-13)", "Claude 3.7 Sonnet (20250219)", "Llama 3.3 Instruct (70B)"]

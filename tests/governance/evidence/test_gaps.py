@@ -8,10 +8,10 @@ import pytest
 
 from evaluator.evidence.record import Evidence
 from evaluator.scenarios.template import ACTIVITY_TEMPLATES
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
-from governance.dossier.taxonomy import load_taxonomy
 from governance.evidence.gaps import Activity, activity_gaps, load_activities
+from governance.intended_use.records import example_intended_use
+from governance.mapping.taxonomy import load_taxonomy
 from reports.sections_summary import limitations_section
 
 DOSING = ("Propose weight-based paediatric doses in mg/kg and renal dose adjustments by creatinine clearance "

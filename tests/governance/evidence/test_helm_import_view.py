@@ -2,8 +2,8 @@
 
 import shutil
 
-from governance.actions.helm_import import attached_run_instances, preview_helm_import
 from governance.evidence.attach import attach_evidence
+from governance.evidence.operations.helm_import import attached_run_instances, preview_helm_import
 from governance.evidence.view import evidence_view
 from tests.evaluator.importers.test_helm import RUN_NAME, _make_jury_run, suite  # noqa: F401
 from tests.governance.evidence.test_evidence_view import demo_like

@@ -6,10 +6,8 @@ import logging
 
 import pytest
 
-from governance.actions.save import save_as
 from governance.decision import committee
 from governance.decision.signoff import signoff_status
-from governance.dossier.rules_records import AcceptancePolicy, MinNRule
 from governance.dossier.store import Store
 from governance.identity.access import PermissionDenied, access_for
 from governance.identity.config import (
@@ -26,6 +24,8 @@ from governance.identity.identity import (
     proxy_identity,
     service_identity,
 )
+from governance.identity.operations.save import save_as
+from governance.rules.records import AcceptancePolicy, MinNRule
 from tests.governance.policy_fixtures import dossier, ev
 
 ISSUER = "https://login.example-hospital.org"

@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from governance.dossier.decision_records import MonitoringPlan
-from governance.dossier.feed_records import FeedAggregates, IdentitySeen, MonthCounts, TagCount
-from governance.dossier.monitoring_records import SignalAction, SignalRecord
+from governance.decision.records import MonitoringPlan
+from governance.monitoring.feed_records import FeedAggregates, IdentitySeen, MonthCounts, TagCount
 from governance.monitoring.ladder import signal_id
+from governance.monitoring.records import SignalAction, SignalRecord
 from governance.monitoring.status import compute_status
 from tests.governance.monitoring_fixtures import CANDIDATE, NOW, decided_dossier, monitoring_plan
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from governance.actions.monitoring import import_feed
-from governance.dossier.store_feed_import import KNOWN
+from governance.monitoring.operations.feed import import_feed
+from governance.monitoring.store_feed_import import KNOWN
 from governance.monitoring.template import COLUMNS, feed_template
 from tests.governance.monitoring_fixtures import NOW, decided_dossier
 

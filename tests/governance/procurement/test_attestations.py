@@ -7,8 +7,6 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from governance.dossier.documents import MAX_BYTES, DocumentError, DocumentStore
-from governance.dossier.procurement_records import ContractFacts
 from governance.procurement.attestations import (
     QUESTIONNAIRE_DIR,
     AttestationError,
@@ -19,6 +17,8 @@ from governance.procurement.attestations import (
 )
 from governance.procurement.candidate_items import vendor_items
 from governance.procurement.candidates import record_attestation
+from governance.procurement.records import ContractFacts
+from governance.procurement.store import MAX_BYTES, DocumentError, DocumentStore
 from governance.rules.assessment import assessment_and_recommendation, with_vendor_items
 from governance.rules.recommendation import recommend
 from governance.rules.verdicts import assess
@@ -77,7 +77,7 @@ def test_make_answer_checks_values_and_records_who_and_when():
 
 
 def test_statuses_follow_the_documented_rules():
-    from governance.dossier.procurement_records import DocumentRef
+    from governance.procurement.records import DocumentRef
 
     doc = DocumentRef(sha256="b" * 64, filename="soc2.pdf", size=3)
     given = [

@@ -7,7 +7,6 @@ from pydantic import ValidationError
 
 from evaluator.gateway.llm import ModelEndpoint
 from governance.dossier.content_hash import signable_hash
-from governance.dossier.procurement_records import Pricing
 from governance.dossier.record import Dossier
 from governance.procurement.candidate_cost import candidate_cost, per_seat_cost, per_token_cost
 from governance.procurement.candidates import (
@@ -18,6 +17,7 @@ from governance.procurement.candidates import (
     remove_candidate,
     upsert_candidate,
 )
+from governance.procurement.records import Pricing
 from tests.governance.candidate_fixtures import CLAUDE, GPT4O, LLAMA, NOW, base_dossier, candidate
 
 

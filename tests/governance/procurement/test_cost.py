@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from governance.dossier.procurement_records import CostSettings, EvaluationCostItem, TokenProfile
 from governance.procurement.cost import MEDHELM_BASIS, cost_per_request, cost_report, pareto_frontier
 from governance.procurement.cost_inputs import from_run_summary, medhelm_token_profile, profile_from_results
+from governance.procurement.records import CostSettings, EvaluationCostItem, TokenProfile
 from tests.governance.policy_fixtures import dossier, ev
 
 
@@ -196,8 +196,8 @@ def test_token_profile_from_the_dossiers_own_runs(tmp_path):
     from evaluator.runs.reads import ensure_run_tables
     from evaluator.runs.store import RunStore
     from evaluator.runs.writer import insert_batch
-    from governance.actions.costs import run_token_profile
     from governance.dossier.store import Store
+    from governance.procurement.operations import run_token_profile
 
     store = Store.open(tmp_path / "m.duckdb")
     cur = store.cursor()

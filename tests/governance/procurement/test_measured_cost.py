@@ -8,10 +8,10 @@ from evaluator.benchmarks.specs import get_benchmark
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.loaders import load_instances
 from evaluator.runs.runner import run_benchmark
-from governance.actions.costs import measured_costs
 from governance.decision.comparison import compare_candidates
 from governance.procurement.cost import cost_report
 from governance.procurement.measured_cost import measure
+from governance.procurement.operations import measured_costs
 from tests.governance.candidate_fixtures import base_dossier
 from tests.governance.policy_fixtures import dossier, ev
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import pytest
 
 from evaluator.runs.jobs import RunJobs
-from governance.actions.run_view import attach_run
-from governance.actions.runs import build_request, run_and_wait
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
+from governance.intended_use.records import example_intended_use
 from governance.procurement.candidates import candidate_models, run_binding, run_candidates
 from governance.rules.assessment import assessment_and_recommendation
 from governance.rules.policy import default_policy
+from governance.runs.operations.jobs import build_request, run_and_wait
+from governance.runs.operations.view import attach_run
 from reports.sections_core import evidence_section
 from tests.governance.candidate_fixtures import candidate
 

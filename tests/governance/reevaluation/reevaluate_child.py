@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 
 from evaluator.runs.jobs import JOBS
-from governance.actions.evidence_plan import freeze_plan
-from governance.actions.reevaluation import reevaluate_and_wait
-from governance.dossier.addendum_records import PlanChange
 from governance.dossier.store import Store
+from governance.evidence.operations.plan import freeze_plan
+from governance.reevaluation.operations.job import reevaluate_and_wait
+from governance.reevaluation.records import PlanChange
 
 
 def main() -> None:

@@ -6,11 +6,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from governance.actions.rerun import ReevaluationError, item_endpoint, read_prompt_bytes
-from governance.dossier.addendum_records import PlanChange
-from governance.dossier.decision_records import CommitteeDecision
-from governance.dossier.plan_records import PlanEndpoint, PlanItem
+from governance.decision.records import CommitteeDecision
+from governance.evidence.plan_records import PlanEndpoint, PlanItem
 from governance.reevaluation.compare import decision_impact, verdict_changes
+from governance.reevaluation.operations.rerun import ReevaluationError, item_endpoint, read_prompt_bytes
+from governance.reevaluation.records import PlanChange
 from governance.rules.verdicts import Assessment, Verdict
 
 

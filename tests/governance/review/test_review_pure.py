@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from governance.dossier.review_records import Rating
 from governance.review.measures import catch_rate, caught, rubber_stamp_flags
+from governance.review.records import Rating
 from governance.review.rubric import AUDIT, jury_rubric, rubric_for
 from governance.review.sample_size import audit_sample_size, icc_sample_size, size_guidance
 from governance.review.sampling import assign, double_count, item_ids, rater_order, stratified_sample

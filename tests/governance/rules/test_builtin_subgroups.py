@@ -14,12 +14,12 @@ import pytest
 
 from evaluator.calculators import generate_cases
 from evaluator.runs.jobs import RunJobs
-from governance.actions.run_view import attach_run
-from governance.actions.runs import build_request, run_and_wait
-from governance.dossier.intended_use import example_intended_use
 from governance.dossier.record import Dossier
+from governance.intended_use.records import example_intended_use
 from governance.rules.policy import default_policy
 from governance.rules.verdicts import assess
+from governance.runs.operations.jobs import build_request, run_and_wait
+from governance.runs.operations.view import attach_run
 from reports.sections_core import subgroups_section
 from tests.calc_answers import calculator_answers
 

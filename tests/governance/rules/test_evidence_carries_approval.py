@@ -13,8 +13,8 @@ from scipy.stats import binom
 
 from evaluator.evidence.record import published_evidence
 from governance.decision import committee
-from governance.dossier.evidence_records import JudgeAgreementSetting
 from governance.evidence.attach import attach_evidence, detach_evidence
+from governance.evidence.records import JudgeAgreementSetting
 from governance.rules.policy import (
     AcceptancePolicy,
     JudgeAgreementRule,

@@ -87,8 +87,8 @@ def test_a_mean_metric_without_spread_gets_no_interval_not_a_point():
 
 
 def test_coverage_counts_a_run_once_not_once_per_metric():
-    from governance.dossier.taxonomy import load_taxonomy
     from governance.evidence.coverage import coverage_row
+    from governance.mapping.taxonomy import load_taxonomy
 
     sub = load_taxonomy().subcategory("patient_provider_messaging")
     run = five_metric_run().to_evidence(date=WHEN)

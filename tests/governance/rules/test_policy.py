@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from governance.dossier.rules_records import AcceptancePolicy, MinNRule, PolicyError, ScoreRule
 from governance.rules.policy import (
     change_log_problem,
     default_policy,
@@ -15,6 +14,7 @@ from governance.rules.policy import (
     rules_hash,
     set_rule,
 )
+from governance.rules.records import AcceptancePolicy, MinNRule, PolicyError, ScoreRule
 
 WHY = "a committee's reason for this bar"
 

@@ -15,7 +15,7 @@ from scipy.stats import binom
 from statsmodels.stats.multitest import multipletests
 
 from governance.decision import committee
-from governance.dossier.decision_records import CommitteeDecision
+from governance.decision.records import CommitteeDecision
 from governance.dossier.record import Dossier
 from governance.rules.policy import (
     AcceptancePolicy,

@@ -4,7 +4,7 @@ import typing
 
 import pytest
 
-from governance.dossier import rules_records
+from governance.rules import records as rules_records
 from governance.rules.kinds import REGISTRY, RuleKind, kinds_where, register, rule_kind
 from governance.rules.policy import default_policy
 from governance.rules.rule_text import rule_bar

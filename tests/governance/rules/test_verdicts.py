@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from governance.dossier.evidence_records import JudgeAgreementSetting
-from governance.dossier.procurement_records import CostSettings, TokenProfile
-from governance.dossier.rules_records import (
+from governance.evidence.records import JudgeAgreementSetting
+from governance.procurement.records import CostSettings, TokenProfile
+from governance.rules.policy import lock_policy
+from governance.rules.records import (
     AcceptancePolicy,
     CostRule,
     JudgeAgreementRule,
@@ -15,7 +16,6 @@ from governance.dossier.rules_records import (
     SubgroupDisparityRule,
     UnscoredShareRule,
 )
-from governance.rules.policy import lock_policy
 from governance.rules.score_verdict import score_verdict
 from governance.rules.verdict_kinds import unscored_verdict
 from governance.rules.verdict_math import compare, further_cases, wilson_total_n

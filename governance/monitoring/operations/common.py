@@ -1,0 +1,76 @@
+"""What the monitoring operations in the operations share: the error, the clock, who acted, the candidate.
+
+Why apart: ``monitoring`` (import, status, exports) and ``monitoring_events`` (events, signals, go-live)
+both need them, and neither should import the other.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from governance.dossier.record import Dossier
+from governance.dossier.storage import DossierStorage
+from governance.identity.identity import Identity
+from governance.identity.operations.authorize import _AsNamed, acting
+from governance.monitoring.identity import approved_candidate, decided_run_ids
+from governance.monitoring.models import Signal
+from governance.monitoring.records import SignalRecord
+
+
+class MonitoringError(ValueError):
+    """A monitoring operation refused, with a one-line message for the user (the CLI's exit 2)."""
+
+
+def now_or(now: datetime | None) -> datetime:
+    return now or datetime.now(UTC)
+
+
+def auth_label(identity: Identity | None | _AsNamed, by: str) -> str | None:
+    who = acting(identity, by)
+    return None if isinstance(identity, _AsNamed) or who is None else who.auth_label
+
+
+def watched_candidate(dossier: Dossier, candidate: str | None) -> str:
+    approved = approved_candidate(dossier)
+    if candidate and candidate.strip():
+        return candidate.strip()
+    if approved is None:
+        raise MonitoringError(
+            f"{dossier.id} has no approved candidate to monitor: record the decision first, "
+            "or name the candidate (--candidate)"
+        )
+    return approved
+
+
+def served_names(store: DossierStorage, dossier: Dossier, candidate: str) -> list[str]:
+    """Served model names the decided runs' answers carried (empty when the runs recorded none)."""
+    names: list[str] = []
+    for run_id in decided_run_ids(dossier, candidate):
+        names += [s["model"] for s in store.runs.served_identities(run_id) if s.get("model")]
+    return names
+
+
+def new_signal_records(dossier: Dossier, signals: list[Signal], at: datetime) -> list[SignalRecord]:
+    known = {e.key for e in dossier.monitoring if isinstance(e, SignalRecord)}
+    out = []
+    for s in signals:
+        if s.key in known or s.level == "in_control":
+            continue
+        known.add(s.key)
+        out.append(
+            SignalRecord(
+                id=s.id,
+                key=s.key,
+                signal_kind=s.kind,
+                level=s.level,
+                candidate=s.candidate,
+                metric=s.metric,
+                first_seen=s.first_seen,
+                recorded_at=at,
+                owner=s.owner,
+                deadline=s.deadline,
+                action=s.action,
+                detail=s.detail,
+            )
+        )
+    return out

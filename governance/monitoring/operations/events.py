@@ -1,0 +1,265 @@
+"""Safety events, what was done about a signal, and the go-live settings: appended to the dossier's record.
+
+Why here: each takes the store and passes the authorization check. Reporting an event, acknowledging and
+resolving a signal need an editor; resolving a suspension and recording the go-live settings (what counts
+as approved) need the chair. Nothing here touches the feed rows.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from governance.dossier.record import Dossier
+from governance.dossier.storage import DossierStorage, DossierVersion
+from governance.identity.identity import Identity
+from governance.identity.operations.authorize import AS_NAMED, _AsNamed, acting, require, update_as
+from governance.monitoring.operations.common import (
+    MonitoringError,
+    auth_label,
+    new_signal_records,
+    now_or,
+    served_names,
+    watched_candidate,
+)
+from governance.monitoring.records import (
+    SEVERITIES,
+    GoLiveSettings,
+    SafetyEvent,
+    SignalAction,
+    SignalRecord,
+)
+from governance.monitoring.status import compute_status
+
+
+def record_event(
+    store: DossierStorage,
+    dossier_id: str,
+    severity: str,
+    description: str,
+    *,
+    output_ids: list[str] | tuple[str, ...] = (),
+    candidate: str | None = None,
+    by: str,
+    identity: Identity | None | _AsNamed = AS_NAMED,
+    now: datetime | None = None,
+    occurred_at: datetime | None = None,
+) -> tuple[SafetyEvent, DossierVersion]:
+    """Record a safety event in the register; moderate or worse suspends the candidate (a new signal).
+
+    Raises:
+        MonitoringError: an unknown severity, an empty description.
+        PermissionDenied: the identity is not an editor.
+    """
+    if severity not in SEVERITIES:
+        raise MonitoringError(f"severity {severity!r} is not one of {', '.join(SEVERITIES)}")
+    if len(description.strip()) < 3:
+        raise MonitoringError("describe the event (at least 3 characters)")
+    require(acting(identity, by), "editor", "report a safety event", dossier_id)
+    at = now_or(now)
+    dossier = store.load(dossier_id).dossier
+    name = watched_candidate(dossier, candidate)
+    event = SafetyEvent(
+        id="E-" + uuid.uuid4().hex[:10],
+        at=at,
+        by=by,
+        auth=auth_label(identity, by),
+        severity=severity,
+        description=description.strip(),  # type: ignore[arg-type]
+        output_ids=[o.strip() for o in output_ids if o.strip()],
+        candidate=name,
+        occurred_at=occurred_at,
+    )
+    aggregates = store.monitoring.aggregates(dossier_id, name)
+    served = served_names(store, dossier, name)
+
+    def change(current: Dossier) -> Dossier:
+        updated = current.model_copy(update={"monitoring": [*current.monitoring, event]})
+        status = compute_status(updated, aggregates, now=at, candidate=name, served=served)
+        return updated.model_copy(
+            update={"monitoring": [*updated.monitoring, *new_signal_records(updated, status.signals, at)]}
+        )
+
+    version = update_as(
+        store,
+        identity,
+        dossier_id,
+        change,
+        by=by,
+        action="report a safety event",
+        note=f"safety event {event.id} ({severity})",
+    )
+    return event, version
+
+
+def _signal_action(
+    store: DossierStorage,
+    dossier_id: str,
+    signal_id: str,
+    kind: str,
+    *,
+    by: str,
+    identity: Identity | None | _AsNamed,
+    reason: str,
+    reevaluation_id: str | None,
+    now: datetime | None,
+) -> DossierVersion:
+    who = acting(identity, by)
+    require(who, "editor", "acknowledge or resolve a monitoring signal", dossier_id)
+    dossier = store.load(dossier_id).dossier
+    records = {e.id: e for e in dossier.monitoring if isinstance(e, SignalRecord)}
+    signal = records.get(signal_id.strip())
+    if signal is None:
+        raise MonitoringError(f"{dossier_id} has no recorded signal {signal_id!r}")
+    done = {
+        e.signal_id for e in dossier.monitoring if isinstance(e, SignalAction) and e.kind == "signal_resolve"
+    }
+    if signal.id in done:
+        raise MonitoringError(f"signal {signal.id} is already resolved")
+    role = None
+    if kind == "signal_resolve":
+        if not reason.strip() and not reevaluation_id:
+            raise MonitoringError(
+                "say why the signal is resolved (a reason, or the re-evaluation that answers it)"
+            )
+        if reevaluation_id and reevaluation_id not in {a.id for a in dossier.reevaluations}:
+            raise MonitoringError(f"{dossier_id} has no re-evaluation {reevaluation_id!r}")
+        if signal.level == "suspend":
+            require(who, "chair", "return a suspended candidate to service", dossier_id)
+            role = "chair"
+    action = SignalAction(
+        kind=kind,
+        signal_id=signal.id,
+        at=now_or(now),
+        by=by,
+        auth=auth_label(identity, by),  # type: ignore[arg-type]
+        role=role,
+        reason=reason.strip(),
+        reevaluation_id=reevaluation_id,
+    )
+    word = "acknowledged" if kind == "signal_ack" else "resolved"
+    return update_as(
+        store,
+        identity,
+        dossier_id,
+        lambda current: current.model_copy(update={"monitoring": [*current.monitoring, action]}),
+        by=by,
+        action=f"{word} a monitoring signal",
+        note=f"signal {signal.id} {word}",
+    )
+
+
+def acknowledge_signal(
+    store: DossierStorage,
+    dossier_id: str,
+    signal_id: str,
+    *,
+    by: str,
+    note: str = "",
+    identity: Identity | None | _AsNamed = AS_NAMED,
+    now: datetime | None = None,
+) -> DossierVersion:
+    """Record that a signal was seen and is being handled (it stays on the ladder until resolved).
+
+    Raises:
+        MonitoringError: no such signal, or it is already resolved.
+        PermissionDenied: the identity is not an editor.
+    """
+    return _signal_action(
+        store,
+        dossier_id,
+        signal_id,
+        "signal_ack",
+        by=by,
+        identity=identity,
+        reason=note,
+        reevaluation_id=None,
+        now=now,
+    )
+
+
+def resolve_signal(
+    store: DossierStorage,
+    dossier_id: str,
+    signal_id: str,
+    *,
+    by: str,
+    reason: str = "",
+    reevaluation_id: str | None = None,
+    identity: Identity | None | _AsNamed = AS_NAMED,
+    now: datetime | None = None,
+) -> DossierVersion:
+    """Close a signal with a reason or the re-evaluation that answers it; a suspension needs the chair.
+
+    Raises:
+        MonitoringError: no such signal, already resolved, no reason and no re-evaluation, unknown addendum.
+        PermissionDenied: not an editor, or not the chair for a suspension.
+    """
+    return _signal_action(
+        store,
+        dossier_id,
+        signal_id,
+        "signal_resolve",
+        by=by,
+        identity=identity,
+        reason=reason,
+        reevaluation_id=reevaluation_id,
+        now=now,
+    )
+
+
+def record_go_live(
+    store: DossierStorage,
+    dossier_id: str,
+    *,
+    by: str,
+    candidate: str | None = None,
+    prompt_version: str | None = None,
+    aliases: list[str] | tuple[str, ...] = (),
+    baseline_rate: float | None = None,
+    baseline_start: datetime | None = None,
+    baseline_end: datetime | None = None,
+    note: str = "",
+    identity: Identity | None | _AsNamed = AS_NAMED,
+    now: datetime | None = None,
+) -> DossierVersion:
+    """Record the go-live settings (approved prompt version, aliases, baseline) without voiding sign-offs.
+
+    They widen or set what counts as the approved model, so the chair records them.
+
+    Raises:
+        MonitoringError: nothing to record, a window with its end before its start.
+        PermissionDenied: the identity is not the chair.
+    """
+    require(
+        acting(identity, by), "chair", "record the go-live settings (what counts as approved)", dossier_id
+    )
+    if baseline_start is not None and baseline_end is not None and baseline_end <= baseline_start:
+        raise MonitoringError("the baseline window ends before it starts")
+    if (baseline_start is None) != (baseline_end is None):
+        raise MonitoringError("give the baseline window's start and end")
+    names = [a.strip() for a in aliases if a.strip()]
+    if prompt_version is None and not names and baseline_rate is None and baseline_start is None:
+        raise MonitoringError("nothing to record: give a prompt version, an alias or a baseline")
+    name = watched_candidate(store.load(dossier_id).dossier, candidate)
+    settings = GoLiveSettings(
+        at=now_or(now),
+        by=by,
+        auth=auth_label(identity, by),
+        candidate=name,
+        approved_prompt_version=prompt_version,
+        model_aliases=names,
+        baseline_rate=baseline_rate,
+        baseline_start=baseline_start,
+        baseline_end=baseline_end,
+        note=note.strip(),
+    )
+    return update_as(
+        store,
+        identity,
+        dossier_id,
+        lambda current: current.model_copy(update={"monitoring": [*current.monitoring, settings]}),
+        by=by,
+        action="record the go-live settings",
+        note=f"go-live settings for {name}",
+    )

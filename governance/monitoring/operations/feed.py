@@ -1,0 +1,266 @@
+"""Monitoring after go-live in the operations: import a feed, compute the status, record what was done.
+
+Why here: each operation takes the store. An import reads the file into the feed table (validated whole
+in SQL, nothing stored on a bad row: ``governance.monitoring.store``) and appends its record (file
+hash, row counts) plus any new signal to the dossier, in one authorized update; the status is a pure
+function of the dossier and the feed's aggregates (``governance.monitoring.status``). Every write passes
+the one authorization check (``authorize``): an editor imports; events, acknowledgements, resolutions and
+the go-live settings are in ``monitoring_events`` (re-exported here).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import uuid
+from datetime import datetime
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from governance.dossier.record import Dossier
+from governance.dossier.storage import DossierStorage
+from governance.identity.identity import Identity
+from governance.identity.operations.authorize import AS_NAMED, _AsNamed, acting, require, update_as
+from governance.monitoring.identity import approved_candidate
+from governance.monitoring.models import MonitoringStatus
+from governance.monitoring.operations.common import (
+    MonitoringError,
+    auth_label,
+    new_signal_records,
+    now_or,
+    served_names,
+    watched_candidate,
+)
+from governance.monitoring.operations.events import (
+    acknowledge_signal,
+    record_event,
+    record_go_live,
+    resolve_signal,
+)
+from governance.monitoring.operations.sources import otel_to_feed
+from governance.monitoring.records import (
+    LEVELS,
+    FeedImport,
+    Level,
+    Source,
+)
+from governance.monitoring.status import compute_status
+
+__all__ = [
+    "DossierMonitoring",
+    "ImportResult",
+    "MaskedExample",
+    "MonitoringError",
+    "acknowledge_signal",
+    "dossier_monitoring",
+    "export_blinded_feed",
+    "import_feed",
+    "masked_examples",
+    "monitoring_status",
+    "record_event",
+    "record_go_live",
+    "resolve_signal",
+]
+
+
+class ImportResult(BaseModel):
+    """What an import did: its record, the dossier version that holds it, and the status after it."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    record: FeedImport
+    """The import's record (file hash, row counts)."""
+    version: int
+    """Dossier version holding the record (unchanged when the file added nothing new)."""
+    status: MonitoringStatus
+    """The status after the import."""
+    new_signals: list[str]
+    """Ids of signals recorded by this import."""
+
+
+def monitoring_status(
+    store: DossierStorage, dossier_id: str, *, candidate: str | None = None, now: datetime | None = None
+) -> MonitoringStatus:
+    """The dossier's monitoring status for its approved candidate (or ``candidate``), from the stored feed.
+
+    Raises:
+        DossierNotFound: no such dossier.
+        MonitoringError: no decided candidate and none named.
+    """
+    dossier = store.load(dossier_id).dossier
+    name = watched_candidate(dossier, candidate)
+    aggregates = store.monitoring.aggregates(dossier_id, name)
+    return compute_status(
+        dossier, aggregates, now=now_or(now), candidate=name, served=served_names(store, dossier, name)
+    )
+
+
+class DossierMonitoring(BaseModel):
+    """The dossier's status (the worst of its candidates') and each watched candidate's own."""
+
+    model_config = ConfigDict(frozen=True)
+
+    dossier_id: str
+    """Dossier."""
+    status: Level
+    """The worst candidate status."""
+    candidates: dict[str, MonitoringStatus]
+    """Candidate → its status: the approved one first, then every candidate with feed rows or records."""
+
+
+def dossier_monitoring(
+    store: DossierStorage, dossier_id: str, *, now: datetime | None = None
+) -> DossierMonitoring:
+    """Every watched candidate's status, and the dossier's (the highest level among them).
+
+    Raises:
+        DossierNotFound: no such dossier.
+        MonitoringError: no approved candidate and no feed or record for any.
+    """
+    dossier = store.load(dossier_id).dossier
+    approved = approved_candidate(dossier)
+    recorded = {getattr(e, "candidate", None) for e in dossier.monitoring} - {None}
+    names = [
+        n for n in dict.fromkeys([approved, *store.monitoring.candidates(dossier_id), *sorted(recorded)]) if n
+    ]
+    if not names:
+        raise MonitoringError(f"{dossier_id} has no approved candidate and nothing monitored yet")
+    at = now_or(now)
+    statuses = {n: monitoring_status(store, dossier_id, candidate=n, now=at) for n in names}
+    worst = max((s.status for s in statuses.values()), key=LEVELS.index)
+    return DossierMonitoring(dossier_id=dossier_id, status=worst, candidates=statuses)  # type: ignore[arg-type]
+
+
+class MaskedExample(BaseModel):
+    """One output's free text with identifiers masked by the PHI detector, for the report's examples."""
+
+    model_config = ConfigDict(frozen=True)
+
+    row_key: str
+    """The feed row (its id, or ``h:`` and the row's hash)."""
+    text: str
+    """The text with each identifier the detector found replaced by its kind, e.g. ``[NAME]``."""
+    masked: dict[str, int]
+    """How many identifiers of each kind were masked."""
+
+
+def masked_examples(
+    store: DossierStorage, dossier_id: str, *, candidate: str | None = None, limit: int = 5
+) -> list[MaskedExample]:
+    """Free-text outputs of the feed (materially corrected first), masked by the PHI detector.
+
+    The text never leaves the store unmasked through here; it is never sent anywhere.
+    """
+    from evaluator.phi.detect import redact_text  # the detector loads its name lists on first use
+
+    name = watched_candidate(store.load(dossier_id).dossier, candidate)
+    out = []
+    for key, text in store.monitoring.text_examples(dossier_id, name, max(1, limit)):
+        masked, counts = redact_text(text)
+        out.append(MaskedExample(row_key=key, text=masked, masked=dict(counts)))
+    return out
+
+
+def import_feed(
+    store: DossierStorage,
+    dossier_id: str,
+    path: str | Path,
+    *,
+    candidate: str | None = None,
+    source: Source = "feed",
+    by: str,
+    identity: Identity | None | _AsNamed = AS_NAMED,
+    now: datetime | None = None,
+) -> ImportResult:
+    """Import a feed file (CSV, JSONL or Parquet; or OTLP JSON spans, or a LiteLLM spend-log export).
+
+    The file is taken whole or not at all: a bad row raises ``FeedError`` naming the row and the field,
+    and nothing is stored. Rows already stored (same ``id``, else the same row) add nothing. The import's
+    record and any new signal are appended to the dossier (``Dossier.monitoring``); the same file again,
+    adding no row and raising no signal, adds no version either.
+
+    Raises:
+        FeedError: a bad file or row (the message names the row and the field).
+        PermissionDenied: the identity is not an editor.
+        MonitoringError: no approved candidate and none named.
+    """
+    require(acting(identity, by), "editor", "import a monitoring feed", dossier_id)
+    file = Path(path)
+    if not file.is_file():
+        raise MonitoringError(f"{path}: no such file")
+    at = now_or(now)
+    dossier = store.load(dossier_id).dossier
+    name = watched_candidate(dossier, candidate)
+    digest = hashlib.sha256(file.read_bytes()).hexdigest()
+    import_id = "I-" + uuid.uuid4().hex[:10]
+    served = served_names(store, dossier, name)
+    if source == "otel":
+        with otel_to_feed(file) as flat:
+            counts = store.monitoring.import_file(
+                dossier_id, name, flat, source="feed", import_id=import_id, now=at
+            )
+    else:
+        counts = store.monitoring.import_file(
+            dossier_id, name, file, source=source, import_id=import_id, now=at
+        )
+    record = FeedImport(
+        id=import_id,
+        at=at,
+        by=by,
+        auth=auth_label(identity, by),
+        candidate=name,
+        source=source,
+        file_name=file.name,
+        file_sha256=digest,
+        rows_in_file=counts.rows_in_file,
+        rows_added=counts.rows_added,
+        rows_already_stored=counts.rows_in_file - counts.rows_added,
+        first_timestamp=counts.first_timestamp,
+        last_timestamp=counts.last_timestamp,
+    )
+    aggregates = store.monitoring.aggregates(dossier_id, name)
+    new: list[str] = []
+
+    def change(current: Dossier) -> Dossier:
+        status = compute_status(current, aggregates, now=at, candidate=name, served=served)
+        signals = new_signal_records(current, status.signals, at)
+        new[:] = [s.id for s in signals]
+        seen = {e.file_sha256 for e in current.monitoring if isinstance(e, FeedImport)}
+        if record.rows_added == 0 and not signals and record.file_sha256 in seen:
+            return current  # the same file again: nothing stored, no new version either
+        return current.model_copy(update={"monitoring": [*current.monitoring, record, *signals]})
+
+    version = update_as(
+        store,
+        identity,
+        dossier_id,
+        change,
+        by=by,
+        action="import a monitoring feed",
+        note=f"monitoring feed {file.name}: {record.rows_added:,} of {record.rows_in_file:,} rows new",
+    )
+    status = compute_status(version.dossier, aggregates, now=at, candidate=name, served=served)
+    return ImportResult(record=record, version=version.version, status=status, new_signals=new)
+
+
+def export_blinded_feed(
+    store: DossierStorage, dossier_id: str, out: str | Path, *, candidate: str | None = None
+) -> int:
+    """Write the candidate's feed as CSV without reviewer identifiers or free text; the number of rows.
+
+    Row ids stay (events and audits refer to them); a feed's ids carry no patient identifier by the format.
+
+    Raises:
+        MonitoringError: no approved candidate and none named.
+    """
+    name = watched_candidate(store.load(dossier_id).dossier, candidate)
+    columns, batches = store.monitoring.blinded_rows(dossier_id, name)
+    n = 0
+    with Path(out).open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["id" if c == "row_key" else c for c in columns])
+        for chunk in batches:
+            w.writerows([[v.isoformat() if isinstance(v, datetime) else v for v in row] for row in chunk])
+            n += len(chunk)
+    return n

@@ -1,0 +1,254 @@
+"""A queue's status for its editor, and its hand-off to Judge validity and the PDF.
+
+Why here: the status reads the store (ratings, events, stored juries), and the CLI's
+``review status`` and the Judge validity page must give the same figures. Blinding rules hold in the
+status too: a rater's catch rate appears once that rater has rated all their items; agreement
+(clinician-clinician on the double-rated share, jury-clinician against the newest completed stored jury
+of the same run) only once the queue is closed. A closed queue's ratings are the clinician ratings
+Judge validity uses, with no CSV round trip (``queue_ratings``), and ``queue_citation`` is what the
+dossier's judge-agreement record (and the PDF) cites.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+from pydantic import BaseModel
+
+from evaluator.agreement.ratings import RatingsError, most_overlapping_pair, rater_composites, read_ratings
+from evaluator.agreement.stats import Estimate, icc21
+from governance.dossier.storage import DossierStorage
+from governance.judge_validity.operations import assess_judge_validity
+from governance.review.measures import CatchRate, catch_rate, clinician_frame, rubber_stamp_flags
+from governance.review.operations.queues import (
+    BLINDING,
+    ReviewError,
+    audit_verdicts,  # re-exported, it lives with the verdict flow
+    get_queue,
+    is_closed,
+    removed_raters,
+)
+from governance.review.records import RaterCatch, ReviewCitation, ReviewQueue
+
+
+class RaterStatus(BaseModel):
+    """One rater's progress, catch rate (once done) and flags."""
+
+    rater: str
+    """The rater."""
+    done: int
+    """Items rated or skipped."""
+    total: int
+    """Items assigned."""
+    skipped: int
+    """Of ``done``, skipped."""
+    progress: float
+    """``done / total``."""
+    finished: bool
+    """Every item rated or skipped."""
+    catch_rate: CatchRate | None
+    """Sentinels caught, with the Wilson interval (``estimate, lower, upper, n``), once finished."""
+    flags: list[str]
+    """Rubber-stamping flags (and ``removed from the queue`` for a removed rater)."""
+    removed: bool
+    """Removed from the queue (ratings kept)."""
+
+
+class QueueStatus(BaseModel):
+    """The editor's view of a queue (``medassure review status``)."""
+
+    queue_id: str
+    """The queue."""
+    run_id: str | None
+    """The run rated."""
+    benchmark_id: str
+    """Its benchmark or scenario."""
+    model: str
+    """The model (editors only)."""
+    dossier_id: str | None
+    """The dossier it serves."""
+    rubric: str
+    """``jury:<rubric id>`` or ``audit``."""
+    n_items: int
+    """Sampled outputs."""
+    n_double: int
+    """Rated by two raters."""
+    n_sentinels: int
+    """Planted errors."""
+    closed: bool
+    """Closed (every rater done, or by an editor)."""
+    catch_bar: float
+    """The catch-rate bar."""
+    raters: list[RaterStatus]
+    """Per rater."""
+    clinician_clinician: Estimate | None
+    """ICC(A,1) between the two raters with most double-rated items in common (once closed)."""
+    jury_clinician: dict[str, Any] | None
+    """Jury-clinician ICC(A,1) on the run's newest completed jury (once closed): ``jury_id``, ``estimate``,
+    ``lower``, ``upper``, ``n`` or ``missing_reason``."""
+
+
+def _clinician_icc(frame: pd.DataFrame, criteria: tuple[str, ...]) -> Estimate:
+    method = "ICC(2,1) absolute agreement"
+    if frame.empty:
+        return Estimate(value=None, n=0, method=method, missing_reason="no ratings of real outputs")
+    ratings = read_ratings(frame, "queue ratings")
+    pair = most_overlapping_pair(ratings)
+    if pair is None:
+        return Estimate(value=None, n=0, method=method, missing_reason="no output was rated by two raters")
+    a, b, _ = pair
+    wide = (
+        ratings.assign(composite=rater_composites(ratings))
+        .pivot_table(index=["dataset", "instance_id"], columns="rater", values="composite")
+        .dropna()
+    )
+    return icc21(wide[a].to_numpy(), wide[b].to_numpy())
+
+
+def _jury_clinician(store: DossierStorage, queue: ReviewQueue, frame: pd.DataFrame) -> dict[str, Any]:
+    juries = [
+        j for j in store.juries.list_juries() if j["run_id"] == queue.run_id and j["status"] == "completed"
+    ]
+    if not juries:
+        return {"jury_id": None, "missing_reason": f"no completed stored jury of run {queue.run_id}"}
+    jury_id = juries[0]["jury_id"]
+    try:
+        view = assess_judge_validity(store.juries, frame, jury_id=jury_id)
+    except RatingsError as exc:
+        return {"jury_id": jury_id, "missing_reason": str(exc)}
+    est = view.report.pooled.icc21
+    return {
+        "jury_id": jury_id,
+        "estimate": est.value,
+        "lower": est.ci_lower,
+        "upper": est.ci_upper,
+        "n": est.n,
+        "missing_reason": est.missing_reason,
+    }
+
+
+def queue_status(store: DossierStorage, queue_id: str) -> QueueStatus:
+    """Progress, catch rates and flags per rater; agreement once closed.
+
+    Raises:
+        ReviewError: unknown queue.
+    """
+    queue = get_queue(store, queue_id)
+    items = store.reviews.items(queue_id)
+    ratings = store.reviews.ratings(queue_id)
+    gone = removed_raters(store, queue_id)
+    sentinels = {i for i, it in items.items() if it.sentinel is not None}
+    rows = []
+    for rater in queue.raters:
+        order = store.reviews.order(queue_id, rater)
+        mine = [r for r in ratings if r.rater == rater]
+        done = {r.item_id for r in mine} & set(order)
+        finished = bool(order) and len(done) == len(order)
+        flags = rubber_stamp_flags(mine) + (["removed from the queue; ratings kept"] if rater in gone else [])
+        rows.append(
+            RaterStatus(
+                rater=rater,
+                done=len(done),
+                total=len(order),
+                skipped=sum(bool(r.skipped) for r in mine),
+                progress=len(done) / len(order) if order else 0.0,
+                finished=finished,
+                catch_rate=catch_rate(mine, sentinels, queue.rubric, queue.catch_bar) if finished else None,
+                flags=flags,
+                removed=rater in gone,
+            )
+        )
+    closed = is_closed(store, queue)
+    cc = jc = None
+    if closed and queue.rubric.kind == "jury":
+        frame = clinician_frame(queue, items, ratings)
+        cc = _clinician_icc(frame, queue.rubric.criteria)
+        jc = (
+            _jury_clinician(store, queue, frame)
+            if not frame.empty
+            else {"jury_id": None, "missing_reason": "no ratings of real outputs"}
+        )
+    return QueueStatus(
+        queue_id=queue_id,
+        run_id=queue.run_id,
+        benchmark_id=queue.benchmark_id,
+        model=queue.model,
+        dossier_id=queue.dossier_id,
+        rubric=f"jury:{queue.rubric.rubric_id}" if queue.rubric.kind == "jury" else "audit",
+        n_items=queue.n_items,
+        n_double=queue.n_double,
+        n_sentinels=queue.n_sentinels,
+        closed=closed,
+        catch_bar=queue.catch_bar,
+        raters=rows,
+        clinician_clinician=cc,
+        jury_clinician=jc,
+    )
+
+
+def closed_queues(store: DossierStorage, dossier_id: str | None = None) -> list[ReviewQueue]:
+    """Closed queues on the jury rubric (what Judge validity can use): the dossier's and unassigned ones."""
+    return [
+        q
+        for q in store.reviews.list_queues()
+        if q.rubric.kind == "jury" and q.dossier_id in (None, dossier_id) and is_closed(store, q)
+    ]
+
+
+def queue_ratings(store: DossierStorage, queue_id: str) -> pd.DataFrame:
+    """A closed jury-rubric queue's ratings of real outputs, as Judge validity's clinician ratings.
+
+    Raises:
+        ReviewError: unknown or open queue, or a queue on the audit verdict.
+    """
+    queue = get_queue(store, queue_id)
+    if not is_closed(store, queue):
+        raise ReviewError(f"queue {queue_id} is still open: agreement is shown once it closes")
+    if queue.rubric.kind != "jury":
+        raise ReviewError(f"queue {queue_id} rated audit verdicts, not the jury's criteria")
+    return clinician_frame(queue, store.reviews.items(queue_id), store.reviews.ratings(queue_id))
+
+
+def queue_citation(store: DossierStorage, queue_id: str) -> ReviewCitation:
+    """What the dossier and the PDF cite of a closed queue."""
+    queue = get_queue(store, queue_id)
+    status = queue_status(store, queue_id)
+    closed_at = next((e.at for e in store.reviews.events(queue_id) if e.kind == "closed"), None)
+    if closed_at is None:
+        stamps = [r.rated_at for r in store.reviews.ratings(queue_id)]
+        closed_at = max(stamps) if stamps else None
+    catch = tuple(
+        RaterCatch(
+            rater=r.rater,
+            caught=r.catch_rate.caught,
+            n=r.catch_rate.n,
+            lower=r.catch_rate.lower,
+            upper=r.catch_rate.upper,
+        )
+        for r in status.raters
+        if r.catch_rate and r.catch_rate.n
+    )
+    return ReviewCitation(
+        queue_id=queue_id,
+        run_id=queue.run_id,
+        raters=queue.raters,
+        n_items=queue.n_items,
+        n_double=queue.n_double,
+        n_sentinels=queue.n_sentinels,
+        blinding=BLINDING,
+        catch=catch,
+        catch_bar=queue.catch_bar,
+        closed_at=closed_at,
+    )
+
+
+__all__ = [
+    "QueueStatus",
+    "RaterStatus",
+    "audit_verdicts",
+    "closed_queues",
+    "queue_citation",
+    "queue_ratings",
+    "queue_status",
+]

@@ -1,0 +1,119 @@
+"""Every refusal of a feed file names the row and the field, and leaves feed and dossier unchanged."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from governance.monitoring.operations.feed import MonitoringError, import_feed
+from governance.monitoring.store_feed_import import FeedError
+from tests.governance.monitoring_fixtures import NOW, decided_dossier, feed_rows, write_csv, write_jsonl
+
+
+@pytest.fixture
+def dossier_id(store):
+    return store.save(decided_dossier(), author="chair").dossier.id
+
+
+BAD = [
+    ("outcome", "accept", "outcome is not one of"),
+    ("outcome", "", "outcome is not one of"),
+    ("timestamp", "2026-02-01T10:00:00", "not an ISO 8601 date and time with a zone"),
+    ("timestamp", "yesterday", "not an ISO 8601 date and time with a zone"),
+    ("timestamp", "2026-02-30T10:00:00Z", "not a valid date and time"),
+    ("timestamp", "2027-02-01T10:00:00Z", "is in the future"),
+    ("timestamp", "2026-02-01", "not an ISO 8601 date and time with a zone"),
+    ("served_model", "", "served_model is missing"),
+    ("tokens_in", "-3", "tokens_in is negative"),
+    ("tokens_out", "2.5", "tokens_out is not a whole number"),
+    ("tokens_in", "many", "tokens_in is not a number"),
+    ("latency_ms", "inf", "latency_ms is not a finite number"),
+    ("latency_ms", "-1", "latency_ms is negative"),
+    ("cost_usd", "NaN", "cost_usd is not a finite number"),
+    ("review_seconds", "-0.5", "review_seconds is negative"),
+    ("judge_score", "nan", "judge_score is not a finite number"),
+    ("audited", "maybe", "audited is not a boolean"),
+    ("sentinel", "Y", "sentinel is not a boolean"),
+    ("error", "2", "error is not a boolean"),
+    ("audit_verdict", "wrong", "audit_verdict is not one of correct, minor, material"),
+    ("severity", "critical", "severity is not one of near_miss, minor, moderate, severe"),
+]
+
+
+@pytest.mark.parametrize(("field", "value", "why"), BAD, ids=[f"{f}={v or 'empty'}" for f, v, _ in BAD])
+def test_a_bad_value_is_refused_naming_row_and_field(store, dossier_id, tmp_path, field, value, why):
+    rows = feed_rows(
+        12,
+        latency_ms="10",
+        tokens_in="5",
+        tokens_out="5",
+        cost_usd="0.01",
+        review_seconds="20",
+        judge_score="0.8",
+        sentinel="false",
+        error="false",
+        severity="",
+    )
+    rows[6][field] = value
+    version = store.load(dossier_id).version
+    with pytest.raises(FeedError) as exc:
+        import_feed(store, dossier_id, write_csv(tmp_path / "bad.csv", rows), by="qa", now=NOW)
+    message = str(exc.value)
+    assert "row 7:" in message and why in message and "nothing was imported" in message
+    assert "\n" not in message
+    assert store.monitoring.row_count(dossier_id) == 0
+    assert store.load(dossier_id).version == version
+
+
+@pytest.mark.parametrize("word", ["true", "FALSE", "1", "0", "yes", "No", ""])
+def test_boolean_words_are_accepted(store, dossier_id, tmp_path, word):
+    rows = feed_rows(3, sentinel=word)
+    assert (
+        import_feed(
+            store, dossier_id, write_csv(tmp_path / "ok.csv", rows), by="qa", now=NOW
+        ).record.rows_added
+        == 3
+    )
+
+
+def test_a_zone_offset_is_kept_and_months_are_utc(store, dossier_id, tmp_path):
+    rows = feed_rows(1)
+    rows[0]["timestamp"] = "2026-03-01T00:30:00+02:00"  # 2026-02-28 22:30 UTC
+    result = import_feed(store, dossier_id, write_csv(tmp_path / "tz.csv", rows), by="qa", now=NOW)
+    assert [m.month for m in result.status.metrics["material_correction_share"]] == ["2026-02"]
+
+
+def test_missing_and_unknown_columns_are_refused(store, dossier_id, tmp_path):
+    rows = [{k: v for k, v in r.items() if k != "outcome"} for r in feed_rows(2)]
+    with pytest.raises(FeedError, match="no column outcome"):
+        import_feed(store, dossier_id, write_csv(tmp_path / "a.csv", rows), by="qa", now=NOW)
+    rows = feed_rows(2, patient_name="x")
+    with pytest.raises(FeedError, match="unknown column 'patient_name'"):
+        import_feed(store, dossier_id, write_csv(tmp_path / "b.csv", rows), by="qa", now=NOW)
+
+
+def test_unreadable_files_are_one_line_errors(store, dossier_id, tmp_path):
+    (tmp_path / "x.jsonl").write_text('{"timestamp": "2026-02-01T00:00:00Z"}\n{not json\n', encoding="utf-8")
+    with pytest.raises(FeedError, match="not readable as JSON"):
+        import_feed(store, dossier_id, tmp_path / "x.jsonl", by="qa", now=NOW)
+    (tmp_path / "x.xlsx").write_bytes(b"PK")
+    with pytest.raises(FeedError, match="give a .csv, .jsonl or .parquet file"):
+        import_feed(store, dossier_id, tmp_path / "x.xlsx", by="qa", now=NOW)
+    (tmp_path / "empty.csv").write_text("timestamp,served_model,outcome\n", encoding="utf-8")
+    with pytest.raises(FeedError, match="holds no rows"):
+        import_feed(store, dossier_id, tmp_path / "empty.csv", by="qa", now=NOW)
+    with pytest.raises(MonitoringError, match="no such file"):
+        import_feed(store, dossier_id, tmp_path / "absent.csv", by="qa", now=NOW)
+    assert store.monitoring.row_count(dossier_id) == 0
+
+
+def test_jsonl_rows_are_checked_like_csv_rows(store, dossier_id, tmp_path):
+    rows = feed_rows(5)
+    rows[3]["tokens_in"] = -1
+    rows[1]["audited"] = True  # a JSON boolean is a boolean
+    with pytest.raises(FeedError, match="row 4: tokens_in is negative"):
+        import_feed(store, dossier_id, write_jsonl(tmp_path / "f.jsonl", rows), by="qa", now=NOW)
+    (tmp_path / "arr.jsonl").write_text(json.dumps([1, 2]) + "\n", encoding="utf-8")
+    with pytest.raises(FeedError, match="row 1: each line must be one JSON object"):
+        import_feed(store, dossier_id, tmp_path / "arr.jsonl", by="qa", now=NOW)
