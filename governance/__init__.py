@@ -481,20 +481,16 @@ def _wire() -> None:
 
     The dossier store hands out the concepts' storage components by name, and the one save door
     (``governance.identity.operations``) runs the decision's sign-off guard on every save. Both sit
-    below the concepts that extend them, so the extension is registered here, once, whenever any
-    part of ``governance`` is imported (Python runs this file before any submodule).
+    below the concepts that extend them, so the extensions are registered here, once, whenever any
+    part of ``governance`` is imported (Python runs this file before any submodule); as names
+    resolved on first use, so this costs one small module at import time.
     """
-    from governance.decision.operations.standing import refuse_unsignable
-    from governance.dossier.store_components import register_component
-    from governance.identity.operations.guards import register_save_guard
-    from governance.monitoring.store import MonitoringFeedStore
-    from governance.procurement.store import DocumentStore
-    from governance.review.store import ReviewStore
+    from governance.dossier import extensions
 
-    register_component("documents", DocumentStore)
-    register_component("reviews", ReviewStore)
-    register_component("monitoring", MonitoringFeedStore)
-    register_save_guard(refuse_unsignable)
+    extensions.register_component("documents", "governance.procurement.store:DocumentStore")
+    extensions.register_component("reviews", "governance.review.store:ReviewStore")
+    extensions.register_component("monitoring", "governance.monitoring.store:MonitoringFeedStore")
+    extensions.register_save_guard("governance.decision.operations.standing:refuse_unsignable")
 
 
 _wire()

@@ -5,14 +5,17 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from governance.dossier import store_components
-from governance.dossier.store_components import DossierComponents, register_component
+from governance.dossier import extensions
+from governance.dossier.store_components import DossierComponents
 from governance.monitoring.store import MonitoringFeedStore
+from governance.procurement.store import DocumentStore
+from governance.review.store import ReviewStore
 
 
-def test_a_registered_component_is_built_over_the_store_connection():
+def test_each_registered_component_is_built_over_the_store_connection():
     stores = DossierComponents(duckdb.connect())
     assert isinstance(stores.monitoring, MonitoringFeedStore)
+    assert isinstance(stores.reviews, ReviewStore) and isinstance(stores.documents, DocumentStore)
     assert stores.monitoring is not stores.monitoring  # a fresh component per access, as before
 
 
@@ -22,7 +25,7 @@ def test_an_unknown_component_names_the_known_ones():
 
 
 def test_two_concepts_cannot_claim_one_name(monkeypatch):
-    monkeypatch.setattr(store_components, "_COMPONENTS", dict(store_components._COMPONENTS))
-    register_component("monitoring", MonitoringFeedStore)  # the same factory again: no-op
+    monkeypatch.setattr(extensions, "_COMPONENTS", dict(extensions._COMPONENTS))
+    extensions.register_component("monitoring", "governance.monitoring.store:MonitoringFeedStore")  # no-op
     with pytest.raises(ValueError, match="already registered"):
-        register_component("monitoring", dict)
+        extensions.register_component("monitoring", dict)
