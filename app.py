@@ -39,7 +39,7 @@ PAGES = {
 # in pages/ (helpers included) in the sidebar (issue 27: 23 internal modules for 1.6 s).
 page = st.navigation(PAGES, expanded=True)  # every step of the path visible, no "View more"
 
-from governance import warm_up_in_background  # noqa: E402
+from governance.mapping import warm_up_in_background  # noqa: E402
 from pages import ui  # noqa: E402
 
 

@@ -32,7 +32,9 @@ def fail(message: str, code: int = 2) -> None:
 
 def user_errors() -> tuple[type[BaseException], ...]:
     """Exception types whose message is already written for users."""
-    from governance import IdentityConfigError, PermissionDenied, StoreError, TaxonomyError
+    from governance.dossier import StoreError
+    from governance.identity import IdentityConfigError, PermissionDenied
+    from governance.mapping import TaxonomyError
 
     return (StoreError, TaxonomyError, PermissionDenied, IdentityConfigError)
 
@@ -142,7 +144,8 @@ def open_store(args: argparse.Namespace):
     """Open the store named by ``--home`` (or the default home)."""
     import warnings
 
-    from governance import Store, StoreWarning
+    from governance import Store
+    from governance.dossier import StoreWarning
 
     home = getattr(args, "home", None)
     with warnings.catch_warnings():  # said once below, without Python's file:line prefix
@@ -190,7 +193,7 @@ def cli_identity(args: argparse.Namespace | None = None, flag: str = "by"):
 
 def identity_named(name: str | None):
     """The command's identity when it acts for ``name``: the service identity when configured, else local."""
-    from governance import command_line_identity, load_config
+    from governance.identity import command_line_identity, load_config
 
     return command_line_identity(name, load_config().service_identity)
 
@@ -198,7 +201,7 @@ def identity_named(name: str | None):
 def require_role(role: str, action: str, dossier_id: str | None = None,
                  args: argparse.Namespace | None = None, flag: str = "by") -> None:
     """Refuse (exit 2, naming the role) a write the command's identity may not make; nothing is written."""
-    from governance import require
+    from governance.identity import require
 
     require(cli_identity(args, flag), role, action, dossier_id)
 

@@ -31,7 +31,7 @@ def require_dossier(store: Any, dossier_id: str) -> None:
 
 def attach_run_to(store: Any, dossier_id: str, run_id: str, by: str) -> dict[str, Any]:
     """Attach and return the JSON object ``attach`` prints (and ``run --dossier`` nests as ``attached``)."""
-    from governance import RunInputError, attach_completed_run
+    from governance.runs import RunInputError, attach_completed_run
 
     try:
         done = attach_completed_run(store, dossier_id, run_id, by=by, identity=identity_named(by))

@@ -24,7 +24,7 @@ from cli.policy import _save, _who
 
 
 def cmd_candidates(args: argparse.Namespace) -> int:
-    from governance import compare_candidates
+    from governance.decision import compare_candidates
 
     v = open_store(args).load(args.id, args.version)
     cmp = compare_candidates(v.dossier)
@@ -40,7 +40,7 @@ def cmd_candidates(args: argparse.Namespace) -> int:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    from governance import Candidate, upsert_candidate
+    from governance.procurement import Candidate, upsert_candidate
 
     doc = read_json_file(args.file)
     if not isinstance(doc, dict):
@@ -59,7 +59,13 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_answer(args: argparse.Namespace) -> int:
-    from governance import AttestationError, CandidateError, DocumentError, make_answer, record_attestation
+    from governance.procurement import (
+        AttestationError,
+        CandidateError,
+        DocumentError,
+        make_answer,
+        record_attestation,
+    )
 
     store = open_store(args)
     dossier = store.load(args.id).dossier

@@ -22,7 +22,7 @@ def cmd_db_roles(args: argparse.Namespace) -> int:
     import psycopg
 
     from evaluator import RoleSetupError
-    from governance import StoreWarning
+    from governance.dossier import StoreWarning
 
     with warnings.catch_warnings():  # connecting as the owner is the point here: no owner warning
         warnings.simplefilter("ignore", StoreWarning)

@@ -29,7 +29,7 @@ def _author(args: argparse.Namespace) -> str:
 
 def _auth(args: argparse.Namespace) -> str:
     """How the author is known, for the record (a configured service identity, else local)."""
-    from governance import command_line_identity, load_config
+    from governance.identity import command_line_identity, load_config
 
     return "command line: " + command_line_identity(_author(args), load_config().service_identity).auth_label
 
@@ -60,7 +60,7 @@ def _parse_use_file(path: str) -> tuple[IntendedUse, dict]:
 
 
 def cmd_taxonomy(args: argparse.Namespace) -> int:
-    from governance import load_taxonomy
+    from governance.mapping import load_taxonomy
 
     emit(load_taxonomy().model_dump(mode="json"))
     return 0
@@ -149,7 +149,7 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from governance import seed_demo
+    from governance.demo import seed_demo
 
     store = open_store(args)
     if args.if_empty and not store.is_empty():

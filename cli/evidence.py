@@ -128,7 +128,7 @@ def cmd_import_helm(args: argparse.Namespace) -> int:
 
 def cmd_import_inspect(args: argparse.Namespace) -> int:
     from evaluator import InspectNotInstalled
-    from governance import attach_inspect_logs, preview_inspect_import
+    from governance.evidence import attach_inspect_logs, preview_inspect_import
 
     try:
         import inspect_ai  # noqa: F401

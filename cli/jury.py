@@ -85,7 +85,7 @@ def _jury_inputs(args: argparse.Namespace, store: Any) -> tuple[list, Any]:
 def _run_attestation(store: Any, args: argparse.Namespace) -> Any:
     """The attestation covering the judged run's cases: recorded now (``--deidentified-by``) or before."""
     from evaluator import run_attestation
-    from governance import DeidentificationError, attest_file, attest_scenario
+    from governance.scenarios import DeidentificationError, attest_file, attest_scenario
 
     given = attestation_input(args)
     if given is None:
@@ -178,7 +178,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from evaluator import RatingsError
-    from governance import assess_judge_validity
+    from governance.judge_validity import assess_judge_validity
 
     if bool(args.jury) == bool(args.jury_id):
         fail("give the jury's ratings with exactly one of --jury FILE or --jury-id ID")

@@ -137,7 +137,8 @@ def _tell(status: Any) -> int:
 def _errors() -> tuple[type[BaseException], ...]:
     from pydantic import ValidationError
 
-    from governance import DossierNotFound, FeedError, MonitoringError
+    from governance.dossier import DossierNotFound
+    from governance.monitoring import FeedError, MonitoringError
 
     return (FeedError, MonitoringError, DossierNotFound, ValidationError)
 
@@ -154,7 +155,7 @@ def _run(fn, *args, **kwargs):
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from governance import import_feed
+    from governance.monitoring import import_feed
 
     store = open_store(args)
     result = _run(
@@ -199,7 +200,7 @@ def dossier_payload(overview: Any) -> dict[str, Any]:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from governance import dossier_monitoring, monitoring_status
+    from governance.monitoring import dossier_monitoring, monitoring_status
 
     store = open_store(args)
     if args.candidate:
@@ -215,7 +216,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_event(args: argparse.Namespace) -> int:
-    from governance import monitoring_status, record_event
+    from governance.monitoring import monitoring_status, record_event
 
     store = open_store(args)
     event, version = _run(
@@ -237,7 +238,7 @@ def cmd_event(args: argparse.Namespace) -> int:
 
 
 def cmd_ack(args: argparse.Namespace) -> int:
-    from governance import acknowledge_signal
+    from governance.monitoring import acknowledge_signal
 
     version = _run(
         acknowledge_signal,
@@ -257,7 +258,7 @@ def cmd_ack(args: argparse.Namespace) -> int:
 
 
 def cmd_resolve(args: argparse.Namespace) -> int:
-    from governance import resolve_signal
+    from governance.monitoring import resolve_signal
 
     if not args.reason and not args.reevaluation:
         fail("give --reason TEXT or --reevaluation R-... (the re-evaluation that answers the signal)")
@@ -294,7 +295,7 @@ _when.__name__ = "date and time"
 
 
 def cmd_go_live(args: argparse.Namespace) -> int:
-    from governance import record_go_live
+    from governance.monitoring import record_go_live
 
     version = _run(
         record_go_live,
@@ -316,7 +317,7 @@ def cmd_go_live(args: argparse.Namespace) -> int:
 
 
 def cmd_events(args: argparse.Namespace) -> int:
-    from governance import safety_register
+    from governance.monitoring import safety_register
 
     store = open_store(args)
     dossier = _run(lambda: store.load(args.id).dossier)
@@ -330,7 +331,7 @@ def cmd_events(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from governance import export_blinded_feed
+    from governance.monitoring import export_blinded_feed
 
     n = _run(export_blinded_feed, open_store(args), args.id, args.out, candidate=args.candidate)
     say(f"{n:,} feed rows written to {args.out} (no reviewer, no free text)")
@@ -341,7 +342,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_template(args: argparse.Namespace) -> int:
     import sys
 
-    from governance import feed_template
+    from governance.monitoring import feed_template
 
     sys.stdout.write(feed_template())
     return 0

@@ -17,7 +17,7 @@ from cli.report import _signer, _target
 
 
 def cmd_monitor_report(args: argparse.Namespace) -> int:
-    from governance import MonitoringError, monitoring_status
+    from governance.monitoring import MonitoringError, monitoring_status
     from reports import MonthError, parse_month, write_monthly_report
 
     try:

@@ -32,7 +32,7 @@ def _head(v: Any, changed: bool) -> dict[str, Any]:
 
 
 def cmd_mapping(args: argparse.Namespace) -> int:
-    from governance import TaxonomyError, mapping_lines, record_mapping
+    from governance.mapping import TaxonomyError, mapping_lines, record_mapping
 
     store = open_store(args)
     before = store.load(args.id)
@@ -68,7 +68,7 @@ def _price_model(dossier: Any, model: str) -> str:
 def cmd_cost(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from governance import TokenProfile, cost_report, run_token_profile, with_token_profile
+    from governance.procurement import TokenProfile, cost_report, run_token_profile, with_token_profile
 
     store = open_store(args)
     before = store.load(args.id)
@@ -110,7 +110,7 @@ def cmd_cost(args: argparse.Namespace) -> int:
 def cmd_oversight(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from governance import derive_plan, edit_plan
+    from governance.decision import derive_plan, edit_plan
 
     store = open_store(args)
     before = store.load(args.id)

@@ -39,7 +39,7 @@ EXIT_FLIPPED = 3
 def _change(args: argparse.Namespace):
     from pydantic import ValidationError
 
-    from governance import PlanChange, ReevaluationError, read_prompt_file
+    from governance.reevaluation import PlanChange, ReevaluationError, read_prompt_file
 
     prompt: dict[str, str] = {}
     if args.prompt_file:
@@ -117,7 +117,8 @@ def _served(identities: list[dict[str, Any]]) -> str:
 
 def cmd_reevaluate(args: argparse.Namespace) -> int:
     from evaluator import PhiBlocked
-    from governance import DossierNotFound, ReevaluationError, reevaluate_and_wait
+    from governance.dossier import DossierNotFound
+    from governance.reevaluation import ReevaluationError, reevaluate_and_wait
 
     if args.concurrency < 1:
         fail(f"--concurrency must be at least 1 (got {args.concurrency})")

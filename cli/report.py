@@ -64,7 +64,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         written[kind] = {"path": str(path), "bytes": size}
         say(f"wrote {path} ({size:,} bytes)")
     if zip_target is not None:
-        from governance import DocumentError
+        from governance.procurement import DocumentError
         from reports import bundle_zip, write_atomically
 
         try:

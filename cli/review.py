@@ -45,13 +45,13 @@ N_ITEMS = int_flag(1, 100_000)
 
 
 def _errors():
-    from governance import ReviewError
+    from governance.review import ReviewError
 
     return (ReviewError,)
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    from governance import create_queue, create_queue_from_feed, size_guidance
+    from governance.review import create_queue, create_queue_from_feed, size_guidance
 
     if args.feed is None and (args.month is not None or args.candidate is not None):
         fail("--month and --candidate go with --feed")
@@ -132,7 +132,7 @@ def cmd_create(args: argparse.Namespace) -> int:
 
 
 def cmd_sheet(args: argparse.Namespace) -> int:
-    from governance import sheet_csv
+    from governance.review import sheet_csv
 
     store = open_store(args)
     try:
@@ -146,7 +146,7 @@ def cmd_sheet(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from governance import import_sheet
+    from governance.review import import_sheet
 
     path = Path(args.file)
     if not path.is_file():
@@ -167,7 +167,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from governance import queue_status
+    from governance.review import queue_status
 
     store = open_store(args)
     try:
@@ -193,7 +193,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from governance import export_csv
+    from governance.review import export_csv
 
     store = open_store(args)
     try:
@@ -210,7 +210,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_close(args: argparse.Namespace) -> int:
-    from governance import close_queue
+    from governance.review import close_queue
 
     store = open_store(args)
     try:
@@ -225,7 +225,7 @@ def cmd_close(args: argparse.Namespace) -> int:
 
 
 def cmd_remove_rater(args: argparse.Namespace) -> int:
-    from governance import remove_rater
+    from governance.review import remove_rater
 
     store = open_store(args)
     try:

@@ -48,7 +48,8 @@ def edit_rules(args: argparse.Namespace, dossier: Any, by: str) -> tuple[Any, li
     """
     from pydantic import ValidationError
 
-    from governance import change_rule, delete_rule, score_rule, unknown_benchmark
+    from governance.decision import change_rule, delete_rule
+    from governance.rules import score_rule, unknown_benchmark
 
     if args.threshold is not None and not args.add_score_rule:
         fail("--threshold goes with --add-score-rule BENCHMARK")
@@ -75,7 +76,7 @@ def edit_rules(args: argparse.Namespace, dossier: Any, by: str) -> tuple[Any, li
 
 def print_rules(policy: Any) -> None:
     """One line per rule (id, kind, what it applies to, its bar), then the lock."""
-    from governance import rule_bar
+    from governance.rules import rule_bar
 
     out = sys.stdout
     if policy is None or not policy.rules:

@@ -116,7 +116,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpoint: Any) -> int:
     from evaluator import PhiBlocked, RunRequest, estimate_run
-    from governance import RunInputError, run_and_wait
+    from governance import run_and_wait
+    from governance.runs import RunInputError
 
     if args.dry_run:
         estimate = estimate_run(spec, instances, endpoint, store=store.journaled_runs, fresh=args.fresh)
@@ -174,7 +175,7 @@ def _require_dossier(args: argparse.Namespace) -> None:
     try:
         require_dossier(store, args.dossier)
         if args.candidate:
-            from governance import run_candidates
+            from governance.procurement import run_candidates
 
             choices = run_candidates(store.load(args.dossier).dossier)
             if args.candidate not in choices:
@@ -198,7 +199,7 @@ def _attach_to_dossier(args: argparse.Namespace, store: Any, summary: Any, code:
 
 def _attest_dataset(args: argparse.Namespace, store: Any) -> None:
     """Record ``--deidentified-by`` for the dataset file (and the dossier given), before the gate looks."""
-    from governance import DeidentificationError, attest_file
+    from governance.scenarios import DeidentificationError, attest_file
 
     given = attestation_input(args)
     if given is None:

@@ -51,7 +51,7 @@ def _rejected(path: str, issues: list) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from evaluator import ImportRejected, MappingError, parse_map_args, preview_table, read_table_file
-    from governance import import_for_dossier
+    from governance.scenarios import import_for_dossier
 
     if args.max_mb <= 0:
         fail(f"--max-mb must be positive (got {args.max_mb})")
@@ -87,7 +87,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from governance import scenario_rows
+    from governance.scenarios import scenario_rows
 
     store = open_store(args)
     try:
@@ -98,7 +98,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_redact(args: argparse.Namespace) -> int:
-    from governance import redact_scenario
+    from governance.scenarios import redact_scenario
 
     store = open_store(args)
     try:
@@ -114,7 +114,7 @@ def cmd_redact(args: argparse.Namespace) -> int:
 
 def cmd_results(args: argparse.Namespace) -> int:
     from evaluator import scenario_results
-    from governance import attach_scenario_run
+    from governance.scenarios import attach_scenario_run
 
     if args.min_n < 1:
         fail(f"--min-n must be at least 1 (got {args.min_n})")

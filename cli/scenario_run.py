@@ -45,7 +45,7 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
 def cmd_run_scenario(args: argparse.Namespace) -> int:
     """PHI gate, then the ordinary runner; see the module docstring."""
     from evaluator import LLMError, api_key_for, scenario_gate
-    from governance import attest_scenario
+    from governance.scenarios import attest_scenario
 
     if args.benchmark or args.dataset_file:
         fail("--scenario replaces --benchmark and --dataset-file; give only one of them")
@@ -80,7 +80,7 @@ def cmd_run_scenario(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, store: Any, version: Any, instances: list, endpoint: Any,
          check: Any) -> int:
     from evaluator import estimate_run, scenario_results, scenario_spec, start_scenario, wait_job
-    from governance import attach_scenario_run
+    from governance.scenarios import attach_scenario_run
 
     head = {"scenario_id": version.scenario_id, "version": version.version,
             "phi_check": check.model_dump(mode="json")}

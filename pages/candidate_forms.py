@@ -13,13 +13,13 @@ import streamlit as st
 from pydantic import ValidationError
 
 from evaluator import ModelEndpoint
-from governance import (
+from governance import Dossier
+from governance.procurement import (
     STATUS_TEXT,
     AttestationError,
     Candidate,
     ContractFacts,
     DocumentError,
-    Dossier,
     Pricing,
     load_questionnaire,
     make_answer,

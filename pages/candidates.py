@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from governance import compare_candidates, measured_costs
+from governance.decision import compare_candidates
+from governance.procurement import measured_costs
 from pages import candidate_forms as forms
 from pages import tables, ui
 from reports import candidates_chart, comparison_csv, score_rows, summary_rows

@@ -6,11 +6,11 @@ import streamlit as st
 from pydantic import ValidationError
 
 from evaluator import benchmark_tokens
-from governance import (
+from governance import mapped_benchmarks
+from governance.procurement import (
     CostSettings,
     TokenProfile,
     cost_report,
-    mapped_benchmarks,
     measured_costs,
     medhelm_token_profile,
     run_token_profile,

@@ -2,21 +2,19 @@
 
 import streamlit as st
 
-from governance import (
+from governance.decision import (
     DECISION_OUTCOMES,
     OUTCOME_LABELS,
     DecisionError,
-    MonitoringError,
-    PermissionDenied,
     confirm_decision,
     decision_memo,
     decision_view,
-    local_identity,
-    monitoring_status,
     needs_override,
     sign,
 )
-from governance import decide as record_decision
+from governance.decision import decide as record_decision
+from governance.identity import PermissionDenied, local_identity
+from governance.monitoring import MonitoringError, monitoring_status
 from pages import plain_words, ui
 from pages import policy_tables as tables
 from reports import one_line

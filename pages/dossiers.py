@@ -30,7 +30,7 @@ with left:
         st.switch_page("pages/intended_use.py")
     if st.button("Load the demo dossier", key="seed_demo_button"):
         # Imported on click: the demo's modules import scipy (5.6 s of the first page at load 12).
-        from governance import seed_demo
+        from governance.demo import seed_demo
 
         st.session_state["dossier_id"] = seed_demo(ui.store())
         st.rerun()

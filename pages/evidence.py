@@ -4,10 +4,10 @@ rates and tie groups on the mapped benchmarks, HELM run and Inspect log import, 
 import streamlit as st
 
 from evaluator import activity_template_csv
-from governance import (
+from governance import attach_evidence
+from governance.evidence import (
     KIND_NOTES,
     activity_gaps,
-    attach_evidence,
     attached_run_instances,
     detach_evidence,
     evidence_view,

@@ -9,7 +9,15 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from governance import BenchmarkTies, CoverageRow, GroupMeanRow, InstanceRow, RunPreview, ScoreRow, WinRateRow
+from governance.evidence import (
+    BenchmarkTies,
+    CoverageRow,
+    GroupMeanRow,
+    InstanceRow,
+    RunPreview,
+    ScoreRow,
+    WinRateRow,
+)
 from pages.tables import tie_groups
 
 

@@ -3,7 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from governance import added_addenda, diff_versions, field_label, timeline
+from governance.dossier import diff_versions, field_label, timeline
+from governance.reevaluation import added_addenda
 from pages import ui
 from reports import addendum_section, section_markdown
 

@@ -3,14 +3,13 @@
 import streamlit as st
 from pydantic import ValidationError
 
-from governance import (
+from governance import Dossier, IntendedUse
+from governance.intended_use import (
     DECISION_ROLE_LABELS,
     OVERSIGHT_LABELS,
     PHI_LABELS,
     SEVERITY_LABELS,
     TIER_INPUTS,
-    Dossier,
-    IntendedUse,
     assess_risk,
     high_floor_applies,
 )

@@ -10,7 +10,9 @@ from __future__ import annotations
 import streamlit as st
 from pydantic import ValidationError
 
-from governance import DossierVersion, IntendedUse, apply_merge, field_label, form_values, plan_merge
+from governance import IntendedUse
+from governance.dossier import DossierVersion, field_label
+from governance.intended_use import apply_merge, form_values, plan_merge
 from pages import ui
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from governance import cancel_run
+from governance.runs import cancel_run
 from reports import md
 
 

@@ -8,25 +8,21 @@ import streamlit as st
 from pydantic import ValidationError
 
 from evaluator import POOLED, RatingsError, ratings_template
-from governance import (
+from governance import assessment_and_recommendation
+from governance.judge_validity import (
     JudgeValidityView,
-    PolicyError,
     agreement_setting,
     assess_judge_validity,
-    assessment_and_recommendation,
-    attached_first,
-    closed_queues,
     jury_benchmarks,
-    load_defaults,
     minimum_rule,
-    queue_citation,
-    queue_ratings,
-    queue_status,
     record_agreement,
     sample_size_hint,
     set_minimum,
     stored_juries,
 )
+from governance.review import closed_queues, queue_citation, queue_ratings, queue_status
+from governance.rules import PolicyError, load_defaults
+from governance.runs import attached_first
 from pages import tables, ui
 
 st.title("Judge validity")

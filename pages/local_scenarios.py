@@ -25,16 +25,14 @@ from evaluator import (
     suggest_column_mapping,
     template_csv,
 )
-from governance import (
-    RunInputError,
+from governance.mapping import load_taxonomy
+from governance.runs import RunInputError, job_status, start_scenario_run
+from governance.scenarios import (
     attach_scenario_run,
     import_for_dossier,
-    job_status,
-    load_taxonomy,
     redact_scenario,
     run_gate,
     scenario_rows,
-    start_scenario_run,
     version_view,
 )
 from pages import tables, ui

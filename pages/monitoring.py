@@ -10,19 +10,17 @@ from pathlib import Path
 
 import streamlit as st
 
-from governance import (
+from governance.monitoring import (
     SEVERITIES,
     FeedError,
     MonitoringError,
-    PlanChange,
     acknowledge_signal,
-    current_plan,
     import_feed,
     monitoring_status,
     record_event,
     resolve_signal,
-    start_reevaluation,
 )
+from governance.reevaluation import PlanChange, current_plan, start_reevaluation
 from pages import tables, ui
 from reports import (
     EVENT_SEVERITY_LABELS,

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from governance import OUTCOME_LABELS, headline, outcome_lines
+from governance.decision import OUTCOME_LABELS
+from governance.rules import headline, outcome_lines
 from pages import ui
 
 GLOSSARY = {

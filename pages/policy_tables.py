@@ -8,19 +8,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from governance import (
-    AcceptancePolicy,
-    CostReport,
-    SignOffStatus,
-    Verdict,
-    count_text,
-    metric_label,
-    rule_bar,
-    rule_kind,
-    rule_label,
-    subcategory_name,
-    verdict_label,
-)
+from governance.decision import SignOffStatus
+from governance.dossier import count_text, metric_label
+from governance.evidence import subcategory_name
+from governance.procurement import CostReport
+from governance.rules import AcceptancePolicy, Verdict, rule_bar, rule_kind, rule_label, verdict_label
 
 STATUS_MARK = {"pass": "✓ pass", "fail": "✗ fail", "inconclusive": "⚠ inconclusive",
                "not_applicable": "– n/a"}

@@ -4,9 +4,9 @@ import time
 
 import streamlit as st
 
-from governance import (
+from governance.identity import PermissionDenied
+from governance.review import (
     AUDIT_VERDICTS,
-    PermissionDenied,
     ReviewError,
     create_queue,
     create_queue_from_feed,

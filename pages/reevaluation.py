@@ -5,7 +5,8 @@ so a rerun or a reload does not cut it off."""
 
 import streamlit as st
 
-from governance import PlanChange, current_plan, job_status, read_prompt_bytes, start_reevaluation
+from governance.reevaluation import PlanChange, current_plan, read_prompt_bytes, start_reevaluation
+from governance.runs import job_status
 from pages import ui
 from pages.job_panel import live_job_panel
 from reports import addendum_section, section_markdown

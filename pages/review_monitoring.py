@@ -4,7 +4,8 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from governance import MonitoredMetric, Trigger, derive_plan, edit_plan, source_words
+from governance.decision import MonitoredMetric, Trigger, derive_plan, edit_plan
+from governance.dossier import source_words
 from pages import tables, ui
 
 st.title("Review & monitoring")

@@ -3,18 +3,10 @@
 import streamlit as st
 from pydantic import ValidationError
 
-from governance import (
-    PolicyError,
-    ScoreRule,
-    assessment_and_recommendation,
-    change_rule,
-    delete_rule,
-    lock_rules,
-    rule_label,
-    set_error_control,
-    source_words,
-    start_rules,
-)
+from governance import assessment_and_recommendation, lock_rules, start_rules
+from governance.decision import change_rule, delete_rule, set_error_control
+from governance.dossier import source_words
+from governance.rules import PolicyError, ScoreRule, rule_label
 from pages import plain_words, ui
 from pages import policy_tables as tables
 from pages import tables as readable

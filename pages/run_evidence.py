@@ -7,28 +7,27 @@ import pandas as pd
 import streamlit as st
 
 from evaluator import JOBS, METHOD_LABELS, RESENT_NOTE, AttestationInput, PhiBlocked
-from governance import (
+from governance import attach_run, build_request
+from governance.dossier import metric_label
+from governance.procurement import run_presets
+from governance.runs import (
     RunInputError,
     RunnableBenchmark,
     RunView,
-    attach_run,
-    attest_file,
-    build_request,
     cancel_run,
     dossier_runs,
     estimate_request,
     job_elsewhere,
     jury_applies,
-    metric_label,
     resume_run,
     run_id_for_key,
-    run_presets,
     run_view,
     runnable_benchmarks,
     save_upload,
     start_run,
     suggested_models,
 )
+from governance.scenarios import attest_file
 from pages import ui
 from pages.run_jury import jury_section
 

@@ -12,8 +12,8 @@ import pandas as pd
 import streamlit as st
 
 from evaluator import RunRecord, default_jury_method, get_benchmark, get_loader
-from governance import (
-    Dossier,
+from governance import Dossier
+from governance.runs import (
     JuryPlan,
     JuryRequest,
     JuryRunError,

@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from governance import VALUE_LABELS as STORED_VALUE_LABELS
+from governance.dossier import VALUE_LABELS as STORED_VALUE_LABELS
 from reports import md
 
 MISSING = "—"

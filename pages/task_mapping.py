@@ -4,7 +4,8 @@ import time
 
 import streamlit as st
 
-from governance import load_taxonomy, model_ready, suggest_mapping, warm_up_in_background
+from governance import suggest_mapping
+from governance.mapping import load_taxonomy, model_ready, warm_up_in_background
 from pages import tables, ui
 
 st.title("Task mapping")

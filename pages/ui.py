@@ -18,21 +18,16 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from governance import (
+from governance import Dossier, Store
+from governance.decision import DecisionError
+from governance.dossier import DossierVersion, SaveConflict, StoreError, database_url, default_home
+from governance.identity import (
     Access,
-    DecisionError,
-    Dossier,
-    DossierVersion,
     Identity,
     IdentityConfig,
     IdentityConfigError,
     PermissionDenied,
-    SaveConflict,
-    Store,
-    StoreError,
     access_for,
-    database_url,
-    default_home,
     direct_peer,
     load_config,
     local_identity,
@@ -244,7 +239,7 @@ def _catch_up(v: DossierVersion) -> list:
 
 def _changed_since_seen(v: DossierVersion) -> None:
     """Warn that someone else saved since this session's version, with what changed and a way on."""
-    from governance import diff_versions
+    from governance.dossier import diff_versions
 
     others = others_since_seen(v)
     if not others:  # nothing new, or every version since is this session's own

@@ -8,3 +8,28 @@ protocol. The concepts above extend the floor by registration (``extensions``: t
 components, the save guards), never by the floor importing them; only the store's modules talk
 to the database.
 """
+
+from evaluator.lazy_exports import lazy_exports
+
+_FACE = {  # what pages and the CLI use from this concept: name -> defining module (tests/test_faces.py)
+    "field_label": "governance.dossier.change_text",
+    "diff_versions": "governance.dossier.history",
+    "timeline": "governance.dossier.history",
+    "VALUE_LABELS": "governance.dossier.labels",
+    "count_text": "governance.dossier.labels",
+    "metric_label": "governance.dossier.labels",
+    "source_words": "governance.dossier.labels",
+    "DossierNotFound": "governance.dossier.store",
+    "DossierVersion": "governance.dossier.store",
+    "SaveConflict": "governance.dossier.store",
+    "StoreError": "governance.dossier.store",
+    "StoreWarning": "governance.dossier.store",
+    "database_url": "governance.dossier.store",
+    "default_home": "governance.dossier.store",
+}
+__all__ = [  # literal, so tools see the names; tests check it matches _FACE
+    "DossierNotFound", "DossierVersion", "SaveConflict", "StoreError", "StoreWarning", "VALUE_LABELS",
+    "count_text", "database_url", "default_home", "diff_versions", "field_label", "metric_label",
+    "source_words", "timeline",
+]
+__getattr__, __dir__ = lazy_exports(globals(), _FACE)

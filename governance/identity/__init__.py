@@ -12,3 +12,30 @@ CLI, the demo). The pages read the login (``st.user``, or a trusted proxy's head
 * ``access``: committee roles and the checks the domain applies before a save, a decision or a sign-off;
 * ``keys``: the deployment's signing key and the keyed signature (HMAC-SHA256) on sign-offs.
 """
+
+from evaluator.lazy_exports import lazy_exports
+
+_FACE = {  # what pages and the CLI use from this concept: name -> defining module (tests/test_faces.py)
+    "Access": "governance.identity.access",
+    "PermissionDenied": "governance.identity.access",
+    "access_for": "governance.identity.access",
+    "IdentityConfig": "governance.identity.config",
+    "IdentityConfigError": "governance.identity.config",
+    "load_config": "governance.identity.config",
+    "server_rewrites_forwarded_for": "governance.identity.config",
+    "Identity": "governance.identity.identity",
+    "command_line_identity": "governance.identity.identity",
+    "direct_peer": "governance.identity.identity",
+    "local_identity": "governance.identity.identity",
+    "oidc_identity": "governance.identity.identity",
+    "proxy_identity": "governance.identity.identity",
+    "require": "governance.identity.operations.authorize",
+    "written_versions": "governance.identity.operations.receipts",
+    "save_as": "governance.identity.operations.save",
+}
+__all__ = [  # literal, so tools see the names; tests check it matches _FACE
+    "Access", "Identity", "IdentityConfig", "IdentityConfigError", "PermissionDenied", "access_for",
+    "command_line_identity", "direct_peer", "load_config", "local_identity", "oidc_identity",
+    "proxy_identity", "require", "save_as", "server_rewrites_forwarded_for", "written_versions",
+]
+__getattr__, __dir__ = lazy_exports(globals(), _FACE)

@@ -1,4 +1,4 @@
-"""Monitoring after go-live, the pure side: the approved model watched in production against the
+"""Monitoring after go-live: the approved model watched in production against the
 committee's own bars, and the ladder (in control < review < pause < suspend) that can reopen the decision.
 
 Arrow Decision -> Monitoring -> re-evaluation of the path. Every function here is a function of a
@@ -6,7 +6,32 @@ dossier and the feed's aggregates (``models.FeedAggregates``, summed in SQL by t
 identity and its check (``identity``), monthly rates against the plan's bars (``rates``), CUSUM drift
 (``drift``), whether human review works (``review``), subgroups and use outside the envelope
 (``subgroups``), the plan with its defaults by tier (``plan``), and the ladder that turns findings into
-signals with owners and deadlines (``ladder``), composed in ``status``. Importing a feed, recording
-events and acknowledging or resolving signals take the store, so they are in the operations
-(``governance.monitoring.operations.feed``).
+signals with owners and deadlines (``ladder``), composed in ``status``. Its records are ``records``
+and ``feed_records``, the feed's tables and import SQL ``store`` and ``store_feed_import``; importing a
+feed, recording events and acknowledging or resolving signals take the store, so they are its
+operations (``operations.feed``, ``operations.events``, ``operations.sources``).
 """
+
+from evaluator.lazy_exports import lazy_exports
+
+_FACE = {  # what pages and the CLI use from this concept: name -> defining module (tests/test_faces.py)
+    "acknowledge_signal": "governance.monitoring.operations.events",
+    "record_event": "governance.monitoring.operations.events",
+    "record_go_live": "governance.monitoring.operations.events",
+    "resolve_signal": "governance.monitoring.operations.events",
+    "MonitoringError": "governance.monitoring.operations.feed",
+    "dossier_monitoring": "governance.monitoring.operations.feed",
+    "export_blinded_feed": "governance.monitoring.operations.feed",
+    "import_feed": "governance.monitoring.operations.feed",
+    "monitoring_status": "governance.monitoring.operations.feed",
+    "SEVERITIES": "governance.monitoring.records",
+    "safety_register": "governance.monitoring.register",
+    "FeedError": "governance.monitoring.store_feed_import",
+    "feed_template": "governance.monitoring.template",
+}
+__all__ = [  # literal, so tools see the names; tests check it matches _FACE
+    "FeedError", "MonitoringError", "SEVERITIES", "acknowledge_signal", "dossier_monitoring",
+    "export_blinded_feed", "feed_template", "import_feed", "monitoring_status", "record_event",
+    "record_go_live", "resolve_signal", "safety_register",
+]
+__getattr__, __dir__ = lazy_exports(globals(), _FACE)

@@ -1,6 +1,7 @@
 """End to end in a real Chromium: the dossier path a reviewer walks."""
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from governance.dossier.store import Store
 from tests.browser.conftest import goto_page, wait_idle
@@ -22,8 +23,21 @@ REQUIRED = {"Decision role": "Informs:", "Severity of an uncaught wrong output":
 def choose_required(pg, choices: dict[str, str] = REQUIRED) -> None:
     """Pick the intended-use choices a blank form leaves unset (issue 27: no risky defaults)."""
     for label, option in choices.items():
-        pg.get_by_role("combobox", name=label).click()
-        pg.get_by_role("option").filter(has_text=option).first.click()
+        wait_idle(pg)
+        choice = pg.get_by_role("option").filter(has_text=option).first
+        for attempt in range(4):
+            # A rerun still drawing after the previous field can swallow the click that opens the list
+            # (seen on a loaded machine); open it again rather than wait out the whole timeout.
+            pg.get_by_role("combobox", name=label).click()
+            try:
+                choice.wait_for(state="visible", timeout=15_000)
+                break
+            except PlaywrightTimeout:
+                if attempt == 3:
+                    raise
+                pg.keyboard.press("Escape")
+                wait_idle(pg)
+        choice.click()
         wait_idle(pg)
     wait_idle(pg)
 

@@ -23,7 +23,7 @@ from governance.rules.policy import (
     SubgroupDisparityRule,
 )
 from governance.rules.recommendation import recommend
-from governance.rules.score_rule import score_rule
+from governance.rules.score_rules import score_rule
 from governance.rules.small_n import MEAN_MIN_N, exact_binomial_p, hoeffding_p, score_test_size, small_n_guard
 from governance.rules.verdicts import assess
 from tests.governance.policy_fixtures import WILSON, dossier, ev, group
