@@ -109,3 +109,23 @@ def test_the_record_rule_sees_a_logic_import(tmp_path):
     source.write_text("from governance.rules.records import Policy\n"
                       "from governance.rules.verdicts import Verdict\n")
     assert {m for m in governance_imports(source) if not is_record_module(m)} == {"governance.rules.verdicts"}
+
+
+def concept_logic():
+    """A concept's modules below its operations: its pure logic, its records and its store."""
+    return sorted(p for p in (REPO / "governance").glob("*/*.py")
+                  if p.parent.name != "demo" and p.name not in ("__init__.py", "operations.py"))
+
+
+@pytest.mark.parametrize("path", concept_logic(), ids=lambda p: str(p.relative_to(REPO)))
+def test_a_concept_logic_module_imports_no_operation(path):
+    """Operations sit above logic and storage: pure logic never reaches up to what opens a store."""
+    up = {m for m in governance_imports(path) if ".operations" in m}
+    assert up == set(), f"{path.relative_to(REPO)} imports operations {sorted(up)}"
+
+
+def test_the_logic_rule_sees_an_operation_import(tmp_path):
+    source = tmp_path / "status.py"
+    source.write_text("def f():\n    from governance.monitoring.operations.feed import import_feed\n")
+    assert {m for m in governance_imports(source) if ".operations" in m} == {
+        "governance.monitoring.operations.feed"}
