@@ -2,9 +2,9 @@
 
 SQL lives in the store modules only (each concept's ``governance/<concept>/store.py`` and its parts
 ``store_*.py``, the dossier's ``store.py`` and ``store_*.py``, and the evaluator's component stores);
-everything above them calls the storage interface (``governance/dossier/storage.py``). This test scans
-the source and names the file and line of each breach. It also checks that the DuckDB ``Store`` implements every method of the interface
-with the interface's parameters.
+everything above them calls the storage interface (``governance/dossier/storage.py``). This test
+scans the source and names the file and line of each breach. It also checks that the DuckDB
+``Store`` implements every method of the interface with the interface's parameters.
 """
 
 from __future__ import annotations
