@@ -339,21 +339,23 @@ def test_the_authors_like_minus_1_195_is_not_shown_as_minus_one():
     assert icc3k_z(x, y).value == pytest.approx(-1.195, abs=1e-3)
 
 
-def test_kappa_rounds_half_up_where_medhelm_rounds_half_to_even():
+def test_kappa_rounds_half_to_even_as_medhelm_does():
+    """Issue 38 §5. MedHELM's 4_calculate_icc.py rounds composites with pandas' ``round`` (half to even),
+    like Python's ``round``; the expected κ is computed here with that rounding and scikit-learn."""
     from sklearn.metrics import cohen_kappa_score
 
-    from evaluator.agreement.stats import kappa_w, round_half_up
+    from evaluator.agreement.stats import kappa_w, round_half_even
 
     halves = np.array([1.5, 2.5, 3.5, 4.5])
-    assert round_half_up(halves).tolist() == [2, 3, 4, 5]
     assert pd.Series(halves).round().tolist() == [2, 2, 4, 4] == np.round(halves).tolist()  # MedHELM's pandas
-    assert [round(h) for h in halves] == [2, 2, 4, 4]  # Python's round is half to even too
+    assert [round(h) for h in halves] == [2, 2, 4, 4] == round_half_even(halves).tolist()  # Python's round too
     clin = np.array([1, 2, 2.5, 3, 4, 4.5, 5, 2.5, 3.5, 1.5, 2, 4])
     jur = np.array([1, 2, 3, 3, 4, 5, 5, 2, 4, 1, 2, 4])
     ours = kappa_w(clin, jur, n_boot=50).value
-    expected_up = cohen_kappa_score(round_half_up(clin), jur, weights="quadratic", labels=[1, 2, 3, 4, 5])
-    even = cohen_kappa_score(np.round(clin).astype(int), jur, weights="quadratic", labels=[1, 2, 3, 4, 5])
-    assert ours == pytest.approx(expected_up) and ours != pytest.approx(even)  # the documented difference
+    authors = cohen_kappa_score([round(c) for c in clin], jur, weights="quadratic", labels=[1, 2, 3, 4, 5])
+    half_up = cohen_kappa_score(np.floor(clin + 0.5).astype(int), jur, weights="quadratic",
+                                labels=[1, 2, 3, 4, 5])
+    assert ours == pytest.approx(authors) and ours != pytest.approx(half_up)  # the rounding decides
 
 
 def test_single_measure_interval_width_matches_pingouin_at_the_planned_f():
