@@ -348,7 +348,7 @@ def test_kappa_rounds_half_to_even_as_medhelm_does():
 
     halves = np.array([1.5, 2.5, 3.5, 4.5])
     assert pd.Series(halves).round().tolist() == [2, 2, 4, 4] == np.round(halves).tolist()  # MedHELM's pandas
-    assert [round(h) for h in halves] == [2, 2, 4, 4] == round_half_even(halves).tolist()  # Python's round too
+    assert [round(h) for h in halves] == [2, 2, 4, 4] == round_half_even(halves).tolist()  # Python's round
     clin = np.array([1, 2, 2.5, 3, 4, 4.5, 5, 2.5, 3.5, 1.5, 2, 4])
     jur = np.array([1, 2, 3, 3, 4, 5, 5, 2, 4, 1, 2, 4])
     ours = kappa_w(clin, jur, n_boot=50).value
