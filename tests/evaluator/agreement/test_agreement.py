@@ -308,9 +308,33 @@ def test_authors_structure_is_gated_on_the_single_measure_icc():
     table = report.table()
     gated = table[(table["dataset"] == "ALL") & table["statistic"].str.contains("gated")]
     assert gated["value"].tolist() == [pooled.icc21.value] and gated["medhelm"].isna().all()
+    # one dataset "med": not MedHELM's aci_bench + medi_qa, so its published 0.47 sits beside no row
+    assert table["medhelm"].isna().all()
+    # the same ratings split over aci_bench + medi_qa: 0.47 and 0.43 sit beside the pooled row only
+    split = [("aci_bench" if i % 2 else "medi_qa", f"c{i}") for i in range(len(x))]
+    table = compute_agreement(clinicians(dict(zip(split, x, strict=True))),
+                              jury(dict(zip(split, y, strict=True))), n_boot=50).table()
     beside = table[(table["dataset"] == "ALL") & (table["comparison"] == "jury vs clinicians")
                    & table["statistic"].str.startswith("ICC(3,k) z")]
     assert beside["medhelm"].tolist() == [0.47] and "comparison only" in beside["statistic"].iloc[0]
+    assert "pools aci_bench + medi_qa" in beside["note"].iloc[0]
+    labelled = table.dropna(subset=["medhelm"])
+    assert set(labelled["dataset"]) == {"ALL"} and sorted(labelled["medhelm"]) == [0.43, 0.47]
+    human = labelled[labelled["comparison"] == "clinician vs clinician"]["note"].iloc[0]
+    assert "not reproducible from the released annotations" in human and "0.635" in human and "0.641" in human
+
+
+def test_published_figures_sit_beside_no_row_of_a_three_dataset_study():
+    """Issue 38 §4: with mtsamples too, 0.47 sat beside aci_bench, medi_qa, mtsamples and the
+    three-dataset pool, none of which is MedHELM's aci_bench + medi_qa figure."""
+    x, y = two_raters(n=90)
+    names = ("aci_bench", "medi_qa", "mtsamples")
+    keys = [(names[i % 3], f"c{i}") for i in range(len(x))]
+    report = compute_agreement(clinicians(dict(zip(keys, x, strict=True))),
+                               jury(dict(zip(keys, y, strict=True))), n_boot=50)
+    table = report.table()
+    assert [d.dataset for d in report.datasets] == [*names, "ALL"]
+    assert table.loc[table["comparison"] != "ROUGE-L vs clinicians", "medhelm"].isna().all()
 
 
 def test_negative_icc_below_minus_one_is_reported_unclipped():
