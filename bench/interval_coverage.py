@@ -287,7 +287,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=20260101)
     parser.add_argument("--quick", action="store_true", help="200 / 20 / 5 simulations (make bench-smoke)")
     parser.add_argument("--size-only", action="store_true",
-                        help="only the size tables (false passes at the bar)")
+                        help="only the size tables (false passes and false fails at the bar)")
     args = parser.parse_args(argv)
     for name, full, quick in (("sims", 2000, 200), ("bca_sims", 400, 20), ("bca_sims_large", 100, 5)):
         if getattr(args, name) is None:
