@@ -19,7 +19,11 @@ Then the *size* of each verdict test: the share of samples that pass when the tr
 exactly on the bar (a pass is promised to be wrong at most 2.5% of the time there). For 0/1 scores
 the size is exact (the binomial mass of every count that passes) for the Wilson score test, the
 exact binomial test and the test used (``governance.rules.small_n``); for jury-like 1-5 means it
-is simulated for BCa, t, ``interval_for`` and the test used (Hoeffding below its n).
+is simulated for BCa, t, ``interval_for`` and the test used (Hoeffding below its n). The size of a
+*fail* at the bar (a fail is promised to be wrong at most 2.5% of the time there too) is printed beside
+the false-pass size for 0/1 scores, both from the product's own verdict function
+(``governance.rules.score_verdict``, on the Wilson interval a local run reports, no minimum n) summed
+exactly over every count k = 0..n.
 
 Run: ``python bench/interval_coverage.py [--sims 2000] [--bca-sims 400] [--bca-sims-large 100]``
 (a few minutes on two cores; ``--size-only`` prints only the size tables). ``--quick``
@@ -49,7 +53,9 @@ from governance.rules.small_n import (  # noqa: E402
     MEAN_MIN_N,
     SIZE_SLACK,
     exact_binomial_p,
+    false_fail_size,
     score_test_size,
+    small_n_fail_guard,
     small_n_guard,
 )
 
@@ -166,6 +172,72 @@ def proportion_size_table() -> None:
               f"{where}")
 
 
+BOTH_NS = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200)
+BOTH_BARS = (0.5, 0.8, 0.9, 0.95)
+
+
+def verdict_sizes(n: int, bar: float) -> tuple[float, float]:
+    """False-pass and false-fail rates of ``score_verdict`` at a true rate equal to the bar, exactly.
+
+    Every count k = 0..n gets the Wilson interval a local run would report and the product's verdict
+    (a rule with no minimum n, a family of one); the binomial mass of the counts that pass, and of
+    those that fail, is the size in each direction.
+    """
+    from datetime import UTC, datetime
+
+    from scipy.stats import binom
+
+    from evaluator.evidence.record import Evidence
+    from governance.rules.policy import ScoreRule
+    from governance.rules.score_verdict import score_verdict
+
+    rule = ScoreRule(id="size", threshold=bar, min_n=0, rationale="size of the verdict at the bar")
+    passed = failed = 0.0
+    for k in range(n + 1):
+        lo, hi = wilson_interval(k, n)
+        e = Evidence(id=f"size:{k}/{n}", model="m", benchmark="B", metric="EM", score=k / n, scale="0-1",
+                     higher_is_better=True, n=n, provenance="local-run", source="bench",
+                     date=datetime(2026, 1, 1, tzinfo=UTC), ci_lower=lo, ci_upper=hi,
+                     ci_method="Wilson score interval, 95%")
+        status = score_verdict(rule, e)["status"]
+        mass = float(binom.pmf(k, n, bar))
+        passed += mass if status == "pass" else 0.0
+        failed += mass if status == "fail" else 0.0
+    return passed, failed
+
+
+def both_directions_table(max_n: int = 200) -> None:
+    """False passes and false fails of the verdict function at the bar, exact, per n and bar."""
+    print(f"\nSIZE BOTH WAYS (the product's verdict function on a Wilson interval, exact over k = 0..n at a "
+          f"true rate equal to the bar; nominal 2.5% each way, {0.025 + SIZE_SLACK:.1%} where the score "
+          "test decides)")
+    print(f"  {'n':>5}  " + "  ".join(f"bar {b:<14}" for b in BOTH_BARS) + "   [false pass / false fail "
+          "(score-test fail alone)]")
+    for n in BOTH_NS:
+        cells = []
+        for b in BOTH_BARS:
+            fp, ff = verdict_sizes(n, b)
+            cells.append(f"{fp:4.1%} / {ff:4.1%} ({false_fail_size(n, b):4.1%})")
+        print(f"  {n:>5}  " + "  ".join(f"{c:<18}" for c in cells))
+    for b in BOTH_BARS:
+        sizes = [(n, *verdict_sizes(n, b)) for n in range(1, max_n + 1)]
+        exact_n = [n for n, *_ in sizes if small_n_fail_guard("wilson", 0.0, n, b)]
+        worst_pass = max(sizes, key=lambda r: r[1])
+        worst_fail = max(sizes, key=lambda r: r[2])
+        worst_exact = max((r for r in sizes if r[0] in exact_n), key=lambda r: r[2], default=None)
+        exact = (f"; where the exact test decides the fail ({len(exact_n)} n), largest false fail "
+                 f"{worst_exact[2]:.2%} at n = {worst_exact[0]}" if worst_exact else
+                 "; the score test decides every fail")
+        print(f"  bar {b}, n = 1..{max_n}: largest false pass {worst_pass[1]:.2%} (n = {worst_pass[0]}), "
+              f"largest false fail {worst_fail[2]:.2%} (n = {worst_fail[0]}){exact}")
+    for b in SIZE_BARS:
+        over = [n for n in range(1, 1001) if false_fail_size(n, b) > 0.025 + SIZE_SLACK]
+        where = (f", largest such n {over[-1]}; the exact binomial test decides the fail at those n" if over
+                 else "; the score test decides every fail")
+        print(f"  bar {b}: score-test false-fail size above {0.025 + SIZE_SLACK:.1%} at {len(over)} of "
+              f"n = 1..1000{where}")
+
+
 def _pass_share(lowers: list[float | None], truth: float) -> float:
     return sum(lo is not None and round(lo, 12) >= round(truth, 12) for lo in lowers) / len(lowers)
 
@@ -215,7 +287,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=20260101)
     parser.add_argument("--quick", action="store_true", help="200 / 20 / 5 simulations (make bench-smoke)")
     parser.add_argument("--size-only", action="store_true",
-                        help="only the size tables (false passes at the bar)")
+                        help="only the size tables (false passes and false fails at the bar)")
     args = parser.parse_args(argv)
     for name, full, quick in (("sims", 2000, 200), ("bca_sims", 400, 20), ("bca_sims_large", 100, 5)):
         if getattr(args, name) is None:
@@ -226,6 +298,7 @@ def main(argv: list[str] | None = None) -> None:
           f"the truth; ± is the Monte-Carlo standard error). Bootstraps use {BOOT} resamples; seed "
           f"{args.seed}.\n")
     proportion_size_table()
+    both_directions_table(20 if args.quick else 200)
     mean_size_table(args.sims, args.bca_sims, rng)
     if args.size_only:
         print(f"\n{time.perf_counter() - start:.0f} s wall, {time.process_time():.0f} s CPU")

@@ -216,9 +216,12 @@ else:
     pooled = view.report.pooled
     st.caption(
         f"Criteria averaged into each composite: {', '.join(view.report.criteria)}. Judges: "
-        f"{', '.join(view.judges)}. MedHELM's figures are pooled over its open-ended benchmarks "
-        "(arXiv 2505.23802, v1 abstract); ICC(3,k) z follows MedHELM's analysis code and averages two "
-        "series, so it is only for comparison with MedHELM. The rule reads ICC(A,1) (gated)."
+        f"{', '.join(view.judges)}. MedHELM's jury-clinician 0.47 and clinician-clinician 0.43 "
+        "(arXiv 2505.23802, v1 abstract) pool aci_bench + medi_qa, so they appear only beside a row that "
+        "pools exactly those datasets; 0.43 is not reproducible from the released annotations (0.635 by "
+        "the authors' script, 0.641 with its duplicated column removed, as computed here). ICC(3,k) z "
+        "follows MedHELM's analysis code and averages two series, so it is only for comparison with "
+        "MedHELM. The rule reads ICC(A,1) (gated)."
     )
 
 st.subheader("How many cases to rate")

@@ -3,7 +3,11 @@
 Why separate from the computation: pages, the CLI, the dossier and reports all read these
 models, and none of them should need pingouin or scikit-learn to do so. ``AgreementReport``
 renders itself two ways: ``as_cli`` (the ``medassure agreement`` JSON) and ``table`` (one row per
-dataset × statistic, MedHELM's figure beside the local one where MedHELM published one). The
+dataset × statistic, MedHELM's figure beside the local one where MedHELM published one). MedHELM's
+jury–clinician 0.47 and clinician–clinician 0.43 pool aci_bench + medi_qa, so they sit only beside a
+row that pools exactly those datasets (``MEDHELM_SUBSET``), never beside a single dataset or a pool of
+others (issue 38: 0.47 sat beside aci_bench 0.308, medi_qa 0.625, mtsamples −1.195 and the
+three-dataset 0.276). The
 gated statistic is ICC(A,1) (``GATED``); ICC(3,k) z is MedHELM's average-of-two variant and sits
 beside MedHELM's published figure for comparison only (see ``evaluator.agreement.stats``).
 """
@@ -22,6 +26,15 @@ from evaluator.paths import DATA_DIR
 
 PUBLISHED_CSV = DATA_DIR / "medhelm_agreement.csv"
 GATED = "ICC(A,1)"
+MEDHELM_SUBSET = frozenset({"aci_bench", "medi_qa"})
+"""The datasets pooled in MedHELM's published jury–clinician and clinician–clinician ICC(3,k) z."""
+SUBSET_NOTES = {
+    "jury_clinician": "MedHELM's 0.47 pools aci_bench + medi_qa, as this row does",
+    "clinician_clinician": (
+        "MedHELM's 0.43 is not reproducible from the released annotations: the authors' script gives "
+        "0.635 on them, 0.641 with its duplicated column removed (the figure computed here)"
+    ),
+}
 LABELS = {
     "icc21": "ICC(A,1) single rater (gated)",
     "icc31": "ICC(C,1) single rater",
@@ -145,29 +158,30 @@ class AgreementReport(BaseModel):
             ['dataset', 'comparison', 'statistic', 'value', 'ci_lower', 'ci_upper', 'n', 'medhelm', 'note']
         """
         published = {p.comparison: p.value for p in self.published}
+        names = {d.dataset.lower() for d in self.datasets if d.dataset != POOLED}
         rows = []
         for d in self.datasets:
+            subset = d.dataset == POOLED and names == MEDHELM_SUBSET
+            jury_figure = published.get("jury_clinician") if subset else None
+            human_figure = published.get("clinician_clinician") if subset else None
             items = [
-                ("jury vs clinicians", LABELS["icc21"], d.icc21, None),
-                ("jury vs clinicians", LABELS["icc31"], d.icc31, None),
-                ("jury vs clinicians", LABELS["icc3k_z"], d.icc3k_z, published.get("jury_clinician")),
-                ("jury vs clinicians", "Spearman ρ", d.spearman, None),
-                ("jury vs clinicians", "weighted κ", d.kappa_w, None),
-                ("clinician vs clinician", "ICC(A,1) single rater", d.human_icc21, None),
-                (
-                    "clinician vs clinician",
-                    LABELS["icc3k_z"],
-                    d.human_icc3k_z,
-                    published.get("clinician_clinician"),
-                ),
+                ("jury vs clinicians", LABELS["icc21"], d.icc21, None, ""),
+                ("jury vs clinicians", LABELS["icc31"], d.icc31, None, ""),
+                ("jury vs clinicians", LABELS["icc3k_z"], d.icc3k_z, jury_figure,
+                 SUBSET_NOTES["jury_clinician"] if subset else ""),
+                ("jury vs clinicians", "Spearman ρ", d.spearman, None, ""),
+                ("jury vs clinicians", "weighted κ", d.kappa_w, None, ""),
+                ("clinician vs clinician", "ICC(A,1) single rater", d.human_icc21, None, ""),
+                ("clinician vs clinician", LABELS["icc3k_z"], d.human_icc3k_z, human_figure,
+                 SUBSET_NOTES["clinician_clinician"] if subset else ""),
             ]
             for b in d.baselines:
                 key = "rouge_l_clinician" if b.metric == "ROUGE-L" else "bertscore_f1_clinician"
                 items += [
-                    (f"{b.metric} vs clinicians", LABELS["icc3k_z"], b.icc3k_z, published.get(key)),
-                    (f"{b.metric} vs clinicians", "Spearman ρ", b.spearman, None),
+                    (f"{b.metric} vs clinicians", LABELS["icc3k_z"], b.icc3k_z, published.get(key), ""),
+                    (f"{b.metric} vs clinicians", "Spearman ρ", b.spearman, None, ""),
                 ]
-            for comparison, statistic, est, medhelm in items:
+            for comparison, statistic, est, medhelm, beside in items:
                 if est is None:
                     continue
                 rows.append(
@@ -180,7 +194,7 @@ class AgreementReport(BaseModel):
                         "ci_upper": est.ci_upper,
                         "n": est.n,
                         "medhelm": medhelm,
-                        "note": est.missing_reason or "",
+                        "note": "; ".join(x for x in (est.missing_reason, beside) if x),
                     }
                 )
         return pd.DataFrame(rows)

@@ -10,17 +10,26 @@ judge-agreement rule gates on it is a floor (a rater offset widens the interval)
 says. ``±0.1`` is ``w = 0.2``. With ρ = 0.5, k = 2: 1 + 8 · 3.8415 · 0.25 · 2.25 / (2 · 0.04) = 217.1,
 so 218.
 
-Audit share: outputs to audit so that an error rate near ``p`` is estimated to ± ``d`` (normal
-approximation, n = z² p (1 − p) / d²), and how many production outputs that takes at an audit share of
-one in ``every``.
+Audit share: outputs to audit so that an error rate near ``p`` is estimated to ± ``d``, and how many
+production outputs that takes at an audit share of one in ``every``. The figure is an exact search, not
+a formula: the smallest n at which the 95% interval the product reports on that rate (Wilson, as the
+review measures and the monthly monitoring rates print it), at the expected count round(p·n), is at most
+``d`` on either side on average (half its width). Wald's n = z² p (1 − p) / d² said 203 for 5% ± 3%, but
+the Wilson interval at 10/203 is [2.7%, 8.8%] (half width 3.07%); the search gives 208. The exact
+Clopper-Pearson interval needs more (239; 856 for 2% ± 1%, 499 for 1% ± 1%), and the guidance says so.
+Discreteness makes the half width a sawtooth in n: the smallest n is returned, and a few larger n can miss
+the margin again (Clopper-Pearson at 2% ± 1%: 875-878).
 """
 
 from __future__ import annotations
 
 import math
 from statistics import NormalDist
+from typing import Literal
 
 from pydantic import BaseModel
+
+from evaluator.statistics.estimates import clopper_pearson_interval, wilson_interval
 
 Z95 = NormalDist().inv_cdf(0.975)
 
@@ -40,16 +49,29 @@ def icc_sample_size(expected: float, half_width: float = 0.1, raters: int = 2) -
     return math.ceil(n - 1e-9)
 
 
-def audit_sample_size(expected_rate: float, half_width: float) -> int:
-    """Audited outputs for an error rate near ``expected_rate`` to ± ``half_width`` (normal approximation).
+AuditInterval = Literal["wilson", "clopper-pearson"]
+INTERVAL_NAMES = {"wilson": "Wilson", "clopper-pearson": "exact Clopper-Pearson"}
+_N_CAP = 1_000_000
+
+
+def audit_sample_size(expected_rate: float, half_width: float, interval: AuditInterval = "wilson") -> int:
+    """Smallest n whose 95% ``interval`` at round(``expected_rate`` · n) events is ± ``half_width`` or less.
+
+    "±" is half the interval's width; ``interval`` "wilson" is what the product reports on an audited
+    rate (see the module docstring).
 
     Example:
-        >>> audit_sample_size(0.05, 0.03)
-        203
+        >>> audit_sample_size(0.05, 0.03), audit_sample_size(0.05, 0.03, "clopper-pearson")
+        (208, 239)
     """
     if not 0 < expected_rate < 1 or not 0 < half_width < 1:
         raise ValueError("needs 0 < expected_rate < 1 and 0 < half_width < 1")
-    return math.ceil(Z95**2 * expected_rate * (1 - expected_rate) / half_width**2 - 1e-9)
+    bounds = wilson_interval if interval == "wilson" else clopper_pearson_interval
+    for n in range(1, _N_CAP + 1):
+        lo, hi = bounds(round(expected_rate * n), n)
+        if (hi - lo) / 2 <= half_width + 1e-12:
+            return n
+    raise ValueError(f"more than {_N_CAP:,} audits would be needed for ±{half_width} at {expected_rate}")
 
 
 class SizeGuidance(BaseModel):
@@ -62,7 +84,9 @@ class SizeGuidance(BaseModel):
     half_width: float
     """The half width asked for."""
     audit_n: int
-    """Outputs to audit for the error rate to ± ``audit_half_width``."""
+    """Outputs to audit for the error rate's reported (Wilson) interval to be ± ``audit_half_width``."""
+    audit_n_exact: int
+    """The same for an exact Clopper-Pearson interval (larger: it is conservative)."""
     expected_error_rate: float
     """The error rate assumed."""
     audit_half_width: float
@@ -86,22 +110,26 @@ def size_guidance(
 
     Example:
         >>> g = size_guidance()
-        >>> g.icc_n, g.audit_n, g.production_outputs
-        (218, 203, 4060)
+        >>> g.icc_n, g.audit_n, g.audit_n_exact, g.production_outputs
+        (218, 208, 239, 4160)
     """
     icc_n = icc_sample_size(expected_icc, half_width)
     audit_n = audit_sample_size(expected_error_rate, audit_half_width)
+    audit_n_exact = audit_sample_size(expected_error_rate, audit_half_width, "clopper-pearson")
     text = (
         f"About {icc_n} outputs rated by two clinicians estimate ICC(A,1) to ±{half_width:.2f} if agreement "
         f"is near {expected_icc:.2f} (Bonett 2002; a floor for absolute agreement). Auditing {audit_n} "
-        f"outputs estimates an error rate near {expected_error_rate:.0%} to ±{audit_half_width:.0%}: at one "
-        f"audit in {audit_every}, that is {audit_n * audit_every:,} production outputs."
+        f"outputs estimates an error rate near {expected_error_rate:.0%} to ±{audit_half_width:.0%} "
+        f"(half the width of the 95% Wilson interval the reports print; an exact Clopper-Pearson interval "
+        f"needs {audit_n_exact}): at one audit in {audit_every}, that is {audit_n * audit_every:,} "
+        "production outputs."
     )
     return SizeGuidance(
         icc_n=icc_n,
         expected_icc=expected_icc,
         half_width=half_width,
         audit_n=audit_n,
+        audit_n_exact=audit_n_exact,
         expected_error_rate=expected_error_rate,
         audit_half_width=audit_half_width,
         audit_every=audit_every,

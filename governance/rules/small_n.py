@@ -18,6 +18,13 @@ scores is [min, max] and passed a 0.85 bar 11.5% of the time in simulation. So, 
   distance of the mean past the bar. It assumes only independent cases and the bounded scale,
   and is conservative: at small n it rarely passes anything, which is the point.
 * **Clopper-Pearson intervals** need no guard: the exact test's size never exceeds 2.5%.
+
+The same holds for a *fail* (``small_n_fail_guard``): a fail is promised to be wrong at most 2.5% of
+the time when the true score sits exactly on the bar, and the Wilson bound broke that at small n
+(0 of 1 against a bar of 0.80 failed, although a model whose true rate is 0.80 does that 20% of the
+time). Its size is the score test's in the other direction (``false_fail_size``), and the same
+per-bar switch applies: above 3.0% the exact binomial test (the lower tail, P(X ≤ x)) decides the
+fail. Means keep their interval's fail (Hoeffding only guards passes).
 """
 
 from __future__ import annotations
@@ -83,6 +90,50 @@ def hoeffding_p(estimate: float, n: int, bar: float, direction: str = "at_least"
     return math.exp(-2 * n * d * d)
 
 
+def other_side(direction: str) -> str:
+    """The direction of a fail for a rule of ``direction`` (a fail of an at-least rule is an at-most test)."""
+    return "at_most" if direction == "at_least" else "at_least"
+
+
+def false_fail_size(n: int, bar: float, direction: str = "at_least") -> float:
+    """Exact chance that the score test (the Wilson bound) fails a rule when the true rate equals the bar.
+
+    Example:
+        >>> round(false_fail_size(1, 0.80), 3)  # 0 of 1 has a Wilson upper bound of 0.793
+        0.2
+        >>> round(false_fail_size(3, 0.95), 4)  # 0, 1 or 2 of 3: P(X <= 2 | 3, 0.95)
+        0.1426
+    """
+    return score_test_size(n, bar, other_side(direction))
+
+
+def exact_test_size(n: int, bar: float, direction: str = "at_least") -> float:
+    """Exact chance that the exact binomial test at 2.5% rejects toward ``direction`` at the bar.
+
+    ``direction`` "at_least" is the size of a pass of an at-least rule (P(X >= x_min)); "at_most" is
+    the size of a fail of it (P(X <= x_max)). Never above 2.5%.
+
+    Example:
+        >>> exact_test_size(1, 0.80, "at_most")  # 0 of 1 has p = 0.2: nothing is rejected
+        0.0
+        >>> round(exact_test_size(20, 0.80, "at_most"), 5)  # fails at x <= 11: P(X <= 11 | 20, 0.8)
+        0.00998
+    """
+    import numpy as np
+    from scipy.stats import binom
+
+    if n <= 0 or not 0 < bar < 1:
+        return 0.0
+    xs = np.arange(n + 1)
+    if direction == "at_least":
+        tails = binom.sf(xs - 1, n, bar)
+        hit = tails[tails <= ALPHA + 1e-9]
+        return float(hit.max()) if hit.size else 0.0
+    tails = binom.cdf(xs, n, bar)
+    hit = tails[tails <= ALPHA + 1e-9]
+    return float(hit.max()) if hit.size else 0.0
+
+
 @dataclass(frozen=True)
 class Guard:
     """The conservative test that replaces the usual one for a verdict, and why."""
@@ -122,3 +173,28 @@ def small_n_guard(kind: str, estimate: float, n: int | None, bar: float,
                      f"below n={MEAN_MIN_N} the simulated false-pass rate of a bootstrap or t interval at "
                      f"the bar exceeds {ALPHA + SIZE_SLACK:.1%}")
     return None
+
+
+def small_n_fail_guard(kind: str, estimate: float, n: int | None, bar: float,
+                       direction: str = "at_least") -> Guard | None:
+    """The exact test that decides a fail where the score test fails too often at the bar, else None.
+
+    Only Wilson intervals are guarded: a Clopper-Pearson bound is exact already, and a mean's fail
+    stays with its interval. ``Guard.p`` is the exact one-sided p-value of "the true rate reaches the
+    bar" (P(X ≤ x | n, bar) for an at-least rule); a fail needs it ≤ 2.5%.
+
+    Example:
+        >>> g = small_n_fail_guard("wilson", 0.0, 1, 0.80)
+        >>> g.test, round(g.p, 3)
+        ('exact binomial test', 0.2)
+        >>> small_n_fail_guard("wilson", 1 / 120, 120, 0.80) is None  # the score test holds its size
+        True
+    """
+    if kind != "wilson" or n is None or n <= 0 or direction not in ("at_least", "at_most"):
+        return None
+    size = false_fail_size(n, bar, direction)
+    if size <= ALPHA + SIZE_SLACK:
+        return None
+    return Guard(exact_binomial_p(estimate, n, bar, other_side(direction)), "exact binomial test",
+                 f"at n={n} and bar {bar:.3f} the score test's false-fail rate is {size:.1%}, above "
+                 f"{ALPHA:.1%} + {SIZE_SLACK:.1%}")

@@ -73,7 +73,7 @@ def test_create_sheet_import_status_close_export(calc_run, capsys, tmp_path, hom
     qid = doc["queue_id"]
     assert qid.startswith("rq-") and (doc["n_items"], doc["n_double"], doc["n_sentinels"]) == (6, 2, 2)
     assert doc["rubric"] == "audit" and doc["criteria"] == ["verdict"]  # calc_builtin has no jury rubric
-    assert doc["guidance"]["icc_n"] == 218 and doc["guidance"]["audit_n"] == 203
+    assert doc["guidance"]["icc_n"] == 218 and doc["guidance"]["audit_n"] == 208
 
     sheet_path = tmp_path / "a.csv"
     code, out, err = run(capsys, "review", "sheet", qid, "--rater", "dr.a", "--out", str(sheet_path))

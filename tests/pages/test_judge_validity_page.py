@@ -45,7 +45,8 @@ def test_upload_ratings_see_table_record_and_set_minimum(demo_home):
         "Spearman ρ",
         "weighted κ",
     }
-    assert [v for v in table["MedHELM (published)"] if v != "—"] == ["0.47", "0.43"] * 3
+    # MedDialog + MedicationQA is not MedHELM's aci_bench + medi_qa pool: no published figure beside a row
+    assert [v for v in table["MedHELM (published)"] if v != "—"] == []
     assert all(v.startswith("[") for v in pooled["95% interval"])
     assert assert_readable(at) >= 1 and all(n == "—" or n.isdigit() for n in table["n"])
     at.button(key="jv_record").click().run()

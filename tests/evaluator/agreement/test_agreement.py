@@ -308,9 +308,33 @@ def test_authors_structure_is_gated_on_the_single_measure_icc():
     table = report.table()
     gated = table[(table["dataset"] == "ALL") & table["statistic"].str.contains("gated")]
     assert gated["value"].tolist() == [pooled.icc21.value] and gated["medhelm"].isna().all()
+    # one dataset "med": not MedHELM's aci_bench + medi_qa, so its published 0.47 sits beside no row
+    assert table["medhelm"].isna().all()
+    # the same ratings split over aci_bench + medi_qa: 0.47 and 0.43 sit beside the pooled row only
+    split = [("aci_bench" if i % 2 else "medi_qa", f"c{i}") for i in range(len(x))]
+    table = compute_agreement(clinicians(dict(zip(split, x, strict=True))),
+                              jury(dict(zip(split, y, strict=True))), n_boot=50).table()
     beside = table[(table["dataset"] == "ALL") & (table["comparison"] == "jury vs clinicians")
                    & table["statistic"].str.startswith("ICC(3,k) z")]
     assert beside["medhelm"].tolist() == [0.47] and "comparison only" in beside["statistic"].iloc[0]
+    assert "pools aci_bench + medi_qa" in beside["note"].iloc[0]
+    labelled = table.dropna(subset=["medhelm"])
+    assert set(labelled["dataset"]) == {"ALL"} and sorted(labelled["medhelm"]) == [0.43, 0.47]
+    human = labelled[labelled["comparison"] == "clinician vs clinician"]["note"].iloc[0]
+    assert "not reproducible from the released annotations" in human and "0.635" in human and "0.641" in human
+
+
+def test_published_figures_sit_beside_no_row_of_a_three_dataset_study():
+    """Issue 38 §4: with mtsamples too, 0.47 sat beside aci_bench, medi_qa, mtsamples and the
+    three-dataset pool, none of which is MedHELM's aci_bench + medi_qa figure."""
+    x, y = two_raters(n=90)
+    names = ("aci_bench", "medi_qa", "mtsamples")
+    keys = [(names[i % 3], f"c{i}") for i in range(len(x))]
+    report = compute_agreement(clinicians(dict(zip(keys, x, strict=True))),
+                               jury(dict(zip(keys, y, strict=True))), n_boot=50)
+    table = report.table()
+    assert [d.dataset for d in report.datasets] == [*names, "ALL"]
+    assert table.loc[table["comparison"] != "ROUGE-L vs clinicians", "medhelm"].isna().all()
 
 
 def test_negative_icc_below_minus_one_is_reported_unclipped():
@@ -339,21 +363,23 @@ def test_the_authors_like_minus_1_195_is_not_shown_as_minus_one():
     assert icc3k_z(x, y).value == pytest.approx(-1.195, abs=1e-3)
 
 
-def test_kappa_rounds_half_up_where_medhelm_rounds_half_to_even():
+def test_kappa_rounds_half_to_even_as_medhelm_does():
+    """Issue 38 §5. MedHELM's 4_calculate_icc.py rounds composites with pandas' ``round`` (half to even),
+    like Python's ``round``; the expected κ is computed here with that rounding and scikit-learn."""
     from sklearn.metrics import cohen_kappa_score
 
-    from evaluator.agreement.stats import kappa_w, round_half_up
+    from evaluator.agreement.stats import kappa_w, round_half_even
 
     halves = np.array([1.5, 2.5, 3.5, 4.5])
-    assert round_half_up(halves).tolist() == [2, 3, 4, 5]
     assert pd.Series(halves).round().tolist() == [2, 2, 4, 4] == np.round(halves).tolist()  # MedHELM's pandas
-    assert [round(h) for h in halves] == [2, 2, 4, 4]  # Python's round is half to even too
+    assert [round(h) for h in halves] == [2, 2, 4, 4] == round_half_even(halves).tolist()  # Python's round
     clin = np.array([1, 2, 2.5, 3, 4, 4.5, 5, 2.5, 3.5, 1.5, 2, 4])
     jur = np.array([1, 2, 3, 3, 4, 5, 5, 2, 4, 1, 2, 4])
     ours = kappa_w(clin, jur, n_boot=50).value
-    expected_up = cohen_kappa_score(round_half_up(clin), jur, weights="quadratic", labels=[1, 2, 3, 4, 5])
-    even = cohen_kappa_score(np.round(clin).astype(int), jur, weights="quadratic", labels=[1, 2, 3, 4, 5])
-    assert ours == pytest.approx(expected_up) and ours != pytest.approx(even)  # the documented difference
+    authors = cohen_kappa_score([round(c) for c in clin], jur, weights="quadratic", labels=[1, 2, 3, 4, 5])
+    half_up = cohen_kappa_score(np.floor(clin + 0.5).astype(int), jur, weights="quadratic",
+                                labels=[1, 2, 3, 4, 5])
+    assert ours == pytest.approx(authors) and ours != pytest.approx(half_up)  # the rounding decides
 
 
 def test_single_measure_interval_width_matches_pingouin_at_the_planned_f():

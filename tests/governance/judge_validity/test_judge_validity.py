@@ -39,15 +39,18 @@ def view(demo_frames):
     )
 
 
-def test_view_from_uploaded_files_has_table_rows_beside_medhelm(view):
+def test_view_from_uploaded_files_has_table_rows_and_no_misplaced_medhelm_label(view):
     pooled = [r for r in view.rows if r["dataset"] == "ALL"]
     jury = {r["statistic"]: r for r in pooled if r["comparison"] == "jury vs clinicians"}
     jury_icc = jury[LABELS["icc3k_z"]]
-    assert jury_icc["medhelm"] == 0.47 and jury_icc["ci_lower"] < jury_icc["value"] < jury_icc["ci_upper"]
-    gated = jury[LABELS["icc21"]]  # the gated single-rater figure has no published counterpart
+    assert jury_icc["ci_lower"] < jury_icc["value"] < jury_icc["ci_upper"]
+    # the demo pools MedDialog + MedicationQA, not MedHELM's aci_bench + medi_qa: 0.47 and 0.43 apply to
+    # no row here (issue 38 §4; where they do apply: tests/evaluator/agreement/test_agreement.py)
+    assert all(r["medhelm"] is None for r in view.rows if r["comparison"] != "ROUGE-L vs clinicians")
+    gated = jury[LABELS["icc21"]]
     assert gated["medhelm"] is None and gated["value"] < jury_icc["value"]
     human = {r["statistic"]: r for r in pooled if r["comparison"] == "clinician vs clinician"}
-    assert human[LABELS["icc3k_z"]]["medhelm"] == 0.43 and human[LABELS["icc3k_z"]]["n"] == 80
+    assert human[LABELS["icc3k_z"]]["n"] == 80
     assert human["ICC(A,1) single rater"]["n"] == 80 and human["ICC(A,1) single rater"]["medhelm"] is None
     assert view.jury_source == "upload" and len(view.judges) == 3
 

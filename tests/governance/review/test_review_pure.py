@@ -41,10 +41,44 @@ def test_bonett_sample_size_by_hand():
     # rho 0.5, k 3: 1 + 8 * 3.841459 * 0.25 * 4 / 0.24 = 129.05 -> 130
     assert (icc_sample_size(0.5), icc_sample_size(0.7), icc_sample_size(0.5, raters=3)) == (218, 101, 130)
     assert icc_sample_size(0.5, half_width=0.2) == 56  # 1 + 17.287 / 0.32 = 55.02 -> 56
-    # audit: 3.841459 * 0.05 * 0.95 / 0.03^2 = 202.74 -> 203; one in 20 -> 4,060 outputs
-    assert audit_sample_size(0.05, 0.03) == 203 and size_guidance().production_outputs == 4060
     with pytest.raises(ValueError):
         icc_sample_size(0.5, raters=1)
+
+
+def _smallest_n(rate: float, margin: float, method: str) -> int:
+    """Independent search with statsmodels: its "beta" is Clopper-Pearson, "wilson" is Wilson."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    n = 1
+    while True:
+        lo, hi = proportion_confint(round(rate * n), n, alpha=0.05, method=method)
+        if (hi - lo) / 2 <= margin:
+            return n
+        n += 1
+
+
+@pytest.mark.parametrize(("rate", "margin", "wilson", "exact"),
+                         [(0.05, 0.03, 208, 239), (0.02, 0.01, 772, 856), (0.01, 0.01, 432, 499)])
+def test_audit_sizes_are_an_exact_search_on_the_reported_interval(rate, margin, wilson, exact):
+    """Issue 38 §2. The expected sizes were obtained by the search above, run here with statsmodels'
+    proportion_confint (method "beta" = Clopper-Pearson, "wilson"), expected count round(rate * n), "±" =
+    half the interval's width. The exact figures are the issue's (239, 856, 499) and agree with it; Wald's
+    formula gave 203, 753 and 381. The product reports Wilson intervals on audited rates, so the guidance
+    leads with the Wilson size."""
+    assert _smallest_n(rate, margin, "wilson") == wilson
+    assert _smallest_n(rate, margin, "beta") == exact
+    assert audit_sample_size(rate, margin) == wilson
+    assert audit_sample_size(rate, margin, "clopper-pearson") == exact
+
+
+def test_size_guidance_states_both_audit_sizes():
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(10, 203, alpha=0.05, method="wilson")  # Wald's 203 misses ±3%
+    assert (round(lo, 3), round(hi, 3)) == (0.027, 0.088) and (hi - lo) / 2 > 0.03
+    g = size_guidance()
+    assert (g.audit_n, g.audit_n_exact, g.production_outputs) == (208, 239, 4160)  # one audit in 20
+    assert "Auditing 208 outputs" in g.text and "Clopper-Pearson interval needs 239" in g.text
 
 
 def test_stratified_sample_is_proportional_and_seeded():
