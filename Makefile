@@ -70,8 +70,10 @@ test: install browser-deps db-deps spc-deps
 	$(PY) -m pytest -m isolated
 
 # The inner loop: everything but the real-browser, PostgreSQL-server and slow tests (markers in pyproject.toml).
+# Spread over JOBS worker processes (pytest-xdist); the isolated request-counting tests stay in one process.
+JOBS ?= 2
 test-fast: install
-	$(PY) -m pytest -m "not browser and not postgres and not slow and not isolated"
+	$(PY) -m pytest -n $(JOBS) -m "not browser and not postgres and not slow and not isolated"
 	$(PY) -m pytest -m isolated
 
 # Architecture and style: ruff, then the import-linter contracts in pyproject.toml.

@@ -61,12 +61,57 @@ retried: the suite leaks keep-alive sockets to stopped fake servers, whose loopb
 reuse). Not root-caused; ``make test`` runs them in a pytest process of their own (marker ``isolated``)."""
 
 
+SLOW = (
+    "tests/cli/test_cli_attach_rules.py::test_unknown_and_stopped_runs_are_not_attached",
+    "tests/cli/test_cli_dossier.py::test_demo_is_idempotent",
+    "tests/cli/test_cli_monitor_report.py::test_writes_the_pdf_and_signs_it_with_the_export_key",
+    "tests/cli/test_cli_scenario.py::test_run_scenario_blocks_phi_then_runs_redacted_and_attaches",
+    "tests/evaluator/agreement/test_agreement.py::test_bertscore_baseline_is_computed_offline_when_asked",
+    "tests/evaluator/runs/test_runner.py::test_sigkill_mid_run_then_restart_resends_nothing_finished",
+    "tests/evaluator/storage/test_idle_release.py::test_idle_file_is_let_go_of_and_reopened_on_use",
+    "tests/governance/demo/test_demo_monitoring.py::test_six_monthly_imports_of_the_generated_rows_all_labelled_demo_data",
+    "tests/governance/demo/test_demo_reevaluation.py::test_demo_has_one_addendum_with_known_numbers",
+    "tests/governance/dossier/test_history.py::test_timeline_kinds_for_demo",
+    "tests/governance/dossier/test_store.py::test_a_second_process_waits_for_a_short_holder_instead_of_failing",
+    "tests/governance/reevaluation/test_reevaluation_restart.py::test_a_dataset_file_and_its_hash_survive_the_restart",
+    "tests/governance/reevaluation/test_reevaluation_restart.py::test_a_fresh_process_freezes_the_same_plan_and_asks_the_model",
+    "tests/governance/runs/test_jury_runs.py::test_attach_jury_to_the_demo_dossier",
+    "tests/governance/runs/test_run_evidence.py::test_a_budget_stop_resumes_with_a_larger_budget",
+    "tests/governance/runs/test_run_evidence.py::test_a_run_left_running_by_a_dead_process_shows_as_interrupted",
+    "tests/governance/runs/test_run_evidence.py::test_estimate_is_an_upper_bound_and_sends_nothing",
+    "tests/governance/runs/test_run_evidence.py::test_mapped_benchmarks_come_first_then_the_builtin_one",
+    "tests/governance/runs/test_run_evidence.py::test_resume_needs_a_request_this_process_knows",
+    "tests/governance/runs/test_run_evidence.py::test_run_completes_and_its_evidence_attaches_with_n_and_interval",
+    "tests/governance/scenarios/test_attestation_after_decision.py::test_attestation_appended_after_the_decision_keeps_the_sign_offs",
+    "tests/pages/test_concurrent_sessions.py::test_a_signoff_after_another_sessions_save_is_refused_until_reviewed",
+    "tests/pages/test_decision_pages.py::test_decision_page_signoff_then_change_shows_invalidation",
+    "tests/pages/test_monitoring_page.py::test_acknowledge_records_who_and_a_resolve_without_reason_stores_nothing",
+    "tests/pages/test_monitoring_page.py::test_event_form_refuses_an_empty_description_and_a_moderate_event_suspends",
+    "tests/pages/test_own_writes.py::test_attaching_your_own_jury_is_not_someone_elses_save",
+    "tests/pages/test_run_evidence_jury.py::test_estimate_judge_and_attach_the_jury",
+    "tests/pages/test_stale_decision_page.py::test_signing_waits_for_the_chairs_confirmation",
+    "tests/reports/test_assess_once.py::test_one_bundle_one_assessment",
+    "tests/reports/test_exports.py::test_chai_card_of_the_demo_validates_against_the_official_v02_schema",
+    "tests/reports/test_flags.py::test_demo_flags_demo_data_the_disagreement_and_missing_signoffs",
+    "tests/reports/test_flags.py::test_the_pdf_cover_shows_the_flags_before_the_contents",
+    "tests/reports/test_monitoring_report.py::test_sections_of_the_creep_month_show_the_signal_and_what_was_done",
+    "tests/reports/test_monitoring_report.py::test_signed_when_a_key_is_given_and_written_atomically",
+    "tests/reports/test_sections_reevaluation.py::test_demo_pdf_has_the_offline_reevaluation",
+    "tests/reports/test_signing.py::test_signed_card_still_validates_against_the_chai_schema",
+    "tests/test_public_api.py::test_every_name_imports_first_in_a_fresh_process",
+)
+"""The slowest tests of the inner loop (3 s or more each on a loaded 2-core machine, measured with
+``pytest --durations=40``): marked ``slow`` so ``make test-fast`` leaves them out; ``make test`` runs them."""
+
+
 def pytest_collection_modifyitems(items):
     """Mark every test that uses the PostgreSQL server ``postgres``, and the ``ISOLATED`` ones ``isolated``
     (``make test`` runs each group in a process of its own, see the Makefile)."""
     for item in items:
         if item.nodeid.startswith(ISOLATED):
             item.add_marker(pytest.mark.isolated)
+        if item.nodeid.startswith(SLOW):
+            item.add_marker(pytest.mark.slow)
         params = getattr(getattr(item, "callspec", None), "params", {})
         if "postgres_server" in getattr(item, "fixturenames", ()) or "postgresql" in params.values():
             item.add_marker(pytest.mark.postgres)  # uses it directly, or through any_store/any_con
