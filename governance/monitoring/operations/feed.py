@@ -221,9 +221,14 @@ def import_feed(
     )
     aggregates = store.monitoring.aggregates(dossier_id, name)
     new: list[str] = []
+    computed: list[MonitoringStatus] = []
 
     def change(current: Dossier) -> Dossier:
+        # The status is computed once, on the latest version, and is also the status after the append: the
+        # append adds this import's record and the signals of this very status (with its deadlines), and
+        # nothing else the status reads (plan, go-live settings, events, actions) changes.
         status = compute_status(current, aggregates, now=at, candidate=name, served=served)
+        computed[:] = [status]
         signals = new_signal_records(current, status.signals, at)
         new[:] = [s.id for s in signals]
         seen = {e.file_sha256 for e in current.monitoring if isinstance(e, FeedImport)}
@@ -240,8 +245,7 @@ def import_feed(
         action="import a monitoring feed",
         note=f"monitoring feed {file.name}: {record.rows_added:,} of {record.rows_in_file:,} rows new",
     )
-    status = compute_status(version.dossier, aggregates, now=at, candidate=name, served=served)
-    return ImportResult(record=record, version=version.version, status=status, new_signals=new)
+    return ImportResult(record=record, version=version.version, status=computed[0], new_signals=new)
 
 
 def export_blinded_feed(

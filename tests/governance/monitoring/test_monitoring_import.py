@@ -103,3 +103,34 @@ def test_the_decision_stays_signed_after_imports(any_store, dossier_id, tmp_path
         monitoring_status(any_store, dossier_id, now=NOW).reevaluation_command
         == "medassure reevaluate D-mon1"
     )
+
+
+def _counted(monkeypatch, module, name):
+    """Wrap ``module.name`` with a counter; the list of calls is returned."""
+    calls = []
+    real = getattr(module, name)
+
+    def counting(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counting)
+    return calls
+
+
+def test_an_import_computes_the_status_once_and_returns_what_it_recorded(
+    any_store, dossier_id, tmp_path, monkeypatch
+):
+    import governance.monitoring.operations.feed as feed
+
+    calls = _counted(monkeypatch, feed, "compute_status")
+    rows = feed_rows(100, model="m-2")  # an unapproved served identity: a pause signal is recorded
+    result = import_feed(any_store, dossier_id, write_csv(tmp_path / "f.csv", rows), by="qa", now=NOW)
+    assert len(calls) == 1  # was 2: once to raise the signals, again for the status returned
+    assert result.new_signals and result.status.status == "pause"
+    # the one status, computed before its signals were appended, is the status of the version after it
+    assert result.status == monitoring_status(any_store, dossier_id, now=NOW)
+    calls.clear()
+    import_feed(any_store, dossier_id, write_csv(tmp_path / "g.csv", feed_rows(10, prefix="g")),
+                by="qa", now=NOW)
+    assert len(calls) == 1
