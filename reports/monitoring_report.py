@@ -7,6 +7,9 @@ furniture drawn in callbacks (dossier, month, the version hash the record was re
 ``write_monthly_report`` writes the PDF to a temporary file and renames it, and with the hospital's
 export key beside it a detached signature (``FILE.pdf.sig.json``, what ``medassure verify-export``
 checks), as the other exports are signed.
+
+A month's signals are those the record stored when they were raised, in their words then, so a later
+change of the plan does not rewrite a past month's report; the status is recomputed only to show "now".
 """
 
 from __future__ import annotations
@@ -20,14 +23,16 @@ from pathlib import Path
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
 
 from governance.dossier.storage import DossierVersion
-from governance.monitoring.models import MonitoringStatus
-from governance.monitoring.records import FeedImport, SignalAction, SignalRecord
+from governance.monitoring.ladder import recorded_signals
+from governance.monitoring.models import MonitoringStatus, Signal
+from governance.monitoring.records import FeedImport, SignalAction
 from reports.bundle import write_atomically
 from reports.flags import DEMO_MARK
 from reports.model import Fact, Section, Table
 from reports.monitoring_charts import status_charts
 from reports.monitoring_text import (
     EVENT_SEVERITY_LABELS,
+    KIND_LABELS,
     banner,
     level_label,
     metric_label,
@@ -127,15 +132,27 @@ def monthly_sections(status: MonitoringStatus, version: DossierVersion, month: s
     out.append(Section(key="charts", title="Control charts", charts=charts, recorded=bool(charts),
                        paragraphs=[] if charts else ["Not recorded: no metric could be charted yet."]))
 
-    records = {e.id: e for e in d.monitoring if isinstance(e, SignalRecord)}
-    mine = [s for s in status.signals if _in_month(s.first_seen, month)
-            or (s.state != "resolved" and f"{s.first_seen:%Y-%m}" <= month)]
-    ids = {s.id for s in mine} & set(records)
-    table_rows = [r for r in signal_rows(status) if r["Signal"] in {s.id for s in mine}]
+    # The month's signals as the record stored them when they were raised, not recomputed: a later change
+    # of the plan or the data does not change a past month's report. Only "now" is recomputed (``status``).
+    def of_month(signals: list[Signal]) -> list[Signal]:
+        return [s for s in signals if _in_month(s.first_seen, month)
+                or (s.state != "resolved" and f"{s.first_seen:%Y-%m}" <= month)]
+
+    recorded = recorded_signals(d, status.approved.candidate)
+    mine = of_month(recorded)
+    ids = {s.id for s in mine}
+    known = {s.id for s in recorded}
+    unrecorded = [s for s in of_month(status.signals) if s.id not in known]
     cols = ["Signal", "Why", "Level", "State", "About", "First seen", "Owner", "Respond by", "What was seen"]
-    signals = Section(key="signals", title="Signals and what was done",
-                      paragraphs=[] if mine else [f"No signal was raised in {month} and none was open."],
-                      tables=[Table(columns=cols, rows=[[r[c] for c in cols] for r in table_rows],
+    paragraphs = ["As recorded when each signal was raised (its level, owner, deadline and what was seen "
+                  "then); the state follows what was done since."] if mine else \
+        [f"No signal was raised in {month} and none was open."]
+    if unrecorded:
+        paragraphs.append("Computed now with the current plan, not in the record (the next import records "
+                          "it): " + "; ".join(f"{s.id} ({KIND_LABELS.get(s.kind, s.kind).lower()}, "
+                                              f"{metric_label(s.metric)})" for s in unrecorded) + ".")
+    signals = Section(key="signals", title="Signals and what was done", paragraphs=paragraphs,
+                      tables=[Table(columns=cols, rows=[[r[c] for c in cols] for r in signal_rows(mine)],
                                     widths=[1.6, 1.35, 1.0, 1.05, 1.35, 1.25, 1.3, 1.25, 1.7])]
                       if mine else [])
     done = _actions_rows(version, month, ids)
@@ -144,7 +161,8 @@ def monthly_sections(status: MonitoringStatus, version: DossierVersion, month: s
             title="What was done", columns=["Signal", "Action", "When", "Who", "Why"], rows=done,
             widths=[1.4, 1.2, 1.3, 2, 3])]})
     elif mine:
-        signals = signals.model_copy(update={"paragraphs": ["Nothing recorded yet about these signals."]})
+        signals = signals.model_copy(update={"paragraphs": [*signals.paragraphs,
+                                                            "Nothing recorded yet about these signals."]})
     out.append(signals)
 
     events = [e for e in status.events if _in_month(e.occurred_at or e.at, month)]

@@ -71,8 +71,12 @@ def _when(at: datetime | None) -> str:
 
 def open_signals(status: MonitoringStatus) -> list[Signal]:
     """Signals not resolved yet (open or acknowledged), the most severe first."""
+    return _open(status.signals)
+
+
+def _open(signals: list[Signal]) -> list[Signal]:
     order = {"suspend": 0, "pause": 1, "review": 2}
-    live = [s for s in status.signals if s.state != "resolved"]
+    live = [s for s in signals if s.state != "resolved"]
     return sorted(live, key=lambda s: (order.get(s.level, 3), s.first_seen))
 
 
@@ -107,10 +111,11 @@ def one_line(status: MonitoringStatus | None) -> str:
             f"outputs of {status.approved.candidate}{worst}.")
 
 
-def signal_rows(status: MonitoringStatus) -> list[dict[str, str]]:
-    """The signal list as table rows, open ones first (columns in words)."""
-    live = open_signals(status)
-    rest = [s for s in status.signals if s.state == "resolved"]
+def signal_rows(status: MonitoringStatus | list[Signal]) -> list[dict[str, str]]:
+    """A status's signals (or signals as recorded) as table rows, open ones first (columns in words)."""
+    signals = status.signals if isinstance(status, MonitoringStatus) else status
+    live = _open(signals)
+    rest = [s for s in signals if s.state == "resolved"]
     return [{"Signal": s.id, "Why": KIND_LABELS.get(s.kind, s.kind), "Level": level_label(s.level),
              "State": STATE_LABELS.get(s.state, s.state), "About": metric_label(s.metric),
              "First seen": _when(s.first_seen), "Owner": s.owner, "Respond by": _when(s.deadline),

@@ -88,13 +88,8 @@ def make_signal(
     )
 
 
-def with_record(signals: list[Signal], dossier: Dossier, candidate: str) -> list[Signal]:
-    """Signals with their recorded deadline and state (open, acknowledged, resolved), open ones first.
-
-    Signals recorded earlier that no longer show in the data (a corrected file, say) stay listed with their
-    state: a record is never dropped.
-    """
-    recorded = {e.key: e for e in dossier.monitoring if isinstance(e, SignalRecord)}
+def _states(dossier: Dossier) -> dict[str, str]:
+    """Signal id → ``acknowledged`` or ``resolved``, from the record's actions (absent: open)."""
     state: dict[str, str] = {}
     for e in dossier.monitoring:
         if isinstance(e, SignalAction):
@@ -102,6 +97,55 @@ def with_record(signals: list[Signal], dossier: Dossier, candidate: str) -> list
                 state[e.signal_id] = "resolved"
             elif state.get(e.signal_id) != "resolved":
                 state[e.signal_id] = "acknowledged"
+    return state
+
+
+def _ladder_order(signals: list[Signal]) -> list[Signal]:
+    order = {"open": 0, "acknowledged": 1, "resolved": 2}
+    return sorted(signals, key=lambda s: (order.get(s.state, 3), -LEVELS.index(s.level), s.first_seen))
+
+
+def _as_signal(rec: SignalRecord, state: str) -> Signal:
+    return Signal(
+        id=rec.id,
+        key=rec.key,
+        kind=rec.signal_kind,
+        level=rec.level,
+        candidate=rec.candidate,
+        metric=rec.metric,
+        first_seen=rec.first_seen,
+        owner=rec.owner,
+        deadline=rec.deadline,
+        action=rec.action,
+        detail=rec.detail,
+        state=state,
+    )
+
+
+def recorded_signals(dossier: Dossier, candidate: str) -> list[Signal]:
+    """The candidate's signals as the record holds them (as raised, never recomputed), with their state.
+
+    What a report of a past month prints: a later change of the plan or the data does not change a signal
+    once recorded (its level, owner, deadline and what was seen then); only its state follows the actions.
+    """
+    state = _states(dossier)
+    return _ladder_order(
+        [
+            _as_signal(e, state.get(e.id, "open"))
+            for e in dossier.monitoring
+            if isinstance(e, SignalRecord) and e.candidate == candidate
+        ]
+    )
+
+
+def with_record(signals: list[Signal], dossier: Dossier, candidate: str) -> list[Signal]:
+    """Signals with their recorded deadline and state (open, acknowledged, resolved), open ones first.
+
+    Signals recorded earlier that no longer show in the data (a corrected file, say) stay listed with their
+    state: a record is never dropped.
+    """
+    recorded = {e.key: e for e in dossier.monitoring if isinstance(e, SignalRecord)}
+    state = _states(dossier)
     out, keys = [], set()
     for s in signals:
         keys.add(s.key)
@@ -112,24 +156,8 @@ def with_record(signals: list[Signal], dossier: Dossier, candidate: str) -> list
         out.append(s.model_copy(update=update))
     for key, rec in recorded.items():
         if key not in keys and rec.candidate == candidate:
-            out.append(
-                Signal(
-                    id=rec.id,
-                    key=rec.key,
-                    kind=rec.signal_kind,
-                    level=rec.level,
-                    candidate=rec.candidate,
-                    metric=rec.metric,
-                    first_seen=rec.first_seen,
-                    owner=rec.owner,
-                    deadline=rec.deadline,
-                    action=rec.action,
-                    detail=rec.detail,
-                    state=state.get(rec.id, "open"),
-                )
-            )
-    order = {"open": 0, "acknowledged": 1, "resolved": 2}
-    return sorted(out, key=lambda s: (order.get(s.state, 3), -LEVELS.index(s.level), s.first_seen))
+            out.append(_as_signal(rec, state.get(rec.id, "open")))
+    return _ladder_order(out)
 
 
 def ladder_status(signals: list[Signal]) -> Level:

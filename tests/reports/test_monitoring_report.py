@@ -97,3 +97,44 @@ def test_a_bad_or_future_month_is_refused_in_one_line(bad):
     with pytest.raises(MonthError) as exc:
         parse_month(bad, datetime(2026, 12, 1, tzinfo=UTC))
     assert "\n" not in str(exc.value) and bad in str(exc.value)
+
+
+def test_a_past_month_prints_its_stored_signals_after_the_plan_changes(home, tmp_path):
+    from governance.decision.records import MonitoredMetric
+    from governance.monitoring.operations.feed import import_feed
+    from tests.governance.monitoring_fixtures import (
+        NOW,
+        decided_dossier,
+        feed_rows,
+        monitoring_plan,
+        write_csv,
+    )
+
+    store = Store.open(home / "medassure.duckdb")
+    did = store.save(decided_dossier(), author="chair").dossier.id
+    rows = feed_rows(400, material_every=5)  # February 2026: 200 audited, 20% material against a 5% bar
+    for i, r in enumerate(rows):
+        r["error"] = "true" if i % 10 == 0 else "false"  # 10% errors: no bar in the plan yet
+    raised = import_feed(store, did, write_csv(tmp_path / "feb.csv", rows), by="qa", now=NOW)
+    (stored,) = raised.new_signals
+
+    def new_plan(d):  # a later plan: the correction bar at 10%, an error-rate bar of 1%
+        plan = monitoring_plan(metrics=[
+            MonitoredMetric(name="share of audited outputs needing a material correction", threshold=0.10,
+                            direction="at_most"),
+            MonitoredMetric(name="share of calls that failed", threshold=0.01, direction="at_most")])
+        return d.model_copy(update={"oversight": d.oversight.model_copy(update={"monitoring": plan})})
+
+    store.update(did, new_plan, author="chair", note="bars changed")
+    now = monitoring_status(store, did, now=NOW)
+    recomputed = {s.id: s for s in now.signals if f"{s.first_seen:%Y-%m}" == "2026-02"}
+    assert stored in recomputed and "bar of 0.1" in recomputed[stored].detail  # recomputation differs:
+    (extra,) = set(recomputed) - {stored}  # a new bar, a new signal, and the stored one's words changed
+
+    signals = next(s for s in monthly_sections(now, store.load(did), "2026-02") if s.key == "signals")
+    table = signals.tables[0]
+    assert [r[0] for r in table.rows] == [stored]  # the stored signal alone, in the words it was raised in
+    assert "bar of 0.05" in table.rows[0][-1]
+    assert signals.paragraphs[0].startswith("As recorded when each signal was raised")
+    assert extra in signals.paragraphs[1] and "not in the record" in signals.paragraphs[1]
+    store.close()

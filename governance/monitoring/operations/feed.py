@@ -46,6 +46,7 @@ from governance.monitoring.records import (
     Source,
 )
 from governance.monitoring.status import compute_status
+from governance.monitoring.store import ImportCounts
 
 __all__ = [
     "DossierMonitoring",
@@ -162,6 +163,19 @@ def masked_examples(
     return out
 
 
+def _imported_before(dossier: Dossier, candidate: str, source: Source, digest: str) -> FeedImport | None:
+    """The first recorded import of the same file (SHA-256) for the candidate, in the same format."""
+    return next(
+        (
+            e
+            for e in dossier.monitoring
+            if isinstance(e, FeedImport)
+            and (e.file_sha256, e.candidate, e.source) == (digest, candidate, source)
+        ),
+        None,
+    )
+
+
 def import_feed(
     store: DossierStorage,
     dossier_id: str,
@@ -177,8 +191,9 @@ def import_feed(
 
     The file is taken whole or not at all: a bad row raises ``FeedError`` naming the row and the field,
     and nothing is stored. Rows already stored (same ``id``, else the same row) add nothing. The import's
-    record and any new signal are appended to the dossier (``Dossier.monitoring``); the same file again,
-    adding no row and raising no signal, adds no version either.
+    record and any new signal are appended to the dossier (``Dossier.monitoring``); the same file again
+    (its SHA-256 already recorded for the candidate) is recognised before its rows are read, and, raising
+    no signal, adds no version either.
 
     Raises:
         FeedError: a bad file or row (the message names the row and the field).
@@ -192,10 +207,15 @@ def import_feed(
     at = now_or(now)
     dossier = store.load(dossier_id).dossier
     name = watched_candidate(dossier, candidate)
-    digest = hashlib.sha256(file.read_bytes()).hexdigest()
+    with file.open("rb") as f:
+        digest = hashlib.file_digest(f, "sha256").hexdigest()
     import_id = "I-" + uuid.uuid4().hex[:10]
     served = served_names(store, dossier, name)
-    if source == "otel":
+    earlier = _imported_before(dossier, name, source, digest)
+    if earlier is not None:
+        # the same bytes were imported before: every row is stored, so the rows are not read again
+        counts = ImportCounts(earlier.rows_in_file, 0, earlier.first_timestamp, earlier.last_timestamp)
+    elif source == "otel":
         with otel_to_feed(file) as flat:
             counts = store.monitoring.import_file(
                 dossier_id, name, flat, source="feed", import_id=import_id, now=at
@@ -221,9 +241,14 @@ def import_feed(
     )
     aggregates = store.monitoring.aggregates(dossier_id, name)
     new: list[str] = []
+    computed: list[MonitoringStatus] = []
 
     def change(current: Dossier) -> Dossier:
+        # The status is computed once, on the latest version, and is also the status after the append: the
+        # append adds this import's record and the signals of this very status (with its deadlines), and
+        # nothing else the status reads (plan, go-live settings, events, actions) changes.
         status = compute_status(current, aggregates, now=at, candidate=name, served=served)
+        computed[:] = [status]
         signals = new_signal_records(current, status.signals, at)
         new[:] = [s.id for s in signals]
         seen = {e.file_sha256 for e in current.monitoring if isinstance(e, FeedImport)}
@@ -240,8 +265,7 @@ def import_feed(
         action="import a monitoring feed",
         note=f"monitoring feed {file.name}: {record.rows_added:,} of {record.rows_in_file:,} rows new",
     )
-    status = compute_status(version.dossier, aggregates, now=at, candidate=name, served=served)
-    return ImportResult(record=record, version=version.version, status=status, new_signals=new)
+    return ImportResult(record=record, version=version.version, status=computed[0], new_signals=new)
 
 
 def export_blinded_feed(

@@ -103,3 +103,62 @@ def test_the_decision_stays_signed_after_imports(any_store, dossier_id, tmp_path
         monitoring_status(any_store, dossier_id, now=NOW).reevaluation_command
         == "medassure reevaluate D-mon1"
     )
+
+
+def _counted(monkeypatch, module, name):
+    """Wrap ``module.name`` with a counter; the list of calls is returned."""
+    calls = []
+    real = getattr(module, name)
+
+    def counting(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counting)
+    return calls
+
+
+def test_an_import_computes_the_status_once_and_returns_what_it_recorded(
+    any_store, dossier_id, tmp_path, monkeypatch
+):
+    import governance.monitoring.operations.feed as feed
+
+    calls = _counted(monkeypatch, feed, "compute_status")
+    rows = feed_rows(100, model="m-2")  # an unapproved served identity: a pause signal is recorded
+    result = import_feed(any_store, dossier_id, write_csv(tmp_path / "f.csv", rows), by="qa", now=NOW)
+    assert len(calls) == 1  # was 2: once to raise the signals, again for the status returned
+    assert result.new_signals and result.status.status == "pause"
+    # the one status, computed before its signals were appended, is the status of the version after it
+    assert result.status == monitoring_status(any_store, dossier_id, now=NOW)
+    calls.clear()
+    import_feed(any_store, dossier_id, write_csv(tmp_path / "g.csv", feed_rows(10, prefix="g")),
+                by="qa", now=NOW)
+    assert len(calls) == 1
+
+
+def test_an_unchanged_file_is_recognised_by_its_hash_before_its_rows_are_read(
+    any_store, dossier_id, tmp_path, monkeypatch
+):
+    path = write_csv(tmp_path / "feed.csv", feed_rows(60, material_every=3))
+    first = import_feed(any_store, dossier_id, path, by="qa", now=NOW)
+    reads = _counted(monkeypatch, type(any_store.monitoring), "import_file")
+    renamed = tmp_path / "renamed.csv"
+    renamed.write_bytes(path.read_bytes())
+    for same in (path, renamed):  # the bytes decide, not the name
+        again = import_feed(any_store, dossier_id, same, by="qa", now=NOW)
+        assert reads == []
+        r = again.record
+        assert (r.rows_in_file, r.rows_added, r.rows_already_stored) == (60, 0, 60)
+        assert (r.file_sha256, r.first_timestamp, r.last_timestamp, r.file_name) == (
+            first.record.file_sha256, first.record.first_timestamp, first.record.last_timestamp, same.name
+        )
+        assert again.version == first.version and again.new_signals == []
+        assert again.status == first.status
+    # another candidate's import of the same bytes reads them (its rows are not stored yet)
+    other = import_feed(any_store, dossier_id, path, candidate="M2", by="qa", now=NOW)
+    assert len(reads) == 1 and other.record.rows_added == 60
+    # the same file later, when the clock raised a signal (the schedule), records it as before
+    later = import_feed(any_store, dossier_id, path, by="qa", now=NOW.replace(year=2027))
+    assert len(reads) == 1 and [e.signal_kind for e in any_store.load(dossier_id).dossier.monitoring
+                                if isinstance(e, SignalRecord) and e.id in later.new_signals] == ["schedule"]
+    assert later.version == other.version + 1
