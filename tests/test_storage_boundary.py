@@ -1,10 +1,10 @@
 """No page, CLI module, report or governance module holds a database connection or writes SQL.
 
 SQL lives in the store modules only (each concept's ``governance/<concept>/store.py`` and its parts
-``store_*.py``, the dossier's ``store.py`` and ``store_*.py``, and the evaluator's component stores); everything above them calls the storage interface
-(``governance/dossier/storage.py``). This test scans the source and names the file and line of
-each breach. It also checks that the DuckDB ``Store`` implements every method of the interface
-with the interface's parameters.
+``store_*.py``, the dossier's ``store.py`` and ``store_*.py``, and the evaluator's component stores);
+everything above them calls the storage interface (``governance/dossier/storage.py``). This test
+scans the source and names the file and line of each breach. It also checks that the DuckDB
+``Store`` implements every method of the interface with the interface's parameters.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SCANNED = ("pages", "cli", "reports", "governance")
 # A concept's storage component is its ``store.py`` (and, past ~500 lines, its ``store_*.py`` parts).
 STORE_MODULES = {p.relative_to(ROOT).as_posix()
-                 for pattern in ("governance/*/store.py", "governance/*/store_*.py") for p in ROOT.glob(pattern)}
+                 for pattern in ("governance/*/store.py", "governance/*/store_*.py")
+                 for p in ROOT.glob(pattern)}
 # No module up here asks for a raw cursor either: a background job gets ``for_thread()`` (jobs.py).
 CURSOR_ALLOWED: set[str] = set()
 
