@@ -2,7 +2,10 @@
 
 The public API below is what notebooks and scripts use; the pages and the CLI call the same
 functions. Names are imported on first use (``evaluator.lazy_exports``), so ``import
-evaluator.storage.db`` stays cheap. evaluator never imports governance or reports.
+evaluator.storage.db`` stays cheap. evaluator never imports governance or reports. The rooms that
+extend a lower one (the component stores the storage floor hands out, the registries a benchmark
+file's names are checked against) are plugged in here, by name (``_wire`` at the end of this file;
+``evaluator.extensions`` says why here).
 
 Example:
     >>> from evaluator import evidence_frame, published_evidence
@@ -163,3 +166,28 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from evaluator.statistics.estimates import mean_win_rate
     from evaluator.statistics.subgroups import MIN_N
     from evaluator.storage.pg_roles import RoleSetupError
+
+
+def _wire() -> None:
+    """Plug each component into the floor it builds on, which cannot import it (``evaluator.extensions``).
+
+    The storage floor's ``ComponentStores`` hands out the runs, local scenarios, juries and PHI
+    attestation stores, which live with their rooms above it; a benchmark file's loader and metric
+    names are checked against the loader and metric registries, which read the benchmark's
+    ``Instance``. Registered here, once, whenever any part of ``evaluator`` is imported (Python runs
+    this file before any submodule), so no store can be opened and no benchmark file read before
+    they are; as names resolved on first use, so this costs one small module.
+    """
+    from evaluator import extensions
+
+    extensions.register_component("runs", "evaluator.runs.store:RunStore")
+    extensions.register_component("run_reads", "evaluator.runs.reads:RunReads")
+    extensions.register_component("read_job", "evaluator.runs.store:read_job")
+    extensions.register_component("scenarios", "evaluator.scenarios.store:ScenarioStore")
+    extensions.register_component("juries", "evaluator.jury.store:JuryStore")
+    extensions.register_component("attestations", "evaluator.phi.attestation:AttestationStore")
+    extensions.register_lookup("loader", "evaluator.loaders:get_loader")
+    extensions.register_lookup("metric", "evaluator.scoring.metrics:get_metric")
+
+
+_wire()

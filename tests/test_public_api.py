@@ -91,9 +91,9 @@ def test_importing_the_packages_and_evaluator_db_stays_cheap():
         "import sys, evaluator.storage.db, governance, reports\n"
         "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('governance', 'evaluator', 'reports', 'pandas', 'litellm', 'altair', 'reportlab'))))")
-    # governance's wiring registers the concepts' extensions of the floor by name: one small module.
-    assert loaded.split() == ["evaluator", "evaluator.lazy_exports", "evaluator.storage",
-                              "evaluator.storage.db", "governance", "governance.dossier",
+    # each package's wiring registers the extensions of its floor by name: one small module each.
+    assert loaded.split() == ["evaluator", "evaluator.extensions", "evaluator.lazy_exports",
+                              "evaluator.storage", "evaluator.storage.db", "governance", "governance.dossier",
                               "governance.dossier.extensions", "reports"]
 
 

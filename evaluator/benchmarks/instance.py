@@ -12,6 +12,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 AnswerType = Literal["choice", "exact", "numeric_range", "free_text"]
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+"""The letters of a ``choice`` item's options, in order (``Instance.choices``, ``Instance.reference``)."""
 
 
 class Instance(BaseModel):

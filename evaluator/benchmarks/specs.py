@@ -3,9 +3,11 @@
 A benchmark is described once, in a YAML file a reviewer can read, and every page, run and report
 reads that one description. The spec is frozen and forbids unknown keys so that a typo fails when
 the file is loaded, not halfway through a paid run; loader names, loader arguments, metric names
-and prompt placeholders are all checked at load time against their registries. The fields follow
-HELM's MedHELM ``BenchmarkConfig`` (name, description, prompt, dataset, metrics, judges, max
-tokens). No YAML tricks (includes, tags): ``yaml.safe_load`` of plain mappings only.
+and prompt placeholders are all checked at load time against their registries (the loader and
+metric registries are reached by name, ``evaluator.extensions``, since they build on the instance
+below them). The fields follow HELM's MedHELM ``BenchmarkConfig`` (name, description, prompt,
+dataset, metrics, judges, max tokens). No YAML tricks (includes, tags): ``yaml.safe_load`` of plain
+mappings only.
 
 ``spec_hash`` identifies a spec's full content (for run provenance); ``prompt_hash`` identifies
 only what shapes the model's input (system prompt and template), i.e. the prompt version that a
@@ -25,11 +27,9 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from evaluator.benchmarks.instance import AnswerType, Instance
-from evaluator.loaders import get_loader
+from evaluator.benchmarks.instance import LETTERS, AnswerType, Instance
+from evaluator.extensions import lookup
 from evaluator.paths import DATA_DIR
-from evaluator.scoring.answers import LETTERS
-from evaluator.scoring.metrics import get_metric
 
 DEFAULT_DIR = DATA_DIR / "benchmarks"
 PLACEHOLDERS = frozenset({"context", "question", "choices"})
@@ -131,8 +131,12 @@ class BenchmarkSpec(BaseModel):
 
 
 def _check_names(spec: BenchmarkSpec) -> None:
-    """Loader, loader arguments and metrics must exist in their registries."""
-    loader = get_loader(spec.loader)
+    """Loader, loader arguments and metrics must exist in their registries.
+
+    The loader and metric registries sit above the specs (they read ``Instance``), so they are
+    reached by the lookups ``evaluator/__init__.py`` registers (``evaluator.extensions``).
+    """
+    loader = lookup("loader")(spec.loader)
     extra = set(spec.loader_args) - loader.arg_names()
     if extra:
         raise KeyError(
@@ -140,7 +144,7 @@ def _check_names(spec: BenchmarkSpec) -> None:
             f"it takes {sorted(loader.arg_names()) or 'none'}"
         )
     for name in spec.metrics:
-        get_metric(name)
+        lookup("metric")(name)
 
 
 def parse_benchmark(path: Path) -> BenchmarkSpec:

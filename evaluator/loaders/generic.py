@@ -24,10 +24,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from evaluator.benchmarks.instance import Instance
+from evaluator.benchmarks.instance import LETTERS, Instance
 from evaluator.inputs.capped_json import JsonRefused, parse_json
 from evaluator.loaders.registry import DatasetError, make_instance, register_loader, text_meta
-from evaluator.scoring.answers import LETTERS, reference_letter
+from evaluator.scoring.answers import reference_letter
 
 KNOWN = {
     "id",

@@ -11,9 +11,8 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from evaluator.benchmarks.instance import Instance
+from evaluator.benchmarks.instance import LETTERS, Instance
 from evaluator.loaders.registry import DatasetError, make_instance, register_loader
-from evaluator.scoring.answers import LETTERS
 
 
 def headqa_question(path: Path, exam: dict, question: object, where: str) -> Instance:

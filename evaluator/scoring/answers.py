@@ -38,9 +38,7 @@ import json
 import re
 from collections.abc import Sequence
 
-from evaluator.benchmarks.instance import Instance
-
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+from evaluator.benchmarks.instance import LETTERS, Instance
 
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 _MARKDOWN = re.compile(r"[*_`#]+")

@@ -11,6 +11,14 @@ Each accessor builds a fresh component object over the same connection, exactly 
 did before (``runs`` is ``RunStore(con, journal_dir=None)``, ``journaled_runs`` is ``RunStore(con)``);
 a component's constructor applies its migrations once and is cheap afterwards.
 DuckDB connections are not thread-safe: a background thread takes ``for_thread()`` and closes it.
+
+Why by name: the components sit above this floor (they build on ``evaluator.storage.db``), so the
+floor must not import them. Each accessor builds the class (or calls the function) registered for
+its name in ``evaluator.extensions`` (``"runs"``: ``RunStore``, ``"read_job"``: ``read_job``, ...),
+as a ``"module:name"`` string resolved on first use. The registrations are made in
+``evaluator/__init__.py``, which Python runs before this module, so every accessor is complete
+whenever a store is opened, even if nothing but ``evaluator.storage`` was imported; each component
+still applies its own migrations when it is first built, exactly as before.
 """
 
 from __future__ import annotations
@@ -19,11 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from evaluator.jury.store import JuryStore
-from evaluator.phi.attestation import AttestationStore
-from evaluator.runs.reads import RunReads
-from evaluator.runs.store import RunStore, read_job
-from evaluator.scenarios.store import ScenarioStore
+from evaluator.extensions import component
 from evaluator.storage.db import harden
 
 if TYPE_CHECKING:
@@ -44,39 +48,41 @@ class ComponentStores:
         self._con = con
 
     @property
-    def runs(self) -> RunStore:
+    def runs(self) -> Any:
         """Run records, results and the response cache, for reading and direct writes.
 
         Opened without a journal folder, so reading never replays (writes) a killed run's journal:
-        recovery is the runner's business (``journaled_runs``).
+        recovery is the runner's business (``journaled_runs``). A ``RunStore``.
         """
-        return RunStore(self._con, journal_dir=None)
+        return component("runs")(self._con, journal_dir=None)
 
     @property
-    def journaled_runs(self) -> RunStore:
+    def journaled_runs(self) -> Any:
         """The run store the runner writes through: journals beside the database file, and the
         journals of killed runs replayed when it is opened (so an estimate counts their answers)."""
-        return RunStore(self._con)
+        return component("runs")(self._con)
 
     @property
-    def run_reads(self) -> RunReads:
-        """Read-only run views for pages that poll a run while it is written (lists, latest results)."""
-        return RunReads(self._con)
+    def run_reads(self) -> Any:
+        """Read-only run views for pages that poll a run while it is written (lists, latest results):
+        a ``RunReads``."""
+        return component("run_reads")(self._con)
 
     @property
-    def scenarios(self) -> ScenarioStore:
-        """Local scenarios: versions, cases and the runs made of them."""
-        return ScenarioStore(self._con)
+    def scenarios(self) -> Any:
+        """Local scenarios: versions, cases and the runs made of them (a ``ScenarioStore``)."""
+        return component("scenarios")(self._con)
 
     @property
-    def juries(self) -> JuryStore:
-        """Jury passes, their judgements and ratings."""
-        return JuryStore(self._con)
+    def juries(self) -> Any:
+        """Jury passes, their judgements and ratings (a ``JuryStore``)."""
+        return component("juries")(self._con)
 
     @property
-    def attestations(self) -> AttestationStore:
-        """De-identification attestations, found by the SHA-256 of the file they cover (PHI gate)."""
-        return AttestationStore(self._con)
+    def attestations(self) -> Any:
+        """De-identification attestations, found by the SHA-256 of the file they cover (PHI gate):
+        an ``AttestationStore``."""
+        return component("attestations")(self._con)
 
     def read_job(self, job_id: str) -> dict[str, Any] | None:
         """One background job's status row (``evaluator.runs.jobs``), or None.
@@ -84,7 +90,7 @@ class ComponentStores:
         Read only, without the migration check a component store runs on creation: pages poll it
         every second next to the job's own writes.
         """
-        return read_job(self._con, job_id)
+        return component("read_job")(self._con, job_id)
 
     def for_thread(self) -> Self:
         """The same stores over a new cursor, for use from another thread; ``close()`` it after."""

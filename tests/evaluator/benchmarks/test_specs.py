@@ -165,3 +165,23 @@ def test_every_downloadable_benchmark_says_where_its_file_is_and_how_sure_we_are
             source = spec.dataset_source
             assert ("github.com/" in source or "Hugging Face" in source), spec.id
             assert ("per its" in source) or ("licence not verified" in source), (spec.id, source)
+
+
+def test_a_fresh_process_that_imports_only_the_specs_checks_names_against_both_registries(tmp_path):
+    """The loader and metric registries sit above the specs and are reached by name (``evaluator._wire``)."""
+    import subprocess
+    import sys
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump({**yaml.safe_load((DEFAULT_DIR / "pubmedqa.yaml").read_text()),
+                                   "id": "bad", "metrics": ["choice_acc"], "main_metric": "choice_acc"}))
+    code = ("from evaluator.benchmarks.specs import BenchmarkError, list_benchmarks, parse_benchmark\n"
+            "print(len(list_benchmarks()))\n"
+            f"try:\n    parse_benchmark(__import__('pathlib').Path({str(bad)!r}))\n"
+            "except BenchmarkError as exc:\n    print(exc)\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[3],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    count, error = out.stdout.strip().splitlines()
+    assert int(count) == len(list_benchmarks())
+    assert "unknown metric 'choice_acc'" in error
