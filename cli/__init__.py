@@ -13,7 +13,7 @@ import importlib
 import os
 import sys
 
-from cli._common import CliError, os_error_line, user_errors
+from cli._common import LOCAL_ACTORS, CliError, local_mode_warning, os_error_line, user_errors
 
 COMMAND_MODULES = [
     "cli.dossier",
@@ -63,8 +63,13 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse already printed usage; bad input is 2
         return int(exc.code or 0)
+    LOCAL_ACTORS.clear()
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        warning = local_mode_warning()
+        if warning and code == 0:
+            print(warning, file=sys.stderr)
+        return code
     except CliError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.code

@@ -191,11 +191,26 @@ def cli_identity(args: argparse.Namespace | None = None, flag: str = "by"):
     return identity_named(acting_name(args, flag))
 
 
+LOCAL_ACTORS: list[str] = []
+"""Who this command acted as without any identity configuration (``main`` says so once, after it)."""
+
+
 def identity_named(name: str | None):
     """The command's identity when it acts for ``name``: the service identity when configured, else local."""
-    from governance.identity import command_line_identity, load_config
+    from governance.identity import command_line_identity, identity_configured, load_config
 
-    return command_line_identity(name, load_config().service_identity)
+    config = load_config()
+    if config.mode == "local" and not identity_configured() and name and name not in LOCAL_ACTORS:
+        LOCAL_ACTORS.append(name)
+    return command_line_identity(name, config.service_identity)
+
+
+def local_mode_warning() -> str | None:
+    """The one line a command prints after acting with no identity configuration, or None."""
+    if not LOCAL_ACTORS:
+        return None
+    return (f"warning: no identity configuration (identity.toml or MEDASSURE_IDENTITY_FILE): acted as "
+            f"{', '.join(LOCAL_ACTORS)}, local and unauthenticated, holding every role")
 
 
 def require_role(role: str, action: str, dossier_id: str | None = None,

@@ -22,6 +22,7 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "IdentityConfig": "governance.identity.config",
     "IdentityConfigError": "governance.identity.config",
     "load_config": "governance.identity.config",
+    "identity_configured": "governance.identity.config",
     "server_rewrites_forwarded_for": "governance.identity.config",
     "Identity": "governance.identity.identity",
     "command_line_identity": "governance.identity.identity",
@@ -35,7 +36,8 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
 }
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
     "Access", "Identity", "IdentityConfig", "IdentityConfigError", "PermissionDenied", "access_for",
-    "command_line_identity", "direct_peer", "load_config", "local_identity", "oidc_identity",
-    "proxy_identity", "require", "save_as", "server_rewrites_forwarded_for", "written_versions",
+    "command_line_identity", "direct_peer", "identity_configured", "load_config", "local_identity",
+    "oidc_identity", "proxy_identity", "require", "save_as", "server_rewrites_forwarded_for",
+    "written_versions",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)

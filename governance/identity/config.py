@@ -74,23 +74,48 @@ def config_path() -> Path:
     return Path(os.environ.get("MEDASSURE_IDENTITY_FILE") or default_home() / "identity.toml")
 
 
+def identity_configured() -> bool:
+    """Whether any identity configuration exists (a file, or the environment's settings).
+
+    Without one the deployment is a local desk: whoever runs a command holds every role, and each
+    write records "local, unauthenticated" (the CLI also says so once per command).
+    """
+    variables = ("MEDASSURE_IDENTITY_FILE", "MEDASSURE_AUTH_MODE", "MEDASSURE_SERVICE_IDENTITY")
+    return config_path().is_file() or any(os.environ.get(v) for v in variables)
+
+
 def load_config(path: Path | None = None) -> IdentityConfig:
     """The settings from the file (when present), overridden by the environment.
 
     Raises:
-        IdentityConfigError: the file is not valid TOML or holds unknown or invalid settings.
+        IdentityConfigError: a named file is missing, or the file is empty, not valid TOML, or holds
+            unknown or invalid settings.
+
+    A file that was named (``path``, or ``$MEDASSURE_IDENTITY_FILE``) and is missing, and a file that is
+    empty, are errors too: a broken configuration never falls back to local mode.
 
     Example:
-        >>> load_config(Path("/nonexistent/identity.toml")).mode  # doctest: +SKIP
-        'local'
+        >>> load_config(Path("/nonexistent/identity.toml"))  # doctest: +SKIP
+        Traceback (most recent call last):
+        IdentityConfigError: /nonexistent/identity.toml: the identity file named by ... does not exist ...
     """
+    named = path is not None or bool(os.environ.get("MEDASSURE_IDENTITY_FILE"))
     path = path or config_path()
     raw: dict = {}
+    if named and not path.is_file():
+        # Fail closed: a named configuration that is not there must not become local mode, where
+        # whoever runs the command holds every role.
+        raise IdentityConfigError(f"{path}: the identity file named by MEDASSURE_IDENTITY_FILE does not "
+                                  "exist (unset the variable for a local, unauthenticated desk)")
     if path.is_file():
         try:
-            raw = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            text = path.read_text(encoding="utf-8")
+            raw = tomllib.loads(text)
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
             raise IdentityConfigError(f"{path}: not valid TOML ({exc})") from None
+        if not raw:
+            raise IdentityConfigError(f"{path}: the identity file is empty; say at least its mode "
+                                      '(mode = "local", "oidc" or "proxy"), or remove the file')
     env = {"mode": "MEDASSURE_AUTH_MODE", "proxy_header": "MEDASSURE_PROXY_HEADER",
            "service_identity": "MEDASSURE_SERVICE_IDENTITY"}
     for key, var in env.items():

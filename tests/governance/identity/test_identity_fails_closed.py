@@ -1,0 +1,80 @@
+"""A named identity configuration that is missing, empty or broken refuses; it never becomes local mode.
+
+Issue 35 item 1: with ``MEDASSURE_IDENTITY_FILE`` naming a missing or empty file, a write used to run as
+the login name with every role ("local, unauthenticated"). Now the CLI exits 2 with one line and writes
+nothing, the pages show the refusal, and local mode is left for a desk with no configuration at all, where
+the CLI says after each write that it acted unauthenticated with every role.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cli import main
+from governance.dossier.store import Store
+from governance.identity.config import IdentityConfigError, identity_configured, load_config
+
+
+@pytest.fixture
+def intended_use(tmp_path, capsys):
+    assert main(["dossier", "example"]) == 0
+    path = tmp_path / "intended_use.json"
+    path.write_text(capsys.readouterr().out)
+    return path
+
+
+def dossiers(home) -> list:
+    if not (home / "medassure.duckdb").exists():
+        return []
+    store = Store.open(home / "medassure.duckdb")
+    try:
+        return store.list_dossiers()
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("content", [None, "", "   \n# only a comment\n"],
+                         ids=["missing", "empty", "comments"])
+def test_a_named_file_that_is_missing_or_empty_refuses_the_write(home, tmp_path, monkeypatch, capsys,
+                                                                 intended_use, content):
+    named = tmp_path / "identity.toml"
+    if content is not None:
+        named.write_text(content)
+    monkeypatch.setenv("MEDASSURE_IDENTITY_FILE", str(named))
+    with pytest.raises(IdentityConfigError, match=str(named)):
+        load_config()
+    code = main(["dossier", "create", "--file", str(intended_use)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1 and str(named) in err
+    assert dossiers(home) == []
+
+
+def test_an_empty_file_in_the_home_refuses_too(home):
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "identity.toml").write_text("")
+    assert identity_configured()
+    with pytest.raises(IdentityConfigError, match="empty"):
+        load_config()
+
+
+def test_no_configuration_anywhere_is_local_mode_and_the_cli_says_so_once(home, capsys, intended_use,
+                                                                          monkeypatch):
+    for var in ("MEDASSURE_IDENTITY_FILE", "MEDASSURE_AUTH_MODE", "MEDASSURE_SERVICE_IDENTITY"):
+        monkeypatch.delenv(var, raising=False)
+    assert not identity_configured() and load_config().mode == "local"
+    code = main(["dossier", "create", "--file", str(intended_use), "--author", "dr.lee", "--format", "json"])
+    out = capsys.readouterr()
+    assert code == 0 and json.loads(out.out)["id"]
+    warnings = [line for line in out.err.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 1 and "local and unauthenticated" in warnings[0]
+    assert len(dossiers(home)) == 1
+
+
+def test_a_configured_deployment_prints_no_local_warning(home, capsys, intended_use, monkeypatch):
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "identity.toml").write_text('mode = "local"\n')
+    code = main(["dossier", "create", "--file", str(intended_use), "--author", "dr.lee"])
+    assert code == 0 and "warning: no identity configuration" not in capsys.readouterr().err
+
