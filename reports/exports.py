@@ -6,37 +6,27 @@ plus its hash; the import re-validates the content, recomputes the SHA-256 and r
 whose content no longer matches its hash, so an edit made outside MedAssure cannot pass as the
 signed version. An import that passes saves the same content, hence the same hash.
 
-Why the CSVs neutralise cells: a spreadsheet treats a cell that starts with ``=``, ``+``, ``-``,
-``@`` (or a tab or carriage return) as a formula, and dossier text is typed by people and vendors.
-Such cells get a leading single quote (OWASP's CSV-injection advice), so they open as text. A bare
-carriage return inside a cell once slipped past both guards: ``csv.writer(lineterminator="\n")`` does
-not quote a field for a CR, and a spreadsheet starts a new row there, so ``"a\r=1+1"`` opened as a cell
-``=1+1``. So line breaks inside a cell become ``\n`` (which the writer always quotes) and every line of
-the cell, not only its first, is neutralised.
+The CSVs neutralise cells that a spreadsheet would run as formulas, through the one writer every CSV
+export uses (``evaluator.inputs.csv_cells``, which says why and how).
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import re
 from typing import Any
 
 from pydantic import ValidationError
 
 from evaluator.evidence.record import Evidence
 from evaluator.inputs.capped_json import JsonRefused, parse_json
+from evaluator.inputs.csv_cells import csv_text
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierNotFound, DossierStorage
 from governance.dossier.store import DossierVersion
 from reports.hti1 import source_attributes
-from reports.plain_text import xml_safe
 
 FORMAT = "medassure-dossier"
 FORMAT_VERSION = 1
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-_LINE_BREAK = re.compile(r"\r\n?|\n")
 
 
 class DossierImportError(ValueError):
@@ -132,43 +122,6 @@ def check_importable(store: DossierStorage, dossier: Dossier) -> DossierVersion 
         f"dossier {dossier.id} already exists here (version {head.version}, hash {head.hash[:12]}…) with "
         "other content; an import never replaces a dossier's latest version. Edit the dossier here, or "
         "import the file into another MedAssure home (--home)")
-
-
-def safe_cell(value: Any) -> Any:
-    """A CSV cell that a spreadsheet will not run as a formula, without control characters.
-
-    Line breaks (CR, LF, CRLF) become LF and each line is checked on its own, so a formula cannot
-    hide after a line break in the middle of a cell.
-
-    Example:
-        >>> safe_cell("=HYPERLINK(\\"http://x\\")"), safe_cell("-1+2"), safe_cell(0.5), safe_cell("ok")
-        ('\\'=HYPERLINK("http://x")', "'-1+2", 0.5, 'ok')
-        >>> safe_cell("\\x00=1+2\\x07")
-        "'=1+2"
-        >>> safe_cell("note\\r=1+1")
-        "note\\n'=1+1"
-    """
-    if not isinstance(value, str):
-        return value
-    lines = _LINE_BREAK.split(xml_safe(value))
-    return "\n".join("'" + line if line.startswith(FORMULA_STARTS) else line for line in lines)
-
-
-def csv_text(header: list[str], rows: list[list[Any]]) -> str:
-    """The one way MedAssure writes a CSV of user text: every cell through ``safe_cell``, LF rows.
-
-    A cell holding a line break is quoted (the writer quotes any cell holding ``\\n``, and
-    ``safe_cell`` has turned every CR into one).
-
-    Example:
-        >>> csv_text(["a", "b"], [["x\\ry", None]])
-        'a,b\\n"x\\ny",\\n'
-    """
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([safe_cell(h) for h in header])
-    writer.writerows([[safe_cell("" if v is None else v) for v in row] for row in rows])
-    return out.getvalue()
 
 
 EVIDENCE_COLUMNS = [f for f in Evidence.model_fields if f != "subgroups"]

@@ -214,3 +214,21 @@ def test_text_format_is_a_summary_for_people(dossier_id, tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 4 and "status: pause" in out and "pause (open): 10 outputs were served as m-7" in out
     assert not out.lstrip().startswith("{")
+
+
+def test_the_feed_export_neutralises_a_formula_a_vendor_log_carried(dossier_id, tmp_path, capsys):
+    """Issue 35 item 3: a served_model of ``=HYPERLINK(...)`` was written back as a live formula."""
+    import csv
+
+    formula = '=HYPERLINK("http://attacker.example/x","open")'
+    rows = feed_rows(3, start=RECENT, prompt_version="v1", model=formula)
+    code, _, err = run(capsys, "monitor", "import", str(write_csv(tmp_path / "a.csv", rows)),
+                       "--dossier", dossier_id, "--candidate", "M1")
+    assert code == 0, err
+    out = tmp_path / "blinded.csv"
+    code, data, _ = run(capsys, "monitor", "export", dossier_id, "--out", str(out))
+    assert code == 0 and data["rows"] == 3
+    served = [r["served_model"] for r in csv.DictReader(out.open(newline=""))]
+    assert served == ["'" + formula] * 3
+    cells = [c for r in csv.reader(out.open(newline="")) for c in r]
+    assert not [c for c in cells if c.startswith(("=", "+", "@"))]

@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from evaluator.evidence.record import published_evidence
+from evaluator.inputs.csv_cells import safe_cell
 from governance.dossier.store import Store
 from reports.chai import NAMESPACE, chai_model_card_xml
 from reports.exports import (
@@ -20,7 +21,6 @@ from reports.exports import (
     hti1_csv,
     import_json,
     read_dossier_json,
-    safe_cell,
 )
 from tests.conftest import shared_path
 from tests.reports.conftest import local_run_evidence, with_evidence

@@ -10,7 +10,6 @@ the go-live settings are in ``monitoring_events`` (re-exported here).
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import uuid
 from datetime import datetime
@@ -18,6 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from evaluator.inputs.csv_cells import write_rows
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.identity.identity import Identity
@@ -282,9 +282,10 @@ def export_blinded_feed(
     columns, batches = store.monitoring.blinded_rows(dossier_id, name)
     n = 0
     with Path(out).open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["id" if c == "row_key" else c for c in columns])
+        # Feed text comes from the vendor's logs (a served_model of '=HYPERLINK(...)' was stored as
+        # given): every cell goes through the one CSV writer that neutralises formulas.
+        write_rows(f, ["id" if c == "row_key" else c for c in columns], [])
         for chunk in batches:
-            w.writerows([[v.isoformat() if isinstance(v, datetime) else v for v in row] for row in chunk])
-            n += len(chunk)
+            n += write_rows(f, None, ([v.isoformat() if isinstance(v, datetime) else v for v in row]
+                                      for row in chunk))
     return n

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel
 
+from evaluator.inputs.csv_cells import safe_cell, write_rows
 from governance.dossier.storage import DossierStorage
 from governance.identity.identity import Identity
 from governance.identity.operations.authorize import AS_NAMED, _AsNamed, require
@@ -80,9 +81,9 @@ def sheet_csv(
                 rater,
                 item_id,
                 k,
-                it.context,
-                it.question,
-                it.output,
+                safe_cell(it.context),
+                safe_cell(it.question),
+                safe_cell(it.output),
                 *[""] * len(queue.rubric.criteria),
                 "",
             ]
@@ -285,5 +286,5 @@ def export_csv(
     frame = clinician_frame(queue, store.reviews.items(queue_id), store.reviews.ratings(queue_id))
     out = io.StringIO()
     out.write(PHI_LINE.format(queue_id=queue_id, who="") + "\n")
-    frame.to_csv(out, index=False, lineterminator="\n")
+    write_rows(out, [str(c) for c in frame.columns], frame.itertuples(index=False, name=None))
     return out.getvalue().encode("utf-8")

@@ -272,3 +272,45 @@ def test_jury_clinician_agreement_once_closed(store, run, llm_server):
         export_csv(store, q.queue_id, by="editor"), store.juries.ratings_frame(jc["jury_id"]), bertscore=False
     )
     assert report.pooled.icc21.n == 12 and report.pooled.icc21.value == pytest.approx(jc["estimate"])
+
+
+
+PLANTED = '=HYPERLINK("http://attacker.example/x","open")'
+
+
+def test_a_sheet_neutralises_a_formula_in_a_model_output(store, queue, monkeypatch):
+    """Issue 35 item 3: a model output that starts with ``=`` leaves in the rater's sheet as text."""
+    import csv
+    import io
+
+    reviews = type(store.reviews)
+    stored = reviews.items
+
+    def planted(self, queue_id):
+        items = stored(self, queue_id).items()
+        return {k: it.model_copy(update={"output": PLANTED + "\r=1+1"}) for k, it in items}
+
+    monkeypatch.setattr(reviews, "items", planted)
+    sheet = sheet_csv(store, queue.queue_id, "dr.a", by="editor").decode()
+    rows = list(csv.reader(io.StringIO(sheet.split("\n", 1)[1])))
+    header, body = rows[0], rows[1:]
+    outputs = [r[header.index("output")] for r in body]
+    assert outputs and set(outputs) == {"'" + PLANTED + "\n'=1+1"}
+    assert not [c for r in body for c in r if c.startswith(("=", "+", "@"))]
+
+
+def test_the_ratings_export_neutralises_every_text_cell(store, queue, monkeypatch):
+    import csv
+    import io
+
+    import governance.review.operations.sheets as sheets
+
+    rate_all(store, queue, "dr.a")
+    close_queue(store, queue.queue_id, by="editor")
+    frame = sheets.clinician_frame
+    monkeypatch.setattr(sheets, "clinician_frame",
+                        lambda *a: frame(*a).assign(instance_id=PLANTED, rater="@dr.a"))
+    data = export_csv(store, queue.queue_id, by="editor").decode()
+    rows = list(csv.reader(io.StringIO(data.split("\n", 1)[1])))
+    assert {r[rows[0].index("instance_id")] for r in rows[1:]} == {"'" + PLANTED}
+    assert not [c for r in rows for c in r if c.startswith(("=", "+", "@"))]
