@@ -191,6 +191,20 @@ def cli_identity(args: argparse.Namespace | None = None, flag: str = "by"):
     return identity_named(acting_name(args, flag))
 
 
+def cli_actor(args: argparse.Namespace | None = None, flag: str = "by"):
+    """The command's ``Actor``: recorded as ``acting_name``, checked and labelled as ``cli_identity``."""
+    from governance.identity import Actor
+
+    return Actor.of(cli_identity(args, flag), name=acting_name(args, flag))
+
+
+def actor_named(name: str):
+    """The command's ``Actor`` acting for ``name``: recorded as ``name``, checked as ``identity_named``."""
+    from governance.identity import Actor
+
+    return Actor.of(identity_named(name), name=name)
+
+
 def identity_named(name: str | None):
     """The command's identity when it acts for ``name``: the service identity when configured, else local."""
     from governance.identity import command_line_identity, load_config
