@@ -70,6 +70,7 @@ def peak_mb() -> float:
 
 def bench(path: Path, home: Path, n: int) -> dict:
     from governance.dossier.store import Store
+    from governance.identity.actor import Actor
     from governance.monitoring.operations.feed import import_feed, monitoring_status
     from tests.governance.monitoring_fixtures import decided_dossier, monitoring_plan
 
@@ -80,11 +81,11 @@ def bench(path: Path, home: Path, n: int) -> dict:
     store.save(dossier, author="bench")
     now = datetime(2026, 7, 1, tzinfo=UTC)
     t0, c0 = time.perf_counter(), cpu_s()
-    result = import_feed(store, dossier.id, path, by="bench", now=now)
+    result = import_feed(store, dossier.id, path, actor=Actor.named("bench"), now=now)
     t1 = time.perf_counter()
     status = monitoring_status(store, dossier.id, now=now)
     t2, c2 = time.perf_counter(), cpu_s()
-    again = import_feed(store, dossier.id, path, by="bench", now=now)
+    again = import_feed(store, dossier.id, path, actor=Actor.named("bench"), now=now)
     t3 = time.perf_counter()
     store.close()
     assert result.record.rows_added == n and again.record.rows_added == 0 and status.rows == n

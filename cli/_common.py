@@ -191,6 +191,20 @@ def cli_identity(args: argparse.Namespace | None = None, flag: str = "by"):
     return identity_named(acting_name(args, flag))
 
 
+def cli_actor(args: argparse.Namespace | None = None, flag: str = "by"):
+    """The command's ``Actor``: recorded as ``acting_name``, checked and labelled as ``cli_identity``."""
+    from governance.identity import Actor
+
+    return Actor.of(cli_identity(args, flag), name=acting_name(args, flag))
+
+
+def actor_named(name: str):
+    """The command's ``Actor`` acting for ``name``: recorded as ``name``, checked as ``identity_named``."""
+    from governance.identity import Actor
+
+    return Actor.of(identity_named(name), name=name)
+
+
 LOCAL_ACTORS: list[str] = []
 """Who this command acted as without any identity configuration (``main`` says so once, after it)."""
 

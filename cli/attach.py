@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from cli._common import acting_name, add_format, emit, fail, identity_named, open_store, say
+from cli._common import acting_name, actor_named, add_format, emit, fail, open_store, say
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
 
@@ -34,7 +34,7 @@ def attach_run_to(store: Any, dossier_id: str, run_id: str, by: str) -> dict[str
     from governance.runs import RunInputError, attach_completed_run
 
     try:
-        done = attach_completed_run(store, dossier_id, run_id, by=by, identity=identity_named(by))
+        done = attach_completed_run(store, dossier_id, run_id, actor=actor_named(by))
     except RunInputError as exc:
         fail(f"not attached to {dossier_id}: {exc}")
     if done.added:

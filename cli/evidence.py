@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from cli._common import add_format, emit, fail, identity_named, open_store, say
+from cli._common import actor_named, add_format, emit, fail, open_store, say
 from cli.dossier import _author
 
 # Library imports stay inside the commands: all of them cost ~3.3 s more per `medassure` call (measured).
@@ -144,8 +144,7 @@ def cmd_import_inspect(args: argparse.Namespace) -> int:
         if store.latest_or_none(args.dossier) is None:
             fail(f"no dossier {args.dossier!r}: nothing attached")
         try:
-            v = attach_inspect_logs(store, args.dossier, preview, by=_author(args),
-                                    identity=identity_named(_author(args)))
+            v = attach_inspect_logs(store, args.dossier, preview, actor=actor_named(_author(args)))
         except ValueError as exc:
             fail(str(exc))
         say(f"attached to {v.dossier.id} as version {v.version} ({v.hash[:12]})")

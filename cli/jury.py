@@ -26,7 +26,7 @@ from cli._common import (
     N_BOOT,
     USD,
     add_format,
-    cli_identity,
+    cli_actor,
     emit,
     fail,
     open_store,
@@ -93,10 +93,10 @@ def _run_attestation(store: Any, args: argparse.Namespace) -> Any:
     scenario = (store.runs.stored_request(run_id=args.run) or {}).get("scenario") or {}
     try:
         if args.dataset_file:
-            recorded = attest_file(store, args.dataset_file, given, identity=cli_identity())
+            recorded = attest_file(store, args.dataset_file, given, actor=cli_actor())
         elif scenario.get("scenario_id"):
             version = store.scenarios.get(scenario["scenario_id"], scenario.get("version"))
-            recorded = attest_scenario(store, version, given, identity=cli_identity())
+            recorded = attest_scenario(store, version, given, actor=cli_actor())
         else:
             fail("--deidentified-by attests the run's dataset file: give --dataset-file")
     except (DeidentificationError, KeyError) as exc:

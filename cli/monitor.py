@@ -30,7 +30,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from cli._common import acting_name, add_format, cli_identity, emit, fail, float_flag, open_store, say
+from cli._common import add_format, cli_actor, emit, fail, float_flag, open_store, say
 
 
 def _out(args: argparse.Namespace, payload: dict[str, Any]) -> None:
@@ -165,8 +165,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         args.file,
         candidate=args.candidate,
         source=args.source,
-        by=acting_name(args),
-        identity=cli_identity(args),
+        actor=cli_actor(args),
     )
     r = result.record
     say(
@@ -227,8 +226,7 @@ def cmd_event(args: argparse.Namespace) -> int:
         args.description,
         output_ids=args.output_id or [],
         candidate=args.candidate,
-        by=acting_name(args),
-        identity=cli_identity(args),
+        actor=cli_actor(args),
     )
     say(f"safety event {event.id} ({event.severity}) recorded in version {version.version}")
     status = _run(monitoring_status, store, args.id, candidate=event.candidate)
@@ -245,9 +243,8 @@ def cmd_ack(args: argparse.Namespace) -> int:
         open_store(args),
         args.id,
         args.signal,
-        by=acting_name(args),
+        actor=cli_actor(args),
         note=args.note or "",
-        identity=cli_identity(args),
     )
     say(f"signal {args.signal} acknowledged in version {version.version}")
     _out(
@@ -267,10 +264,9 @@ def cmd_resolve(args: argparse.Namespace) -> int:
         open_store(args),
         args.id,
         args.signal,
-        by=acting_name(args),
+        actor=cli_actor(args),
         reason=args.reason or "",
         reevaluation_id=args.reevaluation,
-        identity=cli_identity(args),
     )
     say(f"signal {args.signal} resolved in version {version.version}")
     _out(
@@ -301,7 +297,7 @@ def cmd_go_live(args: argparse.Namespace) -> int:
         record_go_live,
         open_store(args),
         args.id,
-        by=acting_name(args),
+        actor=cli_actor(args),
         candidate=args.candidate,
         prompt_version=args.prompt_version,
         aliases=args.alias or [],
@@ -309,7 +305,6 @@ def cmd_go_live(args: argparse.Namespace) -> int:
         baseline_start=args.baseline_start,
         baseline_end=args.baseline_end,
         note=args.note or "",
-        identity=cli_identity(args),
     )
     say(f"go-live settings recorded in version {version.version} (the decision's sign-offs stand)")
     _out(args, {"dossier_id": args.id, "version": version.version})

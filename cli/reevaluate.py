@@ -22,10 +22,10 @@ from cli._common import (
     CONCURRENCY,
     PRICE,
     acting_name,
+    actor_named,
     add_format,
     emit,
     fail,
-    identity_named,
     open_store,
     say,
 )
@@ -133,8 +133,7 @@ def cmd_reevaluate(args: argparse.Namespace) -> int:
             say(f"re-evaluation of {args.id}: {done}/{total}")
 
     try:  # the one job manager (as the page), waited for here
-        result = reevaluate_and_wait(store, args.id, change, by=args.by or _who(),
-                                     identity=identity_named(args.by or _who()),
+        result = reevaluate_and_wait(store, args.id, change, actor=actor_named(args.by or _who()),
                                      concurrency=args.concurrency, on_progress=progress)
     except (ReevaluationError, DossierNotFound) as exc:
         if isinstance(exc, PhiBlocked):  # the PHI gate: nothing was sent

@@ -28,9 +28,8 @@ import argparse
 from pathlib import Path
 
 from cli._common import (
-    acting_name,
     add_format,
-    cli_identity,
+    cli_actor,
     emit,
     fail,
     float_flag,
@@ -75,8 +74,7 @@ def cmd_create(args: argparse.Namespace) -> int:
                 sentinels=args.sentinels,
                 seed=args.seed,
                 strata=args.strata.split(",") if args.strata is not None else None,
-                by=acting_name(args),
-                identity=cli_identity(args),
+                actor=cli_actor(args),
             )
         else:
             queue = create_queue(
@@ -91,8 +89,7 @@ def cmd_create(args: argparse.Namespace) -> int:
                 seed=args.seed,
                 dataset_path=args.dataset_file,
                 strata=args.strata.split(",") if args.strata is not None else None,
-                by=acting_name(args),
-                identity=cli_identity(args),
+                actor=cli_actor(args),
             )
     except _errors() as exc:
         fail(str(exc))
@@ -136,7 +133,7 @@ def cmd_sheet(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     try:
-        data = sheet_csv(store, args.queue, args.rater, by=acting_name(args), identity=cli_identity(args))
+        data = sheet_csv(store, args.queue, args.rater, actor=cli_actor(args))
     except _errors() as exc:
         fail(str(exc))
     Path(args.out).write_bytes(data)
@@ -154,7 +151,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     store = open_store(args)
     try:
         done = import_sheet(
-            store, args.queue, path.read_bytes(), by=acting_name(args), identity=cli_identity(args)
+            store, args.queue, path.read_bytes(), actor=cli_actor(args)
         )
     except _errors() as exc:
         fail(f"{args.file}: {exc}; nothing was stored")
@@ -197,7 +194,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     try:
-        data = export_csv(store, args.queue, by=acting_name(args), identity=cli_identity(args))
+        data = export_csv(store, args.queue, actor=cli_actor(args))
     except _errors() as exc:
         fail(str(exc))
     Path(args.out).write_bytes(data)
@@ -215,7 +212,7 @@ def cmd_close(args: argparse.Namespace) -> int:
     store = open_store(args)
     try:
         now = close_queue(
-            store, args.queue, by=acting_name(args), note=args.note or "", identity=cli_identity(args)
+            store, args.queue, actor=cli_actor(args), note=args.note or ""
         )
     except _errors() as exc:
         fail(str(exc))
@@ -233,9 +230,8 @@ def cmd_remove_rater(args: argparse.Namespace) -> int:
             store,
             args.queue,
             args.rater,
-            by=acting_name(args),
+            actor=cli_actor(args),
             note=args.note or "",
-            identity=cli_identity(args),
         )
     except _errors() as exc:
         fail(str(exc))

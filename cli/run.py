@@ -28,7 +28,7 @@ from cli._common import (
     USD,
     WORKERS,
     add_format,
-    cli_identity,
+    cli_actor,
     emit,
     fail,
     open_store,
@@ -140,7 +140,7 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
     _attest_dataset(args, store)
     try:  # the app's job manager, waited for here: the same run (and stored request) as the page's
         summary = run_and_wait(store, request, ProgressBar(f"{spec.id} × {endpoint.model}"),
-                               identity=cli_identity()).summary
+                               actor=cli_actor()).summary
     except RunInputError as exc:
         fail(str(exc))
     except PhiBlocked as exc:  # the PHI gate: nothing was sent
@@ -207,7 +207,7 @@ def _attest_dataset(args: argparse.Namespace, store: Any) -> None:
     if not args.dataset_file:
         fail("--deidentified-by attests a dataset file: give --dataset-file")
     try:
-        recorded = attest_file(store, args.dataset_file, given, args.dossier, identity=cli_identity())
+        recorded = attest_file(store, args.dataset_file, given, args.dossier, actor=cli_actor())
     except DeidentificationError as exc:
         fail(str(exc))
     say(f"recorded attestation {recorded.attestation_id}: {recorded.describe()}")

@@ -19,10 +19,10 @@ from cli._common import (
     MAX_MB,
     MIN_N,
     VERSION,
+    actor_named,
     add_format,
     emit,
     fail,
-    identity_named,
     open_store,
     require_role,
     say,
@@ -74,7 +74,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                  "to store a new scenario")
         dossier = store.load(args.dossier).dossier if args.dossier else None
         version = import_for_dossier(store, preview, name=args.name or Path(args.file).stem,
-                                     author=args.author, identity=identity_named(args.author),
+                                     actor=actor_named(args.author),
                                      dossier=dossier, subcategory_ids=args.subcategory,
                                      scenario_id=args.scenario)
     finally:
@@ -102,8 +102,8 @@ def cmd_redact(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     try:
-        version = redact_scenario(store, args.scenario_id, author=args.author, version=args.version,
-                                  identity=identity_named(args.author))
+        version = redact_scenario(store, args.scenario_id, actor=actor_named(args.author),
+                                  version=args.version)
     except (KeyError, ValueError) as exc:
         fail(str(exc.args[0]) if exc.args else str(exc))
     finally:

@@ -17,7 +17,7 @@ import argparse
 import os
 from typing import Any
 
-from cli._common import VERSION, cli_identity, emit, fail, open_store, require_role, say
+from cli._common import VERSION, cli_actor, emit, fail, open_store, require_role, say
 from cli.run_support import (
     EXIT_PHI_BLOCKED,
     ProgressBar,
@@ -63,7 +63,7 @@ def cmd_run_scenario(args: argparse.Namespace) -> int:
         instances = scenarios.instances(version.scenario_id, version.version)[:args.limit]
         given = attestation_input(args)
         if given is not None:
-            recorded = attest_scenario(store, version, given, args.dossier, identity=cli_identity())
+            recorded = attest_scenario(store, version, given, args.dossier, actor=cli_actor())
             say(f"recorded attestation {recorded.attestation_id}: {recorded.describe()}")
         check = scenario_gate(store, version, instances, endpoint)
         if not check.allowed:

@@ -24,7 +24,7 @@ cheap and no import cycle appears. A typical path::
     suggestions = suggest_mapping(dossier.intended_use.text_for_mapping())
     mapping = dossier.mapping.decide(suggestions[0].subcategory_id, "accepted", by="me")
     done = run_and_wait(store, build_request("calc_builtin", "openai/m", api_base=URL, limit=12))
-    version = attach_run(store, dossier.id, done.run_id, by="me")
+    version = attach_run(store, dossier.id, done.run_id, actor=Actor.named("me"))
     assessment = assess(version.dossier)
 
 Example:
@@ -39,6 +39,7 @@ from evaluator.lazy_exports import lazy_exports
 
 _EXPORTS = {
     "Store": "governance.dossier.store",
+    "Actor": "governance.identity.actor",
     "Dossier": "governance.dossier.record",
     "TaskMapping": "governance.dossier.record",
     "IntendedUse": "governance.intended_use.records",
@@ -55,7 +56,7 @@ _EXPORTS = {
     "attach_run": "governance.runs.operations.view",
 }
 __all__ = [  # literal, so tools see the public names; tests check it matches _EXPORTS
-    "Store", "Dossier", "TaskMapping", "IntendedUse", "example_intended_use", "suggest_mapping",
+    "Store", "Actor", "Dossier", "TaskMapping", "IntendedUse", "example_intended_use", "suggest_mapping",
     "mapped_benchmarks", "attach_evidence", "start_rules", "lock_rules", "assess",
     "assessment_and_recommendation", "build_request", "run_and_wait", "attach_run",
 ]
@@ -66,6 +67,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from governance.dossier.record import Dossier, TaskMapping
     from governance.dossier.store import Store
     from governance.evidence.attach import attach_evidence, mapped_benchmarks
+    from governance.identity.actor import Actor
     from governance.intended_use.records import IntendedUse, example_intended_use
     from governance.mapping.suggest import suggest_mapping
     from governance.rules.assessment import assessment_and_recommendation

@@ -147,8 +147,8 @@ if upload is not None:
                                   f"a new version of {existing[t]} ({t})")
             if st.button("Save scenario", key="ls_save", type="primary", disabled=not name.strip()):
                 with ui.permitted():
-                    saved = import_for_dossier(store, preview, name=name.strip(), author=ui.reviewer(),
-                                               identity=ui.identity(), dossier=dossier, subcategory_ids=subs,
+                    saved = import_for_dossier(store, preview, name=name.strip(), actor=ui.actor(),
+                                               dossier=dossier, subcategory_ids=subs,
                                                scenario_id=target)
                 st.session_state["ls_show_version"] = f"{saved.scenario_id}@{saved.version}"
                 st.session_state["ls_uploads"] += 1
@@ -178,7 +178,7 @@ st.caption(f"{v.n_instances} cases · tags: {ui.plain(', '.join(v.tag_names) or 
 phi_tables(view.phi)
 if view.phi.total and st.button("Redact identifiers (new version)", key="ls_redact"):
     with ui.permitted():
-        redacted = redact_scenario(store, sid, author=ui.reviewer(), version=ver, identity=ui.identity())
+        redacted = redact_scenario(store, sid, actor=ui.actor(), version=ver)
     st.session_state["ls_show_version"] = f"{sid}@{redacted.version}"
     st.session_state["ls_flash"] = (f"Saved version {redacted.version}: {redacted.redaction['summary']} "
                                     "replaced by typed placeholders.")
@@ -202,7 +202,7 @@ if model.strip():
     if st.button("Run", key="ls_run", type="primary", disabled=not gate.allowed):
         try:
             with ui.permitted():
-                job = start_scenario_run(store, sid, endpoint, version=ver, identity=ui.identity())
+                job = start_scenario_run(store, sid, endpoint, version=ver, actor=ui.actor())
                 st.session_state["ls_job"] = job.job_id
         except (RunInputError, ScenarioRunBlocked) as exc:
             st.error(str(exc))

@@ -94,8 +94,7 @@ if any(s.kind in REOPENS for s in live) or status.status == "pause":
                  disabled=not plan.rerunnable):
         try:
             with ui.permitted():
-                job = start_reevaluation(ui.store(), dossier.id, PlanChange(), by=ui.reviewer(),
-                                         identity=ui.identity())
+                job = start_reevaluation(ui.store(), dossier.id, PlanChange(), actor=ui.actor())
         except ValueError as exc:
             st.error(f"Re-evaluation not started: {ui.plain(exc)}")
         else:
@@ -137,11 +136,10 @@ if live:
         try:
             with ui.permitted():
                 if ack:
-                    acknowledge_signal(ui.store(), dossier.id, chosen, by=ui.reviewer(), note=note,
-                                       identity=ui.identity())
+                    acknowledge_signal(ui.store(), dossier.id, chosen, note=note, actor=ui.actor())
                 else:
-                    resolve_signal(ui.store(), dossier.id, chosen, by=ui.reviewer(), reason=note,
-                                   reevaluation_id=linked or None, identity=ui.identity())
+                    resolve_signal(ui.store(), dossier.id, chosen, reason=note,
+                                   reevaluation_id=linked or None, actor=ui.actor())
         except MonitoringError as exc:
             st.session_state["mon_error"] = f"Not recorded: {exc}"
         else:
@@ -163,8 +161,7 @@ if reported:
     try:
         with ui.permitted():
             event, _ = record_event(ui.store(), dossier.id, severity, description,
-                                    output_ids=[o for o in outputs.split(",") if o.strip()], by=ui.reviewer(),
-                                    identity=ui.identity())
+                                    output_ids=[o for o in outputs.split(",") if o.strip()], actor=ui.actor())
     except (MonitoringError, ValueError) as exc:
         st.session_state["mon_error"] = f"Not recorded: {exc}"
     else:
@@ -185,7 +182,7 @@ if imported and upload is not None:
             path = Path(tmp) / Path(upload.name).name
             path.write_bytes(upload.getvalue())
             result = import_feed(ui.store(), dossier.id, path, candidate=status.approved.candidate,
-                                 source=source, by=ui.reviewer(), identity=ui.identity())
+                                 source=source, actor=ui.actor())
     except (FeedError, MonitoringError) as exc:
         st.session_state["mon_error"] = f"Nothing imported: {exc}"
     else:

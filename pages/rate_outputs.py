@@ -24,6 +24,7 @@ st.caption(
     "anything else about it. Each rating is saved as you give it; a reload or a second tab loses nothing."
 )
 who = ui.identity()
+actor = ui.actor()
 
 
 def _create_form() -> None:
@@ -60,8 +61,7 @@ def _create_form() -> None:
                     int(n),
                     raters.split(","),
                     month=month.strip() or None,
-                    by=ui.reviewer(),
-                    identity=who,
+                    actor=actor,
                 )
             else:
                 skipped = None
@@ -71,8 +71,7 @@ def _create_form() -> None:
                     int(n),
                     raters.split(","),
                     dossier_id=current.dossier.id if current else None,
-                    by=ui.reviewer(),
-                    identity=who,
+                    actor=actor,
                 )
     except ReviewError as exc:
         st.error(ui.plain(str(exc)))
@@ -85,7 +84,7 @@ def _create_form() -> None:
 if st.toggle("Create a review queue (editors)", key="rq_open"):
     _create_form()
 
-queues = my_queues(ui.store(), by=ui.reviewer(), identity=who)
+queues = my_queues(ui.store(), actor=actor)
 if not queues:
     st.info(
         f"No review queue names **{ui.plain(who.name if who else 'you')}** as a rater. An editor creates one "
@@ -104,7 +103,7 @@ labels = {
 }
 queue_id = st.selectbox("Review queue", list(labels), format_func=labels.get, key="ro_queue")
 try:
-    view = rater_view(ui.store(), queue_id, by=ui.reviewer(), identity=who)
+    view = rater_view(ui.store(), queue_id, actor=actor)
 except (ReviewError, PermissionDenied) as exc:
     st.error(str(exc))
     st.stop()
@@ -160,8 +159,7 @@ def _save(scores: dict | None, skipped: str = "") -> None:
             scores,
             skipped=skipped,
             seconds=seconds,
-            by=ui.reviewer(),
-            identity=who,
+            actor=actor,
         )
     except (ReviewError, PermissionDenied) as exc:
         st.error(str(exc))

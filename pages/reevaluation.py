@@ -62,7 +62,7 @@ if submitted:
         # 27: the page showed nothing for 2 s).
         with ui.permitted(), st.spinner("Starting the re-evaluation: checking the frozen plan and queueing "
                                         "its runs..."):
-            job = start_reevaluation(ui.store(), dossier.id, change, by=ui.reviewer(), identity=ui.identity())
+            job = start_reevaluation(ui.store(), dossier.id, change, actor=ui.actor())
     except ValueError as exc:  # ReevaluationError, or a change the form cannot express
         st.error(f"Re-evaluation not done: {exc}")
     else:

@@ -181,7 +181,7 @@ def new_run() -> None:
         if st.button(label, key="run_start", type="primary", disabled=bool(plan.key_problem) or blocked):
             try:
                 with ui.permitted():
-                    job = start_run(store, plan.request, identity=ui.identity())
+                    job = start_run(store, plan.request, actor=ui.actor())
                 st.session_state["run_key"] = job.run_key
                 st.session_state.pop("run_plan", None)
                 st.rerun()
@@ -208,7 +208,7 @@ def attestation_form(dataset_path: str | None) -> None:
                 return
             given = AttestationInput(attested_by=by, method=method, note=note)
             with ui.permitted():
-                recorded = attest_file(store, dataset_path, given, dossier.id, identity=ui.identity())
+                recorded = attest_file(store, dataset_path, given, dossier.id, actor=ui.actor())
             st.session_state.pop("run_plan", None)
             st.session_state["run_flash"] = (f"Attestation recorded: {ui.plain(recorded.describe())}. "
                                              "Estimate again to run.")
@@ -286,7 +286,7 @@ def run_panel(run_id: str, live_mode: bool) -> None:
             st.caption(f"Resuming sends only what is missing; {RESENT_NOTE}.")
             if st.button("Resume", key=f"run_resume_{run_id}", type="primary"):
                 with ui.permitted():
-                    resumed = resume_run(store, rec.run_key, identity=ui.identity())
+                    resumed = resume_run(store, rec.run_key, actor=ui.actor())
                     st.session_state["run_key"] = resumed.run_key
                 st.rerun()
         else:
@@ -298,7 +298,7 @@ def run_panel(run_id: str, live_mode: bool) -> None:
         elif st.button("Attach as evidence", key=f"run_attach_{run_id}", type="primary"):
             try:
                 with ui.permitted():
-                    v = attach_run(store, dossier.id, run_id, by=ui.reviewer(), identity=ui.identity())
+                    v = attach_run(store, dossier.id, run_id, actor=ui.actor())
                 st.session_state["run_flash"] = f"Attached: saved version {v.version} ({v.hash[:12]})."
                 st.rerun()
             except RunInputError as exc:

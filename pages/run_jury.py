@@ -156,7 +156,7 @@ def _results(dossier: Dossier, record: RunRecord, request: JuryRequest | None) -
     elif st.button("Attach jury score as evidence", key=f"jury_attach_{s.jury_id}", type="primary"):
         try:
             with ui.permitted():
-                v = attach_jury(ui.store(), dossier.id, s.jury_id, by=ui.reviewer(), identity=ui.identity())
+                v = attach_jury(ui.store(), dossier.id, s.jury_id, actor=ui.actor())
             st.session_state["run_flash"] = (f"Attached the jury score: saved version {v.version} "
                                              f"({v.hash[:12]}).")
             st.rerun()
@@ -168,7 +168,7 @@ def _start(request: JuryRequest) -> None:
     st.session_state.pop("jury_error", None)
     try:
         with ui.permitted():
-            st.session_state["jury_job"] = start_jury(ui.store(), request, identity=ui.identity()).job_id
+            st.session_state["jury_job"] = start_jury(ui.store(), request, actor=ui.actor()).job_id
         st.session_state.pop("jury_plan", None)
         st.rerun()
     except JuryRunError as exc:

@@ -23,6 +23,7 @@ from governance.decision import DecisionError
 from governance.dossier import DossierVersion, SaveConflict, StoreError, database_url, default_home
 from governance.identity import (
     Access,
+    Actor,
     Identity,
     IdentityConfig,
     IdentityConfigError,
@@ -132,6 +133,11 @@ def identity() -> Identity | None:
         headers = {k: v for k, v in st.context.headers.items()}
         return proxy_identity(headers, _proxy_peer(), cfg.proxy_header, cfg.trusted_proxies)
     return local_identity(_typed_reviewer())
+
+
+def actor() -> Actor:
+    """Who acts on this page: the signed-in identity (None: read-only), recorded as ``reviewer()``."""
+    return Actor.of(identity(), name=reviewer())
 
 
 def _proxy_peer() -> str | None:

@@ -24,6 +24,7 @@ from pathlib import Path
 from governance.demo.monitoring_feed import COLUMNS, demo_feed_rows, demo_months
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
+from governance.identity.actor import Actor
 from governance.identity.identity import demo_identity
 from governance.monitoring.operations.feed import acknowledge_signal, import_feed, resolve_signal
 from governance.monitoring.records import SignalRecord
@@ -70,14 +71,14 @@ def record_demo_monitoring(store: DossierStorage, dossier: Dossier, now: datetim
             path = Path(tmp) / f"{FILE_STEM}-{month}.csv"
             path.write_bytes(_csv([r for r in rows if r["timestamp"].startswith(month)]))
             at = min(_month_end(month) + timedelta(hours=6), now)
-            import_feed(store, dossier.id, path, by=IMPORTER, now=at)
+            import_feed(store, dossier.id, path, actor=Actor.named(IMPORTER), now=at)
             if number == 5:
                 drift = _signal(store.load(dossier.id).dossier, "drift")
                 if drift is not None:
-                    chair = demo_identity(CHAIR)
-                    acknowledge_signal(store, dossier.id, drift.id, by=CHAIR, note=ACK_NOTE, identity=chair,
+                    chair = Actor.of(demo_identity(CHAIR))
+                    acknowledge_signal(store, dossier.id, drift.id, actor=chair, note=ACK_NOTE,
                                        now=min(drift.first_seen + timedelta(hours=20), now))
-                    resolve_signal(store, dossier.id, drift.id, by=CHAIR, reason=RESOLUTION, identity=chair,
+                    resolve_signal(store, dossier.id, drift.id, actor=chair, reason=RESOLUTION,
                                    now=at)
     return store.load(dossier.id).dossier
 

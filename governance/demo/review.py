@@ -17,6 +17,7 @@ import io
 from evaluator.scenarios import preview_import, record_offline_run
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
+from governance.identity.actor import Actor
 from governance.identity.identity import demo_identity
 from governance.review.operations.create import create_queue
 from governance.review.operations.queues import close_queue, rater_view, record_rating
@@ -98,14 +99,14 @@ def record_demo_review_queue(store: DossierStorage, dossier: Dossier) -> Dossier
         store,
         preview,
         name="Portal replies (demo review queue)",
-        author=DEMO_AUTHOR,
+        actor=Actor.named(DEMO_AUTHOR),
         subcategory_ids=["patient_provider_messaging"],
     )
     answers = {f"reply-{k:02d}": reply for k, (_, reply) in enumerate(REPLIES, 1)}
     run_id = record_offline_run(
         store, version, DEMO_MODEL, answers, endpoint_name="demo data (no model called)"
     )
-    editor = demo_identity("demo_editor")
+    editor = Actor.of(demo_identity("demo_editor"))
     queue = create_queue(
         store,
         run_id,
@@ -115,14 +116,13 @@ def record_demo_review_queue(store: DossierStorage, dossier: Dossier) -> Dossier
         sentinels=2,
         seed=SEED,
         dossier_id=dossier.id,
-        by="demo_editor",
-        identity=editor,
+        actor=editor,
     )
     items = store.reviews.items(queue.queue_id)
     sentinel_order = sorted(i for i, it in items.items() if it.sentinel)
     for rater in RATERS:
-        who = demo_identity(rater)
-        for k, item in enumerate(rater_view(store, queue.queue_id, by=rater, identity=who).items):
+        who = Actor.of(demo_identity(rater))
+        for k, item in enumerate(rater_view(store, queue.queue_id, actor=who).items):
             is_sentinel = items[item.item_id].sentinel is not None
             n = sentinel_order.index(item.item_id) if is_sentinel else k
             record_rating(
@@ -131,8 +131,7 @@ def record_demo_review_queue(store: DossierStorage, dossier: Dossier) -> Dossier
                 item.item_id,
                 _score(rater, item.item_id, is_sentinel, n),
                 seconds=35.0 + 7 * (k % 4),
-                by=rater,
-                identity=who,
+                actor=who,
             )
-    close_queue(store, queue.queue_id, by="demo_editor", note="DEMO DATA: synthetic ratings", identity=editor)
+    close_queue(store, queue.queue_id, actor=editor, note="DEMO DATA: synthetic ratings")
     return dossier

@@ -17,6 +17,7 @@ from evaluator.scenarios import ScenarioStore, preview_import, record_offline_ru
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.evidence.attach import attach_evidence
+from governance.identity.actor import Actor
 from governance.scenarios.operations.local import import_for_dossier, scenario_run_evidence
 
 DEMO_AUTHOR = "demo"
@@ -80,7 +81,8 @@ def attach_demo_scenario(store: DossierStorage, dossier: Dossier) -> Dossier:
         [False, False, True]
     """
     preview = preview_import("portal_triage_demo.csv", demo_cases_csv())
-    version = import_for_dossier(store, preview, name="Portal triage (demo)", author=DEMO_AUTHOR,
+    version = import_for_dossier(store, preview, name="Portal triage (demo)",
+                                 actor=Actor.named(DEMO_AUTHOR),
                                  dossier=dossier)
     scenarios = store.scenarios
     answers = demo_answers(scenarios, version.scenario_id, version.version)

@@ -5,6 +5,7 @@ sign-off's signer) and must refuse what that person may not do, whichever face t
 CLI, the demo). The pages read the login (``st.user``, or a trusted proxy's header through
 ``st.context``) and hand an ``Identity`` down; nothing here imports streamlit. Modules:
 
+* ``actor``: the ``Actor`` every operation takes (who acts, how it was established, the name recorded);
 * ``identity``: the ``Identity`` value and how one is made in each mode (local, OIDC, trusted proxy,
   the CLI's service identity);
 * ``config``: the deployment's settings (mode, proxy, committee membership, separation of duties)
@@ -16,6 +17,7 @@ CLI, the demo). The pages read the login (``st.user``, or a trusted proxy's head
 from evaluator.lazy_exports import lazy_exports
 
 _FACE = {  # what pages and the CLI use from this concept: name -> defining module (tests/test_faces.py)
+    "Actor": "governance.identity.actor",
     "Access": "governance.identity.access",
     "PermissionDenied": "governance.identity.access",
     "access_for": "governance.identity.access",
@@ -35,9 +37,9 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "save_as": "governance.identity.operations.save",
 }
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
-    "Access", "Identity", "IdentityConfig", "IdentityConfigError", "PermissionDenied", "access_for",
-    "command_line_identity", "direct_peer", "identity_configured", "load_config", "local_identity",
-    "oidc_identity", "proxy_identity", "require", "save_as", "server_rewrites_forwarded_for",
-    "written_versions",
+    "Access", "Actor", "Identity", "IdentityConfig", "IdentityConfigError", "PermissionDenied",
+    "access_for", "command_line_identity", "direct_peer", "identity_configured", "load_config",
+    "local_identity", "oidc_identity", "proxy_identity", "require", "save_as",
+    "server_rewrites_forwarded_for", "written_versions",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)

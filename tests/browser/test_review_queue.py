@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from governance.dossier.store import Store
+from governance.identity import Actor
 from governance.review.operations.create import create_queue
 from tests.browser.conftest import REPO, start_app, wait_idle
 from tests.governance.review_fixtures import QUESTIONS, judge_run, jury_score, review_run
@@ -46,7 +47,7 @@ def prepare(home: Path, llm_server, tmp_path: Path) -> tuple[str, dict[str, tupl
             seed=12,
             dataset_path=str(path),
             dossier_id="D-demo-portal",
-            by="editor",
+            actor=Actor.named("editor"),
         )
         items = store.reviews.items(queue.queue_id)
     finally:

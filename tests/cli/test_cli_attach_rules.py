@@ -10,6 +10,7 @@ from cli import main
 from evaluator.scenarios import preview_import, record_offline_run
 from governance.demo.scenario import demo_answers, demo_cases_csv
 from governance.dossier.record import Dossier
+from governance.identity import Actor
 from governance.intended_use.records import example_intended_use
 from governance.scenarios.operations.local import import_for_dossier
 
@@ -71,7 +72,7 @@ def test_unknown_and_stopped_runs_are_not_attached(dossier, store, llm_server, c
 
 def test_attach_takes_a_local_scenario_run(dossier, store, capsys):
     preview = preview_import("triage.csv", demo_cases_csv())
-    version = import_for_dossier(store, preview, name="Portal triage", author="test",
+    version = import_for_dossier(store, preview, name="Portal triage", actor=Actor.named("test"),
                                  dossier=store.load(dossier).dossier,
                                  subcategory_ids=["patient_provider_messaging"])
     answers = demo_answers(store.scenarios, version.scenario_id, version.version)

@@ -13,6 +13,7 @@ import pytest
 
 from cli import main
 from evaluator.phi.attestation import AttestationInput
+from governance.identity import Actor
 from governance.scenarios.operations.deidentification import attest_file
 from tests.fakes import prompt_text
 
@@ -218,7 +219,7 @@ def decided_dossier(store, server, path) -> str:
     job = start_run(store, RunRequest(benchmark_id="generic", dataset_path=str(path), endpoint=endpoint))
     progress = job.join(120)
     assert progress.state == "completed", progress
-    attach_run(store, "D-phi", progress.run_id, by="seed")
+    attach_run(store, "D-phi", progress.run_id, actor=Actor.named("seed"))
     d = actions_decision.decide(store.load("D-phi").dossier, "approve", "Model A answers the notes.", [],
                          by="chair", model="openai/model-a", required_roles=[], store=store,
                          override_gaps="No cost or oversight plan in this fixture.")

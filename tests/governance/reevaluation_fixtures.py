@@ -13,6 +13,7 @@ from __future__ import annotations
 from evaluator.benchmarks.specs import get_benchmark
 from evaluator.gateway.llm import ModelEndpoint
 from evaluator.loaders import load_instances
+from governance.identity import Actor
 from tests.fakes import Answer, prompt_text
 
 MODEL_A, MODEL_B = "openai/model-a", "openai/model-b"
@@ -77,7 +78,7 @@ def seed_decided_dossier(store, server_url: str, *, n: int = N, sign: bool = Tru
     job = start_run(store, RunRequest(benchmark_id="calc_builtin", endpoint=endpoint, limit=n))
     progress = job.join(120)
     assert progress.state == "completed", progress
-    attach_run(store, DOSSIER_ID, progress.run_id, by="seed")
+    attach_run(store, DOSSIER_ID, progress.run_id, actor=Actor.named("seed"))
     d = actions_decision.decide(store.load(DOSSIER_ID).dossier, "approve",
                                 "Model A clears the calculator bar.", [], by="chair", model=MODEL_A,
                                 required_roles=["clinical lead"], store=store,

@@ -5,6 +5,7 @@ item 5). Known answers as in ``tests/governance/rules/test_builtin_subgroups.py`
 from evaluator.runs.jobs import RunJobs
 from governance.dossier.record import Dossier
 from governance.dossier.store import Store
+from governance.identity import Actor
 from governance.intended_use.records import example_intended_use
 from governance.runs.operations.jobs import build_request, run_and_wait
 from governance.runs.operations.view import attach_run
@@ -23,7 +24,7 @@ def test_per_calculator_accuracy_is_shown_lowest_first(home, llm_server):
         dossier = dossier.model_copy(update={"mapping": dossier.mapping.decide(
             "supporting_diagnostic_decisions", "accepted", by="a.analyst")})
         store.save(dossier, author="a.analyst")
-        attach_run(store, dossier.id, done.run_id, by="a.analyst")
+        attach_run(store, dossier.id, done.run_id, actor=Actor.named("a.analyst"))
     finally:
         store.close()
     at = open_page("pages/evidence.py", dossier_id=dossier.id)

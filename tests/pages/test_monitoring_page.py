@@ -13,6 +13,7 @@ import pytest
 
 from evaluator.runs.jobs import JOBS
 from governance.dossier.record import Dossier
+from governance.identity import Actor
 from governance.intended_use.records import example_intended_use
 from governance.monitoring.operations.feed import import_feed
 from governance.monitoring.records import SafetyEvent, SignalAction
@@ -116,7 +117,7 @@ def paused(decided, tmp_path):
     feed.write_text("timestamp,served_model,outcome\n"
                     "2026-03-01T09:00:00Z,another-vendor-model-2026-02,accepted\n"
                     "2026-03-01T09:05:00Z,another-vendor-model-2026-02,minor_edit\n")
-    import_feed(store, DOSSIER_ID, feed, by="tester")
+    import_feed(store, DOSSIER_ID, feed, actor=Actor.named("tester"))
     return store, llm_server
 
 

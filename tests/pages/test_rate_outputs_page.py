@@ -4,6 +4,7 @@ closed demo queue offered as clinician ratings on Judge validity."""
 from __future__ import annotations
 
 from governance.dossier.store import Store
+from governance.identity import Actor
 from governance.review.operations.create import create_queue
 from tests.pages.conftest import open_page
 
@@ -15,7 +16,7 @@ def new_queue(home, raters=("tester",), sentinels=1) -> str:
     try:
         demo = store.reviews.list_queues()[0]
         return create_queue(
-            store, demo.run_id, 4, list(raters), sentinels=sentinels, seed=2, by="editor"
+            store, demo.run_id, 4, list(raters), sentinels=sentinels, seed=2, actor=Actor.named("editor")
         ).queue_id
     finally:
         store.close()

@@ -7,6 +7,7 @@ import time
 import pytest
 
 from evaluator.runs.jobs import JOBS
+from governance.identity import Actor
 from tests.governance.reevaluation_fixtures import (
     DOSSIER_ID,
     MODEL_A,
@@ -96,7 +97,7 @@ def test_page_flags_another_served_model_behind_the_same_name(decided):
 
     store, server = decided
     server.configure(served_model="model-a-2026-01", system_fingerprint="fp_b7")
-    reevaluate(store, DOSSIER_ID, by="qa")
+    reevaluate(store, DOSSIER_ID, actor=Actor.named("qa"))
     at = open_page("pages/reevaluation.py", dossier_id=DOSSIER_ID)
     assert not at.exception, [e.value for e in at.exception]
     (warning,) = [w.value for w in at.warning if "Another served model answered" in w.value]

@@ -26,8 +26,8 @@ from evaluator.importers.inspect_log import (
 )
 from governance.dossier.storage import DossierStorage, DossierVersion
 from governance.evidence.attach import attach_evidence
-from governance.identity.identity import Identity
-from governance.identity.operations.authorize import AS_NAMED, _AsNamed, acting, require, update_as
+from governance.identity.actor import Actor
+from governance.identity.operations.authorize import require, update_as
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 
@@ -117,14 +117,14 @@ def preview_inspect_upload(data: bytes, filename: str) -> InspectImportPreview:
 
 
 def attach_inspect_logs(store: DossierStorage, dossier_id: str, preview: InspectImportPreview,
-                        by: str, *, identity: Identity | None | _AsNamed = AS_NAMED) -> DossierVersion:
+                        *, actor: Actor) -> DossierVersion:
     """Attach every log of a clean preview as a new version of the dossier: all of them, or none.
 
     Raises:
         ValueError: the preview has errors, or a log cannot become evidence (each such log named).
         DossierNotFound: no such dossier.
     """
-    require(acting(identity, by), "editor", "attach Inspect logs as evidence", dossier_id)
+    require(actor.identity, "editor", "attach Inspect logs as evidence", dossier_id)
     if preview.errors:
         raise ValueError("nothing imported: " + "; ".join(preview.errors))
     bad = [f"{p.run.log_file}: {p.not_attachable or 'no evidence'}"
@@ -134,6 +134,7 @@ def attach_inspect_logs(store: DossierStorage, dossier_id: str, preview: Inspect
                          "(import is all or nothing; remove or fix them): " + "; ".join(bad or ["no log"]))
     evidence = [p.evidence for p in preview.logs if p.evidence is not None]
     tasks = ", ".join(sorted({p.run.task for p in preview.logs if p.evidence}))
-    return update_as(store, identity, dossier_id, lambda current: attach_evidence(current, evidence, by=by),
-                     by=by, note=f"evidence: attached {len(evidence)} Inspect log(s) ({tasks})",
+    return update_as(store, actor, dossier_id,
+                     lambda current: attach_evidence(current, evidence, by=actor.name),
+                     note=f"evidence: attached {len(evidence)} Inspect log(s) ({tasks})",
                      action="attach Inspect logs as evidence")

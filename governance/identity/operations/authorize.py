@@ -7,48 +7,27 @@ for starting a paid run (model calls cost money and send cases out); *chair* for
 role itself for a sign-off (``governance.identity.access.authorize_save`` judges a dossier change by
 what it changes). A refusal says who was refused, what, and which role it needs; nothing is written.
 
-Who acts: the pages hand down the signed-in ``Identity`` (None when nobody is signed in: read-only);
-the CLI its command-line identity (the deployment's service identity, else the OS login, which holds
-roles only in a local deployment). A notebook or test that names only a person (``by="dr.lee"``) acts
-as that local person (``AS_NAMED``), which in a local deployment without membership holds every role,
-as before.
+Who acts is one ``Actor`` (``governance.identity.actor``): the pages hand down the signed-in identity
+(None when nobody is signed in: read-only); the CLI its command-line identity (the deployment's
+service identity, else the OS login, which holds roles only in a local deployment). A notebook or test
+that names only a person (``Actor.named("dr.lee")``) acts as that local person, which in a local
+deployment without membership holds every role, as before.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 from governance.identity.access import Access, access_for, authorize_save
-from governance.identity.identity import Identity, local_identity
+from governance.identity.actor import Actor
+from governance.identity.identity import Identity
 from governance.identity.operations.guards import run_save_guards
 from governance.identity.operations.receipts import report_written
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
     from governance.dossier.storage import DossierStorage, DossierVersion
-
-
-class _AsNamed:
-    """The default of ``identity=``: act as the local person the call names (``by``)."""
-
-    def __repr__(self) -> str:
-        return "AS_NAMED"
-
-
-AS_NAMED: Final = _AsNamed()
-
-
-def acting(identity: Identity | None | _AsNamed, name: str | None) -> Identity | None:
-    """The identity a write acts as: the one given (None: nobody signed in), or the local person named.
-
-    Example:
-        >>> acting(AS_NAMED, "dr.lee").name, acting(None, "dr.lee")
-        ('dr.lee', None)
-    """
-    if isinstance(identity, _AsNamed):
-        return local_identity(name)
-    return identity
 
 
 def require(identity: Identity | None, role: str, action: str, dossier_id: str | None = None) -> Access:
@@ -58,7 +37,7 @@ def require(identity: Identity | None, role: str, action: str, dossier_id: str |
         PermissionDenied: the identity (or nobody) lacks ``role``; the message names it.
 
     Example:
-        >>> require(local_identity("me"), "editor", "attach evidence").can_edit
+        >>> require(Actor.named("me").identity, "editor", "attach evidence").can_edit
         True
     """
     access = access_for(identity, dossier_id)
@@ -66,19 +45,18 @@ def require(identity: Identity | None, role: str, action: str, dossier_id: str |
     return access
 
 
-def update_as(store: DossierStorage, identity: Identity | None | _AsNamed, dossier_id: str,
-              change: Callable[[Dossier], Dossier], *, by: str, note: str, action: str) -> DossierVersion:
+def update_as(store: DossierStorage, actor: Actor, dossier_id: str, change: Callable[[Dossier], Dossier], *,
+              note: str, action: str) -> DossierVersion:
     """``store.update`` after the check: an editor at least, and the change judged by what it changes.
 
-    ``identity`` is who acts (``AS_NAMED``: the local person ``by``); ``by`` is the version's author.
-    The change is applied to the latest version inside the save's transaction and authorized there
-    against that version (``authorize_save``), so a refused change writes nothing.
+    ``actor`` is who acts; its ``name`` is the version's author and its ``auth_label`` how that was
+    established. The change is applied to the latest version inside the save's transaction and
+    authorized there against that version (``authorize_save``), so a refused change writes nothing.
 
     Raises:
-        PermissionDenied: the identity may not make this change.
+        PermissionDenied: the actor may not make this change.
     """
-    who = acting(identity, by)
-    access = require(who, "editor", action, dossier_id)
+    access = require(actor.identity, "editor", action, dossier_id)
 
     def checked(current: Dossier) -> Dossier:
         changed = change(current)
@@ -86,5 +64,5 @@ def update_as(store: DossierStorage, identity: Identity | None | _AsNamed, dossi
         run_save_guards(store, current, changed)
         return changed
 
-    auth = None if isinstance(identity, _AsNamed) or who is None else who.auth_label
-    return report_written(store.update(dossier_id, checked, author=by, note=note, auth=auth))
+    return report_written(store.update(dossier_id, checked, author=actor.name, note=note,
+                                       auth=actor.auth_label))

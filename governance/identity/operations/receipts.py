@@ -29,7 +29,7 @@ def written_versions() -> Iterator[list[DossierVersion]]:
 
     Example:
         >>> with written_versions() as got:
-        ...     pass  # attach_run(store, "D-1", run_id, by="me")
+        ...     pass  # attach_run(store, "D-1", run_id, actor=Actor.named("me"))
         >>> got
         []
     """

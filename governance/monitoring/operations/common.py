@@ -10,8 +10,6 @@ from datetime import UTC, datetime
 
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
-from governance.identity.identity import Identity
-from governance.identity.operations.authorize import _AsNamed, acting
 from governance.monitoring.identity import approved_candidate, decided_run_ids
 from governance.monitoring.models import Signal
 from governance.monitoring.records import SignalRecord
@@ -23,11 +21,6 @@ class MonitoringError(ValueError):
 
 def now_or(now: datetime | None) -> datetime:
     return now or datetime.now(UTC)
-
-
-def auth_label(identity: Identity | None | _AsNamed, by: str) -> str | None:
-    who = acting(identity, by)
-    return None if isinstance(identity, _AsNamed) or who is None else who.auth_label
 
 
 def watched_candidate(dossier: Dossier, candidate: str | None) -> str:

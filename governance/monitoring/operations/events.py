@@ -12,11 +12,10 @@ from datetime import datetime
 
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage, DossierVersion
-from governance.identity.identity import Identity
-from governance.identity.operations.authorize import AS_NAMED, _AsNamed, acting, require, update_as
+from governance.identity.actor import Actor
+from governance.identity.operations.authorize import require, update_as
 from governance.monitoring.operations.common import (
     MonitoringError,
-    auth_label,
     new_signal_records,
     now_or,
     served_names,
@@ -40,8 +39,7 @@ def record_event(
     *,
     output_ids: list[str] | tuple[str, ...] = (),
     candidate: str | None = None,
-    by: str,
-    identity: Identity | None | _AsNamed = AS_NAMED,
+    actor: Actor,
     now: datetime | None = None,
     occurred_at: datetime | None = None,
 ) -> tuple[SafetyEvent, DossierVersion]:
@@ -55,15 +53,15 @@ def record_event(
         raise MonitoringError(f"severity {severity!r} is not one of {', '.join(SEVERITIES)}")
     if len(description.strip()) < 3:
         raise MonitoringError("describe the event (at least 3 characters)")
-    require(acting(identity, by), "editor", "report a safety event", dossier_id)
+    require(actor.identity, "editor", "report a safety event", dossier_id)
     at = now_or(now)
     dossier = store.load(dossier_id).dossier
     name = watched_candidate(dossier, candidate)
     event = SafetyEvent(
         id="E-" + uuid.uuid4().hex[:10],
         at=at,
-        by=by,
-        auth=auth_label(identity, by),
+        by=actor.name,
+        auth=actor.auth_label,
         severity=severity,
         description=description.strip(),  # type: ignore[arg-type]
         output_ids=[o.strip() for o in output_ids if o.strip()],
@@ -82,10 +80,9 @@ def record_event(
 
     version = update_as(
         store,
-        identity,
+        actor,
         dossier_id,
         change,
-        by=by,
         action="report a safety event",
         note=f"safety event {event.id} ({severity})",
     )
@@ -98,14 +95,12 @@ def _signal_action(
     signal_id: str,
     kind: str,
     *,
-    by: str,
-    identity: Identity | None | _AsNamed,
+    actor: Actor,
     reason: str,
     reevaluation_id: str | None,
     now: datetime | None,
 ) -> DossierVersion:
-    who = acting(identity, by)
-    require(who, "editor", "acknowledge or resolve a monitoring signal", dossier_id)
+    require(actor.identity, "editor", "acknowledge or resolve a monitoring signal", dossier_id)
     dossier = store.load(dossier_id).dossier
     records = {e.id: e for e in dossier.monitoring if isinstance(e, SignalRecord)}
     signal = records.get(signal_id.strip())
@@ -125,14 +120,14 @@ def _signal_action(
         if reevaluation_id and reevaluation_id not in {a.id for a in dossier.reevaluations}:
             raise MonitoringError(f"{dossier_id} has no re-evaluation {reevaluation_id!r}")
         if signal.level == "suspend":
-            require(who, "chair", "return a suspended candidate to service", dossier_id)
+            require(actor.identity, "chair", "return a suspended candidate to service", dossier_id)
             role = "chair"
     action = SignalAction(
         kind=kind,
         signal_id=signal.id,
         at=now_or(now),
-        by=by,
-        auth=auth_label(identity, by),  # type: ignore[arg-type]
+        by=actor.name,
+        auth=actor.auth_label,  # type: ignore[arg-type]
         role=role,
         reason=reason.strip(),
         reevaluation_id=reevaluation_id,
@@ -140,10 +135,9 @@ def _signal_action(
     word = "acknowledged" if kind == "signal_ack" else "resolved"
     return update_as(
         store,
-        identity,
+        actor,
         dossier_id,
         lambda current: current.model_copy(update={"monitoring": [*current.monitoring, action]}),
-        by=by,
         action=f"{word} a monitoring signal",
         note=f"signal {signal.id} {word}",
     )
@@ -154,9 +148,8 @@ def acknowledge_signal(
     dossier_id: str,
     signal_id: str,
     *,
-    by: str,
+    actor: Actor,
     note: str = "",
-    identity: Identity | None | _AsNamed = AS_NAMED,
     now: datetime | None = None,
 ) -> DossierVersion:
     """Record that a signal was seen and is being handled (it stays on the ladder until resolved).
@@ -170,8 +163,7 @@ def acknowledge_signal(
         dossier_id,
         signal_id,
         "signal_ack",
-        by=by,
-        identity=identity,
+        actor=actor,
         reason=note,
         reevaluation_id=None,
         now=now,
@@ -183,10 +175,9 @@ def resolve_signal(
     dossier_id: str,
     signal_id: str,
     *,
-    by: str,
+    actor: Actor,
     reason: str = "",
     reevaluation_id: str | None = None,
-    identity: Identity | None | _AsNamed = AS_NAMED,
     now: datetime | None = None,
 ) -> DossierVersion:
     """Close a signal with a reason or the re-evaluation that answers it; a suspension needs the chair.
@@ -200,8 +191,7 @@ def resolve_signal(
         dossier_id,
         signal_id,
         "signal_resolve",
-        by=by,
-        identity=identity,
+        actor=actor,
         reason=reason,
         reevaluation_id=reevaluation_id,
         now=now,
@@ -212,7 +202,7 @@ def record_go_live(
     store: DossierStorage,
     dossier_id: str,
     *,
-    by: str,
+    actor: Actor,
     candidate: str | None = None,
     prompt_version: str | None = None,
     aliases: list[str] | tuple[str, ...] = (),
@@ -220,7 +210,6 @@ def record_go_live(
     baseline_start: datetime | None = None,
     baseline_end: datetime | None = None,
     note: str = "",
-    identity: Identity | None | _AsNamed = AS_NAMED,
     now: datetime | None = None,
 ) -> DossierVersion:
     """Record the go-live settings (approved prompt version, aliases, baseline) without voiding sign-offs.
@@ -232,7 +221,7 @@ def record_go_live(
         PermissionDenied: the identity is not the chair.
     """
     require(
-        acting(identity, by), "chair", "record the go-live settings (what counts as approved)", dossier_id
+        actor.identity, "chair", "record the go-live settings (what counts as approved)", dossier_id
     )
     if baseline_start is not None and baseline_end is not None and baseline_end <= baseline_start:
         raise MonitoringError("the baseline window ends before it starts")
@@ -244,8 +233,8 @@ def record_go_live(
     name = watched_candidate(store.load(dossier_id).dossier, candidate)
     settings = GoLiveSettings(
         at=now_or(now),
-        by=by,
-        auth=auth_label(identity, by),
+        by=actor.name,
+        auth=actor.auth_label,
         candidate=name,
         approved_prompt_version=prompt_version,
         model_aliases=names,
@@ -256,10 +245,9 @@ def record_go_live(
     )
     return update_as(
         store,
-        identity,
+        actor,
         dossier_id,
         lambda current: current.model_copy(update={"monitoring": [*current.monitoring, settings]}),
-        by=by,
         action="record the go-live settings",
         note=f"go-live settings for {name}",
     )

@@ -20,13 +20,12 @@ from pydantic import BaseModel, ConfigDict
 from evaluator.inputs.csv_cells import write_rows
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
-from governance.identity.identity import Identity
-from governance.identity.operations.authorize import AS_NAMED, _AsNamed, acting, require, update_as
+from governance.identity.actor import Actor
+from governance.identity.operations.authorize import require, update_as
 from governance.monitoring.identity import approved_candidate
 from governance.monitoring.models import MonitoringStatus
 from governance.monitoring.operations.common import (
     MonitoringError,
-    auth_label,
     new_signal_records,
     now_or,
     served_names,
@@ -183,8 +182,7 @@ def import_feed(
     *,
     candidate: str | None = None,
     source: Source = "feed",
-    by: str,
-    identity: Identity | None | _AsNamed = AS_NAMED,
+    actor: Actor,
     now: datetime | None = None,
 ) -> ImportResult:
     """Import a feed file (CSV, JSONL or Parquet; or OTLP JSON spans, or a LiteLLM spend-log export).
@@ -200,7 +198,7 @@ def import_feed(
         PermissionDenied: the identity is not an editor.
         MonitoringError: no approved candidate and none named.
     """
-    require(acting(identity, by), "editor", "import a monitoring feed", dossier_id)
+    require(actor.identity, "editor", "import a monitoring feed", dossier_id)
     file = Path(path)
     if not file.is_file():
         raise MonitoringError(f"{path}: no such file")
@@ -227,8 +225,8 @@ def import_feed(
     record = FeedImport(
         id=import_id,
         at=at,
-        by=by,
-        auth=auth_label(identity, by),
+        by=actor.name,
+        auth=actor.auth_label,
         candidate=name,
         source=source,
         file_name=file.name,
@@ -258,10 +256,9 @@ def import_feed(
 
     version = update_as(
         store,
-        identity,
+        actor,
         dossier_id,
         change,
-        by=by,
         action="import a monitoring feed",
         note=f"monitoring feed {file.name}: {record.rows_added:,} of {record.rows_in_file:,} rows new",
     )

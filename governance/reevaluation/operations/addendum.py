@@ -38,8 +38,8 @@ from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage, DossierVersion
 from governance.evidence.operations.plan import freeze_plan
 from governance.evidence.plan_records import EvidencePlan, PlanItem
-from governance.identity.identity import Identity
-from governance.identity.operations.authorize import AS_NAMED, _AsNamed, acting, require, update_as
+from governance.identity.actor import Actor
+from governance.identity.operations.authorize import require, update_as
 from governance.reevaluation.compare import (
     decision_impact,
     served_identity_changed,
@@ -208,16 +208,16 @@ def build_addendum(stores: ComponentStores, current: DossierVersion, plan: Evide
 
 
 def save_addendum(store: DossierStorage, dossier: Dossier, addendum: ReevaluationAddendum,
-                  by: str, *, identity: Identity | None | _AsNamed = AS_NAMED) -> DossierVersion:
+                  *, actor: Actor) -> DossierVersion:
     """Append the addendum to the dossier as a new version (note: "re-evaluation: ...")."""
-    require(acting(identity, by), "editor", "save a re-evaluation addendum", dossier.id)
+    require(actor.identity, "editor", "save a re-evaluation addendum", dossier.id)
     answer = "would change" if addendum.impact.would_change else "would not change"
 
     def append(latest: Dossier) -> Dossier:  # the latest version: the addendum names the one it compared
         return latest.model_copy(update={"reevaluations": [*latest.reevaluations, addendum]})
 
     note = f"re-evaluation {addendum.id}: {addendum.change.describe()}; the decision {answer}"
-    return update_as(store, identity, dossier.id, append, by=by, note=note,
+    return update_as(store, actor, dossier.id, append, note=note,
                      action="save a re-evaluation addendum")
 
 
@@ -269,9 +269,9 @@ def plan_to_rerun(store: DossierStorage, dossier_id: str,
     return current, plan, frozen_at_decision
 
 
-def reevaluate(store: DossierStorage, dossier_id: str, change: PlanChange | None = None, *, by: str,
+def reevaluate(store: DossierStorage, dossier_id: str, change: PlanChange | None = None, *, actor: Actor,
                concurrency: int = 8, on_progress: Callable[[str, int, int], None] | None = None,
-               cancel: Any = None, identity: Identity | None | _AsNamed = AS_NAMED) -> ReevaluationResult:
+               cancel: Any = None) -> ReevaluationResult:
     """Re-run the decided dossier's frozen plan with ``change``, compare, and save the addendum.
 
     This blocks; pages and the CLI start it in the background through the job manager
@@ -283,13 +283,14 @@ def reevaluate(store: DossierStorage, dossier_id: str, change: PlanChange | None
             or a re-run without any answer. Nothing is saved then.
 
     Example:
-        >>> r = reevaluate(store, "D-1", PlanChange(model="openai/model-b"), by="dr.lee")  # doctest: +SKIP
+        >>> r = reevaluate(store, "D-1", PlanChange(model="openai/model-b"),
+        ...                actor=Actor.named("dr.lee"))  # doctest: +SKIP
         >>> r.addendum.impact.would_change, r.version.note[:13]  # doctest: +SKIP
         (True, 're-evaluation')
     """
-    require(acting(identity, by), "editor", "re-evaluate (paid model calls)", dossier_id)
+    require(actor.identity, "editor", "re-evaluate (paid model calls)", dossier_id)
     change = change or PlanChange()
-    current, plan, frozen_at_decision = plan_to_rerun(store, dossier_id, by)
+    current, plan, frozen_at_decision = plan_to_rerun(store, dossier_id, actor.name)
     dossier = current.dossier
     uploads = Path(store.path).parent / "uploads" if getattr(store, "path", None) else None
     db = store.for_thread()
@@ -301,9 +302,9 @@ def reevaluate(store: DossierStorage, dossier_id: str, change: PlanChange | None
             afters.append(rerun_item(db, item, change, concurrency=concurrency, uploads=uploads,
                                      on_progress=progress, cancel=cancel, own_since=current.created_at))
         skipped = [f"{i.benchmark} (run {i.run_id}): {i.note}" for i in plan.items if not i.rerunnable]
-        addendum = build_addendum(db, current, plan, change, afters, by=by,
+        addendum = build_addendum(db, current, plan, change, afters, by=actor.name,
                                   frozen_at_decision=frozen_at_decision, skipped=skipped)
     finally:
         db.close()
-    saved = save_addendum(store, dossier, addendum, by, identity=identity)
+    saved = save_addendum(store, dossier, addendum, actor=actor)
     return ReevaluationResult(addendum=addendum, version=saved)

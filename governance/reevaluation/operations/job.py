@@ -14,8 +14,8 @@ from typing import Any
 
 from evaluator.runs.jobs import JOBS, Job, JobManager, JobProgress, wait_job
 from governance.dossier.storage import DossierStorage
-from governance.identity.identity import Identity
-from governance.identity.operations.authorize import AS_NAMED, _AsNamed, acting, require
+from governance.identity.actor import Actor
+from governance.identity.operations.authorize import require
 from governance.reevaluation.operations.addendum import ReevaluationResult, plan_to_rerun, reevaluate
 from governance.reevaluation.operations.rerun import ReevaluationError
 from governance.reevaluation.records import PlanChange
@@ -31,9 +31,8 @@ def job_key(dossier_id: str) -> str:
     return f"reevaluation:{dossier_id}"
 
 
-def start_reevaluation(store: DossierStorage, dossier_id: str, change: PlanChange | None = None, *, by: str,
-                       concurrency: int = 8, jobs: JobManager = JOBS,
-                       identity: Identity | None | _AsNamed = AS_NAMED) -> Job:
+def start_reevaluation(store: DossierStorage, dossier_id: str, change: PlanChange | None = None, *,
+                       actor: Actor, concurrency: int = 8, jobs: JobManager = JOBS) -> Job:
     """Check, then start ``reevaluate`` in the background; returns its job (an alive one if working).
 
     The job's ``brief`` holds ``addendum_id``, ``version`` and the version's ``hash`` and ``parent_hash``
@@ -44,12 +43,13 @@ def start_reevaluation(store: DossierStorage, dossier_id: str, change: PlanChang
         DossierNotFound: no such dossier.
 
     Example:
-        >>> job = start_reevaluation(store, "D-1", PlanChange(model="openai/b"), by="qa")  # doctest: +SKIP
+        >>> job = start_reevaluation(store, "D-1", PlanChange(model="openai/b"),
+        ...                          actor=Actor.named("qa"))  # doctest: +SKIP
         >>> job.join(600).brief["addendum_id"]                                          # doctest: +SKIP
         'R-3f9a1c2b'
     """
-    require(acting(identity, by), "editor", "re-evaluate (paid model calls)", dossier_id)
-    _, plan, _ = plan_to_rerun(store, dossier_id, by)
+    require(actor.identity, "editor", "re-evaluate (paid model calls)", dossier_id)
+    _, plan, _ = plan_to_rerun(store, dossier_id, actor.name)
     change = change or PlanChange()
     total = sum(i.n_instances for i in plan.rerunnable)
 
@@ -61,7 +61,7 @@ def start_reevaluation(store: DossierStorage, dossier_id: str, change: PlanChang
             job.on_progress(sum(finished.values()), max(total, sum(finished.values())), None,
                             note=f"{benchmark}: {done}/{n}")
 
-        result = reevaluate(db, dossier_id, change, by=by, identity=identity, concurrency=concurrency,
+        result = reevaluate(db, dossier_id, change, actor=actor, concurrency=concurrency,
                             on_progress=progress,
                             cancel=job.cancel_event)
         job.set_brief({"addendum_id": result.addendum.id, "version": result.version.version,
@@ -74,16 +74,15 @@ def start_reevaluation(store: DossierStorage, dossier_id: str, change: PlanChang
                       label=f"re-evaluation of {dossier_id}: {change.describe()}", request=change)
 
 
-def reevaluate_and_wait(store: DossierStorage, dossier_id: str, change: PlanChange | None = None, *, by: str,
-                        concurrency: int = 8, on_progress: Any = None, poll_s: float = 0.2,
-                        jobs: JobManager = JOBS,
-                        identity: Identity | None | _AsNamed = AS_NAMED) -> ReevaluationResult:
+def reevaluate_and_wait(store: DossierStorage, dossier_id: str, change: PlanChange | None = None, *,
+                        actor: Actor, concurrency: int = 8, on_progress: Any = None, poll_s: float = 0.2,
+                        jobs: JobManager = JOBS) -> ReevaluationResult:
     """``start_reevaluation`` and wait for it (CLI, notebooks); Ctrl-C cancels and nothing is saved.
 
     Raises:
         ReevaluationError: as ``reevaluate`` (the job's own error is raised again here).
     """
-    progress: JobProgress = wait_job(start_reevaluation(store, dossier_id, change, by=by, identity=identity,
+    progress: JobProgress = wait_job(start_reevaluation(store, dossier_id, change, actor=actor,
                                                         concurrency=concurrency, jobs=jobs),
                                      on_progress, poll_s=poll_s)
     job = jobs.by_id(progress.job_id)

@@ -20,9 +20,9 @@ from evaluator.benchmarks.instance import Instance
 from evaluator.benchmarks.specs import BenchmarkError, get_benchmark
 from evaluator.loaders import DatasetError, load_instances
 from governance.dossier.storage import DossierStorage
-from governance.identity.identity import Identity
-from governance.identity.operations.authorize import AS_NAMED, _AsNamed, require
-from governance.review.operations.queues import ReviewError, _auth
+from governance.identity.actor import Actor
+from governance.identity.operations.authorize import require
+from governance.review.operations.queues import ReviewError
 from governance.review.records import CATCH_BAR, QueueItem, ReviewQueue
 from governance.review.rubric import AUDIT, rubric_for
 from governance.review.sampling import assign, double_count, item_ids, rater_order, stratified_sample
@@ -106,8 +106,7 @@ def create_queue(
     written: Sequence[tuple[str, str]] = (),
     dataset_path: str | None = None,
     catch_bar: float = CATCH_BAR,
-    by: str,
-    identity: Identity | None | _AsNamed = AS_NAMED,
+    actor: Actor,
 ) -> ReviewQueue:
     """Create a blinded queue of ``n`` outputs of a completed run, with ``sentinels`` planted errors.
 
@@ -118,7 +117,7 @@ def create_queue(
         PermissionDenied: the identity is not an editor.
         ReviewError: bad numbers, unknown run, too few outputs, or too few sentinels could be made.
     """
-    who, auth = _auth(identity, by)
+    who, auth = actor.identity, actor.identity_label
     require(who, "editor", "create a review queue", dossier_id)
     names = _clean_raters(raters)
     _check_sizes(n, double, sentinels)
@@ -156,7 +155,7 @@ def create_queue(
             "catch_bar": catch_bar,
         },
         audit_fields={"run_id": run_id},
-        by=by,
+        by=actor.name,
         auth=auth,
     )
 
@@ -286,8 +285,7 @@ def create_queue_from_feed(
     strata: Sequence[str] | None = None,
     seed: int | None = None,
     catch_bar: float = CATCH_BAR,
-    by: str,
-    identity: Identity | None | _AsNamed = AS_NAMED,
+    actor: Actor,
 ) -> FeedQueue:
     """A blinded audit-verdict queue of ``n`` production outputs of the dossier's monitoring feed.
 
@@ -302,7 +300,7 @@ def create_queue_from_feed(
         ReviewError: bad numbers or month, no or an ambiguous candidate, too few rows with text.
         DossierNotFound: unknown dossier.
     """
-    who, auth = _auth(identity, by)
+    who, auth = actor.identity, actor.identity_label
     require(who, "editor", "create a review queue", dossier_id)
     names = _clean_raters(raters)
     _check_sizes(n, double, sentinels)
@@ -350,7 +348,7 @@ def create_queue_from_feed(
             "catch_bar": catch_bar,
         },
         audit_fields={"feed": candidate, "month": month, "skipped_no_text": skipped},
-        by=by,
+        by=actor.name,
         auth=auth,
     )
     return FeedQueue(queue, skipped)

@@ -27,8 +27,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from governance.dossier.storage import DossierStorage
+from governance.identity.actor import Actor
 from governance.identity.identity import Identity
-from governance.identity.operations.authorize import AS_NAMED, _AsNamed, acting, require
+from governance.identity.operations.authorize import require
 from governance.review.measures import CatchRate, catch_rate, clinician_frame, rubber_stamp_flags
 from governance.review.records import (
     AUDIT_VERDICTS,
@@ -45,11 +46,6 @@ BLINDING = (
 
 class ReviewError(ValueError):
     """A review operation refused as asked, with a one-line message; nothing was stored."""
-
-
-def _auth(identity: Identity | None | _AsNamed, by: str) -> tuple[Identity | None, str]:
-    who = acting(identity, by)
-    return who, (who.auth_label if who is not None else "")
 
 
 def get_queue(store: DossierStorage, queue_id: str) -> ReviewQueue:
@@ -120,7 +116,7 @@ class RaterView(BaseModel):
 
 
 def rater_view(
-    store: DossierStorage, queue_id: str, *, by: str, identity: Identity | None | _AsNamed = AS_NAMED
+    store: DossierStorage, queue_id: str, *, actor: Actor
 ) -> RaterView:
     """The signed-in rater's blinded view of their queue.
 
@@ -129,7 +125,7 @@ def rater_view(
         ReviewError: unknown queue, or the identity is not one of its raters.
     """
     queue = get_queue(store, queue_id)
-    who, _ = _auth(identity, by)
+    who = actor.identity
     require(who, "rater", "rate outputs", queue.dossier_id)
     rater = rater_of(queue, who)
     items = store.reviews.items(queue_id)
@@ -165,10 +161,10 @@ def rater_view(
 
 
 def my_queues(
-    store: DossierStorage, *, by: str, identity: Identity | None | _AsNamed = AS_NAMED
+    store: DossierStorage, *, actor: Actor
 ) -> list[ReviewQueue]:
     """Queues the identity is a rater of (newest first)."""
-    who, _ = _auth(identity, by)
+    who = actor.identity
     if who is None:
         return []
     return [q for q in store.reviews.list_queues() if who.subject in q.raters or who.name in q.raters]
@@ -191,8 +187,7 @@ def record_rating(
     *,
     skipped: str = "",
     seconds: float | None = None,
-    by: str,
-    identity: Identity | None | _AsNamed = AS_NAMED,
+    actor: Actor,
 ) -> bool:
     """Store the signed-in rater's rating (or skip with a reason) of one of their items, once.
 
@@ -204,7 +199,7 @@ def record_rating(
             for a skip, a closed queue or a removed rater.
     """
     queue = get_queue(store, queue_id)
-    who, auth = _auth(identity, by)
+    who, auth = actor.identity, actor.identity_label
     require(who, "rater", "rate outputs", queue.dossier_id)
     rater = rater_of(queue, who)
     if item_id not in store.reviews.order(queue_id, rater):
@@ -275,20 +270,20 @@ def close_queue(
     store: DossierStorage,
     queue_id: str,
     *,
-    by: str,
+    actor: Actor,
     note: str = "",
-    identity: Identity | None | _AsNamed = AS_NAMED,
 ) -> bool:
     """Close the queue (freeze its ratings); False when it was already closed by an editor."""
     queue = get_queue(store, queue_id)
-    who, auth = _auth(identity, by)
+    who, auth = actor.identity, actor.identity_label
     require(who, "editor", "close a review queue", queue.dossier_id)
     if any(e.kind == "closed" for e in store.reviews.events(queue_id)):
         return False
     store.reviews.add_event(
-        queue_id, QueueEvent(kind="closed", by=by, auth=auth, at=datetime.now(UTC), note=note)
+        queue_id, QueueEvent(kind="closed", by=actor.name, auth=auth, at=datetime.now(UTC), note=note)
     )
-    store.audit(by, "review queue closed", queue.dossier_id, {"queue_id": queue_id}, auth=auth or None)
+    store.audit(actor.name, "review queue closed", queue.dossier_id, {"queue_id": queue_id},
+                auth=auth or None)
     flow_verdicts(store, queue)
     return True
 
@@ -298,13 +293,12 @@ def remove_rater(
     queue_id: str,
     rater: str,
     *,
-    by: str,
+    actor: Actor,
     note: str = "",
-    identity: Identity | None | _AsNamed = AS_NAMED,
 ) -> None:
     """Remove a rater from the queue: their ratings are kept and flagged, they rate no more."""
     queue = get_queue(store, queue_id)
-    who, auth = _auth(identity, by)
+    who, auth = actor.identity, actor.identity_label
     require(who, "editor", "remove a rater from a review queue", queue.dossier_id)
     if rater not in queue.raters:
         raise ReviewError(f"{rater!r} is not a rater of queue {queue_id}")
@@ -312,7 +306,8 @@ def remove_rater(
         raise ReviewError(f"queue {queue_id} is closed: it is frozen")
     store.reviews.add_event(
         queue_id,
-        QueueEvent(kind="rater_removed", rater=rater, by=by, auth=auth, at=datetime.now(UTC), note=note),
+        QueueEvent(kind="rater_removed", rater=rater, by=actor.name, auth=auth, at=datetime.now(UTC),
+                   note=note),
     )
 
 

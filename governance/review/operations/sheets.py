@@ -22,12 +22,11 @@ from pydantic import BaseModel
 
 from evaluator.inputs.csv_cells import safe_cell, write_rows
 from governance.dossier.storage import DossierStorage
-from governance.identity.identity import Identity
-from governance.identity.operations.authorize import AS_NAMED, _AsNamed, require
+from governance.identity.actor import Actor
+from governance.identity.operations.authorize import require
 from governance.review.measures import clinician_frame
 from governance.review.operations.queues import (
     ReviewError,
-    _auth,
     _check_writable,
     flow_verdicts,
     get_queue,
@@ -53,8 +52,7 @@ def sheet_csv(
     queue_id: str,
     rater: str,
     *,
-    by: str,
-    identity: Identity | None | _AsNamed = AS_NAMED,
+    actor: Actor,
 ) -> bytes:
     """A blinded sheet for one rater: their items in their order, empty rubric columns.
 
@@ -62,7 +60,7 @@ def sheet_csv(
         PermissionDenied: not an editor. ReviewError: unknown queue or rater, or a closed queue.
     """
     queue = get_queue(store, queue_id)
-    who, _ = _auth(identity, by)
+    who = actor.identity
     require(who, "editor", "hand out a review sheet", queue.dossier_id)
     if rater not in queue.raters:
         raise ReviewError(f"{rater!r} is not a rater of queue {queue_id} (raters: {', '.join(queue.raters)})")
@@ -149,8 +147,7 @@ def import_sheet(
     queue_id: str,
     data: bytes,
     *,
-    by: str,
-    identity: Identity | None | _AsNamed = AS_NAMED,
+    actor: Actor,
 ) -> SheetImport:
     """Import one rater's filled-in sheet, all or nothing (rows are numbered as in a spreadsheet).
 
@@ -159,7 +156,7 @@ def import_sheet(
             rater or item, a duplicate, changed text, a value outside the rubric, a changed header).
     """
     queue = get_queue(store, queue_id)
-    who, auth = _auth(identity, by)
+    who, auth = actor.identity, actor.identity_label
     require(who, "editor", "import review ratings", queue.dossier_id)
     header, rows = _rows(data)
     expected = sheet_columns(queue)
@@ -246,7 +243,7 @@ def import_sheet(
                 rater=rater,
                 scores=scores,
                 skipped=skip,
-                recorded_by=by,
+                recorded_by=actor.name,
                 recorded_auth=auth,
                 via="sheet",
                 rated_at=now,
@@ -257,19 +254,20 @@ def import_sheet(
     added = store.reviews.add_ratings(new)
     flow_verdicts(store, queue)
     store.audit(
-        by,
+        actor.name,
         "review ratings imported",
         queue.dossier_id,
         {"queue_id": queue_id, "rater": sheet_rater, "added": added},
         auth=auth or None,
     )
     return SheetImport(
-        queue_id=queue_id, rater=sheet_rater, added=added, already=already, blank=blank, imported_by=by
+        queue_id=queue_id, rater=sheet_rater, added=added, already=already, blank=blank,
+        imported_by=actor.name,
     )
 
 
 def export_csv(
-    store: DossierStorage, queue_id: str, *, by: str, identity: Identity | None | _AsNamed = AS_NAMED
+    store: DossierStorage, queue_id: str, *, actor: Actor
 ) -> bytes:
     """A closed queue's ratings of real outputs in the format ``medassure agreement`` reads (PHI first line).
 
@@ -277,7 +275,7 @@ def export_csv(
         PermissionDenied: not an editor. ReviewError: unknown or open queue.
     """
     queue = get_queue(store, queue_id)
-    who, _ = _auth(identity, by)
+    who = actor.identity
     require(who, "editor", "export review ratings", queue.dossier_id)
     if not is_closed(store, queue):
         raise ReviewError(

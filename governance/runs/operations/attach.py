@@ -16,8 +16,8 @@ from pydantic import BaseModel
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.evidence.attach import attach_evidence
-from governance.identity.identity import Identity
-from governance.identity.operations.authorize import AS_NAMED, _AsNamed, acting, require, update_as
+from governance.identity.actor import Actor
+from governance.identity.operations.authorize import require, update_as
 from governance.runs.operations.jobs import RunInputError
 from governance.runs.operations.view import local_run_evidence, stored_summary
 from governance.scenarios.operations.local import scenario_run_evidence
@@ -42,8 +42,8 @@ class AttachedRun(BaseModel):
     """That version's content hash."""
 
 
-def attach_completed_run(store: DossierStorage, dossier_id: str, run_id: str, by: str, *,
-                         identity: Identity | None | _AsNamed = AS_NAMED) -> AttachedRun:
+def attach_completed_run(store: DossierStorage, dossier_id: str, run_id: str, *,
+                         actor: Actor) -> AttachedRun:
     """Attach the Evidence of a completed run (benchmark or local scenario) as a new dossier version.
 
     Raises:
@@ -51,11 +51,12 @@ def attach_completed_run(store: DossierStorage, dossier_id: str, run_id: str, by
         RunInputError: no such run, the run did not complete, or it scored no instance.
 
     Example:
-        >>> done = attach_completed_run(store, "D-1", "run-20260101-000000-abc123", by="ci")  # doctest: +SKIP
+        >>> done = attach_completed_run(store, "D-1", "run-20260101-000000-abc123",
+        ...                             actor=Actor.named("ci"))  # doctest: +SKIP
         >>> done.kind, done.added                                                         # doctest: +SKIP
         ('benchmark', 1)
     """
-    require(acting(identity, by), "editor", "attach a run as evidence", dossier_id)
+    require(actor.identity, "editor", "attach a run as evidence", dossier_id)
     current = store.load(dossier_id)
     with store.for_thread() as db:
         record = db.run_reads.get_run_record(run_id)
@@ -80,11 +81,11 @@ def attach_completed_run(store: DossierStorage, dossier_id: str, run_id: str, by
     counts: list[int] = []
 
     def attach(latest: Dossier) -> Dossier:  # onto the latest version: a change saved meanwhile is kept
-        updated = attach_evidence(latest, evidence, by=by)
+        updated = attach_evidence(latest, evidence, by=actor.name)
         counts.append(len(updated.evidence) - len(latest.evidence))
         return updated
 
-    saved = update_as(store, identity, dossier_id, attach, by=by, note=f"evidence: attached {label}",
+    saved = update_as(store, actor, dossier_id, attach, note=f"evidence: attached {label}",
                       action="attach a run as evidence")  # 0 added: same
     added = counts[-1]
     return AttachedRun(dossier_id=dossier_id, run_id=run_id, kind=kind, evidence_ids=[e.id for e in evidence],

@@ -42,8 +42,8 @@ from governance.dossier.labels import metric_label
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.dossier.store_opening import default_home
-from governance.identity.identity import Identity
-from governance.identity.operations.authorize import AS_NAMED, _AsNamed, acting, require
+from governance.identity.actor import Actor
+from governance.identity.operations.authorize import require
 from governance.mapping.taxonomy import load_taxonomy
 
 if TYPE_CHECKING:
@@ -251,12 +251,13 @@ def _benchmark_work(request: RunRequest, spec: BenchmarkSpec, instances: list[In
 
 
 def start_run(store: DossierStorage, request: RunRequest, jobs: JobManager = JOBS, *,
-              identity: Identity | None | _AsNamed = AS_NAMED) -> Job:
+              actor: Actor | None = None) -> Job:
     """Start (or resume) the request's run in a background thread; returns its job.
 
     An identical request whose run is unfinished continues it: finished instances are not sent
     again. While a job with the same run key is working, that job is returned instead. The
-    request (no key, only its variable's name) is stored beside the run.
+    request (no key, only its variable's name) is stored beside the run. ``actor`` is who starts it
+    (default: the local login, ``Actor.named()``, as a notebook runs).
 
     Raises:
         RunInputError: bad benchmark or dataset, or a key variable that is not set.
@@ -268,7 +269,7 @@ def start_run(store: DossierStorage, request: RunRequest, jobs: JobManager = JOB
         >>> job.join(60).state                # doctest: +SKIP
         'completed'
     """
-    require(acting(identity, None), "editor", "start a run (paid model calls)")
+    require((actor or Actor.named()).identity, "editor", "start a run (paid model calls)")
     spec, instances = _load(request)
     problem = key_problem(request.endpoint)
     if problem:
@@ -284,7 +285,7 @@ def start_run(store: DossierStorage, request: RunRequest, jobs: JobManager = JOB
 
 def run_and_wait(store: DossierStorage, request: RunRequest, on_progress: ProgressFn | None = None, *,
                  poll_s: float = 0.2, jobs: JobManager = JOBS,
-                 identity: Identity | None | _AsNamed = AS_NAMED) -> JobProgress:
+                 actor: Actor | None = None) -> JobProgress:
     """Start (or resume) the run as the Run evidence page does and wait for it, reporting progress.
 
     For notebooks, scripts and the CLI: the blocking face of the job manager. A Jupyter cell
@@ -315,7 +316,7 @@ def run_and_wait(store: DossierStorage, request: RunRequest, on_progress: Progre
         >>> done.state, done.summary.n                                      # doctest: +SKIP
         ('completed', 12)
     """
-    progress = wait_job(start_run(store, request, jobs, identity=identity), on_progress, poll_s=poll_s)
+    progress = wait_job(start_run(store, request, jobs, actor=actor), on_progress, poll_s=poll_s)
     if progress.state == "error":
         raise RunInputError(f"the run stopped with an error: {progress.error}")
     return progress
@@ -356,7 +357,7 @@ def stored_request(store: DossierStorage, run_key: str) -> RunRequest | None:
 
 
 def resume_run(store: DossierStorage, run_key: str, jobs: JobManager = JOBS, *,
-               identity: Identity | None | _AsNamed = AS_NAMED) -> Job:
+               actor: Actor | None = None) -> Job:
     """Start the same request again for a stopped run (it continues where it stopped).
 
     The request is this process's own when it started the run, else the one stored with the run,
@@ -366,7 +367,7 @@ def resume_run(store: DossierStorage, run_key: str, jobs: JobManager = JOBS, *,
         RunInputError: no request is known for that run (e.g. it was started before requests were
             stored): enter the same settings again; the estimate then shows the instances already done.
     """
-    require(acting(identity, None), "editor", "resume a run (paid model calls)")
+    require((actor or Actor.named()).identity, "editor", "resume a run (paid model calls)")
     job = jobs.get(run_key)
     request = job.request if job is not None and isinstance(job.request, RunRequest) else None
     request = request or stored_request(store, run_key)
@@ -374,7 +375,7 @@ def resume_run(store: DossierStorage, run_key: str, jobs: JobManager = JOBS, *,
         raise RunInputError("this run's request is not known here: enter the same benchmark, "
                             "dataset and endpoint again and press Estimate; finished instances are not "
                             "sent again")
-    return start_run(store, request, jobs, identity=identity)
+    return start_run(store, request, jobs, actor=actor)
 
 
 def job_status(store: DossierStorage, job_id: str, jobs: JobManager = JOBS) -> JobProgress | None:
@@ -386,14 +387,14 @@ def job_status(store: DossierStorage, job_id: str, jobs: JobManager = JOBS) -> J
 def start_scenario_run(store: DossierStorage, scenario_id: str, endpoint: ModelEndpoint, *,
                        version: int | None = None,
                        concurrency: int = 8, limit: int | None = None, jobs: JobManager = JOBS,
-                       identity: Identity | None | _AsNamed = AS_NAMED) -> Job:
+                       actor: Actor | None = None) -> Job:
     """Start (or resume) a local-scenario run in the background (the PHI gate is checked first).
 
     Raises:
         ScenarioRunBlocked: identifiers bound for an endpoint not approved for PHI.
         RunInputError: no such scenario version, or the key variable is not set.
     """
-    require(acting(identity, None), "editor", "run a local scenario (paid model calls)")
+    require((actor or Actor.named()).identity, "editor", "run a local scenario (paid model calls)")
     problem = key_problem(endpoint)
     if problem:
         raise RunInputError(problem)

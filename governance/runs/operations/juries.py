@@ -36,8 +36,8 @@ from evaluator.runs.store import sha256_of
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage, DossierVersion
 from governance.evidence.attach import attach_evidence
-from governance.identity.identity import Identity
-from governance.identity.operations.authorize import AS_NAMED, _AsNamed, acting, require, update_as
+from governance.identity.actor import Actor
+from governance.identity.operations.authorize import require, update_as
 from governance.runs.operations.jobs import key_problem, stored_request
 from governance.runs.operations.view import _subcategory
 
@@ -264,7 +264,7 @@ def jury_job_key(run_id: str, config: JuryConfig) -> str:
 
 
 def start_jury(store: DossierStorage, request: JuryRequest, jobs: JobManager = JOBS, *,
-               identity: Identity | None | _AsNamed = AS_NAMED) -> Job:
+               actor: Actor | None = None) -> Job:
     """Start (or resume) the jury in the background; returns its job (the live one if it works already).
 
     A stopped jury started again sends only what is not cached: judge replies already paid for
@@ -273,7 +273,7 @@ def start_jury(store: DossierStorage, request: JuryRequest, jobs: JobManager = J
     Raises:
         JuryRunError: as ``plan_jury``, or a judge's key variable that is not set.
     """
-    require(acting(identity, None), "editor", "start a jury (paid judge calls)")
+    require((actor or Actor.named()).identity, "editor", "start a jury (paid judge calls)")
     _, _, instances, config = _inputs(store, request)
     problems = [p for p in (key_problem(j) for j in config.judges) if p]
     if problems:
@@ -314,14 +314,14 @@ def jury_evidence(summary: JurySummary, dossier: Dossier | None = None,
     return [e.model_copy(update=extra) for e in summary.to_evidence(date=date or datetime.now(UTC))]
 
 
-def attach_jury(store: DossierStorage, dossier_id: str, jury_id: str, by: str, *,
-                identity: Identity | None | _AsNamed = AS_NAMED) -> DossierVersion:
-    """Attach a completed jury's score as evidence (a new version authored by ``by``).
+def attach_jury(store: DossierStorage, dossier_id: str, jury_id: str, *,
+                actor: Actor) -> DossierVersion:
+    """Attach a completed jury's score as evidence (a new version authored by ``actor``).
 
     Raises:
         JuryRunError: no such jury, a jury that stopped early (start it again to finish), or nothing scored.
     """
-    require(acting(identity, by), "editor", "attach a jury as evidence", dossier_id)
+    require(actor.identity, "editor", "attach a jury as evidence", dossier_id)
     with store.for_thread() as db:
         record = db.juries.get(jury_id)
         if record is None:
@@ -334,10 +334,10 @@ def attach_jury(store: DossierStorage, dossier_id: str, jury_id: str, by: str, *
         evidence = jury_evidence(summary, current, record.get("finished_at") or record["created_at"])
         if not evidence:
             raise JuryRunError(f"jury {jury_id} scored no instance: {summary.unscored_reasons}")
-        return attach_evidence(current, evidence, by=by)
+        return attach_evidence(current, evidence, by=actor.name)
 
     # onto the latest version, in one step: a change another reviewer saved meanwhile is kept
-    return update_as(store, identity, dossier_id, attach, by=by, action="attach a jury as evidence",
+    return update_as(store, actor, dossier_id, attach, action="attach a jury as evidence",
                      note=f"evidence: attached LLM jury {jury_id} of run {summary.run_id} "
                           f"({summary.benchmark_id} × {summary.candidate_model}; "
                           f"{summary.n_unscored} unscored)")

@@ -26,8 +26,8 @@ from evaluator.runs.summary import RunSummary, summarize_run
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage, DossierVersion
 from governance.evidence.attach import attach_evidence
-from governance.identity.identity import Identity
-from governance.identity.operations.authorize import AS_NAMED, _AsNamed, acting, require, update_as
+from governance.identity.actor import Actor
+from governance.identity.operations.authorize import require, update_as
 from governance.mapping.taxonomy import load_taxonomy
 from governance.procurement.candidates import run_binding
 from governance.runs.operations.jobs import RunInputError, job_elsewhere, runnable_benchmarks, stored_request
@@ -163,19 +163,19 @@ def run_view(store: DossierStorage, run_id: str, dossier: Dossier, recent: int =
                    and (job is not None or stored_request(store, record.run_key) is not None))
 
 
-def attach_run(store: DossierStorage, dossier_id: str, run_id: str, by: str, *,
-               identity: Identity | None | _AsNamed = AS_NAMED) -> DossierVersion:
-    """Attach a completed run's evidence to the dossier as a new version authored by ``by``.
+def attach_run(store: DossierStorage, dossier_id: str, run_id: str, *,
+               actor: Actor) -> DossierVersion:
+    """Attach a completed run's evidence to the dossier as a new version authored by ``actor``.
 
     Raises:
         RunInputError: no such run, or the run has not completed (resume it first).
 
     Example:
-        >>> v = attach_run(store, "D-demo-portal", run_id, by="dr.lee")   # doctest: +SKIP
+        >>> v = attach_run(store, "D-demo-portal", run_id, actor=Actor.named("dr.lee"))  # doctest: +SKIP
         >>> v.dossier.evidence[-1].provenance                             # doctest: +SKIP
         'local-run'
     """
-    require(acting(identity, by), "editor", "attach a run as evidence", dossier_id)
+    require(actor.identity, "editor", "attach a run as evidence", dossier_id)
     record = _read(store, lambda r: r.get_run_record(run_id))
     if record is None:
         raise RunInputError(f"no stored run {run_id!r}")
@@ -187,7 +187,7 @@ def attach_run(store: DossierStorage, dossier_id: str, run_id: str, by: str, *,
         raise RunInputError(f"run {run_id} has no scored instance to attach")
     # onto the latest version, in one step: a change another reviewer saved meanwhile is kept
     return update_as(
-        store, identity, dossier_id,
-        lambda d: attach_evidence(d, local_run_evidence(summary, record, d), by=by),
-        by=by, note=f"evidence: attached local run {run_id} ({record.benchmark_id} × {record.model})",
+        store, actor, dossier_id,
+        lambda d: attach_evidence(d, local_run_evidence(summary, record, d), by=actor.name),
+        note=f"evidence: attached local run {run_id} ({record.benchmark_id} × {record.model})",
         action="attach a run as evidence")

@@ -9,6 +9,7 @@ evidence page and the PDF show. The CLI (``--deidentified-by``) and the page cal
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from evaluator.phi.attestation import AttestationInput, DeidentificationAttestation
@@ -16,8 +17,8 @@ from evaluator.runs.request import file_sha256
 from evaluator.scenarios.store import ScenarioVersion
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
-from governance.identity.identity import Identity
-from governance.identity.operations.authorize import AS_NAMED, _AsNamed, acting, require, update_as
+from governance.identity.actor import Actor
+from governance.identity.operations.authorize import require, update_as
 
 
 class DeidentificationError(ValueError):
@@ -26,8 +27,11 @@ class DeidentificationError(ValueError):
 
 def record_attestation(store: DossierStorage, attestation: DeidentificationAttestation,
                        dossier_id: str | None = None, *,
-                       identity: Identity | None | _AsNamed = AS_NAMED) -> DeidentificationAttestation:
+                       actor: Actor | None = None) -> DeidentificationAttestation:
     """Store the attestation and, when a dossier is named, append it to the dossier (a new version).
+
+    ``actor`` is who records it (default: the local person the attestation names); the version's author
+    is the attestation's ``attested_by``.
 
     Raises:
         DossierNotFound: no such dossier.
@@ -37,8 +41,8 @@ def record_attestation(store: DossierStorage, attestation: DeidentificationAttes
         >>> record_attestation(store, a, "D-1").attestation_id == a.attestation_id  # doctest: +SKIP
         True
     """
-    require(acting(identity, attestation.attested_by), "editor",
-                       "record a de-identification attestation", dossier_id)
+    actor = actor or Actor.named(attestation.attested_by)
+    require(actor.identity, "editor", "record a de-identification attestation", dossier_id)
     if dossier_id:
         store.load(dossier_id)  # a missing dossier fails before anything is stored
     store.attestations.record(attestation, dossier_id)
@@ -47,7 +51,7 @@ def record_attestation(store: DossierStorage, attestation: DeidentificationAttes
             kept = [a for a in current.deidentification if a.attestation_id != attestation.attestation_id]
             return current.model_copy(update={"deidentification": [*kept, attestation]})
 
-        update_as(store, identity, dossier_id, add, by=attestation.attested_by,
+        update_as(store, replace(actor, name=attestation.attested_by), dossier_id, add,
                   note=f"de-identification attested: {attestation.subject} ({attestation.method})",
                   action="record a de-identification attestation")
     return attestation
@@ -55,7 +59,7 @@ def record_attestation(store: DossierStorage, attestation: DeidentificationAttes
 
 def attest_file(store: DossierStorage, path: str | Path, given: AttestationInput,
                 dossier_id: str | None = None, *,
-                identity: Identity | None | _AsNamed = AS_NAMED) -> DeidentificationAttestation:
+                actor: Actor | None = None) -> DeidentificationAttestation:
     """Attest that the file at ``path`` is de-identified (bound to its SHA-256).
 
     Raises:
@@ -64,14 +68,14 @@ def attest_file(store: DossierStorage, path: str | Path, given: AttestationInput
     digest = file_sha256(path)
     if digest is None:
         raise DeidentificationError(f"{path}: no such file to attest")
-    return record_attestation(store, given.for_file(digest, Path(path).name), dossier_id, identity=identity)
+    return record_attestation(store, given.for_file(digest, Path(path).name), dossier_id, actor=actor)
 
 
 def attest_scenario(store: DossierStorage, version: ScenarioVersion, given: AttestationInput,
                     dossier_id: str | None = None, *,
-                    identity: Identity | None | _AsNamed = AS_NAMED) -> DeidentificationAttestation:
+                    actor: Actor | None = None) -> DeidentificationAttestation:
     """Attest that a local scenario version's cases are de-identified (bound to its content hash)."""
     source = f", from {version.source_name}" if version.source_name else ""
     subject = f"local scenario {version.scenario_id} version {version.version} ({version.name}{source})"
     return record_attestation(store, given.for_file(version.hash, subject), dossier_id or version.dossier_id,
-                              identity=identity)
+                              actor=actor)

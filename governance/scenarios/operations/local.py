@@ -31,8 +31,8 @@ from evaluator.statistics.subgroups import MIN_N
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
 from governance.evidence.attach import attach_evidence
-from governance.identity.identity import Identity
-from governance.identity.operations.authorize import AS_NAMED, _AsNamed, acting, require
+from governance.identity.actor import Actor
+from governance.identity.operations.authorize import require
 from governance.mapping.taxonomy import load_taxonomy
 
 
@@ -46,40 +46,39 @@ def default_subcategories(dossier: Dossier | None) -> list[str]:
     return list(dossier.mapping.accepted) if dossier is not None else []
 
 
-def import_for_dossier(store: DossierStorage, preview: ImportPreview, *, name: str, author: str,
+def import_for_dossier(store: DossierStorage, preview: ImportPreview, *, name: str, actor: Actor,
                        dossier: Dossier | None = None, subcategory_ids: Sequence[str] | None = None,
-                       scenario_id: str | None = None,
-                       identity: Identity | None | _AsNamed = AS_NAMED) -> ScenarioVersion:
+                       scenario_id: str | None = None) -> ScenarioVersion:
     """Store a previewed upload as a scenario version mapped to subcategories, and audit it.
 
     Raises:
         ImportRejected: the preview has problems (nothing stored).
         TaxonomyError: an unknown subcategory id.
     """
-    require(acting(identity, author), "editor", "import a local scenario")
+    require(actor.identity, "editor", "import a local scenario")
     subs = list(subcategory_ids) if subcategory_ids is not None else default_subcategories(dossier)
     tax = load_taxonomy()
     for sub in subs:
         tax.subcategory(sub)
-    version = store_preview(store.scenarios, preview, scenario_name=name, author=author, subcategory_ids=subs,
-                            dossier_id=dossier.id if dossier else None, scenario_id=scenario_id)
-    store.audit(author, "scenario import", dossier.id if dossier else None,
+    version = store_preview(store.scenarios, preview, scenario_name=name, author=actor.name,
+                            subcategory_ids=subs, dossier_id=dossier.id if dossier else None,
+                            scenario_id=scenario_id)
+    store.audit(actor.name, "scenario import", dossier.id if dossier else None,
                 {"scenario_id": version.scenario_id, "version": version.version, "hash": version.hash,
                  "source": version.source_name, "n_instances": version.n_instances, "phi": version.phi})
     return version
 
 
-def redact_scenario(store: DossierStorage, scenario_id: str, *, author: str,
-                    version: int | None = None,
-                    identity: Identity | None | _AsNamed = AS_NAMED) -> ScenarioVersion:
+def redact_scenario(store: DossierStorage, scenario_id: str, *, actor: Actor,
+                    version: int | None = None) -> ScenarioVersion:
     """A redacted new version (typed placeholders), recorded in the audit log.
 
     Raises:
         ValueError: nothing to redact. KeyError: no such scenario.
     """
-    require(acting(identity, author), "editor", "redact a local scenario")
-    redacted = redact_version(store.scenarios, scenario_id, author=author, version=version)
-    store.audit(author, "scenario redact", redacted.dossier_id,
+    require(actor.identity, "editor", "redact a local scenario")
+    redacted = redact_version(store.scenarios, scenario_id, author=actor.name, version=version)
+    store.audit(actor.name, "scenario redact", redacted.dossier_id,
                 {"scenario_id": scenario_id, "version": redacted.version, "redaction": redacted.redaction})
     return redacted
 

@@ -11,6 +11,7 @@ from governance.decision import committee
 from governance.decision.operations.standing import changes_since_decision
 from governance.decision.operations.view import decision_view
 from governance.decision.signoff import DecisionError, add_signoff
+from governance.identity import Actor
 from governance.identity.access import PermissionDenied
 from governance.identity.identity import local_identity, oidc_identity
 from governance.identity.operations.authorize import update_as
@@ -41,7 +42,8 @@ def test_a_signoff_saved_on_a_stale_decision_is_refused_naming_the_fields(store,
                                          "oversight changed after the decision was recorded.")
     assert "intended_use" not in str(refused.value) and "human_oversight" not in str(refused.value)
     with pytest.raises(DecisionError):
-        update_as(store, ME, stale.dossier.id, lambda d: signed, by="chair", note="x", action="sign")
+        update_as(store, Actor.of(ME, name="chair"), stale.dossier.id, lambda d: signed, note="x",
+                  action="sign")
     assert store.load(stale.dossier.id).hash == stale.hash  # nothing stored
 
     view = decision_view(store, stale.dossier.id)
@@ -81,11 +83,12 @@ def test_every_write_reports_its_version_to_the_open_receipt(store, stale):
         edited = save_as(store, ME, stale.dossier.model_copy(update={"owner": "Pharmacy"}), "owner",
                          expected_hash=stale.hash)
         same = save_as(store, ME, edited.dossier, "unchanged", expected_hash=edited.hash)
-        updated = update_as(store, ME, stale.dossier.id, lambda d: d.model_copy(update={"owner": "P2"}),
-                            by="chair", note="owner again", action="edit")
+        updated = update_as(store, Actor.of(ME, name="chair"), stale.dossier.id,
+                            lambda d: d.model_copy(update={"owner": "P2"}), note="owner again", action="edit")
         given = AttestationInput(attested_by="Dr. Lee", method="safe_harbor")
         attestation = given.for_file("0" * 64, "f.csv")
-        record_attestation(store, attestation, stale.dossier.id, identity=ME)  # returns the attestation
+        record_attestation(store, attestation, stale.dossier.id,
+                           actor=Actor.of(ME))  # returns the attestation
     attested = store.load(stale.dossier.id)
     assert [v.version for v in got] == [edited.version, edited.version, edited.version + 1, attested.version]
     assert same.hash == edited.hash and got[2].hash == updated.hash and got[2].parent_hash == edited.hash

@@ -16,6 +16,7 @@ import pytest
 from cli import main
 from evaluator.gateway.llm import ModelEndpoint
 from governance.dossier.record import Dossier
+from governance.identity import Actor
 from governance.identity.access import PermissionDenied
 from governance.identity.identity import Identity, oidc_identity
 from governance.identity.operations.authorize import update_as
@@ -53,7 +54,7 @@ def seeded(committee, store, llm_server):
                       intended_use=example_intended_use())
     save_as(store, chair, dossier, "created")
     request = build_request("calc_builtin", "openai/m", api_base=llm_server.url, limit=3)
-    done = run_and_wait(store, request, identity=chair)
+    done = run_and_wait(store, request, actor=Actor.of(chair))
     return store, done.run_id, llm_server
 
 
@@ -69,15 +70,16 @@ def attempt(store, run_id, server, path: str, identity: Identity | None):
         d = store.load("D-auth").dossier
         save_as(store, identity, d.model_copy(update={"title": "Portal replies (edited)"}), "edit")
     elif path == "attach a run":
-        attach_run(store, "D-auth", run_id, by="x", identity=identity)
+        attach_run(store, "D-auth", run_id, actor=Actor.of(identity, name="x"))
     elif path == "attach a completed run":
-        attach_completed_run(store, "D-auth", run_id, by="x", identity=identity)
+        attach_completed_run(store, "D-auth", run_id, actor=Actor.of(identity, name="x"))
     elif path == "update onto the latest":
-        update_as(store, identity, "D-auth", lambda d: d.model_copy(update={"owner": "pharmacy"}), by="x",
-                  note="owner", action="change the owner")
+        update_as(store, Actor.of(identity, name="x"), "D-auth",
+                  lambda d: d.model_copy(update={"owner": "pharmacy"}), note="owner",
+                  action="change the owner")
     elif path == "start a paid run":
         start_run(store, build_request("calc_builtin", "openai/m2", api_base=server.url, limit=2),
-                  identity=identity).join(timeout=30)
+                  actor=Actor.of(identity)).join(timeout=30)
     return store.load("D-auth").version - before, server.hits - hits
 
 
@@ -108,9 +110,9 @@ def test_a_refused_attestation_and_addendum_store_nothing(seeded):
     before = store.load("D-auth").version
     with pytest.raises(PermissionDenied, match="editor"):
         record_attestation(store, DeidentificationAttestation.model_construct(attested_by="v"), "D-auth",
-                           identity=viewer)
+                           actor=Actor.of(viewer))
     with pytest.raises(PermissionDenied, match="editor"):
-        save_addendum(store, store.load("D-auth").dossier, None, "v", identity=viewer)
+        save_addendum(store, store.load("D-auth").dossier, None, actor=Actor.of(viewer, name="v"))
     assert store.load("D-auth").version == before
 
 
@@ -162,5 +164,5 @@ def test_in_a_local_deployment_the_desk_user_still_holds_every_role(home, store,
     d = Dossier(id="D-local", title="Portal replies", owner="me", intended_use=example_intended_use())
     store.save(d, author="me")
     done = run_and_wait(store, build_request("calc_builtin", "openai/m", api_base=llm_server.url, limit=2))
-    assert attach_run(store, "D-local", done.run_id, by="me").version == 2
+    assert attach_run(store, "D-local", done.run_id, actor=Actor.named("me")).version == 2
     assert isinstance(ModelEndpoint(name="x", model="openai/m"), ModelEndpoint)

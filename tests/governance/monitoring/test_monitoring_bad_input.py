@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from governance.identity import Actor
 from governance.monitoring.operations.feed import MonitoringError, import_feed
 from governance.monitoring.store_feed_import import FeedError
 from tests.governance.monitoring_fixtures import NOW, decided_dossier, feed_rows, write_csv, write_jsonl
@@ -58,7 +59,8 @@ def test_a_bad_value_is_refused_naming_row_and_field(store, dossier_id, tmp_path
     rows[6][field] = value
     version = store.load(dossier_id).version
     with pytest.raises(FeedError) as exc:
-        import_feed(store, dossier_id, write_csv(tmp_path / "bad.csv", rows), by="qa", now=NOW)
+        import_feed(store, dossier_id, write_csv(tmp_path / "bad.csv", rows),
+                    actor=Actor.named("qa"), now=NOW)
     message = str(exc.value)
     assert "row 7:" in message and why in message and "nothing was imported" in message
     assert "\n" not in message
@@ -71,7 +73,7 @@ def test_boolean_words_are_accepted(store, dossier_id, tmp_path, word):
     rows = feed_rows(3, sentinel=word)
     assert (
         import_feed(
-            store, dossier_id, write_csv(tmp_path / "ok.csv", rows), by="qa", now=NOW
+            store, dossier_id, write_csv(tmp_path / "ok.csv", rows), actor=Actor.named("qa"), now=NOW
         ).record.rows_added
         == 3
     )
@@ -80,31 +82,32 @@ def test_boolean_words_are_accepted(store, dossier_id, tmp_path, word):
 def test_a_zone_offset_is_kept_and_months_are_utc(store, dossier_id, tmp_path):
     rows = feed_rows(1)
     rows[0]["timestamp"] = "2026-03-01T00:30:00+02:00"  # 2026-02-28 22:30 UTC
-    result = import_feed(store, dossier_id, write_csv(tmp_path / "tz.csv", rows), by="qa", now=NOW)
+    result = import_feed(store, dossier_id, write_csv(tmp_path / "tz.csv", rows),
+                         actor=Actor.named("qa"), now=NOW)
     assert [m.month for m in result.status.metrics["material_correction_share"]] == ["2026-02"]
 
 
 def test_missing_and_unknown_columns_are_refused(store, dossier_id, tmp_path):
     rows = [{k: v for k, v in r.items() if k != "outcome"} for r in feed_rows(2)]
     with pytest.raises(FeedError, match="no column outcome"):
-        import_feed(store, dossier_id, write_csv(tmp_path / "a.csv", rows), by="qa", now=NOW)
+        import_feed(store, dossier_id, write_csv(tmp_path / "a.csv", rows), actor=Actor.named("qa"), now=NOW)
     rows = feed_rows(2, patient_name="x")
     with pytest.raises(FeedError, match="unknown column 'patient_name'"):
-        import_feed(store, dossier_id, write_csv(tmp_path / "b.csv", rows), by="qa", now=NOW)
+        import_feed(store, dossier_id, write_csv(tmp_path / "b.csv", rows), actor=Actor.named("qa"), now=NOW)
 
 
 def test_unreadable_files_are_one_line_errors(store, dossier_id, tmp_path):
     (tmp_path / "x.jsonl").write_text('{"timestamp": "2026-02-01T00:00:00Z"}\n{not json\n', encoding="utf-8")
     with pytest.raises(FeedError, match="not readable as JSON"):
-        import_feed(store, dossier_id, tmp_path / "x.jsonl", by="qa", now=NOW)
+        import_feed(store, dossier_id, tmp_path / "x.jsonl", actor=Actor.named("qa"), now=NOW)
     (tmp_path / "x.xlsx").write_bytes(b"PK")
     with pytest.raises(FeedError, match="give a .csv, .jsonl or .parquet file"):
-        import_feed(store, dossier_id, tmp_path / "x.xlsx", by="qa", now=NOW)
+        import_feed(store, dossier_id, tmp_path / "x.xlsx", actor=Actor.named("qa"), now=NOW)
     (tmp_path / "empty.csv").write_text("timestamp,served_model,outcome\n", encoding="utf-8")
     with pytest.raises(FeedError, match="holds no rows"):
-        import_feed(store, dossier_id, tmp_path / "empty.csv", by="qa", now=NOW)
+        import_feed(store, dossier_id, tmp_path / "empty.csv", actor=Actor.named("qa"), now=NOW)
     with pytest.raises(MonitoringError, match="no such file"):
-        import_feed(store, dossier_id, tmp_path / "absent.csv", by="qa", now=NOW)
+        import_feed(store, dossier_id, tmp_path / "absent.csv", actor=Actor.named("qa"), now=NOW)
     assert store.monitoring.row_count(dossier_id) == 0
 
 
@@ -113,7 +116,8 @@ def test_jsonl_rows_are_checked_like_csv_rows(store, dossier_id, tmp_path):
     rows[3]["tokens_in"] = -1
     rows[1]["audited"] = True  # a JSON boolean is a boolean
     with pytest.raises(FeedError, match="row 4: tokens_in is negative"):
-        import_feed(store, dossier_id, write_jsonl(tmp_path / "f.jsonl", rows), by="qa", now=NOW)
+        import_feed(store, dossier_id, write_jsonl(tmp_path / "f.jsonl", rows),
+                    actor=Actor.named("qa"), now=NOW)
     (tmp_path / "arr.jsonl").write_text(json.dumps([1, 2]) + "\n", encoding="utf-8")
     with pytest.raises(FeedError, match="row 1: each line must be one JSON object"):
-        import_feed(store, dossier_id, tmp_path / "arr.jsonl", by="qa", now=NOW)
+        import_feed(store, dossier_id, tmp_path / "arr.jsonl", actor=Actor.named("qa"), now=NOW)

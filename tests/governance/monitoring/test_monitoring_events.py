@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from governance.dossier.content_hash import signable_hash
+from governance.identity import Actor
 from governance.identity.access import PermissionDenied
 from governance.identity.identity import oidc_identity
 from governance.monitoring.operations.feed import (
@@ -50,7 +51,8 @@ def test_a_moderate_event_suspends_and_only_the_chair_returns_the_candidate(comm
     )
     with pytest.raises(PermissionDenied):
         record_event(
-            store, dossier_id, "moderate", "wrong dose in a draft", by="viewer", identity=viewer, now=NOW
+            store, dossier_id, "moderate", "wrong dose in a draft",
+            actor=Actor.of(viewer, name="viewer"), now=NOW
         )
     event, _ = record_event(
         store,
@@ -58,8 +60,7 @@ def test_a_moderate_event_suspends_and_only_the_chair_returns_the_candidate(comm
         "moderate",
         "Draft advised doubling the warfarin dose",
         output_ids=["r17"],
-        by="lee",
-        identity=editor,
+        actor=Actor.of(editor, name="lee"),
         now=NOW,
     )
     status = monitoring_status(store, dossier_id, now=NOW)
@@ -70,20 +71,21 @@ def test_a_moderate_event_suspends_and_only_the_chair_returns_the_candidate(comm
     stored = store.load(dossier_id).dossier
     (ev,) = [e for e in stored.monitoring if isinstance(e, SafetyEvent)]
     assert (ev.by, ev.output_ids, ev.auth is not None) == ("lee", ["r17"], True)
-    acknowledge_signal(store, dossier_id, signal.id, by="lee", identity=editor, note="looking", now=NOW)
+    acknowledge_signal(store, dossier_id, signal.id,
+                       actor=Actor.of(editor, name="lee"), note="looking", now=NOW)
     assert (
         monitoring_status(store, dossier_id, now=NOW).status == "suspend"
     )  # acknowledged, still on the ladder
     with pytest.raises(PermissionDenied, match="chair"):
         resolve_signal(
-            store, dossier_id, signal.id, by="lee", identity=editor, reason="fixed the prompt", now=NOW
+            store, dossier_id, signal.id,
+            actor=Actor.of(editor, name="lee"), reason="fixed the prompt", now=NOW
         )
     resolve_signal(
         store,
         dossier_id,
         signal.id,
-        by="rivera",
-        identity=chair,
+        actor=Actor.of(chair, name="rivera"),
         reason="Prompt now states dose changes need a pharmacist",
         now=NOW,
     )
@@ -97,23 +99,26 @@ def test_a_moderate_event_suspends_and_only_the_chair_returns_the_candidate(comm
     assert signable_hash(after) == signed
     assert store.verify_chain(dossier_id).ok
     with pytest.raises(MonitoringError, match="already resolved"):
-        resolve_signal(store, dossier_id, signal.id, by="rivera", identity=chair, reason="again", now=NOW)
+        resolve_signal(store, dossier_id, signal.id,
+                       actor=Actor.of(chair, name="rivera"), reason="again", now=NOW)
 
 
 def test_a_near_miss_is_registered_without_a_signal_and_bad_events_are_refused(store, dossier_id):
-    record_event(store, dossier_id, "near_miss", "Reviewer caught a wrong allergy", by="qa", now=NOW)
+    record_event(store, dossier_id, "near_miss", "Reviewer caught a wrong allergy",
+                 actor=Actor.named("qa"), now=NOW)
     assert monitoring_status(store, dossier_id, now=NOW).status == "in_control"
     version = store.load(dossier_id).version
     with pytest.raises(MonitoringError, match="severity 'critical' is not one of"):
-        record_event(store, dossier_id, "critical", "x y z", by="qa", now=NOW)
+        record_event(store, dossier_id, "critical", "x y z", actor=Actor.named("qa"), now=NOW)
     with pytest.raises(MonitoringError, match="describe the event"):
-        record_event(store, dossier_id, "minor", "  ", by="qa", now=NOW)
+        record_event(store, dossier_id, "minor", "  ", actor=Actor.named("qa"), now=NOW)
     assert store.load(dossier_id).version == version
 
 
 def test_a_model_change_is_resolved_by_an_unknown_reevaluation_never(store, dossier_id, tmp_path):
     import_feed(
-        store, dossier_id, write_csv(tmp_path / "f.csv", feed_rows(20, model="m-1-2026-05")), by="qa", now=NOW
+        store, dossier_id, write_csv(tmp_path / "f.csv", feed_rows(20, model="m-1-2026-05")),
+        actor=Actor.named("qa"), now=NOW
     )
     (signal,) = monitoring_status(store, dossier_id, now=NOW).signals
     assert (signal.kind, signal.level, signal.command) == (
@@ -122,13 +127,15 @@ def test_a_model_change_is_resolved_by_an_unknown_reevaluation_never(store, doss
         "medassure reevaluate D-mon1",
     )
     with pytest.raises(MonitoringError, match="no re-evaluation 'R-00000000'"):
-        resolve_signal(store, dossier_id, signal.id, by="qa", reevaluation_id="R-00000000", now=NOW)
+        resolve_signal(store, dossier_id, signal.id,
+                       actor=Actor.named("qa"), reevaluation_id="R-00000000", now=NOW)
     with pytest.raises(MonitoringError, match="say why"):
-        resolve_signal(store, dossier_id, signal.id, by="qa", now=NOW)
+        resolve_signal(store, dossier_id, signal.id, actor=Actor.named("qa"), now=NOW)
     with pytest.raises(MonitoringError, match="no recorded signal"):
-        acknowledge_signal(store, dossier_id, "S-0000000000", by="qa", now=NOW)
+        acknowledge_signal(store, dossier_id, "S-0000000000", actor=Actor.named("qa"), now=NOW)
     resolve_signal(
-        store, dossier_id, signal.id, by="qa", reason="Vendor confirmed a renamed build; alias added", now=NOW
+        store, dossier_id, signal.id,
+        actor=Actor.named("qa"), reason="Vendor confirmed a renamed build; alias added", now=NOW
     )
     assert monitoring_status(store, dossier_id, now=NOW).status == "in_control"
 
@@ -138,14 +145,13 @@ def test_only_the_chair_records_go_live_settings_and_they_set_the_baseline(commi
 
     editor, chair = person("lee@hospital.org"), person("rivera@hospital.org")
     with pytest.raises(PermissionDenied, match="chair"):
-        record_go_live(store, dossier_id, by="lee", identity=editor, aliases=["m-1-eu"], now=NOW)
+        record_go_live(store, dossier_id, actor=Actor.of(editor, name="lee"), aliases=["m-1-eu"], now=NOW)
     with pytest.raises(MonitoringError, match="nothing to record"):
-        record_go_live(store, dossier_id, by="rivera", identity=chair, now=NOW)
+        record_go_live(store, dossier_id, actor=Actor.of(chair, name="rivera"), now=NOW)
     record_go_live(
         store,
         dossier_id,
-        by="rivera",
-        identity=chair,
+        actor=Actor.of(chair, name="rivera"),
         aliases=["m-1-eu"],
         baseline_rate=0.03,
         prompt_version="v7",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from governance.dossier.content_hash import signable_hash
+from governance.identity import Actor
 from governance.monitoring.operations.feed import import_feed, monitoring_status
 from governance.monitoring.records import FeedImport, SignalRecord
 from governance.monitoring.store_feed_import import FeedError
@@ -29,7 +30,7 @@ def test_csv_import_stores_every_row_and_records_the_file(any_store, dossier_id,
         r |= {"latency_ms": str(i), "review_seconds": str(20 + i % 10), "cost_usd": "0.002",
               "tag:site": f"s{i % 3}"}
     path = write_csv(tmp_path / "feed.csv", rows)
-    result = import_feed(any_store, dossier_id, path, by="qa", now=NOW)
+    result = import_feed(any_store, dossier_id, path, actor=Actor.named("qa"), now=NOW)
     assert (result.record.rows_in_file, result.record.rows_added, result.record.rows_already_stored) == (
         240,
         240,
@@ -59,16 +60,18 @@ def test_the_same_file_twice_adds_nothing_and_rows_without_ids_dedupe_by_hash(
 ):
     rows = [{k: v for k, v in r.items() if k != "id"} for r in feed_rows(50)]
     path = write_csv(tmp_path / "noid.csv", rows)
-    first = import_feed(any_store, dossier_id, path, by="qa", now=NOW)
-    again = import_feed(any_store, dossier_id, path, by="qa", now=NOW)
+    first = import_feed(any_store, dossier_id, path, actor=Actor.named("qa"), now=NOW)
+    again = import_feed(any_store, dossier_id, path, actor=Actor.named("qa"), now=NOW)
     assert first.record.rows_added == 50
     assert (again.record.rows_added, again.record.rows_already_stored) == (0, 50)
     assert again.version == first.version  # nothing new: no new version of the dossier either
     assert any_store.monitoring.row_count(dossier_id, CANDIDATE) == 50
     # the same rows by id, in another format, add nothing either
     with_ids = feed_rows(50)
-    import_feed(any_store, dossier_id, write_jsonl(tmp_path / "a.jsonl", with_ids), by="qa", now=NOW)
-    again = import_feed(any_store, dossier_id, write_csv(tmp_path / "a.csv", with_ids), by="qa", now=NOW)
+    import_feed(any_store, dossier_id, write_jsonl(tmp_path / "a.jsonl", with_ids),
+                actor=Actor.named("qa"), now=NOW)
+    again = import_feed(any_store, dossier_id, write_csv(tmp_path / "a.csv", with_ids),
+                        actor=Actor.named("qa"), now=NOW)
     assert again.record.rows_added == 0
     assert any_store.monitoring.row_count(dossier_id, CANDIDATE) == 100
 
@@ -78,7 +81,8 @@ def test_a_bad_row_refuses_the_whole_file_and_stores_nothing(any_store, dossier_
     rows[17]["outcome"] = "approved"
     before = any_store.load(dossier_id).version
     with pytest.raises(FeedError, match=r"row 18: outcome is not one of accepted, minor_edit"):
-        import_feed(any_store, dossier_id, write_csv(tmp_path / "bad.csv", rows), by="qa", now=NOW)
+        import_feed(any_store, dossier_id, write_csv(tmp_path / "bad.csv", rows),
+                    actor=Actor.named("qa"), now=NOW)
     assert any_store.monitoring.row_count(dossier_id) == 0
     assert any_store.load(dossier_id).version == before
 
@@ -86,7 +90,8 @@ def test_a_bad_row_refuses_the_whole_file_and_stores_nothing(any_store, dossier_
 def test_the_decision_stays_signed_after_imports(any_store, dossier_id, tmp_path):
     signed = signable_hash(any_store.load(dossier_id).dossier)
     rows = feed_rows(100, model="m-2")  # an unapproved served identity: a pause signal is recorded
-    result = import_feed(any_store, dossier_id, write_csv(tmp_path / "f.csv", rows), by="qa", now=NOW)
+    result = import_feed(any_store, dossier_id, write_csv(tmp_path / "f.csv", rows),
+                         actor=Actor.named("qa"), now=NOW)
     after = any_store.load(dossier_id).dossier
     assert signable_hash(after) == signed
     assert result.status.status == "pause"
@@ -96,7 +101,7 @@ def test_the_decision_stays_signed_after_imports(any_store, dossier_id, tmp_path
     ]
     assert (recorded[0].deadline - recorded[0].recorded_at).total_seconds() == 4 * 3600
     # recording again (a second import of the same rows) adds no second signal
-    import_feed(any_store, dossier_id, write_csv(tmp_path / "f.csv", rows), by="qa", now=NOW)
+    import_feed(any_store, dossier_id, write_csv(tmp_path / "f.csv", rows), actor=Actor.named("qa"), now=NOW)
     again = [e for e in any_store.load(dossier_id).dossier.monitoring if isinstance(e, SignalRecord)]
     assert len(again) == 1
     assert (

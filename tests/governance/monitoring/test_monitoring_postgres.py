@@ -7,6 +7,7 @@ import psycopg
 import pytest
 
 from governance.dossier.store import Store
+from governance.identity import Actor
 from governance.monitoring.operations.feed import import_feed, monitoring_status
 from tests.governance.dossier.test_pg_roles import _set_up, roles  # noqa: F401 (the fixture)
 from tests.governance.monitoring_fixtures import NOW, decided_dossier, feed_rows, write_csv
@@ -20,9 +21,11 @@ def test_the_app_role_imports_and_reads_but_never_rewrites_the_feed(roles, monke
     try:
         dossier_id = store.save(decided_dossier(), author="chair").dossier.id
         rows = feed_rows(120, material_every=5, **{"tag:site": "north"})
-        result = import_feed(store, dossier_id, write_csv(tmp_path / "f.csv", rows), by="qa", now=NOW)
+        result = import_feed(store, dossier_id, write_csv(tmp_path / "f.csv", rows),
+                             actor=Actor.named("qa"), now=NOW)
         assert (result.record.rows_added, store.monitoring.row_count(dossier_id)) == (120, 120)
-        again = import_feed(store, dossier_id, write_csv(tmp_path / "f.csv", rows), by="qa", now=NOW)
+        again = import_feed(store, dossier_id, write_csv(tmp_path / "f.csv", rows),
+                            actor=Actor.named("qa"), now=NOW)
         assert again.record.rows_added == 0
         # 60 audited, every 5th audited one material: 12 of 60
         (month,) = monitoring_status(store, dossier_id, now=NOW).metrics["material_correction_share"]

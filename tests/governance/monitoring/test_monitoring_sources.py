@@ -9,6 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from governance.identity import Actor
 from governance.monitoring.operations.feed import import_feed, monitoring_status
 from governance.monitoring.store_feed_import import FeedError
 from tests.governance.monitoring_fixtures import NOW, decided_dossier, feed_rows, genai_span, otlp_export
@@ -35,7 +36,7 @@ def test_parquet_with_typed_columns(store, dossier_id, tmp_path):
     )
     path = tmp_path / "feed.parquet"
     pq.write_table(table, path)
-    result = import_feed(store, dossier_id, path, by="qa", now=NOW)
+    result = import_feed(store, dossier_id, path, actor=Actor.named("qa"), now=NOW)
     assert result.record.rows_added == 40
     # p95 of 0..39 by linear interpolation: 37.05
     assert result.status.metrics["latency_p95_ms"][0].rate == pytest.approx(37.05)
@@ -54,7 +55,7 @@ def test_parquet_timestamps_without_zone_are_refused(store, dossier_id, tmp_path
     )
     pq.write_table(table, tmp_path / "naive.parquet")
     with pytest.raises(FeedError, match="row 1: timestamp is not an ISO 8601 date and time with a zone"):
-        import_feed(store, dossier_id, tmp_path / "naive.parquet", by="qa", now=NOW)
+        import_feed(store, dossier_id, tmp_path / "naive.parquet", actor=Actor.named("qa"), now=NOW)
     table = pa.table(
         {
             "timestamp": pa.array([dt.datetime(2026, 2, 1, 10, tzinfo=dt.UTC)], pa.timestamp("us", "UTC")),
@@ -65,7 +66,7 @@ def test_parquet_timestamps_without_zone_are_refused(store, dossier_id, tmp_path
     )
     pq.write_table(table, tmp_path / "nan.parquet")
     with pytest.raises(FeedError, match="row 1: cost_usd is not a finite number"):
-        import_feed(store, dossier_id, tmp_path / "nan.parquet", by="qa", now=NOW)
+        import_feed(store, dossier_id, tmp_path / "nan.parquet", actor=Actor.named("qa"), now=NOW)
 
 
 def test_otel_genai_spans(store, dossier_id, tmp_path):
@@ -81,7 +82,7 @@ def test_otel_genai_spans(store, dossier_id, tmp_path):
     )  # not a model call
     path = tmp_path / "traces.json"
     path.write_text(json.dumps(otlp_export(spans)), encoding="utf-8")
-    result = import_feed(store, dossier_id, path, source="otel", by="qa", now=NOW)
+    result = import_feed(store, dossier_id, path, source="otel", actor=Actor.named("qa"), now=NOW)
     assert (result.record.rows_in_file, result.record.rows_added, result.record.source) == (7, 7, "otel")
     status = result.status
     # 1 of 7 spans has status ERROR
@@ -93,18 +94,19 @@ def test_otel_genai_spans(store, dossier_id, tmp_path):
     # the collector's file exporter writes one export per line: the same spans again add nothing
     lines = tmp_path / "traces.jsonl"
     lines.write_text(json.dumps(otlp_export(spans[:3])) + "\n" + json.dumps(otlp_export(spans[3:])) + "\n")
-    assert import_feed(store, dossier_id, lines, source="otel", by="qa", now=NOW).record.rows_added == 0
+    assert import_feed(store, dossier_id, lines, source="otel",
+                       actor=Actor.named("qa"), now=NOW).record.rows_added == 0
 
 
 def test_otel_refusals(store, dossier_id, tmp_path):
     (tmp_path / "x.json").write_text(json.dumps({"resourceLogs": []}), encoding="utf-8")
     with pytest.raises(FeedError, match="not an OTLP JSON trace export"):
-        import_feed(store, dossier_id, tmp_path / "x.json", source="otel", by="qa", now=NOW)
+        import_feed(store, dossier_id, tmp_path / "x.json", source="otel", actor=Actor.named("qa"), now=NOW)
     bad = genai_span(0)
     bad["startTimeUnixNano"] = "soon"
     (tmp_path / "y.json").write_text(json.dumps(otlp_export([bad])), encoding="utf-8")
     with pytest.raises(FeedError, match="span 1: startTimeUnixNano 'soon'"):
-        import_feed(store, dossier_id, tmp_path / "y.json", source="otel", by="qa", now=NOW)
+        import_feed(store, dossier_id, tmp_path / "y.json", source="otel", actor=Actor.named("qa"), now=NOW)
     assert store.monitoring.row_count(dossier_id) == 0
 
 
@@ -180,7 +182,7 @@ def test_litellm_spend_logs(store, dossier_id, tmp_path):
         w = csv.DictWriter(f, fieldnames=LITELLM_COLUMNS)
         w.writeheader()
         w.writerows(rows)
-    result = import_feed(store, dossier_id, path, source="litellm", by="qa", now=NOW)
+    result = import_feed(store, dossier_id, path, source="litellm", actor=Actor.named("qa"), now=NOW)
     assert result.record.rows_added == 10
     m = result.status.metrics
     assert (m["error_rate"][0].n, m["error_rate"][0].rate) == (10, pytest.approx(0.1))
@@ -196,7 +198,7 @@ def test_litellm_spend_logs(store, dossier_id, tmp_path):
         w = csv.DictWriter(f, fieldnames=LITELLM_COLUMNS)
         w.writeheader()
         w.writerow(_spend_row(20, served="m-2-preview"))
-    import_feed(store, dossier_id, path2, source="litellm", by="qa", now=NOW)
+    import_feed(store, dossier_id, path2, source="litellm", actor=Actor.named("qa"), now=NOW)
     assert monitoring_status(store, dossier_id, now=NOW).status == "pause"
 
 
@@ -205,7 +207,7 @@ def test_a_file_that_is_not_a_spend_log_is_refused(store, dossier_id, tmp_path):
     with pytest.raises(
         FeedError, match="not a LiteLLM spend-log export: no column request_id, model, startTime"
     ):
-        import_feed(store, dossier_id, tmp_path / "x.csv", source="litellm", by="qa", now=NOW)
+        import_feed(store, dossier_id, tmp_path / "x.csv", source="litellm", actor=Actor.named("qa"), now=NOW)
 
 
 def test_free_text_stays_in_the_store_and_examples_come_masked(store, dossier_id, tmp_path):
@@ -216,7 +218,7 @@ def test_free_text_stays_in_the_store_and_examples_come_masked(store, dossier_id
     rows[0]["text"] = "Mr. Robert Chen-Morales, DOB: 03/14/1961: your refill is ready."
     rows[0]["outcome"] = "material_correction"
     rows[1]["text"] = "Your refill was sent to the pharmacy today."
-    import_feed(store, dossier_id, write_jsonl(tmp_path / "t.jsonl", rows), by="qa", now=NOW)
+    import_feed(store, dossier_id, write_jsonl(tmp_path / "t.jsonl", rows), actor=Actor.named("qa"), now=NOW)
     first, second = masked_examples(store, dossier_id)
     assert first.row_key == "r0" and first.text == "[NAME], DOB: [DATE]: your refill is ready."
     assert first.masked == {"name": 1, "dob": 1}

@@ -11,6 +11,7 @@ import pytest
 
 from evaluator.runs.jobs import RunJobs
 from governance.dossier.record import Dossier
+from governance.identity import Actor
 from governance.intended_use.records import example_intended_use
 from governance.procurement.candidates import candidate_models, run_binding, run_candidates
 from governance.rules.assessment import assessment_and_recommendation
@@ -46,7 +47,7 @@ def bad_run(store, llm_server):
 
 def _attach(store, dossier, run_id):
     store.save(dossier, author="a.analyst")
-    return attach_run(store, dossier.id, run_id, by="a.analyst").dossier
+    return attach_run(store, dossier.id, run_id, actor=Actor.named("a.analyst")).dossier
 
 
 def test_picking_an_intended_use_candidate_names_the_evidence_after_it(store, bad_run):

@@ -15,6 +15,7 @@ from pathlib import Path
 from evaluator.runs.jobs import JOBS
 from governance.dossier.store import Store
 from governance.evidence.operations.plan import freeze_plan
+from governance.identity import Actor
 from governance.reevaluation.operations.job import reevaluate_and_wait
 from governance.reevaluation.records import PlanChange
 
@@ -28,7 +29,7 @@ def main() -> None:
         frozen = dossier.evidence_plan
         fresh = freeze_plan(store, dossier, by="child")
         stored = store.runs.stored_request(frozen.items[0].run_id)
-        result = reevaluate_and_wait(store, dossier_id, PlanChange(), by="qa", poll_s=0.05)
+        result = reevaluate_and_wait(store, dossier_id, PlanChange(), actor=Actor.named("qa"), poll_s=0.05)
         out = {"frozen": [i.model_dump(mode="json") for i in frozen.items],
                "fresh": [i.model_dump(mode="json") for i in fresh.items], "stored_request": stored,
                "new_requests": result.addendum.new_requests, "cache_hits": result.addendum.cache_hits,

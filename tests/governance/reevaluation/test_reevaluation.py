@@ -9,6 +9,7 @@ import pytest
 from evaluator.benchmarks.specs import get_benchmark, prompt_hash
 from governance.decision.signoff import signoff_status
 from governance.dossier.history import diff_versions, timeline
+from governance.identity import Actor
 from governance.reevaluation.operations.addendum import ReevaluationError, reevaluate
 from governance.reevaluation.operations.rerun import read_prompt_file
 from governance.reevaluation.records import PlanChange
@@ -54,7 +55,7 @@ def test_decision_freezes_the_plan_with_hashes_endpoint_and_run(decided):
 def test_worse_model_is_caught_with_exactly_its_wrong_instances(decided):
     store, server, dossier_id = decided
     before = store.load(dossier_id)
-    result = reevaluate(store, dossier_id, PlanChange(model=MODEL_B, **PRICES), by="qa")
+    result = reevaluate(store, dossier_id, PlanChange(model=MODEL_B, **PRICES), actor=Actor.named("qa"))
     a = result.addendum
     assert server.hits == 2 * N and a.new_requests == N and a.cache_hits == 0
     (c,) = a.comparisons
@@ -87,7 +88,7 @@ def test_worse_model_is_caught_with_exactly_its_wrong_instances(decided):
 
 def test_nothing_changed_asks_the_model_again_and_flags_nothing(decided):
     store, server, dossier_id = decided
-    result = reevaluate(store, dossier_id, by="qa")
+    result = reevaluate(store, dossier_id, actor=Actor.named("qa"))
     a = result.addendum
     assert server.hits == 2 * N, "a re-evaluation observes the model, not the cache"
     assert (a.new_requests, a.cache_hits) == (N, 0)
@@ -106,7 +107,7 @@ def test_prompt_change_sends_new_requests_and_keeps_the_verdicts(decided, tmp_pa
     prompt.write_text("prompt_template: |-\n  Note:\n  {context}\n\n  {question}\n"
                       "  Reply as 'Answer: <number>'.\n")
     change = PlanChange(**read_prompt_file(prompt))
-    a = reevaluate(store, dossier_id, change, by="qa").addendum
+    a = reevaluate(store, dossier_id, change, actor=Actor.named("qa")).addendum
     (c,) = a.comparisons
     assert server.hits == 2 * N and a.new_requests == N
     assert c.prompt_hash_after != c.prompt_hash_before and c.baseline_reproduced is None
@@ -120,12 +121,12 @@ def test_refusals_name_the_problem_and_save_nothing(decided, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("Use {patient_name}")
     with pytest.raises(ReevaluationError, match="unknown placeholders"):
-        reevaluate(store, dossier_id, PlanChange(**read_prompt_file(bad)), by="qa")
+        reevaluate(store, dossier_id, PlanChange(**read_prompt_file(bad)), actor=Actor.named("qa"))
     with pytest.raises(ReevaluationError, match="no such prompt file"):
         read_prompt_file(tmp_path / "missing.txt")
     server.configure(fault_for=lambda req: "401" if req.get("model") == "broken" else None)
     with pytest.raises(ReevaluationError, match="no scored answer"):
-        reevaluate(store, dossier_id, PlanChange(model="openai/broken", **PRICES), by="qa")
+        reevaluate(store, dossier_id, PlanChange(model="openai/broken", **PRICES), actor=Actor.named("qa"))
     assert server.hits == 2 * N
     server.configure(fault_for=None)
     d = store.load(dossier_id).dossier
@@ -133,7 +134,7 @@ def test_refusals_name_the_problem_and_save_nothing(decided, tmp_path):
     tampered = d.model_copy(update={"evidence_plan": d.evidence_plan.model_copy(update={"items": [item]})})
     store.save(tampered, author="x", note="tampered plan")
     with pytest.raises(ReevaluationError, match="the cases changed since the decision"):
-        reevaluate(store, dossier_id, by="qa")
+        reevaluate(store, dossier_id, actor=Actor.named("qa"))
     assert store.load(dossier_id).version == latest + 1  # only the tampering saved a version
     assert server.hits == 2 * N  # the tampered plan sent nothing
 
@@ -144,7 +145,7 @@ def test_undecided_dossier_is_refused(store):
 
     store.save(Dossier(id="D-open", title="Open", owner="c", intended_use=example_intended_use()), "a")
     with pytest.raises(ReevaluationError, match="has no decision yet"):
-        reevaluate(store, "D-open", by="qa")
+        reevaluate(store, "D-open", actor=Actor.named("qa"))
 
 
 def test_a_cancelled_reevaluation_started_again_continues_its_own_rerun(decided):
@@ -156,10 +157,11 @@ def test_a_cancelled_reevaluation_started_again_continues_its_own_rerun(decided)
             stop.set()
 
     with pytest.raises(ReevaluationError, match="cancelled"):
-        reevaluate(store, dossier_id, by="qa", concurrency=1, on_progress=progress, cancel=stop)
+        reevaluate(store, dossier_id,
+                   actor=Actor.named("qa"), concurrency=1, on_progress=progress, cancel=stop)
     first = server.hits - N
     assert 5 <= first < N
-    a = reevaluate(store, dossier_id, by="qa", concurrency=1).addendum
+    a = reevaluate(store, dossier_id, actor=Actor.named("qa"), concurrency=1).addendum
     assert a.new_requests == N - first and server.hits == 2 * N, "its own answers are kept, the rest asked"
-    a = reevaluate(store, dossier_id, by="qa", concurrency=1).addendum
+    a = reevaluate(store, dossier_id, actor=Actor.named("qa"), concurrency=1).addendum
     assert a.new_requests == N and server.hits == 3 * N, "a later re-evaluation asks again for everything"

@@ -9,6 +9,7 @@ from evaluator.runs.jobs import RunRequest
 from governance.decision import committee
 from governance.decision.operations import decide as actions_decision
 from governance.dossier.record import Dossier
+from governance.identity import Actor
 from governance.intended_use.records import example_intended_use
 from governance.reevaluation.operations.addendum import reevaluate
 from governance.reevaluation.records import PlanChange
@@ -33,13 +34,13 @@ def test_the_rerun_counts_for_the_candidate_it_was_made_for(store, llm_server):
     endpoint = ModelEndpoint(name="azure-a", model=MODEL_A, api_base=llm_server.url, api_key_env=KEY_ENV,
                              transport="openai", **PRICES)
     progress = start_run(store, RunRequest(benchmark_id="calc_builtin", endpoint=endpoint, limit=N)).join(120)
-    attached = attach_run(store, d.id, progress.run_id, by="seed").dossier
+    attached = attach_run(store, d.id, progress.run_id, actor=Actor.named("seed")).dossier
     assert attached.evidence[0].model == azure.label and attached.evidence[0].candidate_id == "azure-a"
     decided = actions_decision.decide(attached, "approve", "Model A clears the bar.", [], by="chair",
                                       model=azure.label, store=store, override_gaps="No plan in this test.")
     store.save(decided, author="chair")
 
-    a = reevaluate(store, d.id, PlanChange(model=MODEL_B, **PRICES), by="qa").addendum
+    a = reevaluate(store, d.id, PlanChange(model=MODEL_B, **PRICES), actor=Actor.named("qa")).addendum
     (change,) = a.verdict_changes
     assert (change.rule_id, change.before, change.after) == ("score.calc", "pass", "inconclusive")
     assert change.model == azure.label

@@ -12,6 +12,7 @@ from evaluator.loaders import load_instances
 from evaluator.runs.runner import run_benchmark
 from governance.decision.operations import decide as actions_decision
 from governance.dossier.record import Dossier
+from governance.identity import Actor
 from governance.intended_use.records import example_intended_use
 from governance.reevaluation.operations.addendum import ReevaluationError, reevaluate
 from governance.reevaluation.records import PlanChange
@@ -36,7 +37,7 @@ def decided_on_a_file(store, home, llm_server):
     summary = run_benchmark(store, spec, load_instances(spec, path), endpoint)
     d = Dossier(id="D-file", title="Own cases", owner="c", intended_use=example_intended_use())
     store.save(d, author="a")
-    attach_run(store, "D-file", summary.run_id, by="a")
+    attach_run(store, "D-file", summary.run_id, actor=Actor.named("a"))
     d = actions_decision.decide(store.load("D-file").dossier, "approve", "Works on our own cases.", [],
                                 by="chair",
                          store=store, override_gaps="No cost or oversight plan in this fixture.")
@@ -48,9 +49,9 @@ def test_dataset_found_in_uploads_by_hash_then_missing(decided_on_a_file):
     store, server, path = decided_on_a_file
     (item,) = store.load("D-file").dossier.evidence_plan.items
     assert item.dataset_path is None and item.benchmark_id == "generic"
-    a = reevaluate(store, "D-file", PlanChange(**PRICES), by="qa").addendum
+    a = reevaluate(store, "D-file", PlanChange(**PRICES), actor=Actor.named("qa")).addendum
     assert (a.new_requests, a.cache_hits) == (6, 0) and server.hits == 12
     assert a.comparisons[0].n_pairs == 6 and a.comparisons[0].mean_delta == 0
     path.unlink()
     with pytest.raises(ReevaluationError, match="no longer on this machine"):
-        reevaluate(store, "D-file", PlanChange(**PRICES), by="qa")
+        reevaluate(store, "D-file", PlanChange(**PRICES), actor=Actor.named("qa"))

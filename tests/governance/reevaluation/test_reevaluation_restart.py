@@ -19,6 +19,7 @@ from evaluator.gateway.llm import ModelEndpoint
 from evaluator.runs.request import RunRequest, request_record
 from governance.decision.operations import decide as actions_decision
 from governance.dossier.record import Dossier
+from governance.identity import Actor
 from governance.intended_use.records import example_intended_use
 from governance.runs.operations.jobs import save_upload, start_run
 from governance.runs.operations.view import attach_run
@@ -80,7 +81,7 @@ def test_a_dataset_file_and_its_hash_survive_the_restart(store, home, llm_server
     assert done.state == "completed" and llm_server.hits == 6
     store.save(Dossier(id="D-file", title="Own cases", owner="c", intended_use=example_intended_use()),
                author="a")
-    attach_run(store, "D-file", done.run_id, by="a")
+    attach_run(store, "D-file", done.run_id, actor=Actor.named("a"))
     d = actions_decision.decide(store.load("D-file").dossier, "approve", "Works on our own cases.", [],
                                 by="chair",
                          store=store, override_gaps="No cost or oversight plan in this fixture.")

@@ -11,6 +11,7 @@ from governance.decision import committee
 from governance.decision.operations import decide as actions_decision
 from governance.dossier.record import Dossier
 from governance.evidence.attach import attach_evidence
+from governance.identity import Actor
 from governance.intended_use.records import example_intended_use
 from governance.reevaluation.operations.addendum import ReevaluationError, reevaluate
 from governance.reevaluation.records import PlanChange
@@ -70,7 +71,7 @@ def test_scenario_regression_is_located_in_its_subgroup(decided_scenario):
     assert (item.kind, item.scenario_id, item.scenario_version) == ("scenario", version.scenario_id, 1)
     assert item.benchmark == f"Portal triage [{version.scenario_id} v1]" and item.n_instances == 30
     change = PlanChange(model="openai/model-b", transport="openai", **PRICES)
-    a = reevaluate(store, "D-sc", change, by="qa").addendum
+    a = reevaluate(store, "D-sc", change, actor=Actor.named("qa")).addendum
     (c,) = a.comparisons
     assert c.kind == "scenario" and c.worse == WORSE_FOR_B and c.n_pairs == 30
     groups = {s.group: s for s in c.subgroups}
@@ -103,8 +104,9 @@ def test_phi_gate_closes_for_a_new_endpoint(store, llm_server):
     store.save(d, author="chair", note="decision")
     assert d.evidence_plan.items[0].endpoint.phi_approved
     # same endpoint (prices given: they are not in the run record; transport and prices change no answer)
-    unchanged = reevaluate(store, "D-phi", PlanChange(transport="openai", **PRICES), by="qa").addendum
+    unchanged = reevaluate(store, "D-phi", PlanChange(transport="openai", **PRICES),
+                           actor=Actor.named("qa")).addendum
     assert unchanged.new_requests == 1, "the approved endpoint is asked again"
     with pytest.raises(ReevaluationError, match="(?i)phi|identifier"):
-        reevaluate(store, "D-phi", PlanChange(model="openai/vendor-model", **PRICES), by="qa")
+        reevaluate(store, "D-phi", PlanChange(model="openai/vendor-model", **PRICES), actor=Actor.named("qa"))
     assert llm_server.hits == 2

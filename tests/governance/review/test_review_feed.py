@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from cli import main
+from governance.identity import Actor
 from governance.review.operations.create import create_queue_from_feed
 from governance.review.operations.queues import (
     ReviewError,
@@ -57,20 +58,22 @@ def audited_share(capsys, did: str) -> tuple[int, int]:
 
 def test_feed_queue_rated_by_two_raters_feeds_the_audited_share(store, dossier_id, capsys):
     assert audited_share(capsys, dossier_id) == (10, 0)
-    queue, skipped = create_queue_from_feed(store, dossier_id, 12, ["dr.a", "dr.b"], seed=3, by="ed")
+    queue, skipped = create_queue_from_feed(store, dossier_id, 12, ["dr.a", "dr.b"], seed=3,
+                                            actor=Actor.named("ed"))
     assert skipped == 8 and queue.source == "production" and queue.rubric.kind == "audit"
     assert (queue.candidate, queue.dossier_id, queue.n_items) == ("M1", dossier_id, 12)
     items = store.reviews.items(queue.queue_id)
     assert sorted(it.instance_id for it in items.values()) == sorted(f"r{i}" for i in range(12))
     for rater in ("dr.a", "dr.b"):
-        view = rater_view(store, queue.queue_id, by=rater)
+        view = rater_view(store, queue.queue_id, actor=Actor.named(rater))
         assert len(view.items) == 6
         for it in view.items:
             verdict = verdict_for(items[it.item_id].instance_id)
-            assert record_rating(store, queue.queue_id, it.item_id, {"verdict": verdict}, by=rater)
+            assert record_rating(store, queue.queue_id, it.item_id, {"verdict": verdict},
+                                 actor=Actor.named(rater))
     # the last rating closed the queue: its verdicts are stored beside the feed, once
     assert len(store.monitoring.audit_verdict_rows(dossier_id)) == 12
-    assert close_queue(store, queue.queue_id, by="ed") is True
+    assert close_queue(store, queue.queue_id, actor=Actor.named("ed")) is True
     assert len(store.monitoring.audit_verdict_rows(dossier_id)) == 12
     assert audited_share(capsys, dossier_id) == (16, 3)
     agg = store.monitoring.aggregates(dossier_id, "M1")
@@ -82,11 +85,12 @@ def test_feed_queue_rated_by_two_raters_feeds_the_audited_share(store, dossier_i
 
 
 def test_a_feed_queue_is_stratified_by_tag_and_refuses_what_it_cannot_do(store, dossier_id):
-    queue, skipped = create_queue_from_feed(store, dossier_id, 6, ["dr.a"], seed=1, by="ed")
+    queue, skipped = create_queue_from_feed(store, dossier_id, 6, ["dr.a"], seed=1, actor=Actor.named("ed"))
     tags = [it.subgroups["site"] for it in store.reviews.items(queue.queue_id).values()]
     # 12 rows with text: 4 south, 8 north -> proportional 2 and 4
     assert (tags.count("south"), tags.count("north"), skipped) == (2, 4, 8)
-    planted = create_queue_from_feed(store, dossier_id, 4, ["dr.a", "dr.b"], sentinels=2, seed=4, by="ed")
+    planted = create_queue_from_feed(store, dossier_id, 4, ["dr.a", "dr.b"], sentinels=2, seed=4,
+                                     actor=Actor.named("ed"))
     sentinels = [it for it in store.reviews.items(planted.queue.queue_id).values() if it.sentinel]
     # made from the feed's own texts by the documented perturbations, in turn: dose x 10, negation dropped
     kinds = {it.sentinel: it.output for it in sentinels}
@@ -100,7 +104,8 @@ def test_a_feed_queue_is_stratified_by_tag_and_refuses_what_it_cannot_do(store, 
     ]
     for kwargs, message in cases:
         with pytest.raises(ReviewError, match=message.replace("(", r"\(").replace(")", r"\)")):
-            create_queue_from_feed(store, dossier_id, kwargs.pop("n"), ["dr.a"], by="ed", **kwargs)
+            create_queue_from_feed(store, dossier_id, kwargs.pop("n"), ["dr.a"],
+                                   actor=Actor.named("ed"), **kwargs)
     assert len(store.reviews.list_queues()) == before
     # an open queue adds no audits
     assert store.monitoring.audit_verdict_rows(dossier_id) == []

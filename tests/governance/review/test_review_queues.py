@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from governance.identity import Actor
 from governance.identity.access import PermissionDenied
 from governance.identity.identity import oidc_identity
 from governance.review.operations.create import create_queue
@@ -38,16 +39,16 @@ def queue(store, run):
         sentinels=2,
         seed=7,
         dataset_path=str(path),
-        by="editor",
+        actor=Actor.named("editor"),
     )
 
 
 def rate_all(store, queue, rater, scores=GOOD, sentinel_scores=None):
     items = store.reviews.items(queue.queue_id)
-    view = rater_view(store, queue.queue_id, by=rater)
+    view = rater_view(store, queue.queue_id, actor=Actor.named(rater))
     for it in view.items:
         given = sentinel_scores if sentinel_scores and items[it.item_id].sentinel else scores
-        record_rating(store, queue.queue_id, it.item_id, given, seconds=20.0, by=rater)
+        record_rating(store, queue.queue_id, it.item_id, given, seconds=20.0, actor=Actor.named(rater))
 
 
 def test_a_queue_holds_the_sample_the_double_share_and_sentinels_every_rater_sees(store, queue):
@@ -69,7 +70,7 @@ def test_a_queue_holds_the_sample_the_double_share_and_sentinels_every_rater_see
 
 
 def test_the_rater_sees_no_model_score_or_sentinel_flag(store, queue):
-    view = rater_view(store, queue.queue_id, by="dr.a")
+    view = rater_view(store, queue.queue_id, actor=Actor.named("dr.a"))
     dumped = view.model_dump_json()
     assert (
         "openai/cand" not in dumped
@@ -81,11 +82,12 @@ def test_the_rater_sees_no_model_score_or_sentinel_flag(store, queue):
 
 
 def test_a_second_save_of_the_same_item_never_counts_twice(store, queue):
-    first = rater_view(store, queue.queue_id, by="dr.a").items[0].item_id
-    assert record_rating(store, queue.queue_id, first, GOOD, by="dr.a") is True
+    first = rater_view(store, queue.queue_id, actor=Actor.named("dr.a")).items[0].item_id
+    assert record_rating(store, queue.queue_id, first, GOOD, actor=Actor.named("dr.a")) is True
     assert (
         record_rating(
-            store, queue.queue_id, first, {"accuracy": 1, "completeness": 1, "clarity": 1}, by="dr.a"
+            store, queue.queue_id, first, {"accuracy": 1, "completeness": 1, "clarity": 1},
+            actor=Actor.named("dr.a")
         )
         is False
     )  # a second tab: the first rating stands
@@ -94,7 +96,7 @@ def test_a_second_save_of_the_same_item_never_counts_twice(store, queue):
 
 
 def test_bad_ratings_are_refused_and_nothing_is_stored(store, queue):
-    mine = rater_view(store, queue.queue_id, by="dr.a").items[0].item_id
+    mine = rater_view(store, queue.queue_id, actor=Actor.named("dr.a")).items[0].item_id
     theirs = next(
         i
         for i in store.reviews.order(queue.queue_id, "dr.b")
@@ -102,14 +104,15 @@ def test_bad_ratings_are_refused_and_nothing_is_stored(store, queue):
     )
     with pytest.raises(ReviewError, match="not a whole number from 1 to 5"):
         record_rating(
-            store, queue.queue_id, mine, {"accuracy": 6, "completeness": 4, "clarity": 4}, by="dr.a"
+            store, queue.queue_id, mine, {"accuracy": 6, "completeness": 4, "clarity": 4},
+            actor=Actor.named("dr.a")
         )
     with pytest.raises(ReviewError, match="not one of dr.a's items"):
-        record_rating(store, queue.queue_id, theirs, GOOD, by="dr.a")
+        record_rating(store, queue.queue_id, theirs, GOOD, actor=Actor.named("dr.a"))
     with pytest.raises(ReviewError, match="not a rater of queue"):
-        rater_view(store, queue.queue_id, by="dr.z")
+        rater_view(store, queue.queue_id, actor=Actor.named("dr.z"))
     with pytest.raises(ReviewError, match="say why"):
-        record_rating(store, queue.queue_id, mine, skipped="x", by="dr.a")
+        record_rating(store, queue.queue_id, mine, skipped="x", actor=Actor.named("dr.a"))
     assert store.reviews.ratings(queue.queue_id) == []
 
 
@@ -133,11 +136,12 @@ def test_catch_rate_shows_once_done_and_agreement_once_closed(store, queue):
     frame = queue_ratings(store, queue.queue_id)
     assert len(frame) == 12 and set(frame["rater"]) == {"dr.a", "dr.b"}  # 2 x 8 minus 2 x 2 sentinels
     with pytest.raises(ReviewError, match="closed"):
-        record_rating(store, queue.queue_id, store.reviews.order(queue.queue_id, "dr.a")[0], GOOD, by="dr.a")
+        record_rating(store, queue.queue_id, store.reviews.order(queue.queue_id, "dr.a")[0], GOOD,
+                      actor=Actor.named("dr.a"))
 
 
 def test_sheet_round_trip_is_all_or_nothing_and_idempotent(store, queue):
-    sheet = sheet_csv(store, queue.queue_id, "dr.b", by="editor").decode()
+    sheet = sheet_csv(store, queue.queue_id, "dr.b", actor=Actor.named("editor")).decode()
     lines = sheet.splitlines()
     assert lines[0].startswith("# MAY HOLD PATIENT DATA")
     assert (
@@ -162,28 +166,28 @@ def test_sheet_round_trip_is_all_or_nothing_and_idempotent(store, queue):
     bad = [list(r) for r in filled]
     bad[3][7] = "9"
     with pytest.raises(ReviewError, match="row 6: accuracy 9 is outside 1-5"):
-        import_sheet(store, queue.queue_id, dump(bad), by="editor")
+        import_sheet(store, queue.queue_id, dump(bad), actor=Actor.named("editor"))
     assert store.reviews.ratings(queue.queue_id) == []  # nothing stored
     labelled = [*header, "sentinel"]
     with pytest.raises(ReviewError, match="row 2: .*extra column"):
         out = io.StringIO()
         out.write(lines[0] + "\n")
         csv.writer(out, lineterminator="\n").writerows([labelled, *[r + ["x"] for r in filled]])
-        import_sheet(store, queue.queue_id, out.getvalue().encode(), by="editor")
+        import_sheet(store, queue.queue_id, out.getvalue().encode(), actor=Actor.named("editor"))
     moved = [list(r) for r in filled]
     moved[2][2] = "it-00000000"
     with pytest.raises(ReviewError, match="row 5: unknown item"):
-        import_sheet(store, queue.queue_id, dump(moved), by="editor")
+        import_sheet(store, queue.queue_id, dump(moved), actor=Actor.named("editor"))
     twice = [*filled, filled[0]]
     with pytest.raises(ReviewError, match="appears twice"):
-        import_sheet(store, queue.queue_id, dump(twice), by="editor")
+        import_sheet(store, queue.queue_id, dump(twice), actor=Actor.named("editor"))
     other = [list(r) for r in filled]
     other[0][0] = "rq-other"
     with pytest.raises(ReviewError, match="row 3: the sheet is for queue 'rq-other'"):
-        import_sheet(store, queue.queue_id, dump(other), by="editor")
-    done = import_sheet(store, queue.queue_id, dump(filled), by="editor")
+        import_sheet(store, queue.queue_id, dump(other), actor=Actor.named("editor"))
+    done = import_sheet(store, queue.queue_id, dump(filled), actor=Actor.named("editor"))
     assert (done.rater, done.added, done.already) == ("dr.b", 8, 0)
-    again = import_sheet(store, queue.queue_id, dump(filled), by="editor")
+    again = import_sheet(store, queue.queue_id, dump(filled), actor=Actor.named("editor"))
     assert (again.added, again.already) == (0, 8)  # importing the same sheet twice changes nothing
     stored = store.reviews.ratings(queue.queue_id, "dr.b")
     assert {r.recorded_by for r in stored} == {"editor"} and {r.via for r in stored} == {"sheet"}
@@ -194,11 +198,11 @@ def test_export_reads_back_in_the_agreement_format(store, queue):
     from evaluator.agreement.ratings import read_ratings
 
     with pytest.raises(ReviewError, match="still open"):
-        export_csv(store, queue.queue_id, by="editor")
+        export_csv(store, queue.queue_id, actor=Actor.named("editor"))
     rate_all(store, queue, "dr.a")
-    assert close_queue(store, queue.queue_id, by="editor") is True
-    assert close_queue(store, queue.queue_id, by="editor") is False
-    data = export_csv(store, queue.queue_id, by="editor")
+    assert close_queue(store, queue.queue_id, actor=Actor.named("editor")) is True
+    assert close_queue(store, queue.queue_id, actor=Actor.named("editor")) is False
+    data = export_csv(store, queue.queue_id, actor=Actor.named("editor"))
     assert data.startswith(b"# MAY HOLD PATIENT DATA")
     frame = read_ratings(data)
     assert len(frame) == 6 and frame.attrs["criteria"] == ["accuracy", "completeness", "clarity"]
@@ -206,11 +210,12 @@ def test_export_reads_back_in_the_agreement_format(store, queue):
 
 
 def test_a_removed_rater_keeps_their_ratings_flagged(store, queue):
-    first = rater_view(store, queue.queue_id, by="dr.b").items[0].item_id
-    record_rating(store, queue.queue_id, first, GOOD, by="dr.b")
-    remove_rater(store, queue.queue_id, "dr.b", by="editor", note="left the hospital")
+    first = rater_view(store, queue.queue_id, actor=Actor.named("dr.b")).items[0].item_id
+    record_rating(store, queue.queue_id, first, GOOD, actor=Actor.named("dr.b"))
+    remove_rater(store, queue.queue_id, "dr.b", actor=Actor.named("editor"), note="left the hospital")
     with pytest.raises(ReviewError, match="removed"):
-        record_rating(store, queue.queue_id, store.reviews.order(queue.queue_id, "dr.b")[1], GOOD, by="dr.b")
+        record_rating(store, queue.queue_id, store.reviews.order(queue.queue_id, "dr.b")[1], GOOD,
+                      actor=Actor.named("dr.b"))
     status = queue_status(store, queue.queue_id)
     assert status.raters[1].removed and status.raters[1].done == 1 and "removed" in status.raters[1].flags[-1]
 
@@ -225,15 +230,16 @@ def test_only_an_editor_creates_and_only_the_rater_rates(store, run, monkeypatch
         for s in ("ed@h.org", "a@h.org", "b@h.org")
     )
     with pytest.raises(PermissionDenied):
-        create_queue(store, run_id, 4, ["a@h.org"], dataset_path=str(path), by="a", identity=a)
+        create_queue(store, run_id, 4, ["a@h.org"], dataset_path=str(path), actor=Actor.of(a, name="a"))
     q = create_queue(
-        store, run_id, 4, ["a@h.org", "b@h.org"], dataset_path=str(path), by="ed", identity=ed, seed=1
+        store, run_id, 4, ["a@h.org", "b@h.org"], dataset_path=str(path),
+        actor=Actor.of(ed, name="ed"), seed=1
     )
-    item = rater_view(store, q.queue_id, by="a", identity=a).items[0].item_id
-    assert record_rating(store, q.queue_id, item, GOOD, by="a", identity=a)
+    item = rater_view(store, q.queue_id, actor=Actor.of(a, name="a")).items[0].item_id
+    assert record_rating(store, q.queue_id, item, GOOD, actor=Actor.of(a, name="a"))
     assert store.reviews.ratings(q.queue_id)[0].recorded_auth.startswith("OIDC login at https://idp")
     with pytest.raises(PermissionDenied, match="'rater' role"):
-        rater_view(store, q.queue_id, by="b", identity=b)
+        rater_view(store, q.queue_id, actor=Actor.of(b, name="b"))
 
 
 def test_jury_clinician_agreement_once_closed(store, run, llm_server):
@@ -248,16 +254,17 @@ def test_jury_clinician_agreement_once_closed(store, run, llm_server):
         sentinels=0,
         seed=3,
         dataset_path=str(path),
-        by="editor",
+        actor=Actor.named("editor"),
     )
     items = store.reviews.items(q.queue_id)
     from tests.governance.review_fixtures import QUESTIONS, jury_score
 
     for rater in ("dr.a", "dr.b"):
-        for it in rater_view(store, q.queue_id, by=rater).items:
+        for it in rater_view(store, q.queue_id, actor=Actor.named(rater)).items:
             s = jury_score(items[it.item_id].question, "judge-a")
             record_rating(
-                store, q.queue_id, it.item_id, {"accuracy": s, "completeness": s, "clarity": s}, by=rater
+                store, q.queue_id, it.item_id, {"accuracy": s, "completeness": s, "clarity": s},
+                actor=Actor.named(rater)
             )
     status = queue_status(store, q.queue_id)
     assert status.closed and status.clinician_clinician.value == pytest.approx(1.0)
@@ -269,7 +276,8 @@ def test_jury_clinician_agreement_once_closed(store, run, llm_server):
     from evaluator.agreement.analysis import compute_agreement
 
     report = compute_agreement(
-        export_csv(store, q.queue_id, by="editor"), store.juries.ratings_frame(jc["jury_id"]), bertscore=False
+        export_csv(store, q.queue_id,
+                   actor=Actor.named("editor")), store.juries.ratings_frame(jc["jury_id"]), bertscore=False
     )
     assert report.pooled.icc21.n == 12 and report.pooled.icc21.value == pytest.approx(jc["estimate"])
 
@@ -291,7 +299,7 @@ def test_a_sheet_neutralises_a_formula_in_a_model_output(store, queue, monkeypat
         return {k: it.model_copy(update={"output": PLANTED + "\r=1+1"}) for k, it in items}
 
     monkeypatch.setattr(reviews, "items", planted)
-    sheet = sheet_csv(store, queue.queue_id, "dr.a", by="editor").decode()
+    sheet = sheet_csv(store, queue.queue_id, "dr.a", actor=Actor.named("editor")).decode()
     rows = list(csv.reader(io.StringIO(sheet.split("\n", 1)[1])))
     header, body = rows[0], rows[1:]
     outputs = [r[header.index("output")] for r in body]
@@ -306,11 +314,11 @@ def test_the_ratings_export_neutralises_every_text_cell(store, queue, monkeypatc
     import governance.review.operations.sheets as sheets
 
     rate_all(store, queue, "dr.a")
-    close_queue(store, queue.queue_id, by="editor")
+    close_queue(store, queue.queue_id, actor=Actor.named("editor"))
     frame = sheets.clinician_frame
     monkeypatch.setattr(sheets, "clinician_frame",
                         lambda *a: frame(*a).assign(instance_id=PLANTED, rater="@dr.a"))
-    data = export_csv(store, queue.queue_id, by="editor").decode()
+    data = export_csv(store, queue.queue_id, actor=Actor.named("editor")).decode()
     rows = list(csv.reader(io.StringIO(data.split("\n", 1)[1])))
     assert {r[rows[0].index("instance_id")] for r in rows[1:]} == {"'" + PLANTED}
     assert not [c for r in rows for c in r if c.startswith(("=", "+", "@"))]

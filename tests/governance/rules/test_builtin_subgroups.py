@@ -15,6 +15,7 @@ import pytest
 from evaluator.calculators import generate_cases
 from evaluator.runs.jobs import RunJobs
 from governance.dossier.record import Dossier
+from governance.identity import Actor
 from governance.intended_use.records import example_intended_use
 from governance.rules.policy import default_policy
 from governance.rules.verdicts import assess
@@ -32,7 +33,7 @@ def attached(store, llm_server):
     assert done.state == "completed" and done.summary.n == 120
     dossier = Dossier(title="Paediatric doses", owner="a.analyst", intended_use=example_intended_use())
     store.save(dossier, author="a.analyst")
-    return attach_run(store, dossier.id, done.run_id, by="a.analyst").dossier
+    return attach_run(store, dossier.id, done.run_id, actor=Actor.named("a.analyst")).dossier
 
 
 def test_a_builtin_run_reports_per_calculator_sex_and_age_band_results(attached):

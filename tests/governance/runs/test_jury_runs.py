@@ -6,6 +6,7 @@ import pytest
 
 from evaluator.runs.jobs import JobManager
 from governance.demo.seed import DEMO_ID, seed_demo
+from governance.identity import Actor
 from governance.runs.operations.juries import (
     JuryRequest,
     JuryRunError,
@@ -84,7 +85,7 @@ def test_attach_jury_to_the_demo_dossier(home, llm_server, tmp_path):
                           phi_approved=True)
         progress = start_jury(store, request, JobManager()).join(60)
         before = store.load(DEMO_ID)
-        v = attach_jury(store, DEMO_ID, progress.brief["jury_id"], by="dr.lee")
+        v = attach_jury(store, DEMO_ID, progress.brief["jury_id"], actor=Actor.named("dr.lee"))
         assert v.version == before.version + 1 and v.author == "dr.lee"
         ev = v.dossier.evidence[-1]
         # every instance is in a medhelm mean; the empty answer counts at the lowest score, as unparsed
@@ -97,12 +98,12 @@ def test_attach_jury_to_the_demo_dossier(home, llm_server, tmp_path):
         assert "the strict method gives 3.67 with 1 unscored" in ev.caveat
         # a strict jury on a MedHELM benchmark: its headline is strict, its evidence still medhelm
         strict = start_jury(store, request.model_copy(update={"method": "strict"}), JobManager()).join(60)
-        v2 = attach_jury(store, DEMO_ID, strict.brief["jury_id"], by="dr.lee")
+        v2 = attach_jury(store, DEMO_ID, strict.brief["jury_id"], actor=Actor.named("dr.lee"))
         ev2 = v2.dossier.evidence[-1]
         assert ev2.score == pytest.approx(3.0) and "method medhelm" in ev2.caveat
         assert ev.subcategory == "Providing Patient Education Resources"
         with pytest.raises(JuryRunError, match="no stored jury"):
-            attach_jury(store, DEMO_ID, "jury-nope", by="dr.lee")
+            attach_jury(store, DEMO_ID, "jury-nope", actor=Actor.named("dr.lee"))
     finally:
         store.close()
 
@@ -144,7 +145,7 @@ def test_cancel_then_resume_sends_each_judge_request_once(store, judged_run, llm
     (first,) = run_juries(store, run_id)
     assert first.status == "cancelled"
     with pytest.raises(JuryRunError, match="start it again"):
-        attach_jury(store, "D-any", first.jury_id, by="dr.lee")
+        attach_jury(store, "D-any", first.jury_id, actor=Actor.named("dr.lee"))
     done = start_jury(store, request, jobs).join(60)
     assert done.state == "completed" and llm_server.hits - sent == 12  # nothing paid for twice
     assert run_juries(store, run_id)[0].n_scored == 3

@@ -6,6 +6,7 @@ import pytest
 
 from evaluator.runs.jobs import RunJobs
 from governance.dossier.record import Dossier
+from governance.identity import Actor
 from governance.intended_use.records import example_intended_use
 from governance.runs.operations.jobs import RunInputError, build_request, run_and_wait
 from governance.runs.operations.view import attach_run
@@ -51,7 +52,7 @@ def test_waits_for_the_run_reports_progress_and_the_result_attaches(store, calc_
         title="Nurses' dosing questions", owner="a.analyst", intended_use=example_intended_use()
     )
     store.save(dossier, author="a.analyst")
-    version = attach_run(store, dossier.id, done.run_id, by="a.analyst")
+    version = attach_run(store, dossier.id, done.run_id, actor=Actor.named("a.analyst"))
     assert [e.provenance for e in version.dossier.evidence] == ["local-run"]
     assert calc_server.hits == 10
 

@@ -8,6 +8,7 @@ import pytest
 
 from evaluator.runs.jobs import RunJobs
 from governance.demo.seed import DEMO_ID, seed_demo
+from governance.identity import Actor
 from governance.runs.operations.jobs import (
     RunInputError,
     build_request,
@@ -99,7 +100,7 @@ def test_run_completes_and_its_evidence_attaches_with_n_and_interval(demo, calc_
     assert len(view.recent) == 10 and {r.unparsed for r in view.recent} == {True, False}
     assert not view.attached and len(view.evidence) == 1
 
-    v = attach_run(demo, DEMO_ID, progress.run_id, by="dr.lee")
+    v = attach_run(demo, DEMO_ID, progress.run_id, actor=Actor.named("dr.lee"))
     assert v.version == dossier.version + 1 and v.author == "dr.lee"
     ev = v.dossier.evidence[-1]
     assert ev.provenance == "local-run" and ev.run_id == progress.run_id and ev.source == progress.run_id
@@ -109,7 +110,8 @@ def test_run_completes_and_its_evidence_attaches_with_n_and_interval(demo, calc_
     assert ev.ci_upper == pytest.approx(0.7634069, abs=1e-6)
     assert ev.ci_method.startswith("Wilson") and "coverage is approximate" in ev.ci_method
     assert ev.subcategory == "Supporting Diagnostic Decisions" and ev.model == "openai/fake-calc"
-    assert attach_run(demo, DEMO_ID, progress.run_id, by="dr.lee").version == v.version  # nothing new
+    assert attach_run(demo, DEMO_ID, progress.run_id,
+                      actor=Actor.named("dr.lee")).version == v.version  # nothing new
     assert run_view(demo, progress.run_id, v.dossier, jobs=jobs).attached
 
     again = estimate_request(demo, req).estimate  # a finished run: a new identical run is all cache hits
@@ -130,7 +132,7 @@ def test_cancel_then_resume_sends_no_duplicate_request(demo, calc_server):
     view = run_view(demo, stopped.run_id, dossier, jobs=jobs)
     assert view.state == "cancelled" and view.resumable_here and view.evidence == []
     with pytest.raises(RunInputError, match="resume it to completion"):
-        attach_run(demo, DEMO_ID, stopped.run_id, by="dr.lee")
+        attach_run(demo, DEMO_ID, stopped.run_id, actor=Actor.named("dr.lee"))
     assert estimate_request(demo, req).estimate.n_already_done == stopped.done
 
     resumed = resume_run(demo, job.run_key, jobs).join(60)
@@ -173,7 +175,7 @@ def test_a_run_left_running_by_a_dead_process_shows_as_interrupted(demo):
     view = run_view(demo, run_id, demo.load(DEMO_ID).dossier, jobs=RunJobs())
     assert view.state == "interrupted" and not view.resumable_here and view.summary is None
     with pytest.raises(RunInputError, match="is running"):
-        attach_run(demo, DEMO_ID, run_id, by="dr.lee")
+        attach_run(demo, DEMO_ID, run_id, actor=Actor.named("dr.lee"))
 
 
 # ---- the PHI gate on what is sent (issue 25, item 7) -------------------------------------------

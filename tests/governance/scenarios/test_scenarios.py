@@ -8,6 +8,7 @@ from evaluator.scenarios import ImportRejected, preview_import, record_offline_r
 from governance.demo.scenario import DEMO_SOURCE, attach_demo_scenario, demo_cases_csv
 from governance.demo.seed import DEMO_ID, seed_demo
 from governance.dossier.record import Dossier
+from governance.identity import Actor
 from governance.intended_use.records import example_intended_use
 from governance.mapping.taxonomy import TaxonomyError
 from governance.scenarios.operations.local import (
@@ -34,7 +35,7 @@ CSV = (b"id,context,question,choices,reference,tag_sex\n"
 
 def imported(store, dossier):
     preview = preview_import("p.csv", CSV)
-    return import_for_dossier(store, preview, name="Portal", author="nurse", dossier=dossier)
+    return import_for_dossier(store, preview, name="Portal", actor=Actor.named("nurse"), dossier=dossier)
 
 
 def test_import_maps_to_the_dossier_subcategories_and_is_audited(store, dossier):
@@ -43,25 +44,27 @@ def test_import_maps_to_the_dossier_subcategories_and_is_audited(store, dossier)
     (entry,) = [a for a in store.audit_log(dossier.id) if a.action == "scenario import"]
     assert entry.actor == "nurse" and entry.detail["scenario_id"] == version.scenario_id
     assert entry.detail["phi"]["counts"] == {"phone": 24}
-    narrowed = import_for_dossier(store, preview_import("p.csv", CSV), name="Portal", author="nurse",
+    narrowed = import_for_dossier(store, preview_import("p.csv", CSV), name="Portal",
+                                  actor=Actor.named("nurse"),
                                   dossier=dossier, subcategory_ids=[])
     assert narrowed.subcategory_ids == []
     with pytest.raises(TaxonomyError):
-        import_for_dossier(store, preview_import("p.csv", CSV), name="x", author="n",
+        import_for_dossier(store, preview_import("p.csv", CSV), name="x", actor=Actor.named("n"),
                            subcategory_ids=["nope"])
 
 
 def test_rejected_preview_stores_nothing_and_writes_no_audit(store, dossier):
     before = len(store.audit_log())
     with pytest.raises(ImportRejected):
-        import_for_dossier(store, preview_import("p.csv", b"id,question\nq1,?\n"), name="x", author="n",
+        import_for_dossier(store, preview_import("p.csv", b"id,question\nq1,?\n"), name="x",
+                           actor=Actor.named("n"),
                            dossier=dossier)
     assert len(store.audit_log()) == before and store.scenarios.list_versions() == []
 
 
 def test_redaction_is_audited_and_rows_list_both_versions(store, dossier):
     v1 = imported(store, dossier)
-    v2 = redact_scenario(store, v1.scenario_id, author="privacy officer")
+    v2 = redact_scenario(store, v1.scenario_id, actor=Actor.named("privacy officer"))
     assert [a.action for a in store.audit_log(dossier.id)][-1] == "scenario redact"
     rows = scenario_rows(store)
     assert [(r["version"], r["redacted"]) for r in rows] == [(2, True), (1, False)]
