@@ -102,8 +102,8 @@ def _value(annotator_cls, metric_cls, model_info, replies: list[str]) -> dict:
     metric = metric_cls(metric_name="medication_qa_accuracy", scenario_name="medication_qa",
                         annotator_models=models, default_score=1.0)
     try:
-        (stat,) = metric.evaluate_generation(None, SimpleNamespace(annotations={"medication_qa": annotations}),
-                                             None, "")
+        state = SimpleNamespace(annotations={"medication_qa": annotations})
+        (stat,) = metric.evaluate_generation(None, state, None, "")
     except Exception as exc:  # noqa: BLE001 - the package's own failure is the answer
         return {"raises": type(exc).__name__}
     return {"value": stat.mean}
