@@ -3,8 +3,10 @@
 Thin wrappers: ``jury`` loads the run's instances (the run records only their hash, so the
 dataset file is needed unless the benchmark is built in), builds the jury (judges from
 ``--judges``, else the benchmark's jury block, else the default vendor trio) with a ``--method``
-(``medhelm``: MedHELM's arithmetic, the default on MedHELM's own benchmarks; ``strict``: ours, the
-default on local scenarios; the JSON's ``method`` says which, ``by_method`` gives both) and runs it through
+(``medhelm``: MedHELM's arithmetic as the medhelm 0.8.0 package computes it, the default on MedHELM's
+own benchmarks; ``helm-0.5``: crfm-helm 0.5.16's, for older leaderboards; ``strict``: ours, the
+default on local scenarios; the JSON's ``method`` and ``method_version`` say which, ``by_method`` gives
+each; docs/statistics.md has the differences) and runs it through
 ``evaluator.jury.panel`` as a job of the one job manager (``evaluator.runs.jobs``), waited for
 with a progress bar on stderr. ``agreement`` reads two ratings CSVs (or a
 stored jury) and prints, per dataset and ``ALL``, the figures of ``evaluator.agreement.analysis``.
@@ -151,8 +153,10 @@ def cmd_jury(args: argparse.Namespace) -> int:
             if summary.mean is None
             else f"{summary.mean:.2f} (normalized {summary.normalized_mean:.2f})"
         )
+        version = f", {summary.method_version}" if summary.method_version else ""
         sys.stdout.write(
-            f"{summary.jury_id}: jury score {mean} ({summary.method} method); scored {summary.n_scored}, "
+            f"{summary.jury_id}: jury score {mean} ({summary.method} method{version}); "
+            f"scored {summary.n_scored}, "
             f"unscored {summary.n_unscored}, judges disagree on {summary.n_flagged}\n"
         )
         if summary.methods_differ:
@@ -232,10 +236,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--dataset-file", help="the dataset file the run was made on (not needed for built-in ones)"
     )
-    p.add_argument("--method", choices=("medhelm", "strict"),
-                   help="medhelm: MedHELM's arithmetic (no valid judgement counts 1.0, judges get 4,096 "
-                        "tokens; default for MedHELM's benchmarks); strict: ours (unscored and left out; "
-                        "default for local scenarios). Both are reported")
+    p.add_argument("--method", choices=("medhelm", "helm-0.5", "strict"),
+                   help="medhelm: MedHELM's arithmetic as the medhelm 0.8.0 package computes it (no valid "
+                        "judgement counts 1.0, judges get 4,096 tokens; default for MedHELM's benchmarks); "
+                        "helm-0.5: crfm-helm 0.5.16's (scores truncated to integers), for comparison with "
+                        "older leaderboards; strict: ours (unscored and left out; default for local "
+                        "scenarios). All are reported; the JSON's method_version names the version")
     p.add_argument("--concurrency", type=CONCURRENCY, default=8, help="judge requests in flight (default 8)")
     p.add_argument("--max-cost", type=USD, help="stop before the jury's new spending passes USD")
     p.add_argument("--instances", action="store_true", help="include the per-instance breakdown in the JSON")

@@ -53,13 +53,15 @@ def _request(dossier: Dossier, record: RunRecord) -> JuryRequest | None:
     phi = c2.checkbox("The judges' endpoints are approved for PHI", key=f"jury_phi_{rid}",
                       help="The judges read the cases and the model's answers. Without this, or a "
                            "de-identification attestation for the run's cases, identifiers stop the jury.")
-    methods = ["medhelm", "strict"]
+    methods = ["medhelm", "helm-0.5", "strict"]
     method = st.radio("Scoring method", methods, horizontal=True, key=f"jury_method_{rid}",
                       index=methods.index(default_jury_method(record.benchmark_id)),
-                      help="medhelm: MedHELM's arithmetic, comparable with its published scores (an "
-                           "instance without a valid judgement counts at the lowest score, 1.0; judges "
-                           "get 4,096 tokens). strict: ours (such an instance is unscored and left out). "
-                           "Both are computed from the same replies and shown when they differ.")
+                      help="medhelm: MedHELM's arithmetic as the medhelm 0.8.0 package computes it, "
+                           "comparable with its published scores (an instance without a valid judgement "
+                           "counts at the lowest score, 1.0; judges get 4,096 tokens). helm-0.5: crfm-helm "
+                           "0.5.16's (scores truncated to integers), for older leaderboards. strict: ours "
+                           "(such an instance is unscored and left out). All are computed from the same "
+                           "replies and shown when they differ.")
     dataset = run_dataset_path(ui.store(), record.run_key)
     spec = get_benchmark(record.benchmark_id)
     if dataset is None and get_loader(spec.loader).needs_file and not spec.dataset_path:

@@ -13,8 +13,8 @@ judgement is unscored with its reason. Scores and reasons go to ``evaluator.jury
 ``evaluator.jury.scores`` turns them into instance scores, breakdowns and Evidence. Defaults
 follow MedHELM: three vendors (OpenAI, Anthropic, Meta's Llama), temperature 0. The jury's
 ``method`` (``medhelm`` on MedHELM's own benchmarks, ``strict`` on local scenarios) picks the
-headline reading and the judges' output budget (HELM's 4,096 tokens, or our 1,024); both readings
-are recorded either way.
+headline reading and the judges' output budget (HELM's 4,096 tokens, or our 1,024); ``helm-0.5``
+reproduces the older crfm-helm 0.5.16 arithmetic. Every reading is recorded either way.
 """
 
 from __future__ import annotations
@@ -73,9 +73,10 @@ class JuryConfig(BaseModel):
     rubric_id: str = DEFAULT_RUBRIC
     """Rubric id in ``data/rubrics``."""
     method: JuryMethod = "strict"
-    """Headline reading: ``medhelm`` (MedHELM's arithmetic) or ``strict`` (ours)."""
+    """Headline reading: ``medhelm`` (MedHELM's arithmetic, medhelm 0.8.0), ``helm-0.5`` (crfm-helm
+    0.5.16's) or ``strict`` (ours)."""
     max_tokens: int = Field(default=0, ge=0)
-    """Output budget per judge reply; 0 (default): the method's, 4,096 ``medhelm``, 1,024 ``strict``."""
+    """Output budget per judge reply; 0 (default): the method's, 4,096 MedHELM's, 1,024 ``strict``."""
 
     @model_validator(mode="after")
     def _budget(self) -> JuryConfig:

@@ -5,9 +5,9 @@ Why a module of its own: this is where the jury meets the runner. Each pass is a
 strict parser, so the cache, retries, cost and resume come from the runner. The stored
 ``response_text`` is then re-read with the same parser to decide, per instance, between a
 score, a repair request (only after a *completed* first pass) and an unscored reason. The first
-reply is also read with HELM's rules (``evaluator.jury.medhelm``; HELM asks once, so the repair
-pass never changes that reading) and kept beside the strict one, so both methods come from the
-same paid replies.
+reply is also read with the rules of both MedHELM versions (``evaluator.jury.medhelm``; HELM asks
+once, so the repair pass never changes those readings) and kept beside the strict one, so every
+method comes from the same paid replies.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from evaluator.benchmarks.instance import Instance
 from evaluator.gateway.llm import ModelEndpoint
-from evaluator.jury.medhelm import read_medhelm_reply
+from evaluator.jury.medhelm import HELM_METHODS, read_reply_both_ways
 from evaluator.jury.prompt import judge_messages, parse_judge_reply, repair_messages
 from evaluator.jury.rubrics import Rubric
 from evaluator.runs.runner import RunOptions, run_async
@@ -139,17 +139,17 @@ async def judge_one(
                 "scores": None,
                 "reason": f"judge call failed: {r['error']}",
                 "calls": 1,
-                "medhelm": {"values": None, "reason": f"judge call failed: {r['error']}"},
+                "medhelm": {m: {"values": None, "reason": f"judge call failed: {r['error']}"}
+                            for m in HELM_METHODS},
             }
             continue
         reading = parse_judge_reply(r["response_text"], rubric)
-        helm = read_medhelm_reply(r["response_text"], rubric.criterion_names)
         rows[r["instance_id"]] = {
             "scores": reading.scores,
             "explanations": reading.explanations,
             "reason": reading.reason,
             "calls": 1,
-            "medhelm": helm.model_dump(mode="json"),
+            "medhelm": read_reply_both_ways(r["response_text"], rubric.criterion_names),
         }
         if reading.scores is None:
             broken[r["instance_id"]] = (r["response_text"] or "", reading.reason or "")

@@ -6,10 +6,11 @@ in DuckDB, and every aggregate must say how much it rests on. Two methods read t
 * ``strict`` (ours): the instance score is the plain mean of every valid judge × criterion
   score, normalized as (x − 1)/4, and an instance with no valid judgement is *unscored*: counted,
   and left out of the mean, never given 0 or 1.
-* ``medhelm``: MedHELM's arithmetic (``evaluator.jury.medhelm``): HELM's reading of the first reply,
-  and an instance with no valid judgement (an empty candidate answer included) counts at the
-  lowest score, so the mean is over every instance. A local score compared with a published
-  MedHELM one uses this method.
+* ``medhelm`` and ``helm-0.5``: MedHELM's arithmetic (``evaluator.jury.medhelm``) as the ``medhelm``
+  package 0.8.0 and crfm-helm 0.5.16 compute it: HELM's reading of the first reply, and an instance
+  with no valid judgement (an empty candidate answer included) counts at the lowest score, so the
+  mean is over every instance. A local score compared with a published MedHELM one uses one of
+  them; ``method_version`` names the package version reproduced.
 
 The summary's headline (``mean``, ``n_scored``, ``n_unscored``…) is its ``method``'s; ``by_method``
 holds both, so a reader sees when they differ. Breakdowns, spread and flags come from the strict
@@ -29,7 +30,14 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from evaluator.evidence.record import Evidence, evidence_id
-from evaluator.jury.medhelm import default_jury_method, medhelm_instance_score
+from evaluator.jury.medhelm import (
+    HELM_METHODS,
+    METHOD_VERSIONS,
+    default_jury_method,
+    medhelm_instance_score,
+    stored_jury_method,
+    stored_readings,
+)
 from evaluator.statistics.estimates import interval_for
 
 SPREAD_FLAG = 2
@@ -41,7 +49,9 @@ class MethodFigures(BaseModel):
     """A jury's score under one method, with the counts behind it."""
 
     method: str
-    """``medhelm`` or ``strict``."""
+    """``medhelm``, ``helm-0.5`` or ``strict``."""
+    version: str | None = None
+    """The package version whose arithmetic this is (``medhelm 0.8.0``, ``crfm-helm 0.5.16``; None: ours)."""
     mean: float | None
     """Mean instance score on the rubric's scale (None when no instance enters the mean)."""
     ci_lower: float | None = None
@@ -55,13 +65,14 @@ class MethodFigures(BaseModel):
     normalized_mean: float | None = None
     """``mean`` on 0-1, (x − scale_min)/(scale_max − scale_min)."""
     n_in_mean: int
-    """Instances the mean is over (``strict``: the scored ones; ``medhelm``: every judged or skipped one)."""
+    """Instances the mean is over (``strict``: the scored ones; MedHELM methods: every judged or skipped
+    one)."""
     n_scored: int
     """Instances with at least one valid judgement under this method's reading."""
     n_unscored: int
-    """Instances without one: left out of the mean (``strict``), or at the lowest score (``medhelm``)."""
+    """Instances without one: left out of the mean (``strict``), or at the lowest score (MedHELM methods)."""
     n_helm_errors: int = 0
-    """Judgements on which HELM's own metric would raise and stop its run (``medhelm`` only)."""
+    """Judgements on which HELM's own metric would raise and stop its run (MedHELM methods only)."""
     treatment: str
     """What happens to an instance without a valid judgement, in words."""
 
@@ -80,9 +91,10 @@ def method_figures(method: str, values: Sequence[float], n_scored: int, n_unscor
     if values:
         r = interval_for(list(values), "mean", seed=SEED, n_resamples=N_RESAMPLES)
         mean, lower, upper, how, missing = r.estimate, r.lower, r.upper, r.method, r.missing_reason
-    treatment = (f"counted at the lowest score {float(lo)} (MedHELM's default_score)" if method == "medhelm"
-                 else "left out of the mean (unscored)")
-    return MethodFigures(method=method, mean=mean, ci_lower=lower, ci_upper=upper, ci_method=how,
+    treatment = (f"counted at the lowest score {float(lo)} (MedHELM's default_score)"
+                 if method in HELM_METHODS else "left out of the mean (unscored)")
+    return MethodFigures(method=method, version=METHOD_VERSIONS.get(method), mean=mean, ci_lower=lower,
+                         ci_upper=upper, ci_method=how,
                          ci_missing_reason=missing,
                          normalized_mean=(mean - lo) / (hi - lo) if mean is not None else None,
                          n_in_mean=len(values), n_scored=n_scored, n_unscored=n_unscored,
@@ -113,9 +125,14 @@ class InstanceJury(BaseModel):
     reasons: dict[str, str] = Field(default_factory=dict)
     """Why each unscored judge gave no score (or why the instance was not sent at all)."""
     medhelm_score: float | None = None
-    """The instance's value under the ``medhelm`` method (None when not recorded or not judged yet)."""
+    """The instance's value under the ``medhelm`` method, medhelm 0.8.0 (None when not recorded or not
+    judged yet)."""
     medhelm_default: bool = False
-    """True when that value is the default lowest score (no valid judgement under HELM's reading)."""
+    """True when that value is the default lowest score (no valid judgement under 0.8.0's reading)."""
+    helm05_score: float | None = None
+    """The instance's value under the ``helm-0.5`` method, crfm-helm 0.5.16 (None when not recorded)."""
+    helm05_default: bool = False
+    """True when that value is the default lowest score (no valid judgement under 0.5.16's reading)."""
 
 
 class JudgeBreakdown(BaseModel):
@@ -138,6 +155,9 @@ class JurySummary(BaseModel):
     """Jury id."""
     method: str = "strict"
     """Which method the headline figures (``mean``, ``n_scored``, ``n_unscored``, interval) follow."""
+    method_version: str | None = None
+    """The package version that method reproduces (``medhelm 0.8.0``, ``crfm-helm 0.5.16``; None for
+    ``strict``, which is ours)."""
     run_id: str
     """The candidate run that was judged."""
     benchmark_id: str
@@ -201,22 +221,26 @@ class JurySummary(BaseModel):
     instances: list[InstanceJury]
     """Per-instance detail."""
     by_method: dict[str, MethodFigures] = Field(default_factory=dict)
-    """The score under each method whose reading is recorded (``medhelm`` needs juries from 2026-12 on)."""
+    """The score under each method whose reading is recorded (``helm-0.5`` needs juries from 2026-12 on,
+    ``medhelm`` (0.8.0) juries made since it was added; earlier ones hold only 0.5.16's reading)."""
     methods_differ: bool = False
-    """True when the two methods give a different mean or a different unscored count."""
+    """True when a MedHELM method gives a different mean or a different unscored count from ``strict``."""
 
     def evidence_method(self) -> str:
-        """The method the jury's Evidence uses: ``medhelm`` on a MedHELM benchmark (its score stands
-        beside a published one), else the jury's own."""
-        if "medhelm" in self.by_method and default_jury_method(self.benchmark_id) == "medhelm":
-            return "medhelm"
+        """The method the jury's Evidence uses: on a MedHELM benchmark (its score stands beside a
+        published one) the jury's own MedHELM method, else ``medhelm``, else ``helm-0.5``, whichever
+        is recorded; elsewhere the jury's own."""
+        if default_jury_method(self.benchmark_id) == "medhelm":
+            for m in (self.method, *HELM_METHODS):
+                if m in HELM_METHODS and m in self.by_method:
+                    return m
         return self.method if self.method in self.by_method else "strict"
 
     def to_evidence(self, date: datetime | None = None) -> list[Any]:
         """One ``Evidence`` (scale 1-5, ``local-run``) under ``evidence_method()``; none without a mean.
 
         Under ``strict``, ``n`` is the scored instances and ``n_unscored`` the others; under
-        ``medhelm`` every instance is in ``n`` and those at the default lowest score are its
+        a MedHELM method every instance is in ``n`` and those at the default lowest score are its
         ``n_unparsed`` (counted at the worst value, as an unparsed answer is counted wrong). The
         caveat names the method and, when the two differ, the other one's figure and unscored count.
 
@@ -239,15 +263,17 @@ class JurySummary(BaseModel):
             else {"ci_missing_reason": figures.ci_missing_reason
                   or f"only {figures.n_in_mean} instance(s) in the mean"}
         )
+        version = f" ({figures.version})" if figures.version else ""
         notes = [f"LLM jury ({', '.join(self.judges)}), rubric {self.rubric_id} {self.rubric_hash[:12]}, "
-                 f"method {method}"]
+                 f"method {method}{version}"]
         if figures.n_unscored:
             notes.append(f"{figures.n_unscored} of {self.n} instance(s) without a valid judgement, "
                          f"{figures.treatment} ({self.unscored_reasons})")
         if figures.n_helm_errors:
             notes.append(f"{figures.n_helm_errors} judgement(s) on which HELM's own metric would stop its "
                          "run, counted as no judgement")
-        other = self.by_method.get("strict" if method == "medhelm" else "medhelm")
+        other = next((self.by_method[m] for m in (("strict",) if method in HELM_METHODS else HELM_METHODS)
+                      if m in self.by_method), None)
         if self.methods_differ and other is not None:
             shown = "n/a" if other.mean is None else f"{other.mean:.2f}"
             notes.append(f"the {other.method} method gives {shown} with {other.n_unscored} unscored")
@@ -256,7 +282,7 @@ class JurySummary(BaseModel):
         if self.status != "completed":
             notes.append(f"jury {self.status}")
         counts = ({"n": figures.n_in_mean, "n_unscored": 0, "n_unparsed": figures.n_unscored}
-                  if method == "medhelm" else {"n": figures.n_in_mean, "n_unscored": figures.n_unscored})
+                  if method in HELM_METHODS else {"n": figures.n_in_mean, "n_unscored": figures.n_unscored})
         return [
             Evidence(
                 id=evidence_id(
@@ -336,21 +362,26 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+_ROW_FIELDS = {"medhelm": ("medhelm_score", "medhelm_default"),
+               "helm-0.5": ("helm05_score", "helm05_default")}
+
+
 def _medhelm_rows(rows: list[InstanceJury], by_instance: dict[str, list[dict[str, Any]]],
-                  skipped: dict[str, str], lowest: float) -> list[InstanceJury]:
-    """``rows`` with each instance's ``medhelm`` value: skipped instances (an empty or failed
-    candidate answer) at the lowest score, instances the jury has not reached yet left out."""
+                  skipped: dict[str, str], lowest: float, method: str) -> list[InstanceJury]:
+    """``rows`` with each instance's value under a MedHELM ``method``: skipped instances (an empty or
+    failed candidate answer) at the lowest score, instances the jury has not reached yet left out."""
+    score_field, default_field = _ROW_FIELDS[method]
     out = []
     for row in rows:
         if row.instance_id in by_instance:
-            value, default = medhelm_instance_score([j.get("medhelm") for j in by_instance[row.instance_id]],
-                                                    lowest)
+            value, default = medhelm_instance_score(
+                [stored_readings(j.get("medhelm")).get(method) for j in by_instance[row.instance_id]], lowest)
         elif skipped.get(row.instance_id, NOT_JUDGED) != NOT_JUDGED:
             value, default = float(lowest), True
         else:
             out.append(row)
             continue
-        out.append(row.model_copy(update={"medhelm_score": value, "medhelm_default": default}))
+        out.append(row.model_copy(update={score_field: value, default_field: default}))
     return out
 
 
@@ -368,8 +399,9 @@ def summarize_jury(
 ) -> JurySummary:
     """Aggregate a jury's stored judgements; ``skipped`` maps instances not sent to the reason.
 
-    ``method`` (default: the jury's recorded one, else ``strict``) picks the headline figures; a
-    ``medhelm`` headline needs every judgement's HELM reading (juries before it fall back to ``strict``).
+    ``method`` (default: the jury's recorded one, read as ``stored_jury_method`` reads it, else
+    ``strict``) picks the headline figures; a MedHELM headline needs every judgement's reading under
+    that version (juries made before it fall back to ``strict``).
 
     Example:
         >>> judgements = store.judgements(jury_id)  # doctest: +SKIP
@@ -395,14 +427,16 @@ def summarize_jury(
     lo, hi = scale
     strict = method_figures("strict", scored, len(scored), len(rows) - len(scored), scale)
     by_method = {"strict": strict}
-    if all(j.get("medhelm") is not None for j in judgements):
-        rows = _medhelm_rows(rows, by_instance, skipped, float(lo))
-        values = [r.medhelm_score for r in rows if r.medhelm_score is not None]
-        defaulted = sum(1 for r in rows if r.medhelm_default)
-        errors = sum(1 for j in judgements if (j.get("medhelm") or {}).get("helm_error"))
-        by_method["medhelm"] = method_figures("medhelm", values, len(values) - defaulted, defaulted, scale,
-                                              errors)
-    chosen = method or jury.get("method") or "strict"
+    readings = [stored_readings(j.get("medhelm")) for j in judgements]
+    for helm in HELM_METHODS:
+        if all(helm in r for r in readings):
+            rows = _medhelm_rows(rows, by_instance, skipped, float(lo), helm)
+            score_field, default_field = _ROW_FIELDS[helm]
+            values = [v for r in rows if (v := getattr(r, score_field)) is not None]
+            defaulted = sum(1 for r in rows if getattr(r, default_field))
+            errors = sum(1 for r in readings if r[helm].get("helm_error"))
+            by_method[helm] = method_figures(helm, values, len(values) - defaulted, defaulted, scale, errors)
+    chosen = method or stored_jury_method(jury.get("method"), judgements)
     head = by_method.get(chosen, strict)
     reasons = Counter(r.get("reason") or "no reason recorded" for r in judgements if not r.get("scores"))
     reasons.update(skipped.values())
@@ -418,11 +452,12 @@ def summarize_jury(
         )
     valid = [j for j in judgements if j.get("scores")]
     flagged = [r.instance_id for r in rows if r.flagged]
-    helm = by_method.get("medhelm")
-    differ = helm is not None and (helm.n_unscored != strict.n_unscored or helm.mean != strict.mean)
+    differ = any(f.n_unscored != strict.n_unscored or f.mean != strict.mean
+                 for m, f in by_method.items() if m in HELM_METHODS)
     return JurySummary(
         jury_id=jury["jury_id"],
         method=head.method,
+        method_version=head.version,
         run_id=jury["run_id"],
         benchmark_id=jury.get("benchmark_id") or "",
         candidate_model=jury.get("candidate_model") or "",

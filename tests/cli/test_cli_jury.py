@@ -61,20 +61,36 @@ def test_jury_json_scores_and_counts_unscored(run_id, capsys, llm_server):
 
 
 def test_jury_method_medhelm_says_so_and_shows_both(run_id, capsys, llm_server):
-    """GOOD has no explanations, which HELM requires, and judge-c's reply is empty: under MedHELM's rules
-    no instance has a valid judgement, so each counts at the lowest score, 1.0 (strict: 4.0, 0 unscored)."""
+    """GOOD has no explanations and judge-c's reply is empty. medhelm 0.8.0 does not check explanations:
+    (4 + 3 + 5) / 3 = 4.0 on every instance, as strict. crfm-helm 0.5.16 requires them (``helm-0.5``): no
+    instance has a valid judgement, so each counts at the lowest score, 1.0."""
     code, out, err = run(capsys, "jury", "--run", run_id, "--judges", JUDGES, "--api-base", llm_server.url,
                          "--method", "medhelm", "--format", "json")
     doc = json.loads(out)
-    assert code == 4, err  # no valid judgement under the chosen method
-    assert doc["method"] == "medhelm" and doc["mean"] == pytest.approx(1.0) and doc["n_unscored"] == 4
-    assert doc["by_method"]["strict"]["mean"] == pytest.approx(4.0) and doc["methods_differ"] is True
+    assert code == 0, err
+    assert (doc["method"], doc["method_version"]) == ("medhelm", "medhelm 0.8.0")
+    assert doc["mean"] == pytest.approx(4.0) and doc["n_unscored"] == 0
+    assert doc["by_method"]["helm-0.5"]["mean"] == pytest.approx(1.0) and doc["methods_differ"] is True
+    assert doc["by_method"]["helm-0.5"]["version"] == "crfm-helm 0.5.16"
     assert doc["by_method"]["medhelm"]["n_in_mean"] == 4 and doc["by_method"]["strict"]["n_unscored"] == 0
     code, out, _ = run(capsys, "jury", "--run", run_id, "--judges", JUDGES, "--api-base", llm_server.url,
                        "--format", "text")
-    assert code == 0 and "(strict method)" in out and "medhelm: 1.00 over 4" in out
+    assert code == 0 and "(strict method)" in out and "helm-0.5: 1.00 over 4" in out
     code, _, err = run(capsys, "jury", "--run", run_id, "--judges", JUDGES, "--method", "helm")
     assert code == 2 and "invalid choice" in err
+
+
+def test_jury_method_helm_05_is_accepted_and_names_its_version(run_id, capsys, llm_server):
+    code, out, err = run(capsys, "jury", "--run", run_id, "--judges", JUDGES, "--api-base", llm_server.url,
+                         "--method", "helm-0.5", "--format", "json")
+    doc = json.loads(out)
+    assert code == 4, err  # no valid judgement under crfm-helm 0.5.16's reading
+    assert (doc["method"], doc["method_version"]) == ("helm-0.5", "crfm-helm 0.5.16")
+    assert doc["mean"] == pytest.approx(1.0) and doc["n_unscored"] == 4
+    assert doc["by_method"]["strict"]["method"] == "strict" and doc["by_method"]["strict"]["version"] is None
+    code, out, _ = run(capsys, "jury", "--run", run_id, "--judges", JUDGES, "--api-base", llm_server.url,
+                       "--method", "helm-0.5", "--format", "text")
+    assert "(helm-0.5 method, crfm-helm 0.5.16)" in out
 
 
 def test_jury_bad_input_exits_2(run_id, capsys, llm_server):

@@ -116,8 +116,9 @@ class JuryRequest(BaseModel):
     phi_approved: bool = False
     """The judges' endpoints are approved for PHI (else the PHI gate asks for a de-identification
     attestation of the run's cases)."""
-    method: Literal["medhelm", "strict"] | None = None
-    """``medhelm`` (MedHELM's arithmetic) or ``strict`` (ours); None: the benchmark's default."""
+    method: Literal["medhelm", "helm-0.5", "strict"] | None = None
+    """``medhelm`` (MedHELM's arithmetic, medhelm 0.8.0), ``helm-0.5`` (crfm-helm 0.5.16's) or ``strict``
+    (ours); None: the benchmark's default."""
 
 
 class JudgeEstimate(BaseModel):

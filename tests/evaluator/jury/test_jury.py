@@ -229,10 +229,15 @@ def test_scores_breakdowns_spread_and_evidence(judged):
     assert ev.normalized_score == pytest.approx((ev.score - 1) / 4) and ev.has_interval
     assert "method strict" in ev.caveat
     # medication_qa is MedHELM's: its evidence stands beside a published score, so it uses the medhelm
-    # method. Every scripted reply lacks completeness.explanation, which HELM requires: all 9 count at 1.0.
+    # method. Every scripted reply lacks completeness.explanation, which crfm-helm 0.5.16 requires: all 9
+    # count at 1.0 there; medhelm 0.8.0 does not check it, so only the 3 instances without a usable reply do.
+    old = s.by_method["helm-0.5"]
+    assert (old.mean, old.n_unscored, old.version) == (1.0, 9, "crfm-helm 0.5.16")
+    new = s.by_method["medhelm"]
+    assert new.n_unscored == 3 and new.mean > 1.0 and new.version == "medhelm 0.8.0"
     (helm,) = s.to_evidence()
-    assert (helm.score, helm.n, helm.n_unscored, helm.n_unparsed) == (1.0, 9, 0, 9)
-    assert "method medhelm" in helm.caveat
+    assert (helm.score, helm.n, helm.n_unscored, helm.n_unparsed) == (new.mean, 9, 0, 3)
+    assert "method medhelm (medhelm 0.8.0)" in helm.caveat
     assert f"the strict method gives {s.mean:.2f} with 5 unscored" in helm.caveat
 
 

@@ -1,4 +1,7 @@
-"""The ``medhelm`` jury method against MedHELM values derived by hand from HELM's rules.
+"""The ``helm-0.5`` jury method (crfm-helm 0.5.16) against MedHELM values derived by hand from its rules.
+
+The package-run known answers for both versions are in ``test_medhelm_known_answers.py``; this file
+keeps the hand derivations and runs the methods through the jury, the runner and the fake server.
 
 The rules (HELM ``annotation/model_as_judge.py``, ``metrics/llm_jury_metrics.py``, MedHELM's metrics
 with ``default_score=1.0``, the leaderboard's ``fix_jury_scores.py``), as applied in each derivation:
@@ -90,7 +93,7 @@ def test_prompt_docstring_no_longer_says_helm_falls_back_to_0():
 @pytest.mark.parametrize("name", list(PARITY))
 def test_one_reply_read_as_helm_and_as_strict(name):
     text, helm, strict = PARITY[name]
-    reading = read_medhelm_reply(text, CRITERIA)
+    reading = read_medhelm_reply(text, CRITERIA, "helm-0.5")
     value, default = medhelm_instance_score([reading] * 3)
     assert value == pytest.approx(OURS_FOR_HELM_ERROR if helm is None else helm), name
     assert reading.helm_error == (helm is None), reading
@@ -101,9 +104,9 @@ def test_one_reply_read_as_helm_and_as_strict(name):
 
 
 def test_brace_repair_is_only_for_the_delimiter_message():
-    assert read_medhelm_reply(CLEAN[:-1], CRITERIA).repaired_brace
+    assert read_medhelm_reply(CLEAN[:-1], CRITERIA, "helm-0.5").repaired_brace
     no_brace_at_all = '{"accuracy": {"score": 4, "explanation": "a"'  # R1 finds no span; R2 still fails
-    assert read_medhelm_reply(no_brace_at_all, CRITERIA).values is None
+    assert read_medhelm_reply(no_brace_at_all, CRITERIA, "helm-0.5").values is None
 
 
 def test_mixed_judges_average_every_valid_integer():
@@ -111,7 +114,7 @@ def test_mixed_judges_average_every_valid_integer():
     HELM: (4 + 3 + 5 + 5 + 5 + 5) / 6 = 27 / 6 = 4.5. Strict reads a and b (2, 2, 2), not c's prose:
     (4 + 3 + 5 + 2 + 2 + 2) / 6 = 3.0."""
     replies = [CLEAN, reply(2, 2, 2, explain=False), f"Verdict: {reply(5, 5, 5)}"]
-    value, default = medhelm_instance_score([read_medhelm_reply(r, CRITERIA) for r in replies])
+    value, default = medhelm_instance_score([read_medhelm_reply(r, CRITERIA, "helm-0.5") for r in replies])
     assert (value, default) == (4.5, False)
     parsed = [parse_judge_reply(r, get_rubric()) for r in replies]
     rows = [{"judge": j, "scores": p.scores, "reason": p.reason} for j, p in zip(JUDGES, parsed, strict=True)]
@@ -154,12 +157,16 @@ def parity():
         )
         config = jury_config_for(Spec(id="medication_qa", jury=None), list(JUDGES), server.url)
         summary = run_jury(con, run.run_id, instances, config)
-        yield SimpleNamespace(con=con, summary=summary, seen=seen, config=config,
-                              by_id={r.instance_id: r for r in summary.instances})
+        # the same replies again (from the cache) with crfm-helm 0.5.16's arithmetic as the headline
+        old = run_jury(con, run.run_id, instances, config.model_copy(update={"method": "helm-0.5"}))
+        yield SimpleNamespace(con=con, summary=summary, old=old, seen=seen, config=config,
+                              by_id={r.instance_id: r for r in old.instances})
 
 
 def test_medhelm_is_the_default_on_a_medhelm_benchmark_with_helms_token_budget(parity):
     assert parity.config.method == "medhelm" and parity.summary.method == "medhelm"
+    assert parity.summary.method_version == "medhelm 0.8.0"
+    assert parity.old.method_version == "crfm-helm 0.5.16"
     assert {r["max_tokens"] for r in parity.seen} == {4096}
     assert jury_config_for(None, list(JUDGES)).method == "strict"
     assert jury_config_for(None, list(JUDGES)).max_tokens == 1024
@@ -168,18 +175,19 @@ def test_medhelm_is_the_default_on_a_medhelm_benchmark_with_helms_token_budget(p
 def test_every_crafted_reply_gives_the_hand_derived_helm_value(parity):
     for name, (_, helm, strict) in PARITY.items():
         row = parity.by_id[f"i-{name}"]
-        assert row.medhelm_score == pytest.approx(OURS_FOR_HELM_ERROR if helm is None else helm), name
+        assert row.helm05_score == pytest.approx(OURS_FOR_HELM_ERROR if helm is None else helm), name
         assert row.score == strict, name
     empty = parity.by_id["i-empty_candidate"]
-    assert (empty.medhelm_score, empty.medhelm_default, empty.score) == (1.0, True, None)
+    assert (empty.helm05_score, empty.helm05_default, empty.score) == (1.0, True, None)
+    assert (empty.medhelm_score, empty.medhelm_default) == (1.0, True)
 
 
 def test_both_methods_with_their_unscored_counts(parity):
-    s = parity.summary
+    s = parity.old
     helm_values = [OURS_FOR_HELM_ERROR if h is None else h for _, h, _ in PARITY.values()] + [1.0]
     strict_values = [v for _, _, v in PARITY.values() if v is not None]
-    m, st = s.by_method["medhelm"], s.by_method["strict"]
-    # medhelm: 15 instances, every one in the mean; no judgement on no_explanation, zeros? (no: zeros has
+    m, st = s.by_method["helm-0.5"], s.by_method["strict"]
+    # helm-0.5: 15 instances, every one in the mean; no judgement on no_explanation, zeros? (no: zeros has
     # integers, its 0.0 is raised to 1), empty_reply, two_objects, truncated, string_float, empty_candidate.
     assert m.mean == pytest.approx(sum(helm_values) / 15) and m.n_in_mean == 15
     assert (m.n_unscored, m.n_scored, m.n_helm_errors) == (6, 9, 3)
@@ -188,10 +196,11 @@ def test_both_methods_with_their_unscored_counts(parity):
     assert (st.n_in_mean, st.n_unscored) == (3, 12)
     assert (s.mean, s.n_unscored, s.n_scored) == (m.mean, 6, 9) and s.methods_differ
     again = load_jury_summary(parity.con, s.jury_id)
-    assert again.method == "medhelm" and again.mean == pytest.approx(m.mean)
+    assert again.method == "helm-0.5" and again.mean == pytest.approx(m.mean)
     (ev,) = s.to_evidence()
     assert (ev.score, ev.n, ev.n_unparsed, ev.n_unscored) == (pytest.approx(m.mean), 15, 6, 0)
-    assert "method medhelm" in ev.caveat and "the strict method gives 4.00 with 12 unscored" in ev.caveat
+    assert "method helm-0.5 (crfm-helm 0.5.16)" in ev.caveat
+    assert "the strict method gives 4.00 with 12 unscored" in ev.caveat
 
 
 def test_ten_percent_empty_answers_450_strict_415_medhelm():
