@@ -101,6 +101,7 @@ def test_a_bad_or_future_month_is_refused_in_one_line(bad):
 
 def test_a_past_month_prints_its_stored_signals_after_the_plan_changes(home, tmp_path):
     from governance.decision.records import MonitoredMetric
+    from governance.identity import Actor
     from governance.monitoring.operations.feed import import_feed
     from tests.governance.monitoring_fixtures import (
         NOW,
@@ -115,7 +116,7 @@ def test_a_past_month_prints_its_stored_signals_after_the_plan_changes(home, tmp
     rows = feed_rows(400, material_every=5)  # February 2026: 200 audited, 20% material against a 5% bar
     for i, r in enumerate(rows):
         r["error"] = "true" if i % 10 == 0 else "false"  # 10% errors: no bar in the plan yet
-    raised = import_feed(store, did, write_csv(tmp_path / "feb.csv", rows), by="qa", now=NOW)
+    raised = import_feed(store, did, write_csv(tmp_path / "feb.csv", rows), actor=Actor.named("qa"), now=NOW)
     (stored,) = raised.new_signals
 
     def new_plan(d):  # a later plan: the correction bar at 10%, an error-rate bar of 1%

@@ -130,14 +130,14 @@ def test_an_import_computes_the_status_once_and_returns_what_it_recorded(
 
     calls = _counted(monkeypatch, feed, "compute_status")
     rows = feed_rows(100, model="m-2")  # an unapproved served identity: a pause signal is recorded
-    result = import_feed(any_store, dossier_id, write_csv(tmp_path / "f.csv", rows), by="qa", now=NOW)
+    result = import_feed(any_store, dossier_id, write_csv(tmp_path / "f.csv", rows), actor=Actor.named("qa"), now=NOW)
     assert len(calls) == 1  # was 2: once to raise the signals, again for the status returned
     assert result.new_signals and result.status.status == "pause"
     # the one status, computed before its signals were appended, is the status of the version after it
     assert result.status == monitoring_status(any_store, dossier_id, now=NOW)
     calls.clear()
     import_feed(any_store, dossier_id, write_csv(tmp_path / "g.csv", feed_rows(10, prefix="g")),
-                by="qa", now=NOW)
+                actor=Actor.named("qa"), now=NOW)
     assert len(calls) == 1
 
 
@@ -145,12 +145,12 @@ def test_an_unchanged_file_is_recognised_by_its_hash_before_its_rows_are_read(
     any_store, dossier_id, tmp_path, monkeypatch
 ):
     path = write_csv(tmp_path / "feed.csv", feed_rows(60, material_every=3))
-    first = import_feed(any_store, dossier_id, path, by="qa", now=NOW)
+    first = import_feed(any_store, dossier_id, path, actor=Actor.named("qa"), now=NOW)
     reads = _counted(monkeypatch, type(any_store.monitoring), "import_file")
     renamed = tmp_path / "renamed.csv"
     renamed.write_bytes(path.read_bytes())
     for same in (path, renamed):  # the bytes decide, not the name
-        again = import_feed(any_store, dossier_id, same, by="qa", now=NOW)
+        again = import_feed(any_store, dossier_id, same, actor=Actor.named("qa"), now=NOW)
         assert reads == []
         r = again.record
         assert (r.rows_in_file, r.rows_added, r.rows_already_stored) == (60, 0, 60)
@@ -160,10 +160,10 @@ def test_an_unchanged_file_is_recognised_by_its_hash_before_its_rows_are_read(
         assert again.version == first.version and again.new_signals == []
         assert again.status == first.status
     # another candidate's import of the same bytes reads them (its rows are not stored yet)
-    other = import_feed(any_store, dossier_id, path, candidate="M2", by="qa", now=NOW)
+    other = import_feed(any_store, dossier_id, path, candidate="M2", actor=Actor.named("qa"), now=NOW)
     assert len(reads) == 1 and other.record.rows_added == 60
     # the same file later, when the clock raised a signal (the schedule), records it as before
-    later = import_feed(any_store, dossier_id, path, by="qa", now=NOW.replace(year=2027))
+    later = import_feed(any_store, dossier_id, path, actor=Actor.named("qa"), now=NOW.replace(year=2027))
     assert len(reads) == 1 and [e.signal_kind for e in any_store.load(dossier_id).dossier.monitoring
                                 if isinstance(e, SignalRecord) and e.id in later.new_signals] == ["schedule"]
     assert later.version == other.version + 1
