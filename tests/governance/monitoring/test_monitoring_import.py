@@ -130,7 +130,8 @@ def test_an_import_computes_the_status_once_and_returns_what_it_recorded(
 
     calls = _counted(monkeypatch, feed, "compute_status")
     rows = feed_rows(100, model="m-2")  # an unapproved served identity: a pause signal is recorded
-    result = import_feed(any_store, dossier_id, write_csv(tmp_path / "f.csv", rows), actor=Actor.named("qa"), now=NOW)
+    path = write_csv(tmp_path / "f.csv", rows)
+    result = import_feed(any_store, dossier_id, path, actor=Actor.named("qa"), now=NOW)
     assert len(calls) == 1  # was 2: once to raise the signals, again for the status returned
     assert result.new_signals and result.status.status == "pause"
     # the one status, computed before its signals were appended, is the status of the version after it
