@@ -50,11 +50,22 @@ def os_error_line(exc: OSError) -> str:
     return f"{exc.filename}: {reason}" if exc.filename else reason
 
 
+def _finite(obj: Any) -> Any:
+    """``obj`` with every NaN or infinity as None: JSON has no NaN, and a pipeline's parser refuses it."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_finite(v) for v in obj]
+    return obj
+
+
 def emit(obj: Any) -> None:
-    """Print one JSON document to stdout."""
+    """Print one JSON document to stdout (strict JSON: a value that is not a number is null)."""
     if isinstance(obj, BaseModel):
         obj = obj.model_dump(mode="json")
-    json.dump(obj, sys.stdout, indent=2, default=str, ensure_ascii=False)
+    json.dump(_finite(obj), sys.stdout, indent=2, default=str, ensure_ascii=False, allow_nan=False)
     sys.stdout.write("\n")
 
 

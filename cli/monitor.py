@@ -312,10 +312,15 @@ def cmd_go_live(args: argparse.Namespace) -> int:
 
 
 def cmd_events(args: argparse.Namespace) -> int:
-    from governance.monitoring import safety_register
+    from governance.monitoring import known_candidates, safety_register
 
     store = open_store(args)
     dossier = _run(lambda: store.load(args.id).dossier)
+    if args.candidate is not None:
+        recorded = [getattr(e, "candidate", "") for e in dossier.monitoring]
+        known = [n for n in dict.fromkeys([*known_candidates(dossier), *recorded]) if n]
+        if args.candidate not in known:
+            fail(f"no candidate {args.candidate!r} in dossier {args.id} (candidates: {', '.join(known)})")
     rows = safety_register(dossier, args.candidate, blinded=args.blinded)
     say(
         f"{len(rows)} safety event(s)"

@@ -40,6 +40,7 @@ from cli.run_support import (
     add_attestation_arguments,
     attestation_input,
     endpoint_from_args,
+    interrupted_run,
     phi_blocked,
     run_exit_code,
 )
@@ -143,6 +144,8 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
                                actor=cli_actor()).summary
     except RunInputError as exc:
         fail(str(exc))
+    except KeyboardInterrupt:
+        return interrupted_run()
     except PhiBlocked as exc:  # the PHI gate: nothing was sent
         return phi_blocked(exc.check, {"benchmark": spec.id, "model": endpoint.model})
     code = run_exit_code(summary)

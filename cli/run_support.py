@@ -65,6 +65,14 @@ def endpoint_from_args(args: argparse.Namespace):
         fail("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
 
 
+def interrupted_run() -> int:
+    """Ctrl-C during a run: the job was cancelled and what it received is kept, so this is a stop (exit 3,
+    docs/cli.md), resumed by the same command, not the generic 130 of other commands."""
+    say("interrupted: the run was cancelled (answers already received are kept); run the same command "
+        "again to resume")
+    return EXIT_STOPPED
+
+
 def run_exit_code(summary) -> int:
     """0, or ``EXIT_STOPPED`` / ``EXIT_ALL_FAILED`` with the reason on stderr.
 

@@ -128,7 +128,7 @@ def cmd_results(args: argparse.Namespace) -> int:
         v = results.version
         out: dict[str, Any] = {"run_id": args.run_id, "scenario_id": v.scenario_id, "version": v.version,
                                "summary": results.summary.model_dump(mode="json"),
-                               "subgroups": results.subgroups.display_rows(),
+                               "subgroups": results.subgroups.json_rows(),
                                "notes": results.subgroups.notes}
         if args.attach_to:
             note = f"evidence: local scenario run {args.run_id}"

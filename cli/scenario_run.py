@@ -14,15 +14,15 @@ and exit codes are those of ``medassure run``.
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Any
 
-from cli._common import VERSION, cli_actor, emit, fail, open_store, require_role, say
+from cli._common import VERSION, acting_name, cli_actor, emit, fail, open_store, require_role, say
 from cli.run_support import (
     EXIT_PHI_BLOCKED,
     ProgressBar,
     attestation_input,
     endpoint_from_args,
+    interrupted_run,
     phi_blocked,
     run_exit_code,
 )
@@ -92,15 +92,18 @@ def _run(args: argparse.Namespace, store: Any, version: Any, instances: list, en
     bar = ProgressBar(f"{version.scenario_id} v{version.version} × {endpoint.model}")
     job = start_scenario(store, version.scenario_id, endpoint, version=version.version,
                          concurrency=args.concurrency, max_cost_usd=args.max_cost, limit=args.limit)
-    progress = wait_job(job, bar)
+    try:
+        progress = wait_job(job, bar)
+    except KeyboardInterrupt:  # wait_job cancelled the job and waited for it
+        return interrupted_run()
     if progress.summary is None:
         fail(f"the run stopped with an error: {progress.error}")
     summary = progress.summary
-    out: dict[str, Any] = {**summary.model_dump(mode="json"), **head}
+    out: dict[str, Any] = {**summary.model_dump(mode="json"), "transport": endpoint.transport, **head}
     if summary.n_scored:
-        out["subgroups"] = scenario_results(store, summary.run_id).subgroups.display_rows()
+        out["subgroups"] = scenario_results(store, summary.run_id).subgroups.json_rows()
         if args.dossier:
-            by = os.environ.get("MEDASSURE_USER", "cli")
+            by = acting_name()  # $MEDASSURE_USER, else the login name (as `run --dossier` for a benchmark)
             require_role("editor", "attach a scenario run as evidence", args.dossier)
             saved = store.update(args.dossier, lambda d: attach_scenario_run(store, d, summary.run_id, by=by),
                                  author=by, note=f"evidence: local scenario run {summary.run_id}")

@@ -35,6 +35,13 @@ def cmd_verify_export(args: argparse.Namespace) -> int:
     kind = "detached" if args.signature or (path.suffix.lower() != ".xml" and detached.is_file()) else "xml"
     if not args.signature and data[:4] == b"PK\x03\x04":
         kind = "bundle"
+    if kind == "xml" and path.suffix.lower() != ".xml" and data.lstrip()[:1] != b"<":
+        # a PDF, CSV or JSON export with no signature file beside it: unsigned, whatever its bytes are
+        reason = (f"unsigned: no signature file {detached.name} beside it (a PDF, CSV or JSON export is "
+                  "signed by a detached signature file; only a CHAI XML carries its signature inside)")
+        say(f"NOT VERIFIED: {path}: {reason}")
+        emit({"file": str(path), "verified": False, "kind": "detached", "reason": reason})
+        return EXIT_NOT_VERIFIED
     try:
         if kind == "bundle":
             result = verify_signed_bundle(data, trusted)

@@ -55,7 +55,8 @@ def scenario_results(
         reference_groups: the reference group of each tag (default: the largest group).
 
     Raises:
-        KeyError: ``run_id`` is not a run of a local scenario.
+        KeyError: ``run_id`` is not a run of a local scenario, or a reference group names a tag its cases
+            do not carry.
 
     Example:
         >>> r = scenario_results(store, "run-20250101-000000-abc123")  # doctest: +SKIP
@@ -84,6 +85,12 @@ def scenario_results(
         min_n=min_n,
         reference_groups=reference_groups,
     )
+    unknown = sorted(set(reference_groups or {}) - set(table.references))
+    if unknown:
+        raise KeyError(
+            f"run {run_id!r} has no subgroup tag {unknown[0]!r} to take a reference group of "
+            f"(tags: {', '.join(table.references) or 'none'})"
+        )
     return ScenarioResults(version=version, summary=summary, subgroups=table)
 
 

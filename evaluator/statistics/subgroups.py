@@ -229,6 +229,37 @@ class SubgroupTable(BaseModel):
     notes: list[str]
     """Plain-language notes (e.g. a requested reference group that was too small)."""
 
+    def json_rows(self) -> list[dict[str, object]]:
+        """Rows as typed values for a program (the CLI's JSON): a suppressed group withholds n and scores.
+
+        Example:
+            >>> t = subgroup_table([Instance(id="1", subgroups={"sex": "F"})], {"1": 1.0})
+            >>> t.json_rows()[0]["n"], t.json_rows()[0]["suppressed"]
+            (None, True)
+        """
+        out = []
+        for r in self.rows:
+            shown = not r.suppressed
+            out.append(
+                {
+                    "tag": r.tag,
+                    "group": r.group,
+                    "suppressed": r.suppressed,
+                    "n": r.n if shown else None,
+                    "estimate": r.score if shown else None,
+                    "lower": r.ci_lower if shown else None,
+                    "upper": r.ci_upper if shown else None,
+                    "method": r.ci_method if shown else None,
+                    "reference": r.is_reference,
+                    "ratio": r.ratio if shown and not r.is_reference else None,
+                    "ratio_lower": r.ratio_lower if shown and not r.is_reference else None,
+                    "ratio_upper": r.ratio_upper if shown and not r.is_reference else None,
+                    "ratio_method": r.ratio_method if shown and not r.is_reference else None,
+                    "flagged": r.flagged,
+                }
+            )
+        return out
+
     def display_rows(self) -> list[dict[str, object]]:
         """Rows as shown to people: suppressed groups say so and show nothing else.
 

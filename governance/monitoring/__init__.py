@@ -24,6 +24,7 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "export_blinded_feed": "governance.monitoring.operations.feed",
     "import_feed": "governance.monitoring.operations.feed",
     "monitoring_status": "governance.monitoring.operations.feed",
+    "known_candidates": "governance.monitoring.identity",
     "SEVERITIES": "governance.monitoring.records",
     "safety_register": "governance.monitoring.register",
     "FeedError": "governance.monitoring.store_feed_import",
@@ -31,7 +32,7 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
 }
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
     "FeedError", "MonitoringError", "SEVERITIES", "acknowledge_signal", "dossier_monitoring",
-    "export_blinded_feed", "feed_template", "import_feed", "monitoring_status", "record_event",
-    "record_go_live", "resolve_signal", "safety_register",
+    "export_blinded_feed", "feed_template", "import_feed", "known_candidates", "monitoring_status",
+    "record_event", "record_go_live", "resolve_signal", "safety_register",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)

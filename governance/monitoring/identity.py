@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from governance.decision.records import MonitoringPlan
 from governance.dossier.record import Dossier
 from governance.monitoring.models import ApprovedIdentity, IdentitySeen
+from governance.procurement.candidates import run_candidates
 
 
 def bare_model(name: str) -> str:
@@ -47,6 +48,33 @@ def approved_candidate(dossier: Dossier) -> str | None:
         return decision.model
     labels = {i.model_label for i in (dossier.evidence_plan.items if dossier.evidence_plan else [])}
     return labels.pop() if len(labels) == 1 else None
+
+
+def known_candidates(dossier: Dossier) -> list[str]:
+    """Every name a feed, an event or a queue may be recorded for: the approved candidate, the frozen plan's
+    candidates, the recorded candidates (id and label), the intended use's candidate models and the
+    evidence's model names. A name outside this list is a typo, refused before anything is stored.
+
+    Example:
+        >>> from governance.dossier.record import Dossier
+        >>> from governance.intended_use.records import example_intended_use
+        >>> known_candidates(Dossier(title="x y z", owner="me", intended_use=example_intended_use()))
+        ['gpt-4o', 'claude-3-7-sonnet', 'llama-3.3-70b']
+    """
+    plan = [i.model_label for i in (dossier.evidence_plan.items if dossier.evidence_plan else [])]
+    return list(
+        dict.fromkeys(
+            n
+            for n in [
+                approved_candidate(dossier),
+                *plan,
+                *run_candidates(dossier),
+                *(c.label for c in dossier.candidates),
+                *(e.model for e in dossier.evidence),
+            ]
+            if n
+        )
+    )
 
 
 def decided_model_strings(dossier: Dossier, candidate: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""The feed template: every column of the feed format, with invented example rows, as CSV text.
+"""The feed template: every column of the feed format (``text`` too), invented example rows, as CSV text.
 
 Why generated and not shipped as a file: the template is the importer's own column list
 (``store_feed_import.KNOWN``) written as an example, so the two cannot drift apart; a test imports it.
@@ -28,6 +28,7 @@ COLUMNS = [
     "judge_score",
     "sentinel",
     "severity",
+    "text",
     "tag:department",
 ]
 ROWS = [
@@ -49,6 +50,7 @@ ROWS = [
         "4.5",
         "false",
         "",
+        "Your refill request has been sent to the pharmacy; expect a call within two working days.",
         "primary care",
     ],
     [
@@ -69,6 +71,7 @@ ROWS = [
         "4.0",
         "false",
         "",
+        "Please take the tablet with food and tell the clinic if the nausea continues.",
         "primary care",
     ],
     [
@@ -89,6 +92,7 @@ ROWS = [
         "2.5",
         "true",
         "",
+        "Increase the dose to 50 mg twice a day.",
         "primary care",
     ],
     [
@@ -108,6 +112,7 @@ ROWS = [
         "",
         "",
         "false",
+        "",
         "",
         "primary care",
     ],

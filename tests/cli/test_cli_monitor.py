@@ -163,12 +163,12 @@ def test_the_dossier_status_is_the_worst_of_its_candidates(dossier_id, tmp_path,
         "--dossier",
         dossier_id,
         "--candidate",
-        "M9",
+        "gpt-4o",  # a candidate model of the intended use, not yet decided
     )
     code, data, _ = run(capsys, "monitor", "status", dossier_id)
     assert code == 4 and data["status"] == "pause"
-    assert data["candidates"] == {"M1": "in_control", "M9": "pause"} and data["rows"] == 40
-    assert [(s["candidate"], s["kind"]) for s in data["signals"]] == [("M9", "model_change")]
+    assert data["candidates"] == {"M1": "in_control", "gpt-4o": "pause"} and data["rows"] == 40
+    assert [(s["candidate"], s["kind"]) for s in data["signals"]] == [("gpt-4o", "model_change")]
     code, data, _ = run(capsys, "monitor", "status", dossier_id, "--candidate", "M1")
     assert code == 0 and data["status"] == "in_control" and data["rows"] == 20
 
@@ -232,3 +232,37 @@ def test_the_feed_export_neutralises_a_formula_a_vendor_log_carried(dossier_id, 
     assert served == ["'" + formula] * 3
     cells = [c for r in csv.reader(out.open(newline="")) for c in r]
     assert not [c for c in cells if c.startswith(("=", "+", "@"))]
+
+
+def test_an_unknown_candidate_is_refused_everywhere_and_nothing_is_stored(
+    dossier_id, store, tmp_path, capsys
+):
+    """Issue 36 items 18 and 19: ``--candidate`` with a typo stored rows under a made-up name (exit 0, a
+    pause raised) and ``monitor status --candidate <typo>`` said "in control" (exit 0)."""
+    path = write_csv(tmp_path / "feed.csv", feed_rows(20, start=RECENT, prompt_version="v1"))
+    version = store.load(dossier_id).version
+    code, data, err = run(
+        capsys, "monitor", "import", str(path), "--dossier", dossier_id, "--candidate", "M11"
+    )
+    assert (code, data) == (2, None)
+    assert "no candidate 'M11' in dossier D-mon1" in err and "M1, gpt-4o" in err and "Traceback" not in err
+    assert store.monitoring.candidates(dossier_id) == [] and store.load(dossier_id).version == version
+    for argv in (
+        ["monitor", "status", dossier_id, "--candidate", "M11"],
+        ["monitor", "event", dossier_id, "--severity", "minor", "--description", "wrong clinic",
+         "--candidate", "M11"],
+        ["monitor", "export", dossier_id, "--out", str(tmp_path / "x.csv"), "--candidate", "M11"],
+        ["monitor", "go-live", dossier_id, "--prompt-version", "v2", "--candidate", "M11"],
+    ):
+        code, data, err = run(capsys, *argv)
+        assert code == 2 and "no candidate 'M11'" in err and "M1" in err, argv
+    assert store.load(dossier_id).version == version
+    # the known name still works, and a queue from the feed names the candidates it has
+    code, _, err = run(capsys, "monitor", "import", str(path), "--dossier", dossier_id, "--candidate", "M1")
+    assert code == 0, err
+    store.close()  # the review command opens the file for writing
+    code, _, err = run(capsys, "review", "create", "--feed", dossier_id, "--candidate", "M11", "--n", "2",
+                       "--raters", "dr.a")
+    assert code == 2 and "no feed rows of candidate 'M11'" in err and "candidates with a feed: M1" in err
+    code, _, err = run(capsys, "monitor", "events", dossier_id, "--candidate", "M11")
+    assert code == 2 and "no candidate 'M11'" in err

@@ -144,3 +144,25 @@ def test_fresh_bypasses_the_response_cache_and_records_who_answered(home, capsys
     again = json.loads(out)
     assert (again["new_requests"], again["cache_hits"]) == (0, 4) and llm_server.hits == 8
     assert again["served"] == fresh["served"], "the cache keeps the answer last observed, with who gave it"
+
+
+def test_ctrl_c_during_a_run_exits_3_as_documented_and_the_same_command_resumes(home, capsys, llm_server,
+                                                                                monkeypatch):
+    """Issue 36 item 20: Ctrl-C during ``run`` exited 130; docs/cli.md says a run stopped early exits 3."""
+    from cli.run_support import ProgressBar
+
+    llm_server.configure(answer=lambda r: "Answer: 12")
+    args = ["run", "--benchmark", "calc_builtin", "--model", "openai/fake", "--api-base", llm_server.url,
+            "--limit", "5", "--concurrency", "1"]
+
+    def press_ctrl_c(self, done, total, row):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(ProgressBar, "__call__", press_ctrl_c)
+        code, out, err = run(capsys, *args)
+    assert code == 3 and out == "" and "run the same command again to resume" in err
+    code, out, err = run(capsys, *args)
+    again = json.loads(out)
+    assert code == 0 and again["status"] == "completed" and again["n"] == 5, err
+    assert llm_server.hits == 5  # resumed: no request sent twice

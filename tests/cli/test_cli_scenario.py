@@ -78,7 +78,8 @@ def test_bad_map_and_missing_dossier_exit_2(home, capsys, cases):
     assert counts(home)["scenario_versions"] == 0
 
 
-def test_run_scenario_blocks_phi_then_runs_redacted_and_attaches(home, capsys, cases, llm_server):
+def test_run_scenario_blocks_phi_then_runs_redacted_and_attaches(home, capsys, cases, llm_server,
+                                                                  monkeypatch):
     llm_server.configure(answer=constant_answer("A"))
     code, out, _ = run(capsys, "demo")
     assert code == 0
@@ -90,16 +91,34 @@ def test_run_scenario_blocks_phi_then_runs_redacted_and_attaches(home, capsys, c
     assert "not approved for protected health information" in err and llm_server.hits == 0
     code, out, _ = run(capsys, "scenario", "redact", scenario_id)
     assert code == 0 and json.loads(out)["version"] == 2
+    monkeypatch.setenv("MEDASSURE_USER", "dr.okafor")
     code, out, err = run(capsys, *base, "--dossier", "D-demo-portal")
     result = json.loads(out)
     assert code == 0, err
     assert (result["version"], result["n"], result["status"]) == (2, 31, "completed")
+    assert result["transport"] in ("litellm", "openai")  # documented for every `run` (issue 36 item 20)
     groups = {r["group"]: r for r in result["subgroups"]}
-    assert groups["South"]["flag"] and groups["East"]["score"] == "suppressed (n < 10)"
+    assert groups["South"]["flagged"] is True and groups["East"]["suppressed"] is True
+    assert groups["East"]["n"] is None and groups["East"]["estimate"] is None
     assert result["attached"]["dossier_id"] == "D-demo-portal"
+    store = Store.open(home / "medassure.duckdb")
+    try:  # the scenario run is attached by whoever ran it, not "cli"
+        assert store.load("D-demo-portal").author == "dr.okafor"
+    finally:
+        store.close()
     code, out, _ = run(capsys, "scenario", "results", result["run_id"], "--reference", "site=South")
-    shown = {r["group"]: r for r in json.loads(out)["subgroups"]}
-    assert code == 0 and shown["South"]["ratio to reference"] == "reference" and shown["North"]["flag"]
+    doc = json.loads(out)
+    shown = {r["group"]: r for r in doc["subgroups"]}
+    assert code == 0 and shown["South"]["reference"] is True and shown["North"]["flagged"] is True
+    # typed numbers, not display strings: North is 16 cases all right (scipy Wilson 0.8064-1.000)
+    north = shown["North"]
+    assert (north["n"], north["estimate"], north["method"]) == (16, 1.0, "wilson")
+    assert north["lower"] == pytest.approx(0.8064, abs=1e-4) and north["upper"] == 1.0
+    assert isinstance(north["ratio"], float) and north["ratio_lower"] < north["ratio"] < north["ratio_upper"]
+    assert not [k for r in doc["subgroups"] for k in r if " " in k]
+    # a reference group of a tag the cases do not carry is refused, not ignored
+    code, out, err = run(capsys, "scenario", "results", result["run_id"], "--reference", "sex=F")
+    assert code == 2 and "no subgroup tag 'sex'" in err and "tags: site" in err and not out
 
 
 def test_run_scenario_with_an_approved_endpoint_and_flag_errors(home, capsys, cases, llm_server):

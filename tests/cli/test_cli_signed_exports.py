@@ -49,6 +49,11 @@ def test_signed_card_verifies_and_a_tampered_copy_exits_3(capsys, saved, tmp_pat
     assert run(capsys, "report", saved[0], "--out", str(pdf), "--chai", str(plain))[0] == 0
     code, out, _ = run(capsys, "verify-export", str(plain), "--cert", str(cert))
     assert code == 3 and json.loads(out)["reason"] == "the file carries no signature"
+    # an unsigned PDF said "not well-formed XML" (issue 36 item 20): it says unsigned, and what is missing
+    code, out, err = run(capsys, "verify-export", str(pdf), "--cert", str(cert))
+    result = json.loads(out)
+    assert code == 3 and result["verified"] is False and "XML" not in err.split("(")[0]
+    assert result["reason"].startswith("unsigned: no signature file d.pdf.sig.json beside it")
 
 
 def test_bad_input_exits_2_with_a_reason(capsys, saved, tmp_path, keys):  # noqa: F811

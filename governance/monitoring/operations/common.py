@@ -6,11 +6,12 @@ both need them, and neither should import the other.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
-from governance.monitoring.identity import approved_candidate, decided_run_ids
+from governance.monitoring.identity import approved_candidate, decided_run_ids, known_candidates
 from governance.monitoring.models import Signal
 from governance.monitoring.records import SignalRecord
 
@@ -23,10 +24,25 @@ def now_or(now: datetime | None) -> datetime:
     return now or datetime.now(UTC)
 
 
-def watched_candidate(dossier: Dossier, candidate: str | None) -> str:
+def watched_candidate(dossier: Dossier, candidate: str | None, *, monitored: Iterable[str] = ()) -> str:
+    """The candidate named (or the approved one), refused unless the dossier knows it.
+
+    ``monitored``: names already holding feed rows or records, which a read may still show; a write
+    passes none, so nothing is ever stored under a name the dossier does not know (issue 36 item 18).
+
+    Raises:
+        MonitoringError: an unknown name (the known ones are listed), or none named and none approved.
+    """
     approved = approved_candidate(dossier)
     if candidate and candidate.strip():
-        return candidate.strip()
+        name = candidate.strip()
+        known = list(dict.fromkeys([*known_candidates(dossier), *monitored]))
+        if name not in known:
+            raise MonitoringError(
+                f"no candidate {name!r} in dossier {dossier.id}: nothing was done "
+                f"(candidates: {', '.join(known) or 'none recorded'})"
+            )
+        return name
     if approved is None:
         raise MonitoringError(
             f"{dossier.id} has no approved candidate to monitor: record the decision first, "

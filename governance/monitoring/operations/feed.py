@@ -79,6 +79,12 @@ class ImportResult(BaseModel):
     """Ids of signals recorded by this import."""
 
 
+def _monitored(store: DossierStorage, dossier: Dossier) -> list[str]:
+    """Names that already hold feed rows or monitoring records (a read still shows them)."""
+    recorded = {getattr(e, "candidate", None) for e in dossier.monitoring} - {None}
+    return [*store.monitoring.candidates(dossier.id), *sorted(recorded)]
+
+
 def monitoring_status(
     store: DossierStorage, dossier_id: str, *, candidate: str | None = None, now: datetime | None = None
 ) -> MonitoringStatus:
@@ -89,7 +95,7 @@ def monitoring_status(
         MonitoringError: no decided candidate and none named.
     """
     dossier = store.load(dossier_id).dossier
-    name = watched_candidate(dossier, candidate)
+    name = watched_candidate(dossier, candidate, monitored=_monitored(store, dossier))
     aggregates = store.monitoring.aggregates(dossier_id, name)
     return compute_status(
         dossier, aggregates, now=now_or(now), candidate=name, served=served_names(store, dossier, name)
@@ -154,7 +160,8 @@ def masked_examples(
     """
     from evaluator.phi.detect import redact_text  # the detector loads its name lists on first use
 
-    name = watched_candidate(store.load(dossier_id).dossier, candidate)
+    dossier = store.load(dossier_id).dossier
+    name = watched_candidate(dossier, candidate, monitored=_monitored(store, dossier))
     out = []
     for key, text in store.monitoring.text_examples(dossier_id, name, max(1, limit)):
         masked, counts = redact_text(text)
@@ -275,7 +282,8 @@ def export_blinded_feed(
     Raises:
         MonitoringError: no approved candidate and none named.
     """
-    name = watched_candidate(store.load(dossier_id).dossier, candidate)
+    dossier = store.load(dossier_id).dossier
+    name = watched_candidate(dossier, candidate, monitored=_monitored(store, dossier))
     columns, batches = store.monitoring.blinded_rows(dossier_id, name)
     n = 0
     with Path(out).open("w", newline="", encoding="utf-8") as f:

@@ -317,7 +317,10 @@ def create_queue_from_feed(
             )
         candidate = known[0]
     elif candidate not in known:
-        raise ReviewError(f"no feed rows of candidate {candidate!r} in dossier {dossier_id}")
+        raise ReviewError(
+            f"no feed rows of candidate {candidate!r} in dossier {dossier_id} (candidates with a feed: "
+            f"{', '.join(known)})"
+        )
     rows, skipped = store.monitoring.review_rows(dossier_id, candidate, month)
     where = f"{candidate}'s feed" + (f" in {month}" if month else "")
     if len(rows) < n:

@@ -161,7 +161,7 @@ def test_an_unchanged_file_is_recognised_by_its_hash_before_its_rows_are_read(
         assert again.version == first.version and again.new_signals == []
         assert again.status == first.status
     # another candidate's import of the same bytes reads them (its rows are not stored yet)
-    other = import_feed(any_store, dossier_id, path, candidate="M2", actor=Actor.named("qa"), now=NOW)
+    other = import_feed(any_store, dossier_id, path, candidate="gpt-4o", actor=Actor.named("qa"), now=NOW)
     assert len(reads) == 1 and other.record.rows_added == 60
     # the same file later, when the clock raised a signal (the schedule), records it as before
     later = import_feed(any_store, dossier_id, path, actor=Actor.named("qa"), now=NOW.replace(year=2027))
