@@ -100,6 +100,8 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "activity_template_csv": "evaluator.scenarios.template",
     "TEMPLATES": "evaluator.scenarios.template",
     "template_csv": "evaluator.scenarios.template",
+    "RUBRIC_TEMPLATES": "evaluator.scenarios.template",
+    "rubric_template": "evaluator.scenarios.template",
     "mean_win_rate": "evaluator.statistics.estimates",
     "RoleSetupError": "evaluator.storage.pg_roles",
     "MIN_N": "evaluator.statistics.subgroups",
@@ -146,8 +148,10 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from evaluator.scenarios.template import (
         ACTIVITY_TEMPLATES,
         FORMAT_NOTES,
+        RUBRIC_TEMPLATES,
         TEMPLATES,
         activity_template_csv,
+        rubric_template,
         template_csv,
     )
     from evaluator.statistics.cusum import (
