@@ -11,6 +11,7 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "attest_scenario": "governance.scenarios.operations.deidentification",
     "GradeRequest": "governance.scenarios.operations.grading",
     "grade_scenario_run": "governance.scenarios.operations.grading",
+    "attach_grading": "governance.scenarios.operations.grading",
     "attach_scenario_run": "governance.scenarios.operations.local",
     "import_for_dossier": "governance.scenarios.operations.local",
     "redact_scenario": "governance.scenarios.operations.local",
@@ -19,8 +20,8 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "version_view": "governance.scenarios.operations.local",
 }
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
-    "DeidentificationError", "GradeRequest", "attach_scenario_run", "attest_file", "attest_scenario",
-    "grade_scenario_run",
-    "import_for_dossier", "redact_scenario", "run_gate", "scenario_rows", "version_view",
+    "DeidentificationError", "GradeRequest", "attach_grading", "attach_scenario_run", "attest_file",
+    "attest_scenario", "grade_scenario_run", "import_for_dossier", "redact_scenario", "run_gate",
+    "scenario_rows", "version_view",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)

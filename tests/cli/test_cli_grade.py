@@ -191,3 +191,82 @@ def test_grade_refuses_what_it_cannot_grade(home, capsys, scenario_run, llm_serv
         "NO_SUCH_KEY_VARIABLE_XYZ",
     )
     assert code == 2 and "NO_SUCH_KEY_VARIABLE_XYZ" in err
+
+
+def test_attach_grading_as_the_scenarios_evidence_with_an_interval_for_a_mean(
+    home, capsys, scenario_run, llm_server
+):
+    from scipy.stats import bootstrap
+
+    from governance.dossier.record import Dossier
+    from governance.dossier.store import Store
+    from governance.intended_use.records import example_intended_use
+
+    with Store.open(home / "medassure.duckdb") as store:  # closed again before the CLI writes
+        store.save(
+            Dossier(
+                id="D-ds",
+                title="Discharge summaries",
+                owner="AI committee",
+                intended_use=example_intended_use(),
+            ),
+            author="test",
+        )
+    code, out, err = run(
+        capsys, "grade", "--run", scenario_run, "--grader", "openai/grader-a", "--api-base", llm_server.url
+    )
+    assert code == 0, err
+    grading_id = json.loads(out)["grading_id"]
+    code, out, err = run(capsys, "attach", "--grading", grading_id, "--dossier", "D-ds")
+    assert code == 0, err
+    done = json.loads(out)
+    assert done["kind"] == "grading" and done["added"] == 1 and done["version"] == 2
+    with Store.open(home / "medassure.duckdb") as store:
+        evidence = next(e for e in store.load("D-ds").dossier.evidence if e.source == grading_id)
+    scores = [0.125, 4 / 6, -0.5]
+    assert (evidence.metric, evidence.model, evidence.n, evidence.provenance) == (
+        "rubric_score",
+        "openai/candidate",
+        3,
+        "local-run",
+    )
+    assert evidence.score == pytest.approx(sum(scores) / 3) and evidence.scale == "0-1"
+    ci = bootstrap(
+        (scores,),
+        lambda x, axis: x.mean(axis=axis),
+        method="BCa",
+        n_resamples=2000,
+        random_state=__import__("numpy").random.default_rng(0),
+    ).confidence_interval
+    assert evidence.ci_lower == pytest.approx(max(ci.low, 0.0)) and evidence.ci_upper == pytest.approx(
+        ci.high
+    )
+    assert "clipped" in evidence.ci_method and evidence.n_unscored == 1 and evidence.n_unparsed == 1
+    # a score rule on the scenario reads it: a verdict from the hospital's own cases
+    code, out, err = run(
+        capsys,
+        "rules",
+        "D-ds",
+        "--add-score-rule",
+        evidence.benchmark,
+        "--threshold",
+        "0.05",
+        "--min-n",
+        "3",
+        "--why",
+        "drafts must earn some of the rubric's points",
+    )
+    assert code == 0, err
+    code, out, err = run(capsys, "assess", "D-ds", "--format", "json")
+    assert code == 0, err
+    verdict = next(v for v in json.loads(out)["verdicts"] if v["metric"] == "rubric_score")
+    # n = 3 is far too few: the bar is inside the interval, no verdict either way (Hoeffding below n = 300)
+    assert (verdict["model"], verdict["n"], verdict["verdict"]) == ("openai/candidate", 3, "inconclusive")
+    assert verdict["estimate"] == pytest.approx(sum(scores) / 3) and verdict["evidence_ids"] == [evidence.id]
+    # again: nothing new, no new version
+    code, out, _ = run(capsys, "attach", "--grading", grading_id, "--dossier", "D-ds")
+    assert code == 0 and json.loads(out)["added"] == 0 and json.loads(out)["version"] == 3  # 3: the rule
+    code, _, err = run(capsys, "attach", "--grading", "grading-nope", "--dossier", "D-ds")
+    assert code == 2 and "no grading 'grading-nope'" in err
+    code, _, err = run(capsys, "attach", scenario_run, "--grading", grading_id, "--dossier", "D-ds")
+    assert code == 2 and "exactly one" in err

@@ -3,7 +3,8 @@
 Why here: grading is the scenario concept's way of scoring free-text cases, so the operation (role
 check, the graders' endpoints from a model list and one server, keys checked before anything is
 sent) sits with the scenario's other operations; the passes and HealthBench's rule are
-``evaluator.grading``. A grading is paid work on the committee's behalf: editors start it.
+``evaluator.grading``. A grading is paid work on the committee's behalf: editors start it. A
+completed grading attaches to a dossier as the scenario's evidence for its candidate.
 """
 
 from __future__ import annotations
@@ -16,11 +17,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from evaluator.gateway.errors import LLMError
 from evaluator.gateway.llm import ModelEndpoint, api_key_for
 from evaluator.grading import GradingError, GradingResult, grade_run, load_grading
+from evaluator.grading.evidence import grading_evidence
 from evaluator.phi.attestation import DeidentificationAttestation
 from evaluator.runs.runner import RunOptions
-from governance.dossier.storage import DossierStorage
+from governance.dossier.storage import DossierStorage, DossierVersion
+from governance.evidence.attach import attach_evidence
 from governance.identity.actor import Actor
-from governance.identity.operations.authorize import require
+from governance.identity.operations.authorize import require, update_as
+from governance.scenarios.operations.local import labelled_evidence
 
 
 class GradeRequest(BaseModel):
@@ -102,6 +106,46 @@ def grade_scenario_run(
     )
 
 
-def stored_grading(store: DossierStorage, grading_id: str) -> GradingResult:
-    """A stored grading's result (``GradingError`` when there is none)."""
-    return load_grading(store, grading_id)
+def attach_grading(
+    store: DossierStorage, dossier_id: str, grading_id: str, *, actor: Actor
+) -> DossierVersion:
+    """Attach a completed grading as the scenario's evidence for its candidate (a new version by ``actor``).
+
+    The Evidence is the clipped mean case score on scale 0-1 with n and a BCa interval for a mean
+    (``evaluator.grading.evidence``), labelled with the scenario's subcategories. Attaching it again
+    adds nothing and saves no new version.
+
+    Raises:
+        PermissionDenied: the actor is not an editor of the dossier.
+        DossierNotFound: no such dossier.
+        GradingError: no such grading, one that stopped early, or one that scored no case.
+    """
+    require(actor.identity, "editor", "attach a grading as evidence", dossier_id)
+    store.load(dossier_id)  # an unknown dossier is refused before anything else is read
+    result = load_grading(store, grading_id)
+    if result.status != "completed":
+        raise GradingError(
+            f"grading {grading_id} is {result.status}: run `medassure grade` again to finish it "
+            "(grader replies already paid for come from the cache) before attaching"
+        )
+    with store.for_thread() as db:
+        version = (
+            db.scenarios.get(result.scenario_id, result.scenario_version)
+            if result.scenario_id and result.scenario_version
+            else None
+        )
+    if version is None:
+        raise GradingError(f"grading {grading_id} names no stored scenario version")
+    evidence = grading_evidence(result, f"{version.scenario_id}_v{version.version}")
+    if evidence is None:
+        raise GradingError(f"grading {grading_id} scored no case: nothing to attach")
+    evidence = labelled_evidence(evidence, version.subcategory_ids)
+    return update_as(
+        store,
+        actor,
+        dossier_id,
+        lambda d: attach_evidence(d, [evidence], by=actor.name),
+        action="attach a grading as evidence",
+        note=f"evidence: attached rubric grading {grading_id} of run {result.run_id} "
+        f"({result.candidate_model}; score {result.score:.3f} over {result.n} cases)",
+    )
