@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "cli.report",
     "cli.scenario",
     "cli.jury",
+    "cli.grade",
     "cli.reevaluate",
     "cli.candidates",
     "cli.verify",

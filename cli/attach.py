@@ -1,4 +1,5 @@
-"""``medassure attach RUN_ID --dossier ID``: attach a completed run's Evidence to a dossier.
+"""``medassure attach RUN_ID --dossier ID``: attach a completed run's Evidence to a dossier
+(``--grading GRADING_ID`` instead of RUN_ID: a rubric grading's score; ``attach_grading``).
 
 For pipelines that run first and attach later (or attach a run made on the Run evidence page).
 Thin wrapper over ``governance.runs.operations.attach.attach_completed_run``, which takes benchmark
@@ -46,11 +47,35 @@ def attach_run_to(store: Any, dossier_id: str, run_id: str, by: str) -> dict[str
             "kind": done.kind, "evidence_ids": done.evidence_ids, "added": done.added}
 
 
+def attach_grading_to(store: Any, dossier_id: str, grading_id: str, by: str) -> dict[str, Any]:
+    """Attach a rubric grading and return the JSON object ``attach --grading`` prints."""
+    from evaluator import GradingError
+    from governance.scenarios import attach_grading
+
+    before = store.latest_or_none(dossier_id)
+    try:
+        version = attach_grading(store, dossier_id, grading_id, actor=actor_named(by))
+    except GradingError as exc:
+        fail(f"not attached to {dossier_id}: {exc}")
+    added = before is None or version.version != before.version
+    ids = [e.id for e in version.dossier.evidence if e.source == grading_id]
+    say(f"dossier {dossier_id}: " + (f"version {version.version} holds grading {grading_id}" if added
+                                      else f"grading {grading_id} was already attached (version unchanged)"))
+    return {"dossier_id": dossier_id, "version": version.version, "hash": version.hash,
+            "grading_id": grading_id, "kind": "grading", "evidence_ids": ids,
+            "added": len(ids) if added else 0}
+
+
 def cmd_attach(args: argparse.Namespace) -> int:
+    if bool(args.run_id) == bool(args.grading):
+        fail("give exactly one of RUN_ID or --grading GRADING_ID")
     store = open_store(args)
     try:
         require_dossier(store, args.dossier)
-        emit(attach_run_to(store, args.dossier, args.run_id, who(args)))
+        if args.grading:
+            emit(attach_grading_to(store, args.dossier, args.grading, who(args)))
+        else:
+            emit(attach_run_to(store, args.dossier, args.run_id, who(args)))
     finally:
         store.close()
     return 0
@@ -60,7 +85,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add ``attach``."""
     p = sub.add_parser("attach", help="attach a completed run (benchmark or local scenario) to a dossier",
                        description=__doc__)
-    p.add_argument("run_id", help="the run id `medassure run` printed")
+    p.add_argument("run_id", nargs="?", help="the run id `medassure run` printed")
+    p.add_argument("--grading", metavar="GRADING_ID",
+                   help="attach a rubric grading (`medassure grade`) instead of a run: the scenario's score "
+                        "for the graded candidate, with n and an interval for a mean")
     p.add_argument("--dossier", required=True, help="dossier id")
     p.add_argument("--by", help="who attaches it (default $MEDASSURE_USER or the login name)")
     add_format(p)

@@ -62,6 +62,7 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "JsonRefused": "evaluator.inputs.capped_json",
     "parse_json": "evaluator.inputs.capped_json",
     "default_jury_method": "evaluator.jury.medhelm",
+    "GradingError": "evaluator.grading.grade",
     "JuryError": "evaluator.jury.panel",
     "jury_config_for": "evaluator.jury.panel",
     "run_jury": "evaluator.jury.panel",
@@ -100,6 +101,8 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "activity_template_csv": "evaluator.scenarios.template",
     "TEMPLATES": "evaluator.scenarios.template",
     "template_csv": "evaluator.scenarios.template",
+    "RUBRIC_TEMPLATES": "evaluator.scenarios.template",
+    "rubric_template": "evaluator.scenarios.template",
     "mean_win_rate": "evaluator.statistics.estimates",
     "RoleSetupError": "evaluator.storage.pg_roles",
     "MIN_N": "evaluator.statistics.subgroups",
@@ -113,6 +116,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from evaluator.evidence.record import Evidence, evidence_frame, published_evidence
     from evaluator.gateway.errors import LLMError
     from evaluator.gateway.llm import ModelEndpoint, api_key_for, default_transport
+    from evaluator.grading.grade import GradingError
     from evaluator.importers import HelmImportError, load_helm_runs
     from evaluator.importers.inspect_log import InspectNotInstalled
     from evaluator.inputs.capped_json import JsonRefused, parse_json
@@ -146,8 +150,10 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from evaluator.scenarios.template import (
         ACTIVITY_TEMPLATES,
         FORMAT_NOTES,
+        RUBRIC_TEMPLATES,
         TEMPLATES,
         activity_template_csv,
+        rubric_template,
         template_csv,
     )
     from evaluator.statistics.cusum import (
@@ -185,6 +191,7 @@ def _wire() -> None:
     extensions.register_component("read_job", "evaluator.runs.store:read_job")
     extensions.register_component("scenarios", "evaluator.scenarios.store:ScenarioStore")
     extensions.register_component("juries", "evaluator.jury.store:JuryStore")
+    extensions.register_component("gradings", "evaluator.grading.store:GradingStore")
     extensions.register_component("attestations", "evaluator.phi.attestation:AttestationStore")
     extensions.register_lookup("loader", "evaluator.loaders:get_loader")
     extensions.register_lookup("metric", "evaluator.scoring.metrics:get_metric")

@@ -12,6 +12,7 @@ from evaluator import (
     FIELDS,
     FORMAT_NOTES,
     MIN_N,
+    RUBRIC_TEMPLATES,
     TEMPLATES,
     ColumnMapping,
     ImportRejected,
@@ -21,6 +22,7 @@ from evaluator import (
     build_mapping,
     preview_table,
     read_table,
+    rubric_template,
     scenario_results,
     suggest_column_mapping,
     template_csv,
@@ -101,6 +103,13 @@ with st.expander("File format and templates"):
         col.download_button(f"Template: {job_title}", activity_template_csv(job),
                             file_name=f"medassure_scenario_{job}.csv", mime="text/csv",
                             key=f"ls_template_{job}", on_click="ignore")
+    st.markdown("**Rubric-graded free-text cases** (criteria a clinician would check, harms with negative "
+                "points; graded with `medassure grade`, see docs/grading.md):")
+    rubric_cols = st.columns(len(RUBRIC_TEMPLATES))
+    for col, name in zip(rubric_cols, RUBRIC_TEMPLATES, strict=True):
+        rubric_title, rubric_file, rubric_bytes = rubric_template(name)
+        col.download_button(f"Template: {rubric_title}", rubric_bytes, file_name=rubric_file,
+                            mime="application/jsonl", key=f"ls_rubric_template_{name}", on_click="ignore")
 upload = st.file_uploader("Cases file (CSV, XLSX or JSONL; UTF-8; at most 20 MB)",
                           type=["csv", "xlsx", "jsonl"], key=f"ls_upload_{st.session_state['ls_uploads']}")
 if upload is not None:

@@ -35,6 +35,7 @@ from evaluator.scenarios.run import (
 )
 from evaluator.scenarios.store import ScenarioStore, ScenarioVersion
 from evaluator.scenarios.table import DEFAULT_MAX_BYTES, read_table, read_table_file
+from evaluator.scenarios.template import RUBRIC_TEMPLATES, rubric_template
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -44,6 +45,7 @@ __all__ = [
     "ImportPreview",
     "ImportRejected",
     "MappingError",
+    "RUBRIC_TEMPLATES",
     "ScenarioResults",
     "ScenarioRunBlocked",
     "ScenarioStore",
@@ -58,6 +60,7 @@ __all__ = [
     "read_table_file",
     "record_offline_run",
     "redact_version",
+    "rubric_template",
     "run_scenario",
     "scenario_evidence",
     "scenario_results",

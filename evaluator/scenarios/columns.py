@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator.benchmarks.instance import AnswerType
 
-FIELDS = ("id", "context", "question", "reference", "answer_type", "choices", "lower", "upper")
+FIELDS = ("id", "context", "question", "reference", "answer_type", "choices", "lower", "upper", "rubric")
 REQUIRED = ("id", "reference")
 ALIASES: dict[str, tuple[str, ...]] = {
     "id": ("id", "case_id", "case_no", "case_number", "item_id", "instance_id", "qid", "question_id"),
@@ -37,6 +37,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "choices": ("choices", "options", "answer_options"),
     "lower": ("lower", "lower_limit", "lower_bound", "low", "min", "tolerance_lower"),
     "upper": ("upper", "upper_limit", "upper_bound", "high", "max", "tolerance_upper"),
+    "rubric": ("rubric", "rubrics", "rubric_criteria", "criteria"),
 }
 TAG_PREFIXES = ("tag_", "tag:", "subgroup_", "group_")
 
@@ -51,7 +52,7 @@ class ColumnMapping(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     fields: dict[str, str] = Field(default_factory=dict)
-    """Case field (id, context, question, reference, answer_type, choices, lower, upper) → column."""
+    """Case field (id, context, question, reference, answer_type, choices, lower, upper, rubric) → column."""
     tags: dict[str, str] = Field(default_factory=dict)
     """Subgroup tag name (e.g. ``age_band``) → column."""
     default_answer_type: AnswerType | None = None
@@ -156,7 +157,8 @@ def check_mapping(mapping: ColumnMapping, columns: Sequence[str]) -> list[str]:
         >>> check_mapping(ColumnMapping(fields={"id": "id", "question": "q"}), ["id", "q"])
         ['no column is mapped to reference (required)']
     """
-    problems = [f"no column is mapped to {f} (required)" for f in REQUIRED if f not in mapping.fields]
+    problems = [f"no column is mapped to {f} (required)" for f in REQUIRED
+                if f not in mapping.fields and not (f == "reference" and "rubric" in mapping.fields)]
     if "question" not in mapping.fields and "context" not in mapping.fields:
         problems.append("map a column to question or context (a case needs something to ask)")
     problems += [

@@ -4,8 +4,9 @@ Why a separate step before mapping and validation: a table whose structure is br
 delimiter, no header row, a file cut off mid-cell, a JSON line that does not parse) cannot be
 interpreted column by column, so it is refused here, with the row, before any column gets a
 meaning. Byte-level checks (size, type, encoding) come first, in ``evaluator.scenarios.sniff``.
-Row numbers are those a person sees: in CSV and XLSX the header is row 1 and blank rows count,
-as in Excel; in JSONL the row is the line number.
+HealthBench's JSONL is recognised by its fields and turned into columns here
+(``evaluator.scenarios.rubric_cases``). Row numbers are those a person sees: in CSV and XLSX the
+header is row 1 and blank rows count, as in Excel; in JSONL the row is the line number.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import hashlib
 import io
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -57,6 +58,8 @@ class RawTable(BaseModel):
     """SHA-256 of the uploaded bytes."""
     size_bytes: int
     """Size of the upload."""
+    layout: Literal["table", "healthbench"] = "table"
+    """``healthbench``: HealthBench's JSONL, turned into columns (``evaluator.scenarios.rubric_cases``)."""
 
 
 def _looks_like_value(cell: str) -> bool:
@@ -215,8 +218,14 @@ def read_table(name: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> Ra
         columns, rows = (_csv_table if fmt == "csv" else _jsonl_table)(name, text)
     if not rows:
         raise ImportRejected(name, [file_issue("the file has a header but no data rows")])
+    layout = "table"
+    if fmt == "jsonl":
+        from evaluator.scenarios.rubric_cases import healthbench_rows, is_healthbench  # it reads RawRow
+
+        if is_healthbench(columns, rows):
+            (columns, rows), layout = healthbench_rows(name, rows), "healthbench"
     return RawTable(source_name=name, file_format=fmt, encoding=encoding, columns=columns, rows=rows,
-                    sha256=hashlib.sha256(data).hexdigest(), size_bytes=len(data))
+                    sha256=hashlib.sha256(data).hexdigest(), size_bytes=len(data), layout=layout)
 
 
 def read_table_file(path: Path | str, max_bytes: int = DEFAULT_MAX_BYTES) -> RawTable:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import csv
 import io
 
+from evaluator.paths import DATA_DIR
+
 TEMPLATES: dict[str, tuple[list[str], list[list[str]]]] = {
     "choice": (
         ["id", "question", "choices", "reference", "language"],
@@ -76,6 +78,13 @@ ACTIVITY_TEMPLATES: dict[str, tuple[str, list[str], list[list[str]]]] = {
 """Activity → (title, subgroup tag columns, example rows): starting files for a job no benchmark tests
 (``governance.evidence.gaps`` offers them); answer types and tags filled in."""
 
+RUBRIC_TEMPLATES: dict[str, str] = {
+    "discharge_summary": "Discharge summaries (rubric-graded)",
+    "patient_message_reply": "Replies to patient messages (rubric-graded)",
+}
+"""Rubric case template → title: JSONL files in ``data/rubric_templates/`` (our own wording: SOURCE.md)."""
+RUBRIC_TEMPLATE_DIR = DATA_DIR / "rubric_templates"
+
 FORMAT_NOTES = [
     "One row per case; the first row holds the column names. CSV (UTF-8), XLSX or JSONL, at most 20 MB.",
     "id: unique per row. reference: the correct answer. question and/or context: what the model is asked.",
@@ -84,6 +93,9 @@ FORMAT_NOTES = [
     "choices: the options separated by | (a vertical bar), or a JSON list; the reference is the option "
     "letter (A, B, …) or the option's text.",
     "lower / upper: the accepted range of a numeric answer (both or neither).",
+    "rubric (optional, for free-text cases graded by criteria): a JSON list of {\"criterion\", \"points\", "
+    "\"tags\"}; negative points mark harms. With a rubric the reference may be empty. HealthBench's own "
+    "JSONL (prompt, rubrics, example_tags, prompt_id) is recognised as it is published.",
     "Any other column can be chosen as a subgroup tag (e.g. language, age_band) for per-group results.",
     "Cells starting with =, +, - or @ that are not numbers are refused (spreadsheet formula injection).",
 ]
@@ -118,3 +130,17 @@ def template_csv(answer_type: str) -> bytes:
     """
     columns, rows = TEMPLATES[answer_type]
     return _csv(columns, rows)
+
+
+def rubric_template(name: str) -> tuple[str, str, bytes]:
+    """(title, file name, bytes) of a rubric case template shipped in ``data/rubric_templates/``.
+
+    Example:
+        >>> title, filename, data = rubric_template("discharge_summary")
+        >>> filename, b'"rubric"' in data
+        ('medassure_rubric_discharge_summary.jsonl', True)
+    """
+    if name not in RUBRIC_TEMPLATES:
+        raise KeyError(f"no rubric template {name!r}; templates: {', '.join(RUBRIC_TEMPLATES)}")
+    data = (RUBRIC_TEMPLATE_DIR / f"{name}.jsonl").read_bytes()
+    return RUBRIC_TEMPLATES[name], f"medassure_rubric_{name}.jsonl", data

@@ -3,8 +3,10 @@
 Why all-or-nothing: a scenario is evidence a committee will cite, so a file with one bad row is
 rejected whole, with every problem listed, rather than silently imported minus that row. Rules:
 
-- ``id`` and ``reference`` are required on every row; ids are unique; ``question`` or ``context``
-  must say something.
+- ``id`` and ``reference`` are required on every row (a rubric case may leave ``reference`` empty:
+  its criteria say what counts); ids are unique; ``question`` or ``context`` must say something.
+- ``rubric``: a JSON list of ``{"criterion", "points", "tags"}`` (``evaluator.scenarios.rubric_cases``);
+  a case with one is ``free_text``.
 - ``answer_type`` is choice, exact, numeric_range or free_text (a few spellings such as
   "multiple_choice" or "numeric" are accepted); when no column gives it, the mapping's default,
   else it is inferred: choices → choice, lower/upper → numeric_range, otherwise exact.
@@ -24,11 +26,12 @@ import json
 import re
 from typing import Any
 
-from evaluator.benchmarks.instance import Instance
+from evaluator.benchmarks.instance import Instance, RubricCriterion
 from evaluator.inputs.capped_json import JsonRefused, parse_json
 from evaluator.inputs.text_controls import control_problem
 from evaluator.scenarios.columns import ColumnMapping, check_mapping, normalize
 from evaluator.scenarios.issues import ImportIssue, ImportRejected, file_issue
+from evaluator.scenarios.rubric_cases import FORMAT_KEY, HEALTHBENCH, parse_rubric
 from evaluator.scenarios.table import RawRow, RawTable
 from evaluator.scoring.answers import reference_letter
 
@@ -132,10 +135,10 @@ class _Row:
         return number
 
 
-def _answer_type(r: _Row, choices: tuple[str, ...], has_limits: bool) -> str | None:
+def _answer_type(r: _Row, choices: tuple[str, ...], has_limits: bool, *, rubric: bool = False) -> str | None:
     given = r.text("answer_type")
     if not given:
-        return r.mapping.default_answer_type or (
+        return "free_text" if rubric else r.mapping.default_answer_type or (
             "choice" if choices else "numeric_range" if has_limits else "exact"
         )
     kind = ANSWER_TYPE_SPELLINGS.get(normalize(given), normalize(given))
@@ -176,7 +179,13 @@ def _instance(r: _Row, seen: dict[str, int]) -> Instance | None:
         r.problem("id", f"duplicate id {case_id!r} (first used in row {seen[case_id]})")
     else:
         seen[case_id] = r.row.number
-    if not reference:
+    rubric: tuple[RubricCriterion, ...] = ()
+    rubric_given = not _blank(r.raw("rubric"))
+    if rubric_given:
+        rubric, why = parse_rubric(r.raw("rubric"))
+        if why:
+            r.problem("rubric", why)
+    if not reference and not rubric_given:
         r.problem("reference", "the reference is empty: every case needs its correct answer")
     if not context.strip() and not question.strip():
         r.problem(None, "both question and context are empty")
@@ -184,7 +193,10 @@ def _instance(r: _Row, seen: dict[str, int]) -> Instance | None:
     before_limits = len(r.issues)
     lower, upper = r.limit("lower"), r.limit("upper")
     limits_ok = len(r.issues) == before_limits
-    kind = _answer_type(r, choices, lower is not None or upper is not None or not limits_ok)
+    kind = _answer_type(r, choices, lower is not None or upper is not None or not limits_ok,
+                        rubric=bool(rubric))
+    if rubric and kind not in (None, "free_text"):
+        r.problem("rubric", f"a rubric grades free_text answers, not {kind}")
     if kind == "choice" and reference:
         if len(choices) < 2:
             r.problem("choices", "a choice case needs its options")
@@ -217,6 +229,7 @@ def _instance(r: _Row, seen: dict[str, int]) -> Instance | None:
         upper=upper if kind == "numeric_range" else None,
         subgroups=tags,
         meta={"row": str(r.row.number)},
+        rubric=rubric,
     )
 
 
@@ -238,6 +251,8 @@ def validate_table(table: RawTable, mapping: ColumnMapping) -> tuple[list[Instan
     issues: list[ImportIssue] = []
     seen: dict[str, int] = {}
     cases = [c for row in table.rows if (c := _instance(_Row(row, mapping, issues), seen)) is not None]
+    if table.layout == HEALTHBENCH:  # a grader is shown the conversation as HealthBench shows it
+        cases = [c.model_copy(update={"meta": {**c.meta, FORMAT_KEY: HEALTHBENCH}}) for c in cases]
     return cases, issues
 
 

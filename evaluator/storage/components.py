@@ -79,6 +79,11 @@ class ComponentStores:
         return component("juries")(self._con)
 
     @property
+    def gradings(self) -> Any:
+        """Rubric gradings of scenario runs and their verdicts (a ``GradingStore``)."""
+        return component("gradings")(self._con)
+
+    @property
     def attestations(self) -> Any:
         """De-identification attestations, found by the SHA-256 of the file they cover (PHI gate):
         an ``AttestationStore``."""

@@ -33,6 +33,7 @@ from governance.intended_use.risk import RiskTier
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from evaluator.grading.store import GradingStore
     from evaluator.jury.store import JuryStore
     from evaluator.phi.attestation import AttestationStore
     from evaluator.runs.reads import RunReads
@@ -298,6 +299,11 @@ class DossierStorage(Protocol):
     @property
     def juries(self) -> JuryStore:
         """Jury passes: a batch of judgements and its ratings are written in one transaction."""
+        ...
+
+    @property
+    def gradings(self) -> GradingStore:
+        """Rubric gradings: one grader's verdicts are written in one transaction."""
         ...
 
     @property

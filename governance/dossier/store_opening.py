@@ -321,7 +321,7 @@ class DossierOpening:
         if not is_postgres(self._con):
             raise RoleSetupError("db-roles sets up PostgreSQL roles: set MEDASSURE_DATABASE_URL to the "
                                  "server, connecting as the role that is to own the tables")
-        for component in ("runs", "scenarios", "juries", "attestations", "documents", "reviews",
+        for component in ("runs", "scenarios", "juries", "gradings", "attestations", "documents", "reviews",
                           "monitoring"):
             getattr(self, component)  # each component store creates or upgrades its tables on opening
         return grant_app_role(self._con, app_role)

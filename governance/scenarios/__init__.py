@@ -9,6 +9,9 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "DeidentificationError": "governance.scenarios.operations.deidentification",
     "attest_file": "governance.scenarios.operations.deidentification",
     "attest_scenario": "governance.scenarios.operations.deidentification",
+    "GradeRequest": "governance.scenarios.operations.grading",
+    "grade_scenario_run": "governance.scenarios.operations.grading",
+    "attach_grading": "governance.scenarios.operations.grading",
     "attach_scenario_run": "governance.scenarios.operations.local",
     "import_for_dossier": "governance.scenarios.operations.local",
     "redact_scenario": "governance.scenarios.operations.local",
@@ -17,7 +20,8 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "version_view": "governance.scenarios.operations.local",
 }
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
-    "DeidentificationError", "attach_scenario_run", "attest_file", "attest_scenario",
-    "import_for_dossier", "redact_scenario", "run_gate", "scenario_rows", "version_view",
+    "DeidentificationError", "GradeRequest", "attach_grading", "attach_scenario_run", "attest_file",
+    "attest_scenario", "grade_scenario_run", "import_for_dossier", "redact_scenario", "run_gate",
+    "scenario_rows", "version_view",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)
