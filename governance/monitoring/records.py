@@ -43,6 +43,10 @@ SignalKind = Literal[
     "out_of_scope",
     "safety_event",
     "schedule",
+    "retirement",
+    "canary_identity",
+    "canary_drift",
+    "canary_unreachable",
 ]
 """Why a signal was raised (the CLI's ``signals[].kind``)."""
 Source = Literal["feed", "otel", "litellm"]
