@@ -32,6 +32,7 @@ COMMAND_MODULES = [
     "cli.records",
     "cli.review",
     "cli.monitor",
+    "cli.canary",
 ]
 
 
