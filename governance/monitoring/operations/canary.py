@@ -151,8 +151,8 @@ def set_canary(store: DossierStorage, dossier_id: str, *, actor: Actor, cases: i
     return record, version
 
 
-def _ask(store: DossierStorage, dossier, canary: CanarySet, concurrency: int) -> list[tuple[str, dict]]:
-    """Ask every frozen case of the approved endpoint again; (run id, result row) per case."""
+def _ask(store: DossierStorage, dossier, canary: CanarySet, concurrency: int) -> list[tuple[str, str, dict]]:
+    """Ask every frozen case of the approved endpoint again: (baseline run, fresh run, row) per case."""
     items = {i.run_id: i for i in _items(dossier, canary.candidate)}
     runs = list(dict.fromkeys(c.run_id for c in canary.cases))
     missing = [r for r in runs if r not in items]
@@ -189,18 +189,18 @@ def _ask(store: DossierStorage, dossier, canary: CanarySet, concurrency: int) ->
         summary = run_benchmark(store, spec, instances, endpoint, concurrency=concurrency,
                                 options=RunOptions(phi_check=check, fresh=True))
         rows = {r["instance_id"]: r for r in store.runs.results(summary.run_id)}
-        out += [(summary.run_id, rows.get(i.id, {"instance_id": i.id, "error": "no result"}))
+        out += [(item.run_id, summary.run_id, rows.get(i.id, {"instance_id": i.id, "error": "no result"}))
                 for i in instances]
     return out
 
 
-def _attempt(dossier, canary: CanarySet, answers, asked: list[tuple[str, dict]], accepted: set[str]
+def _attempt(dossier, canary: CanarySet, answers, asked: list[tuple[str, str, dict]], accepted: set[str]
              ) -> CanaryAttempt:
-    base = {c.instance_id: c for c in canary.cases}
+    base = {(c.run_id, c.instance_id): c for c in canary.cases}
     baseline_correct = now_correct = lost = gained = changed = n = 0
     served: Counter = Counter()
-    for _, row in asked:
-        case = base[row["instance_id"]]
+    for baseline_run, _, row in asked:
+        case = base[(baseline_run, row["instance_id"])]
         if row.get("error") is not None or row.get("score") is None:
             continue
         n += 1
@@ -217,7 +217,7 @@ def _attempt(dossier, canary: CanarySet, answers, asked: list[tuple[str, dict]],
     p = drop_p_value(lost, gained)
     status = attempt_status(n, len(canary.cases), p, canary.alpha,
                             model is not None and bare_model(model) not in accepted)
-    return CanaryAttempt(run_ids=list(dict.fromkeys(r for r, _ in asked)), status=status, n=n,
+    return CanaryAttempt(run_ids=list(dict.fromkeys(r for _, r, _ in asked)), status=status, n=n,
                          errors=len(asked) - n, baseline_correct=baseline_correct, now_correct=now_correct,
                          lost=lost, gained=gained, p_value=p, changed_answers=changed / n if n else 0.0,
                          served_model=model)
