@@ -33,6 +33,7 @@ COMMAND_MODULES = [
     "cli.records",
     "cli.review",
     "cli.monitor",
+    "cli.canary",
 ]
 
 

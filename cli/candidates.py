@@ -96,7 +96,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_candidates)
     p = sub.add_parser("candidate-add", help="add or replace a candidate from a JSON file")
     p.add_argument("id", help="dossier id")
-    p.add_argument("file", help="JSON: id, vendor, product, model_id, model_version, pricing, contract, ...")
+    p.add_argument("file", help="JSON: id, vendor, product, model_id, model_version, snapshot, retires_on, "
+                                  "pricing, contract, ...")
     p.add_argument("--by", help="who records it (default $MEDASSURE_USER or the login name)")
     p.set_defaults(func=cmd_add)
     p = sub.add_parser("candidate-answer", help="record a vendor's answer to one questionnaire question")

@@ -51,6 +51,8 @@ def memo(m) -> None:
         st.markdown("#### Decision memo")
         st.markdown(f"**The question.** {ui.plain(m.question)}")
         st.markdown(f"**The answer.** {ui.plain(m.answer)}")
+        for warning in m.retirement:
+            st.warning(f"**Vendor retirement.** {ui.plain(warning)}")
         parts = [("The three main reasons" if len(m.reasons) == 3 else "Main reasons", m.reasons),
                  ("Conditions", m.conditions or ["None recorded."]), ("Who signed, and when", m.signed),
                  ("What is missing", m.missing or ["Nothing: the checklist is complete."])]

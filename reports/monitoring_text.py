@@ -19,6 +19,10 @@ KIND_LABELS = {
     "review_effectiveness": "Human review not catching errors",
     "out_of_scope": "Use outside the approved envelope",
     "safety_event": "Safety event", "schedule": "Scheduled re-evaluation due",
+    "retirement": "Vendor retires the approved snapshot",
+    "canary_identity": "Canary: served identity changed",
+    "canary_drift": "Canary: answers drifted from the baseline",
+    "canary_unreachable": "Canary: endpoint unreachable",
 }
 STATE_LABELS = {"open": "open", "acknowledged": "acknowledged", "resolved": "resolved"}
 EVENT_SEVERITY_LABELS = {"near_miss": "near miss", "minor": "minor", "moderate": "moderate",

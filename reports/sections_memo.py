@@ -25,6 +25,8 @@ def memo_section(memo: DecisionMemo) -> Section:
         Section(key="memo_signed", title="Who signed, and when", bullets=memo.signed),
         Section(key="memo_missing", title="What is missing",
                 bullets=memo.missing or ["Nothing: the checklist is complete."]),
+        *([Section(key="memo_retirement", title="Vendor retirement", bullets=memo.retirement)]
+          if memo.retirement else []),
         outcomes,
     ]
     return Section(key="memo", title="Decision memo", facts=[

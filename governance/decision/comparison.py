@@ -22,6 +22,7 @@ uses, so the comparison cannot disagree with the Evidence, Rules and Cost pages:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import date
 from typing import TYPE_CHECKING, Literal
 
 import pandas as pd
@@ -38,6 +39,7 @@ from governance.procurement.candidates import candidate_models
 from governance.procurement.cost import cost_report, default_score_benchmark, pareto_frontier
 from governance.procurement.measured_cost import MeasuredCost
 from governance.procurement.records import Candidate, ContractFacts
+from governance.procurement.retirement import retirement
 from governance.rules.assessment import assessment_and_recommendation
 from governance.rules.kinds import kinds_where
 from governance.rules.recommendation import RANK, Recommendation
@@ -173,6 +175,10 @@ class CandidateSummary(BaseModel):
     """USD per 1,000 requests as charged in the dossier's own runs (None: not measured)."""
     measured_basis: str = ""
     """``measured on N instances of run R``, or why there is no measured figure."""
+    retires_on: date | None = None
+    """The day the vendor retires the candidate's snapshot (None: no date known)."""
+    retires_on_source: str | None = None
+    """Where that date comes from: the candidate's record, or litellm's model map with its version."""
 
 
 class CandidateComparison(BaseModel):
@@ -326,7 +332,10 @@ def _summary(dossier: Dossier, c: Candidate, models: list[str], evidence: list[E
                     if r.kind == "max_cost_per_1k"), None)
     cost_rule = ("no rule" if ceiling is None else "inconclusive" if cost.cost_per_1k is None
                  else "pass" if round(cost.cost_per_1k, 9) <= ceiling else "fail")
+    retires = retirement(c)
     return CandidateSummary(
+        retires_on=retires.retires_on if retires else None,
+        retires_on_source=retires.source_text if retires else None,
         id=c.id, label=c.label, model=c.model_text, prompt_version=c.prompt_version, endpoint=endpoint,
         evidence_models=models, contract=c.contract, pricing=c.pricing.kind if c.pricing else "none",
         cost_per_1k=cost.cost_per_1k, monthly_cost=cost.monthly_cost, cost_basis=cost.basis,

@@ -14,6 +14,7 @@ first), then the narrowest passes. Nothing here is stored; it is recomputed per 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
@@ -21,6 +22,7 @@ from pydantic import BaseModel, ConfigDict
 from governance.decision.readiness import decision_checklist
 from governance.decision.records import OUTCOME_LABELS
 from governance.decision.signoff import signoff_status
+from governance.procurement.retirement import DEFAULT_NOTICE_DAYS, candidate_named, retirement_warning
 from governance.rules.outcome_text import OutcomeLine, headline, misses_bar, outcome_lines, verdict_sentence
 from governance.rules.recommendation import Recommendation
 from governance.rules.verdicts import Assessment, Verdict
@@ -51,6 +53,9 @@ class DecisionMemo(BaseModel):
     """What is missing: checklist gaps, unsigned roles, a decision not recorded."""
     outcomes: list[OutcomeLine]
     """Every candidate's outcome, best first."""
+    retirement: list[str] = []
+    """A warning per recorded candidate whose vendor retirement date is past, or inside the notice window, at
+    decision time (the decision's date, else now): the memo's candidate first."""
 
 
 def _weight(v: Verdict) -> tuple:
@@ -124,4 +129,14 @@ def decision_memo(dossier: Dossier, assessment: Assessment, rec: Recommendation)
     if d is None:
         missing.insert(0, "The committee's decision is not recorded.")
     return DecisionMemo(question=question, answer=answer, candidate=candidate, reasons=reasons,
-                        conditions=conditions, signed=_signed(dossier), missing=missing, outcomes=lines)
+                        conditions=conditions, signed=_signed(dossier), missing=missing, outcomes=lines,
+                        retirement=_retirement(dossier, candidate))
+
+
+def _retirement(dossier: Dossier, candidate: str | None) -> list[str]:
+    at = dossier.decision.decided_at if dossier.decision else datetime.now(UTC)
+    days = dossier.oversight.monitoring.retirement_notice_days if dossier.oversight else DEFAULT_NOTICE_DAYS
+    first = candidate_named(dossier, candidate) if candidate else None
+    ordered = sorted(dossier.candidates, key=lambda c: first is None or c.id != first.id)
+    found = [retirement_warning(dossier, c.id, at, days) for c in ordered]
+    return [f"{c.label}: {w}" for c, w in zip(ordered, found, strict=True) if w]

@@ -214,7 +214,7 @@ class MonitoringPlan(UserRecord, OmitNewDefaults):
     _omit_at_default: ClassVar[tuple[str, ...]] = (
         "target_arl0", "review_seconds_floor", "sentinel_catch_bar", "review_deadline_hours",
         "pause_deadline_hours", "suspend_deadline_hours", "approved_prompt_version", "model_aliases",
-        "approved_tags", "baseline_rate", "baseline_start", "baseline_end")
+        "approved_tags", "baseline_rate", "baseline_start", "baseline_end", "retirement_notice_days")
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -250,6 +250,8 @@ class MonitoringPlan(UserRecord, OmitNewDefaults):
     """Start of the baseline window the committee marked at go-live."""
     baseline_end: datetime | None = None
     """End of that window."""
+    retirement_notice_days: int = Field(default=90, ge=0, le=3650)
+    """Days before the vendor's retirement date of the approved snapshot at which a review is raised."""
 
 
 class OversightPlan(UserRecord):

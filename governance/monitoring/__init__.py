@@ -15,6 +15,9 @@ operations (``operations.feed``, ``operations.events``, ``operations.sources``).
 from evaluator.lazy_exports import lazy_exports
 
 _FACE = {  # what pages and the CLI use from this concept: name -> defining module (tests/test_faces.py)
+    "due_canaries": "governance.monitoring.operations.canary",
+    "run_canary": "governance.monitoring.operations.canary",
+    "set_canary": "governance.monitoring.operations.canary",
     "acknowledge_signal": "governance.monitoring.operations.events",
     "record_event": "governance.monitoring.operations.events",
     "record_go_live": "governance.monitoring.operations.events",
@@ -32,7 +35,8 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
 }
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
     "FeedError", "MonitoringError", "SEVERITIES", "acknowledge_signal", "dossier_monitoring",
-    "export_blinded_feed", "feed_template", "import_feed", "known_candidates", "monitoring_status",
-    "record_event", "record_go_live", "resolve_signal", "safety_register",
+    "due_canaries", "export_blinded_feed", "feed_template", "import_feed", "known_candidates",
+    "monitoring_status", "record_event", "record_go_live", "resolve_signal", "run_canary", "safety_register",
+    "set_canary",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)

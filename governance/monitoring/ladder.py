@@ -27,8 +27,13 @@ LEVEL_OF: dict[str, Level] = {
     "out_of_scope": "review",
     "schedule": "review",
     "safety_event": "suspend",
+    "retirement": "review",
+    "canary_identity": "pause",
+    "canary_drift": "review",
+    "canary_unreachable": "review",
 }
-"""The level each kind of signal puts the candidate at (a minor safety event: review)."""
+"""The level each kind of signal puts the candidate at (a minor safety event: review; a retirement date
+passed: pause)."""
 
 
 def signal_id(key: str) -> str:

@@ -3,7 +3,8 @@
 Why records on the dossier, and the feed rows elsewhere: a feed holds up to millions of rows, which stay
 in the feed table (``store_monitoring``); the dossier's record keeps what a committee must be able to
 prove later: each import (the file's SHA-256 and its row counts), each signal the ladder raised, each
-acknowledgement and resolution (with the authenticated identity), and each safety event. They are
+acknowledgement and resolution (with the authenticated identity), each safety event, and the canary (its
+frozen cases with their baseline digests, and each run of it; the answers stay in the run store). They are
 appended to ``Dossier.monitoring`` as new versions, like re-evaluation addenda, outside what sign-offs
 bind to (``content_hash.APPENDED``), so ``medassure verify`` covers them and the decision stays signed.
 
@@ -43,6 +44,10 @@ SignalKind = Literal[
     "out_of_scope",
     "safety_event",
     "schedule",
+    "retirement",
+    "canary_identity",
+    "canary_drift",
+    "canary_unreachable",
 ]
 """Why a signal was raised (the CLI's ``signals[].kind``)."""
 Source = Literal["feed", "otel", "litellm"]
@@ -256,7 +261,114 @@ class GoLiveSettings(UserRecord):
     """Why (a vendor's renamed build, the go-live date)."""
 
 
+CanaryStatus = Literal["in_control", "drift", "identity_changed", "unreachable"]
+"""The outcome of one canary run (the CLI's ``status``)."""
+
+
+class CanaryCase(BaseModel):
+    """One frozen case: where its baseline answer is stored, and whether that answer was correct."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    benchmark: str
+    """The frozen plan item's benchmark (as the plan names it)."""
+    run_id: str
+    """The decided run holding the baseline answer."""
+    instance_id: str
+    """The case."""
+    correct: bool
+    """The baseline answer was correct (score 1 against the known answer)."""
+
+
+class CanarySet(BaseModel):
+    """A canary frozen for the approved candidate: its cases, baseline, schedule and level."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["canary_set"] = "canary_set"
+    """Record kind."""
+    id: str = Field(pattern=r"^K-[0-9a-f]{8,}$")
+    """Stable id, e.g. ``K-3f9a1c2b0d``."""
+    at: AwareDatetime
+    """When it was frozen."""
+    by: str = Field(min_length=1, max_length=200)
+    """Who froze it (chair or editor)."""
+    auth: str | None = None
+    """How that person was established (None: named locally)."""
+    candidate: str
+    """The approved candidate it watches."""
+    every_days: int = Field(ge=1, le=366)
+    """Days between scheduled runs (``canary run --due``)."""
+    alpha: float = Field(default=0.05, gt=0, lt=1)
+    """One-sided level of the exact test at which a drop is significant."""
+    cases: list[CanaryCase] = Field(min_length=1)
+    """The frozen cases, stratified over the frozen plan's benchmarks."""
+    baseline_digest: str = Field(pattern=r"^[0-9a-f]{64}$")
+    """SHA-256 of the baseline (each case's run, id, stored answer and correctness)."""
+    cases_digest: str = Field(pattern=r"^[0-9a-f]{64}$")
+    """SHA-256 of the cases' content, checked before the canary asks again."""
+
+
+class CanaryAttempt(BaseModel):
+    """One asking of the canary's cases and its comparison with the baseline."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    run_ids: list[str]
+    """The fresh runs (one per benchmark)."""
+    status: CanaryStatus
+    """What this attempt alone shows."""
+    n: int
+    """Cases answered now (errors are not compared)."""
+    errors: int
+    """Cases that got no answer."""
+    baseline_correct: int
+    """Of the ``n``, correct at baseline."""
+    now_correct: int
+    """Of the ``n``, correct now."""
+    lost: int
+    """Correct at baseline, wrong now."""
+    gained: int
+    """Wrong at baseline, correct now."""
+    p_value: float
+    """One-sided exact binomial (McNemar) p-value of a drop: P(X ≥ lost), X ~ Bin(lost + gained, 1/2)."""
+    changed_answers: float
+    """Share of the ``n`` whose parsed answer differs from the baseline's."""
+    served_model: str | None
+    """The served identity most answers named (None: the server named none)."""
+
+
+class CanaryRun(BaseModel):
+    """One scheduled or manual canary run: its attempts (a finding is confirmed once), outcome and signal."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["canary_run"] = "canary_run"
+    """Record kind."""
+    id: str = Field(pattern=r"^KR-[0-9a-f]{8,}$")
+    """Stable id."""
+    canary_id: str
+    """The canary set asked."""
+    at: AwareDatetime
+    """When it ran."""
+    by: str = Field(min_length=1, max_length=200)
+    """Who (or which scheduler account) ran it."""
+    auth: str | None = None
+    """How that person was established (None: named locally)."""
+    candidate: str
+    """Candidate watched."""
+    status: CanaryStatus
+    """The outcome: a drift or identity change only when the confirmation run showed it again."""
+    confirmed: bool
+    """A confirmation run showed the first attempt's finding again."""
+    attempts: list[CanaryAttempt] = Field(min_length=1)
+    """The first attempt, and the confirmation run when one was made."""
+    signal_id: str | None = None
+    """The signal raised (None: in control, or a finding not confirmed)."""
+
+
 MonitoringEntry = Annotated[
-    FeedImport | SignalRecord | SignalAction | SafetyEvent | GoLiveSettings, Field(discriminator="kind")
+    FeedImport | SignalRecord | SignalAction | SafetyEvent | GoLiveSettings | CanarySet | CanaryRun,
+    Field(discriminator="kind"),
 ]
 """One entry of ``Dossier.monitoring``."""

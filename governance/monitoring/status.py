@@ -2,10 +2,11 @@
 
 Why one composing function: the page, the CLI and the monthly report show the same status, so they call
 ``compute_status`` (through the operations) and render what comes back. The checks, in the issue's
-order: identity (served model, prompt version) → pause; monthly rates above their bars → review; CUSUM
-drift → review; review effectiveness (rubber-stamping, sentinels missed) → review; the schedule →
-review; subgroups, and use outside the approved envelope → review; safety events, moderate or worse →
-suspend.
+order: identity (served model, prompt version) → pause; the vendor's retirement date of the approved
+snapshot (``retirement``: past → pause, inside the notice window → review); monthly rates above their
+bars → review; CUSUM drift → review; review effectiveness (rubber-stamping, sentinels missed) → review;
+the schedule → review; subgroups, and use outside the approved envelope → review; safety events,
+moderate or worse → suspend.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from governance.monitoring.models import FeedAggregates, MonitoringStatus, Signa
 from governance.monitoring.plan import METRIC_LABELS, bars, resolved_plan, review_floor
 from governance.monitoring.rates import audit_sample, month_metrics, rubber_stamping
 from governance.monitoring.records import SUSPENDING, SafetyEvent
+from governance.monitoring.retirement import retirement_signal
 from governance.monitoring.schedule import reevaluation_due
 from governance.monitoring.subgroups import out_of_envelope, subgroup_rows
 
@@ -90,6 +92,7 @@ def compute_status(
         )
     if approved.prompt_version is None:
         notes.append("No approved prompt version is recorded: prompt versions are not checked.")
+    retirement_signal(dossier, candidate, mp, now, add, notes)
 
     bar_table = bars(plan, dossier.risk.tier)
     metrics = month_metrics(aggregates.months, bar_table, aggregates.correction_source)

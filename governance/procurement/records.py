@@ -8,6 +8,7 @@ operations (upsert, attestation statuses, the cost report) stay in ``governance.
 
 from __future__ import annotations
 
+from datetime import date
 from typing import ClassVar, Literal
 
 from pydantic import AwareDatetime, ConfigDict, Field, model_validator
@@ -103,8 +104,14 @@ class ContractFacts(UserRecord):
     """The hospital can pin the model version (the vendor cannot swap it underneath)."""
 
 
-class Candidate(UserRecord):
-    """One vendor product under consideration for the dossier's intended use."""
+class Candidate(OmitNewDefaults, UserRecord):
+    """One vendor product under consideration for the dossier's intended use.
+
+    ``snapshot`` and ``retires_on`` came with the retirement watch; left unset they are left out of the
+    dump, so dossiers saved before them keep their content hashes (``OmitNewDefaults``).
+    """
+
+    _omit_at_default: ClassVar[tuple[str, ...]] = ("snapshot", "retires_on")
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -118,6 +125,11 @@ class Candidate(UserRecord):
     """Underlying model identifier, e.g. ``gpt-4o``, ``claude-3-7-sonnet``."""
     model_version: str = Field(default="", max_length=100)
     """Model version or snapshot, e.g. ``2024-05-13`` (empty: not stated)."""
+    snapshot: str | None = Field(default=None, min_length=1, max_length=200)
+    """The vendor's model snapshot, e.g. ``gpt-4o-2024-05-13``, apart from the endpoint or deployment name
+    (``azure/portal-reply``); None: derived from ``model_id`` and ``model_version``."""
+    retires_on: date | None = None
+    """The retirement date the vendor announced (None: litellm's shipped model map is consulted)."""
     prompt_version: str = Field(default="", max_length=200)
     """Prompt or configuration version the vendor runs."""
     endpoint: ModelEndpoint | None = None

@@ -123,3 +123,29 @@ def test_candidate_answer_stores_the_document_and_refuses_bad_values(capsys, sav
     ]:
         code, _, err = run(capsys, "--home", str(saved), "candidate-answer", "D-cand", *argv)
         assert code == 2 and match in err, err
+
+
+def test_candidates_json_carries_each_retirement_date_and_its_source(capsys, saved):
+    """Issue 37: gpt-4o 2024-05-13 is dated 2026-10-23 by litellm's shipped map (its version named)."""
+    import importlib.metadata
+
+    code, doc, _ = run(capsys, "--home", str(saved), "candidates", "D-cand")
+    rows = {c["id"]: c for c in doc["candidates"]}
+    assert code == 0 and rows["gpt"]["retires_on"] == "2026-10-23"
+    assert f"litellm {importlib.metadata.version('litellm')} model map (gpt-4o-2024-05-13)" == (
+        rows["gpt"]["retires_on_source"])
+    assert rows["llama"]["retires_on"] is None and rows["llama"]["retires_on_source"] is None
+
+
+def test_a_vendor_announced_date_on_the_candidate_is_its_source(capsys, saved, tmp_path):
+    doc = {"id": "azure", "vendor": "V", "product": "P", "model_id": "gpt-4o", "model_version": "2024-05-13",
+           "snapshot": "gpt-4o-2024-05-13", "retires_on": "2026-09-30"}
+    (tmp_path / "c.json").write_text(json.dumps(doc))
+    code, added, err = run(capsys, "--home", str(saved), "candidate-add", "D-cand", str(tmp_path / "c.json"))
+    assert code == 0, err
+    c = added["candidate"]
+    assert (c["snapshot"], c["retires_on"]) == ("gpt-4o-2024-05-13", "2026-09-30")
+    code, out, _ = run(capsys, "--home", str(saved), "candidates", "D-cand")
+    row = next(c for c in out["candidates"] if c["id"] == "azure")
+    assert row["retires_on"] == "2026-09-30"
+    assert row["retires_on_source"].startswith("the vendor's announcement")

@@ -232,3 +232,10 @@ def test_decision_page_rejection_with_gaps_needs_no_override(home):
     decision = store.load("D-gaps").dossier.decision
     store.close()
     assert decision.outcome == "reject" and decision.gaps_override is None
+
+
+def test_decision_page_warns_that_the_demos_approved_snapshot_is_retired(demo_copy):
+    """Issue 37: litellm's shipped map retires gpt-4o-2024-05-13 on 2026-10-23, before the demo's decision."""
+    at = open_page("pages/decision.py")
+    (warning,) = [w.value for w in at.warning if w.value.startswith("**Vendor retirement.**")]
+    assert "gpt-4o-2024-05-13 on 2026-10-23" in warning and "already past" in warning

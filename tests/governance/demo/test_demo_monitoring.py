@@ -7,7 +7,7 @@ still reaches below the 5% bar, resolved by the chair with a note) is read from 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import pytest
 from statsmodels.stats.proportion import proportion_confint
@@ -23,7 +23,7 @@ from governance.demo.monitoring_feed import (
 from governance.dossier.store import Store
 from governance.monitoring.operations.feed import monitoring_status
 from governance.monitoring.records import FeedImport, SignalAction
-from tests.demo_monitoring import DEMO, demo_db  # noqa: F401 (fixture)
+from tests.demo_monitoring import DEMO, copy_demo, demo_db  # noqa: F401 (fixture)
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ def test_six_monthly_imports_of_the_generated_rows_all_labelled_demo_data(demo):
 def test_pause_in_month_four_for_the_silent_vendor_update(demo):
     _, version, status = demo
     months = demo_months(version.created_at)
-    (pause,) = [s for s in status.signals if s.level == "pause"]
+    (pause,) = [s for s in status.signals if s.level == "pause" and s.kind != "retirement"]
     assert pause.kind == "model_change" and _month(pause.first_seen) == months[3]
     assert pause.state == "open" and status.status == "pause"
     rows = demo_feed_rows(version.created_at)
@@ -63,7 +63,8 @@ def test_pause_in_month_four_for_the_silent_vendor_update(demo):
 def test_cusum_signals_in_month_five_before_the_monthly_rate_crosses_the_bar(demo):
     _, version, status = demo
     months = demo_months(version.created_at)
-    quiet = [s for s in status.signals if _month(s.first_seen) in months[:3]]
+    # the feed is quiet in months 1-3 (the vendor's retirement calendar is not the feed: its own test)
+    quiet = [s for s in status.signals if _month(s.first_seen) in months[:3] and s.kind != "retirement"]
     assert quiet == [], "months 1-3 are quiet"
     (drift,) = [s for s in status.signals if s.kind == "drift"]
     assert drift.level == "review" and _month(drift.first_seen) == months[4]
@@ -95,3 +96,31 @@ def test_the_review_is_acknowledged_then_resolved_by_the_chair_with_a_note(demo)
 def test_the_feed_is_the_same_for_the_same_month():
     now = datetime(2026, 12, 1, 12, tzinfo=UTC)
     assert demo_feed_rows(now)[:50] == demo_feed_rows(now.replace(day=20))[:50]
+
+
+def test_the_retirement_of_the_approved_snapshot_pauses_and_is_warned_at_decision_time(
+    demo, demo_db, tmp_path, capsys  # noqa: F811
+):
+    """Issue 37: the demo approves GPT-4o (2024-05-13); litellm's shipped map retires gpt-4o-2024-05-13 on
+    2026-10-23, before the demo's decision (seeded now). Known answer read from the map file itself."""
+    import importlib.metadata
+    import json
+
+    from cli import main
+    from governance.decision import decision_memo
+    from governance.rules.assessment import assessment_and_recommendation
+    from tests.governance.monitoring.test_retirement import MAP
+
+    _, version, _ = demo
+    assert MAP["gpt-4o-2024-05-13"]["deprecation_date"] == "2026-10-23"
+    assert version.dossier.decision.decided_at.date() > date(2026, 10, 23)
+    code = main(["--home", str(copy_demo(demo_db, tmp_path / "home").parent), "monitor", "status", DEMO])
+    payload = json.loads(capsys.readouterr().out)
+    # a monthly import inside the 90-day window recorded the review first; the date passed: a pause
+    (sig,) = [s for s in payload["signals"] if s["kind"] == "retirement" and s["level"] == "pause"]
+    assert (sig["metric"], sig["first_seen"][:10]) == ("gpt-4o-2024-05-13", "2026-10-23")
+    assert {s["level"] for s in payload["signals"] if s["kind"] == "retirement"} <= {"review", "pause"}
+    assert f"litellm {importlib.metadata.version('litellm')}" in sig["detail"] and code == 4
+    memo = decision_memo(version.dossier, *assessment_and_recommendation(version.dossier))
+    assert memo.retirement and "gpt-4o-2024-05-13 on 2026-10-23" in memo.retirement[0]
+    assert "already past" in memo.retirement[0]

@@ -1,0 +1,115 @@
+"""The retirement watch: dates from the candidate or litellm's shipped map, signals, warnings, hashes.
+
+Known answers: the map's dates are read here straight from the JSON file litellm ships (not through the
+product's reader), and litellm's version from the installed package's metadata.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import pytest
+
+from governance.dossier.content_hash import signable_hash
+from governance.dossier.record import Dossier
+from governance.monitoring.feed_records import FeedAggregates
+from governance.monitoring.status import compute_status
+from governance.procurement.records import Candidate
+from governance.procurement.retirement import candidate_snapshot, retirement, retirement_warning
+from tests.governance.monitoring_fixtures import CANDIDATE, NOW, decided_dossier, monitoring_plan
+
+
+def _shipped_map() -> dict:
+    spec = importlib.util.find_spec("litellm")
+    path = Path(next(iter(spec.submodule_search_locations))) / "model_prices_and_context_window_backup.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+MAP = _shipped_map()
+LITELLM = f"litellm {importlib.metadata.version('litellm')}"
+
+
+def cand(**kw) -> Candidate:
+    base = dict(id="m1", vendor="V", product="P", model_id="m-1", evidence_models=[CANDIDATE],
+                added_by="buyer", added_at=datetime(2025, 12, 1, tzinfo=UTC))
+    return Candidate(**{**base, **kw})
+
+
+def status_with(candidate: Candidate, plan=None, now=NOW):
+    d = decided_dossier(plan)
+    d = d.model_copy(update={"candidates": [candidate]})
+    return compute_status(d, FeedAggregates(candidate=CANDIDATE, rows=0), now=now, candidate=CANDIDATE)
+
+
+def test_a_dated_candidate_maps_to_its_snapshot_and_the_shipped_date_with_the_maps_version():
+    c = cand(model_id="gpt-4o", model_version="2024-05-13")
+    r = retirement(c)
+    assert candidate_snapshot(c) == "gpt-4o-2024-05-13"
+    shipped = date.fromisoformat(MAP["gpt-4o-2024-05-13"]["deprecation_date"])
+    assert r.retires_on == shipped == date(2026, 10, 23)
+    assert (r.source, r.map_version) == ("model_map", LITELLM)
+    assert LITELLM in r.source_text and "gpt-4o-2024-05-13" in r.source_text
+    # the provider's own entry wins when the snapshot names it (Azure dates the same snapshot otherwise)
+    azure = retirement(cand(snapshot="azure/gpt-4o-2024-05-13"))
+    assert azure.retires_on == date.fromisoformat(MAP["azure/gpt-4o-2024-05-13"]["deprecation_date"])
+
+
+def test_the_vendors_announced_date_on_the_candidate_wins_over_the_map():
+    r = retirement(cand(snapshot="gpt-4o-2024-05-13", retires_on=date(2026, 9, 1)))
+    assert (r.retires_on, r.source, r.map_version) == (date(2026, 9, 1), "candidate", None)
+    assert retirement(cand(model_id="no-such-model-anywhere")) is None
+
+
+@pytest.mark.parametrize(
+    ("retires_on", "level", "first_seen"),
+    [
+        (date(2026, 8, 1), "review", datetime(2026, 5, 3, tzinfo=UTC)),  # 42 days ahead: inside 90
+        (date(2026, 6, 1), "pause", datetime(2026, 6, 1, tzinfo=UTC)),  # past
+    ],
+)
+def test_monitor_status_raises_a_retirement_signal_in_the_window_and_a_pause_past_the_date(
+    retires_on, level, first_seen
+):
+    s = status_with(cand(retires_on=retires_on))
+    (sig,) = [x for x in s.signals if x.kind == "retirement"]
+    assert (sig.level, sig.first_seen, sig.metric, s.status) == (level, first_seen, "m-1", level)
+    assert retires_on.isoformat() in sig.detail and sig.owner == "AI quality lead"
+
+
+def test_the_plans_notice_window_decides_when_the_review_starts():
+    far = cand(retires_on=date(2026, 8, 1))  # 42 days after NOW
+    assert status_with(far, monitoring_plan(retirement_notice_days=30)).signals == []
+    s = status_with(cand(retires_on=date(2027, 1, 1)))
+    assert s.signals == [] and any("2027-01-01" in n for n in s.notes)
+
+
+def test_a_map_date_in_a_signal_names_the_maps_version():
+    s = status_with(cand(snapshot="gpt-4o-2024-05-13"), now=datetime(2026, 11, 1, tzinfo=UTC))
+    (sig,) = s.signals
+    assert sig.level == "pause" and LITELLM in sig.detail and "2026-10-23" in sig.detail
+
+
+def test_the_decision_warning_at_decision_time():
+    d = decided_dossier().model_copy(update={"candidates": [cand(retires_on=date(2026, 2, 1))]})
+    inside = retirement_warning(d, CANDIDATE, datetime(2026, 1, 1, tzinfo=UTC))
+    assert inside and "31 days after 2026-01-01" in inside and "90-day notice" in inside
+    assert "already past" in retirement_warning(d, CANDIDATE, date(2026, 2, 1))
+    assert retirement_warning(d, CANDIDATE, date(2025, 10, 1)) is None
+
+
+def test_unset_retirement_fields_leave_a_dossiers_hash_as_before():
+    old = cand()
+    doc = old.model_dump(mode="json")
+    assert "snapshot" not in doc and "retires_on" not in doc
+    d = Dossier(id="D-h", title="hash", owner="me", intended_use=decided_dossier().intended_use,
+                candidates=[old])
+    pinned = signable_hash(Dossier.model_validate(d.model_dump(mode="json")))
+    assert signable_hash(d) == pinned
+    dated = d.model_copy(update={"candidates": [cand(retires_on=date(2027, 1, 1))]})
+    assert signable_hash(dated) != pinned
+    plan = monitoring_plan()
+    assert "retirement_notice_days" not in plan.model_dump(mode="json") and plan.retirement_notice_days == 90
