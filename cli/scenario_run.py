@@ -97,8 +97,12 @@ def _run(args: argparse.Namespace, store: Any, version: Any, instances: list, en
         fail(f"the run stopped with an error: {progress.error}")
     summary = progress.summary
     out: dict[str, Any] = {**summary.model_dump(mode="json"), **head}
+    results = scenario_results(store, summary.run_id) if summary.n else None
+    if results is not None and results.unscored_note:
+        out["unscored_note"] = results.unscored_note
+        say(results.unscored_note)
     if summary.n_scored:
-        out["subgroups"] = scenario_results(store, summary.run_id).subgroups.display_rows()
+        out["subgroups"] = results.subgroups.display_rows()
         if args.dossier:
             by = os.environ.get("MEDASSURE_USER", "cli")
             require_role("editor", "attach a scenario run as evidence", args.dossier)
