@@ -1,7 +1,8 @@
 """``medassure jury`` and ``medassure agreement``: judge a run; check the judges against clinicians.
 
 Thin wrappers: ``jury`` loads the run's instances (the run records only their hash, so the
-dataset file is needed unless the benchmark is built in), builds the jury (judges from
+dataset file is needed unless the benchmark is built in; a local scenario's run reads the stored
+version's cases and judges its free-text ones, no file needed), builds the jury (judges from
 ``--judges``, else the benchmark's jury block, else the default vendor trio) with a ``--method``
 (``medhelm``: MedHELM's arithmetic as the medhelm 0.8.0 package computes it, the default on MedHELM's
 own benchmarks; ``helm-0.5``: crfm-helm 0.5.16's, for older leaderboards; ``strict``: ours, the
@@ -52,17 +53,9 @@ def _names(text: str | None) -> list[str] | None:
     return [n.strip() for n in text.split(",") if n.strip()] if text else None
 
 
-def _jury_inputs(args: argparse.Namespace, store: Any) -> tuple[list, Any]:
-    from evaluator import (
-        BenchmarkError,
-        DatasetError,
-        JuryError,
-        LLMError,
-        api_key_for,
-        get_benchmark,
-        jury_config_for,
-        load_instances,
-    )
+def _jury_inputs(args: argparse.Namespace, store: Any) -> tuple[Any, Any]:
+    from evaluator import BenchmarkError, DatasetError, JuryError, LLMError, api_key_for, jury_config_for
+    from governance.runs import jury_cases
 
     run = store.journaled_runs.get_run(args.run)
     if run is None:
@@ -70,10 +63,12 @@ def _jury_inputs(args: argparse.Namespace, store: Any) -> tuple[list, Any]:
     if str(run["benchmark_id"]).startswith("jury:"):
         fail(f"{args.run} is a judge run; give the run of the model being judged")
     try:
-        spec = get_benchmark(run["benchmark_id"])
-        instances = load_instances(spec, args.dataset_file)
-        config = jury_config_for(spec, _names(args.judges), args.api_base, args.api_key_env, args.concurrency,
-                                 method=args.method)
+        cases = jury_cases(store, run, args.dataset_file)
+        if cases.scenario and args.dataset_file:
+            say(f"note: {args.run} is a run of local scenario {cases.scenario['scenario_id']} version "
+                f"{cases.scenario['version']}; its stored cases are judged, --dataset-file is not read")
+        config = jury_config_for(cases.spec, _names(args.judges), args.api_base, args.api_key_env,
+                                 args.concurrency, method=args.method)
         if args.phi_approved:  # the judges' endpoints are approved for PHI
             config = config.model_copy(update={"judges": tuple(j.model_copy(update={"phi_approved": True})
                                                                for j in config.judges)})
@@ -81,7 +76,7 @@ def _jury_inputs(args: argparse.Namespace, store: Any) -> tuple[list, Any]:
             api_key_for(judge)
     except (BenchmarkError, DatasetError, JuryError, LLMError) as exc:
         fail(str(exc))
-    return instances, config
+    return cases, config
 
 
 def _run_attestation(store: Any, args: argparse.Namespace) -> Any:
@@ -107,16 +102,18 @@ def _run_attestation(store: Any, args: argparse.Namespace) -> Any:
     return recorded
 
 
-def _judge_in_background(store: Any, args: argparse.Namespace, instances: list, config: Any) -> Any:
+def _judge_in_background(store: Any, args: argparse.Namespace, cases: Any, config: Any) -> Any:
     """The jury pass as a job of the one job manager, waited for with a progress bar on stderr."""
     from evaluator import JOBS, JuryError, PhiBlocked, RunOptions, run_jury, sha256_of, wait_job
 
     options = RunOptions(concurrency=args.concurrency, max_cost_usd=args.max_cost)
     attestation = _run_attestation(store, args)
+    instances = cases.instances
 
     def work(db: Any, job: Any) -> Any:
         return run_jury(db, args.run, instances, config, on_progress=job.on_progress, options=options,
-                        cancel=job.cancel_event, attestation=attestation)
+                        cancel=job.cancel_event, attestation=attestation, not_judged=cases.not_judged,
+                        stored_cases=cases.scenario is not None)
 
     key = f"jury:{args.run}:{sha256_of(config.model_dump(mode='json'))[:12]}"
     job = JOBS.start(store, "jury", key, work, total=len(instances), label=f"jury of {args.run}")
@@ -140,8 +137,8 @@ def cmd_jury(args: argparse.Namespace) -> int:
     require_role("editor", "start a jury (paid judge calls)")
     store = open_store(args)
     try:
-        instances, config = _jury_inputs(args, store)
-        summary = _judge_in_background(store, args, instances, config)
+        cases, config = _jury_inputs(args, store)
+        summary = _judge_in_background(store, args, cases, config)
     except PhiBlocked as exc:
         return phi_blocked(exc.check, {"run": args.run})
     finally:
@@ -234,7 +231,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--api-base", help="one OpenAI-compatible server for all judges (e.g. vLLM on premises)")
     p.add_argument("--api-key-env", help="NAME of the environment variable holding the judges' key")
     p.add_argument(
-        "--dataset-file", help="the dataset file the run was made on (not needed for built-in ones)"
+        "--dataset-file",
+        help="the dataset file the run was made on (not needed for built-in ones or local scenarios)"
     )
     p.add_argument("--method", choices=("medhelm", "helm-0.5", "strict"),
                    help="medhelm: MedHELM's arithmetic as the medhelm 0.8.0 package computes it (no valid "

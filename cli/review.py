@@ -2,8 +2,10 @@
 
 * ``review create --run RUN_ID --n N [--double SHARE] [--sentinels K] --raters A,B --format json``: a
   queue of N outputs of a completed run (stratified by subgroup tags), SHARE of them rated by two raters,
-  K planted errors every rater sees; prints ``queue_id`` (with ``n_items``, ``n_double``,
-  ``n_sentinels``, ``raters``, ``rubric`` and ``guidance``, the sample-size figures). Needs an editor.
+  K planted errors every rater sees (``--sentinel-file F``: editor-written ones from a CSV of
+  ``instance_id``, ``output``, ``note``); prints ``queue_id`` (with ``n_items``, ``n_double``,
+  ``n_sentinels``, ``raters``, ``rubric``, ``guidance``, the sample-size figures, and ``warnings``: what
+  the queue cannot measure, e.g. no sentinels). Needs an editor.
   ``review create --feed DOSSIER_ID [--month YYYY-MM] [--candidate NAME] --n N ...``: the same from the
   dossier's monitoring feed rows that carry output text, on the audit verdict (``skipped_no_text``: rows
   without text); once closed, its verdicts count as the feed's audits in ``monitor status``.
@@ -50,7 +52,13 @@ def _errors():
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    from governance.review import create_queue, create_queue_from_feed, size_guidance
+    from governance.review import (
+        create_queue,
+        create_queue_from_feed,
+        queue_warnings,
+        read_sentinel_file,
+        size_guidance,
+    )
 
     if args.feed is None and (args.month is not None or args.candidate is not None):
         fail("--month and --candidate go with --feed")
@@ -59,6 +67,13 @@ def cmd_create(args: argparse.Namespace) -> int:
             "--feed queues rate the audit verdict and serve the feed's own dossier: "
             "drop --rubric jury, --dataset-file and --dossier"
         )
+    written: list = []
+    if args.sentinel_file:
+        try:
+            written = read_sentinel_file(Path(args.sentinel_file).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            fail(f"--sentinel-file {args.sentinel_file}: {exc}")
+    sentinels = max(args.sentinels, len(written))
     store = open_store(args)
     skipped = None
     try:
@@ -71,9 +86,10 @@ def cmd_create(args: argparse.Namespace) -> int:
                 candidate=args.candidate,
                 month=args.month,
                 double=args.double,
-                sentinels=args.sentinels,
+                sentinels=sentinels,
                 seed=args.seed,
                 strata=args.strata.split(",") if args.strata is not None else None,
+                written=written,
                 actor=cli_actor(args),
             )
         else:
@@ -83,7 +99,8 @@ def cmd_create(args: argparse.Namespace) -> int:
                 args.n,
                 args.raters.split(","),
                 double=args.double,
-                sentinels=args.sentinels,
+                sentinels=sentinels,
+                written=written,
                 rubric=args.rubric,
                 dossier_id=args.dossier,
                 seed=args.seed,
@@ -94,6 +111,10 @@ def cmd_create(args: argparse.Namespace) -> int:
     except _errors() as exc:
         fail(str(exc))
     guidance = size_guidance()
+    warnings = queue_warnings(queue.n_items, args.double, queue.n_sentinels, len(queue.raters),
+                              guidance=guidance)
+    for warning in warnings:
+        say(f"warning: {warning}")
     if skipped is not None:
         say(f"{skipped} feed row(s) without output text cannot be rated and were left out")
     say(
@@ -123,6 +144,7 @@ def cmd_create(args: argparse.Namespace) -> int:
             "criteria": list(queue.rubric.criteria),
             "seed": queue.seed,
             "guidance": guidance.model_dump(),
+            "warnings": warnings,
         }
     )
     return 0
@@ -264,7 +286,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--candidate", help="with --feed: the monitored candidate (needed when there are several)")
     c.add_argument("--n", type=N_ITEMS, required=True, help="outputs to sample (sentinels come on top)")
     c.add_argument("--double", type=SHARE, default=0.0, help="share rated by two raters (default 0)")
-    c.add_argument("--sentinels", type=COUNT, default=0, help="planted errors every rater sees (default 0)")
+    c.add_argument("--sentinels", type=COUNT, default=0,
+                   help="planted errors every rater sees (default 0; with --sentinel-file at least its rows)")
+    c.add_argument("--sentinel-file", metavar="FILE",
+                   help="editor-written sentinels: a CSV with instance_id, output (the faulty output raters "
+                        "see) and note (what is wrong; never shown to raters); --sentinels K makes the rest")
     c.add_argument(
         "--raters", required=True, help="comma-separated rater names (their login names or subjects)"
     )

@@ -130,6 +130,8 @@ def cmd_results(args: argparse.Namespace) -> int:
                                "summary": results.summary.model_dump(mode="json"),
                                "subgroups": results.subgroups.json_rows(),
                                "notes": results.subgroups.notes}
+        if results.unscored_note:
+            out["unscored_note"] = results.unscored_note
         if args.attach_to:
             note = f"evidence: local scenario run {args.run_id}"
             require_role("editor", "attach a scenario run as evidence", args.attach_to, args=args,

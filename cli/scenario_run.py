@@ -100,8 +100,12 @@ def _run(args: argparse.Namespace, store: Any, version: Any, instances: list, en
         fail(f"the run stopped with an error: {progress.error}")
     summary = progress.summary
     out: dict[str, Any] = {**summary.model_dump(mode="json"), "transport": endpoint.transport, **head}
+    results = scenario_results(store, summary.run_id) if summary.n else None
+    if results is not None and results.unscored_note:
+        out["unscored_note"] = results.unscored_note
+        say(results.unscored_note)
     if summary.n_scored:
-        out["subgroups"] = scenario_results(store, summary.run_id).subgroups.json_rows()
+        out["subgroups"] = results.subgroups.json_rows()
         if args.dossier:
             by = acting_name()  # $MEDASSURE_USER, else the login name (as `run --dossier` for a benchmark)
             require_role("editor", "attach a scenario run as evidence", args.dossier)

@@ -28,7 +28,7 @@ from evaluator import (
     template_csv,
 )
 from governance.mapping import load_taxonomy
-from governance.runs import RunInputError, job_status, start_scenario_run
+from governance.runs import RunInputError, job_status, run_record, start_scenario_run
 from governance.scenarios import (
     attach_scenario_run,
     import_for_dossier,
@@ -39,6 +39,7 @@ from governance.scenarios import (
 )
 from pages import tables, ui
 from pages.job_panel import live_job_panel
+from pages.run_jury import jury_section
 
 NONE = "—"
 POLL_S = 1.0
@@ -265,6 +266,8 @@ m[1].metric("Accuracy", "—" if s.score is None else f"{s.score.mean:.3f}")
 m[2].metric("95% interval", "—" if s.score is None or s.score.lower is None else
             f"{s.score.lower:.3f}–{s.score.upper:.3f}")
 m[3].metric("Unparsed / errors", f"{s.n_unparsed} / {s.n_errors}")
+if results.unscored_note:
+    st.info(results.unscored_note)
 low, high = results.subgroups.window
 st.markdown(f"**Subgroups**: ratio of each group's score to its tag's reference group, with a 95% "
             "interval (MOVER-Wilson for shares of correct answers, a seeded bootstrap for mean scores); the "
@@ -276,9 +279,15 @@ else:
     st.caption("This scenario has no subgroup tags.")
 for note in results.subgroups.notes:
     st.caption(note)
+if not s.n_scored:
+    st.caption("Nothing to attach from this run itself: no case has an automatic score"
+               + (" (see above for what scores its free-text cases)." if results.unscored_note else "."))
 if st.button("Attach to dossier (new version)", key="ls_attach", disabled=not s.n_scored):
     updated = attach_scenario_run(store, ui.current().dossier, run_id, by=ui.reviewer(),
                                   reference_groups=refs)
     ui.save(updated, note=f"evidence: local scenario {sid} v{ver}, run {run_id}")
     st.session_state["ls_flash"] = "Evidence attached, with its subgroup scores."
     st.rerun()
+record = run_record(store, run_id)
+if record is not None and record.status == "completed" and results.n_free_text_unscored:
+    jury_section(dossier, record)

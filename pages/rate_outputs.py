@@ -11,8 +11,12 @@ from governance.review import (
     create_queue,
     create_queue_from_feed,
     my_queues,
+    queue_warnings,
     rater_view,
+    read_sentinel_file,
     record_rating,
+    sentinels_for_bar,
+    size_guidance,
 )
 from pages import ui
 
@@ -30,6 +34,7 @@ actor = ui.actor()
 def _create_form() -> None:
     """Editors: a queue from a completed run or from the chosen dossier's monitoring feed."""
     current = ui.current()
+    sentinels_needed = sentinels_for_bar()
     with st.form(key="rq_create"):
         source = st.radio(
             "Outputs to rate",
@@ -40,11 +45,36 @@ def _create_form() -> None:
         month = st.text_input("Month, YYYY-MM (for the feed; empty: the whole feed)", key="rq_month")
         n = st.number_input("Outputs to sample", min_value=1, max_value=100_000, value=20, key="rq_n")
         raters = st.text_input("Raters, comma-separated", key="rq_raters")
+        guidance = size_guidance()
+        left, right = st.columns(2)
+        double = left.number_input(
+            "Share rated by two raters", min_value=0.0, max_value=1.0, value=0.25, step=0.05,
+            key="rq_double",
+            help="Clinician-clinician agreement needs outputs rated twice (and two raters or more). "
+            + guidance.text)
+        sentinels = right.number_input(
+            "Sentinels (planted errors every rater sees)", min_value=0, max_value=100_000, value=3,
+            key="rq_sentinels",
+            help="Each rater's catch rate needs sentinels: made from correct outputs (another option, a "
+                 "wrong value, a changed number, a flipped negation, a dropped warning) or written below.")
+        st.caption(f"Sample size: {ui.plain(guidance.text)} A rater who catches every sentinel clears the "
+                   f"90% catch-rate bar (95% lower bound) only from {sentinels_needed} sentinels.")
+        upload = st.file_uploader("Editor-written sentinels (CSV: instance_id, output, note)", type=["csv"],
+                                  key="rq_sentinel_file")
         go = st.form_submit_button("Create the queue")
     if not go:
         return
     feed = source.startswith("The monitoring feed")
-    content = (feed, run_id.strip(), month.strip(), int(n), raters.strip(), current and current.dossier.id)
+    written: list[tuple[str, str, str]] = []
+    if upload is not None:
+        try:
+            written = read_sentinel_file(upload.getvalue().decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            st.error(ui.plain(f"Sentinel file: {exc}"))
+            return
+    planted = max(int(sentinels), len(written))
+    content = (feed, run_id.strip(), month.strip(), int(n), raters.strip(), current and current.dossier.id,
+               float(double), planted, tuple(written))
     made = st.session_state.setdefault("rq_made", {})
     if content in made:
         st.info(f"Queue {ui.plain(made[content])} was already created from these settings.")
@@ -61,6 +91,9 @@ def _create_form() -> None:
                     int(n),
                     raters.split(","),
                     month=month.strip() or None,
+                    double=float(double),
+                    sentinels=planted,
+                    written=written,
                     actor=actor,
                 )
             else:
@@ -71,6 +104,9 @@ def _create_form() -> None:
                     int(n),
                     raters.split(","),
                     dossier_id=current.dossier.id if current else None,
+                    double=float(double),
+                    sentinels=planted,
+                    written=written,
                     actor=actor,
                 )
     except ReviewError as exc:
@@ -78,7 +114,10 @@ def _create_form() -> None:
         return
     made[content] = queue.queue_id
     note = f" {skipped} feed row(s) without output text were left out." if skipped else ""
-    st.success(f"Queue {ui.plain(queue.queue_id)} created: {queue.n_items} outputs.{ui.plain(note)}")
+    st.success(f"Queue {ui.plain(queue.queue_id)} created: {queue.n_items} outputs ({queue.n_double} rated "
+               f"twice) and {queue.n_sentinels} sentinels.{ui.plain(note)}")
+    for warning in queue_warnings(queue.n_items, float(double), queue.n_sentinels, len(queue.raters)):
+        st.warning(ui.plain(warning))
 
 
 if st.toggle("Create a review queue (editors)", key="rq_open"):

@@ -18,9 +18,9 @@ from governance.runs import (
     dossier_runs,
     estimate_request,
     job_elsewhere,
-    jury_applies,
     resume_run,
     run_id_for_key,
+    run_jury_applies,
     run_view,
     runnable_benchmarks,
     save_upload,
@@ -339,7 +339,7 @@ def runs() -> None:
 
 def jury(record) -> None:
     """Section 5, for a completed run with free-text answers: score it with the LLM jury."""
-    if record.status == "completed" and jury_applies(record.benchmark_id):
+    if record.status == "completed" and run_jury_applies(store, record.run_id, record.benchmark_id):
         jury_section(dossier, record)
 
 

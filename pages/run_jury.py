@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from evaluator import RunRecord, default_jury_method, get_benchmark, get_loader
+from evaluator import RunRecord, default_jury_method
 from governance import Dossier
 from governance.runs import (
     JuryPlan,
@@ -22,6 +22,7 @@ from governance.runs import (
     job_status,
     judge_options,
     jury_evidence,
+    needs_dataset_file,
     plan_jury,
     run_dataset_path,
     run_juries,
@@ -63,8 +64,7 @@ def _request(dossier: Dossier, record: RunRecord) -> JuryRequest | None:
                            "(such an instance is unscored and left out). All are computed from the same "
                            "replies and shown when they differ.")
     dataset = run_dataset_path(ui.store(), record.run_key)
-    spec = get_benchmark(record.benchmark_id)
-    if dataset is None and get_loader(spec.loader).needs_file and not spec.dataset_path:
+    if needs_dataset_file(ui.store(), record):
         dataset = st.text_input("Dataset file the run was made on (path)", key=f"jury_dataset_{rid}",
                                 help="The judges see each case's question and reference answer.") or None
         if dataset is None:
@@ -181,7 +181,9 @@ def jury_section(dossier: Dossier, record: RunRecord) -> None:
     """Section 5 for a completed free-text run: judges, estimate, the background jury, its evidence."""
     st.subheader("5. Score with the LLM jury")
     st.caption("Free-text answers are scored by judge models on the benchmark's rubric (1-5), as MedHELM "
-               "does. Under the strict method a judge reply that cannot be read is asked for once more, then "
+               "does (a local scenario's free-text cases on the default rubric; its other cases keep their "
+               "own scores and are not judged). Under the strict method a judge reply that cannot be read is "
+               "asked for once more, then "
                "counted as unscored with its reason, never as a score; the medhelm method reads the replies "
                "as MedHELM does, so the score is comparable with its published ones.")
     if problem := st.session_state.get("jury_error"):  # kept until the next start

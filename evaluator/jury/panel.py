@@ -20,7 +20,7 @@ reproduces the older crfm-helm 0.5.16 arithmetic. Every reading is recorded eith
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -153,8 +153,12 @@ def jury_config_for(
                       method=method)
 
 
-def check_dataset(run: dict[str, Any], result_ids: set[str], instances: Sequence[Instance]) -> list[Instance]:
+def check_dataset(run: dict[str, Any], result_ids: set[str], instances: Sequence[Instance], *,
+                  verify_hash: bool = True) -> list[Instance]:
     """The run's instances, in load order, verified against the run's dataset hash.
+
+    ``verify_hash=False`` for cases read from the run's own stored scenario version (they are what
+    the run was made on by construction; an offline demo run records the version's hash instead).
 
     Raises:
         JuryError: an answered instance is missing from ``instances``, or their content differs
@@ -168,7 +172,8 @@ def check_dataset(run: dict[str, Any], result_ids: set[str], instances: Sequence
             f"(e.g. {sorted(missing)[:3]}); pass the dataset file the run was made on"
         )
     if (
-        run.get("dataset_hash")
+        verify_hash
+        and run.get("dataset_hash")
         and sha256_of([i.model_dump(mode="json") for i in chosen]) != run["dataset_hash"]
     ):
         raise JuryError(
@@ -188,6 +193,8 @@ async def run_jury_async(
     on_progress: Progress | None = None,
     cancel: Any = None,
     attestation: DeidentificationAttestation | None = None,
+    not_judged: Mapping[str, str] | None = None,
+    stored_cases: bool = False,
 ) -> JurySummary:
     """Judge every answered instance of ``run_id`` with each judge of ``config``; see the module docstring.
 
@@ -195,6 +202,9 @@ async def run_jury_async(
     tests, a raw DuckDB connection. The judges read the cases and the candidate's outputs, so both
     pass the PHI gate (``evaluator.runs.phi_gate``) for every judge before the jury is created;
     ``attestation`` (default: the one recorded for the run's dataset) lets de-identified cases through.
+    ``not_judged`` (instance id -> reason; ``evaluator.jury.cases``) keeps cases from the judges: they
+    are recorded unscored with that reason (a local scenario's multiple-choice cases); ``stored_cases``
+    says the instances are the run's stored scenario version (``check_dataset`` without the hash).
 
     Raises:
         JuryError: unknown run, instances that do not match the run, or a budget with an unpriced judge.
@@ -213,18 +223,10 @@ async def run_jury_async(
     if run is None:
         raise JuryError(f"no run {run_id!r} in this database")
     results = runs.results(run_id)
-    chosen = check_dataset(run, {r["instance_id"] for r in results}, instances)
+    chosen = check_dataset(run, {r["instance_id"] for r in results}, instances, verify_hash=not stored_cases)
     by_id = {r["instance_id"]: r for r in results}
     rubric = get_rubric(config.rubric_id)
-    skipped = {
-        i.id: (
-            "candidate call failed, no response"
-            if by_id[i.id]["error"] is not None
-            else "empty candidate response"
-        )
-        for i in chosen
-        if by_id[i.id]["error"] is not None or not (by_id[i.id]["response_text"] or "").strip()
-    }
+    skipped = skipped_reasons(chosen, by_id, not_judged)
     judged = [i for i in chosen if i.id not in skipped]
     candidates = {i.id: by_id[i.id]["response_text"] for i in judged}
     stores = as_stores(con)
@@ -290,6 +292,27 @@ async def run_jury_async(
         )
         juries.finish(jury_id, status, summary.model_dump(mode="json", exclude={"instances"}))
     return summary
+
+
+def skipped_reasons(chosen: Sequence[Instance], by_id: Mapping[str, Mapping[str, Any]],
+                    not_judged: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Why each answered instance that is not sent to the judges is not (id -> reason).
+
+    Example:
+        >>> ok = {"response_text": "x", "error": None}
+        >>> skipped_reasons([Instance(id="a"), Instance(id="b")], {"a": ok, "b": {**ok, "response_text": ""}})
+        {'b': 'empty candidate response'}
+    """
+    out = {}
+    for i in chosen:
+        row = by_id[i.id]
+        if not_judged and i.id in not_judged:
+            out[i.id] = not_judged[i.id]
+        elif row["error"] is not None:
+            out[i.id] = "candidate call failed, no response"
+        elif not (row["response_text"] or "").strip():
+            out[i.id] = "empty candidate response"
+    return out
 
 
 def _generated(benchmark_id: str) -> bool:

@@ -37,6 +37,30 @@ class ScenarioResults(BaseModel):
     """Counts, overall score with interval, tokens and cost (from the stored results)."""
     subgroups: SubgroupTable
     """Per-tag, per-group results with ratios, flags and suppression."""
+    n_free_text_unscored: int = 0
+    """Answered free-text cases without an automatic score (the generic spec has no text metric)."""
+    unscored_note: str | None = None
+    """What scores those cases instead (jury, rubric grading, clinician ratings); None when none."""
+
+
+def unscored_note(n_free_text: int, run_id: str = "RUN") -> str | None:
+    """Say plainly what scores a scenario's free-text cases, instead of a silent "0 of n scored".
+
+    A local scenario runs on the generic spec, whose only metric (accuracy) reads an option, a value
+    or a range; a free-text answer (a discharge summary, a reply to a patient) has no automatic metric
+    here, reference text or not: word overlap with a reference is no evidence of a safe summary.
+
+    Example:
+        >>> unscored_note(0) is None, unscored_note(2).split(":")[0]
+        (True, '2 free-text case(s) have no automatic score')
+    """
+    if not n_free_text:
+        return None
+    return (f"{n_free_text} free-text case(s) have no automatic score: a reference text is not a metric. "
+            f"They are scored by an LLM jury (`medassure jury --run {run_id}`, or the jury section of "
+            f"Local scenarios), by rubric grading against each case's criteria (`medassure grade --run "
+            f"{run_id}`), or by clinician ratings (a review queue on Rate outputs, `medassure review "
+            "create`); attach that score as the evidence.")
 
 
 def scenario_results(
@@ -79,8 +103,11 @@ def scenario_results(
         elapsed_s=float(totals.get("elapsed_s", 0.0)),
     )
     scores = {r["instance_id"]: r["score"] for r in runs.results(run_id) if r["error"] is None}
+    instances = scenarios.instances(version.scenario_id, version.version)
+    n_free = sum(1 for i in instances if i.answer_type == "free_text" and i.id in scores
+                 and scores[i.id] is None)
     table = subgroup_table(
-        scenarios.instances(version.scenario_id, version.version),
+        instances,
         scores,
         min_n=min_n,
         reference_groups=reference_groups,
@@ -91,7 +118,8 @@ def scenario_results(
             f"run {run_id!r} has no subgroup tag {unknown[0]!r} to take a reference group of "
             f"(tags: {', '.join(table.references) or 'none'})"
         )
-    return ScenarioResults(version=version, summary=summary, subgroups=table)
+    return ScenarioResults(version=version, summary=summary, subgroups=table, n_free_text_unscored=n_free,
+                           unscored_note=unscored_note(n_free, run_id))
 
 
 def _caveats(results: ScenarioResults, evidence: Evidence) -> str:

@@ -12,7 +12,8 @@ test against the taxonomy, and the rule is the same for every activity:
   holds the activity's name, a term, or its template's title);
 * otherwise it is a gap: *untested* when no benchmark on offer tests it (with the closest one and why it
   is not the same, and a local-scenario template when one exists), *not mapped* when one does but the
-  dossier has not mapped or attached it.
+  dossier has not mapped or attached it. An activity done in free text (a discharge summary, a reply to
+  a patient) also offers its rubric template, by name, for grading its cases criterion by criterion.
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ class Activity(BaseModel):
     """When none does: what comes nearest and why it is not the same."""
     template: str | None = None
     """A local-scenario starting file for it (``ACTIVITY_TEMPLATES`` key)."""
+    rubric_template: str | None = None
+    """The rubric template for grading its free-text cases, by its stable name in words (e.g. "rubric
+    template for discharge summaries"); the templates themselves ship under ``data/``."""
 
 
 class ActivityGap(BaseModel):
@@ -73,7 +77,7 @@ class ActivityGap(BaseModel):
         if self.kind == "not_mapped":
             return (f"The intended use names {self.activity.name} ({named}); "
                     f"{' and '.join(self.activity.tested_by)} tests it but is not in the accepted mapping or "
-                    "the attached evidence.")
+                    "the attached evidence." + self._rubric_offer)
         text = (f"Nothing on offer tests {self.activity.name}, which the intended use names ({named})"
                 + (f": {self.activity.closest}." if self.activity.closest else "."))
         if self.template_title:
@@ -81,7 +85,17 @@ class ActivityGap(BaseModel):
                      f"template (“{self.template_title}”) with answer types and subgroup tags filled in.")
         else:
             text += " Build a local scenario from your own cases for it."
-        return text
+        return text + self._rubric_offer
+
+    @property
+    def _rubric_offer(self) -> str:
+        """The rubric template offered for grading the activity's free-text cases, when there is one."""
+        name = self.activity.rubric_template
+        if not name:
+            return ""
+        return (f" Grade its free-text cases against the {name}, one criterion at a time (what a "
+                "clinician checks: e.g. that a medication change or the follow-up is stated and nothing is "
+                "invented), or score them with an LLM jury or with clinician ratings in a review queue.")
 
 
 class _Vocabulary(BaseModel):

@@ -24,7 +24,7 @@ from governance.dossier.user_text import UserRecord
 RubricKind = Literal["jury", "audit"]
 AUDIT_VERDICTS = ("correct", "minor", "material")
 """The audit verdict's values: right, a minor error, a material (clinically significant) error."""
-SentinelKind = Literal["number", "negation", "warning", "editor"]
+SentinelKind = Literal["number", "negation", "warning", "option", "value", "editor"]
 CATCH_BAR = 0.9
 """A rater's catch rate the committee expects by default (the lower bound is compared with it)."""
 

@@ -30,6 +30,8 @@ from typing import Literal
 from pydantic import BaseModel
 
 from evaluator.statistics.estimates import clopper_pearson_interval, wilson_interval
+from governance.review.records import CATCH_BAR
+from governance.review.sampling import double_count
 
 Z95 = NormalDist().inv_cdf(0.975)
 
@@ -136,3 +138,49 @@ def size_guidance(
         production_outputs=audit_n * audit_every,
         text=text,
     )
+
+
+def sentinels_for_bar(bar: float = CATCH_BAR) -> int:
+    """Fewest sentinels at which a rater who catches every one has a Wilson lower bound at or above ``bar``.
+
+    With all caught the Wilson lower bound is n / (n + z²), so n ≥ bar · z² / (1 − bar): 34.6 at 0.9.
+
+    Example:
+        >>> sentinels_for_bar(0.9), sentinels_for_bar(0.8)
+        (35, 16)
+    """
+    if not 0 < bar < 1:
+        raise ValueError("needs 0 < bar < 1")
+    for n in range(1, _N_CAP + 1):
+        if wilson_interval(n, n)[0] >= bar - 1e-12:
+            return n
+    raise ValueError(f"no n up to {_N_CAP:,} reaches {bar}")
+
+
+def queue_warnings(n: int, double: float, sentinels: int, n_raters: int, *, bar: float = CATCH_BAR,
+                   guidance: SizeGuidance | None = None) -> list[str]:
+    """What a queue of these numbers cannot measure, in words, before it is made (the page and the CLI).
+
+    Example:
+        >>> [w.split(":")[0] for w in queue_warnings(20, 0.0, 0, 2)]
+        ['No sentinels', 'No output is rated twice']
+    """
+    guidance = guidance or size_guidance()
+    out = []
+    needed = sentinels_for_bar(bar)
+    if sentinels == 0:
+        out.append("No sentinels: no rater's catch rate can be measured, so nothing shows that the raters "
+                   "catch planted errors.")
+    elif sentinels < needed:
+        low = wilson_interval(sentinels, sentinels)[0]
+        out.append(f"{sentinels} sentinel(s): a rater who catches every one has a 95% lower bound of "
+                   f"{low:.2f}, below the {bar:.0%} bar; {needed} are needed for a perfect rater to clear "
+                   "it.")
+    twice = double_count(n, double, n_raters)
+    if twice == 0:
+        out.append("No output is rated twice: " + ("a single rater gives " if n_raters < 2 else "")
+                   + "no clinician-clinician agreement (set a double-rated share and two raters or more).")
+    elif twice < guidance.icc_n:
+        out.append(f"{twice} output(s) rated twice: about {guidance.icc_n} estimate ICC(A,1) to "
+                   f"±{guidance.half_width:.2f}, so the agreement's interval will be wide.")
+    return out

@@ -28,8 +28,10 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "attached_first": "governance.runs.operations.juries",
     "default_judges": "governance.runs.operations.juries",
     "judge_options": "governance.runs.operations.juries",
-    "jury_applies": "governance.runs.operations.juries",
     "jury_evidence": "governance.runs.operations.juries",
+    "jury_cases": "governance.runs.operations.jury_cases",
+    "needs_dataset_file": "governance.runs.operations.juries",
+    "run_jury_applies": "governance.runs.operations.juries",
     "plan_jury": "governance.runs.operations.juries",
     "run_dataset_path": "governance.runs.operations.juries",
     "run_juries": "governance.runs.operations.juries",
@@ -37,14 +39,15 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "RunView": "governance.runs.operations.view",
     "dossier_runs": "governance.runs.operations.view",
     "run_id_for_key": "governance.runs.operations.view",
+    "run_record": "governance.runs.operations.view",
     "run_view": "governance.runs.operations.view",
 }
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
     "JuryPlan", "JuryRequest", "JuryRunError", "RunInputError", "RunView", "RunnableBenchmark",
     "attach_completed_run", "attach_jury", "attached_first", "cancel_run", "default_judges",
-    "dossier_runs", "estimate_request", "job_elsewhere", "job_status", "judge_options", "jury_applies",
-    "jury_evidence", "plan_jury", "resume_run", "run_dataset_path", "run_id_for_key", "run_juries",
-    "run_view", "runnable_benchmarks", "save_upload", "start_jury", "start_run", "start_scenario_run",
-    "suggested_models",
+    "dossier_runs", "estimate_request", "job_elsewhere", "job_status", "judge_options",
+    "jury_cases", "jury_evidence", "needs_dataset_file", "plan_jury", "resume_run", "run_dataset_path",
+    "run_id_for_key", "run_juries", "run_jury_applies", "run_record", "run_view", "runnable_benchmarks",
+    "save_upload", "start_jury", "start_run", "start_scenario_run", "suggested_models",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)

@@ -168,3 +168,61 @@ def test_a_corrected_file_keeps_the_column_mapping_and_the_format_is_on_the_page
     assert not at.exception
     assert at.selectbox(key=f"ls_map_reference_{tag}").value == "gold"  # the reviewer's choice survives
     assert any("All 2 cases are valid" in s.value for s in at.success)
+
+
+def test_free_text_results_say_what_scores_them_and_offer_the_jury(demo_home, llm_server):
+    """Ten free-text discharge summaries: not a silent "0 of 10 scored", and the jury scores them here."""
+    import json as _json
+
+    from evaluator.scenarios import import_scenario, record_offline_run
+
+    grade = _json.dumps({"accuracy": {"score": 4}, "completeness": {"score": 3}, "clarity": {"score": 5}})
+    llm_server.configure(answer=lambda r: grade)
+    rows = ["id,context,question,reference,answer_type"]
+    rows += [f'd{i},"Admission {i}: warfarin changed to apixaban",Write the discharge summary.,'
+             f'"Apixaban started, warfarin stopped; GP in 2 weeks",free_text' for i in range(10)]
+    store = Store.open(demo_home / "medassure.duckdb")
+    try:
+        version = import_scenario(store.scenarios, "summaries.csv", ("\n".join(rows) + "\n").encode(),
+                                  mapping=None, author="test", dossier_id=DEMO_ID)
+        assert {i.answer_type for i in store.scenarios.instances(version.scenario_id, 1)} == {"free_text"}
+        run_id = record_offline_run(store, version, "cand", {f"d{i}": "Apixaban started." for i in range(10)},
+                                    endpoint_name="cand")
+        before = store.load(DEMO_ID).version
+    finally:
+        store.close()
+    at = open_page(PAGE)
+    at.selectbox(key="ls_version_pick").select(f"{version.scenario_id}@1").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert {m.label: m.value for m in at.metric}["Cases scored"] == "0 of 10"
+    note = next(i.value for i in at.info if "free-text case(s) have no automatic score" in i.value)
+    assert note.startswith("10 free-text") and "LLM jury" in note and "rubric grading" in note
+    assert "clinician ratings" in note and at.button(key="ls_attach").disabled
+    assert any("no case has an automatic score" in c.value for c in at.caption)
+    assert at.subheader[-1].value == "5. Score with the LLM jury"
+    assert not [t for t in at.text_input if t.key == f"jury_dataset_{run_id}"]  # the cases are stored
+    at.multiselect(key=f"jury_judges_{run_id}").set_value([]).run()
+    at.text_input(key=f"jury_more_{run_id}").input("openai/judge-a, openai/judge-b, openai/judge-c")
+    at.text_input(key=f"jury_api_base_{run_id}").input(llm_server.url)
+    at.checkbox(key=f"jury_phi_{run_id}").check().run()
+    at.button(key="jury_estimate").click().run()
+    assert {m.label: m.value for m in at.metric}["Judge requests to send"] == "30"
+    at.button(key="jury_start").click().run()
+    deadline = time.monotonic() + 60
+    while JOBS.live():
+        assert time.monotonic() < deadline, "jury did not finish"
+        time.sleep(0.05)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    result = next(m.value for m in at.markdown if m.value.startswith("**Jury "))
+    assert "10 scored, **0 unscored** of 10" in result and "mean 4.00 on 1-5" in result
+    jury_id = result.split()[1].rstrip("*")
+    at.button(key=f"jury_attach_{jury_id}").click().run()
+    store = Store.open(demo_home / "medassure.duckdb")
+    try:
+        latest = store.load(DEMO_ID)
+    finally:
+        store.close()
+    assert latest.version == before + 1
+    ev = latest.dossier.evidence[-1]
+    assert (ev.metric, ev.n, ev.source, ev.run_id) == ("jury_score", 10, jury_id, run_id)

@@ -144,3 +144,35 @@ def test_an_editor_creates_a_queue_from_a_run_once_however_often_the_form_is_sen
     send(at)  # the demo feed carries no output text: said in one line, nothing stored
     assert any("without text cannot be rated" in e.value for e in at.error), [e.value for e in at.error]
     assert queue_count(demo_home) == before + 1
+
+
+def test_the_queue_form_sets_double_rating_and_sentinels_and_warns_when_a_queue_has_none(demo_home):
+    store = Store.open(demo_home / "medassure.duckdb")
+    try:
+        run_id = store.reviews.list_queues()[0].run_id
+    finally:
+        store.close()
+    at = as_rater("editor")
+    at.toggle(key="rq_open").set_value(True).run()
+    assert any("Bonett 2002" in c.value and "from 35 sentinels" in c.value for c in at.caption)
+    at.text_input(key="rq_run").set_value(run_id)
+    at.number_input(key="rq_n").set_value(4)
+    at.text_input(key="rq_raters").set_value("tester,dr.b")
+    at.number_input(key="rq_double").set_value(0.5)
+    at.number_input(key="rq_sentinels").set_value(2)
+    send(at)
+    assert any("created: 4 outputs (2 rated twice) and 2 sentinels" in s.value for s in at.success), [
+        e.value for e in at.error]
+    store = Store.open(demo_home / "medassure.duckdb")
+    try:
+        made = max(store.reviews.list_queues(), key=lambda q: q.created_at)
+    finally:
+        store.close()
+    assert (made.n_items, made.n_double, made.n_sentinels) == (4, 2, 2)
+    assert any("2 sentinel(s)" in w.value for w in at.warning)
+    at.number_input(key="rq_double").set_value(0.0)
+    at.number_input(key="rq_sentinels").set_value(0)
+    send(at)
+    warnings = [w.value for w in at.warning]
+    assert any(w.startswith("No sentinels") for w in warnings), warnings
+    assert any(w.startswith("No output is rated twice") for w in warnings)

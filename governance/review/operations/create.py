@@ -26,7 +26,7 @@ from governance.review.operations.queues import ReviewError
 from governance.review.records import CATCH_BAR, QueueItem, ReviewQueue
 from governance.review.rubric import AUDIT, rubric_for
 from governance.review.sampling import assign, double_count, item_ids, rater_order, stratified_sample
-from governance.review.sentinels import make_sentinels
+from governance.review.sentinels import AnswerFacts, make_sentinels
 from governance.runs.operations.juries import run_dataset_path
 
 _MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
@@ -103,15 +103,17 @@ def create_queue(
     strata: Sequence[str] | None = None,
     seed: int | None = None,
     dossier_id: str | None = None,
-    written: Sequence[tuple[str, str]] = (),
+    written: Sequence[tuple[str, ...]] = (),
     dataset_path: str | None = None,
     catch_bar: float = CATCH_BAR,
     actor: Actor,
 ) -> ReviewQueue:
     """Create a blinded queue of ``n`` outputs of a completed run, with ``sentinels`` planted errors.
 
-    ``written`` are editor-written sentinels ``(instance_id, faulty output)``; the rest are made by the
-    documented perturbations from correct answers (outputs outside the sample first, best scored first).
+    ``written`` are editor-written sentinels ``(instance_id, faulty output[, note])`` (e.g. from
+    ``read_sentinel_file``); the rest, up to ``sentinels``, are made by the documented perturbations from
+    correct answers (outputs outside the sample first, best scored first): an option or a wrong value for
+    multiple-choice and exact answers, a number, negation or warning for free text.
 
     Raises:
         PermissionDenied: the identity is not an editor.
@@ -131,8 +133,11 @@ def create_queue(
         chosen_rubric = rubric_for(run["benchmark_id"], rubric, free_text=free_text)
     except ValueError as exc:
         raise ReviewError(str(exc)) from None
+    values = tuple(sorted({i.reference.strip() for i, _ in answered
+                           if i.answer_type == "exact" and i.reference.strip()}))
     pool = {
-        i.id: _Output(i.context, i.question, r["response_text"], dict(i.subgroups), r["score"])
+        i.id: _Output(i.context, i.question, r["response_text"], dict(i.subgroups), r["score"],
+                      AnswerFacts(i.answer_type, tuple(i.choices), i.reference, r.get("parsed"), values))
         for i, r in answered
     }
     return _assemble(
@@ -166,6 +171,7 @@ class _Output(NamedTuple):
     output: str
     subgroups: dict[str, str]
     score: float | None
+    facts: AnswerFacts | None = None
 
 
 def _assemble(
@@ -178,7 +184,7 @@ def _assemble(
     sentinels: int,
     strata: Sequence[str] | None,
     seed: int | None,
-    written: Sequence[tuple[str, str]],
+    written: Sequence[tuple[str, ...]],
     source_name: str,
     fields: dict[str, Any],
     audit_fields: dict[str, Any],
@@ -197,15 +203,18 @@ def _assemble(
         return -(pool[i].score if pool[i].score is not None else -1)
 
     ranked = sorted(rest, key=best_first) + sorted(sample, key=best_first)
-    unknown = [i for i, _ in written if i not in pool]
+    unknown = [w[0] for w in written if w[0] not in pool]
     if unknown:
         raise ReviewError(f"written sentinel for unknown instance {unknown[0]!r} of {source_name}")
-    made = [(i, "editor", text, "written by the editor") for i, text in written if text.strip()]
-    made += make_sentinels([(i, pool[i].output) for i in ranked], sentinels - len(made))
+    made = [(w[0], "editor", w[1], (w[2].strip() if len(w) > 2 else "") or "written by the editor")
+            for w in written if w[1].strip()]
+    answers = {i: o.facts for i, o in pool.items() if o.facts is not None}
+    made += make_sentinels([(i, pool[i].output) for i in ranked], sentinels - len(made), answers)
     if len(made) < sentinels:
         raise ReviewError(
             f"only {len(made)} of {sentinels} sentinels could be made from {source_name}'s outputs "
-            "(no number, negation or warning to change): write the others"
+            "(no option, value, number, negation or warning to change): write the others "
+            "(--sentinel-file)"
         )
     n_double = double_count(n, double, len(names))
     rng = random.Random(f"queue:{seed}")
@@ -285,6 +294,7 @@ def create_queue_from_feed(
     strata: Sequence[str] | None = None,
     seed: int | None = None,
     catch_bar: float = CATCH_BAR,
+    written: Sequence[tuple[str, ...]] = (),
     actor: Actor,
 ) -> FeedQueue:
     """A blinded audit-verdict queue of ``n`` production outputs of the dossier's monitoring feed.
@@ -338,7 +348,7 @@ def create_queue_from_feed(
         sentinels=sentinels,
         strata=strata,
         seed=seed,
-        written=(),
+        written=written,
         source_name=where,
         fields={
             "source": "production",

@@ -19,15 +19,21 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evaluator.benchmarks.instance import Instance
 from evaluator.benchmarks.specs import BenchmarkError, get_benchmark
 from evaluator.evidence.record import Evidence
-from evaluator.jury.panel import DEFAULT_JUDGES, JuryConfig, JuryError, jury_config_for, load_jury_summary
+from evaluator.jury.panel import (
+    DEFAULT_JUDGES,
+    JuryConfig,
+    JuryError,
+    jury_config_for,
+    load_jury_summary,
+    skipped_reasons,
+)
 from evaluator.jury.passes import JudgeSpec
 from evaluator.jury.prompt import judge_messages
 from evaluator.jury.rubrics import get_rubric
 from evaluator.jury.scores import JurySummary
-from evaluator.loaders import DatasetError, load_instances
+from evaluator.loaders import DatasetError, get_loader
 from evaluator.runs.jobs import JOBS, Job, JobManager
 from evaluator.runs.phi_gate import run_attestation
 from evaluator.runs.plan import estimate_run
@@ -39,6 +45,7 @@ from governance.evidence.attach import attach_evidence
 from governance.identity.actor import Actor
 from governance.identity.operations.authorize import require, update_as
 from governance.runs.operations.jobs import key_problem, stored_request
+from governance.runs.operations.jury_cases import JuryCases, jury_cases
 from governance.runs.operations.view import _subcategory
 
 
@@ -188,25 +195,44 @@ def _config(request: JuryRequest, spec: Any) -> JuryConfig:
     return config
 
 
-def _inputs(store: DossierStorage, request: JuryRequest) -> tuple[dict[str, Any], Any, list[Instance],
-            JuryConfig]:
-    """The run, its spec, its instances (from the dataset given or stored) and the jury config."""
+def _inputs(store: DossierStorage, request: JuryRequest) -> tuple[dict[str, Any], JuryCases, JuryConfig]:
+    """The run, its cases (the dataset given or stored, or the scenario version's) and the jury config."""
     with store.for_thread() as db:
         run = db.runs.get_run(request.run_id)
-    if run is None:
-        raise JuryRunError(f"no run {request.run_id!r} in this database")
-    if str(run["benchmark_id"]).startswith("jury:"):
-        raise JuryRunError(f"{request.run_id} is a judge run; pick the run of the model being judged")
+        if run is None:
+            raise JuryRunError(f"no run {request.run_id!r} in this database")
+        if str(run["benchmark_id"]).startswith("jury:"):
+            raise JuryRunError(f"{request.run_id} is a judge run; pick the run of the model being judged")
+        path = request.dataset_path or run_dataset_path(store, run["run_key"])
+        try:
+            cases = jury_cases(db, run, path)
+        except (BenchmarkError, DatasetError) as exc:
+            raise JuryRunError(str(exc)) from None
+    return run, cases, _config(request, cases.spec)
+
+
+def run_jury_applies(store: DossierStorage, run_id: str, benchmark_id: str) -> bool:
+    """``jury_applies`` for a stored run: a local scenario's run when it holds a free-text case."""
+    if jury_applies(benchmark_id):
+        return True
+    with store.for_thread() as db:
+        version = db.scenarios.version_of_run(run_id)
+        cases = db.scenarios.instances(version.scenario_id, version.version) if version else []
+    return any(i.answer_type == "free_text" for i in cases)
+
+
+def needs_dataset_file(store: DossierStorage, record: Any) -> bool:
+    """Whether the jury form must ask for the run's dataset file (not built in, not stored, no scenario)."""
+    if run_dataset_path(store, record.run_key) is not None:
+        return False
+    with store.for_thread() as db:
+        if db.scenarios.version_of_run(record.run_id) is not None:
+            return False
     try:
-        spec = get_benchmark(run["benchmark_id"])
-    except BenchmarkError as exc:
-        raise JuryRunError(str(exc)) from None
-    path = request.dataset_path or run_dataset_path(store, run["run_key"])
-    try:
-        instances = load_instances(spec, path)
-    except DatasetError as exc:
-        raise JuryRunError(str(exc)) from None
-    return run, spec, instances, _config(request, spec)
+        spec = get_benchmark(record.benchmark_id)
+    except BenchmarkError:
+        return False
+    return get_loader(spec.loader).needs_file and not spec.dataset_path
 
 
 def run_dataset_path(store: DossierStorage, run_key: str) -> str | None:
@@ -224,7 +250,8 @@ def plan_jury(store: DossierStorage, request: JuryRequest) -> JuryPlan:
     Raises:
         JuryRunError: unknown run, unreadable dataset, fewer than three different judges.
     """
-    run, spec, instances, config = _inputs(store, request)
+    run, cases, config = _inputs(store, request)
+    instances = cases.instances
     rubric = get_rubric(config.rubric_id)
     judge_spec = JudgeSpec(id=f"jury:{run['benchmark_id']}", rubric_id=rubric.id,
                            rubric_hash=rubric.content_hash(), stage="judge", max_tokens=config.max_tokens)
@@ -234,10 +261,7 @@ def plan_jury(store: DossierStorage, request: JuryRequest) -> JuryPlan:
         if len(known) < len(results):
             raise JuryRunError(f"{len(results) - len(known)} instance(s) of run {request.run_id} are not in "
                                "the dataset given; give the dataset file the run was made on")
-        reasons = {i.id: ("candidate call failed, no response" if results[i.id]["error"] is not None
-                          else "empty candidate response")
-                   for i in known if results[i.id]["error"] is not None
-                   or not (results[i.id]["response_text"] or "").strip()}
+        reasons = skipped_reasons(known, results, cases.not_judged)
         judged = [i for i in known if i.id not in reasons]
         texts = {i.id: results[i.id]["response_text"] for i in judged}
         estimates = []
@@ -275,7 +299,8 @@ def start_jury(store: DossierStorage, request: JuryRequest, jobs: JobManager = J
         JuryRunError: as ``plan_jury``, or a judge's key variable that is not set.
     """
     require((actor or Actor.named()).identity, "editor", "start a jury (paid judge calls)")
-    _, _, instances, config = _inputs(store, request)
+    _, cases, config = _inputs(store, request)
+    instances = cases.instances
     problems = [p for p in (key_problem(j) for j in config.judges) if p]
     if problems:
         raise JuryRunError("; ".join(problems))
@@ -291,7 +316,8 @@ def start_jury(store: DossierStorage, request: JuryRequest, jobs: JobManager = J
             job.on_progress(done, total, None, note=note)
 
         summary = run_jury(db, request.run_id, instances, config, on_progress=progress, options=options,
-                           cancel=job.cancel_event, attestation=attestation)
+                           cancel=job.cancel_event, attestation=attestation, not_judged=cases.not_judged,
+                           stored_cases=cases.scenario is not None)
         job.set_brief({"jury_id": summary.jury_id, "status": summary.status, "n_scored": summary.n_scored,
                        "n_unscored": summary.n_unscored})
         return summary

@@ -78,6 +78,11 @@ def dossier_runs(store: DossierStorage, dossier: Dossier, limit: int = 20,
     return sorted(runs, key=lambda r: r.run_key not in working)
 
 
+def run_record(store: DossierStorage, run_id: str) -> RunRecord | None:
+    """One stored run with how far it got (None: no such run)."""
+    return _read(store, lambda r: r.get_run_record(run_id))
+
+
 def run_id_for_key(store: DossierStorage, run_key: str, jobs: RunJobs = JOBS) -> str | None:
     """The run a request's key points at: the job's run once known, else the newest stored one."""
     job = jobs.get(run_key)

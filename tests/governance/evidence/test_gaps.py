@@ -70,8 +70,12 @@ def test_the_rule_is_the_same_for_any_vocabulary():
 
 
 def test_the_demo_use_names_no_false_gap():
+    # drafting portal replies is an activity MedicationQA tests: a gap until its subcategory is accepted
     portal = Dossier(title="Portal replies", owner="me", intended_use=example_intended_use())
-    assert activity_gaps(portal) == []
+    assert [(g.activity.id, g.kind) for g in activity_gaps(portal)] == [("patient_replies", "not_mapped")]
+    mapped = portal.model_copy(update={"mapping": portal.mapping.decide(
+        "providing_patient_education_resources", "accepted", by="me")})
+    assert activity_gaps(mapped) == []
 
 
 def test_the_vocabulary_names_real_benchmarks_and_templates():
@@ -89,3 +93,33 @@ def test_what_this_dossiers_evidence_lacks_names_the_gap(accepted):
     (lacks,) = [s for s in section.subsections if s.title == "What this dossier's evidence lacks"]
     assert any(b.startswith("Nothing on offer tests weight-based (mg/kg) dosing") for b in lacks.bullets)
     assert any(b.startswith("Nothing on offer tests renal dose adjustment") for b in lacks.bullets)
+
+
+DISCHARGE = ("Draft discharge summaries for hospitalists at the end of an admission; an omitted medication "
+             "change or a missed follow-up can cause serious harm. The hospitalist reviews each summary.")
+
+
+def test_a_discharge_summary_use_raises_a_gap_even_with_dischargeme_mapped():
+    # documenting_patient_visits holds DischargeMe and MIMIC-IV-BHC: they compare with a reference summary,
+    # none checks that each medication change is stated, so the job's key harm stays a gap
+    for accepted in ((), ("documenting_patient_visits",)):
+        (gap,) = activity_gaps(dossier(DISCHARGE, accepted=accepted))
+        assert (gap.activity.id, gap.kind) == ("discharge_summary", "untested")
+        assert gap.named_by == ("discharge summar",)
+        assert gap.activity.name == "summarising an admission or discharge"
+        assert "DischargeMe" in gap.sentence and "medication change" in gap.sentence
+        assert "rubric template for discharge summaries" in gap.sentence
+
+
+def test_replies_to_patients_are_named_and_offer_their_rubric_template():
+    use = "Draft replies to patient messages in the in-basket for the nurse to edit."
+    (gap,) = activity_gaps(dossier(use))
+    assert (gap.activity.id, gap.kind) == ("patient_replies", "not_mapped")
+    assert gap.named_by == ("replies to patient", "patient message", "draft replies")
+    assert "rubric template for patient-message replies" in gap.sentence
+    assert activity_gaps(dossier(use, accepted=("providing_patient_education_resources",))) == []
+
+
+def test_rubric_templates_are_named_by_their_stable_names():
+    names = {a.rubric_template for a in load_activities() if a.rubric_template}
+    assert names == {"rubric template for discharge summaries", "rubric template for patient-message replies"}
