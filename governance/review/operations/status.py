@@ -30,6 +30,7 @@ from governance.review.operations.queues import (
     removed_raters,
 )
 from governance.review.records import RaterCatch, ReviewCitation, ReviewQueue
+from governance.review.seals import queue_seal_breaks
 
 
 class RaterStatus(BaseModel):
@@ -132,9 +133,15 @@ def queue_status(store: DossierStorage, queue_id: str) -> QueueStatus:
     """Progress, catch rates and flags per rater; agreement once closed.
 
     Raises:
-        ReviewError: unknown queue.
+        ReviewError: unknown queue, or its stored rows no longer match its seal.
     """
     queue = get_queue(store, queue_id)
+    broken, _ = queue_seal_breaks(store, queue_id, queue.created_at)
+    if broken:
+        more = f" ({len(broken) - 1} further finding(s))" if len(broken) > 1 else ""
+        raise ReviewError(f"the stored rows of queue {queue_id} no longer match its seal, so no status is "
+                          f"computed from them: {broken[0].problem}{more}. `medassure verify "
+                          f"{queue.dossier_id or 'DOSSIER'}` names every change")
     items = store.reviews.items(queue_id)
     ratings = store.reviews.ratings(queue_id)
     gone = removed_raters(store, queue_id)
