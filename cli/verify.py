@@ -4,7 +4,8 @@ JSON on stdout (``ChainReport``'s fields plus ``summary``): ``dossier_id``, ``ok
 ``events``, ``legacy_versions``, ``legacy_events``, ``head_version``, ``head_hash``,
 ``head_row_hash``, ``first_break`` (``{kind, version, seq, problem}`` or null; ``kind`` is ``version``,
 ``event``, ``anchor``, the keyed seal over the record's length, or ``seal``, sealed data after go-live),
-``breaks`` (every failing link), ``unsealed`` (what predates sealing) and ``summary`` (the one line the History page and the PDF show). Exit 0 when every
+``breaks`` (every failing link), ``unsealed`` (what predates sealing) and ``summary`` (the one line the
+History page and the PDF show). Exit 0 when every
 link holds, 3 when one is broken (the first is named on stderr), 2 for bad input.
 """
 

@@ -27,13 +27,14 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "queue_citation": "governance.review.operations.status",
     "queue_ratings": "governance.review.operations.status",
     "queue_status": "governance.review.operations.status",
+    "queue_status_for": "governance.review.operations.status",
     "AUDIT_VERDICTS": "governance.review.records",
     "size_guidance": "governance.review.sample_size",
 }
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
     "AUDIT_VERDICTS", "ReviewError", "close_queue", "closed_queues", "create_queue",
     "create_queue_from_feed", "export_csv", "import_sheet", "my_queues", "queue_citation",
-    "queue_ratings", "queue_status", "rater_view", "record_rating", "remove_rater", "sheet_csv",
-    "size_guidance",
+    "queue_ratings", "queue_status", "queue_status_for", "rater_view", "record_rating", "remove_rater",
+    "sheet_csv", "size_guidance",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)
