@@ -27,6 +27,7 @@ from governance.monitoring.store_feed_import import (
     FeedError,
     clean_select,
     map_litellm,
+    refuse_conflicting_ids,
     stage,
     tag_columns,
     validate,
@@ -182,6 +183,7 @@ class MonitoringFeedStore(FeedSeals):
             work.execute(f"CREATE TEMP TABLE feed_clean AS {clean_select(columns, dedupe=False)}")
             if work.execute("SELECT count(*) - count(DISTINCT row_key) FROM feed_clean").fetchone()[0]:
                 # a row repeated in the file: keep its first (a window over all rows costs more: only then)
+                refuse_conflicting_ids(work, path.name)
                 work.execute("DROP TABLE feed_clean")
                 work.execute(f"CREATE TEMP TABLE feed_clean AS {clean_select(columns)}")
             work.execute("DROP TABLE feed_raw")
