@@ -32,17 +32,22 @@ def _named(keys: list[str]) -> str:
 
 
 def feed_seal_breaks(
-    store: Any, dossier_id: str, content: dict, candidate: str | None = None
+    store: Any, dossier_id: str, content: dict, candidate: str | None = None, *, digests: bool = True
 ) -> tuple[list[ChainBreak], list[str]]:
     """Breaks between the feed's seals and its stored rows (of one candidate when named), and notes of
-    imports and verdicts that predate sealing."""
+    imports and verdicts that predate sealing.
+
+    ``digests=False`` compares each import's row count only (one GROUP BY, for ``monitor status``: rows
+    removed or inserted); ``verify`` recomputes the digests too, which finds rows rewritten in place
+    (3.5-5 s per million rows on a loaded 2-core machine, against 0.01 s for the counts).
+    """
     breaks: list[ChainBreak] = []
     notes: list[str] = []
 
     def bad(problem: str) -> None:
         breaks.append(ChainBreak(kind="seal", problem=problem))
 
-    stored = store.monitoring.import_digests(dossier_id)
+    stored = (store.monitoring.import_digests if digests else store.monitoring.import_counts)(dossier_id)
     records = [r for r in _imports(content) if candidate is None or r.get("candidate") == candidate]
     for record in records:
         label = _label(record)
@@ -52,7 +57,7 @@ def feed_seal_breaks(
         _, n, digest = stored.get(record["id"], (None, 0, "none"))
         if n != record.get("sealed_rows"):
             bad(f"{label}: {record['sealed_rows']:,} rows sealed, {n:,} stored")
-        elif digest != record["sealed_digest"]:
+        elif digest is not None and digest != record["sealed_digest"]:
             bad(
                 f"{label}: {n:,} rows stored as sealed, but rows or their tags were altered outside MedAssure"
             )

@@ -139,6 +139,12 @@ class FeedSeals:
         """Import id → (candidate, rows stored, digest) recomputed from the stored feed (``store_seals``)."""
         return import_digests(self.con, dossier_id)
 
+    def import_counts(self, dossier_id: str) -> dict[str, tuple[str, int, None]]:
+        """Import id → (candidate, rows stored, None): the cheap part of ``import_digests`` (one GROUP BY)."""
+        rows = self.con.execute("SELECT import_id, min(candidate), count(*) FROM monitoring_feed "
+                                "WHERE dossier_id = ? GROUP BY import_id", [dossier_id]).fetchall()
+        return {i: (c, int(n), None) for i, c, n in rows}
+
     def verdict_rows(self, dossier_id: str) -> dict[tuple[str, str], dict[str, str]]:
         """(candidate, queue) → {row key: hash of the stored verdict} (``store_seals``)."""
         return verdict_rows(self.con, dossier_id)
