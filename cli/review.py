@@ -15,7 +15,10 @@
   The ratings belong to the sheet's rater; who imported them is recorded.
 * ``review status QUEUE --format json``: per rater ``rater``, ``done``, ``total``, ``progress``,
   ``catch_rate`` ``{estimate, lower, upper, n}`` (once that rater has finished), ``flags``; once closed,
-  ``clinician_clinician`` and ``jury_clinician`` agreement.
+  ``clinician_clinician`` and ``jury_clinician`` agreement. That is an editor's view; one of the queue's
+  raters gets only their own (``view: rater``, ``rater``, ``done``, ``total``, ``skipped``, ``progress``,
+  ``finished``, ``closed``, ``removed``, ``catch_rate``), nothing about the model, the run, other raters
+  or agreement; anyone else is refused (exit 2).
 * ``review export QUEUE --out ratings.csv``: a closed queue's ratings in the format ``medassure agreement``
   reads (first line: may hold patient data).
 * ``review close QUEUE``: freeze the queue.
@@ -186,13 +189,21 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from governance.review import queue_status
+    from governance.review import queue_status_for
 
     store = open_store(args)
     try:
-        status = queue_status(store, args.queue)
+        status = queue_status_for(store, args.queue, actor=cli_actor(args))
     except _errors() as exc:
         fail(str(exc))
+    if getattr(status, "view", None) == "rater":  # blinded: their own progress only
+        doc = status.model_dump(mode="json")
+        if args.format == "text":
+            state = "closed" if status.closed else "open"
+            print(f"{status.queue_id} ({state}): {status.rater}: {status.done}/{status.total} done")
+            return 0
+        emit(doc)
+        return 0
     if args.format == "text":
         print(f"{status.queue_id}: {'closed' if status.closed else 'open'}")
         for r in status.raters:
@@ -322,8 +333,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     i.add_argument("--by", help="who imports it (recorded)")
     i.set_defaults(func=cmd_import)
 
-    t = rs.add_parser("status", help="progress, catch rates, flags; agreement once closed")
+    t = rs.add_parser("status", help="progress, catch rates, flags; agreement once closed (raters: own)")
     t.add_argument("queue")
+    t.add_argument("--by", help="who asks (default $MEDASSURE_USER or the login name): an editor sees all, "
+                   "a rater their own progress, anyone else nothing")
     add_format(t)
     t.set_defaults(func=cmd_status)
 

@@ -3,8 +3,9 @@
 JSON on stdout (``ChainReport``'s fields plus ``summary``): ``dossier_id``, ``ok``, ``versions``,
 ``events``, ``legacy_versions``, ``legacy_events``, ``head_version``, ``head_hash``,
 ``head_row_hash``, ``first_break`` (``{kind, version, seq, problem}`` or null; ``kind`` is ``version``,
-``event`` or ``anchor``, the keyed seal over the record's length), ``breaks`` (every
-failing link) and ``summary`` (the one line the History page and the PDF show). Exit 0 when every
+``event``, ``anchor``, the keyed seal over the record's length, or ``seal``, sealed data after go-live),
+``breaks`` (every failing link), ``unsealed`` (what predates sealing) and ``summary`` (the one line the
+History page and the PDF show). Exit 0 when every
 link holds, 3 when one is broken (the first is named on stderr), 2 for bad input.
 """
 

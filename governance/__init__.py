@@ -91,6 +91,8 @@ def _wire() -> None:
     extensions.register_component("reviews", "governance.review.store:ReviewStore")
     extensions.register_component("monitoring", "governance.monitoring.store:MonitoringFeedStore")
     extensions.register_save_guard("governance.decision.operations.standing:refuse_unsignable")
+    extensions.register_record_check("governance.monitoring.seals:feed_seal_check")
+    extensions.register_record_check("governance.review.seals:queue_seal_check")
 
 
 _wire()

@@ -27,6 +27,7 @@ UPDATED_TABLES = {
     "jury_judgements": "a judge's verdict is written again on resume (upsert)",
     "response_cache": "a newer answer to the same request replaces the older one (upsert)",
     "chain_anchors": "a dossier's keyed seal over its length is rewritten with every write (upsert)",
+    "record_seals": "a review queue's (or its verdicts') keyed seal is rewritten with every write (upsert)",
 }
 """The tables whose rows the app updates (``UPDATE`` or ``INSERT ... ON CONFLICT DO UPDATE``), and why."""
 APPEND_ONLY = ("dossier_versions", "audit_log")

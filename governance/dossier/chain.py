@@ -88,7 +88,8 @@ class ChainBreak(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     kind: str
-    """``version``, ``event`` or ``anchor`` (the keyed seal over the record's length)."""
+    """``version``, ``event``, ``anchor`` (the keyed seal over the record's length) or ``seal`` (data the
+    record reports, sealed: feed rows, audit verdicts, a review queue's rows)."""
     version: int | None = None
     """The version concerned (for a version, or an event recording a save)."""
     seq: int | None = None
@@ -124,6 +125,8 @@ class ChainReport(BaseModel):
     """The first link that fails (versions first, then events), None when all hold."""
     breaks: list[ChainBreak]
     """Every failing link found."""
+    unsealed: list[str] = []
+    """Data the record reports that was written before sealing began (not checked), one line each."""
 
     @property
     def summary(self) -> str:
@@ -131,10 +134,12 @@ class ChainReport(BaseModel):
         if self.ok:
             legacy = (f" ({self.legacy_versions} older versions and {self.legacy_events} events predate the "
                       "chain: content hashes checked)") if self.legacy_versions or self.legacy_events else ""
-            return f"Record chain verified: {self.versions} versions, {self.events} events{legacy}."
+            old = (f" {len(self.unsealed)} record(s) not sealed (written before sealing)."
+                   if self.unsealed else "")
+            return f"Record chain verified: {self.versions} versions, {self.events} events{legacy}.{old}"
         b = self.first_break
         where = (f"version {b.version}" if b.kind == "version" else "its anchor" if b.kind == "anchor"
-                 else f"audit event {b.seq}")
+                 else "sealed data" if b.kind == "seal" else f"audit event {b.seq}")
         more = f" ({len(self.breaks) - 1} further problem(s))" if len(self.breaks) > 1 else ""
         return f"Record chain BROKEN at {where}: {b.problem}{more}."
 
@@ -244,13 +249,14 @@ def check_events(rows: list[dict], versions: list[dict], sealed_since: datetime 
 
 
 def verify_rows(dossier_id: str, versions: list[dict], events: list[dict],
-                sealed_since: datetime | None = None, *, anchor_breaks: list[ChainBreak] | None = None
-                ) -> ChainReport:
+                sealed_since: datetime | None = None, *, anchor_breaks: list[ChainBreak] | None = None,
+                unsealed: list[str] | None = None) -> ChainReport:
     """Check stored version rows and audit rows of one dossier (as ``Store.chain_rows`` returns them).
 
     ``sealed_since`` is when the store began sealing rows (``Store.chain_started_at``), None if unknown.
     ``anchor_breaks`` are what the check of the dossier's keyed anchor found
-    (``chain_anchor.anchor_breaks``: rows removed from the end), listed after the chain's own.
+    (``chain_anchor.anchor_breaks``: rows removed from the end) and by the record checks (seals over
+    feed rows, verdicts and queues), listed after the chain's own; ``unsealed`` notes what predates sealing.
     """
     version_breaks, legacy_versions = check_versions(dossier_id, versions, sealed_since)
     event_breaks, legacy_events = check_events(events, versions, sealed_since)
@@ -261,4 +267,4 @@ def verify_rows(dossier_id: str, versions: list[dict], events: list[dict],
         legacy_versions=legacy_versions, legacy_events=legacy_events,
         head_version=head["version"] if head else None, head_hash=head["hash"] if head else None,
         head_row_hash=head["row_hash"] if head else None,
-        first_break=breaks[0] if breaks else None, breaks=breaks)
+        first_break=breaks[0] if breaks else None, breaks=breaks, unsealed=list(unsealed or []))

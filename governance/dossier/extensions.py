@@ -3,6 +3,9 @@
 * **Store components**: ``store.<name>`` (``store.monitoring``, ``store.reviews``,
   ``store.documents``) is built by the factory a concept registered for ``name``
   (``governance.dossier.store_components``).
+* **Record checks**: ``verify_chain`` runs each registered ``check(store, dossier_id, content)`` (the
+  head version's content as a dict) and adds the ``ChainBreak``s it returns, with notes of what predates
+  sealing: the seals over the feed, the audit verdicts and the review queues.
 * **Save guards**: every save through the one door (``governance.identity.operations``) runs each
   registered guard ``guard(store, before, after)``, which raises to refuse (the decision's "no
   sign-off while signing is refused").
@@ -24,6 +27,7 @@ Target = str | Callable[..., Any]
 
 _COMPONENTS: dict[str, Target] = {}
 _SAVE_GUARDS: list[Target] = []
+_RECORD_CHECKS: list[Target] = []
 
 
 def resolve(target: Target) -> Callable[..., Any]:
@@ -66,3 +70,14 @@ def register_save_guard(target: Target) -> None:
 def save_guards() -> tuple[Callable[..., Any], ...]:
     """The registered guards, resolved, in registration order."""
     return tuple(resolve(t) for t in _SAVE_GUARDS)
+
+
+def register_record_check(target: Target) -> None:
+    """Run ``target(store, dossier_id, content) -> (breaks, notes)`` in every ``verify_chain``; once."""
+    if target not in _RECORD_CHECKS:
+        _RECORD_CHECKS.append(target)
+
+
+def record_checks() -> tuple[Callable[..., Any], ...]:
+    """The registered record checks, resolved, in registration order."""
+    return tuple(resolve(t) for t in _RECORD_CHECKS)

@@ -18,11 +18,13 @@ open (opening itself refuses a foreign, locked or damaged file, ``store_opening`
 from __future__ import annotations
 
 import functools
+import json
 from typing import Any
 
 from evaluator.storage.db import db_errors, is_connection_lost
 from governance.dossier.chain import ChainReport, verify_rows
 from governance.dossier.chain_anchor import anchor_breaks, record_key
+from governance.dossier.extensions import record_checks
 from governance.dossier.storage import DossierNotFound, StoreCorruptError, StoreError, StoreUnavailableError
 from governance.dossier.store_opening import first_line
 from governance.dossier.store_transactions import DossierTransactions
@@ -76,7 +78,16 @@ class DossierChainCheck(DossierTransactions):
         if not versions:
             raise DossierNotFound(f"No dossier {dossier_id!r}. `medassure dossier list` shows the ids.")
         sealed = anchor_breaks(dossier_id, self.chain_anchor(dossier_id), versions, events, record_key())
-        return verify_rows(dossier_id, versions, events, self.chain_started_at(), anchor_breaks=sealed)
+        notes: list[str] = []
+        try:
+            content = json.loads(versions[-1]["content"])
+        except ValueError:
+            content = None  # the chain names the damaged version; the seals cannot be read from it
+        for check in record_checks() if isinstance(content, dict) else ():
+            found, unsealed = check(self, dossier_id, content)
+            sealed, notes = [*sealed, *found], [*notes, *unsealed]
+        return verify_rows(dossier_id, versions, events, self.chain_started_at(), anchor_breaks=sealed,
+                           unsealed=notes)
 
 
 def guard_driver_errors(cls: type) -> type:

@@ -142,6 +142,10 @@ class FeedImport(BaseModel):
     """Earliest output in the file."""
     last_timestamp: AwareDatetime | None = None
     """Latest output in the file."""
+    sealed_rows: int | None = None
+    """Feed rows this import stored, counted in the import's transaction (None: imported before sealing)."""
+    sealed_digest: str | None = None
+    """SHA-256 over those rows and their tags in a canonical order (``monitoring.store_seals``)."""
 
 
 class SignalRecord(BaseModel):

@@ -21,15 +21,18 @@ from typing import Any, NamedTuple
 import duckdb
 
 from evaluator.storage.db import apply_migrations, harden, is_postgres
+from governance.dossier.store_seals import ensure_seal_table
 from governance.monitoring.feed_records import FeedAggregates, IdentitySeen, MonthCounts, TagCount
 from governance.monitoring.store_feed_import import (
     FeedError,
     clean_select,
     map_litellm,
+    refuse_conflicting_ids,
     stage,
     tag_columns,
     validate,
 )
+from governance.monitoring.store_seals import FeedSeals, import_digests, seal_verdicts
 
 MIGRATIONS = [
     """
@@ -131,14 +134,17 @@ class ImportCounts(NamedTuple):
     rows_added: int
     first_timestamp: datetime | None
     last_timestamp: datetime | None
+    sealed_rows: int | None = None
+    sealed_digest: str | None = None
 
 
-class MonitoringFeedStore:
+class MonitoringFeedStore(FeedSeals):
     """The feed table of one database (DuckDB file or PostgreSQL server)."""
 
     def __init__(self, con: Any):
         self.con = con
         apply_migrations(con, "monitoring", MIGRATIONS)
+        ensure_seal_table(con)
         if is_postgres(con):
             apply_migrations(con, "monitoring-postgresql", PG_MIGRATIONS)
 
@@ -177,12 +183,13 @@ class MonitoringFeedStore:
             work.execute(f"CREATE TEMP TABLE feed_clean AS {clean_select(columns, dedupe=False)}")
             if work.execute("SELECT count(*) - count(DISTINCT row_key) FROM feed_clean").fetchone()[0]:
                 # a row repeated in the file: keep its first (a window over all rows costs more: only then)
+                refuse_conflicting_ids(work, path.name)
                 work.execute("DROP TABLE feed_clean")
                 work.execute(f"CREATE TEMP TABLE feed_clean AS {clean_select(columns)}")
             work.execute("DROP TABLE feed_raw")
             first, last = work.execute("SELECT min(ts), max(ts) FROM feed_clean").fetchone()
             tags = tag_columns(columns)
-            added = (
+            added, seal = (
                 self._send_pg(work, dossier_id, candidate, import_id, tags)
                 if pg
                 else self._insert_duckdb(work, dossier_id, candidate, import_id, tags)
@@ -190,7 +197,7 @@ class MonitoringFeedStore:
             work.execute("DROP TABLE IF EXISTS feed_clean")
         finally:
             work.close()
-        return ImportCounts(n, added, first, last)
+        return ImportCounts(n, added, first, last, *seal)
 
     def _count(self, con: Any, dossier_id: str, candidate: str) -> int:
         return int(
@@ -202,7 +209,7 @@ class MonitoringFeedStore:
 
     def _insert_duckdb(
         self, work: Any, dossier_id: str, candidate: str, import_id: str, tags: list[str]
-    ) -> int:
+    ) -> tuple[int, tuple[int, str]]:
         new = (
             "NOT EXISTS (SELECT 1 FROM monitoring_feed f WHERE f.dossier_id = ? AND f.candidate = ? "
             "AND f.row_key = c.row_key)"
@@ -227,13 +234,21 @@ class MonitoringFeedStore:
                 [dossier_id, candidate, import_id, dossier_id, candidate],
             )
             added = self._count(work, dossier_id, candidate) - before
+            seal = self._seal(work, dossier_id, import_id)
             work.execute("COMMIT")
         except BaseException:
             work.execute("ROLLBACK")
             raise
-        return added
+        return added, seal
 
-    def _send_pg(self, work: Any, dossier_id: str, candidate: str, import_id: str, tags: list[str]) -> int:
+    @staticmethod
+    def _seal(con: Any, dossier_id: str, import_id: str) -> tuple[int, str]:
+        # inside the import's transaction: what it stored, as verify will recompute it (store_seals)
+        _, n, digest = import_digests(con, dossier_id, import_id).get(import_id, ("", 0, "none"))
+        return n, digest
+
+    def _send_pg(self, work: Any, dossier_id: str, candidate: str, import_id: str, tags: list[str]
+                 ) -> tuple[int, tuple[int, str]]:
         marks = ", ".join(["?"] * (len(FEED_COLUMNS.split(",")) + 3))
         insert = (
             f"INSERT INTO monitoring_feed (dossier_id, candidate, {FEED_COLUMNS}, import_id) "
@@ -256,11 +271,12 @@ class MonitoringFeedStore:
                         [(dossier_id, candidate, k, tag[4:], v) for k, v in found],
                     )
             added = self._count(self.con, dossier_id, candidate) - before
+            seal = self._seal(self.con, dossier_id, import_id)
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")
             raise
-        return added
+        return added, seal
 
     # -- reads ---------------------------------------------------------------------------------------
 
@@ -400,6 +416,7 @@ class MonitoringFeedStore:
             self.con.execute("BEGIN TRANSACTION")
             try:
                 self.con.executemany("INSERT INTO monitoring_audit_verdicts VALUES (?, ?, ?, ?, ?, ?)", new)
+                seal_verdicts(self.con, dossier_id, candidate, queue_id, at)
                 self.con.execute("COMMIT")
             except BaseException:
                 self.con.execute("ROLLBACK")

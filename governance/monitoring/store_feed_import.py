@@ -14,10 +14,12 @@ shift moves outputs between months and past deadlines. The one exception is Lite
 
 from __future__ import annotations
 
+import csv
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from evaluator.inputs.text_controls import control_problem
 from governance.monitoring.records import AUDIT_VERDICTS, BOOLEAN_WORDS, OUTCOMES, SEVERITIES
 
 REQUIRED = ("timestamp", "served_model", "outcome")
@@ -49,6 +51,10 @@ FUTURE_SLACK = timedelta(minutes=5)
 """How far ahead of the clock a timestamp may be (clock skew between systems)."""
 ZONED = r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?\s*([Zz]|[+-]\d{2}(:?\d{2})?)$"
 """An ISO 8601 date and time with its zone."""
+EARLIEST = "2000-01-01 00:00:00+00"
+"""No output of a large language model is older (a year 0001 is a typo or a default, not a time)."""
+CONTROLS = r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x{202a}-\x{202e}\x{2066}-\x{2069}]"
+"""``evaluator.inputs.text_controls.CONTROL_CHARS`` in RE2's syntax: C0 controls, DEL, bidi controls."""
 LITELLM_COLUMNS = ("request_id", "model", "startTime")
 """Columns a LiteLLM spend-log export must have (of LiteLLM_SpendLogs)."""
 
@@ -84,6 +90,23 @@ def file_format(path: Path) -> str:
 
 def _columns(con: Any, table: str) -> list[str]:
     return [r[0] for r in con.execute(f"DESCRIBE {table}").fetchall()]
+
+
+def ragged_row(path: Path) -> str | None:
+    """The first CSV record whose field count differs from the header's, in words, or None.
+
+    Read in Python only when DuckDB could not make the file's columns out (its sniffer takes a file with
+    one ragged row for a one-column file), so the message names the row rather than missing columns.
+    """
+    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+    with path.open(newline="", encoding="utf-8", errors="replace") as f:
+        rows = csv.reader(f, delimiter=delimiter)
+        header = next(rows, None)
+        for n, row in enumerate(rows, start=1):
+            if header is not None and row and len(row) != len(header):
+                return (f"row {n} has {len(row)} fields where the header has {len(header)} "
+                        "(a ragged row: check its quoting and delimiters)")
+    return None
 
 
 def stage(con: Any, path: Path, table: str = "feed_raw") -> list[str]:
@@ -130,9 +153,14 @@ def stage(con: Any, path: Path, table: str = "feed_raw") -> list[str]:
     except FeedError:
         raise
     except Exception as exc:  # duckdb's parser and IO errors, as one line
+        if fmt == "csv" and (ragged := ragged_row(path)):
+            raise FeedError(f"{path.name}: {ragged}; nothing was imported") from None
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise FeedError(f"{path.name}: not readable as {fmt.upper()}: {first}") from None
-    return [c for c in _columns(con, table) if c != "_row"]
+    columns = [c for c in _columns(con, table) if c != "_row"]
+    if fmt == "csv" and any(c not in columns for c in REQUIRED) and (ragged := ragged_row(path)):
+        raise FeedError(f"{path.name}: {ragged}; nothing was imported")
+    return columns
 
 
 def map_litellm(con: Any, columns: list[str], table: str = "feed_raw") -> list[str]:
@@ -236,6 +264,8 @@ def validate(con: Any, columns: list[str], now: datetime, name: str, table: str 
     )
     refuse(f"try_cast(trim({ts}) AS TIMESTAMPTZ) IS NULL", "timestamp", "is not a valid date and time")
     refuse(f"try_cast(trim({ts}) AS TIMESTAMPTZ) > ?", "timestamp", "is in the future", [now + FUTURE_SLACK])
+    refuse(f"try_cast(trim({ts}) AS TIMESTAMPTZ) < TIMESTAMPTZ '{EARLIEST}'", "timestamp",
+           "is before 2000 (no model output is that old: a typo or a default date?)")
     refuse("served_model IS NULL OR trim(served_model) = ''", "served_model", "is missing")
     for field, allowed in CHOICE_FIELDS.items():
         if field in columns:
@@ -271,6 +301,9 @@ def validate(con: Any, columns: list[str], now: datetime, name: str, table: str 
                 field,
                 "is not a whole number",
             )
+    # free text and tags (the other fields are held to numbers, times and fixed words above)
+    for field in [c for c in columns if c in TEXT_FIELDS or c.startswith("tag:")]:
+        refuse(f"regexp_matches({_q(field)}, ?)", field, "holds a control character", [CONTROLS])
     # One scan for every rule: the first bad row, and at that row the first rule in the order above.
     firsts = con.execute(
         "SELECT " + ", ".join(f"min(_row) FILTER (WHERE {w})" for w, _, _, _ in rules) + f" FROM {table}",
@@ -282,8 +315,32 @@ def validate(con: Any, columns: list[str], now: datetime, name: str, table: str 
         _, field, why, _ = rules[i]
         value = con.execute(f"SELECT {_q(field)} FROM {table} WHERE _row = ?", [row]).fetchone()[0]
         shown = "empty" if value is None or str(value).strip() == "" else repr(str(value)[:60])
+        if rules[i][3] == [CONTROLS] and value is not None:
+            why = f"holds {control_problem(str(value))}"
         raise FeedError(f"{name}: row {row}: {field} {why} (found {shown}); nothing was imported")
     return int(n)
+
+
+def refuse_conflicting_ids(con: Any, name: str, table: str = "feed_clean") -> None:
+    """Refuse a file in which one id names two rows with different content, naming both rows.
+
+    The same row given twice (a re-sent batch) is harmless and kept once; two different rows under one id
+    would make the second silently "already stored", so the file is refused whole.
+
+    Raises:
+        FeedError: the first such pair, by row number.
+    """
+    cols = [c for c in _columns(con, table) if c != "_row"]
+    h = "md5(" + " || chr(31) || ".join(f"coalesce(CAST({_q(c)} AS VARCHAR), chr(30))" for c in cols) + ")"
+    found = con.execute(
+        f"WITH r AS (SELECT row_key, _row, {h} AS h FROM {table}), "
+        "f AS (SELECT row_key, arg_min(h, _row) AS h0, min(_row) AS first FROM r GROUP BY row_key) "
+        "SELECT f.row_key, f.first, min(r._row) FROM r JOIN f ON r.row_key = f.row_key AND r.h <> f.h0 "
+        "GROUP BY f.row_key, f.first ORDER BY min(r._row) LIMIT 1").fetchone()
+    if found:
+        key, first, second = found
+        raise FeedError(f"{name}: rows {first} and {second} have the same id {key!r} with different "
+                        "content (one id per output); nothing was imported")
 
 
 def _bool(field: str, columns: list[str]) -> str:

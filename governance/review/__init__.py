@@ -27,6 +27,7 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "queue_citation": "governance.review.operations.status",
     "queue_ratings": "governance.review.operations.status",
     "queue_status": "governance.review.operations.status",
+    "queue_status_for": "governance.review.operations.status",
     "AUDIT_VERDICTS": "governance.review.records",
     "queue_warnings": "governance.review.sample_size",
     "sentinels_for_bar": "governance.review.sample_size",
@@ -36,7 +37,7 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
     "AUDIT_VERDICTS", "ReviewError", "close_queue", "closed_queues", "create_queue",
     "create_queue_from_feed", "export_csv", "import_sheet", "my_queues", "queue_citation",
-    "queue_ratings", "queue_status", "queue_warnings", "rater_view", "read_sentinel_file", "record_rating",
-    "remove_rater", "sentinels_for_bar", "sheet_csv", "size_guidance",
+    "queue_ratings", "queue_status", "queue_status_for", "queue_warnings", "rater_view", "read_sentinel_file",
+    "record_rating", "remove_rater", "sentinels_for_bar", "sheet_csv", "size_guidance",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)

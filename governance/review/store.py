@@ -8,15 +8,29 @@ needs no ``UPDATE`` here (``evaluator.storage.pg_roles`` grants ``SELECT, INSERT
 JSON text (VARCHAR, the same on DuckDB and PostgreSQL) validated back into the pydantic models of
 ``review_records``; the columns beside them are what queries select on.
 
+Sealed: every write of a queue (its creation, a rating, an event) rewrites, in the same transaction, the
+queue's keyed seal in the floor's ``record_seals`` (``governance.dossier.store_seals``): a short hash of
+the queue row, of each item, rating and event, and of the assignments, so ``verify`` names the rating
+changed, added or removed behind the product's back (``governance.review.seals``).
+
 Migrations: component ``review`` (both backends); ``review-postgresql`` is reserved for PostgreSQL-only
 statements and empty so far.
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from evaluator.storage.db import apply_migrations, is_postgres
+from governance.dossier.store_seals import (
+    ensure_seal_table,
+    read_seal,
+    row_digest,
+    seal_subjects,
+    sealing_began,
+    write_seal,
+)
 from governance.review.records import QueueEvent, QueueItem, Rating, ReviewQueue
 
 MIGRATIONS = [
@@ -58,12 +72,14 @@ class ReviewStore:
         apply_migrations(con, "review", MIGRATIONS)
         if is_postgres(con) and PG_MIGRATIONS:
             apply_migrations(con, "review-postgresql", PG_MIGRATIONS)
+        ensure_seal_table(con)
 
-    def _tx(self, statements: list[tuple[str, list[Any]]]) -> None:
+    def _tx(self, statements: list[tuple[str, list[Any]]], queue_id: str) -> None:
         self.con.execute("BEGIN TRANSACTION")
         try:
             for sql, params in statements:
                 self.con.execute(sql, params)
+            write_seal(self.con, f"queue:{queue_id}", self.seal_state(queue_id), datetime.now(UTC))
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")
@@ -86,7 +102,7 @@ class ReviewStore:
             for rater, order in orders.items()
             for k, item in enumerate(order, 1)
         ]
-        self._tx(statements)
+        self._tx(statements, queue.queue_id)
 
     def get(self, queue_id: str) -> ReviewQueue | None:
         """One queue, or None."""
@@ -145,7 +161,8 @@ class ReviewStore:
                     [r.queue_id, r.item_id, r.rater, r.rated_at, r.model_dump_json()],
                 )
                 for r in ratings
-            ]
+            ],
+            queue_id,
         )
         return self._count(queue_id) - before
 
@@ -168,7 +185,43 @@ class ReviewStore:
         row = self.con.execute(
             "SELECT coalesce(max(event_no), 0) FROM review_events WHERE queue_id = ?", [queue_id]
         ).fetchone()
-        self.con.execute(
-            "INSERT INTO review_events VALUES (?, ?, ?, ?)",
-            [queue_id, int(row[0]) + 1, event.at, event.model_dump_json()],
+        self._tx(
+            [("INSERT INTO review_events VALUES (?, ?, ?, ?)",
+              [queue_id, int(row[0]) + 1, event.at, event.model_dump_json()])],
+            queue_id,
         )
+
+    def seal_state(self, queue_id: str) -> dict[str, Any]:
+        """What the queue's rows hash to now: the queue, each item, rating and event, the assignments."""
+        def rows(sql: str) -> list[tuple]:
+            return [tuple(r) for r in self.con.execute(sql, [queue_id]).fetchall()]
+
+        def when(t: Any) -> Any:
+            return t.timestamp() if isinstance(t, datetime) else t
+
+        queue = rows("SELECT created_at, content, dossier_id FROM review_queues WHERE queue_id = ?")
+        return {
+            "dossier": queue[0][2] if queue else None,
+            "queue": row_digest(when(queue[0][0]), queue[0][1]) if queue else None,
+            "items": {i: row_digest(c) for i, c in rows(
+                "SELECT item_id, content FROM review_items WHERE queue_id = ?")},
+            "ratings": {f"{i}|{r}": row_digest(when(t), c) for i, r, t, c in rows(
+                "SELECT item_id, rater, rated_at, content FROM review_ratings WHERE queue_id = ?")},
+            "events": {str(n): row_digest(when(t), c) for n, t, c in rows(
+                "SELECT event_no, happened_at, content FROM review_events WHERE queue_id = ?")},
+            "assignments": row_digest(rows(
+                "SELECT rater, item_id, position FROM review_assignments WHERE queue_id = ? "
+                "ORDER BY rater, position, item_id")),
+        }
+
+    def seal(self, queue_id: str) -> tuple[dict | None, str | None]:
+        """The queue's sealed state, or what is wrong with its seal (both None: no seal)."""
+        return read_seal(self.con, f"queue:{queue_id}")
+
+    def sealing_began(self) -> datetime | None:
+        """When this store began sealing queues."""
+        return sealing_began(self.con)
+
+    def sealed_queues(self) -> list[str]:
+        """Ids of every queue that has a seal (a queue whose rows were deleted keeps its seal)."""
+        return [s[len("queue:"):] for s in seal_subjects(self.con, "queue:")]

@@ -44,6 +44,7 @@ from governance.monitoring.records import (
     Level,
     Source,
 )
+from governance.monitoring.seals import feed_seal_breaks
 from governance.monitoring.status import compute_status
 from governance.monitoring.store import ImportCounts
 
@@ -92,10 +93,19 @@ def monitoring_status(
 
     Raises:
         DossierNotFound: no such dossier.
-        MonitoringError: no decided candidate and none named.
+        MonitoringError: no decided candidate and none named, or the stored feed no longer matches its seal.
     """
     dossier = store.load(dossier_id).dossier
     name = watched_candidate(dossier, candidate, monitored=_monitored(store, dossier))
+    records = {"monitoring": [e.model_dump(mode="json") for e in dossier.monitoring]}
+    # counts only (rows removed or inserted): a digest of every row on each status would cost more than
+    # the status itself; `verify` recomputes the digests (rows rewritten in place)
+    broken, _ = feed_seal_breaks(store, dossier_id, records, name, digests=False)
+    if broken:
+        more = f" ({len(broken) - 1} further finding(s))" if len(broken) > 1 else ""
+        raise MonitoringError(
+            f"the stored feed of {name} no longer matches its seal, so no status is computed from it: "
+            f"{broken[0].problem}{more}. `medassure verify {dossier_id}` names every change")
     aggregates = store.monitoring.aggregates(dossier_id, name)
     return compute_status(
         dossier, aggregates, now=now_or(now), candidate=name, served=served_names(store, dossier, name)
@@ -219,7 +229,9 @@ def import_feed(
     earlier = _imported_before(dossier, name, source, digest)
     if earlier is not None:
         # the same bytes were imported before: every row is stored, so the rows are not read again
-        counts = ImportCounts(earlier.rows_in_file, 0, earlier.first_timestamp, earlier.last_timestamp)
+        counts = ImportCounts(
+            earlier.rows_in_file, 0, earlier.first_timestamp, earlier.last_timestamp, 0, "none"
+        )
     elif source == "otel":
         with otel_to_feed(file) as flat:
             counts = store.monitoring.import_file(
@@ -243,6 +255,8 @@ def import_feed(
         rows_already_stored=counts.rows_in_file - counts.rows_added,
         first_timestamp=counts.first_timestamp,
         last_timestamp=counts.last_timestamp,
+        sealed_rows=counts.sealed_rows,
+        sealed_digest=counts.sealed_digest,
     )
     aggregates = store.monitoring.aggregates(dossier_id, name)
     new: list[str] = []

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pydantic import BaseModel
 
 from evaluator.inputs.csv_cells import safe_cell, write_rows
+from evaluator.inputs.text_controls import control_problem
 from governance.dossier.storage import DossierStorage
 from governance.identity.actor import Actor
 from governance.identity.operations.authorize import require
@@ -181,6 +182,9 @@ def import_sheet(
         if len(row) != len(expected):
             raise ReviewError(f"row {number}: {len(row)} cells where the header has {len(expected)}")
         cell = dict(zip(expected, row, strict=True))
+        for column in expected:  # the item texts are compared with the queue's own below
+            if column not in ("context", "question", "output") and (bad := control_problem(cell[column])):
+                raise ReviewError(f"row {number}: {column} holds {bad}; nothing was imported")
         if cell["queue_id"] != queue_id:
             raise ReviewError(f"row {number}: the sheet is for queue {cell['queue_id']!r}, not {queue_id}")
         rater = cell["rater"]

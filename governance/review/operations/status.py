@@ -19,6 +19,8 @@ from pydantic import BaseModel
 from evaluator.agreement.ratings import RatingsError, most_overlapping_pair, rater_composites, read_ratings
 from evaluator.agreement.stats import Estimate, icc21
 from governance.dossier.storage import DossierStorage
+from governance.identity.access import PermissionDenied, access_for
+from governance.identity.actor import Actor
 from governance.judge_validity.operations import assess_judge_validity
 from governance.review.measures import CatchRate, catch_rate, clinician_frame, rubber_stamp_flags
 from governance.review.operations.queues import (
@@ -30,6 +32,7 @@ from governance.review.operations.queues import (
     removed_raters,
 )
 from governance.review.records import RaterCatch, ReviewCitation, ReviewQueue
+from governance.review.seals import queue_seal_breaks
 
 
 class RaterStatus(BaseModel):
@@ -132,9 +135,15 @@ def queue_status(store: DossierStorage, queue_id: str) -> QueueStatus:
     """Progress, catch rates and flags per rater; agreement once closed.
 
     Raises:
-        ReviewError: unknown queue.
+        ReviewError: unknown queue, or its stored rows no longer match its seal.
     """
     queue = get_queue(store, queue_id)
+    broken, _ = queue_seal_breaks(store, queue_id, queue.created_at)
+    if broken:
+        more = f" ({len(broken) - 1} further finding(s))" if len(broken) > 1 else ""
+        raise ReviewError(f"the stored rows of queue {queue_id} no longer match its seal, so no status is "
+                          f"computed from them: {broken[0].problem}{more}. `medassure verify "
+                          f"{queue.dossier_id or 'DOSSIER'}` names every change")
     items = store.reviews.items(queue_id)
     ratings = store.reviews.ratings(queue_id)
     gone = removed_raters(store, queue_id)
@@ -185,6 +194,57 @@ def queue_status(store: DossierStorage, queue_id: str) -> QueueStatus:
         clinician_clinician=cc,
         jury_clinician=jc,
     )
+
+
+class RaterProgress(BaseModel):
+    """What a rater sees of their queue's status: their own progress, nothing about the model, the run,
+    other raters or agreement (``queue_status_for``)."""
+
+    queue_id: str
+    """The queue."""
+    view: str = "rater"
+    """Whose view this is (``rater``)."""
+    rater: str
+    """The rater."""
+    done: int
+    """Their items rated or skipped."""
+    total: int
+    """Their items."""
+    skipped: int
+    """Of ``done``, skipped."""
+    progress: float
+    """``done / total``."""
+    finished: bool
+    """Every one of their items rated or skipped."""
+    closed: bool
+    """The queue is closed (their ratings are frozen)."""
+    removed: bool
+    """They were removed from the queue (their ratings kept)."""
+    catch_rate: CatchRate | None
+    """Their own sentinels caught, once they have rated all their items (as the rating page shows it)."""
+
+
+def queue_status_for(store: DossierStorage, queue_id: str, *, actor: Actor) -> QueueStatus | RaterProgress:
+    """The queue's status as ``actor`` may see it: all of it for an editor of the queue's dossier, their own
+    progress for one of its raters, nothing for anyone else.
+
+    Raises:
+        PermissionDenied: neither an editor of the queue's dossier nor a rater of the queue.
+        ReviewError: unknown queue, or its stored rows no longer match its seal.
+    """
+    queue = get_queue(store, queue_id)
+    access = access_for(actor.identity, queue.dossier_id)
+    if access.can_edit:
+        return queue_status(store, queue_id)
+    who = actor.identity
+    rater = next((n for n in ((who.subject, who.name) if who else ()) if n in queue.raters), None)
+    if rater is None or not access.holds("rater"):
+        raise PermissionDenied(f"{actor.name} is neither an editor of {queue.dossier_id or 'the dossier'} "
+                               f"nor a rater of queue {queue_id}: nothing of it is shown")
+    mine = next(r for r in queue_status(store, queue_id).raters if r.rater == rater)
+    return RaterProgress(queue_id=queue_id, rater=rater, done=mine.done, total=mine.total,
+                         skipped=mine.skipped, progress=mine.progress, finished=mine.finished,
+                         closed=is_closed(store, queue), removed=mine.removed, catch_rate=mine.catch_rate)
 
 
 def closed_queues(store: DossierStorage, dossier_id: str | None = None) -> list[ReviewQueue]:
@@ -245,10 +305,12 @@ def queue_citation(store: DossierStorage, queue_id: str) -> ReviewCitation:
 
 __all__ = [
     "QueueStatus",
+    "RaterProgress",
     "RaterStatus",
     "audit_verdicts",
     "closed_queues",
     "queue_citation",
     "queue_ratings",
     "queue_status",
+    "queue_status_for",
 ]

@@ -64,7 +64,7 @@ def test_db_roles_gives_the_app_role_insert_select_and_the_updates_jobs_need(rol
     assert {"dossier_versions", "audit_log", "documents"} <= set(report["insert_select"])
     assert set(report["insert_select_update"]) == {"runs", "run_requests", "run_jobs", "run_results",
                                                    "jury_runs", "jury_instances", "jury_judgements",
-                                                   "response_cache", "chain_anchors"}
+                                                   "response_cache", "chain_anchors", "record_seals"}
     assert report["select_only"] == ["schema_migrations"]
     assert _set_up(owner_url, app, monkeypatch, capsys) == report  # idempotent: run it after every upgrade
 

@@ -39,6 +39,15 @@ BAD = [
     ("error", "2", "error is not a boolean"),
     ("audit_verdict", "wrong", "audit_verdict is not one of correct, minor, material"),
     ("severity", "critical", "severity is not one of near_miss, minor, moderate, severe"),
+    # issue 35 item 6: a year 0001 (or any time before 2000) was accepted; so were control characters
+    ("timestamp", "0001-01-01T00:00:00Z", "timestamp is before 2000"),
+    ("timestamp", "1999-12-31T23:59:59Z", "timestamp is before 2000"),
+    ("served_model", "m-1\u202e", "served_model holds a control character (RIGHT-TO-LEFT OVERRIDE, U+202E)"),
+    ("reviewer", "dr\x00a", "reviewer holds a control character (NUL, U+0000)"),
+    ("prompt_version", "v1\x1b[2J", "prompt_version holds a control character (ESC, U+001B)"),
+    ("text", "take \u2066two\u2069 tablets", "text holds a control character (LEFT-TO-RIGHT ISOLATE"),
+    ("id", "out\u202a7", "id holds a control character (LEFT-TO-RIGHT EMBEDDING"),
+    ("tag:site", "north\x07", "tag:site holds a control character (BEL, U+0007)"),
 ]
 
 
@@ -55,12 +64,14 @@ def test_a_bad_value_is_refused_naming_row_and_field(store, dossier_id, tmp_path
         sentinel="false",
         error="false",
         severity="",
+        **{"tag:site": "north", "reviewer": "dr.b", "text": "ok"},
     )
     rows[6][field] = value
     version = store.load(dossier_id).version
     with pytest.raises(FeedError) as exc:
-        import_feed(store, dossier_id, write_csv(tmp_path / "bad.csv", rows),
-                    actor=Actor.named("qa"), now=NOW)
+        import_feed(
+            store, dossier_id, write_csv(tmp_path / "bad.csv", rows), actor=Actor.named("qa"), now=NOW
+        )
     message = str(exc.value)
     assert "row 7:" in message and why in message and "nothing was imported" in message
     assert "\n" not in message
@@ -82,8 +93,9 @@ def test_boolean_words_are_accepted(store, dossier_id, tmp_path, word):
 def test_a_zone_offset_is_kept_and_months_are_utc(store, dossier_id, tmp_path):
     rows = feed_rows(1)
     rows[0]["timestamp"] = "2026-03-01T00:30:00+02:00"  # 2026-02-28 22:30 UTC
-    result = import_feed(store, dossier_id, write_csv(tmp_path / "tz.csv", rows),
-                         actor=Actor.named("qa"), now=NOW)
+    result = import_feed(
+        store, dossier_id, write_csv(tmp_path / "tz.csv", rows), actor=Actor.named("qa"), now=NOW
+    )
     assert [m.month for m in result.status.metrics["material_correction_share"]] == ["2026-02"]
 
 
@@ -116,8 +128,37 @@ def test_jsonl_rows_are_checked_like_csv_rows(store, dossier_id, tmp_path):
     rows[3]["tokens_in"] = -1
     rows[1]["audited"] = True  # a JSON boolean is a boolean
     with pytest.raises(FeedError, match="row 4: tokens_in is negative"):
-        import_feed(store, dossier_id, write_jsonl(tmp_path / "f.jsonl", rows),
-                    actor=Actor.named("qa"), now=NOW)
+        import_feed(
+            store, dossier_id, write_jsonl(tmp_path / "f.jsonl", rows), actor=Actor.named("qa"), now=NOW
+        )
     (tmp_path / "arr.jsonl").write_text(json.dumps([1, 2]) + "\n", encoding="utf-8")
     with pytest.raises(FeedError, match="row 1: each line must be one JSON object"):
         import_feed(store, dossier_id, tmp_path / "arr.jsonl", actor=Actor.named("qa"), now=NOW)
+
+
+def test_two_rows_with_one_id_and_different_content_are_refused_naming_both(store, dossier_id, tmp_path):
+    """Before, the second row was dropped as "already stored", exit 0, no warning (issue 35 item 6)."""
+    rows = feed_rows(10)
+    rows[7] = {**rows[2], "outcome": "material_correction"}  # the same id r2, another outcome
+    rows[8] = dict(rows[3])  # the same row twice: harmless, kept once
+    with pytest.raises(FeedError, match=r"rows 3 and 8 have the same id 'r2' with different content"):
+        import_feed(
+            store, dossier_id, write_csv(tmp_path / "dup.csv", rows), actor=Actor.named("qa"), now=NOW
+        )
+    assert store.monitoring.row_count(dossier_id) == 0
+    del rows[7]
+    result = import_feed(
+        store, dossier_id, write_csv(tmp_path / "ok.csv", rows), actor=Actor.named("qa"), now=NOW
+    )
+    assert (result.record.rows_in_file, result.record.rows_added) == (9, 8)
+
+
+def test_a_ragged_csv_row_is_named(store, dossier_id, tmp_path):
+    """Before: "no column timestamp, served_model, outcome" (DuckDB's sniffer took one column)."""
+    path = write_csv(tmp_path / "ragged.csv", feed_rows(6))
+    lines = path.read_text().splitlines()
+    lines[4] += ",extra"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(FeedError, match=r"row 4 has \d+ fields where the header has \d+"):
+        import_feed(store, dossier_id, path, actor=Actor.named("qa"), now=NOW)
+    assert store.monitoring.row_count(dossier_id) == 0

@@ -181,6 +181,14 @@ def test_sheet_round_trip_is_all_or_nothing_and_idempotent(store, queue):
     twice = [*filled, filled[0]]
     with pytest.raises(ReviewError, match="appears twice"):
         import_sheet(store, queue.queue_id, dump(twice), actor=Actor.named("editor"))
+    for column, value, named in ((10, "n/a \u202eevorppa", "RIGHT-TO-LEFT OVERRIDE"),
+                                 (10, "unclear\x00", "NUL"), (7, "3\u2066", "LEFT-TO-RIGHT ISOLATE")):
+        hidden = [list(r) for r in filled]  # issue 35 item 6: bidi controls and NUL were accepted
+        hidden[1][7:] = ["", "", "", ""]
+        hidden[1][column] = value
+        with pytest.raises(ReviewError, match=f"row 4: .* holds a control character \\({named}"):
+            import_sheet(store, queue.queue_id, dump(hidden), actor=Actor.named("editor"))
+    assert store.reviews.ratings(queue.queue_id) == []
     other = [list(r) for r in filled]
     other[0][0] = "rq-other"
     with pytest.raises(ReviewError, match="row 3: the sheet is for queue 'rq-other'"):
