@@ -62,6 +62,11 @@ BOOLEAN_WORDS: dict[str, bool] = {
 }
 """How a feed writes a boolean (case-insensitive)."""
 
+OUTPUT_COLUMNS = ("latency_ms", "error", "tokens_in", "tokens_out", "cost_usd", "reviewer", "review_seconds",
+                  "audited", "audit_verdict", "judge_score", "sentinel", "severity", "text")
+"""A feed row's columns after its identity and outcome, in the feed's order: the import knows them, the
+template lists them, and the seal hashes them in this order."""
+
 
 class FeedRow(BaseModel):
     """One model output in production, as a row of the feed (CSV column, JSONL key or Parquet column).

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.inputs.text_controls import control_problem
-from governance.monitoring.records import AUDIT_VERDICTS, BOOLEAN_WORDS, OUTCOMES, SEVERITIES
+from governance.monitoring.records import AUDIT_VERDICTS, BOOLEAN_WORDS, OUTCOMES, OUTPUT_COLUMNS, SEVERITIES
 
 REQUIRED = ("timestamp", "served_model", "outcome")
 TEXT_FIELDS = ("served_model", "prompt_version", "id", "reviewer", "text")
@@ -33,19 +33,7 @@ KNOWN = (
     *REQUIRED,
     "prompt_version",
     "id",
-    "latency_ms",
-    "error",
-    "tokens_in",
-    "tokens_out",
-    "cost_usd",
-    "reviewer",
-    "review_seconds",
-    "audited",
-    "audit_verdict",
-    "judge_score",
-    "sentinel",
-    "severity",
-    "text",
+    *OUTPUT_COLUMNS,
 )
 FUTURE_SLACK = timedelta(minutes=5)
 """How far ahead of the clock a timestamp may be (clock skew between systems)."""

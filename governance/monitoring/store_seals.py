@@ -22,6 +22,7 @@ from typing import Any
 
 from evaluator.storage.db import is_postgres
 from governance.dossier.store_seals import read_seal, row_digest, seal_subjects, sealing_began, write_seal
+from governance.monitoring.records import OUTPUT_COLUMNS
 
 _HASHED = (
     "candidate",
@@ -30,19 +31,7 @@ _HASHED = (
     "served_model",
     "prompt_version",
     "outcome",
-    "latency_ms",
-    "error",
-    "tokens_in",
-    "tokens_out",
-    "cost_usd",
-    "reviewer",
-    "review_seconds",
-    "audited",
-    "audit_verdict",
-    "judge_score",
-    "sentinel",
-    "severity",
-    "text",
+    *OUTPUT_COLUMNS,
 )
 
 

@@ -10,25 +10,15 @@ from __future__ import annotations
 import csv
 import io
 
+from governance.monitoring.records import OUTPUT_COLUMNS
+
 COLUMNS = [
     "id",
     "timestamp",
     "served_model",
     "prompt_version",
     "outcome",
-    "latency_ms",
-    "error",
-    "tokens_in",
-    "tokens_out",
-    "cost_usd",
-    "reviewer",
-    "review_seconds",
-    "audited",
-    "audit_verdict",
-    "judge_score",
-    "sentinel",
-    "severity",
-    "text",
+    *OUTPUT_COLUMNS,
     "tag:department",
 ]
 ROWS = [
