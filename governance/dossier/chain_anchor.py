@@ -30,7 +30,7 @@ import json
 
 from governance.dossier.chain import ChainBreak, event_link, version_link
 from governance.dossier.key_files import key_id, read_or_create_key
-from governance.dossier.storage import StoreError
+from governance.dossier.store_errors import StoreError
 
 ANCHOR_TAG = "medassure-anchor-v1"
 

@@ -28,6 +28,18 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol, Self, runtime_checka
 from pydantic import BaseModel, ConfigDict, PlainSerializer
 
 from governance.dossier.record import Dossier, DossierStatus
+from governance.dossier.store_errors import (  # re-exported: callers import them from the interface
+    StoreCorruptError as StoreCorruptError,
+)
+from governance.dossier.store_errors import (
+    StoreError,
+)
+from governance.dossier.store_errors import (
+    StoreLockedError as StoreLockedError,
+)
+from governance.dossier.store_errors import (
+    StoreUnavailableError as StoreUnavailableError,
+)
 from governance.intended_use.risk import RiskTier
 
 if TYPE_CHECKING:
@@ -46,22 +58,6 @@ if TYPE_CHECKING:
 
 Timestamp = Annotated[datetime, PlainSerializer(lambda d: d.isoformat(), return_type=str, when_used="json")]
 """A timezone-aware time that dumps to JSON as ``datetime.isoformat()`` (the CLI's format)."""
-
-
-class StoreError(RuntimeError):
-    """A store problem with a message meant for the user."""
-
-
-class StoreLockedError(StoreError):
-    """Another process holds the database file."""
-
-
-class StoreCorruptError(StoreError):
-    """The file exists but is not a readable MedAssure database."""
-
-
-class StoreUnavailableError(StoreError):
-    """The database server (PostgreSQL) cannot be reached or refused the login."""
 
 
 class DossierNotFound(StoreError):

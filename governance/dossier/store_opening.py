@@ -40,7 +40,12 @@ from evaluator.storage.integrity import (
     foreign_file_reason,
     is_foreign_database,
 )
-from governance.dossier.storage import StoreCorruptError, StoreError, StoreLockedError, StoreUnavailableError
+from governance.dossier.store_errors import (
+    StoreCorruptError,
+    StoreError,
+    StoreLockedError,
+    StoreUnavailableError,
+)
 
 if TYPE_CHECKING:
     from typing import Self
