@@ -28,17 +28,12 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol, Self, runtime_checka
 from pydantic import BaseModel, ConfigDict, PlainSerializer
 
 from governance.dossier.record import Dossier, DossierStatus
-from governance.dossier.store_errors import (  # re-exported: callers import them from the interface
-    StoreCorruptError as StoreCorruptError,
-)
-from governance.dossier.store_errors import (
+# The errors are defined below the interface and re-exported here, where callers import them.
+from governance.dossier.store_errors import (  # noqa: F401
+    StoreCorruptError,
     StoreError,
-)
-from governance.dossier.store_errors import (
-    StoreLockedError as StoreLockedError,
-)
-from governance.dossier.store_errors import (
-    StoreUnavailableError as StoreUnavailableError,
+    StoreLockedError,
+    StoreUnavailableError,
 )
 from governance.intended_use.risk import RiskTier
 
