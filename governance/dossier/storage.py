@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol, Self, runtime_checka
 from pydantic import BaseModel, ConfigDict, PlainSerializer
 
 from governance.dossier.record import Dossier, DossierStatus
+
 # The errors are defined below the interface and re-exported here, where callers import them.
 from governance.dossier.store_errors import (  # noqa: F401
     StoreCorruptError,
