@@ -54,4 +54,4 @@ def test_read_only_commands_answer_while_the_app_is_open(app_factory, page, tmp_
     for name in READS:  # the usual time give or take the shared machine's noise; the old wait was 15 s
         assert with_app[name] < 1.25 * alone[name] + 4.0, (name, alone[name], with_app[name])
     goto_page(page, app, "Evidence")  # the app opens the file again after the commands
-    assert page.get_by_role("heading", name="Evidence").first.is_visible()
+    page.get_by_role("heading", name="Evidence").first.wait_for(state="visible")  # reopened and drawn
