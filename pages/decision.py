@@ -201,7 +201,7 @@ if role == "other role":
     role = c1.text_input("Which role", key=f"signoff_other_role_{n}")
 if acting.mode == "local":  # no login: the typed name is all there is, and the record says so
     name = c2.text_input("Name (unauthenticated)", value=ui.reviewer(), key=f"signoff_name_{n}")
-    signer = local_identity(name) if name.strip() else None
+    signer = local_identity(name) if ui.is_named(name) else None
 else:
     name = acting.name
     c2.markdown(f"Signing as **{ui.plain(acting.name)}**  \n{ui.plain(acting.auth_label)}")

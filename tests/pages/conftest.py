@@ -10,6 +10,16 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 DEMO = "D-demo-portal"
 
 
+PAGE_USER = "dr.page"
+"""The Reviewer name page tests act under (no name, or the placeholder "reviewer", is read-only)."""
+
+
+@pytest.fixture(autouse=True)
+def named_reviewer(monkeypatch):
+    """Page tests act as a named person, as a user who typed a name in the sidebar would."""
+    monkeypatch.setenv("MEDASSURE_USER", PAGE_USER)
+
+
 @pytest.fixture(scope="session")
 def seeded(tmp_path_factory) -> Path:
     """A database with the demo dossier, seeded once per test session (seeding takes 10-40 s)."""

@@ -109,7 +109,7 @@ def test_add_a_candidate_from_the_page(demo_copy):
         10,
         "FABRIKAM_KEY",
     )
-    assert new.added_by == "reviewer" and not signoff_status(d).roles[0].valid  # a change after sign-off
+    assert new.added_by == "dr.page" and not signoff_status(d).roles[0].valid  # a change after sign-off
     assert "fabrikam-ai-replybot" in list(at.dataframe[0].value["Id"])
 
 
@@ -128,7 +128,7 @@ def test_answer_an_attestation_with_a_document(demo_copy):
     answer = next(a for a in d.candidates[1].attestations if a.question_id == "subgroup_performance")
     assert (answer.value, answer.entered_by, answer.document.sha256) == (
         "relevant",
-        "reviewer",
+        "dr.page",
         sha256_hex(data),
     )
     store = Store.open(demo_copy / "medassure.duckdb")

@@ -54,7 +54,7 @@ def test_rules_page_locked_change_needs_a_reason_then_is_logged(demo_copy):
     assert not at.exception
     policy = latest(demo_copy).dossier.policy
     assert policy.rule("min_n").threshold == 150 and policy.changes[-1].why.startswith("Pharmacy")
-    assert policy.changes[-1].by == "reviewer"
+    assert policy.changes[-1].by == "dr.page"
 
 
 def test_rules_page_starts_from_defaults_and_locks(home):
@@ -75,7 +75,7 @@ def test_rules_page_starts_from_defaults_and_locks(home):
     store = Store.open(home / "medassure.duckdb")
     lock = store.load("D-fresh").dossier.policy.lock
     store.close()
-    assert lock.note == "meeting 1" and lock.locked_by == "reviewer"
+    assert lock.note == "meeting 1" and lock.locked_by == "dr.page"
 
 
 def test_cost_page_table_chart_and_profile_save(demo_copy):
@@ -110,7 +110,7 @@ def test_review_page_derives_and_saves_an_edit(demo_copy):
     at.button(key="plan_save").click().run()
     assert not at.exception
     plan = latest(demo_copy).dossier.oversight
-    assert plan.review.qa_sample_rate == 0.2 and plan.edited_by == "reviewer"
+    assert plan.review.qa_sample_rate == 0.2 and plan.edited_by == "dr.page"
 
 
 def test_review_page_editors_show_labels_not_keys(demo_copy):
@@ -159,7 +159,7 @@ def test_signoff_fields_start_empty_for_the_next_signer(demo_copy):
     at.button(key="signoff_button").click().run()
     # new widgets for the next signer (a real browser kept the old one's text: tests/browser)
     assert at.text_input(key="signoff_note_2").value == ""
-    assert at.text_input(key="signoff_name_2").value == "reviewer"
+    assert at.text_input(key="signoff_name_2").value == "dr.page"
     at.selectbox(key="signoff_role").select("privacy / compliance").run()
     at.text_input(key="signoff_name_2").input("J. Okafor").run()
     at.button(key="signoff_button").click().run()

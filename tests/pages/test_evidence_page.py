@@ -62,7 +62,7 @@ def test_adding_a_model_and_attaching_its_scores_creates_a_new_version(demo_home
     at.button(key="attach_published").click().run()
     assert not at.exception
     v = latest(demo_home)
-    assert v.version == start.version + 1 and v.author == "reviewer"
+    assert v.version == start.version + 1 and v.author == "dr.page"
     assert len(v.dossier.evidence) == len(start.dossier.evidence) + 5
     assert {e.model for e in v.dossier.evidence[-5:]} == {"DeepSeek R1"}
     assert f"Attached evidence ({len(v.dossier.evidence)})" in [h.value for h in at.subheader]

@@ -40,9 +40,9 @@ def test_signing_waits_for_the_chairs_confirmation(demo_home):
     confirmed = latest(demo_home)
     assert confirmed.version == before.version + 1
     (c,) = confirmed.dossier.decision.confirmations
-    assert c.changed == ["Intended use › Human oversight"] and c.by == "reviewer"
+    assert c.changed == ["Intended use › Human oversight"] and c.by == "dr.page"
     assert not [w for w in at.warning if "no longer rests" in w.value]
-    assert any(x.value.startswith("Confirmed as still standing by **reviewer**") and
+    assert any(x.value.startswith("Confirmed as still standing by **dr.page**") and
                "after Intended use › Human oversight changed: Sampled review" in x.value for x in at.caption)
     _sign(at)
     assert not at.button(key="signoff_button").disabled
