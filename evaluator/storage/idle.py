@@ -39,6 +39,17 @@ IDLE_SECONDS = 1.0
 """How long the app's store keeps the file after its last use (``$MEDASSURE_IDLE_RELEASE``)."""
 
 
+def _settled(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """``con`` with the result of the last statement run on it (opening, migrations) consumed.
+
+    Statements now run on the threads' cursors, never on ``con`` itself, so nothing else would end
+    that result, and DuckDB counts it as a write transaction still open: another connection's
+    CHECKPOINT (a second ``Store.open`` of the file in this process) was refused.
+    """
+    con.execute("SELECT 1").fetchall()
+    return con
+
+
 class IdleReleasingConnection:
     """Opens the file on use and closes it after ``idle_s`` seconds without use.
 
@@ -61,7 +72,7 @@ class IdleReleasingConnection:
                  on_release: Callable[[], None] | None = None,
                  first: duckdb.DuckDBPyConnection | None = None) -> None:
         self._opener, self._idle_s, self._on_release = opener, idle_s, on_release
-        self._con = first
+        self._con = _settled(first) if first is not None else None
         self._lock = threading.RLock()
         self._last = time.monotonic()
         self._in_transaction: set[int] = set()
@@ -88,7 +99,7 @@ class IdleReleasingConnection:
         if self._closed:
             raise duckdb.ConnectionException("Connection Error: Connection already closed!")
         if self._con is None:
-            self._con = self._opener()
+            self._con = _settled(self._opener())
             self._opens += 1
         self._last = time.monotonic()
         return self._con
