@@ -50,6 +50,38 @@ def _settled(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     return con
 
 
+class _Rows:
+    """A statement's rows, read while the lock was held, so the thread's cursor is settled at once."""
+
+    def __init__(self, rows: list[tuple], description: Any) -> None:
+        self._rows, self._at, self.description = rows, 0, description
+
+    def fetchone(self) -> tuple | None:
+        if self._at >= len(self._rows):
+            return None
+        self._at += 1
+        return self._rows[self._at - 1]
+
+    def fetchmany(self, size: int = 1) -> list[tuple]:
+        out = self._rows[self._at:self._at + size]
+        self._at += len(out)
+        return out
+
+    def fetchall(self) -> list[tuple]:
+        return self.fetchmany(len(self._rows))
+
+    def df(self) -> Any:
+        """The remaining rows as a pandas DataFrame (column names from the statement)."""
+        import pandas as pd  # noqa: PLC0415 - only the jury pages ask for frames
+
+        return pd.DataFrame(self.fetchall(), columns=[d[0] for d in self.description or []])
+
+    fetchdf = df
+
+    def close(self) -> None:
+        self._rows, self._at = [], 0
+
+
 class IdleReleasingConnection:
     """Opens the file on use and closes it after ``idle_s`` seconds without use.
 
@@ -118,7 +150,8 @@ class IdleReleasingConnection:
             cur = self._thread_cursors[me] = con.cursor()
         return cur
 
-    def execute(self, sql: str, parameters: Any = None) -> duckdb.DuckDBPyConnection:
+    def execute(self, sql: str, parameters: Any = None) -> _Rows:
+        """Run ``sql`` on this thread's cursor; its rows are read at once (``_Rows``)."""
         with self._lock:
             cur = self._mine()
             head = sql.lstrip()[:8].upper()
@@ -127,12 +160,14 @@ class IdleReleasingConnection:
             elif head.startswith(("COMMIT", "ROLLBACK", "ABORT", "END")):
                 self._in_transaction.discard(threading.get_ident())
             result = cur.execute(sql) if parameters is None else cur.execute(sql, parameters)
+            rows = _Rows(result.fetchall() if result.description is not None else [], result.description)
+            _settled(cur)  # a fetched write (nextval, RETURNING) otherwise keeps its transaction open
             self._last = time.monotonic()
-            return result
+            return rows
 
-    def executemany(self, sql: str, parameters: Any = None) -> duckdb.DuckDBPyConnection:
+    def executemany(self, sql: str, parameters: Any = None) -> None:
         with self._lock:
-            return self._mine().executemany(sql, parameters)
+            _settled(self._mine().executemany(sql, parameters))
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A cursor of the open file; the file stays open while the cursor object lives."""
