@@ -149,7 +149,7 @@ with st.expander("Record the committee's decision", expanded=decision is None an
         except (DecisionError, PermissionDenied) as exc:
             st.error(str(exc))
         else:
-            ui.save(updated, note=f"decision: {outcome}")
+            ui.save(updated, note=f"decision: {outcome}", ask_to_void=False)
             st.rerun()
 
 if decision is not None and (view.stale or any(c.acknowledgeable for c in view.conflicts)):
@@ -166,7 +166,7 @@ if decision is not None and (view.stale or any(c.acknowledgeable for c in view.c
             except (DecisionError, PermissionDenied) as exc:
                 st.error(str(exc))
             else:
-                ui.save(confirmed, note="decision confirmed: it still stands")
+                ui.save(confirmed, note="decision confirmed: it still stands", ask_to_void=False)
                 st.rerun()
 
 st.subheader("Sign-offs")

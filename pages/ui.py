@@ -336,12 +336,18 @@ def permitted():
             recorded(got)
 
 
-def save(dossier: Dossier, note: str) -> DossierVersion:
+def save(dossier: Dossier, note: str, *, ask_to_void: bool = True) -> DossierVersion:
     """Save a new version as the current identity, based on the version shown, and say what happened.
 
     A refusal (no permission, or someone else saved first) is shown and stops the page; nothing is saved.
+    A change that would void sign-offs first says which and waits for a confirmation (``signoff_guard``;
+    ``ask_to_void=False`` where the page itself is about sign-offs: the Decision page).
     """
     before = current()
+    if ask_to_void and before is not None:
+        from pages.signoff_guard import ask_before_voiding  # it builds on this module
+
+        ask_before_voiding(before, dossier, note)
     try:
         v = save_as(store(), identity(), dossier, note, expected_hash=seen_hash(dossier.id), config=config())
     except (PermissionDenied, SaveConflict, DecisionError) as exc:

@@ -69,3 +69,11 @@ def open_page(page: str | None = None, dossier_id: str | None = "D-demo-portal")
         at.switch_page(page).run()
         assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def confirm_voiding(at) -> None:
+    """Say yes to "This change voids N sign-off(s)" (the demo is decided and signed; issue 36 item 3)."""
+    assert [w for w in at.warning if "sign-off(s):" in w.value and "voids" in w.value], "no voiding prompt"
+    at.button(key="voiding_save_confirm").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+

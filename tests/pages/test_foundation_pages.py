@@ -4,7 +4,7 @@ import re
 
 from governance.demo.seed import DEMO_ID
 from governance.dossier.store import Store
-from tests.pages.conftest import open_page
+from tests.pages.conftest import confirm_voiding, open_page
 from tests.pages.readable import assert_readable
 
 
@@ -46,6 +46,7 @@ def test_intended_use_live_risk_and_save(demo_home):
     at.selectbox(key=prefix + "severity").select("critical").run()
     assert "high" in at.subheader[0].value  # live, before saving
     at.button(key="save_intended_use").click().run()
+    confirm_voiding(at)  # the demo is signed: this change voids its sign-off
     assert not at.exception
     store = Store.open(demo_home / "medassure.duckdb")
     latest = store.load("D-demo-portal")
@@ -106,6 +107,7 @@ def test_task_mapping_suggests_and_accepts(demo_home):
     first = at.markdown[0].value
     assert "Patient-Provider Messaging" in first
     at.button(key="accept_documenting_patient_visits").click().run()
+    confirm_voiding(at)  # the demo is signed: this change voids its sign-off
     assert not at.exception
     store = Store.open(demo_home / "medassure.duckdb")
     accepted = store.load("D-demo-portal").dossier.mapping.accepted

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.pages.conftest import DEMO, latest, open_page
+from tests.pages.conftest import DEMO, confirm_voiding, latest, open_page
 
 
 def _set_oversight(at, home, value: str) -> None:
@@ -10,6 +10,7 @@ def _set_oversight(at, home, value: str) -> None:
     at.switch_page("pages/intended_use.py").run()
     at.selectbox(key=f"iu_{DEMO}_{v.version}_oversight").set_value(value).run()
     at.button(key="save_intended_use").click().run()
+    confirm_voiding(at)  # the demo is signed: this change voids its sign-off
     assert latest(home).version == v.version + 1
 
 
