@@ -446,9 +446,13 @@ def sidebar() -> None:
             v = current()
             if v is not None:
                 tier = v.dossier.risk.tier
+                from governance.monitoring import MONITORING_WORDS, monitoring_state
+
+                watched = monitoring_state(store(), v.dossier.id)  # a paused use looks paused (issue 36)
                 st.markdown(f"**Version {v.version}** · `{v.hash[:12]}`  \n"
                             f"Risk tier: :{TIER_COLOURS[tier]}[**{tier}**] · status "
-                            f"{v.dossier.status.replace('_', ' ')}")
+                            f"{v.dossier.status.replace('_', ' ')}"
+                            + (f" · monitoring **{MONITORING_WORDS[watched]}**" if watched else ""))
                 if v.integrity_problem:
                     st.error(f"**Record integrity:** {v.integrity_problem}")
         _identity_line()

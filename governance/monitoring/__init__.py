@@ -24,14 +24,16 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "export_blinded_feed": "governance.monitoring.operations.feed",
     "import_feed": "governance.monitoring.operations.feed",
     "monitoring_status": "governance.monitoring.operations.feed",
+    "MONITORING_WORDS": "governance.monitoring.operations.feed",
+    "monitoring_state": "governance.monitoring.operations.feed",
     "SEVERITIES": "governance.monitoring.records",
     "safety_register": "governance.monitoring.register",
     "FeedError": "governance.monitoring.store_feed_import",
     "feed_template": "governance.monitoring.template",
 }
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
-    "FeedError", "MonitoringError", "SEVERITIES", "acknowledge_signal", "dossier_monitoring",
-    "export_blinded_feed", "feed_template", "import_feed", "monitoring_status", "record_event",
-    "record_go_live", "resolve_signal", "safety_register",
+    "FeedError", "MONITORING_WORDS", "MonitoringError", "SEVERITIES", "acknowledge_signal",
+    "dossier_monitoring", "export_blinded_feed", "feed_template", "import_feed", "monitoring_state",
+    "monitoring_status", "record_event", "record_go_live", "resolve_signal", "safety_register",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)

@@ -22,10 +22,13 @@ def test_dossiers_page_lists_demo(demo_home):
     assert at.title[0].value == "Dossiers"
     frame = at.dataframe[0].value
     assert list(frame["Id"]) == ["D-demo-portal"]
-    assert list(frame.columns) == ["Id", "Title", "Owner", "Status", "Risk tier", "Version", "Last saved"]
+    assert list(frame.columns) == ["Id", "Title", "Owner", "Status", "Monitoring", "Risk tier", "Version",
+                                   "Last saved"]
+    assert frame["Monitoring"][0] in ("in control", "review", "pause", "suspend")  # issue 36 item 6
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", frame["Last saved"][0])
     assert assert_readable(at) == 1
     assert "Risk tier" in at.sidebar.markdown[0].value
+    assert f"monitoring **{frame['Monitoring'][0]}**" in at.sidebar.markdown[0].value
 
 
 def test_dossiers_page_seeds_demo_on_click(home):
