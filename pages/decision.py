@@ -15,6 +15,7 @@ from governance.decision import (
 from governance.decision import decide as record_decision
 from governance.identity import PermissionDenied, local_identity
 from governance.monitoring import MonitoringError, monitoring_status
+from governance.procurement import candidate_names
 from pages import plain_words, ui
 from pages import policy_tables as tables
 from reports import one_line
@@ -118,7 +119,8 @@ with st.expander("Record the committee's decision", expanded=decision is None an
     outcome = st.radio("Decision", list(DECISION_OUTCOMES), format_func=OUTCOME_LABELS.get, horizontal=True,
                        key="decision_outcome")
     models = ["(the use as a whole)", *view.assessment.models]
-    model = st.selectbox("Candidate", models, key="decision_model",
+    names = candidate_names(dossier)  # the products compared, not model strings (issue 36 item 5)
+    model = st.selectbox("Candidate", models, key="decision_model", format_func=lambda m: names.get(m, m),
                          index=models.index(rec.models[0]) if rec.models else 0)
     if not allowed.is_chair:  # the domain refuses anyway (governance.identity.access)
         st.caption("Only the committee chair records the decision"

@@ -135,7 +135,8 @@ def model_facts(dossier: Dossier, rec: Recommendation, version: int, version_has
               f"quoting dossier {dossier.id}, the patient context (no identifiers in free text), the output "
               "and what was wrong. Reports count towards the monitored correction rate.")
     prompt = f", prompt {cand.prompt_version}" if cand is not None and cand.prompt_version else ""
-    approved = (f"{model or 'no model'}{prompt}; dossier {dossier.id} version {version} "
+    product = cand.label if cand is not None else (model or "no model")
+    approved = (f"{product}{prompt}; dossier {dossier.id} version {version} "
                 f"(hash {version_hash[:16]}).")
     if plan is not None:
         start = d.decided_at if d is not None else None
