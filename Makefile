@@ -70,11 +70,11 @@ test: install browser-deps db-deps spc-deps
 	$(PY) -m pytest -m isolated
 
 # The inner loop: everything but the real-browser, PostgreSQL-server and slow tests (markers in pyproject.toml).
-# Spread over JOBS worker processes (pytest-xdist); the isolated request-counting tests stay in one process.
+# Spread over JOBS worker processes (pytest-xdist).
 JOBS ?= 2
+# The isolated request-counting tests are left to `make test` too (they need a process of their own).
 test-fast: install
 	$(PY) -m pytest -n $(JOBS) -m "not browser and not postgres and not slow and not isolated"
-	$(PY) -m pytest -m isolated
 
 # Architecture and style: ruff, then the import-linter contracts in pyproject.toml.
 lint: install
