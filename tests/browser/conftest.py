@@ -117,6 +117,23 @@ def wait_idle(pg) -> None:
     pg.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=120_000)
 
 
+def confirm_voiding(pg, timeout_ms: int = 20_000) -> bool:
+    """Say yes when a save would void the signed demo's sign-offs and the page asks first (issue 36 item 3).
+
+    Returns whether the page asked; a save that voids nothing goes through without the question.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    button = pg.locator(".st-key-voiding_save_confirm button")
+    try:
+        button.wait_for(state="visible", timeout=timeout_ms)
+    except PlaywrightTimeout:
+        return False
+    button.click()
+    wait_idle(pg)
+    return True
+
+
 def goto_page(pg, app: App, title: str) -> None:
     """Open a page through the sidebar navigation and wait for its heading."""
     pg.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()

@@ -37,6 +37,7 @@ def test_demo_monitoring_shows_pause_and_review_and_acknowledges_the_pause(page,
     pg.get_by_role("heading", name="Monitoring").first.wait_for()
     wait_idle(pg)
     pg.locator("[data-testid='stVegaLiteChart']").first.wait_for()
+    pg.get_by_text("Unapproved model identity").first.wait_for()  # the signals table is drawn last
     text = main_text(pg)
     assert "Paused." in text and "DEMO DATA" in text
     assert "Unapproved model identity" in text and "Drift before the bar (CUSUM)" in text
