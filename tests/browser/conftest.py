@@ -112,26 +112,19 @@ def page(browser):
 
 
 def wait_idle(pg) -> None:
-    """Wait until Streamlit has finished the current script run."""
+    """Wait until Streamlit has finished the current script run.
+
+    When the finished run asks before a save voids sign-offs (the demo is decided and signed; issue 36
+    item 3), the walk says yes, as a committee member editing the signed dossier on purpose would, and
+    waits for that run too. ``tests/pages/test_voiding_save.py`` tests the question itself.
+    """
     pg.wait_for_timeout(300)
     pg.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=120_000)
-
-
-def confirm_voiding(pg, timeout_ms: int = 20_000) -> bool:
-    """Say yes when a save would void the signed demo's sign-offs and the page asks first (issue 36 item 3).
-
-    Returns whether the page asked; a save that voids nothing goes through without the question.
-    """
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    button = pg.locator(".st-key-voiding_save_confirm button")
-    try:
-        button.wait_for(state="visible", timeout=timeout_ms)
-    except PlaywrightTimeout:
-        return False
-    button.click()
-    wait_idle(pg)
-    return True
+    confirm = pg.locator(".st-key-voiding_save_confirm button")
+    if confirm.count():
+        confirm.first.click()
+        pg.wait_for_timeout(300)
+        pg.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=120_000)
 
 
 def goto_page(pg, app: App, title: str) -> None:

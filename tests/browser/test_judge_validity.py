@@ -4,7 +4,7 @@ import pytest
 
 from governance.demo.judge_validity import demo_ratings
 from governance.dossier.store import Store
-from tests.browser.conftest import confirm_voiding, goto_page, wait_idle
+from tests.browser.conftest import goto_page, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -37,7 +37,6 @@ def test_upload_ratings_and_see_the_agreement_table(page, app_factory, tmp_path)
 
     pg.get_by_role("button", name="Record this agreement on the dossier").click()
     wait_idle(pg)
-    assert confirm_voiding(pg)  # the demo is decided and signed: recording it voids the sign-offs
     pg.get_by_text("Source: local judge-validity study (upload; 80 cases").first.wait_for()
     wait_idle(pg)
     app.proc.terminate()

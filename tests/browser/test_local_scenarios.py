@@ -8,7 +8,7 @@ import time
 import pytest
 
 from governance.dossier.store import Store
-from tests.browser.conftest import confirm_voiding, goto_page, wait_idle
+from tests.browser.conftest import goto_page, wait_idle
 from tests.fakes import constant_answer
 
 pytestmark = pytest.mark.browser
@@ -93,7 +93,7 @@ def test_phi_block_redaction_run_and_subgroup_table(page, app_factory, tmp_path,
     assert any("[PHONE]" in prompt for prompt in llm_server.hits_by_prompt)
 
     click(pg, "Attach to dossier (new version)")
-    confirm_voiding(pg)  # asked when the dossier is signed
+    wait_idle(pg)  # says yes when the signed dossier's sign-offs would be voided
     pg.get_by_text("Evidence attached", exact=False).wait_for()
     app.proc.terminate()
     app.proc.wait(20)
