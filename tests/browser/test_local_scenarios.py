@@ -40,7 +40,9 @@ def fill(pg, label: str, text: str) -> None:
     wait_idle(pg)
     box = one(pg, pg.get_by_label(label, exact=True))
     box.fill(text)
-    box.press("Tab")
+    # Tab from the focused box: once a run exists the jury section draws a second "API base" box, so the
+    # label would no longer name one element
+    pg.keyboard.press("Tab")
     wait_idle(pg)
 
 
