@@ -60,10 +60,9 @@ run: install
 	$(PY) -m streamlit run app.py --server.headless=true --server.address=127.0.0.1 --server.port=$(PORT) \
 		--browser.gatherUsageStats=false
 
-# Three pytest processes: the tests on the PostgreSQL server run in their own, and so do seven request-counting
-# tests (marker isolated) that pass alone but, after about a thousand other tests in one process, counted 3-7x
-# the requests sent; not root-caused (the suite leaks keep-alive sockets to stopped fake servers whose ports
-# later servers reuse), see docs/known-limits.md.
+# Three pytest processes: the tests on the PostgreSQL server run in their own, and so do ten request-counting
+# tests (marker isolated), a guard kept after the cause of their old failures in one long process was found and
+# fixed (stopped fake servers kept serving their keep-alive sockets; see docs/known-limits.md).
 test: install browser-deps db-deps spc-deps
 	$(PY) -m pytest -m "not postgres and not isolated"
 	$(PY) -m pytest -m postgres

@@ -54,11 +54,14 @@ ISOLATED = (
     "tests/pages/test_reevaluation_page.py::test_page_runs_a_reevaluation_and_shows_the_addendum",
     "tests/pages/test_run_evidence_page.py::test_cancel_then_resume_from_the_page",
     "tests/pages/test_run_evidence_page.py::test_phi_gate_blocks_then_an_attestation_lets_the_file_through",
+    "tests/evaluator/runs/test_runner.py::test_sigkill_mid_run_then_restart_resends_nothing_finished",
+    "tests/evaluator/runs/test_runner.py::test_a_fresh_run_asks_again_and_resumes_only_the_run_it_names[duckdb]",
+    "tests/evaluator/runs/test_worker_parent_death.py::test_sigkilled_parent_takes_its_workers_along_and_resume_",
 )
-"""Tests that count the requests a fake server received and pass alone, in any subset tried, but after
-about a thousand other tests in one process received 3-7 times the requests they sent (every request
-retried: the suite leaks keep-alive sockets to stopped fake servers, whose loopback ports later servers
-reuse). Not root-caused; ``make test`` runs them in a pytest process of their own (marker ``isolated``)."""
+"""Tests that count the requests a fake server received. They failed only after about a thousand other
+tests in one process: a stopped fake kept serving the keep-alive sockets it had accepted, and a later
+fake on the same loopback port lost requests to it (fixed in ``tests/fakes.py``, tested in
+``tests/test_fakes.py``). ``make test`` still runs them in a process of their own (marker ``isolated``)."""
 
 
 SLOW = (

@@ -220,7 +220,44 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class _Server(ThreadingHTTPServer):
+    """Tracks its accepted connections so that stopping closes them too.
+
+    ``shutdown`` only stops accepting: a keep-alive connection already accepted stays served by its
+    daemon handler thread, with the stopped server's config and counters. A client's pool (litellm,
+    httpx) keeps that socket, and when a later fake binds the same loopback port the client's requests
+    reach the old handler instead of the new server: the later test counts requests it never received
+    (3-7x the requests sent, or answers from another test's config). Closing the sockets on stop makes
+    the client see the connection dropped and connect afresh.
+    """
+
     daemon_threads = True
+
+    def server_activate(self) -> None:
+        self.open_sockets: set[socket.socket] = set()
+        self.open_lock = threading.Lock()
+        super().server_activate()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self.open_lock:
+            self.open_sockets.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self.open_lock:
+            self.open_sockets.discard(request)
+        super().shutdown_request(request)
+
+    def close_open_connections(self) -> int:
+        """Shut every connection still open (both directions); returns how many there were."""
+        with self.open_lock:
+            live = list(self.open_sockets)
+            self.open_sockets.clear()
+        for sock in live:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        return len(live)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass  # a client that gave up (timeout, cancel) is expected here, not an error
@@ -325,6 +362,7 @@ class FakeLLMServer:
         self.stopping.set()
         self._httpd.shutdown()
         self._httpd.server_close()
+        self._httpd.close_open_connections()
 
     def __enter__(self) -> FakeLLMServer:
         return self.start()
