@@ -91,7 +91,10 @@ if st.button("Save workload tokens", key="cost_work_save"):
 
 st.subheader("Cost of the evaluation itself")
 c1, c2 = st.columns(2)
-c1.metric("Measured (our runs and jury)", f"USD {report.evaluation_cost_measured:,.2f}")
+spent = report.evaluation_cost_measured
+# Cents hide a small run's cost ("USD 0.00" for $0.0054): below a dollar, four decimals.
+shown = f"USD {spent:,.2f}" if spent >= 1 or spent == 0 else f"USD {spent:.4f}"
+c1.metric("Measured (this dossier's own runs)", shown)
 c2.metric("MedHELM's estimate for the published evidence", f"USD {report.evaluation_cost_published:,.2f}",
           help="Budget-based upper bound at 2025 list prices, jury included: not an invoice.")
 if report.evaluation_items:

@@ -243,6 +243,32 @@ def published_evaluation_items(evidence: Iterable[Evidence]) -> list[EvaluationC
     return items
 
 
+def measured_evaluation_items(
+    measured: Mapping[str, MeasuredCost], listed: Iterable[EvaluationCostItem] = ()
+) -> list[EvaluationCostItem]:
+    """What the dossier's own runs cost, one item per model, as measured in the run store.
+
+    A run already listed by hand (its id the ``source`` of a listed item) is not counted twice: such a
+    model's item is left out. The dollars are those charged for answered requests that were sent
+    (``MeasuredCost.usd_total``); cached answers cost nothing.
+
+    Example:
+        >>> from governance.procurement.measured_cost import MeasuredCost
+        >>> m = MeasuredCost(model="openai/x", run_ids=["r-1"], n_answered=2, n_charged=2,
+        ...                  mean_prompt_tokens=200, mean_completion_tokens=30, usd_total=0.0054,
+        ...                  usd_per_instance=0.0027, source="measured on 2 instances of run r-1")
+        >>> [(i.usd, i.source) for i in measured_evaluation_items({"openai/x": m})]
+        [(0.0054, 'r-1')]
+    """
+    by_hand = {i.source for i in listed if i.kind == "measured"}
+    return [
+        EvaluationCostItem(label=f"{m.model}: {m.source}", usd=m.usd_total, kind="measured",
+                           source=", ".join(m.run_ids))
+        for m in measured.values()
+        if not by_hand.intersection(m.run_ids)
+    ]
+
+
 def measured_profile(m: MeasuredCost) -> TokenProfile:
     """A token profile from a measured cost, priced as the run's own model string."""
     return TokenProfile(model=m.model, price_model=m.model, mean_prompt_tokens=m.mean_prompt_tokens,
@@ -314,7 +340,11 @@ def cost_report(dossier: Dossier, score_benchmark: str | None = None,
         (r.model, r.cost_per_1k, r.score) for r in rows if r.cost_per_1k is not None and r.score is not None
     )
     rows = [r.model_copy(update={"on_frontier": r.model in frontier}) for r in rows]
-    items = [*settings.evaluation_costs, *published_evaluation_items(dossier.evidence)]
+    items = [
+        *settings.evaluation_costs,
+        *measured_evaluation_items(measured, settings.evaluation_costs),
+        *published_evaluation_items(dossier.evidence),
+    ]
     pending = pending_candidates(dossier, set(profiles), bench)
     return CostReport(
         rows=rows,

@@ -217,3 +217,22 @@ def test_token_profile_from_the_dossiers_own_runs(tmp_path):
     assert p.source.startswith("this dossier's own runs") and p.evidence_ids == (e.id,)
     assert run_token_profile(store, dossier([e]), "another-model", "gpt-4o") is None
     store.close()
+
+
+def test_the_runs_measured_cost_is_the_evaluations_measured_cost():
+    # Issue 36 item 11: the Cost page said "Measured USD 0.00" while the run reported $0.0054.
+    from governance.procurement.measured_cost import measure
+
+    def row(p, c, usd, cached):
+        return {"prompt_tokens": p, "completion_tokens": c, "cost_usd": usd, "cached": cached, "error": None}
+
+    rows = [row(120, 30, 0.0031, False), row(100, 20, 0.0023, False), row(100, 20, 0.0023, True)]
+    m = measure("openai/x", {"run-1": rows})
+    report = cost_report(dossier([], cost=CostSettings()), measured={"openai/x": m})
+    assert report.evaluation_cost_measured == pytest.approx(0.0054)  # the cached answer was not charged
+    (item,) = [i for i in report.evaluation_items if i.kind == "measured"]
+    assert item.source == "run-1" and "openai/x" in item.label
+    # A run someone already listed by hand is not counted twice.
+    listed = EvaluationCostItem(label="run run-1", usd=0.0054, kind="measured", source="run-1")
+    again = cost_report(dossier([], cost=CostSettings(evaluation_costs=[listed])), measured={"openai/x": m})
+    assert again.evaluation_cost_measured == pytest.approx(0.0054) and len(again.evaluation_items) == 1
