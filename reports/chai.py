@@ -20,6 +20,8 @@ from evaluator.evidence.record import Evidence, SubgroupScore
 from governance.decision.records import OUTCOME_LABELS
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion
+from governance.procurement.candidates import candidate_models
+from governance.procurement.records import Candidate
 from governance.rules.assessment import assessment_and_recommendation
 from governance.rules.recommendation import Recommendation
 from governance.rules.verdicts import Assessment
@@ -158,6 +160,21 @@ def _key_metrics(root: ET.Element, version: DossierVersion,
                   test_type if shares else NOT_PROVIDED, benchmarks if shares else NOT_PROVIDED, NOT_PROVIDED)
 
 
+def _candidates_named(d: Dossier, decided: str | None) -> list[Candidate]:
+    """The recorded candidates the card speaks of: the decided one, else every one compared."""
+    if decided is None:
+        return list(d.candidates)
+    return [c for c in d.candidates
+            if decided in (c.id, c.product, c.model_id) or decided in candidate_models(d, c)]
+
+
+def _release_version(c: Candidate) -> str:
+    """The vendor's model and version as recorded, e.g. ``gpt-4o 2024-05-13`` (empty when not stated)."""
+    if c.snapshot:
+        return f"{c.product}: {c.snapshot}"
+    return f"{c.product}: {c.model_id} {c.model_version}".strip() if c.model_version else ""
+
+
 def chai_model_card_xml(version: DossierVersion,
                         assessed: tuple[Assessment, Recommendation] | None = None) -> str:
     """The Applied Model Card of one dossier version as an XML document (UTF-8 text).
@@ -174,10 +191,14 @@ def chai_model_card_xml(version: DossierVersion,
     models = ", ".join(use.candidate_models) or NOT_PROVIDED
     decided = d.decision.model if d.decision is not None and d.decision.model else None
     name = f"{decided} for: {d.title}" if decided else f"{d.title} (candidates: {models})"
+    shown = _candidates_named(d, decided)
+    developer = "; ".join(dict.fromkeys(c.vendor for c in shown)) or NOT_PROVIDED
+    versions = [_release_version(c) for c in shown]
+    release = "; ".join(dict.fromkeys(v for v in versions if v)) or NOT_PROVIDED
     _fill(root, "BasicInfo", [("ModelName", name),
-                              ("ModelDeveloper", NOT_PROVIDED), ("DeveloperContact", NOT_PROVIDED)])
+                              ("ModelDeveloper", developer), ("DeveloperContact", NOT_PROVIDED)])
     _fill(root, "ReleaseInfo", [("ReleaseStage", NOT_PROVIDED), ("ReleaseDate", NOT_PROVIDED),
-                                ("ReleaseVersion", NOT_PROVIDED), ("GlobalAvailability", NOT_PROVIDED)])
+                                ("ReleaseVersion", release), ("GlobalAvailability", NOT_PROVIDED)])
     summary = _el(root, "ModelSummary")
     _el(summary, "Summary", use.purpose)
     keywords = _el(summary, "Keywords")

@@ -241,3 +241,24 @@ def test_the_csvs_we_ship_hold_no_line_break_in_a_cell_and_no_formula_start():
         assert "\r" not in text
         for row in csv.reader(io.StringIO(text)):
             assert not [c for c in row if "\n" in c or c.startswith(("=", "+", "@", "\t"))]
+
+
+def test_chai_card_names_the_developer_and_version_the_candidate_records(tmp_path):
+    # Issue 36 item 12: ModelDeveloper and ReleaseVersion said "not provided" beside a recorded vendor.
+    version = _demo_version(tmp_path)
+    root = ET.fromstring(chai_model_card_xml(version).encode())
+    ns = f"{{{NAMESPACE}}}"
+    d = version.dossier
+    decided = d.decision.model
+    from governance.procurement.candidates import candidate_models
+
+    (chosen,) = [c for c in d.candidates if decided in candidate_models(d, c)]
+    assert root.find(f"{ns}BasicInfo/{ns}ModelDeveloper").text == chosen.vendor
+    release = root.find(f"{ns}ReleaseInfo/{ns}ReleaseVersion").text
+    assert chosen.product in release and (chosen.snapshot or chosen.model_version) in release
+    # Undecided, the card names every candidate compared (each vendor once).
+    open_d = d.model_copy(update={"decision": None})
+    open_root = ET.fromstring(
+        chai_model_card_xml(version.model_copy(update={"dossier": open_d})).encode())
+    developer = open_root.find(f"{ns}BasicInfo/{ns}ModelDeveloper").text
+    assert developer.split("; ") == list(dict.fromkeys(c.vendor for c in d.candidates))
