@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import socket
 import statistics
 import subprocess
@@ -40,9 +41,9 @@ REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run"]
-NAV_TITLES = {"Dossiers", "Intended use", "Task mapping", "Evidence", "Rules & verdicts", "Run evidence",
-              "Local scenarios", "Judge validity", "Cost", "Candidates", "Review & monitoring", "Decision",
-              "History", "Re-evaluation", "Report"}
+# The titles the app routes, read from app.py's st.Page(...) calls, so a page added there is never counted
+# as a stray module (a hand-kept list missed Monitoring and Rate outputs, and every run then waited 60 s).
+NAV_TITLES = set(re.findall(r'st\.Page\([^)]*title="([^"]+)"', (REPO / "app.py").read_text()))
 SUGGESTION = "Suggested subcategories"
 
 
