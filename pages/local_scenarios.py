@@ -275,6 +275,10 @@ st.markdown(f"**Subgroups**: ratio of each group's score to its tag's reference 
             f"with fewer than {MIN_N} scored cases are suppressed and never shown.")
 if results.subgroups.rows:
     tables.plain_table(pd.DataFrame(results.subgroups.display_rows()).set_index(["tag", "group"]))
+elif results.version.tag_names:
+    # Tagged cases, but no group has a score yet (free-text cases wait for a jury, a grading or ratings).
+    st.caption(f"Subgroup tags of this scenario: {', '.join(results.version.tag_names)}. No group has a "
+               "scored case in this run yet, so there is no subgroup result to show.")
 else:
     st.caption("This scenario has no subgroup tags.")
 for note in results.subgroups.notes:

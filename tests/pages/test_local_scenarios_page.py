@@ -226,3 +226,28 @@ def test_free_text_results_say_what_scores_them_and_offer_the_jury(demo_home, ll
     assert latest.version == before + 1
     ev = latest.dossier.evidence[-1]
     assert (ev.metric, ev.n, ev.source, ev.run_id) == ("jury_score", 10, jury_id, run_id)
+
+
+def test_tagged_free_text_cases_name_their_tags_instead_of_saying_there_are_none(demo_home):
+    """Issue 36 item 9: a tag chosen at upload ("service") was on the version, yet the results said
+    "This scenario has no subgroup tags" (no group had a scored case: free text waits for a jury)."""
+    from evaluator.scenarios import import_scenario, record_offline_run
+
+    rows = ["id,context,question,reference,answer_type,tag_service"]
+    rows += [f'd{i},"Admission {i}",Write the discharge summary.,"GP in 2 weeks",free_text,'
+             f'{"cardiology" if i % 2 else "surgery"}' for i in range(6)]
+    store = Store.open(demo_home / "medassure.duckdb")
+    try:
+        version = import_scenario(store.scenarios, "tagged.csv", ("\n".join(rows) + "\n").encode(),
+                                  mapping=None, author="test", dossier_id=DEMO_ID)
+        assert version.tag_names == ["service"]
+        record_offline_run(store, version, "cand", {f"d{i}": "GP in 2 weeks." for i in range(6)},
+                           endpoint_name="cand")
+    finally:
+        store.close()
+    at = open_page(PAGE)
+    at.selectbox(key="ls_version_pick").select(f"{version.scenario_id}@1").run()
+    assert not at.exception, [e.value for e in at.exception]
+    captions = [c.value for c in at.caption]
+    assert not any("has no subgroup tags" in c for c in captions)
+    assert any("Subgroup tags of this scenario: service" in c for c in captions)
