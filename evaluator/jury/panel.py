@@ -335,6 +335,7 @@ def run_jury(
     """Synchronous entry point (CLI, Streamlit thread).
 
     Example:
+        >>> from evaluator.benchmarks.specs import get_benchmark
         >>> config = jury_config_for(get_benchmark("aci_bench"))
         >>> s = run_jury(con, "run-…", instances, config)  # doctest: +SKIP
         >>> s.mean, s.n_scored, s.n_unscored, s.by_judge                                    # doctest: +SKIP

@@ -68,9 +68,9 @@ def endpoint_record(endpoint: ModelEndpoint) -> dict[str, Any]:
     """The endpoint as plain JSON without secrets: the key variable's NAME only.
 
     Example:
-        >>> e = ModelEndpoint(name="a", model="openai/m", api_key_env="K", extra_params={"api_key": "x"})
+        >>> e = ModelEndpoint(name="a", model="openai/m", api_key_env="K", extra_params={"top_k": 5})
         >>> r = endpoint_record(e); (r["api_key_env"], r["extra_params"])
-        ('K', {})
+        ('K', {'top_k': 5})
     """
     data = endpoint.model_dump(mode="json")
     data["api_base"] = scrub_url(endpoint.api_base)  # a key in the URL is never stored

@@ -22,7 +22,7 @@ def attach_published_demo_evidence(store: DossierStorage, dossier: Dossier) -> D
 
     Example:
         >>> d = attach_published_demo_evidence(store, demo_dossier)  # doctest: +SKIP
-        >>> len(d.evidence)  # 3 candidates x 5 benchmarks of the two accepted subcategories
+        >>> len(d.evidence)  # 3 candidates x 5 benchmarks of the two accepted subcategories  # doctest: +SKIP
         15
     """
     published = sorted(published_scores()["model"].unique())
