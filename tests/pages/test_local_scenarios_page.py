@@ -184,7 +184,8 @@ def test_free_text_results_say_what_scores_them_and_offer_the_jury(demo_home, ll
     store = Store.open(demo_home / "medassure.duckdb")
     try:
         version = import_scenario(store.scenarios, "summaries.csv", ("\n".join(rows) + "\n").encode(),
-                                  mapping=None, author="test", dossier_id=DEMO_ID)
+                                  mapping=None, author="test", dossier_id=DEMO_ID,
+                                  subcategory_ids=["documenting_patient_visits"])
         assert {i.answer_type for i in store.scenarios.instances(version.scenario_id, 1)} == {"free_text"}
         run_id = record_offline_run(store, version, "cand", {f"d{i}": "Apixaban started." for i in range(10)},
                                     endpoint_name="cand")
@@ -226,6 +227,11 @@ def test_free_text_results_say_what_scores_them_and_offer_the_jury(demo_home, ll
     assert latest.version == before + 1
     ev = latest.dossier.evidence[-1]
     assert (ev.metric, ev.n, ev.source, ev.run_id) == ("jury_score", 10, jury_id, run_id)
+    # The jury of a scenario run counts for the scenario's subcategory, as the scenario's own evidence does.
+    from governance.mapping.taxonomy import load_taxonomy
+
+    assert version.subcategory_ids
+    assert ev.subcategory == load_taxonomy().subcategory(version.subcategory_ids[0]).name
 
 
 def test_tagged_free_text_cases_name_their_tags_instead_of_saying_there_are_none(demo_home):

@@ -47,6 +47,7 @@ from governance.identity.operations.authorize import require, update_as
 from governance.runs.operations.jobs import key_problem, stored_request
 from governance.runs.operations.jury_cases import JuryCases, jury_cases
 from governance.runs.operations.view import _subcategory
+from governance.scenarios.operations.local import labelled_evidence
 
 
 class JuryRunError(ValueError):
@@ -334,11 +335,23 @@ def run_juries(store: DossierStorage, run_id: str) -> list[JurySummary]:
         return [load_jury_summary(db.juries, i) for i in ids]
 
 
-def jury_evidence(summary: JurySummary, dossier: Dossier | None = None,
-                  date: datetime | None = None) -> list[Evidence]:
-    """The jury's Evidence (provenance ``local-run``), tagged with the dossier's matching subcategory."""
+def jury_evidence(
+    summary: JurySummary,
+    dossier: Dossier | None = None,
+    date: datetime | None = None,
+    scenario_subcategories: list[str] | None = None,
+) -> list[Evidence]:
+    """The jury's Evidence (provenance ``local-run``), tagged with the dossier's matching subcategory.
+
+    A jury of a local scenario's run takes the subcategories the scenario is mapped to
+    (``scenario_subcategories``), as the scenario's own evidence does, so the coverage map and the
+    rules count it for the job; a benchmark's jury takes the benchmark's accepted subcategory.
+    """
+    found = summary.to_evidence(date=date or datetime.now(UTC))
+    if scenario_subcategories:
+        return [labelled_evidence(e, scenario_subcategories) for e in found]
     extra = _subcategory(summary.benchmark_id, dossier)
-    return [e.model_copy(update=extra) for e in summary.to_evidence(date=date or datetime.now(UTC))]
+    return [e.model_copy(update=extra) for e in found]
 
 
 def attach_jury(store: DossierStorage, dossier_id: str, jury_id: str, *,
@@ -354,11 +367,14 @@ def attach_jury(store: DossierStorage, dossier_id: str, jury_id: str, *,
         if record is None:
             raise JuryRunError(f"no stored jury {jury_id!r}")
         summary = load_jury_summary(db.juries, jury_id)
+        scenario = db.scenarios.version_of_run(summary.run_id)
+    subcategories = list(scenario.subcategory_ids) if scenario is not None else None
     if summary.status != "completed":
         raise JuryRunError(f"jury {jury_id} is {summary.status}: start it again to finish (judge replies "
                            "already paid for come from the cache) before attaching")
     def attach(current: Dossier) -> Dossier:
-        evidence = jury_evidence(summary, current, record.get("finished_at") or record["created_at"])
+        evidence = jury_evidence(summary, current, record.get("finished_at") or record["created_at"],
+                                 scenario_subcategories=subcategories)
         if not evidence:
             raise JuryRunError(f"jury {jury_id} scored no instance: {summary.unscored_reasons}")
         return attach_evidence(current, evidence, by=actor.name)
