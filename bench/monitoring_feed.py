@@ -6,7 +6,7 @@ time, a site tag) as Parquet and as CSV, so this process's peak memory is the im
 file, on a fresh DuckDB store with a decided dossier: ``import_feed`` (validated whole in SQL, deduplicated,
 stored, recorded) and ``monitoring_status`` (aggregates in SQL, Wilson rates, the CUSUM), timed separately.
 
-Usage: .venv/bin/python bench/monitoring_feed.py [--rows 1000000] [--quick]
+Usage: .venv/bin/python bench/monitoring_feed.py [--rows 1000000] [--quick] [--postgres]
 (``--quick``, for ``make bench-smoke``: 50,000 rows.) Target from issue 28: import + status < 10 s and
 peak memory < 1 GB for 1M rows on a 2-core machine.
 """
@@ -68,13 +68,13 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def bench(path: Path, home: Path, n: int) -> dict:
+def bench(path: Path, home: Path, n: int, url: str | None = None) -> dict:
     from governance.dossier.store import Store
     from governance.identity.actor import Actor
     from governance.monitoring.operations.feed import import_feed, monitoring_status
     from tests.governance.monitoring_fixtures import decided_dossier, monitoring_plan
 
-    store = Store.open(home / "medassure.duckdb")
+    store = Store.open_url(url) if url else Store.open(home / "medassure.duckdb")
     dossier = decided_dossier(
         monitoring_plan(approved_prompt_version="v1"), decided_at=datetime(2025, 12, 31, tzinfo=UTC)
     )
@@ -104,8 +104,47 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--quick", action="store_true", help="50,000 rows (make bench-smoke)")
+    parser.add_argument("--postgres", action="store_true",
+                        help="also on a throw-away PostgreSQL server (as the tests start one), beside DuckDB")
     args = parser.parse_args()
     n = 50_000 if args.quick else args.rows
+    server = None
+    if args.postgres:
+        from tests.pg_server import PostgresServer
+
+        server = PostgresServer()
+        server.start()
+    try:
+        run_all(n, server)
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def batched_send_pg(self, work, dossier_id, candidate, import_id, tags):
+    """The baseline: the PostgreSQL leg before COPY (``executemany`` in batches of 5,000 rows)."""
+    from governance.monitoring.store import FEED_COLUMNS
+
+    marks = ", ".join(["?"] * (len(FEED_COLUMNS.split(",")) + 3))
+    insert = (f"INSERT INTO monitoring_feed (dossier_id, candidate, {FEED_COLUMNS}, import_id) "
+              f"VALUES ({marks}) ON CONFLICT DO NOTHING")
+    self.con.execute("BEGIN TRANSACTION")
+    before = self._count(self.con, dossier_id, candidate)
+    rows = work.execute(f"SELECT {FEED_COLUMNS} FROM feed_clean ORDER BY _row")
+    while batch := rows.fetchmany(5_000):
+        self.con.executemany(insert, [(dossier_id, candidate, *r, import_id) for r in batch])
+    for tag in tags:
+        col = '"' + tag.replace('"', '""') + '"'
+        found = work.execute(f"SELECT row_key, {col} FROM feed_clean WHERE {col} IS NOT NULL").fetchall()
+        self.con.executemany("INSERT INTO monitoring_feed_tags VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                             [(dossier_id, candidate, k, tag[4:], v) for k, v in found])
+    added = self._count(self.con, dossier_id, candidate) - before
+    seal = self._seal(self.con, dossier_id, import_id)
+    self.con.execute("COMMIT")
+    return added, seal
+
+
+def run_all(n: int, server) -> None:
     with tempfile.TemporaryDirectory(prefix="medassure-bench-feed-") as tmp:
         stem = Path(tmp) / "feed"
         t = time.perf_counter()
@@ -115,11 +154,20 @@ def main() -> None:
             f"and CSV ({mb(stem.with_suffix('.csv')):.1f} MB) in {time.perf_counter() - t:.1f} s "
             "(child process)"
         )
-        for fmt in ("parquet", "csv"):
-            r = bench(stem.with_suffix(f".{fmt}"), Path(tmp) / f"home-{fmt}", n)
+        from governance.monitoring.store import MonitoringFeedStore as MonitoringStore
+
+        copy_leg = MonitoringStore._send_pg
+        backends = [("duckdb", None)]
+        if server is not None:  # the baseline (batched inserts) first, then COPY, on fresh databases
+            backends += [("pg-batch", server), ("postgres", server)]
+        for (backend, pg), fmt in [(b, f) for b in backends for f in ("parquet", "csv")]:
+            url = pg.create_database(f"bench_{backend.replace('-', '_')}_{fmt}") if pg is not None else None
+            MonitoringStore._send_pg = batched_send_pg if backend == "pg-batch" else copy_leg
+            r = bench(stem.with_suffix(f".{fmt}"), Path(tmp) / f"home-{backend}-{fmt}", n, url)
             total = r["import_s"] + r["status_s"]
             print(
-                f"{fmt:8s} import {r['import_s']:6.2f} s ({n / r['import_s']:,.0f} rows/s)  status "
+                f"{backend:8s} {fmt:8s} import {r['import_s']:6.2f} s ({n / r['import_s']:,.0f} rows/s)  "
+                "status "
                 f"{r['status_s']:5.2f} s  import + status {total:6.2f} s wall, "
                 f"{r['cpu_s']:6.2f} s CPU  re-import (0 new) "
                 f"{r['reimport_s']:5.2f} s  peak RSS so far {peak_mb():,.0f} MB  -> {r['status']}, "

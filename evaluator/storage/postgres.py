@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
@@ -202,6 +203,17 @@ class PgConnection:
         """One statement for each row of parameters."""
         with self._connection().cursor() as cur:
             cur.executemany(translate(sql, True), [list(r) for r in rows])
+
+    def copy_csv(self, table: str, columns: str, chunks: Iterable[bytes]) -> None:
+        """``COPY table (columns) FROM STDIN`` in CSV, fed the bytes of ``chunks`` (no header line).
+
+        ``table`` and ``columns`` are the caller's own identifiers, never user text.
+        """
+        with self._connection().cursor() as cur, cur.copy(
+            f"COPY {table} ({columns}) FROM STDIN WITH (FORMAT csv)"
+        ) as copy:
+            for chunk in chunks:
+                copy.write(chunk)
 
     def cursor(self) -> PgConnection:
         """An independent connection to the same server (for another thread); ``close()`` it after."""

@@ -32,6 +32,7 @@ from governance.monitoring.store_feed_import import (
     tag_columns,
     validate,
 )
+from governance.monitoring.store_feed_pg import copy_feed_rows
 from governance.monitoring.store_seals import FeedSeals, import_digests, seal_verdicts
 
 MIGRATIONS = [
@@ -123,8 +124,6 @@ AUDITED_FEED = (
 """The feed as the aggregates read it: a row a closed audit queue rated counts as audited, and where the
 row already had an audit verdict (or several queues rated it) the worse verdict stands (material over
 minor over correct): an error one clinician found is not undone by another's missing it."""
-PG_BATCH = 5_000
-"""Rows sent to PostgreSQL per batch."""
 
 
 class ImportCounts(NamedTuple):
@@ -249,34 +248,12 @@ class MonitoringFeedStore(FeedSeals):
 
     def _send_pg(self, work: Any, dossier_id: str, candidate: str, import_id: str, tags: list[str]
                  ) -> tuple[int, tuple[int, str]]:
-        marks = ", ".join(["?"] * (len(FEED_COLUMNS.split(",")) + 3))
-        insert = (
-            f"INSERT INTO monitoring_feed (dossier_id, candidate, {FEED_COLUMNS}, import_id) "
-            f"VALUES ({marks}) ON CONFLICT DO NOTHING"
+        return copy_feed_rows(
+            work, self.con, dossier_id=dossier_id, candidate=candidate, import_id=import_id,
+            columns=FEED_COLUMNS, tags=tags,
+            count=lambda: self._count(self.con, dossier_id, candidate),
+            seal=lambda: self._seal(self.con, dossier_id, import_id),
         )
-        self.con.execute("BEGIN TRANSACTION")
-        try:
-            before = self._count(self.con, dossier_id, candidate)
-            rows = work.execute(f"SELECT {FEED_COLUMNS} FROM feed_clean ORDER BY _row")
-            while batch := rows.fetchmany(PG_BATCH):
-                self.con.executemany(insert, [(dossier_id, candidate, *r, import_id) for r in batch])
-            for tag in tags:
-                col = '"' + tag.replace('"', '""') + '"'
-                found = work.execute(
-                    f"SELECT row_key, {col} FROM feed_clean WHERE {col} IS NOT NULL"
-                ).fetchall()
-                if found:
-                    self.con.executemany(
-                        "INSERT INTO monitoring_feed_tags VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                        [(dossier_id, candidate, k, tag[4:], v) for k, v in found],
-                    )
-            added = self._count(self.con, dossier_id, candidate) - before
-            seal = self._seal(self.con, dossier_id, import_id)
-            self.con.execute("COMMIT")
-        except BaseException:
-            self.con.execute("ROLLBACK")
-            raise
-        return added, seal
 
     # -- reads ---------------------------------------------------------------------------------------
 
