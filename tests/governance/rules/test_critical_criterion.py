@@ -136,3 +136,12 @@ def test_evidence_without_miss_counts_serializes_as_before():
     e = graded(0, 10).model_copy(update={"criterion_misses": None})
     assert "criterion_misses" not in e.model_dump(mode="json")
     assert Evidence.model_validate(graded(1, 10).model_dump(mode="json")).criterion_misses[MED].missed == 1
+
+
+def test_the_monitoring_plan_watches_the_critical_criterion_after_go_live():
+    from governance.decision.oversight import _metrics
+
+    metrics = _metrics([critical_rule(MED, 0.05)], max_correction=0.02)
+    watched = metrics[-1]
+    assert (watched.threshold, watched.direction) == (0.05, "at_most")
+    assert "missing the criteria tagged medication_change" in watched.name
