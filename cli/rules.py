@@ -5,6 +5,7 @@ a pipeline also needs to set its bars without the Rules page. These options are 
 command, so one command owns a dossier's rules::
 
     medassure rules D-1 --add-score-rule calc_builtin --threshold 0.8 --min-n 20
+    medassure rules D-1 --critical-tag medication_change --max-miss-rate 0.05 --min-n 60
     medassure rules D-1 --remove score.calc_builtin --why "replaced by the subcategory rule"
     medassure rules D-1 --format text          # one line per rule
 
@@ -32,16 +33,23 @@ def add_rule_edit_arguments(p: argparse.ArgumentParser) -> None:
                    help="add (or replace) a score rule on this benchmark (as its evidence names it)")
     p.add_argument("--threshold", type=float, help="with --add-score-rule: the bar, 0-1 (required)")
     p.add_argument("--min-n", type=int, default=None,
-                   help="with --add-score-rule: fewer instances make the verdict inconclusive "
+                   help="with --add-score-rule or --critical-tag: fewer cases make the verdict inconclusive "
                         "(default: the dossier's risk tier's minimum n; 0 sets none)")
-    p.add_argument("--rule-id", help="with --add-score-rule: the rule's id (default score.<benchmark>)")
-    p.add_argument("--rationale", help="with --add-score-rule: why this bar, in the committee's words")
+    p.add_argument("--critical-tag", metavar="TAG",
+                   help="add (or replace) a critical-criterion rule: at most --max-miss-rate of the graded "
+                        "cases may miss the rubric criteria carrying TAG (e.g. medication_change)")
+    p.add_argument("--max-miss-rate", type=float,
+                   help="with --critical-tag: the ceiling, a share between 0 and 1 (required)")
+    p.add_argument("--critical-benchmark", metavar="BENCHMARK",
+                   help="with --critical-tag: only gradings of this scenario (as its evidence names it)")
+    p.add_argument("--rule-id", help="the rule's id (default score.<benchmark> or critical.<tag>)")
+    p.add_argument("--rationale", help="why this bar, in the committee's words")
     p.add_argument("--remove", action="append", metavar="RULE_ID", help="remove this rule (repeatable)")
     p.add_argument("--why", default="", help="reason for a change to locked rules (required once locked)")
 
 
 def edit_rules(args: argparse.Namespace, dossier: Any, by: str) -> tuple[Any, list[str]]:
-    """Apply ``--remove`` then ``--add-score-rule``; returns the dossier and what was done, for the note.
+    """Apply ``--remove``, ``--add-score-rule``, ``--critical-tag``; returns the dossier and what was done.
 
     Raises:
         PolicyError: no such rule, or locked rules changed without ``--why``.
@@ -53,6 +61,10 @@ def edit_rules(args: argparse.Namespace, dossier: Any, by: str) -> tuple[Any, li
 
     if args.threshold is not None and not args.add_score_rule:
         fail("--threshold goes with --add-score-rule BENCHMARK")
+    if (args.max_miss_rate is not None or args.critical_benchmark) and not args.critical_tag:
+        fail("--max-miss-rate and --critical-benchmark go with --critical-tag TAG")
+    if args.critical_tag and args.add_score_rule and args.rule_id:
+        fail("--rule-id names one rule: add the score rule and the critical-criterion rule in two calls")
     done = []
     for rule_id in args.remove or []:
         dossier = delete_rule(dossier, rule_id, by=by, why=args.why)
@@ -71,7 +83,31 @@ def edit_rules(args: argparse.Namespace, dossier: Any, by: str) -> tuple[Any, li
                 "the rule stays inconclusive until such evidence is attached (`medassure benchmarks`)")
         dossier = change_rule(dossier, rule, by=by, why=args.why)
         done.append(f"rule {rule.id} set")
+    if args.critical_tag:
+        dossier, rule_id = _add_critical_rule(args, dossier, by)
+        done.append(f"rule {rule_id} set")
     return dossier, done
+
+
+def _add_critical_rule(args: argparse.Namespace, dossier: Any, by: str) -> tuple[Any, str]:
+    from pydantic import ValidationError
+
+    from governance.decision import change_rule
+    from governance.rules import critical_rule, tier_min_n, unknown_benchmark
+
+    if args.max_miss_rate is None:
+        fail("--critical-tag needs --max-miss-rate (the ceiling, a share between 0 and 1)")
+    min_n = tier_min_n(dossier.risk.tier) if args.min_n is None else args.min_n
+    try:
+        rule = critical_rule(args.critical_tag, args.max_miss_rate, benchmark=args.critical_benchmark,
+                             min_n=min_n, rule_id=args.rule_id, rationale=args.rationale)
+    except ValidationError as exc:
+        fail("rule not added: " + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
+                                            for e in exc.errors()))
+    if rule.benchmark and unknown_benchmark(dossier, rule.benchmark):
+        say(f"warning: no known benchmark and no evidence on {dossier.id} is named {rule.benchmark!r}; "
+            "the rule stays inconclusive until such evidence is attached")
+    return change_rule(dossier, rule, by=by, why=args.why), rule.id
 
 
 def print_rules(policy: Any) -> None:

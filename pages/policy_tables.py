@@ -64,7 +64,7 @@ def _value(v: Verdict, x: float | None) -> str:
         return count_text(x)
     if v.kind == "max_cost_per_1k":
         return f"USD {x:,.2f}"
-    if v.kind == "max_unscored_share":
+    if v.kind in ("max_unscored_share", "critical_criterion"):
         return f"{x:.1%}"
     return _num(x)
 

@@ -102,10 +102,12 @@ with st.expander("Edit a rule" + (" (recorded in the change log)" if policy.lock
     else:
         label = {"score": "Threshold (normalized 0-1)", "max_unscored_share": "Maximum share (0-1)",
                  "judge_agreement": "Minimum ICC",
-                 "max_cost_per_1k": "Maximum USD per 1,000 requests"}[rule.kind]
+                 "max_cost_per_1k": "Maximum USD per 1,000 requests",
+                 "critical_criterion": f"Maximum share of cases missing {getattr(rule, 'tag', '')} (0-1)",
+                 }[rule.kind]
         updates["threshold"] = st.number_input(label, value=float(rule.threshold), step=0.01, format="%.3f",
                                                key=k + "t")
-    if rule.kind == "score":
+    if rule.kind in ("score", "critical_criterion"):
         updates["min_n"] = int(st.number_input("Minimum n", 0, 10_000_000, int(rule.min_n), key=k + "n"))
     if hasattr(rule, "allow_point_estimate"):
         updates["allow_point_estimate"] = st.checkbox(

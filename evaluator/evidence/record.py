@@ -42,6 +42,25 @@ WILSON_METHOD = ("Wilson score interval, 95%; successes = published proportion Ã
                  "(the proportion is published to 3 decimals)")
 
 
+class CriterionMisses(BaseModel):
+    """How many graded cases missed the criteria carrying one rubric tag (a critical-criterion rule reads it).
+
+    A case *misses* the tag when a criterion carrying it with positive points is not met, or a criterion
+    carrying it with negative points (a harm) is met: either way the response fails what the tag names.
+    A case whose tagged criteria have no readable verdict and no miss among the readable ones is
+    *undetermined*: not counted in ``n``, never counted as a pass.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    n: int = Field(ge=0)
+    """Cases whose rubric carries the tag and whose tagged criteria all have a verdict (or one misses)."""
+    missed: int = Field(ge=0)
+    """Of those, the cases that miss the tag."""
+    undetermined: int = Field(default=0, ge=0)
+    """Cases carrying the tag left out of ``n``: no readable verdict on a tagged criterion and no miss."""
+
+
 class Evidence(BaseModel):
     """A score for (model, benchmark, metric) with n, interval and provenance.
 
@@ -108,6 +127,8 @@ class Evidence(BaseModel):
     candidate_id: str | None = None
     """The dossier candidate (``Candidate.id``) the run was made for; its evidence counts for that
     candidate whatever the model string (``governance.procurement.candidates.candidate_models``)."""
+    criterion_misses: dict[str, CriterionMisses] | None = None
+    """Rubric gradings: per criterion tag, the cases that missed it (``CriterionMisses``); None otherwise."""
 
     @model_serializer(mode="wrap")
     def _omit_default_role(self, handler):
@@ -115,7 +136,7 @@ class Evidence(BaseModel):
         if isinstance(data, dict):  # fields added later are left out at their default: old hashes verify
             if data.get("role") == "main":
                 data.pop("role")
-            for name in ("endpoint_model", "candidate_id"):
+            for name in ("endpoint_model", "candidate_id", "criterion_misses"):
                 if data.get(name) is None:
                     data.pop(name, None)
         return data

@@ -102,3 +102,34 @@ def majority(votes: Sequence[bool | None], points: float) -> bool | None:
     if yes != no:
         return yes > no
     return points < 0
+
+
+def tag_misses(
+    points: Sequence[float], tags: Sequence[Sequence[str]], met: Sequence[bool | None]
+) -> dict[str, bool | None]:
+    """Per rubric tag, whether one case misses it: True, False, or None (undetermined).
+
+    A case misses a tag when a criterion carrying it with positive points is not met or one with
+    negative points (a harm) is met: both are the failure the tag names, and the same sign rule as
+    HealthBench's score and ``TIE_RULE``. Without a miss, an unreadable tagged criterion leaves the
+    case undetermined (None), never a pass. Criteria of 0 points are ignored.
+
+    Example:
+        >>> tag_misses([5, -4, 3], [["med"], ["med"], ["follow_up"]], [True, True, None])
+        {'med': True, 'follow_up': None}
+        >>> tag_misses([5, -4], [["med"], ["med"]], [True, False])
+        {'med': False}
+    """
+    out: dict[str, bool | None] = {}
+    for p, ts, m in zip(points, tags, met, strict=True):
+        if p == 0:
+            continue
+        miss = None if m is None else (m is False if p > 0 else m is True)
+        for t in ts:
+            if out.get(t) is True:
+                continue
+            if miss is None:
+                out[t] = None
+            elif miss or t not in out:
+                out[t] = miss
+    return out

@@ -89,6 +89,10 @@ def _metrics(rules: Iterable, max_correction: float) -> list[MonitoredMetric]:
         elif r.kind == "max_unscored_share":
             out.append(MonitoredMetric(name="share of unparsed or unscored outputs", threshold=r.threshold,
                                        direction="at_most", source=rule_label(r)))
+        elif r.kind == "critical_criterion":
+            out.append(MonitoredMetric(name=f"share of cases missing the criteria tagged {r.tag} (a sample "
+                                            "of outputs graded against the scenario's rubric)",
+                                       threshold=r.threshold, direction="at_most", source=rule_label(r)))
         elif r.kind == "max_cost_per_1k":
             out.append(MonitoredMetric(name="USD per 1,000 requests (billing)", threshold=r.threshold,
                                        direction="at_most", source=rule_label(r)))

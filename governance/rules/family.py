@@ -6,8 +6,8 @@ and the error rate it guarantees, on the page, in the PDF and in the JSON, from 
 
 The family is every score verdict that carries a test (a p-value: an interval, enough cases):
 score rules × candidates, one test per benchmark record. Gating rules (minimum n, unscored share,
-subgroup disparity, judge agreement, cost) are counted apart and are not in it; a fail is not
-corrected either (it needs the whole interval on the wrong side, and a wrong fail errs toward
+subgroup disparity, judge agreement, cost, critical criteria) are counted apart and are not in it; a
+fail is not corrected either (it needs the whole interval on the wrong side, and a wrong fail errs toward
 caution). The arithmetic is ``governance.rules.verdict_math.adjust``.
 """
 
@@ -66,10 +66,10 @@ class ErrorControl(BaseModel):
                 f"with an interval ({self.untested} more score verdict(s) carry no test and cannot pass by "
                 f"one). {MULTIPLICITY_WORDS[self.method]} over these {self.tests} keeps the chance of one or "
                 f"more false passes at or below {self.alpha:.1%} (one-sided); each verdict shows its own "
-                "p-value and the adjusted one. Fails and gating rules (minimum n, unscored share, subgroups, "
-                "judge agreement, cost) are counted apart, each at an uncorrected one-sided 2.5%. Further-"
-                f"case figures aim for {_article(self.power)} {self.power:.0%} chance of a pass at the level "
-                f"{self.per_test_level:.2g} "
+                "p-value and the adjusted one. Fails and gating rules (minimum n, unscored share, "
+                "subgroups, judge agreement, cost, critical criteria) are counted apart, each at an "
+                f"uncorrected one-sided 2.5%. Further-case figures aim for {_article(self.power)} "
+                f"{self.power:.0%} chance of a pass at the level {self.per_test_level:.2g} "
                 f"(2.5% ÷ {max(1, self.tests)}), which the correction always accepts.")
 
 

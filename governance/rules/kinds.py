@@ -1,10 +1,10 @@
 """The rule-kind registry: each kind of acceptance rule registered once, with its verdicts and its words.
 
 Why a registry: a rule kind (score, minimum n, unscored share, subgroup disparity, judge agreement,
-cost ceiling) used to be matched as a string in the verdicts, the bar's wording, the Rules page, the
-comparison and the PDF. Each kind now says here, in one place, how it reaches its verdicts, how its
-bar reads (one wording for the pages, the CLI and the PDF), its label, and the two facts other
-modules ask of it: whether it reads one evidence record per benchmark (a column of the candidate
+cost ceiling, critical criterion) used to be matched as a string in the verdicts, the bar's wording,
+the Rules page, the comparison and the PDF. Each kind now says here, in one place, how it reaches its
+verdicts, how its bar reads (one wording for the pages, the CLI and the PDF), its label, and the two
+facts other modules ask of it: whether it reads one evidence record per benchmark (a column of the candidate
 comparison) and whether it is a gate tested on an interval (its alpha is recorded). Adding a kind
 touches its record type in ``governance.rules.records``, this module and its tests; a test
 checks that every kind the record types allow is registered.
@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from evaluator.evidence.record import Evidence
 from governance.evidence.select import is_jury_scored
 from governance.procurement.cost import cost_report
+from governance.rules.critical_criterion import critical_rows
 from governance.rules.score_verdict import _target, score_verdict
 from governance.rules.subgroup_verdicts import subgroup_verdicts
 from governance.rules.verdict_kinds import agreement_verdict, cost_verdict, min_n_verdict, unscored_verdict
@@ -180,3 +181,8 @@ register(RuleKind("judge_agreement", "judge agreement",
                   _agreement_rows, interval_gate=True))
 register(RuleKind("max_cost_per_1k", "cost ceiling per 1,000 requests",
                   lambda r: f"≤ USD {r.threshold:,.2f} per 1,000 requests", _cost_rows))
+register(RuleKind("critical_criterion", "critical criterion",
+                  lambda r: f"cases missing the criteria tagged {r.tag} ≤ {r.threshold:.1%}"
+                            + (f"; min n {r.min_n}" if r.min_n else ""),
+                  lambda r, ctx: critical_rows(r, ctx.models, ctx.kept, ctx.control.power),
+                  interval_gate=True))

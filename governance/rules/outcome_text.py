@@ -130,6 +130,10 @@ def _gate_fact(v: Verdict, model: str) -> str:
     if v.kind == "judge_agreement" and est is not None:
         return (f"the judges scoring {model}'s outputs agree with clinicians at ICC {_num(est)}"
                 f"{_ci(v, _num)}; your bar is {_num(bar)}")
+    if v.kind == "critical_criterion" and est is not None:
+        tag = (v.metric or "").removesuffix(" miss rate")
+        return (f"{share(est)} of {model}'s {v.n or 'the'} graded cases{bench} miss the criteria tagged {tag}"
+                f"{_ci(v, share)}; your ceiling is {share(bar)}")
     if v.kind == "max_cost_per_1k" and est is not None:
         return f"{model} costs USD {est:,.2f} per 1,000 requests; your ceiling is USD {bar:,.2f}"
     if v.kind == "min_n" and est is not None:
@@ -150,6 +154,8 @@ def _reject_settle(v: Verdict) -> str:
                               "ratio inside the window.",
         "judge_agreement": "A jury whose measured agreement with clinicians reaches the bar, or evidence "
                            "that is not jury-scored.",
+        "critical_criterion": "A changed model or prompt whose re-evaluation, graded against the same "
+                              "rubric, keeps the cases missing the critical criterion under the ceiling.",
         "max_cost_per_1k": "A price or token use under the ceiling (a new quote, or a shorter prompt), "
                            "re-costed.",
     }.get(v.kind, "A changed model, prompt or contract, re-evaluated against the same rules.")

@@ -62,7 +62,8 @@ class CandidateRecommendation(BaseModel):
     counts: dict[str, int]
     """Score verdicts per status (gates are in ``gating_counts``)."""
     gating_counts: dict[str, int] = {}
-    """Gating verdicts per status (minimum n, unscored share, subgroups, judge agreement, cost)."""
+    """Gating verdicts per status (minimum n, unscored share, subgroups, judge agreement, cost, critical
+    criteria)."""
     to_settle: list[str] = []
     """What would settle an insufficient-evidence recommendation."""
     uncovered: list[str] = []
@@ -144,6 +145,10 @@ def _gate_blockers(gates: list[Verdict], low_agreement: Verdict | None) -> tuple
     for v in gates:
         if v.kind == "min_n" and v.status == "inconclusive":
             reasons.append(f"{_where(v)}: minimum n not met: {v.reason}")
+            settle.append(_settle(v))
+        if v.kind == "critical_criterion" and v.status == "inconclusive":
+            # the committee barred this harm: until the evidence shows it rare, no approval carries it
+            reasons.append(f"{_where(v)}: not shown to stay under its ceiling: {v.reason}")
             settle.append(_settle(v))
         if v.suppressed_blocks and v.suppressed_groups and v.status != "not_applicable":
             groups = ", ".join(v.suppressed_groups)

@@ -18,7 +18,7 @@ from evaluator.storage.record_base import OmitNewDefaults
 from governance.dossier.user_text import UserRecord
 
 RuleKind = Literal["score", "min_n", "max_unscored_share", "subgroup_disparity", "judge_agreement",
-                   "max_cost_per_1k"]
+                   "max_cost_per_1k", "critical_criterion"]
 
 
 RULE_ID = r"^[a-z0-9][a-z0-9_.-]{0,79}$"
@@ -116,8 +116,26 @@ class CostRule(_RuleBase):
     """Maximum USD per 1,000 requests."""
 
 
+class CriticalCriterionRule(_RuleBase):
+    """At most ``threshold`` of the graded cases may miss the rubric criteria carrying ``tag``.
+
+    Read from rubric gradings (``Evidence.criterion_misses``): a case misses the tag when a tagged
+    criterion with positive points is not met or a tagged harm (negative points) is met.
+    """
+
+    kind: Literal["critical_criterion"] = "critical_criterion"
+    """Rule kind."""
+    tag: str = Field(min_length=1, max_length=200)
+    """The rubric criterion tag, e.g. ``medication_change``."""
+    threshold: float = Field(gt=0, lt=1)
+    """Largest acceptable share of cases missing the tag, in (0, 1): the interval's upper bound must reach
+    it (at 0 no interval ever could, so the rule could only fail or stay open)."""
+    min_n: int = Field(default=0, ge=0)
+    """Fewer cases carrying the tag make the verdict inconclusive (never a pass; a fail needs no minimum)."""
+
+
 Rule = Annotated[ScoreRule | MinNRule | UnscoredShareRule | SubgroupDisparityRule | JudgeAgreementRule
-                 | CostRule, Field(discriminator="kind")]
+                 | CostRule | CriticalCriterionRule, Field(discriminator="kind")]
 
 
 class PolicyLock(OmitNewDefaults, UserRecord):

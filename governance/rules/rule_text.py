@@ -29,6 +29,8 @@ def _bar_number(kind: str, threshold: float | None) -> str:
         return f" USD {threshold:,.2f}"
     if kind == "max_unscored_share":
         return f" {threshold:.0%}"
+    if kind == "critical_criterion":
+        return f" ≤ {threshold:.1%} of cases missing"
     return f" {threshold:.2f}"
 
 
@@ -43,6 +45,8 @@ def rule_label(rule) -> str:
         'Minimum n 100'
     """
     kind = rule_kind(rule.kind).label
+    if rule.kind == "critical_criterion":
+        kind += f" {rule.tag}"
     text = kind[:1].upper() + kind[1:] + _bar_number(rule.kind, getattr(rule, "threshold", None))
     if getattr(rule, "subcategory", None):
         text += f" for {subcategory_name(rule.subcategory)}"
@@ -60,5 +64,8 @@ def verdict_label(verdict) -> str:
         ...                       status="fail", reason="low."))
         'score bar 0.70 on B'
     """
-    text = rule_kind(verdict.kind).label + _bar_number(verdict.kind, verdict.threshold)
+    text = rule_kind(verdict.kind).label
+    if verdict.kind == "critical_criterion" and verdict.metric:  # "<tag> miss rate"
+        text += " " + verdict.metric.removesuffix(" miss rate")
+    text += _bar_number(verdict.kind, verdict.threshold)
     return text + (f" on {verdict.benchmark}" if verdict.benchmark else "")

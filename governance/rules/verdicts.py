@@ -19,9 +19,9 @@ Decisions written down here (and tested):
 * A score verdict *passes* only when its interval clears the bar **and** its p-value, adjusted
   over the family of score verdicts (``governance.rules.family``), is at or below 2.5%; a pass of
   the interval alone that the correction does not confirm is inconclusive and says so.
-* Gating rules (minimum n, unscored share, subgroups, judge agreement, cost) are counted apart
-  from score verdicts (``Assessment.score_counts`` / ``gating_counts``): their passes never pad
-  the score pass count.
+* Gating rules (minimum n, unscored share, subgroups, judge agreement, cost, critical criteria) are
+  counted apart from score verdicts (``Assessment.score_counts`` / ``gating_counts``): their passes
+  never pad the score pass count.
 * A verdict is *pre-registered* only when its rule was fixed before every evidence record it uses
   was attached (``governance.rules.preregistration``).
 """
@@ -162,7 +162,8 @@ class Assessment(BaseModel):
         return self.counts([v for v in self.verdicts if v.is_score])
 
     def gating_counts(self) -> dict[str, int]:
-        """Gating verdicts per status (minimum n, unscored share, subgroups, judge agreement, cost)."""
+        """Gating verdicts per status (minimum n, unscored share, subgroups, judge agreement, cost, critical
+        criteria)."""
         return self.counts([v for v in self.verdicts if not v.is_score])
 
     def preregistered(self) -> tuple[list[Verdict], list[Verdict]]:
