@@ -123,12 +123,18 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(code, json.dumps(obj).encode(), headers)
 
     def do_GET(self) -> None:
+        if "/batches/" in self.path or "/files/" in self.path:
+            code, body = self.server.fake.batches.get(self.path)
+            return self._send(code, body)
         if self.path.rstrip("/").endswith("/models"):
             return self._json(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
         self._json(200, self.server.fake.stats())
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length", 0) or 0))
+        if self.path.rstrip("/").endswith(("/files", "/batches")):  # OpenAI's Batch API (tests/fake_batches)
+            code, obj = self.server.fake.batches.post(self.path, self.headers, raw)
+            return self._json(code, obj)
         try:
             request = json.loads(raw or b"{}")
         except json.JSONDecodeError:
@@ -189,35 +195,8 @@ class _Handler(BaseHTTPRequestHandler):
                 return None
         if fault == "malformed":
             return self._send(200, b'{"id": "chatcmpl-fake", "choices": [{"index": 0, "mess')
-        content = cfg.answer(request)
         fake.count_ok(request)
-        prompt_tokens = max(1, len(prompt_text(request).split()))
-        completion = (
-            cfg.completion_tokens if cfg.completion_tokens is not None else max(1, len(content.split()))
-        )
-        served = {"system_fingerprint": cfg.system_fingerprint} if cfg.system_fingerprint else {}
-        self._json(
-            200,
-            {
-                "id": "chatcmpl-fake",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": cfg.served_model or request.get("model", ""),
-                **served,
-                "choices": [
-                    {
-                        "index": 0,
-                        "finish_reason": "stop",
-                        "message": {"role": "assistant", "content": content},
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": completion,
-                    "total_tokens": prompt_tokens + completion,
-                },
-            },
-        )
+        self._json(200, fake.reply_body(request))
 
 
 class _Server(ThreadingHTTPServer):
@@ -288,6 +267,10 @@ class FakeLLMServer:
         self.request_times: list[tuple[float, str]] = []
         """(time.monotonic(), prompt) of every request received."""
         self.auth_headers: set[str] = set()
+        from tests.fake_batches import FakeBatches
+
+        self.batches = FakeBatches(self)
+        """The Batch API's files and batches (``tests/fake_batches.py``)."""
         self._faults_by_prompt: Counter[str] = Counter()
         self._httpd = _Server(("127.0.0.1", port), _Handler)
         self._httpd.fake = self
@@ -334,6 +317,31 @@ class FakeLLMServer:
             self._faults_by_prompt[key] += 1
             self.faults[kind] += 1
             return kind
+
+    def reply_body(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The chat completion the fake answers ``request`` with (the batch endpoints use it too)."""
+        cfg = self.config
+        content = cfg.answer(request)
+        prompt_tokens = max(1, len(prompt_text(request).split()))
+        completion = (
+            cfg.completion_tokens if cfg.completion_tokens is not None else max(1, len(content.split()))
+        )
+        served = {"system_fingerprint": cfg.system_fingerprint} if cfg.system_fingerprint else {}
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": cfg.served_model or request.get("model", ""),
+            **served,
+            "choices": [
+                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion,
+                "total_tokens": prompt_tokens + completion,
+            },
+        }
 
     def count_ok(self, request: dict[str, Any]) -> None:
         """Count a successful answer for the request's prompt."""

@@ -99,6 +99,26 @@ def litellm_price(model: str) -> Price | None:
     return None
 
 
+@functools.cache
+def batch_price_of(model: str) -> Price | None:
+    """The Batch API rate in litellm's bundled map (``*_cost_per_token_batches``); None when not published.
+
+    Example:
+        >>> round(batch_price_of("gpt-4o").input_per_mtok, 3), batch_price_of("no-such-model")
+        (1.25, None)
+    """
+    cost_map = _bundled_cost_map()
+    for name in [model, *([model.split("/", 1)[1]] if "/" in model else [])]:
+        entry = cost_map.get(name)
+        if isinstance(entry, dict) and entry.get("input_cost_per_token_batches") is not None:
+            return Price(
+                float(entry["input_cost_per_token_batches"]) * 1e6,
+                float(entry.get("output_cost_per_token_batches") or 0.0) * 1e6,
+                f"litellm bundled cost map, batch rate ({name})",
+            )
+    return None
+
+
 def resolve_price(
     model: str, input_override: float | None = None, output_override: float | None = None
 ) -> Price | None:

@@ -79,6 +79,10 @@ class RunOptions:
     ``resume_run_id``), so every instance is asked again (a re-evaluation, ``run --fresh``)."""
     resume_run_id: str | None = None
     """With ``fresh``: the unfinished run of the same key this invocation continues (its own resume)."""
+    batch: bool = False
+    """Send what is not answered as one provider batch at the batch rate (``evaluator.runs.batch_leg``)."""
+    batch_poll_s: float = 30.0
+    """Seconds between polls of the batch."""
 
 
 def default_score(spec: Any, instance: Instance, text: str) -> Any:
@@ -124,6 +128,9 @@ async def run_async(
     plan: RunPlan = plan_run(spec, instances, endpoint, limit=limit, render=render)
     runner_gate(spec, plan.instances, endpoint, options.phi_check)  # the PHI gate, before anything is stored
     price = endpoint.price()
+    if options.batch and (options.max_cost_usd is not None or pool is not None):
+        raise ValueError("a batch run is paid as one job: it takes no cost cap and no worker processes "
+                         "(the cost estimate is shown before it is submitted)")
     if options.max_cost_usd is not None and price is None:
         raise ValueError(
             f"no price known for {endpoint.model}: set a price override on the endpoint "
@@ -186,6 +193,17 @@ async def run_async(
         limiter = RateLimiter(endpoint.requests_per_minute)
         rng = random.Random(options.seed)
         stop = cancel.is_set if cancel is not None else (lambda: False)
+        batch: dict[str, CallOutcome] | None = None
+        if options.batch and queue:
+            from evaluator.runs.batch_leg import batch_outcomes
+
+            batch = await batch_outcomes(
+                store, run_id, endpoint, list(queue), plan.params, stop=stop, poll_s=options.batch_poll_s,
+                on_state=(lambda _state: on_progress(done, total, None)) if on_progress else None,
+            )
+            # None: stopped while the provider works; the workers see the stop and the run ends cancelled,
+            # its batch id kept for the resume
+        paid: set[str] = set()
 
         async def send(msgs: list[dict]) -> CallOutcome:
             if pool is not None:
@@ -203,7 +221,13 @@ async def run_async(
                 if not budget.reserve(estimate):
                     queue.appendleft((inst, msgs, key))
                     return
-                outcome = await send(msgs)
+                if batch is not None:  # answered by the batch: one request per distinct key was paid
+                    outcome = batch[key]
+                    if key in paid:
+                        outcome = CallOutcome(outcome.completion, outcome.error, 0)
+                    paid.add(key)
+                else:
+                    outcome = await send(msgs)
                 comp = outcome.completion
                 budget.settle(estimate, comp.cost_usd if comp else 0.0)
                 counters["new_requests"] += outcome.attempts

@@ -75,6 +75,14 @@ MIGRATIONS = [
     ALTER TABLE response_cache ADD COLUMN served_model VARCHAR;
     ALTER TABLE response_cache ADD COLUMN system_fingerprint VARCHAR;
     """,
+    # 5: batch runs (``run --batch``): the provider's batch id, so an interrupted run polls the batch it
+    # submitted instead of paying for a second one. Insert only (a failed batch's successor is a new row).
+    """
+    CREATE TABLE run_batches (
+        run_id VARCHAR NOT NULL, batch_id VARCHAR NOT NULL, n_requests INTEGER NOT NULL,
+        submitted_at TIMESTAMPTZ NOT NULL, PRIMARY KEY (run_id, batch_id)
+    );
+    """,
 ]
 RESUMABLE = ("running", "cancelled", "budget_exceeded", "failed")
 
@@ -220,6 +228,18 @@ class RunStore:
             f"UPDATE runs SET status = ?, totals = ?, finished_at = {finished} WHERE run_id = ?",
             [status, canonical_json(totals) if totals is not None else None, run_id],
         )
+
+    def record_batch(self, run_id: str, batch_id: str, n_requests: int) -> None:
+        """Note the batch a run submitted (before polling it, so an interrupt never loses its id)."""
+        self.con.execute("INSERT INTO run_batches VALUES (?, ?, ?, ?)",
+                         [run_id, batch_id, n_requests, datetime.now(UTC)])
+
+    def latest_batch(self, run_id: str) -> str | None:
+        """The id of the batch the run submitted last; None when it submitted none."""
+        row = self.con.execute(
+            "SELECT batch_id FROM run_batches WHERE run_id = ? ORDER BY submitted_at DESC LIMIT 1", [run_id]
+        ).fetchone()
+        return str(row[0]) if row else None
 
     def get_run(self, run_id: str) -> dict[str, Any] | None:
         """One run record as a dict, or None."""
