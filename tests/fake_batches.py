@@ -53,7 +53,8 @@ class FakeBatches:
         with self._lock:
             self.created += 1
             batch_id = "batch_" + uuid.uuid4().hex[:12]
-            lines = [json.loads(x) for x in self.files[body["input_file_id"]].decode().splitlines() if x.strip()]
+            text = self.files[body["input_file_id"]].decode()
+            lines = [json.loads(x) for x in text.splitlines() if x.strip()]
             self.batches[batch_id] = {"lines": lines, "polls": 0, "object": None}
         return 200, self._object(batch_id, "validating")
 

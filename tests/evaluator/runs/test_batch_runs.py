@@ -95,6 +95,6 @@ def test_a_failed_batch_line_is_an_error_that_a_later_run_retries(llm_server):
 
 def test_a_batch_run_refuses_a_cost_cap_and_worker_processes(llm_server):
     with pytest.raises(ValueError, match="paid as one job"):
-        run_benchmark(duckdb.connect(), DoubleSpec(), cases(2), _endpoint(llm_server, input_price_per_mtok=1.0,
-                                                                          output_price_per_mtok=1.0),
-                      render=render, score=score, options=BATCH, max_cost_usd=1.0)
+        ep = _endpoint(llm_server, input_price_per_mtok=1.0, output_price_per_mtok=1.0)
+        run_benchmark(duckdb.connect(), DoubleSpec(), cases(2), ep, render=render, score=score, options=BATCH,
+                      max_cost_usd=1.0)
