@@ -39,6 +39,7 @@ from governance.monitoring.canary import (
     DEFAULT_EVERY_DAYS,
     attempt_status,
     baseline_digest,
+    canary_cost,
     choose_cases,
     digest,
     drop_p_value,
@@ -114,18 +115,53 @@ def _cases_digest(instances_by_item: list[list]) -> str:
     return digest([[i.model_dump(mode="json") for i in chunk] for chunk in instances_by_item])
 
 
-def set_canary(store: DossierStorage, dossier_id: str, *, actor: Actor, cases: int | None = None,
-               every_days: int | None = None, alpha: float = 0.05, now: datetime | None = None
-               ) -> tuple[CanarySet, DossierVersion]:
-    """Freeze ``cases`` known-answer cases of the approved candidate's decided runs and their baseline.
+@dataclass(frozen=True)
+class CanaryPreview:
+    """What ``set_canary`` would freeze, and what the canary will cost: shown before it is confirmed."""
 
-    No model is called: the baseline is the decided runs' stored answers and correctness.
+    candidate: str
+    cases: list[CanaryCase]
+    every_days: int
+    cost_per_run_usd: float | None
+    """USD per run: the baseline answers' tokens × the endpoint's price (None: a price or tokens unknown)."""
+    runs_per_year: float
+    cost_per_year_usd: float | None
+    price_source: str
+    """Where the price came from, or why the cost is unknown."""
+
+
+def _price_and_tokens(store: DossierStorage, items: list[PlanItem], chosen: list[CanaryCase],
+                      every: int) -> tuple[float | None, float, float | None, str]:
+    per_run: float | None = 0.0
+    per_year: float | None = 0.0
+    runs_per_year = 0.0
+    sources = []
+    for item in items:
+        ids = {c.instance_id for c in chosen if c.run_id == item.run_id}
+        if not ids:
+            continue
+        rows = [r for r in store.runs.results(item.run_id) if r["instance_id"] in ids]
+        price = item.endpoint.endpoint().price()
+        tokens = [(r.get("prompt_tokens"), r.get("completion_tokens")) for r in rows]
+        run, runs_per_year, year = canary_cost(tokens, price[:2] if price else None, every)
+        if price is None:
+            sources.append(f"no price is known for {item.endpoint.model}")
+        elif run is None:
+            sources.append(f"the decided run {item.run_id} recorded no token counts")
+        else:
+            sources.append(f"{item.endpoint.model}: {price.source}")
+        per_run = None if per_run is None or run is None else per_run + run
+        per_year = None if per_year is None or year is None else per_year + year
+    return per_run, runs_per_year, per_year, "; ".join(dict.fromkeys(sources))
+
+
+def preview_canary(store: DossierStorage, dossier_id: str, *, cases: int | None = None,
+                   every_days: int | None = None) -> CanaryPreview:
+    """The cases a canary would freeze and its cost per run and per year; nothing is stored or asked.
 
     Raises:
         MonitoringError: no decision or frozen plan, no known-answer case, a bad count or schedule.
-        PermissionDenied: the identity is not an editor (a chair is one).
     """
-    require(actor.identity, "editor", "set a canary", dossier_id)
     dossier = store.load(dossier_id).dossier
     candidate = watched_candidate(dossier, None)
     n = cases if cases is not None else DEFAULT_CASES.get(dossier.risk.tier, 50)
@@ -137,13 +173,41 @@ def set_canary(store: DossierStorage, dossier_id: str, *, actor: Actor, cases: i
     chosen = choose_cases(dossier.id, strata, n)
     if not chosen:
         raise MonitoringError(f"{dossier_id}: the decided runs hold no answered case with a known answer")
+    per_run, runs_per_year, per_year, source = _price_and_tokens(store, items, chosen, every)
+    return CanaryPreview(candidate=candidate, cases=chosen, every_days=every, cost_per_run_usd=per_run,
+                         runs_per_year=runs_per_year, cost_per_year_usd=per_year, price_source=source)
+
+
+def set_canary(store: DossierStorage, dossier_id: str, *, actor: Actor, cases: int | None = None,
+               every_days: int | None = None, alpha: float = 0.05, now: datetime | None = None
+               ) -> tuple[CanarySet, DossierVersion]:
+    """Freeze ``cases`` known-answer cases of the approved candidate's decided runs and their baseline.
+
+    No model is called: the baseline is the decided runs' stored answers and correctness. Setting the canary
+    in force again with the same cases, baseline, schedule and level stores nothing and returns it.
+
+    Raises:
+        MonitoringError: no decision or frozen plan, no known-answer case, a bad count or schedule.
+        PermissionDenied: the identity is not an editor (a chair is one).
+    """
+    require(actor.identity, "editor", "set a canary", dossier_id)
+    preview = preview_canary(store, dossier_id, cases=cases, every_days=every_days)
+    dossier = store.load(dossier_id).dossier
+    chosen, every = preview.cases, preview.every_days
+    items = _items(dossier, preview.candidate)
     by_item = [[c.instance_id for c in chosen if c.run_id == i.run_id] for i in items]
     content = [_instances(store, i, _spec(store, i), ids) for i, ids in zip(items, by_item, strict=True)]
+    base_digest = baseline_digest(chosen, _baseline_answers(store, chosen))
+    cases_digest = _cases_digest(content)
+    current = latest_set(dossier.monitoring)
+    if current is not None and (current.candidate, current.cases, current.every_days, current.alpha,
+                                current.baseline_digest, current.cases_digest) == (
+            preview.candidate, chosen, every, alpha, base_digest, cases_digest):
+        return current, store.load(dossier_id)
     record = CanarySet(
         id="K-" + uuid.uuid4().hex[:10], at=now_or(now), by=actor.name, auth=actor.auth_label,
-        candidate=candidate, every_days=every, alpha=alpha, cases=chosen,
-        baseline_digest=baseline_digest(chosen, _baseline_answers(store, chosen)),
-        cases_digest=_cases_digest(content))
+        candidate=preview.candidate, every_days=every, alpha=alpha, cases=chosen,
+        baseline_digest=base_digest, cases_digest=cases_digest)
     version = update_as(store, actor, dossier_id,
                         lambda d: d.model_copy(update={"monitoring": [*d.monitoring, record]}),
                         action="set a canary",
