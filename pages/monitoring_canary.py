@@ -54,12 +54,20 @@ def _set_form(dossier_id: str, view) -> None:
     except MonitoringError as exc:
         st.info(f"A canary cannot be frozen here: {ui.plain(exc)}")
         return
-    st.markdown(ui.plain(f"{len(preview.cases)} cases of {preview.candidate} "
-                         f"({sum(c.correct for c in preview.cases)} correct at baseline), asked every "
-                         f"{preview.every_days} days. ") + _cost(preview))
+    if preview.fresh_baseline:
+        lacking = ", ".join(preview.fresh_baseline)
+        st.markdown(ui.plain(f"The decided run of {lacking} holds no stored answers: setting the canary asks "
+                             f"the approved endpoint once for its baseline (up to {preview.n} cases, through "
+                             "the PHI gate), then freezes the known-answer cases among them, asked every "
+                             f"{preview.every_days} days. ") + _cost(preview))
+    else:
+        st.markdown(ui.plain(f"{len(preview.cases)} cases of {preview.candidate} "
+                             f"({sum(c.correct for c in preview.cases)} correct at baseline), asked every "
+                             f"{preview.every_days} days. ") + _cost(preview))
     if st.button(label, key="mon_canary_set"):
         try:
-            with ui.permitted():
+            doing = "Asking the baseline once…" if preview.fresh_baseline else "Freezing…"
+            with ui.permitted(), st.spinner(doing):
                 before = view.canary.id if view else None
                 record, _ = set_canary(ui.store(), dossier_id, actor=ui.actor(), cases=int(cases) if cases
                                        else None, every_days=int(every))

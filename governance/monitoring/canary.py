@@ -67,13 +67,14 @@ def allocate(n: int, sizes: Mapping[str, int]) -> dict[str, int]:
     return out
 
 
-def _order(seed: str, instance_id: str) -> str:
+def case_order(seed: str, instance_id: str) -> str:
+    """The sort key that orders a dossier's cases (a hash of the dossier and case ids: nobody picks them)."""
     return hashlib.sha256(f"{seed}|{instance_id}".encode()).hexdigest()
 
 
 def choose_cases(seed: str, strata: Mapping[tuple[str, str], Sequence[Mapping]], n: int) -> list[CanaryCase]:
     """``n`` known-answer cases over the strata ((benchmark, run id) → result rows), in a fixed order."""
-    pools = {key: sorted(eligible(rows), key=lambda r: _order(seed, r["instance_id"]))
+    pools = {key: sorted(eligible(rows), key=lambda r: case_order(seed, r["instance_id"]))
              for key, rows in strata.items()}
     counts = allocate(n, {f"{b}\x00{r}": len(p) for (b, r), p in pools.items()})
     out = []
