@@ -138,3 +138,19 @@ def test_the_demo_shows_its_seeded_canary_run_and_says_no_model_was_called(demo_
     assert not at.exception
     assert any("Canary not run" in e.value for e in at.error)
     assert latest(demo_home).version == before
+
+
+def test_a_decided_run_without_stored_answers_is_asked_once_for_its_baseline(decided):
+    store, server = decided
+    (item,) = store.load(DOSSIER_ID).dossier.evidence_plan.items
+    store.runs.con.execute("DELETE FROM run_results WHERE run_id = ?", [item.run_id])
+    at = open_page(PAGE, dossier_id=DOSSIER_ID)
+    at.number_input(key="mon_canary_cases").set_value(5).run()
+    assert "holds no stored answers" in _text(at) and "Cost unknown" in _text(at)
+    hits = server.hits
+    _button(at, "mon_canary_set").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert server.hits - hits == 5, "the baseline asked once"
+    (canary,) = _entries(store, CanarySet)
+    assert len(canary.cases) == 5 and list(canary.baseline_runs) == [item.run_id]
+    assert "USD" in _text(at) and "holds no stored answers" not in _text(at), "now priced by the baseline"
