@@ -1,9 +1,13 @@
 """``medassure canary``: frozen known-answer cases re-asked of the approved endpoint (docs/monitoring.md).
 
-* ``canary set ID [--cases N] [--every DAYS]`` (chair or editor): freezes N cases of the decided runs
-  (stratified over the frozen plan's benchmarks, known answers only) and their baseline (the stored answers:
-  no model call). JSON: ``canary_id``, ``candidate``, ``n``, ``baseline_correct``, ``every_days``,
-  ``benchmarks`` {benchmark: cases}, ``baseline_digest``, ``version``. Exit 0, or 2.
+* ``canary set ID [--cases N] [--every DAYS] [--dry-run]`` (chair or editor): freezes N cases of the decided
+  runs (stratified over the frozen plan's benchmarks, known answers only) and their baseline (the stored
+  answers: no model call; a decided run without stored answers is asked once, through the run path, and
+  that run is recorded as its baseline). The cost (tokens × the endpoint's price × runs per year) is
+  printed on stderr first; ``--dry-run`` prints it and freezes nothing. JSON: ``canary_id``, ``candidate``,
+  ``n``, ``baseline_correct``, ``every_days``, ``benchmarks`` {benchmark: cases}, ``baseline_digest``,
+  ``baseline_runs`` {decided run: fresh baseline run}, ``version``, ``cost_per_run_usd``, ``runs_per_year``,
+  ``cost_per_year_usd``, ``price_source``. Exit 0, or 2.
 * ``canary run ID [--format json]`` asks the approved endpoint again (never the cache) and compares with the
   baseline. JSON: ``status`` (in_control | drift | identity_changed | unreachable), ``n``,
   ``baseline_correct``, ``now_correct``, ``lost``, ``gained``, ``p_value``, ``changed_answers``,
@@ -55,12 +59,36 @@ def _text(payload: dict[str, Any]) -> None:
         print(f"{key.replace('_', ' ')}: {value if value is not None else '-'}")
 
 
-def cmd_set(args: argparse.Namespace) -> int:
-    from governance.monitoring import set_canary
+def cost_payload(preview: Any) -> dict[str, Any]:
+    """The cost keys of ``canary set``: USD per run (tokens × the endpoint's price), runs and USD per year."""
+    return {"cost_per_run_usd": preview.cost_per_run_usd, "runs_per_year": preview.runs_per_year,
+            "cost_per_year_usd": preview.cost_per_year_usd, "price_source": preview.price_source}
 
+
+def _cost_line(preview: Any) -> str:
+    if preview.cost_per_run_usd is None:
+        return f"cost unknown: {preview.price_source}"
+    return (f"cost: USD {preview.cost_per_run_usd:.4f} per run x {preview.runs_per_year:g} runs a year = "
+            f"USD {preview.cost_per_year_usd:.2f} a year (a finding asks once more; {preview.price_source})")
+
+
+def cmd_set(args: argparse.Namespace) -> int:
+    from governance.monitoring import preview_canary, set_canary
+
+    store = open_store(args)
     try:
-        record, version = set_canary(open_store(args), args.id, actor=cli_actor(args), cases=args.cases,
+        preview = preview_canary(store, args.id, cases=args.cases, every_days=args.every)
+        say(_cost_line(preview))
+        if args.dry_run:
+            emit({"candidate": preview.candidate, "n": len(preview.cases),
+                  "baseline_correct": sum(c.correct for c in preview.cases), "every_days": preview.every_days,
+                  "fresh_baseline": preview.fresh_baseline, "dry_run": True, **cost_payload(preview)})
+            return 0
+        record, version = set_canary(store, args.id, actor=cli_actor(args), cases=args.cases,
                                      every_days=args.every)
+        if preview.fresh_baseline:  # priced by the baseline just asked
+            preview = preview_canary(store, args.id, cases=args.cases, every_days=args.every)
+            say(f"baseline asked once: {_cost_line(preview)}")
     except _errors() as exc:
         fail(str(exc))
     benchmarks: dict[str, int] = {}
@@ -69,7 +97,7 @@ def cmd_set(args: argparse.Namespace) -> int:
     emit({"canary_id": record.id, "candidate": record.candidate, "n": len(record.cases),
           "baseline_correct": sum(c.correct for c in record.cases), "every_days": record.every_days,
           "alpha": record.alpha, "benchmarks": benchmarks, "baseline_digest": record.baseline_digest,
-          "version": version.version})
+          "baseline_runs": record.baseline_runs or {}, "version": version.version, **cost_payload(preview)})
     return 0
 
 
@@ -112,10 +140,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("canary", help="frozen known-answer cases re-asked of the approved endpoint")
     csub = p.add_subparsers(dest="canary_command", required=True)
-    q = csub.add_parser("set", help="freeze the canary's cases and baseline (chair or editor; no model call)")
+    q = csub.add_parser("set", help="freeze the canary's cases and baseline (chair or editor; asks no model "
+                        "unless a decided run holds no stored answers)")
     q.add_argument("id", help="dossier id")
     q.add_argument("--cases", type=int_flag(1, 10_000), help="cases to freeze (default by risk tier)")
     q.add_argument("--every", type=int_flag(1, 366), help="days between scheduled runs (default 30)")
+    q.add_argument("--dry-run", action="store_true",
+                   help="print the cases and the cost per run and per year; freeze nothing")
     q.add_argument("--by", help="who sets it (default $MEDASSURE_USER or the login name)")
     q.set_defaults(func=cmd_set)
     q = csub.add_parser("run", help="ask the approved endpoint the canary's cases again and compare")

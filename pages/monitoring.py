@@ -1,8 +1,9 @@
 """Monitoring: the approved model watched in production against the committee's bars, after go-live.
 
 Everything shown comes from one front-desk call (``monitoring_status``); every write (import, safety
-event, acknowledge, resolve, the re-evaluation a pause offers) is one front-desk call behind the
-authorization check. App state lives in its own keys (``mon_*`` toasts), never in widget keys.
+event, acknowledge, resolve, the re-evaluation a pause offers, the canary's set and run in
+``monitoring_canary``) is one front-desk call behind the authorization check. App state lives in its
+own keys (``mon_*`` toasts), never in widget keys.
 """
 
 import tempfile
@@ -21,7 +22,7 @@ from governance.monitoring import (
     resolve_signal,
 )
 from governance.reevaluation import PlanChange, current_plan, start_reevaluation
-from pages import tables, ui
+from pages import monitoring_canary, tables, ui
 from reports import (
     EVENT_SEVERITY_LABELS,
     banner,
@@ -63,10 +64,10 @@ if any(e.kind == "feed_import" and "DEMO-DATA" in e.file_name for e in dossier.m
 
 level, todo = banner(status)
 show = {"in_control": st.success, "review": st.warning}.get(status.status, st.error)
+if status.rows or status.signals:  # a canary or retirement signal needs no feed
+    show(f"**{level}.** {ui.plain(todo)}")
 if status.rows == 0:
     st.info("No production feed imported yet: import the first monthly export below.")
-else:
-    show(f"**{level}.** {ui.plain(todo)}")
 live = open_signals(status)
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("Status", level)
@@ -145,6 +146,8 @@ if live:
         else:
             st.session_state["mon_toast"] = f"Signal {chosen} {'acknowledged' if ack else 'resolved'}."
         st.rerun()
+
+monitoring_canary.show(dossier)
 
 st.subheader("Safety events")
 if status.events:

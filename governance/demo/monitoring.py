@@ -10,7 +10,9 @@ their month; the chair's resolution goes through ``resolve_signal``. What the de
   was run offline by the earlier demo step (``governance.demo.reevaluation``), and the page shows what
   to do now (read the addendum, resolve the pause by linking it);
 - month 5's creeping correction rate is a CUSUM **review**, acknowledged and then resolved by the chair
-  with a note, while the month's own rate never crossed the bar.
+  with a note, while the month's own rate never crossed the bar;
+- a canary frozen on the decided scenario run, with one seeded run in control (``governance.demo.canary``:
+  no model is called; the page says so).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from governance.demo.canary import seed_demo_canary
 from governance.demo.monitoring_feed import COLUMNS, demo_feed_rows, demo_months
 from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage
@@ -80,5 +83,6 @@ def record_demo_monitoring(store: DossierStorage, dossier: Dossier, now: datetim
                                        now=min(drift.first_seen + timedelta(hours=20), now))
                     resolve_signal(store, dossier.id, drift.id, actor=chair, reason=RESOLUTION,
                                    now=at)
+    seed_demo_canary(store, dossier.id, CHAIR, now)
     return store.load(dossier.id).dossier
 

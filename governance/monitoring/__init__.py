@@ -16,6 +16,8 @@ from evaluator.lazy_exports import lazy_exports
 
 _FACE = {  # what pages and the CLI use from this concept: name -> defining module (tests/test_faces.py)
     "due_canaries": "governance.monitoring.operations.canary",
+    "preview_canary": "governance.monitoring.operations.canary",
+    "canary_view": "governance.monitoring.canary",
     "run_canary": "governance.monitoring.operations.canary",
     "set_canary": "governance.monitoring.operations.canary",
     "acknowledge_signal": "governance.monitoring.operations.events",
@@ -37,6 +39,6 @@ __all__ = [  # literal, so tools see the names; tests check it matches _FACE
     "FeedError", "MonitoringError", "SEVERITIES", "acknowledge_signal", "dossier_monitoring",
     "due_canaries", "export_blinded_feed", "feed_template", "import_feed", "known_candidates",
     "monitoring_status", "record_event", "record_go_live", "resolve_signal", "run_canary", "safety_register",
-    "set_canary",
+    "set_canary", "preview_canary", "canary_view",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from scipy.stats import binomtest
@@ -66,13 +67,14 @@ def allocate(n: int, sizes: Mapping[str, int]) -> dict[str, int]:
     return out
 
 
-def _order(seed: str, instance_id: str) -> str:
+def case_order(seed: str, instance_id: str) -> str:
+    """The sort key that orders a dossier's cases (a hash of the dossier and case ids: nobody picks them)."""
     return hashlib.sha256(f"{seed}|{instance_id}".encode()).hexdigest()
 
 
 def choose_cases(seed: str, strata: Mapping[tuple[str, str], Sequence[Mapping]], n: int) -> list[CanaryCase]:
     """``n`` known-answer cases over the strata ((benchmark, run id) → result rows), in a fixed order."""
-    pools = {key: sorted(eligible(rows), key=lambda r: _order(seed, r["instance_id"]))
+    pools = {key: sorted(eligible(rows), key=lambda r: case_order(seed, r["instance_id"]))
              for key, rows in strata.items()}
     counts = allocate(n, {f"{b}\x00{r}": len(p) for (b, r), p in pools.items()})
     out = []
@@ -141,3 +143,72 @@ def next_due(canary: CanarySet, monitoring: Sequence[object]) -> datetime:
     """When the canary is next due: its last run (or its freezing) plus ``every_days``."""
     runs = [e.at for e in monitoring if isinstance(e, CanaryRun) and e.canary_id == canary.id]
     return max([canary.at, *runs]) + timedelta(days=canary.every_days)
+
+
+def runs_of(canary: CanarySet, monitoring: Sequence[object]) -> list[CanaryRun]:
+    """The recorded runs of ``canary``, newest first."""
+    return sorted((e for e in monitoring if isinstance(e, CanaryRun) and e.canary_id == canary.id),
+                  key=lambda r: r.at, reverse=True)
+
+
+def reused_baseline(run: CanaryRun, canary: CanarySet) -> bool:
+    """True when a run asked no model: its answers are the baseline's own stored run (the demo's seed)."""
+    baseline = {c.run_id for c in canary.cases}
+    return all(set(a.run_ids) <= baseline for a in run.attempts)
+
+
+DAYS_PER_YEAR = 365
+"""Runs per year are counted on a 365-day year."""
+
+
+def canary_cost(tokens: Sequence[tuple[int | None, int | None]], price: tuple[float, float] | None,
+                every_days: int) -> tuple[float | None, float, float | None]:
+    """What one run and a year of scheduled runs cost: (USD per run, runs per year, USD per year).
+
+    ``tokens`` are the baseline answers' (prompt, completion) tokens, one pair per frozen case; ``price`` is
+    the endpoint's USD per 1M (input, output) tokens. The cost is None when the price or any case's tokens
+    are unknown (never a silent zero). A confirmation run, asked only after a finding, is not included.
+
+    Example:
+        >>> canary_cost([(1000, 200)] * 50, (2.5, 10.0), 30)
+        (0.225, 12.17, 2.7375)
+    """
+    per_year = round(DAYS_PER_YEAR / every_days, 2)
+    if price is None or not tokens or any(p is None or c is None for p, c in tokens):
+        return None, per_year, None
+    run = sum(p * price[0] + c * price[1] for p, c in tokens) / 1e6  # type: ignore[operator]
+    return run, per_year, run * DAYS_PER_YEAR / every_days
+
+
+@dataclass(frozen=True)
+class CanaryView:
+    """The canary in force as a page shows it: the set, when it is next due, and its runs (newest first)."""
+
+    canary: CanarySet
+    next_due: datetime
+    runs: list[CanaryRun]
+    seeded: list[str]
+    """Ids of runs that asked no model (their answers are the baseline's own stored run: the demo's seed)."""
+
+    @property
+    def baseline_correct(self) -> int:
+        """Frozen cases answered correctly at baseline."""
+        return sum(c.correct for c in self.canary.cases)
+
+    @property
+    def benchmarks(self) -> dict[str, int]:
+        """Frozen cases per benchmark."""
+        out: dict[str, int] = {}
+        for c in self.canary.cases:
+            out[c.benchmark] = out.get(c.benchmark, 0) + 1
+        return out
+
+
+def canary_view(monitoring: Sequence[object]) -> CanaryView | None:
+    """The canary in force on a dossier's monitoring record, or None when none was set."""
+    canary = latest_set(monitoring)
+    if canary is None:
+        return None
+    runs = runs_of(canary, monitoring)
+    return CanaryView(canary=canary, next_due=next_due(canary, monitoring), runs=runs,
+                      seeded=[r.id for r in runs if reused_baseline(r, canary)])

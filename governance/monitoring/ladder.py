@@ -4,8 +4,8 @@ Why keys: the same finding (the same month above the same bar, the same unapprov
 in a later import is the same signal, so a signal is identified by its key (candidate, kind, metric,
 what was seen) and its id is a hash of the key. Its deadline runs from when it was first recorded
 (defaults: review 48 h, pause 4 h, suspend at once; the plan may change them). Acknowledging keeps a
-signal on the ladder; resolving takes it off. The status is the highest level of the signals not
-resolved.
+signal on the ladder; resolving takes it off, and so does a retirement pause for the notice it replaces
+(``superseded_notices``). The status is the highest level of the signals not resolved.
 """
 
 from __future__ import annotations
@@ -105,8 +105,28 @@ def _states(dossier: Dossier) -> dict[str, str]:
     return state
 
 
+def superseded_notices(signals: list[Signal]) -> list[Signal]:
+    """A retirement notice (the review raised inside the notice window) still open once the retirement
+    pause of the same snapshot is raised is shown closed as superseded: the pause replaces it.
+
+    Shown, not stored: the pause's presence on the list is the whole reason, so the list of an old record
+    reads the same, and a notice someone resolved keeps their resolution. Its state is ``resolved`` (what
+    JSON readers of ``state`` count as closed) and its detail names the pause.
+    """
+    pauses = {(s.candidate, s.metric): s for s in signals if s.kind == "retirement" and s.level == "pause"}
+    out = []
+    for s in signals:
+        pause = pauses.get((s.candidate, s.metric))
+        if pause is not None and s.kind == "retirement" and s.level == "review" and s.state != "resolved":
+            s = s.model_copy(update={"state": "resolved", "detail": f"{s.detail}. Superseded by {pause.id}: "
+                                     "the retirement date passed, and its pause replaces this notice"})
+        out.append(s)
+    return out
+
+
 def _ladder_order(signals: list[Signal]) -> list[Signal]:
     order = {"open": 0, "acknowledged": 1, "resolved": 2}
+    signals = superseded_notices(signals)
     return sorted(signals, key=lambda s: (order.get(s.state, 3), -LEVELS.index(s.level), s.first_seen))
 
 

@@ -15,10 +15,11 @@ SQL against the same rules, so a million rows never become a million pydantic ob
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
+from evaluator.storage.record_base import OmitNewDefaults
 from governance.dossier.user_text import UserRecord
 
 Outcome = Literal["accepted", "minor_edit", "material_correction", "discarded", "not_reviewed"]
@@ -289,8 +290,14 @@ class CanaryCase(BaseModel):
     """The baseline answer was correct (score 1 against the known answer)."""
 
 
-class CanarySet(BaseModel):
-    """A canary frozen for the approved candidate: its cases, baseline, schedule and level."""
+class CanarySet(OmitNewDefaults):
+    """A canary frozen for the approved candidate: its cases, baseline, schedule and level.
+
+    ``baseline_runs`` came later; left unset it is left out of the dump, so canaries stored before it keep
+    their dossiers' content hashes (``OmitNewDefaults``).
+    """
+
+    _omit_at_default: ClassVar[tuple[str, ...]] = ("baseline_runs",)
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -316,6 +323,9 @@ class CanarySet(BaseModel):
     """SHA-256 of the baseline (each case's run, id, stored answer and correctness)."""
     cases_digest: str = Field(pattern=r"^[0-9a-f]{64}$")
     """SHA-256 of the cases' content, checked before the canary asks again."""
+    baseline_runs: dict[str, str] | None = None
+    """Decided run id → the fresh run that answered its baseline, when the decided run held no stored
+    answers (None: every baseline answer is the decided runs' own)."""
 
 
 class CanaryAttempt(BaseModel):

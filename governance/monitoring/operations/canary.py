@@ -27,6 +27,7 @@ from evaluator.loaders import DatasetError, get_loader, load_instances
 from evaluator.runs.phi_gate import attestation_for, check_phi, prompt_texts
 from evaluator.runs.request import file_sha256
 from evaluator.runs.runner import RunOptions, run_benchmark
+from evaluator.runs.store import sha256_of
 from evaluator.scenarios import scenario_spec
 from evaluator.scenarios.run import version_attestation
 from governance.dossier.storage import DossierStorage, DossierVersion
@@ -39,9 +40,12 @@ from governance.monitoring.canary import (
     DEFAULT_EVERY_DAYS,
     attempt_status,
     baseline_digest,
+    canary_cost,
+    case_order,
     choose_cases,
     digest,
     drop_p_value,
+    eligible,
     latest_set,
     next_due,
 )
@@ -72,10 +76,13 @@ def _items(dossier, candidate: str) -> list[PlanItem]:
     return items
 
 
-def _baseline_answers(store: DossierStorage, cases: list[CanaryCase]) -> dict[tuple[str, str], str | None]:
+def _baseline_answers(store: DossierStorage, cases: list[CanaryCase], baseline_runs: dict[str, str] | None
+                      ) -> dict[tuple[str, str], str | None]:
+    """Each case's stored baseline answer, keyed by (decided run, case): from the run that answered it."""
     out: dict[tuple[str, str], str | None] = {}
     for run_id in dict.fromkeys(c.run_id for c in cases):
-        out.update({(run_id, r["instance_id"]): r.get("parsed") for r in store.runs.results(run_id)})
+        rows = store.runs.results((baseline_runs or {}).get(run_id, run_id))
+        out.update({(run_id, r["instance_id"]): r.get("parsed") for r in rows})
     return out
 
 
@@ -93,7 +100,8 @@ def _spec(store: DossierStorage, item: PlanItem) -> BenchmarkSpec:
     return BenchmarkSpec.model_validate({**spec.model_dump(), **update})
 
 
-def _instances(store: DossierStorage, item: PlanItem, spec: BenchmarkSpec, ids: list[str]) -> list:
+def _instances(store: DossierStorage, item: PlanItem, spec: BenchmarkSpec, ids: list[str] | None) -> list:
+    """The plan item's cases named by ``ids``, in that order (every case when ``ids`` is None)."""
     if item.kind == "scenario":
         instances = store.scenarios.instances(item.scenario_id or "", item.scenario_version or 0)
     else:
@@ -106,6 +114,8 @@ def _instances(store: DossierStorage, item: PlanItem, spec: BenchmarkSpec, ids: 
             instances = load_instances(spec, path)
         except DatasetError as exc:
             raise MonitoringError(str(exc)) from None
+    if ids is None:
+        return list(instances)
     by_id = {i.id: i for i in instances}
     return [by_id[i] for i in ids if i in by_id]
 
@@ -114,18 +124,66 @@ def _cases_digest(instances_by_item: list[list]) -> str:
     return digest([[i.model_dump(mode="json") for i in chunk] for chunk in instances_by_item])
 
 
-def set_canary(store: DossierStorage, dossier_id: str, *, actor: Actor, cases: int | None = None,
-               every_days: int | None = None, alpha: float = 0.05, now: datetime | None = None
-               ) -> tuple[CanarySet, DossierVersion]:
-    """Freeze ``cases`` known-answer cases of the approved candidate's decided runs and their baseline.
+@dataclass(frozen=True)
+class CanaryPreview:
+    """What ``set_canary`` would freeze, and what the canary will cost: shown before it is confirmed."""
 
-    No model is called: the baseline is the decided runs' stored answers and correctness.
+    candidate: str
+    cases: list[CanaryCase]
+    every_days: int
+    cost_per_run_usd: float | None
+    """USD per run: the baseline answers' tokens × the endpoint's price (None: a price or tokens unknown)."""
+    runs_per_year: float
+    cost_per_year_usd: float | None
+    price_source: str
+    """Where the price came from, or why the cost is unknown."""
+    n: int
+    """Cases asked for (the frozen set may hold fewer: only known-answer cases are kept)."""
+    fresh_baseline: list[str]
+    """Benchmarks whose decided run holds no stored answer: ``set_canary`` asks their baseline once."""
+    baseline_runs: dict[str, str]
+    """Decided run → the fresh run that answered its baseline, kept from the canary in force."""
+
+
+def _rows(store: DossierStorage, item: PlanItem, baseline_runs: dict[str, str]) -> list[dict]:
+    return store.runs.results(baseline_runs.get(item.run_id, item.run_id))
+
+
+def _price_and_tokens(store: DossierStorage, items: list[PlanItem], chosen: list[CanaryCase], every: int,
+                      baseline_runs: dict[str, str]) -> tuple[float | None, float, float | None, str]:
+    per_run: float | None = 0.0
+    per_year: float | None = 0.0
+    runs_per_year = canary_cost([], None, every)[1]
+    sources = []
+    for item in items:
+        ids = {c.instance_id for c in chosen if c.run_id == item.run_id}
+        if not ids:
+            continue
+        rows = [r for r in _rows(store, item, baseline_runs) if r["instance_id"] in ids]
+        price = item.endpoint.endpoint().price()
+        tokens = [(r.get("prompt_tokens"), r.get("completion_tokens")) for r in rows]
+        run, runs_per_year, year = canary_cost(tokens, price[:2] if price else None, every)
+        if price is None:
+            sources.append(f"no price is known for {item.endpoint.model}")
+        elif run is None:
+            sources.append(f"the decided run {item.run_id} recorded no token counts")
+        else:
+            sources.append(f"{item.endpoint.model}: {price.source}")
+        per_run = None if per_run is None or run is None else per_run + run
+        per_year = None if per_year is None or year is None else per_year + year
+    return per_run, runs_per_year, per_year, "; ".join(dict.fromkeys(sources))
+
+
+def preview_canary(store: DossierStorage, dossier_id: str, *, cases: int | None = None,
+                   every_days: int | None = None) -> CanaryPreview:
+    """The cases a canary would freeze and its cost per run and per year; nothing is stored or asked.
+
+    A decided run with no stored known-answer case is listed in ``fresh_baseline``: its cases are chosen
+    once ``set_canary`` has asked their baseline, and the cost is unknown until then.
 
     Raises:
-        MonitoringError: no decision or frozen plan, no known-answer case, a bad count or schedule.
-        PermissionDenied: the identity is not an editor (a chair is one).
+        MonitoringError: no decision or frozen plan, a bad count or schedule.
     """
-    require(actor.identity, "editor", "set a canary", dossier_id)
     dossier = store.load(dossier_id).dossier
     candidate = watched_candidate(dossier, None)
     n = cases if cases is not None else DEFAULT_CASES.get(dossier.risk.tier, 50)
@@ -133,22 +191,131 @@ def set_canary(store: DossierStorage, dossier_id: str, *, actor: Actor, cases: i
     if n < 1 or not 1 <= every <= 366:
         raise MonitoringError("--cases must be at least 1 and --every between 1 and 366 days")
     items = _items(dossier, candidate)
-    strata = {(i.benchmark, i.run_id): store.runs.results(i.run_id) for i in items}
+    current = latest_set(dossier.monitoring, candidate)
+    kept = {k: v for k, v in ((current.baseline_runs or {}) if current else {}).items()
+            if any(i.run_id == k for i in items)}
+    strata = {(i.benchmark, i.run_id): _rows(store, i, kept) for i in items}
+    fresh = [i.benchmark for i in items if not eligible(strata[(i.benchmark, i.run_id)])]
     chosen = choose_cases(dossier.id, strata, n)
+    if fresh:
+        per_run, runs_per_year, per_year = None, canary_cost([], None, every)[1], None
+        source = (f"the decided runs of {', '.join(fresh)} hold no stored answers: the baseline is asked "
+                  "once when the canary is set, and its tokens price the runs")
+    else:
+        per_run, runs_per_year, per_year, source = _price_and_tokens(store, items, chosen, every, kept)
+    return CanaryPreview(candidate=candidate, cases=chosen, every_days=every, cost_per_run_usd=per_run,
+                         runs_per_year=runs_per_year, cost_per_year_usd=per_year, price_source=source, n=n,
+                         fresh_baseline=fresh, baseline_runs=kept)
+
+
+def _decided_cases(store: DossierStorage, item: PlanItem, spec: BenchmarkSpec) -> list:
+    """The cases the decided run planned (the first ``n_instances`` in run order), checked against the
+    frozen dataset hash: without its stored answers, this is how the canary knows which cases they were."""
+    every = _instances(store, item, spec, None)
+    planned = every[: item.n_instances] if item.n_instances else every
+    if item.dataset_hash and sha256_of([i.model_dump(mode="json") for i in planned]) != item.dataset_hash:
+        raise MonitoringError(f"{item.benchmark}: the decided run {item.run_id} holds no stored answers, and "
+                              "its cases cannot be told from the dataset as it is now (hash differs); "
+                              "nothing was sent")
+    return planned
+
+
+def _ask_baseline(store: DossierStorage, dossier, items: list[PlanItem], fresh: list[str], n: int,
+                  concurrency: int) -> dict[str, str]:
+    """Ask the endpoint once for the baseline of each decided run without stored answers (at most ``n``
+    cases each, in the dossier's case order), through the run path; decided run → fresh run."""
+    out = {}
+    db = store.for_thread()
+    try:
+        for item in items:
+            if item.benchmark not in fresh:
+                continue
+            spec = _spec(db, item)
+            instances = sorted(_decided_cases(db, item, spec), key=lambda i: case_order(dossier.id, i.id))[:n]
+            endpoint = _endpoint(item, concurrency)
+            out[item.run_id] = _run_fresh(db, item, spec, instances, endpoint, concurrency)
+    finally:
+        db.close()
+    return out
+
+
+def set_canary(store: DossierStorage, dossier_id: str, *, actor: Actor, cases: int | None = None,
+               every_days: int | None = None, alpha: float = 0.05, now: datetime | None = None,
+               concurrency: int = 8) -> tuple[CanarySet, DossierVersion]:
+    """Freeze ``cases`` known-answer cases of the approved candidate's decided runs and their baseline.
+
+    No model is called when the decided runs hold stored answers: the baseline is their answers and
+    correctness. A decided run without any is asked once, through the run path (PHI gate, cache bypassed),
+    and that fresh run is recorded as its baseline (``baseline_runs``). Setting the canary in force again
+    with the same cases, baseline, schedule and level stores nothing and returns it.
+
+    Raises:
+        MonitoringError: no decision or frozen plan, no known-answer case, a bad count or schedule, or (for
+            a fresh baseline) the key not set or the PHI gate closed.
+        PermissionDenied: the identity is not an editor (a chair is one).
+    """
+    require(actor.identity, "editor", "set a canary", dossier_id)
+    preview = preview_canary(store, dossier_id, cases=cases, every_days=every_days)
+    dossier = store.load(dossier_id).dossier
+    items = _items(dossier, preview.candidate)
+    chosen, every, baseline_runs = preview.cases, preview.every_days, dict(preview.baseline_runs)
+    if preview.fresh_baseline:
+        baseline_runs |= _ask_baseline(store, dossier, items, preview.fresh_baseline, preview.n, concurrency)
+        chosen = choose_cases(dossier.id, {(i.benchmark, i.run_id): _rows(store, i, baseline_runs)
+                                           for i in items}, preview.n)
     if not chosen:
         raise MonitoringError(f"{dossier_id}: the decided runs hold no answered case with a known answer")
+    used = {c.run_id for c in chosen}
+    baseline_runs = {k: v for k, v in baseline_runs.items() if k in used}
     by_item = [[c.instance_id for c in chosen if c.run_id == i.run_id] for i in items]
     content = [_instances(store, i, _spec(store, i), ids) for i, ids in zip(items, by_item, strict=True)]
+    base_digest = baseline_digest(chosen, _baseline_answers(store, chosen, baseline_runs))
+    cases_digest = _cases_digest(content)
+    current = latest_set(dossier.monitoring)
+    if current is not None and (
+            current.candidate, current.cases, current.every_days, current.alpha, current.baseline_digest,
+            current.cases_digest, current.baseline_runs or {}) == (
+            preview.candidate, chosen, every, alpha, base_digest, cases_digest, baseline_runs):
+        return current, store.load(dossier_id)
     record = CanarySet(
         id="K-" + uuid.uuid4().hex[:10], at=now_or(now), by=actor.name, auth=actor.auth_label,
-        candidate=candidate, every_days=every, alpha=alpha, cases=chosen,
-        baseline_digest=baseline_digest(chosen, _baseline_answers(store, chosen)),
-        cases_digest=_cases_digest(content))
+        candidate=preview.candidate, every_days=every, alpha=alpha, cases=chosen,
+        baseline_digest=base_digest, cases_digest=cases_digest, baseline_runs=baseline_runs or None)
+    asked = f"; baseline asked once ({', '.join(baseline_runs.values())})" if preview.fresh_baseline else ""
     version = update_as(store, actor, dossier_id,
                         lambda d: d.model_copy(update={"monitoring": [*d.monitoring, record]}),
                         action="set a canary",
-                        note=f"canary {record.id}: {len(chosen)} cases every {every} days")
+                        note=f"canary {record.id}: {len(chosen)} cases every {every} days{asked}")
     return record, version
+
+
+def _endpoint(item: PlanItem, concurrency: int):
+    endpoint = item.endpoint.endpoint(concurrency)
+    try:
+        api_key_for(endpoint)
+    except LLMError as exc:
+        raise MonitoringError(str(exc)) from None
+    return endpoint
+
+
+def _run_fresh(store: DossierStorage, item: PlanItem, spec: BenchmarkSpec, instances: list, endpoint,
+               concurrency: int) -> str:
+    """One run of ``instances`` through the run manager's PHI gate, never answered from the cache."""
+    def attestation():
+        if item.kind == "scenario":
+            return version_attestation(store, store.scenarios.get(item.scenario_id or "",
+                                                                  item.scenario_version))
+        stored = (store.runs.stored_request(run_id=item.run_id) or {}).get("dataset_sha256")
+        path = item.dataset_path if item.dataset_path and Path(item.dataset_path).is_file() else None
+        return attestation_for(store, file_sha256(path), stored)
+
+    check = check_phi(instances, [endpoint], attestation=attestation, generated=spec.access == "builtin",
+                      prompts=prompt_texts(spec))
+    if not check.allowed:
+        raise MonitoringError(f"{item.benchmark}: {check.explanation}")
+    summary = run_benchmark(store, spec, instances, endpoint, concurrency=concurrency,
+                            options=RunOptions(phi_check=check, fresh=True))
+    return summary.run_id
 
 
 def _ask(store: DossierStorage, dossier, canary: CanarySet, concurrency: int) -> list[tuple[str, str, dict]]:
@@ -163,33 +330,15 @@ def _ask(store: DossierStorage, dossier, canary: CanarySet, concurrency: int) ->
         item = items[run_id]
         spec = _spec(store, item)
         instances = _instances(store, item, spec, [c.instance_id for c in canary.cases if c.run_id == run_id])
-        endpoint = item.endpoint.endpoint(concurrency)
-        try:
-            api_key_for(endpoint)
-        except LLMError as exc:
-            raise MonitoringError(str(exc)) from None
-        prepared.append((item, spec, instances, endpoint))
+        prepared.append((item, spec, instances, _endpoint(item, concurrency)))
     if _cases_digest([p[2] for p in prepared]) != canary.cases_digest:
         raise MonitoringError(f"the canary's cases changed since {canary.id} was set; nothing was sent "
                               "(set the canary again)")
     out = []
     for item, spec, instances, endpoint in prepared:
-        def attestation(item=item):
-            if item.kind == "scenario":
-                return version_attestation(store, store.scenarios.get(item.scenario_id or "",
-                                                                      item.scenario_version))
-            stored = (store.runs.stored_request(run_id=item.run_id) or {}).get("dataset_sha256")
-            path = item.dataset_path if item.dataset_path and Path(item.dataset_path).is_file() else None
-            return attestation_for(store, file_sha256(path), stored)
-
-        check = check_phi(instances, [endpoint], attestation=attestation, generated=spec.access == "builtin",
-                          prompts=prompt_texts(spec))
-        if not check.allowed:
-            raise MonitoringError(f"{item.benchmark}: {check.explanation}")
-        summary = run_benchmark(store, spec, instances, endpoint, concurrency=concurrency,
-                                options=RunOptions(phi_check=check, fresh=True))
-        rows = {r["instance_id"]: r for r in store.runs.results(summary.run_id)}
-        out += [(item.run_id, summary.run_id, rows.get(i.id, {"instance_id": i.id, "error": "no result"}))
+        fresh_id = _run_fresh(store, item, spec, instances, endpoint, concurrency)
+        rows = {r["instance_id"]: r for r in store.runs.results(fresh_id)}
+        out += [(item.run_id, fresh_id, rows.get(i.id, {"instance_id": i.id, "error": "no result"}))
                 for i in instances]
     return out
 
@@ -246,7 +395,7 @@ def run_canary(store: DossierStorage, dossier_id: str, *, actor: Actor, now: dat
     if canary is None:
         raise MonitoringError(f"{dossier_id} has no canary: freeze one with "
                               f"`medassure canary set {dossier_id}`")
-    answers = _baseline_answers(store, canary.cases)
+    answers = _baseline_answers(store, canary.cases, canary.baseline_runs)
     if baseline_digest(canary.cases, answers) != canary.baseline_digest:
         raise MonitoringError(f"the baseline answers of {canary.id} changed in the run store since it "
                               "was set")

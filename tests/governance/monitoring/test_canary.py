@@ -16,11 +16,11 @@ from scipy.stats import binomtest
 
 from cli import main
 from governance.identity import Actor
-from governance.monitoring.canary import allocate, choose_cases, detectable_losses, drop_p_value
+from governance.monitoring.canary import allocate, canary_cost, choose_cases, detectable_losses, drop_p_value
 from governance.monitoring.operations.canary import due_canaries, set_canary
 from governance.monitoring.records import CanaryRun, CanarySet
 from tests.fakes import prompt_text
-from tests.governance.reevaluation_fixtures import N, cases, scripted_models, seed_decided_dossier
+from tests.governance.reevaluation_fixtures import PRICES, N, cases, scripted_models, seed_decided_dossier
 
 
 def run(capsys, *argv) -> tuple[int, dict | None, str]:
@@ -167,3 +167,78 @@ def test_cases_are_stratified_over_benchmarks_with_known_answers_only():
     assert [sum(c.benchmark == b for c in chosen) for b in "ABC"] == [6, 3, 1]
     assert all(c.instance_id.startswith("c1") for c in chosen if c.benchmark == "C")
     assert allocate(10, {"a": 60, "b": 30, "c": 10}) == {"a": 6, "b": 3, "c": 1}
+
+
+def test_set_prints_the_cost_first_and_dry_run_freezes_nothing(decided, capsys):
+    dossier_id, server, store = decided
+    plan = store.load(dossier_id).dossier.evidence_plan
+    rows = {r["instance_id"]: r for i in plan.items for r in store.runs.results(i.run_id)}
+    before, hits = store.load(dossier_id).version, server.hits
+    code, dry, err = run(capsys, "canary", "set", dossier_id, "--cases", "12", "--every", "14", "--dry-run")
+    assert code == 0, err
+    assert dry["dry_run"] is True and dry["n"] == 12 and store.load(dossier_id).version == before
+    code, data, err = run(capsys, "canary", "set", dossier_id, "--cases", "12", "--every", "14")
+    assert code == 0, err
+    (canary,) = [e for e in store.load(dossier_id).dossier.monitoring if isinstance(e, CanarySet)]
+    chosen = [rows[c.instance_id] for c in canary.cases]
+    assert all(r["prompt_tokens"] and r["completion_tokens"] for r in chosen)
+    per_run = sum(r["prompt_tokens"] * PRICES["input_price_per_mtok"]
+                  + r["completion_tokens"] * PRICES["output_price_per_mtok"] for r in chosen) / 1e6
+    assert data["cost_per_run_usd"] == pytest.approx(per_run, rel=1e-12)
+    assert data["runs_per_year"] == 26.07 and data["cost_per_year_usd"] == pytest.approx(per_run * 365 / 14)
+    assert "endpoint override" in data["price_source"]
+    assert {k: dry[k] for k in ("cost_per_run_usd", "runs_per_year", "cost_per_year_usd")} == {
+        k: data[k] for k in ("cost_per_run_usd", "runs_per_year", "cost_per_year_usd")}
+    assert f"USD {per_run:.4f} per run x 26.07 runs a year" in err
+    assert server.hits == hits, "neither the preview nor the set asks a model"
+
+
+def test_the_cost_is_unknown_not_zero_without_a_price_or_tokens():
+    assert canary_cost([(100, 10), (None, 5)], (1.0, 2.0), 30) == (None, 12.17, None)
+    assert canary_cost([(100, 10)], None, 30) == (None, 12.17, None)
+    assert canary_cost([(1_000_000, 0)], (0.0, 0.0), 365) == (0.0, 1.0, 0.0)
+
+
+def test_a_decided_run_without_stored_answers_gets_one_fresh_baseline_run(decided, capsys):
+    dossier_id, server, store = decided
+    (item,) = store.load(dossier_id).dossier.evidence_plan.items
+    store.runs.con.execute("DELETE FROM run_results WHERE run_id = ?", [item.run_id])  # answers lost
+    hits = server.hits
+    code, dry, err = run(capsys, "canary", "set", dossier_id, "--cases", "10", "--dry-run")
+    assert code == 0, err
+    assert dry["fresh_baseline"] == [item.benchmark] and dry["n"] == 0 and dry["cost_per_run_usd"] is None
+    assert server.hits == hits, "a dry run asks nothing"
+
+    code, data, err = run(capsys, "canary", "set", dossier_id, "--cases", "10", "--by", "chair")
+    assert code == 0, err
+    assert server.hits - hits == 10, "the baseline asked once, for the cases to freeze only"
+    (canary,) = [e for e in store.load(dossier_id).dossier.monitoring if isinstance(e, CanarySet)]
+    (fresh,) = canary.baseline_runs.values()
+    assert canary.baseline_runs == {item.run_id: fresh} == data["baseline_runs"] and fresh != item.run_id
+    assert (data["n"], data["baseline_correct"]) == (10, 10)
+    assert {c.run_id for c in canary.cases} == {item.run_id}, "cases still name the decided run"
+    rows = store.runs.results(fresh)
+    assert len(rows) == 10 and all(r["score"] == 1.0 for r in rows)
+    per_run = sum(r["prompt_tokens"] * PRICES["input_price_per_mtok"]
+                  + r["completion_tokens"] * PRICES["output_price_per_mtok"] for r in rows) / 1e6
+    assert data["cost_per_run_usd"] == pytest.approx(per_run), "priced by the baseline just asked"
+
+    version = store.load(dossier_id).version
+    code, again, err = run(capsys, "canary", "set", dossier_id, "--cases", "10", "--by", "chair")
+    assert code == 0 and again["canary_id"] == canary.id and store.load(dossier_id).version == version
+    assert server.hits - hits == 10, "setting the same canary again asks nothing and stores nothing"
+
+    code, data, err = run(capsys, "canary", "run", dossier_id, "--format", "json")
+    assert code == 0, err
+    assert (data["status"], data["n"], data["lost"], data["changed_answers"]) == ("in_control", 10, 0, 0.0)
+    assert server.hits - hits == 20
+
+
+def test_an_old_canary_set_dumps_without_the_new_field():
+    from governance.monitoring.records import CanaryCase
+
+    old = CanarySet(id="K-0123456789", at="2026-12-01T00:00:00Z", by="chair", candidate="A", every_days=30,
+                    cases=[CanaryCase(benchmark="b", run_id="r", instance_id="i", correct=True)],
+                    baseline_digest="0" * 64, cases_digest="1" * 64)
+    assert "baseline_runs" not in old.model_dump(mode="json")
+    assert CanarySet.model_validate(old.model_dump(mode="json")) == old

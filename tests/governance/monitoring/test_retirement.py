@@ -113,3 +113,37 @@ def test_unset_retirement_fields_leave_a_dossiers_hash_as_before():
     assert signable_hash(dated) != pinned
     plan = monitoring_plan()
     assert "retirement_notice_days" not in plan.model_dump(mode="json") and plan.retirement_notice_days == 90
+
+
+def test_the_pause_past_the_date_closes_the_open_notice_as_superseded():
+    from governance.monitoring.ladder import recorded_signals
+    from governance.monitoring.operations.common import new_signal_records
+    from governance.monitoring.records import SignalAction
+
+    d = decided_dossier().model_copy(update={"candidates": [cand(retires_on=date(2026, 8, 1))]})
+    rows = FeedAggregates(candidate=CANDIDATE, rows=0)
+
+    def record(d, status, at):
+        added = new_signal_records(d, status.signals, at)
+        return d.model_copy(update={"monitoring": [*d.monitoring, *added]})
+
+    inside = datetime(2026, 7, 1, tzinfo=UTC)
+    (notice,) = compute_status(d, rows, now=inside, candidate=CANDIDATE).signals
+    assert (notice.level, notice.state) == ("review", "open")
+    d = record(d, compute_status(d, rows, now=inside, candidate=CANDIDATE), inside)
+    past = datetime(2026, 8, 2, tzinfo=UTC)
+    status = compute_status(d, rows, now=past, candidate=CANDIDATE)
+    pause = next(s for s in status.signals if s.level == "pause")
+    shown = next(s for s in status.signals if s.id == notice.id)
+    assert status.status == "pause" and pause.state == "open"
+    assert shown.state == "resolved" and f"Superseded by {pause.id}" in shown.detail
+    assert [s.id for s in status.signals if s.state != "resolved"] == [pause.id], "one open retirement signal"
+    d = record(d, status, past)  # the pause recorded too: the record reads the same (reports print this)
+    states = {s.id: s.state for s in recorded_signals(d, CANDIDATE)}
+    assert states == {pause.id: "open", notice.id: "resolved"}
+    # a notice someone resolved keeps their own resolution
+    resolved = SignalAction(kind="signal_resolve", signal_id=notice.id, at=inside, by="chair",
+                            reason="Planned.")
+    kept = d.model_copy(update={"monitoring": [*d.monitoring, resolved]})
+    (mine,) = [s for s in recorded_signals(kept, CANDIDATE) if s.id == notice.id]
+    assert mine.state == "resolved" and "Superseded" not in mine.detail
