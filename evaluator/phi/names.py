@@ -159,6 +159,56 @@ _DIALOGUE = re.compile(
     r"mother|mum|mom|father|dad|brother|sister|partner|friend|neighbou?r|nephew|niece|grandson|"
     r"granddaughter|cousin|uncle|aunt|carer)),?\s+|(?P<turn>(?<=: )))"
     r"(?P<name>[a-z][a-z'’-]+(?:\s+[a-z][a-z'’-]+)?)(?=\s*[,.?!]|\s+(?:and|is|drove|had|gives|noticed|said|says))")
+# Issue 35: a capitalised pair with no listed part, known as a name by what follows it ("Teuila Leavasa,
+# DOB ...", "Sione Fifita was reviewed"), and a single name addressed to the patient ("Thank you, Kalani,").
+_BEFORE_ID = re.compile(
+    rf"(?<![\w'’-])(?P<all>{_TOKEN}(?:\s+{_TOKEN}){{1,2}})(?=\s*,?\s*\(?(?:DOB|D\.O\.B|MRN|NHS\b|born\b|"
+    r"(?i:aged?)\s+\d|\d{1,3}\s*(?:y/?o|yrs?|years?|[MF])\b))")
+_BEFORE_VERB = re.compile(
+    rf"(?<![\w'’-])(?P<all>{_TOKEN}(?:\s+{_TOKEN}){{1,2}})(?=\s+(?:(?:was|is|has been|had been)\s+"
+    r"(?:seen|reviewed|"
+    r"admitted|discharged|transferred|referred|brought|assessed|examined|triaged|booked|consented|reassured)\b|"
+    r"(?:reports|reported|presents|presented|attended|attends|declined|declines|denies|denied|complains|"
+    r"complained|arrived|returned|phoned|consented|agreed|refused|tolerated|underwent|remains|lives|"
+    r"re-?attended|self-discharged)\b))")
+_GREETING_NAME = re.compile(
+    r"(?<!\w)(?i:hi|hello|hey|morning|good morning|good afternoon|good evening|thanks|thank you|"
+    r"okay|ok|sorry|"
+    rf"well done|bye|goodbye|see you),?\s+(?P<name>{_TOKEN})(?=\s*[,.?!])")
+_VOCATIVE = re.compile(rf"(?<=[a-z]),\s+(?P<name>{_TOKEN}),\s+(?=and|that|we|you|I|please|let|can|just|so)\b")
+# Lower-case words after "my son", "my name is" that are not a name ("my son too.", "my wife, again").
+_NOT_A_NAME = _words("""
+too also here there now then again today yesterday tonight home though anyway instead first later
+""")
+_ADDRESS_WORDS = _words("""
+doctor doctors nurse nurses team everyone everybody all sir madam ma'am folks guys dear again
+""")
+_ROLE_WORDS = _words("""
+team staff nurse nursing physio physiotherapy therapy therapist manager registrar consultant doctor surgeon
+surgeons service services theatre theatres radiology cardiology oncology clinic ward patient family
+relatives carers sister charge night day morning evening weekend referral results report scan bloods
+the this that our his her their your my a an all both each every no none
+""")
+
+
+def _unlisted_pair_names(text: str) -> list[tuple[int, int]]:
+    """Issue 35: names with no listed part, known by an identifier or a patient verb after them."""
+    spans = []
+    for pattern in (_BEFORE_ID, _BEFORE_VERB):
+        for m in pattern.finditer(text):
+            words = _parts(m.group("all"))
+            if any(w.isupper() or not _plain(w) or w.lower() in _ROLE_WORDS for w in words):
+                continue
+            spans.append(m.span("all"))
+    addressed = re.search(r"(?i)\b(?:you|your|we'll|we will|let's|keep|come back|remember)\b", text)
+    for pattern in (_GREETING_NAME, _VOCATIVE) if addressed else (_GREETING_NAME,):  # speech to someone
+            for m in pattern.finditer(text):
+                word = m.group("name")
+                if _plain(word) and word.lower() not in _ADDRESS_WORDS | _ROLE_WORDS and not word.isupper():
+                    spans.append(m.span("name"))
+    return spans
+
+
 _INITIAL_SURNAME = re.compile(r"(?<![\w.])[A-Z]\.\s?(?P<last>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)(?![\w'’-])")
 _NEXT_WORD = re.compile(r"(?:['’]s?)?\s+([A-Za-z]+)")
 
@@ -249,6 +299,7 @@ def find_names(text: str) -> list[tuple[int, int]]:
         if _listed(surname, last) and surname.lower() not in STOP_WORDS and not _is_eponym(text, m.end()):
             spans.append((m.start(), m.end()))
     spans += _more_names(text, first, last)
+    spans += _unlisted_pair_names(text)
     # a span holding a word such as "Scale" or "Balance" is a scale's name ("Berg Balance Scale")
     return [(a, b) for a, b in spans if not any(w.lower() in EPONYM_NOUNS for w in _parts(text[a:b]))]
 
@@ -310,7 +361,9 @@ def _more_names(text: str, first: frozenset[str], last: frozenset[str]) -> list[
             words = words[:-1]
         if not words or words[0] in COMMON_WORDS or words[0] in LOWER_AFTER_TITLE:
             continue
-        if not (_listed(words[0], first) or _listed(words[0], last)):
+        strong = m.group("kin") or (m.group("intro") or "") in ("my name is", "name's", "call me")
+        if not (_listed(words[0], first) or _listed(words[0], last)
+                or strong and all(w not in _NOT_A_NAME and _plain(w) for w in words)):
             continue
         if len(words) > 1 and not (_listed(words[1], last) or _listed(words[1], first)):
             words = words[:1]

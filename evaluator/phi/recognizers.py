@@ -17,8 +17,9 @@ import re
 # token has a digit (never "/", which would join a date); one letters-only prefix ("KXP 4471",
 # "FP-0048213"). Keyed values need at least four digits (MIN_DIGITS): "visit 2", "PT 12.5" stay out.
 _VALUE = (r"(?P<v>(?:[A-Z]{1,4}[ -](?=[A-Z0-9]*\d))?[A-Za-z0-9]*\d[A-Za-z0-9]*"
-          r"(?:(?:-|[ ](?=[A-Z0-9]*\d))[A-Za-z0-9]+)*)")
-_SEP = r"(?i:(?:\s*(?:#|no\.|no\b|num(?:ber)?\.?|id\b|identifier|code\b))*)\s*[:#.=-]?\s*"
+          r"(?:(?:-|/(?=\w)|[ ](?=[A-Z0-9]*\d))[A-Za-z0-9]+)*)")
+_SEP = (r"(?i:(?:\s*(?:#|no\.|no\b|num(?:ber)?\.?|id\b|identifier|code\b)(?:\s+(?:is|was|reads))?)*)"
+        r"\s*[:#.=-]?\s*")
 
 
 def _keyed_row(kind: str, keywords: str, gap: str = "") -> tuple[str, str, re.Pattern[str]]:
@@ -38,6 +39,7 @@ _DATE = (
     rf"|{_DAY}(?:st|nd|rd|th)\s+of\s+{_MONTH}(?:,?\s+{_YEAR})?(?![\w])"  # the 3rd of March
     rf"|{_DAY}(?:st|nd|rd|th)?[\s-]+{_MONTH}(?:,?[\s-]+(?:{_YEAR}|\d\d))?(?![\w])"  # 03-Mar-2024
     rf"|{_MONTH}\s+{_DAY}(?:st|nd|rd|th)?(?:,?\s+{_YEAR})?(?![\w])(?!\s*(?:mg|mcg|g|ml|mL|units?|%))"
+    rf"|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.?\s+{_DAY}(?:(?:st|nd|rd|th)(?:,?\s+{_YEAR})?|,?\s+{_YEAR})(?![\w])"
     rf"|{_MONTH},?\s+{_YEAR}\b"                                        # March 2024
     rf"|{_MON}/{_YEAR}(?![\d/]))"                                      # 8/2023
 )
@@ -64,11 +66,23 @@ _STATE = rf"(?:{'|'.join(sorted(STATES, key=len, reverse=True))}|{_ABBR_SAFE.rep
 _ANY_STATE = rf"(?:{_STATE}|{_ABBR_AMBIGUOUS.replace(' ', '|')})"
 _ZIP = r"\d{5}(?:-\d{4})?"
 _CITY = r"[A-Z][a-z]+(?:[ -](?:[A-Z][a-z]+|of|de|la))*"
+_AU_STATE = r"(?:NSW|VIC|QLD|TAS|ACT|NT|SA|WA)"
+_CA_PROVINCE = r"(?:ON|QC|BC|AB|MB|SK|NS|NB|NL|PE|YT|NU)"
+_CA_POSTCODE = r"[ABCEGHJ-NPRSTVXY]\d[A-Z] ?\d[A-Z]\d"
+_UNIT_AFTER = r"(?:,?\s+(?i:apt|apartment|unit|suite|ste|flat|#)\.?\s*#?[A-Za-z0-9-]*\d[A-Za-z0-9-]*)"
 _SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|"
            r"Terrace|Ter|Circle|Cir|Highway|Hwy|Parkway|Pkwy|Square|Sq|Trail|Trl|Loop|Row|Alley|Crescent|Close|Grove)")
 _STREET = (rf"(?:(?:Flat|Apartment|Apt|Unit)\s+\d+[A-Z]?,\s+)?"
            rf"\d{{1,6}}(?:\s+(?:[NSEW]\.?|North|South|East|West))?"
            rf"(?:\s+(?:[A-Z][a-z]+|\d+(?:st|nd|rd|th))){{1,3}}\s+{_SUFFIX}\b\.?(?:,?\s+(?:Apt|Apartment|Unit|Suite|Ste|#)\.?\s*#?[A-Za-z0-9-]+)?")
+
+# An organisation's name: capitalised words, "&", "and", "of"; "St" and an apostrophe allowed.
+_ORG_WORD = r"(?!(?:NHS|VA|Army|Navy|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|"\
+            r"Home|Night)\b)" \
+            r"(?:St\.?|[A-Z][\w'’-]*[\w])"
+_ORG = rf"{_ORG_WORD}(?:\s+(?:&|and|of|the|{_ORG_WORD}))*(?<![\s&])(?<!\band)(?<!\bof)(?<!\bthe)"
+_ORG_SCHOOL = rf"{_ORG_WORD}(?:\s+(?:&|and|of|the|{_ORG_WORD}))*\s+"\
+              r"(?:School|Academy|College|University|Nursery|Primary|High)\b"
 
 # Kinds whose keyed values must carry at least this many digits.
 MIN_DIGITS = {"health_plan": 4, "account": 4, "vehicle": 4, "license": 4, "device": 4, "biometric": 4,
@@ -130,11 +144,22 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
     _keyed_row("device", r"serial|S/N|SN|device|UDI|implant", gap=r"(?:\s+(?:number|no\.?))?"),
     _keyed_row("biometric", r"finger ?print|voice ?print|retina(?:l)? scan|iris scan|palm ?print|"
                  r"face ?print|biometric", gap=r"(?:\s+[a-z]+){0,2}"),
+    ("name", r"work|employ|job|pupil|student|attends|goes to|school|academy|college",
+     re.compile(r"(?<!\w)(?:(?i:works?|working|worked|employed|employee|job|volunteers?)(?:\s+(?i:as\s+an?)"
+                r"(?:\s+[a-z-]+){1,2})?\s+(?i:at|for|by|with)|(?i:employer|employed by)\s*:)\s+(?:the\s+)?"
+                rf"(?P<v>{_ORG})"
+                r"|(?<!\w)(?i:pupil at|student at|attends|goes to|studies at|teaches at|teacher at)"
+                r"\s+(?:the\s+)?"
+                rf"(?P<v2>{_ORG}\s(?i:School|Academy|College|University|Nursery|Primary|High)(?![\w-])"
+                rf"|{_ORG_SCHOOL})")),
     ("photo", r"\.(?:jpe?g|png|heic|gif|bmp|tiff?|dcm)",
      re.compile(r"(?<![\w.-])(?P<v>[\w-]+\.(?i:jpe?g|png|heic|gif|bmp|tiff?|dcm))(?!\w)")),
     _keyed_row("mrn", r"MRN|MR|med(?:ical)? rec(?:ord)?s?|hosp(?:ital)?|chart|unit|patient|"
                  r"pt(?=\s*(?:id|#))|record"),
-    _keyed_row("id", r"ID|passport|employee|student|badge|case|identifier|aadhaar|NHS|national insurance"),
+    _keyed_row("id", r"ID|passport|employee|student|badge|case|identifier|aadhaar|NHS|national insurance",
+               gap=r"(?:\s+(?:file|folder|ref(?:erence)?))?"),
+    _keyed_row("id", r"requisition|accession|specimen|referral|claim|docket|reference|ref|"
+               r"file|folder|sample"),
     ("id", r"number|no\.|#", re.compile(rf"(?<!\w)(?i:number|no\.|#)\s*[:=]?\s*{_VALUE}(?![\w])")),
     ("phone", r"\d{3}", re.compile(rf"(?<![\w/.,-])(?P<v>{_PHONE10}|[2-9]\d{{2}}[-.]\d{{4}})(?![\w/]|[.,-]\d)"
                                    rf"(?!\s*{_UNITS})")),
@@ -157,13 +182,20 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                 rf"\b[AC-FHKNPRTV-Y]\d[0-9W] ?(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*\d)"
                 rf"[AC-FHKNPRTV-Y0-9]{{4}})\b")),
     # European street line: "Hauptstraße 45, 10115 Berlin", "12 Rue des Lilas, 69003 Lyon"
-    ("address", r"\d,\s+\d",
-     re.compile(r"(?P<v>(?:(?:Flat|Apartment|Apt)\s+\d+,\s+)?(?:\d{1,4}[a-z]?,?\s+)?(?:[A-ZÀ-Þ][\wÀ-ÿ'’.-]*\s+"
+    ("address", r",\s+\d{2,5}[\s-]",
+     re.compile(r"(?P<v>(?:(?:Flat|Apartment|Apt)\s+\d+,\s+)?(?:\d{1,4}[a-z]?(?:\s+(?:bis|ter))?,?\s+)?"
+                r"(?:(?:rue|avenue|av\.|boulevard|bd|chemin|allée|place|impasse|quai|route|cours|via|viale|"
+                r"calle|avenida|rua|carrer|piazza|strada)\s+(?:(?:de|des|du|la|le|del|della|d['’])\s*)*)?"
+                r"(?:[A-ZÀ-Þ][\wÀ-ÿ'’.-]*\s+"
                 r"(?:(?:de|del|della|des|du|la|le|di|da|van|der|von)\s+)*){0,3}[A-ZÀ-Þ][\wÀ-ÿ'’.-]*(?:\s+\d{1,4}[a-z]?)?"
-                r",\s+(?:\d{4,5}|\d{2}-\d{3}|\d{3} \d{2}|\d{4} ?[A-Z]{2}|\d{4}-\d{3})"
+                r",\s+(?:\d{4} ?[A-Z]{2}(?=\s)|\d{4,5}|\d{2}-\d{3}|\d{3} \d{2}|\d{4}-\d{3})"
                 r"\s+[A-ZÀ-Þ][\wÀ-ÿ'’-]+)")),
-    ("address", r"\d", re.compile(rf"(?P<v>\b{_STREET}(?:,\s+{_CITY},\s+{_ANY_STATE}\b(?:\s+{_ZIP})?)?"
+    ("address", r"\d", re.compile(rf"(?P<v>\b{_STREET}(?:,\s+{_CITY}(?:,\s+{_ANY_STATE}\b(?:\s+{_ZIP})?"
+                                  rf"|,?\s+{_AU_STATE}\s+\d{{4}}|,?\s+{_CA_PROVINCE}\s+{_CA_POSTCODE}"
+                                  rf"|,\s+{_CITY} (?:County|Parish))?(?![\w-]))?{_UNIT_AFTER}?"
                                   r"|\bP\.?\s?O\.?\s+Box\s+\d+\b)")),
+    ("address", r"\b(?:NSW|VIC|QLD|TAS|ACT|NT|SA|WA|ON|QC|BC|AB|MB|SK|NS|NB|NL|PE|YT|NU)\b",
+     re.compile(rf"(?P<v>\b{_CITY},?\s+(?:{_AU_STATE}\s+\d{{4}}|{_CA_PROVINCE}\s+{_CA_POSTCODE})\b)")),
     ("address", r",\s+[A-Z]",
      re.compile(rf"(?P<v>\b{_CITY},\s+(?:{_STATE}\b(?:\s+{_ZIP})?|{_ANY_STATE}\s+{_ZIP}))(?!\w)")),
     ("address", "zip|postal", re.compile(r"(?<!\w)(?i:zip(?: code)?|postal code)(?:\s+is)?\s*[:#]?\s*"

@@ -1,9 +1,10 @@
 """The detector on our varied labelled set (issue 25 item 8), measured on the part kept out of tuning.
 
-``tests/data/phi/varied_notes.txt`` holds 306 identifiers and 205 clean clinical sentences; every
-third record is held out (the rule is in the file). The detector was tuned on the other two thirds
-only. The floors asserted are the figures measured on the held-out part when the tuning stopped
-(PATTERNS_VERSION phi-3): 91/100 identifiers, 3/68 clean sentences flagged. The issue's target is
+``tests/data/phi/varied_notes.txt`` holds 336 identifiers and 215 clean clinical sentences (issue 35
+added 30 and 10 at the end); every third record is held out (the rule is in the file). The detector
+was tuned on the other two thirds only. The floors asserted are the figures measured on the held-out
+part when the tuning stopped (PATTERNS_VERSION phi-4, issue 35): 103/110 identifiers, 3/72 clean
+sentences flagged (phi-3 on the same part: 95/110, 3/72). The issue's target is
 >= 90% recall at <= 5% false alarms on text the detector was not tuned on; our held-out part was
 written by the same hands as the tuning part, so real notes will do worse.
 """
@@ -41,16 +42,16 @@ def test_held_out_recall_and_false_alarms_meet_the_measured_floor():
     m = bench.measure(HELD_OUT)
     n, hit = sum(m["n"].values()), sum(m["hit"].values())
     recall, false_alarms = hit / n, len(m["fps"]) / m["clean"]
-    assert (n, m["clean"]) == (100, 68)
-    assert hit >= 91, f"held-out recall fell to {hit}/{n}: {m['misses']}"
+    assert (n, m["clean"]) == (110, 72)
+    assert hit >= 103, f"held-out recall fell to {hit}/{n}: {m['misses']}"
     assert len(m["fps"]) <= 3, f"held-out false alarms rose: {m['fps']}"
     assert recall >= 0.90 and false_alarms <= 0.05  # the issue's target, reached on this part
 
 
 def test_tuning_part_figures():
     m = bench.measure(TUNING)
-    assert sum(m["hit"].values()) >= 198 and sum(m["n"].values()) == 206
-    assert len(m["fps"]) <= 1 and m["clean"] == 137
+    assert sum(m["hit"].values()) >= 223 and sum(m["n"].values()) == 226
+    assert len(m["fps"]) <= 1 and m["clean"] == 143
 
 
 @pytest.mark.parametrize("text", [
