@@ -43,7 +43,7 @@ PATTERNS_VERSION = "phi-4"
 """Version of the recognizers and name lists, recorded with every scan and redaction."""
 
 _LAST_KINDS = 1  # the bare-digits record number runs after the names
-_AGE_AFTER_NAME = re.compile(r",\s*(?P<v>9\d|1[01]\d)(?![\w.]|\s*(?:%|mg|kg|mm|cm|lb)\b)")
+_AGE_AFTER_NAME = re.compile(r",\s*(?P<v>9\d|1[01]\d)(?:(?=[MF]\b)|(?![\w.]|\s*(?:%|mg|kg|mm|cm|lb)\b))")
 
 
 # A hospital's own policy ("follows hospital policy 4021") and a terminology code ("SNOMED concept
@@ -52,6 +52,8 @@ _NOT_PATIENT = {
     "health_plan": re.compile(r"(?i)\b(?:hospital|trust|as per|per|follows?|in line with|under|clinical|"
                               r"infection|institutional|our)\b[^.;]{0,20}\bpolicy\W*(?:number|no\.?|#)?\W*$"),
     "mrn": re.compile(r"(?i)\b(?:snomed|loinc|icd|cpt|ndc|concept|code)\b\W*(?:\w+\W+)?$"),
+    "id": re.compile(r"(?i)\b(?:hospital|trust|as per|per|follows?|in line with|under|clinical|"
+                     r"infection|institutional|our)\b[^.;]{0,20}\bpolicy\W*(?:number|no\.?|#)?\W*$"),
 }
 _RECORD_KEY = re.compile(r"(?i)\b(?:MRN|med(?:ical)?\s+rec(?:ord)?s?(?:\s+(?:number|no\.?|#))?"
                          r"|hosp(?:ital)?\s+"

@@ -19,11 +19,11 @@ def _covered(text: str, value: str) -> bool:
 
 
 @pytest.mark.parametrize(("text", "value"), [
-    ("Wen Jie, DOB 02/02/1950, for the diabetic eye screen.", "Wen Jie"),
+    ("Tamatea Ruru, DOB 02/02/1950, for the diabetic eye screen.", "Tamatea Ruru"),
     ("Losa Faleolo was reviewed on the ward round.", "Losa Faleolo"),
     ("Hello, Mereana. Is the new inhaler helping you?", "Mereana"),
     ("Take one tablet at night, Rawiri, and you can stop the cream.", "Rawiri"),
-    ("patient: my name is adaeze obi and the cough started in june.", "adaeze obi"),
+    ("patient: my name is sitani mahe and the cough started in june.", "sitani mahe"),
     ("His hospital number is 3 3 9 1 0 4 7 2 on the label.", "3 3 9 1 0 4 7 2"),
     ("Post goes to 5 rue du Moulin, 33000 Bordeaux.", "5 rue du Moulin, 33000 Bordeaux"),
     ("She was born feb 21st 1939 in a village by the sea.", "feb 21st 1939"),
@@ -35,6 +35,17 @@ def _covered(text: str, value: str) -> bool:
     ("Next of kin at 17 Banksia Road, Penrith NSW 2750.", "17 Banksia Road, Penrith NSW 2750"),
     ("Home: 3 Elm Court, Ashford, Kent County.", "3 Elm Court, Ashford, Kent County"),
     ("Moved from Kanata ON K2K 1X6 last year.", "Kanata ON K2K 1X6"),
+    ("chat: hi losaline, your x-ray is normal.", "losaline"),
+    ("Bed 3: Sefo Ulufonua, 61, chest pain settled.", "Sefo Ulufonua"),
+    ("Send the copy to t.walker at outlook.com too.", "t.walker at outlook.com"),
+    ("Seen 14FEB2023 by the eye team.", "14FEB2023"),
+    ("Rx: FALANIKO, Maria, 10 mg once daily.", "FALANIKO, Maria"),  # one part listed (both unlisted: missed)
+    ("He is in his early nineties and lives alone.", "early nineties"),
+    ("Returned to Willow Bank Nursing Home after the scan.", "Willow Bank Nursing Home"),
+    ("Patient: Hinemoa Parata  Ward: 5  Bed: 12", "Hinemoa Parata"),
+    ("Bed 9: Tame Horomona, 95M, delirium.", "95"),
+    ("Her brother grew up in Rotorua and visits weekly.", "Rotorua"),
+    ("Thank you for seeing Sefa Tuilagi, who has had a cough for a month.", "Sefa Tuilagi"),
 ])
 def test_issue_35_shapes_are_caught_whole(text, value):
     assert _covered(text, value), (value, find_identifiers(text))
@@ -56,6 +67,12 @@ def test_an_mrn_written_like_a_phone_number_is_redacted_as_a_record_number():
     "T2N1M0 adenocarcinoma, staged at the MDT.",
     "Good morning round completed at 08:15 with the registrar.",
     "Sample 3 of 4 was haemolysed.",
+    "Heart Rate, 88, regular; Respiratory Rate, 18.",
+    "Acute Medicine reports no bed until the afternoon.",
+    "Leaflet available at nhs.uk for the family.",
+    "Originally from Ghana, in the UK since 2010.",
+    "Saturations in the nineties on room air.",
+    "Discharged to a nursing home in the same town.",
 ])
 def test_clean_sentences_near_the_new_rules_stay_clean(text):
     assert find_identifiers(text) == []
