@@ -39,11 +39,11 @@ PLACEHOLDERS = {
 }
 """Identifier kind → placeholder. The kinds follow HIPAA Safe Harbor's 18 identifiers (45 CFR
 164.514(b)(2)); ``dob`` is a date of birth, ``id`` any other unique identifying number."""
-PATTERNS_VERSION = "phi-3"
+PATTERNS_VERSION = "phi-4"
 """Version of the recognizers and name lists, recorded with every scan and redaction."""
 
 _LAST_KINDS = 1  # the bare-digits record number runs after the names
-_AGE_AFTER_NAME = re.compile(r",\s*(?P<v>9\d|1[01]\d)(?![\w.]|\s*(?:%|mg|kg|mm|cm|lb)\b)")
+_AGE_AFTER_NAME = re.compile(r",\s*(?P<v>9\d|1[01]\d)(?:(?=[MF]\b)|(?![\w.]|\s*(?:%|mg|kg|mm|cm|lb)\b))")
 
 
 # A hospital's own policy ("follows hospital policy 4021") and a terminology code ("SNOMED concept
@@ -52,7 +52,12 @@ _NOT_PATIENT = {
     "health_plan": re.compile(r"(?i)\b(?:hospital|trust|as per|per|follows?|in line with|under|clinical|"
                               r"infection|institutional|our)\b[^.;]{0,20}\bpolicy\W*(?:number|no\.?|#)?\W*$"),
     "mrn": re.compile(r"(?i)\b(?:snomed|loinc|icd|cpt|ndc|concept|code)\b\W*(?:\w+\W+)?$"),
+    "id": re.compile(r"(?i)\b(?:hospital|trust|as per|per|follows?|in line with|under|clinical|"
+                     r"infection|institutional|our)\b[^.;]{0,20}\bpolicy\W*(?:number|no\.?|#)?\W*$"),
 }
+_RECORD_KEY = re.compile(r"(?i)\b(?:MRN|med(?:ical)?\s+rec(?:ord)?s?(?:\s+(?:number|no\.?|#))?"
+                         r"|hosp(?:ital)?\s+"
+                         r"(?:number|no\.?|#)|chart(?:\s+(?:number|no\.?|#))?)\W*$")
 # Our own placeholders ("[AGE 90+]", "[NAME]") are never identifiers, so a redacted text scans clean.
 _PLACEHOLDER = re.compile(r"\[(?:NAME|ADDRESS|DATE|AGE 90\+|PHONE|FAX|EMAIL|SSN|MRN|HEALTH PLAN ID|ACCOUNT|"
                           r"LICENSE|VEHICLE ID|DEVICE ID|URL|IP ADDRESS|BIOMETRIC ID|PHOTO|ID)\]")
@@ -85,6 +90,8 @@ def find_identifiers(text: str) -> list[tuple[str, int, int]]:
     taken: list[tuple[str, int, int]] = [("placeholder", *m.span()) for m in _PLACEHOLDER.finditer(text)]
 
     def add(kind: str, start: int, end: int) -> None:
+        if kind == "phone" and _RECORD_KEY.search(text, max(0, start - 40), start):
+            kind = "mrn"  # "MRN 0161 555 0176" is a record number written like a phone number
         rule = _NOT_PATIENT.get(kind)
         if rule is not None and rule.search(text, max(0, start - 60), start):
             return
@@ -98,7 +105,8 @@ def find_identifiers(text: str) -> list[tuple[str, int, int]]:
             group = "v" if m.group("v") is not None else "v2"
             value = m.group(group)
             if kind in MIN_DIGITS and pattern in KEYED and (sum(c.isdigit() for c in value) < MIN_DIGITS[kind]
-                                       or DATE_SHAPE.fullmatch(value)):
+                                       or DATE_SHAPE.fullmatch(value)
+                                       or "/" in value and DATE_SHAPE.match(value)):
                 continue
             add(kind, *m.span(group))
     for start, end in _merge(find_names(text)):

@@ -73,6 +73,7 @@ this that these those patient pt name named son daughter wife husband mother fat
 reports presented presents denies seen called today yesterday tomorrow hospital clinic emergency
 department icu ed er or unit floor room bed history exam plan assessment impression diagnosis
 allergies medications labs vitals note chief complaint hpi ros pmh psh sh fh dr mr mrs ms miss prof
+post-op pre-op day
 """)
 
 
@@ -126,7 +127,8 @@ _CUE = re.compile(
     r"guardian|contact|roommate|fianc[ée]e?|boyfriend|girlfriend|dtr|mum|mom|dad|cousin|stepfather|stepmother|"
     r"stepson|stepdaughter|carer)(?:-in-law)?(?:'s)?"
     r"(?:\s+(?:is|was|named|called))?\s*[:,(-]?\s*(?<=[\s(])"
-    rf"(?P<rest>{_TOKEN},\s+{_TOKEN}(?:\s+{_INITIAL}(?![\w]))?|{_TOKEN}(?:\s+(?:{_INITIAL}(?=\s)|{_TOKEN})){{0,2}})"
+    rf"(?P<rest>{_TOKEN},\s+{_TOKEN}(?:\s+{_INITIAL}(?![\w]))?"
+    rf"|{_TOKEN}(?:[ ](?:{_INITIAL}(?=\s)|{_TOKEN})){{0,2}})"
 )
 _LAST_FIRST = re.compile(
     rf"(?<![\w,])(?P<last>{_UPPER_TOKEN}|{_TOKEN}),\s+(?P<first>{_UPPER_TOKEN}|{_TOKEN})(?:\s+{_INITIAL}(?![\w]))?"
@@ -148,6 +150,7 @@ _ARABIC_PREFIX = re.compile(rf"(?<![\w'’-])(?P<all>{_TOKEN}\s+(?:Al|El|Abu|Abd
 _KOREAN_SURNAMES = _words("kim lee park choi jung jeong kang cho yoon jang lim han oh seo shin kwon hwang "
                           "ahn "
                           "song yoo hong jeon ko moon yang son bae baek heo nam")
+_VIET_SURNAMES = _words("nguyen tran pham hoang huynh phan dang bui duong truong dinh")
 _VIET_MIDDLE = _words("van văn thi thị duc đức quoc quốc ngoc ngọc thanh huu hữu")
 _SURNAME_FIRST = re.compile(
     rf"(?<![\w'’-])(?=(?P<all>(?P<last>{_TOKEN})\s+(?P<given>{_TOKEN}(?:\s+{_TOKEN})?)))")
@@ -159,8 +162,82 @@ _DIALOGUE = re.compile(
     r"mother|mum|mom|father|dad|brother|sister|partner|friend|neighbou?r|nephew|niece|grandson|"
     r"granddaughter|cousin|uncle|aunt|carer)),?\s+|(?P<turn>(?<=: )))"
     r"(?P<name>[a-z][a-z'’-]+(?:\s+[a-z][a-z'’-]+)?)(?=\s*[,.?!]|\s+(?:and|is|drove|had|gives|noticed|said|says))")
+# Issue 35: a capitalised pair with no listed part, known as a name by what follows it ("Teuila Leavasa,
+# DOB ...", "Sione Fifita was reviewed"), and a single name addressed to the patient ("Thank you, Kalani,").
+_BEFORE_ID = re.compile(
+    rf"(?<![\w'’-])(?P<all>{_TOKEN}(?:\s+{_TOKEN}){{1,2}})(?=\s*,?\s*\(?(?:DOB|D\.O\.B|MRN|NHS\b|born\b|"
+    r"(?i:aged?)\s+\d|\d{1,3}\s*(?:y/?o|yrs?|years?|[MF])\b|(?P<bare>\d{1,3}\s*[,;(])))")
+# A bare number after a name is an age only in a handover line ("Bed 7: Ioane Tuala, 58,"), not in vitals.
+_HANDOVER = re.compile(r"(?i)(?:^|\b(?:bed|bay|room|rm|cubicle|side room)\s*\w{0,3}\s*[:,.-]?)\s*$")
+# ... and after a referral's or a visit's verb ("thank you for seeing Epeli Naivalu")
+_AFTER_VERB = re.compile(
+    r"(?<!\w)(?i:seeing|regarding|re:|referring|attn:?|attention:|cc:|c/o)\s+"
+    rf"(?P<all>{_TOKEN}\s+{_TOKEN})(?![\w'’-])")
+_BEFORE_VERB = re.compile(
+    rf"(?<![\w'’-])(?P<all>{_TOKEN}(?:\s+{_TOKEN}){{1,2}})(?=\s+(?:(?:was|is|has been|had been)\s+"
+    r"(?:seen|reviewed|"
+    r"admitted|discharged|transferred|referred|brought|assessed|examined|triaged|booked|consented|reassured)\b|"
+    r"(?:reports|reported|presents|presented|attended|attends|declined|declines|denies|denied|complains|"
+    r"complained|arrived|returned|phoned|consented|agreed|refused|tolerated|underwent|remains|lives|"
+    r"re-?attended|self-discharged)\b))")
+_GREETING_NAME = re.compile(
+    r"(?<!\w)(?i:hi|hello|hey|dear|morning|good morning|good afternoon|good evening|thanks|thank you|"
+    r"okay|ok|sorry|"
+    rf"well done|bye|goodbye|see you),?\s+(?P<name>{_TOKEN})(?=\s*[,.?!])")
+_VOCATIVE = re.compile(rf"(?<=[a-z]),\s+(?P<name>{_TOKEN}),\s+(?=and|that|we|you|I|please|let|can|just|so)\b")
+# Lower-case words after "my son", "my name is" that are not a name ("my son too.", "my wife, again").
+_NOT_A_NAME = _words("""
+too also here there now then again today yesterday tonight home though anyway instead first later
+doc all everyone team guys folks
+""")
+_FAMILY = re.compile(rf"(?<!\w)(?i:the)\s+(?P<name>{_TOKEN})\s+"
+                     r"(?:family|household|twins|children|brothers|sisters)\b")
+_ADDRESS_WORDS = _words("""
+doctor doctors nurse nurses team everyone everybody all sir madam ma'am folks guys dear again
+""")
+_ROLE_WORDS = _words("""
+team staff nurse nursing physio physiotherapy therapy therapist manager registrar consultant doctor surgeon
+surgeons service services theatre theatres radiology cardiology oncology clinic ward patient family
+relatives carers sister charge night day morning evening weekend referral results report scan bloods
+medicine medical surgical acute general emergency paediatrics pediatrics orthopaedics orthopedics urology
+respiratory renal palliative geriatrics psychiatry maternity midwife midwifery social work worker occupational
+speech language dietitian dietetics pharmacist district community mental crisis outreach sepsis stroke
+trauma ambulance paramedic paramedics gp practice hospice labour delivery recovery icu hdu ccu rate pressure
+heart temperature saturation saturations level count weight height glucose sugar home today tonight
+follow up review appointment discharge summary letter results colleague colleagues
+monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
+september october november december blood chest head neck back abdomen
+the this that our his her their your my a an all both each every no none
+""")
+
+
+def _unlisted_pair_names(text: str) -> list[tuple[int, int]]:
+    """Issue 35: names with no listed part, known by an identifier or a patient verb after them."""
+    spans = []
+    for pattern in (_BEFORE_ID, _BEFORE_VERB, _AFTER_VERB):
+        for m in pattern.finditer(text):
+            words = _parts(m.group("all"))
+            if any(w.isupper() or not _plain(w) or w.lower() in _ROLE_WORDS or w.lower().endswith("ology")
+                   for w in words):
+                continue
+            if "bare" in m.re.groupindex and m.group("bare") and not _HANDOVER.search(text, 0, m.start()):
+                continue
+            spans.append(m.span("all"))
+    for m in _FAMILY.finditer(text):  # "the Faleolo family"
+        if _plain(m.group("name")) and m.group("name").lower() not in _ROLE_WORDS:
+            spans.append(m.span("name"))
+    addressed = re.search(r"(?i)\b(?:you|your|we'll|we will|let's|keep|come back|remember)\b", text)
+    for pattern in (_GREETING_NAME, _VOCATIVE) if addressed else (_GREETING_NAME,):  # speech to someone
+            for m in pattern.finditer(text):
+                word = m.group("name")
+                if _plain(word) and word.lower() not in _ADDRESS_WORDS | _ROLE_WORDS and not word.isupper():
+                    spans.append(m.span("name"))
+    return spans
+
+
+_KIN_START = re.compile(r"(?<!\w)(?:my|his|her|your|their|our)\s+(?=[a-z])")
 _INITIAL_SURNAME = re.compile(r"(?<![\w.])[A-Z]\.\s?(?P<last>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)(?![\w'’-])")
-_NEXT_WORD = re.compile(r"(?:['’]s?)?\s+([A-Za-z]+)")
+_NEXT_WORD = re.compile(r"(?:['’]s?)?\s([A-Za-z]+)")  # one space: a form's next field is not an eponym's noun
 
 
 def _parts(span: str) -> list[str]:
@@ -221,12 +298,18 @@ def find_names(text: str) -> list[tuple[int, int]]:
         if not words or _is_eponym(text, end):
             continue
         kin = not re.match(r"(?i)patient|pt|name|named|contact", m.group(0))
+        form = ":" in text[m.start():m.start("rest")] and len(words) > 1  # "Name: Aperahama Tipene"
         if (_listed(words[0], first) or _listed(words[-1], last) or len(words) > 1 and _listed(words[0], last)
-                or kin and all(_plain(w) for w in words)):
+                or (kin or form) and all(_plain(w) for w in words)):
             spans.append((m.start("rest"), end))
     for m in _LAST_FIRST.finditer(text):
         surname, given = m.group("last"), m.group("first")
-        if surname.isupper() != given.isupper() or surname.lower() in STOP_WORDS or _is_eponym(text, m.end()):
+        if surname.lower() in STOP_WORDS or _is_eponym(text, m.end()):
+            continue
+        if surname.isupper() != given.isupper():  # "TAUFA, Sione": an EHR's surname in capitals
+            if (surname.isupper() and len(surname) > 2 and _plain(surname) and _plain(given)
+                    and (_listed(given, first) or _listed(surname, last))):
+                spans.append((m.start(), m.end()))
             continue
         if _listed(surname, last) and _listed(given, first):
             spans.append((m.start(), m.end()))
@@ -249,6 +332,7 @@ def find_names(text: str) -> list[tuple[int, int]]:
         if _listed(surname, last) and surname.lower() not in STOP_WORDS and not _is_eponym(text, m.end()):
             spans.append((m.start(), m.end()))
     spans += _more_names(text, first, last)
+    spans += _unlisted_pair_names(text)
     # a span holding a word such as "Scale" or "Balance" is a scale's name ("Berg Balance Scale")
     return [(a, b) for a, b in spans if not any(w.lower() in EPONYM_NOUNS for w in _parts(text[a:b]))]
 
@@ -264,8 +348,9 @@ def _surname_first_list() -> frozenset[str]:
         for attr in ("last_romanized_names", "last_names"):
             values = getattr(provider, attr, None)
             if isinstance(values, list | tuple | dict):
-                names.update(n.lower() for n in values if isinstance(n, str) and _LATIN.fullmatch(n))
-    return frozenset(names | {_fold(n) for n in names})
+                folded = (_fold(n).lower() for n in values if isinstance(n, str))
+                names.update(n for n in folded if _LATIN.fullmatch(n))
+    return frozenset(names | _VIET_SURNAMES)
 
 
 def _plain(word: str) -> bool:
@@ -304,13 +389,19 @@ def _more_names(text: str, first: frozenset[str], last: frozenset[str]) -> list[
                                           or _listed(parts[1], last) or "-" in parts[1])
         end = m.end("all") if len(parts) == 1 or keep_second else m.start("given") + len(parts[0])
         spans.append((m.start("all"), end))
-    for m in _DIALOGUE.finditer(text):
+    kin_matches = (_DIALOGUE.match(text, k.start()) for k in _KIN_START.finditer(text))
+    for m in [*_DIALOGUE.finditer(text), *(k for k in kin_matches if k)]:
         words = m.group("name").split()
         if words[-1] in LOWER_AFTER_TITLE or words[-1] in STOP_WORDS:
             words = words[:-1]
         if not words or words[0] in COMMON_WORDS or words[0] in LOWER_AFTER_TITLE:
             continue
-        if not (_listed(words[0], first) or _listed(words[0], last)):
+        greeted = ((m.group("greet") or "") in ("hi", "hello", "hey", "dear")
+                   and text[m.end("name"):][:1] == ",")
+        strong = (m.group("kin") or (m.group("intro") or "") in ("my name is", "name's", "call me")
+                  or greeted and len(words) == 1 and words[0] not in _ADDRESS_WORDS)
+        if not (_listed(words[0], first) or _listed(words[0], last)
+                or strong and all(w not in _NOT_A_NAME and _plain(w) for w in words)):
             continue
         if len(words) > 1 and not (_listed(words[1], last) or _listed(words[1], first)):
             words = words[:1]

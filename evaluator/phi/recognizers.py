@@ -16,9 +16,10 @@ import re
 # A value after a keyword: tokens of capitals/digits joined by "-", or by a space when the next
 # token has a digit (never "/", which would join a date); one letters-only prefix ("KXP 4471",
 # "FP-0048213"). Keyed values need at least four digits (MIN_DIGITS): "visit 2", "PT 12.5" stay out.
-_VALUE = (r"(?P<v>(?:[A-Z]{1,4}[ -](?=[A-Z0-9]*\d))?[A-Za-z0-9]*\d[A-Za-z0-9]*"
-          r"(?:(?:-|[ ](?=[A-Z0-9]*\d))[A-Za-z0-9]+)*)")
-_SEP = r"(?i:(?:\s*(?:#|no\.|no\b|num(?:ber)?\.?|id\b|identifier|code\b))*)\s*[:#.=-]?\s*"
+_VALUE = (r"(?P<v>(?:[A-Z]{1,4}[ /-](?=[A-Z0-9/-]*\d)){0,2}[A-Za-z0-9]*\d[A-Za-z0-9]*"
+          r"(?:(?:-|/(?=\w)|[ ](?=[A-Z0-9]*\d))[A-Za-z0-9]+)*)")
+_SEP = (r"(?i:(?:\s*(?:#|no\.|no\b|num(?:ber)?\.?|id\b|identifier|code\b)(?:\s+(?:is|was|reads))?)*)"
+        r"\s*[:#.=-]?\s*")
 
 
 def _keyed_row(kind: str, keywords: str, gap: str = "") -> tuple[str, str, re.Pattern[str]]:
@@ -32,12 +33,18 @@ _MONTH = (r"(?:J(?i:an(?:uary)?|une?|uly?)|F(?i:eb(?:ruary)?)|M(?i:ar(?:ch)?|ay)
 _DAY = r"(?:0?[1-9]|[12]\d|3[01])"
 _MON = r"(?:0?[1-9]|1[0-2])"
 _YEAR = r"(?:1[89]\d\d|20\d\d)"
+_WEEKDAY = r"(?:Mon|Tues?|Wed(?:nes)?|Thu(?:rs?)?|Fri|Sat(?:ur)?|Sun)(?:day)?\.?"
 _DATE = (
-    rf"(?:{_DAY}[/.-]{_DAY}[/.-](?:{_YEAR}|\d\d)(?![\d/])"            # 3/4/52, 14-02-24, 5.6.2023
+    rf"(?:{_DAY}{_MONTH}(?:{_YEAR}|\d\d)(?![\w])"                       # 03MAR2024
+    rf"|{_WEEKDAY}\s+(?:the\s+)?{_DAY}(?:st|nd|rd|th)(?![\w])"           # Tuesday 14th
+    rf"|{_DAY}[/.-]{_DAY}[/.-](?:{_YEAR}|\d\d)(?![\d/])"            # 3/4/52, 14-02-24, 5.6.2023
     rf"|{_YEAR}[/.-]{_MON}[/.-]{_DAY}(?!\d)"                           # 2023-11-30
     rf"|{_DAY}(?:st|nd|rd|th)\s+of\s+{_MONTH}(?:,?\s+{_YEAR})?(?![\w])"  # the 3rd of March
     rf"|{_DAY}(?:st|nd|rd|th)?[\s-]+{_MONTH}(?:,?[\s-]+(?:{_YEAR}|\d\d))?(?![\w])"  # 03-Mar-2024
-    rf"|{_MONTH}\s+{_DAY}(?:st|nd|rd|th)?(?:,?\s+{_YEAR})?(?![\w])(?!\s*(?:mg|mcg|g|ml|mL|units?|%))"
+    rf"|{_MONTH}(?:\s+|-(?=\d))({_DAY})(?:st|nd|rd|th)?(?:,?\s+{_YEAR})?(?![\w])(?!\s*(?:mg|mcg|g|ml|mL|units?|%))"
+    rf"|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.?\s+{_DAY}(?:(?:st|nd|rd|th)(?:,?\s+{_YEAR})?|,?\s+{_YEAR})(?![\w])"
+    rf"|{_DAY}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:january|february|march|april|may|june|july|august|september|"
+    rf"october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec),?\s+{_YEAR}(?![\w])"
     rf"|{_MONTH},?\s+{_YEAR}\b"                                        # March 2024
     rf"|{_MON}/{_YEAR}(?![\d/]))"                                      # 8/2023
 )
@@ -64,11 +71,32 @@ _STATE = rf"(?:{'|'.join(sorted(STATES, key=len, reverse=True))}|{_ABBR_SAFE.rep
 _ANY_STATE = rf"(?:{_STATE}|{_ABBR_AMBIGUOUS.replace(' ', '|')})"
 _ZIP = r"\d{5}(?:-\d{4})?"
 _CITY = r"[A-Z][a-z]+(?:[ -](?:[A-Z][a-z]+|of|de|la))*"
+_AU_STATE = r"(?:NSW|VIC|QLD|TAS|ACT|NT|SA|WA)"
+_CA_PROVINCE = r"(?:ON|QC|BC|AB|MB|SK|NS|NB|NL|PE|YT|NU)"
+_CA_POSTCODE = r"[ABCEGHJ-NPRSTVXY]\d[A-Z] ?\d[A-Z]\d"
+_UNIT_AFTER = r"(?:,?\s+(?i:apt|apartment|unit|suite|ste|flat|#)\.?\s*#?[A-Za-z0-9-]*\d[A-Za-z0-9-]*)"
 _SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|"
            r"Terrace|Ter|Circle|Cir|Highway|Hwy|Parkway|Pkwy|Square|Sq|Trail|Trl|Loop|Row|Alley|Crescent|Close|Grove)")
 _STREET = (rf"(?:(?:Flat|Apartment|Apt|Unit)\s+\d+[A-Z]?,\s+)?"
-           rf"\d{{1,6}}(?:\s+(?:[NSEW]\.?|North|South|East|West))?"
+           rf"(?:\d{{1,4}}[A-Za-z]?/)?\d{{1,6}}[A-Za-z]?(?:\s+(?:[NSEW]\.?|North|South|East|West))?"
            rf"(?:\s+(?:[A-Z][a-z]+|\d+(?:st|nd|rd|th))){{1,3}}\s+{_SUFFIX}\b\.?(?:,?\s+(?:Apt|Apartment|Unit|Suite|Ste|#)\.?\s*#?[A-Za-z0-9-]+)?")
+
+# An organisation's name: capitalised words, "&", "and", "of"; "St" and an apostrophe allowed.
+_ORG_WORD = r"(?!(?:NHS|VA|Army|Navy|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|"\
+            r"Home|Night)\b)" \
+            r"(?:St\.?|[A-Z][\w'’-]*[\w])"
+_ORG = rf"{_ORG_WORD}(?:\s+(?:&|and|of|the|{_ORG_WORD}))*(?<![\s&])(?<!\band)(?<!\bof)(?<!\bthe)"
+_ORG_SCHOOL = rf"{_ORG_WORD}(?:\s+(?:&|and|of|the|{_ORG_WORD}))*\s+"\
+              r"(?:School|Academy|College|University|Nursery|Primary|High)\b"
+
+# Countries and regions: larger than a state, so not Safe Harbor identifiers ("originally from Poland").
+_COUNTRY = ("(?:Ireland|England|Scotland|Wales|Britain|UK|USA|America|Canada|Mexico|Brazil|Argentina|"
+            "Chile|Peru|Colombia|France|Germany|Spain|Portugal|Italy|Greece|Poland|Romania|"
+            "Ukraine|Russia|Turkey|Egypt|Nigeria|Ghana|Kenya|Ethiopia|Somalia|Sudan|Morocco|"
+            "Algeria|India|Pakistan|Bangladesh|Nepal|Sri Lanka|China|Japan|Korea|Vietnam|Thailand|"
+            "Philippines|Indonesia|Malaysia|Australia|New Zealand|Samoa|Tonga|Fiji|Iran|Iraq|"
+            "Syria|Lebanon|Jordan|Israel|Afghanistan|Europe|Africa|Asia|Jamaica|Cuba|Haiti|"
+            "Hospital|Theatre|Recovery|Resus|Work|School|Holiday|Abroad|Home|Care)\\b")
 
 # Kinds whose keyed values must carry at least this many digits.
 MIN_DIGITS = {"health_plan": 4, "account": 4, "vehicle": 4, "license": 4, "device": 4, "biometric": 4,
@@ -81,7 +109,14 @@ DATE_SHAPE = re.compile(_DATE)
 # no identifier keyword and no ", City", so most full patterns never run.
 _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
     ("email", "@",
-     re.compile(r"(?<![\w.+-])(?P<v>[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})")),
+     re.compile(r"(?<![\w.+-])(?P<v>[\w.+-]+\s?@\s?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})")),
+    ("email", r"\sat\s+[\w-]+\.[a-z]",  # half spelled: "k.mensah at nhs.net"
+     re.compile(r"(?<![\w.+-])(?!(?i:posted|seen|met|found|available|online|based|listed|booked|reached|"
+                r"registered|signed|logged|written|shared|it|this|that|us|me|him|her|them)\s)"
+                r"(?P<v>(?:[\w+-]*[._\d][\w.+-]*[\w+-]\s+(?i:at)\s+[A-Za-z0-9-]+|[\w+-]+\s+(?i:at)\s+"
+                r"(?i:gmail|googlemail|outlook|hotmail|yahoo|icloud|live|aol|proton(?:mail)?|btinternet|nhs))"
+                r"(?:\.[A-Za-z0-9-]+)*"
+                r"\.(?:com|org|net|edu|gov|io|co|uk|ie|au|nz|ca|de|fr|info))(?![\w./-])")),
     ("url", r"http|www\.|\.(?:com|org|net|edu|gov|io|info|biz|us|co\.uk)\b",
      re.compile(r"(?P<v>\b(?:https?://|www\.)[^\s<>\"']+[^\s<>\"'.,;:)!?]"
                 r"|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|edu|gov|io|info|biz|us|co\.uk)"
@@ -117,6 +152,8 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
      re.compile(rf"(?<![\w-])(?P<v>{_AGE_WORDS})(?=[\s-]*(?i:years?|yrs?|yo|year-old)\b)"
                 rf"|(?:(?<!\w)(?i:aged|age:|turned|is now|is|at|now|was)\s+|,\s*)(?P<v2>{_AGE_WORDS})"
                 r"(?!\s*(?:percent|per cent|%|minutes|metres|meters|mg|days|seconds|patients))(?![\w-])")),
+    ("age", "nineties", re.compile(r"(?<!\w)(?i:in\s+(?:his|her|their)\s+)"
+                                   r"(?P<v>(?i:(?:late|early|mid)[\s-]+)?nineties)\b")),
     ("dob", r"dob|d\.o\.b|birth|born", re.compile(rf"(?<!\w){_DOB_CUE}\s*[:#-]?\s*(?P<v>{_DATE})")),
     ("fax", "fax", re.compile(rf"(?<!\w)(?i:fax(?:ed)?)(?:\s+[a-z]+){{0,2}}?{_PHONE_SEP}{_PHONE}")),
     ("phone", r"phone|tel|cell|mobile|pager|beeper|ext|call|reach|contact",
@@ -130,11 +167,23 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
     _keyed_row("device", r"serial|S/N|SN|device|UDI|implant", gap=r"(?:\s+(?:number|no\.?))?"),
     _keyed_row("biometric", r"finger ?print|voice ?print|retina(?:l)? scan|iris scan|palm ?print|"
                  r"face ?print|biometric", gap=r"(?:\s+[a-z]+){0,2}"),
+    ("name", r"work|employ|job|pupil|student|attends|goes to|school|academy|college",
+     re.compile(r"(?<!\w)(?:(?i:works?|working|worked|employed|employee|job|volunteers?)(?:\s+(?i:as\s+an?)"
+                r"(?:\s+[a-z-]+){1,2}|\s*:\s*[a-z-]+(?:\s+[a-z-]+)?)?\s+(?i:at|for|by|with)"
+                r"|(?i:employer|employed by)\s*:)\s+(?:the\s+)?"
+                rf"(?P<v>{_ORG})"
+                r"|(?<!\w)(?i:pupil at|student at|attends|goes to|studies at|teaches at|teacher at)"
+                r"\s+(?:the\s+)?"
+                rf"(?P<v2>{_ORG}\s(?i:School|Academy|College|University|Nursery|Primary|High)(?![\w-])"
+                rf"|{_ORG_SCHOOL})")),
     ("photo", r"\.(?:jpe?g|png|heic|gif|bmp|tiff?|dcm)",
      re.compile(r"(?<![\w.-])(?P<v>[\w-]+\.(?i:jpe?g|png|heic|gif|bmp|tiff?|dcm))(?!\w)")),
-    _keyed_row("mrn", r"MRN|MR|med(?:ical)? rec(?:ord)?s?|hosp(?:ital)?|chart|unit|patient|"
+    _keyed_row("mrn", r"MRN|MR|UR|URN|NHI|CHI|med(?:ical)? rec(?:ord)?s?|hosp(?:ital)?|chart|unit|patient|"
                  r"pt(?=\s*(?:id|#))|record"),
-    _keyed_row("id", r"ID|passport|employee|student|badge|case|identifier|aadhaar|NHS|national insurance"),
+    _keyed_row("id", r"ID|passport|employee|student|badge|case|identifier|aadhaar|NHS|national insurance",
+               gap=r"(?:\s+(?:file|folder|ref(?:erence)?))?"),
+    _keyed_row("id", r"requisition|accession|specimen|referral|claim|docket|reference|ref|"
+               r"file|folder|sample"),
     ("id", r"number|no\.|#", re.compile(rf"(?<!\w)(?i:number|no\.|#)\s*[:=]?\s*{_VALUE}(?![\w])")),
     ("phone", r"\d{3}", re.compile(rf"(?<![\w/.,-])(?P<v>{_PHONE10}|[2-9]\d{{2}}[-.]\d{{4}})(?![\w/]|[.,-]\d)"
                                    rf"(?!\s*{_UNITS})")),
@@ -142,7 +191,7 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
     ("date", r"\d/\d", re.compile(rf"(?<!\w)(?i:on|since|from|until|dated?|seen|admitted|discharged|DOS|"
                                    rf"started|began)\s+(?P<v>{_MON}/{_DAY})(?![\d/])")),
     ("age", r"\d\d", re.compile(r"(?<![\w.])(?P<v>9\d|1[01]\d)"
-                                r"(?:\s*-?\s*(?:y/o|y\.o\.?|yo|yrs?|years?|year-old|yr-old)(?:[\s-]old)?)"
+                                r"(?:\s*-?\s*(?:y/o|y\.o\.?|yo|yrs?|years?|year-old|yr-old|y(?=[\s),;.]))(?:[\s-]old)?)"
                                 r"(?![a-z])(?!\s+(?:ago|of|later|prior|since|before))")),
     ("age", r"\d ?[MF]\b",  # "93M", at the start or after "a", "is", "Pt", ": " (not "T 101F")
      re.compile(r"(?:^|(?<=\ba )|(?<=\bis )|(?<=\bPt )|(?<=: ))(?P<v>9\d|1[01]\d)\s?[MF]\b")),
@@ -157,21 +206,36 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                 rf"\b[AC-FHKNPRTV-Y]\d[0-9W] ?(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*\d)"
                 rf"[AC-FHKNPRTV-Y0-9]{{4}})\b")),
     # European street line: "Hauptstraße 45, 10115 Berlin", "12 Rue des Lilas, 69003 Lyon"
-    ("address", r"\d,\s+\d",
-     re.compile(r"(?P<v>(?:(?:Flat|Apartment|Apt)\s+\d+,\s+)?(?:\d{1,4}[a-z]?,?\s+)?(?:[A-ZÀ-Þ][\wÀ-ÿ'’.-]*\s+"
+    ("address", r",\s+\d{2,5}[\s-]",
+     re.compile(r"(?P<v>(?:(?:Flat|Apartment|Apt)\s+\d+,\s+)?(?:\d{1,4}[a-z]?(?:\s+(?:bis|ter))?,?\s+)?"
+                r"(?:(?:rue|avenue|av\.|boulevard|bd|chemin|allée|place|impasse|quai|route|cours|via|viale|"
+                r"calle|avenida|rua|carrer|piazza|strada)\s+(?:(?:de|des|du|la|le|del|della|d['’])\s*)*)?"
+                r"(?:[A-ZÀ-Þ][\wÀ-ÿ'’.-]*\s+"
                 r"(?:(?:de|del|della|des|du|la|le|di|da|van|der|von)\s+)*){0,3}[A-ZÀ-Þ][\wÀ-ÿ'’.-]*(?:\s+\d{1,4}[a-z]?)?"
-                r",\s+(?:\d{4,5}|\d{2}-\d{3}|\d{3} \d{2}|\d{4} ?[A-Z]{2}|\d{4}-\d{3})"
+                r",\s+(?:\d{4} ?[A-Z]{2}(?=\s)|\d{4,5}|\d{2}-\d{3}|\d{3} \d{2}|\d{4}-\d{3})"
                 r"\s+[A-ZÀ-Þ][\wÀ-ÿ'’-]+)")),
-    ("address", r"\d", re.compile(rf"(?P<v>\b{_STREET}(?:,\s+{_CITY},\s+{_ANY_STATE}\b(?:\s+{_ZIP})?)?"
+    ("address", r"\d", re.compile(rf"(?P<v>\b{_STREET}(?:,\s+{_CITY}(?:,\s+{_ANY_STATE}\b(?:\s+{_ZIP})?"
+                                  rf"|,?\s+{_AU_STATE}\s+\d{{4}}|,?\s+{_CA_PROVINCE}\s+{_CA_POSTCODE}"
+                                  rf"|,\s+{_CITY} (?:County|Parish))?(?![\w-]))?{_UNIT_AFTER}?"
                                   r"|\bP\.?\s?O\.?\s+Box\s+\d+\b)")),
+    ("address", r"\b(?:NSW|VIC|QLD|TAS|ACT|NT|SA|WA|ON|QC|BC|AB|MB|SK|NS|NB|NL|PE|YT|NU)\b",
+     re.compile(rf"(?P<v>\b{_CITY},?\s+(?:{_AU_STATE}\s+\d{{4}}|{_CA_PROVINCE}\s+{_CA_POSTCODE})\b)")),
     ("address", r",\s+[A-Z]",
      re.compile(rf"(?P<v>\b{_CITY},\s+(?:{_STATE}\b(?:\s+{_ZIP})?|{_ANY_STATE}\s+{_ZIP}))(?!\w)")),
-    ("address", "zip|postal", re.compile(r"(?<!\w)(?i:zip(?: code)?|postal code)(?:\s+is)?\s*[:#]?\s*"
-                                         r"(?P<v>\d{5}(?:-\d{4})?)\b")),
+    ("address", "zip|postal|post ?code",
+     re.compile(r"(?<!\w)(?i:zip(?: code)?|postal code|post ?code)(?:\s+is)?\s*[:#]?\s*"
+                r"(?P<v>\d{5}(?:-\d{4})?|\d{4}|[A-Z]{1,2}\d[A-Z\d]?(?:\s*\d[A-Z]{2})?)\b")),
+    ("address", r"home|village", re.compile(rf"(?P<v>\b{_ORG_WORD}(?:\s+{_ORG_WORD}){{0,2}}\s+"
+                                           r"(?:(?:Care|Nursing|Rest|Residential)\s+Home|Retirement\s+Village))\b")),
+    ("address", r"suburb|town|city|village|area|locality",
+     re.compile(rf"(?<!\w)(?i:suburb|home ?town|town|city|village|locality|area)\s*:\s*(?P<v>{_CITY})")),
     ("address", "county|parish", re.compile(r"(?P<v>\b[A-Z][a-z]+(?: [A-Z][a-z]+)? (?:County|Parish))\b")),
-    ("address", "live|resid|moved|relocated|home",
-     re.compile(rf"(?<!\w)(?i:lives|living|resides|residing|resident|moved|relocated|home)\s+"
-                rf"(?i:in|to|at|near|of)\s+(?P<v>(?!(?:{_STATE})\b){_CITY})")),
+    ("address", "live|resid|moved|relocated|home|born|grew|raised|from|family|address|staying",
+     re.compile(rf"(?<!\w)(?i:lives|living|resides|residing|resident|moved|relocated|home|born|grew up|"
+                rf"raised|"
+                rf"originally|visiting|travelled|traveled|family|address|staying|moving)(?:\s+(?i:is|from))?\s+"
+                rf"(?i:in|to|at|near|of|on|from|is)\s+(?:the\s+)?(?P<v>(?!(?:{_STATE}|{_COUNTRY})\b)"
+                rf"(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+){{0,2}}\s+{_SUFFIX}\b\.?(?:,\s+{_CITY}(?![\w-]))?|{_CITY}))")),
     ("mrn", r"\d{8}",
      re.compile(r"(?<![\d.,/-])(?P<v>\d{8,12})(?![\d.,/]|\s*(?:mg|mcg|µg|g|ml|units?|iu)\b)", re.I)),
 ]

@@ -46,7 +46,7 @@ TRUE_POSITIVES = [
     ("admitted 03/14/2023 with chest pain", "date", "03/14/2023"),
     ("seen on 4 July 2021", "date", "4 July 2021"),
     ("lives at 12 Oak Street", "address", "12 Oak Street"),
-    ("450 Maple Avenue, apt 2", "address", "450 Maple Avenue"),
+    ("450 Maple Avenue, apt 2", "address", "450 Maple Avenue, apt 2"),
     ("P.O. Box 123", "address", "P.O. Box 123"),
     ("Mr. Smith reports", "name", "Mr. Smith"),
     ("seen by Dr. Anna Lopez", "name", "Dr. Anna Lopez"),

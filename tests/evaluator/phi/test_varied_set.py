@@ -1,11 +1,13 @@
 """The detector on our varied labelled set (issue 25 item 8), measured on the part kept out of tuning.
 
-``tests/data/phi/varied_notes.txt`` holds 306 identifiers and 205 clean clinical sentences; every
-third record is held out (the rule is in the file). The detector was tuned on the other two thirds
-only. The floors asserted are the figures measured on the held-out part when the tuning stopped
-(PATTERNS_VERSION phi-3): 91/100 identifiers, 3/68 clean sentences flagged. The issue's target is
->= 90% recall at <= 5% false alarms on text the detector was not tuned on; our held-out part was
-written by the same hands as the tuning part, so real notes will do worse.
+``tests/data/phi/varied_notes.txt`` holds 383 identifiers and 256 clean clinical sentences (issue
+35 item 5 added 77 and 51 at the end, written by the engineer who tuned phi-4); every third record
+is held out (the rule is in the file). The detector was tuned on the other two thirds only. The floors
+asserted are the figures measured on the held-out part when the rules froze (PATTERNS_VERSION phi-4):
+116/125 identifiers (92.8%), 3/86 clean sentences flagged (phi-3 on the same part: 99/125, 3/86).
+Issue 25's target was >= 90% recall at <= 5% false alarms on text the detector was not tuned on
+(issue 35 raises it to 95% and 3%, measured on a fresh set: test_fresh_set.py); our held-out part
+was written by the same hands as the tuning part, so real notes will do worse.
 """
 
 from __future__ import annotations
@@ -41,16 +43,16 @@ def test_held_out_recall_and_false_alarms_meet_the_measured_floor():
     m = bench.measure(HELD_OUT)
     n, hit = sum(m["n"].values()), sum(m["hit"].values())
     recall, false_alarms = hit / n, len(m["fps"]) / m["clean"]
-    assert (n, m["clean"]) == (100, 68)
-    assert hit >= 91, f"held-out recall fell to {hit}/{n}: {m['misses']}"
+    assert (n, m["clean"]) == (125, 86)
+    assert hit >= 116, f"held-out recall fell to {hit}/{n}: {m['misses']}"
     assert len(m["fps"]) <= 3, f"held-out false alarms rose: {m['fps']}"
     assert recall >= 0.90 and false_alarms <= 0.05  # the issue's target, reached on this part
 
 
 def test_tuning_part_figures():
     m = bench.measure(TUNING)
-    assert sum(m["hit"].values()) >= 198 and sum(m["n"].values()) == 206
-    assert len(m["fps"]) <= 1 and m["clean"] == 137
+    assert sum(m["hit"].values()) >= 257 and sum(m["n"].values()) == 258
+    assert len(m["fps"]) == 0 and m["clean"] == 170
 
 
 @pytest.mark.parametrize("text", [
