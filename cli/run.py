@@ -121,7 +121,8 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
     from governance.runs import RunInputError
 
     if args.dry_run:
-        estimate = estimate_run(spec, instances, endpoint, store=store.journaled_runs, fresh=args.fresh)
+        estimate = estimate_run(spec, instances, endpoint, store=store.journaled_runs, fresh=args.fresh,
+                                batch=args.batch)
         head = {"dry_run": True, "benchmark": spec.id, "model": endpoint.model,
                 **estimate.model_dump(mode="json")}
         blocked = _foreseen_phi_block(args, store, spec, instances, endpoint)
@@ -130,6 +131,9 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
             return phi_blocked(blocked, head)
         emit(head)
         return 0
+    if args.batch and (args.max_cost is not None or (args.workers or 1) > 1):
+        fail("--batch sends the run as one provider batch: it takes no --max-cost and no --workers "
+             "(see the cost with --dry-run first)")
     if args.max_cost is not None and endpoint.price() is None:
         fail(
             f"no price known for {endpoint.model}; give --input-price and --output-price (USD per 1M tokens) "
@@ -137,7 +141,7 @@ def _run(args: argparse.Namespace, store: Any, spec: Any, instances: list, endpo
         )
     request = RunRequest(benchmark_id=spec.id, dataset_path=args.dataset_file, endpoint=endpoint,
                          concurrency=args.concurrency, max_cost_usd=args.max_cost, limit=args.limit,
-                         workers=args.workers or 1, fresh=args.fresh)
+                         workers=args.workers or 1, fresh=args.fresh, batch=args.batch)
     _attest_dataset(args, store)
     try:  # the app's job manager, waited for here: the same run (and stored request) as the page's
         summary = run_and_wait(store, request, ProgressBar(f"{spec.id} × {endpoint.model}"),
@@ -256,6 +260,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--workers", type=WORKERS, default=1, help="processes making model calls (default 1)")
     p.add_argument("--dry-run", action="store_true", help="estimate tokens and cost; send nothing")
+    p.add_argument("--batch", action="store_true",
+                   help="send the requests as one Batch API job (OpenAI's files and batches endpoints), "
+                        "priced at the batch rate; the batch id is stored, so an interrupted run polls it "
+                        "again")
     p.add_argument("--fresh", action="store_true",
                    help="ask the model for every instance: no answer from the response cache and no earlier "
                    "run resumed (a vendor may change the model behind the same name and URL)")

@@ -27,6 +27,8 @@ from evaluator.runs.retry import CallOutcome
 
 POLL_S = 30.0
 """Seconds between polls of a batch (``RunOptions.batch_poll_s``)."""
+FIRST_POLL_S = 0.5
+"""The first wait; each later one doubles, up to ``poll_s``."""
 RESUBMIT = ("failed", "expired", "cancelled")
 """A recorded batch in one of these states is not polled again: the missing requests go in a new one."""
 
@@ -59,15 +61,17 @@ async def batch_outcomes(
         if state is None:
             state = await client.submit(request_lines(endpoint, requests, params), {"medassure_run": run_id})
             store.record_batch(run_id, state.batch_id, len(requests))
+        wait = min(FIRST_POLL_S, poll_s)  # a small batch may finish in seconds: poll soon, then less often
         while not state.finished:
             if on_state is not None:
                 on_state(state)
             waited = time.monotonic()
-            while time.monotonic() - waited < poll_s:
+            while time.monotonic() - waited < wait:
                 if stop():
                     return None  # the batch stays recorded: a resume polls it
                 await asyncio.sleep(min(0.2, poll_s))
             state = await client.poll(state.batch_id)
+            wait = min(wait * 2, poll_s)
         if on_state is not None:
             on_state(state)
         price = batch_price(endpoint)

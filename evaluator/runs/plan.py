@@ -138,11 +138,12 @@ def estimate_run(
     store: RunStore | None = None,
     render: Render | None = None,
     fresh: bool = False,
+    batch: bool = False,
 ) -> RunEstimate:
     """Estimate tokens and cost before sending anything (cache and resume taken into account if ``store``).
 
     With ``fresh`` (a run that observes the model: ``RunOptions.fresh``) nothing comes from the cache
-    or an earlier run.
+    or an earlier run. With ``batch`` the price is the batch rate (``evaluator.gateway.batch``).
 
     Example:
         >>> est = estimate_run(spec, instances, endpoint, store=store)   # doctest: +SKIP
@@ -164,7 +165,12 @@ def estimate_run(
     counted = [count_prompt_tokens(endpoint, m) for m, _ in to_send]
     prompt_tokens = sum(c for c, _ in counted)
     completion_max = len(to_send) * plan.params["max_tokens"]
-    price = endpoint.price()
+    if batch:
+        from evaluator.gateway.batch import batch_price
+
+        price = batch_price(endpoint)
+    else:
+        price = endpoint.price()
     return RunEstimate(
         n=len(plan.instances),
         n_already_done=len(done),

@@ -46,6 +46,9 @@ class RunRequest(BaseModel):
     fresh: bool = False
     """Ask the model for every instance: no response-cache answer and no earlier run resumed
     (``RunOptions.fresh``; ``medassure run --fresh``)."""
+    batch: bool = False
+    """Send the requests as one provider batch at the batch rate (``RunOptions.batch``; ``medassure run
+    --batch``)."""
 
 
 def file_sha256(path: str | Path | None) -> str | None:

@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from cli import main
 
 
@@ -166,3 +168,28 @@ def test_ctrl_c_during_a_run_exits_3_as_documented_and_the_same_command_resumes(
     again = json.loads(out)
     assert code == 0 and again["status"] == "completed" and again["n"] == 5, err
     assert llm_server.hits == 5  # resumed: no request sent twice
+
+
+def test_batch_run_gives_the_direct_results_at_the_batch_price(home, capsys, llm_server):
+    # Issue 37 item 4: `run --batch` against the fake's Batch API, beside a direct run of the same cases.
+    llm_server.configure(answer=lambda r: "Answer: 12", completion_tokens=3)
+    llm_server.batches.polls_in_progress = 0
+    common = ["run", "--benchmark", "calc_builtin", "--model", "gpt-4o-mini", "--api-base", llm_server.url,
+              "--limit", "6", "--format", "json"]
+    code, out, err = run(capsys, *common, "--batch", "--dry-run")
+    estimate = json.loads(out)
+    assert code == 0 and estimate["price_source"].startswith("litellm bundled cost map, batch rate"), err
+    code, out, err = run(capsys, *common, "--batch")
+    batched = json.loads(out)
+    assert code == 0 and batched["status"] == "completed" and batched["n"] == 6, err
+    assert (llm_server.hits, llm_server.batches.created, llm_server.batches.lines_answered) == (0, 1, 6)
+    tokens = batched["prompt_tokens"], batched["completion_tokens"]
+    assert batched["cost_usd"] == pytest.approx((tokens[0] * 0.075 + tokens[1] * 0.30) / 1e6)
+    code, out, err = run(capsys, *common, "--fresh")  # the same cases asked directly, at the list price
+    direct = json.loads(out)
+    assert code == 0 and llm_server.hits == 6, err
+    assert direct["score"]["mean"] == batched["score"]["mean"]
+    assert direct["n_unparsed"] == batched["n_unparsed"]
+    assert direct["cost_usd"] == pytest.approx(2 * batched["cost_usd"])
+    code, _, err = run(capsys, *common, "--batch", "--max-cost", "1")
+    assert code == 2 and "--batch" in err

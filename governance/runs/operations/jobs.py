@@ -245,7 +245,8 @@ def _benchmark_work(request: RunRequest, spec: BenchmarkSpec, instances: list[In
         return run_benchmark(db, spec, instances, request.endpoint, concurrency=request.concurrency,
                              max_cost_usd=request.max_cost_usd, on_progress=job.on_progress,
                              cancel=job.cancel_event,
-                             options=RunOptions(workers=request.workers, phi_check=phi, fresh=request.fresh))
+                             options=RunOptions(workers=request.workers, phi_check=phi, fresh=request.fresh,
+                                                batch=request.batch))
 
     return work
 
