@@ -102,23 +102,23 @@ def _run_attestation(store: Any, args: argparse.Namespace) -> Any:
     return recorded
 
 
-def _judge_in_background(store: Any, args: argparse.Namespace, cases: Any, config: Any) -> Any:
-    """The jury pass as a job of the one job manager, waited for with a progress bar on stderr."""
-    from evaluator import JOBS, JuryError, PhiBlocked, RunOptions, run_jury, sha256_of, wait_job
+def _judge_in_background(store: Any, args: argparse.Namespace) -> Any:
+    """The jury pass through its operation (``start_jury``, as the page starts it), waited for with a
+    progress bar on stderr (the inputs were checked by ``_jury_inputs`` first, for clear errors)."""
+    from evaluator import JuryError, PhiBlocked, wait_job
+    from governance.runs import JuryRequest, JuryRunError, start_jury
 
-    options = RunOptions(concurrency=args.concurrency, max_cost_usd=args.max_cost)
-    attestation = _run_attestation(store, args)
-    instances = cases.instances
-
-    def work(db: Any, job: Any) -> Any:
-        return run_jury(db, args.run, instances, config, on_progress=job.on_progress, options=options,
-                        cancel=job.cancel_event, attestation=attestation, not_judged=cases.not_judged,
-                        stored_cases=cases.scenario is not None)
-
-    key = f"jury:{args.run}:{sha256_of(config.model_dump(mode='json'))[:12]}"
-    job = JOBS.start(store, "jury", key, work, total=len(instances), label=f"jury of {args.run}")
+    _run_attestation(store, args)  # a --deidentified-by attestation is recorded before the gate looks
+    request = JuryRequest(run_id=args.run, judges=tuple(_names(args.judges)), api_base=args.api_base,
+                          api_key_env=args.api_key_env, dataset_path=args.dataset_file,
+                          concurrency=args.concurrency, max_cost_usd=args.max_cost,
+                          phi_approved=bool(args.phi_approved), method=args.method)
+    try:
+        job = start_jury(store, request, actor=cli_actor())
+    except JuryRunError as exc:
+        fail(str(exc))
     progress = wait_job(job, ProgressBar(f"jury {args.run}"))
-    if isinstance(job.exception, JuryError):
+    if isinstance(job.exception, JuryError | JuryRunError):
         fail(str(job.exception))
     if isinstance(job.exception, PhiBlocked):  # nothing was sent, no jury recorded
         raise job.exception
@@ -137,8 +137,8 @@ def cmd_jury(args: argparse.Namespace) -> int:
     require_role("editor", "start a jury (paid judge calls)")
     store = open_store(args)
     try:
-        cases, config = _jury_inputs(args, store)
-        summary = _judge_in_background(store, args, cases, config)
+        _jury_inputs(args, store)
+        summary = _judge_in_background(store, args)
     except PhiBlocked as exc:
         return phi_blocked(exc.check, {"run": args.run})
     finally:

@@ -161,3 +161,23 @@ def test_agreement_bad_files_exit_2(home, capsys, tmp_path):
     good.write_text("instance_id,rater,accuracy\n1,x,4\n")
     code, _, err = run(capsys, "agreement", "--clinicians", str(tmp_path / "none.csv"), "--jury", str(good))
     assert code == 2 and "no such file" in err
+
+
+def test_the_cli_jury_starts_through_its_operation(run_id, capsys, llm_server, monkeypatch):
+    """Issue 35 item 6: `medassure jury` started its job beside the operations, not through them."""
+    import governance.runs
+    from governance.runs.operations import juries
+
+    calls = []
+
+    def counted(store, request, *a, **kw):
+        calls.append(request)
+        return juries.start_jury(store, request, *a, **kw)
+
+    monkeypatch.setattr(governance.runs, "start_jury", counted)
+    code, out, err = run(
+        capsys, "jury", "--run", run_id, "--judges", JUDGES, "--api-base", llm_server.url, "--format", "json"
+    )
+    assert code == 0, err
+    assert [c.run_id for c in calls] == [run_id] and ",".join(calls[0].judges) == JUDGES
+    assert json.loads(out)["n_scored"] == 4
