@@ -16,7 +16,9 @@ from evaluator.benchmarks.instance import Instance
 from evaluator.phi.attestation import DeidentificationAttestation
 from evaluator.phi.detect import PATTERNS_VERSION, find_identifiers, redact_text
 
-SCANNED_FIELDS = ("context", "question", "reference", "choices")
+SCANNED_FIELDS = ("context", "question", "reference", "choices", "rubric")
+"""The case fields scanned; ``rubric`` is the text of each rubric criterion (a grader reads it beside the
+case and the output)."""
 
 
 class PhiMatch(BaseModel):
@@ -27,7 +29,7 @@ class PhiMatch(BaseModel):
     instance_id: str
     """Id of the case."""
     field: str
-    """Which field: context, question, reference or choices."""
+    """Which field: context, question, reference, choices or rubric (a criterion's text)."""
     kind: str
     """Identifier kind, one of ``PLACEHOLDERS`` (name, address, date, dob, age, phone, mrn, ...)."""
     start: int
@@ -96,10 +98,12 @@ def _fields(instance: Instance) -> Iterable[tuple[str, str]]:
     yield "reference", instance.reference
     for choice in instance.choices:
         yield "choices", choice
+    for criterion in instance.rubric:
+        yield "rubric", criterion.criterion
 
 
 def scan_instances(instances: Iterable[Instance], examples_per_kind: int = 3) -> PhiReport:
-    """Scan contexts, questions, references and choices of every case.
+    """Scan contexts, questions, references, choices and rubric criteria of every case.
 
     Example:
         >>> r = scan_instances([Instance(id="1", context="Reach Mr. Doe at jd@mail.com", reference="x")])
@@ -155,6 +159,12 @@ def redact_instances(instances: Iterable[Instance]) -> tuple[list[Instance], dic
             total.update(counts)
             choices.append(text)
         changes["choices"] = tuple(choices)
+        criteria = []
+        for criterion in inst.rubric:
+            text, counts = redact_text(criterion.criterion)
+            total.update(counts)
+            criteria.append(criterion.model_copy(update={"criterion": text}))
+        changes["rubric"] = tuple(criteria)
         out.append(inst.model_copy(update=changes))
     return out, dict(total)
 

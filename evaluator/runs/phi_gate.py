@@ -90,10 +90,12 @@ class PhiBlocked(RuntimeError):
 
 
 def _texts(case: Instance) -> Iterable[tuple[str, str]]:
+    # Rubric criteria are scanned for every run of the case, though only graders read them: a criterion
+    # naming a patient is stopped before any model sees the case (conservative, and one rule).
     for field in SCANNED_FIELDS:
         value = getattr(case, field)
-        for text in value if isinstance(value, tuple | list) else (value,):
-            yield field, text
+        for item in value if isinstance(value, tuple | list) else (value,):
+            yield field, item.criterion if field == "rubric" else item
 
 
 def _scan(cases: Sequence[Instance], outputs: Mapping[str, str], generated: bool,

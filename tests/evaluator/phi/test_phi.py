@@ -249,3 +249,23 @@ def test_store_home_is_0700_and_database_0600(tmp_path, monkeypatch):
 ])
 def test_more_written_forms(text, expected):
     assert [(k, text[s:e]) for k, s, e in find_identifiers(text)] == expected
+
+
+def test_rubric_criteria_are_scanned_and_redacted():
+    """Issue 34: a grader reads each criterion beside the case; an identifier in one was never seen."""
+    from evaluator.benchmarks.instance import Instance, RubricCriterion
+    from evaluator.gateway.llm import ModelEndpoint
+    from evaluator.phi import redact_instances, scan_instances
+    from evaluator.runs.phi_gate import check_phi
+
+    case = Instance(id="r1", question="Write the discharge summary.", reference="",
+                    answer_type="free_text",
+                    rubric=(RubricCriterion(criterion="Says Mr. Delgado's apixaban was started", points=5),
+                            RubricCriterion(criterion="States the follow-up", points=3)))
+    report = scan_instances([case])
+    assert report.counts == {"name": 1} and report.examples[0].field == "rubric"
+    (clean,), counts = redact_instances([case])
+    assert counts == {"name": 1} and "Delgado" not in clean.rubric[0].criterion
+    assert clean.rubric[0].points == 5 and clean.rubric[1] == case.rubric[1]
+    grader = ModelEndpoint(name="g", model="openai/g", api_base="http://127.0.0.1:9/v1")
+    assert not check_phi([case], [grader]).allowed and check_phi([clean], [grader]).allowed
