@@ -177,9 +177,9 @@ def _start(request: JuryRequest) -> None:
         st.error(str(exc))
 
 
-def jury_section(dossier: Dossier, record: RunRecord) -> None:
-    """Section 5 for a completed free-text run: judges, estimate, the background jury, its evidence."""
-    st.subheader("5. Score with the LLM jury")
+def jury_section(dossier: Dossier, record: RunRecord, number: int = 5) -> None:
+    """Section ``number`` for a completed free-text run: judges, estimate, the background jury, evidence."""
+    st.subheader(f"{number}. Score with the LLM jury")
     st.caption("Free-text answers are scored by judge models on the benchmark's rubric (1-5), as MedHELM "
                "does (a local scenario's free-text cases on the default rubric; its other cases keep their "
                "own scores and are not judged). Under the strict method a judge reply that cannot be read is "
