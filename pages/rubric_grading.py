@@ -168,10 +168,10 @@ def grading_section(dossier: Dossier, run_id: str) -> None:
                "as `medassure grade`). A reply that cannot be read is counted and named, never met.")
     if problem := st.session_state.get("grade_error"):  # kept until the next start
         st.error(problem)
+    request = _request(run_id)  # drawn while a job runs too, so the form keeps what was typed
     if job_id := st.session_state.get("grade_job"):
         _grading_job(job_id)
         return
-    request = _request(run_id)
     if st.button("Estimate grading", key="grade_estimate", disabled=request is None):
         try:
             st.session_state["grade_plan"] = plan_grading(ui.store(), request)

@@ -43,7 +43,8 @@ def metrics(at) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
-def test_grade_a_healthbench_run_on_the_page_as_the_cli_does_and_attach(demo_home, llm_server, tmp_path, capsys):
+def test_grade_a_healthbench_run_on_the_page_as_the_cli_does_and_attach(demo_home, llm_server, tmp_path,
+                                                                        capsys):
     llm_server.configure(answer=grader_or_candidate)
     at = open_page(PAGE)
     data = healthbench_file(tmp_path).read_bytes()
@@ -58,7 +59,7 @@ def test_grade_a_healthbench_run_on_the_page_as_the_cli_does_and_attach(demo_hom
     assert not at.exception, [e.value for e in at.exception]
     assert llm_server.hits == 4
     run_id = at.selectbox(key="ls_run_pick").value
-    assert at.subheader[-2].value == "5. Grade with rubric" and at.subheader[-1].value == "6. Score with the LLM jury"
+    assert [s.value for s in at.subheader[-2:]] == ["5. Grade with rubric", "6. Score with the LLM jury"]
     assert any("4 of the run's 4 free-text case(s) carry 8 rubric criteria" in c.value for c in at.caption)
 
     at.text_input(key=f"grade_graders_{run_id}").input(GRADERS)
@@ -91,7 +92,8 @@ def test_grade_a_healthbench_run_on_the_page_as_the_cli_does_and_attach(demo_hom
     assert verdicts["Asks about red-flag symptoms"] == "no readable verdict"
 
     # the CLI on the same run: the same score, every reply from the cache
-    code = main(["grade", "--run", run_id, "--grader", GRADERS, "--api-base", llm_server.url, "--format", "json"])
+    code = main(["grade", "--run", run_id, "--grader", GRADERS, "--api-base", llm_server.url,
+                 "--format", "json"])
     doc = json.loads(capsys.readouterr().out)
     assert code == 0 and llm_server.hits == 4 + 24
     assert doc["score"] == pytest.approx(BY_HAND) and f"{doc['score']:.3f}" == shown["Rubric score"]
@@ -119,7 +121,8 @@ def test_free_text_without_rubric_says_so_plainly(demo_home):
     from evaluator.scenarios import import_scenario, record_offline_run
 
     rows = ["id,context,question,reference,answer_type"]
-    rows += [f'd{i},"Admission {i}",Write the discharge summary.,"GP in 2 weeks",free_text' for i in range(10)]
+    rows += [f'd{i},"Admission {i}",Write the discharge summary.,"GP in 2 weeks",free_text'
+             for i in range(10)]
     store = Store.open(demo_home / "medassure.duckdb")
     try:
         version = import_scenario(store.scenarios, "summaries.csv", ("\n".join(rows) + "\n").encode(),
@@ -136,3 +139,54 @@ def test_free_text_without_rubric_says_so_plainly(demo_home):
     assert "none of this run's 10 free-text case(s) carries rubric criteria" in reason
     assert "HealthBench JSONL" in reason
     assert not [b for b in at.button if b.key == "grade_estimate"]
+
+
+def test_graders_pass_the_phi_gate_as_juries_do(demo_home, llm_server):
+    """Identifiers in the cases: unapproved graders are stopped before any call; approved, they grade."""
+    import csv
+    import io
+
+    from evaluator.scenarios import import_scenario, record_offline_run
+
+    llm_server.configure(answer=grader_or_candidate)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["id", "context", "question", "rubric"])
+    rubric = [{"criterion": "States that the metformin dose was halved", "points": 5},
+              {"criterion": "Invents a laboratory result not given in the conversation", "points": -4}]
+    for i in range(2):
+        writer.writerow([f"c{i}", f"Daughter's number 555-867-530{i}; metformin halved.",
+                         "Write the discharge summary.", json.dumps(rubric)])
+    store = Store.open(demo_home / "medassure.duckdb")
+    try:
+        version = import_scenario(store.scenarios, "phi.csv", out.getvalue().encode(), mapping=None,
+                                  author="test", dossier_id=DEMO_ID)
+        run_id = record_offline_run(store, version, "cand", {"c0": "Metformin halved.", "c1": "Done."},
+                                    endpoint_name="cand")
+    finally:
+        store.close()
+    at = open_page(PAGE)
+    at.selectbox(key="ls_version_pick").select(f"{version.scenario_id}@1").run()
+    at.text_input(key=f"grade_graders_{run_id}").input("openai/grader-a")
+    at.text_input(key=f"grade_api_base_{run_id}").input(llm_server.url).run()
+    at.button(key="grade_estimate").click().run()
+    assert metrics(at)["Grader requests to send"] == "4"
+    at.button(key="grade_start").click().run()
+    wait_for_jobs()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    stopped = next(e.value for e in at.error if e.value.startswith("The grading stopped:"))
+    assert "Blocked: 2 likely identifier(s) in 2 of 2 cases" in stopped and llm_server.hits == 0
+    assert not [m for m in at.markdown if m.value.startswith("**Grading ")]  # nothing recorded
+
+    at.checkbox(key=f"grade_phi_{run_id}").check().run()
+    at.button(key="grade_estimate").click().run()
+    at.button(key="grade_start").click().run()
+    wait_for_jobs()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert llm_server.hits == 4 and not [e for e in at.error if e.value.startswith("The grading stopped")]
+    # both cases: dose met (+5), invented result met (-4): (5 - 4) / 5 = 0.2
+    assert metrics(at)["Rubric score"] == "0.200"
+    at.button(key="grade_estimate").click().run()  # graded again, everything would come from the cache
+    assert metrics(at)["Grader requests to send"] == "0"
