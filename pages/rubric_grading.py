@@ -89,7 +89,8 @@ def _start(request: GradeRequest) -> None:
     st.session_state.pop("grade_error", None)
     try:
         with ui.permitted():
-            st.session_state["grade_job"] = start_grading(ui.store(), request, actor=ui.actor()).job_id
+            job = start_grading(ui.store(), request, actor=ui.actor())
+            st.session_state["grade_job"] = (request.run_id, job.job_id)  # app state: whose job it is
         st.session_state.pop("grade_plan", None)
         st.rerun()
     except GradingError as exc:
@@ -169,8 +170,9 @@ def grading_section(dossier: Dossier, run_id: str) -> None:
     if problem := st.session_state.get("grade_error"):  # kept until the next start
         st.error(problem)
     request = _request(run_id)  # drawn while a job runs too, so the form keeps what was typed
-    if job_id := st.session_state.get("grade_job"):
-        _grading_job(job_id)
+    running = st.session_state.get("grade_job")
+    if running is not None and running[0] == run_id:  # another run's grading is shown under that run
+        _grading_job(running[1])
         return
     if st.button("Estimate grading", key="grade_estimate", disabled=request is None):
         try:

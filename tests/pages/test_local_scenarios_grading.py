@@ -190,3 +190,34 @@ def test_graders_pass_the_phi_gate_as_juries_do(demo_home, llm_server):
     assert metrics(at)["Rubric score"] == "0.200"
     at.button(key="grade_estimate").click().run()  # graded again, everything would come from the cache
     assert metrics(at)["Grader requests to send"] == "0"
+
+
+def test_a_grading_in_progress_shows_under_its_own_run_only(demo_home, llm_server, tmp_path):
+    from evaluator.scenarios import import_scenario, record_offline_run
+
+    llm_server.configure(answer=grader_or_candidate, latency_s=0.3)
+    store = Store.open(demo_home / "medassure.duckdb")
+    try:
+        version = import_scenario(store.scenarios, "hb.jsonl", healthbench_file(tmp_path).read_bytes(),
+                                  author="test", dossier_id=DEMO_ID)
+        answers = {f"hb-{i}": "Here is a short reply." for i in range(1, 5)}
+        first = record_offline_run(store, version, "cand-a", answers, endpoint_name="cand-a")
+        second = record_offline_run(store, version, "cand-b", answers, endpoint_name="cand-b")
+    finally:
+        store.close()
+    at = open_page(PAGE)
+    at.selectbox(key="ls_version_pick").select(f"{version.scenario_id}@1").run()
+    at.selectbox(key="ls_run_pick").select(first).run()
+    at.text_input(key=f"grade_graders_{first}").input("openai/grader-a")
+    at.text_input(key=f"grade_api_base_{first}").input(llm_server.url).run()
+    at.button(key="grade_estimate").click().run()
+    at.button(key="grade_start").click().run()
+    assert at.get("progress"), "the grading works in the background; its run shows the progress"
+    at.selectbox(key="ls_run_pick").select(second).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.get("progress") and at.button(key="grade_estimate").disabled  # a fresh form, no bar
+    wait_for_jobs()
+    at.selectbox(key="ls_run_pick").select(first).run()
+    at.run()  # the poll finds the grading done
+    assert not at.exception, [e.value for e in at.exception]
+    assert metrics(at)["Rubric score"] == "0.097" and llm_server.hits == 8
