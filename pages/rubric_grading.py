@@ -24,7 +24,7 @@ from governance.scenarios import (
     start_grading,
 )
 from pages import tables, ui
-from pages.job_panel import live_job_panel
+from pages.job_panel import job_ended, live_job_panel
 
 POLL_S = 1.0
 VERDICT = {True: "met", False: "not met", None: "no readable verdict"}
@@ -78,11 +78,8 @@ def _grading_job(job_id: str) -> None:
             stopping="Stopping after the grader requests in flight; they are kept…",
             cancel_label="Cancel grading", key="grade_cancel"):
         return
-    st.session_state.pop("grade_job", None)
-    if status is not None and status.state == "error":
-        reason = str(status.error).removeprefix("PhiBlocked: ").removeprefix("GradingError: ")
-        st.session_state["grade_error"] = f"The grading stopped: {reason}"
-    st.rerun()
+    job_ended(status, job_key="grade_job", error_key="grade_error", what="grading",
+              strip=("PhiBlocked: ", "GradingError: "))
 
 
 def _start(request: GradeRequest) -> None:

@@ -29,7 +29,7 @@ from governance.runs import (
     start_jury,
 )
 from pages import ui
-from pages.job_panel import live_job_panel
+from pages.job_panel import job_ended, live_job_panel
 
 POLL_S = 1.0
 
@@ -115,11 +115,7 @@ def _jury_job(job_id: str) -> None:
             stopping="Stopping after the judge requests in flight; they are kept…",
             cancel_label="Cancel jury", key="jury_cancel"):
         return
-    st.session_state.pop("jury_job", None)
-    if status is not None and status.state == "error":
-        reason = str(status.error).removeprefix("PhiBlocked: ")
-        st.session_state["jury_error"] = f"The jury stopped: {reason}"
-    st.rerun()
+    job_ended(status, job_key="jury_job", error_key="jury_error", what="jury", strip=("PhiBlocked: ",))
 
 
 def _results(dossier: Dossier, record: RunRecord, request: JuryRequest | None) -> None:
