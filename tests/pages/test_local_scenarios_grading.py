@@ -138,6 +138,8 @@ def test_free_text_without_rubric_says_so_plainly(demo_home):
     reason = next(i.value for i in at.info if i.value.startswith("No rubric to grade against"))
     assert "none of this run's 10 free-text case(s) carries rubric criteria" in reason
     assert "HealthBench JSONL" in reason
+    note = next(i.value for i in at.info if "free-text case(s) have no automatic score" in i.value)
+    assert "Grade with rubric on Local scenarios" in note  # the page's own way is named beside the CLI's
     assert not [b for b in at.button if b.key == "grade_estimate"]
 
 
