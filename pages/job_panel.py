@@ -1,4 +1,4 @@
-"""The progress bar and Cancel button of one background job, shared by the pages that start jobs.
+"""The progress bar and Cancel button of one background job, and its end, shared by the pages that start jobs.
 
 Local-scenario runs and re-evaluations both run in the one job manager and are polled from the
 store; their pages show the same panel while the job lives, so cancelling looks and behaves the
@@ -44,3 +44,22 @@ def live_job_panel(status, *, text: str, stopping: str, cancel_label: str, key: 
         else:
             cancel_run(status.run_key)
     return True
+
+
+def job_ended(status, *, job_key: str, error_key: str, what: str, strip: tuple[str, ...] = ()) -> None:
+    """Once a section's job ended: forget it, keep why it failed (shown until the next start), redraw.
+
+    Args:
+        status: the job's last status (``None`` when unknown).
+        job_key: the session key holding the job.
+        error_key: the session key for the failure's message.
+        what: what stopped, in words ("jury", "grading").
+        strip: exception-name prefixes left off the reason (``"PhiBlocked: "``).
+    """
+    st.session_state.pop(job_key, None)
+    if status is not None and status.state == "error":
+        reason = str(status.error)
+        for prefix in strip:
+            reason = reason.removeprefix(prefix)
+        st.session_state[error_key] = f"The {what} stopped: {reason}"
+    st.rerun()

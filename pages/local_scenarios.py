@@ -1,6 +1,7 @@
 """Local scenarios: import the hospital's own cases (preview, column mapping, validation, PHI scan),
 keep versions, redact identifiers, run a version on an endpoint behind the PHI gate, and read the
-results with the subgroup table before attaching them to the dossier."""
+results with the subgroup table before attaching them to the dossier; free-text runs are graded by rubric
+(``pages/rubric_grading.py``) or scored by the LLM jury (``pages/run_jury.py``)."""
 
 import hashlib
 
@@ -39,6 +40,7 @@ from governance.scenarios import (
 )
 from pages import tables, ui
 from pages.job_panel import live_job_panel
+from pages.rubric_grading import grading_section
 from pages.run_jury import jury_section
 
 NONE = "—"
@@ -105,7 +107,7 @@ with st.expander("File format and templates"):
                             file_name=f"medassure_scenario_{job}.csv", mime="text/csv",
                             key=f"ls_template_{job}", on_click="ignore")
     st.markdown("**Rubric-graded free-text cases** (criteria a clinician would check, harms with negative "
-                "points; graded with `medassure grade`, see docs/grading.md):")
+                "points; graded under Grade with rubric below a run, or `medassure grade`; docs/grading.md):")
     rubric_cols = st.columns(len(RUBRIC_TEMPLATES))
     for col, name in zip(rubric_cols, RUBRIC_TEMPLATES, strict=True):
         rubric_title, rubric_file, rubric_bytes = rubric_template(name)
@@ -294,4 +296,5 @@ if st.button("Attach to dossier (new version)", key="ls_attach", disabled=not s.
     st.rerun()
 record = run_record(store, run_id)
 if record is not None and record.status == "completed" and results.n_free_text_unscored:
-    jury_section(dossier, record)
+    grading_section(dossier, run_id)
+    jury_section(dossier, record, number=6)

@@ -29,7 +29,7 @@ from governance.runs import (
     start_jury,
 )
 from pages import ui
-from pages.job_panel import live_job_panel
+from pages.job_panel import job_ended, live_job_panel
 
 POLL_S = 1.0
 
@@ -115,11 +115,7 @@ def _jury_job(job_id: str) -> None:
             stopping="Stopping after the judge requests in flight; they are kept…",
             cancel_label="Cancel jury", key="jury_cancel"):
         return
-    st.session_state.pop("jury_job", None)
-    if status is not None and status.state == "error":
-        reason = str(status.error).removeprefix("PhiBlocked: ")
-        st.session_state["jury_error"] = f"The jury stopped: {reason}"
-    st.rerun()
+    job_ended(status, job_key="jury_job", error_key="jury_error", what="jury", strip=("PhiBlocked: ",))
 
 
 def _results(dossier: Dossier, record: RunRecord, request: JuryRequest | None) -> None:
@@ -177,9 +173,9 @@ def _start(request: JuryRequest) -> None:
         st.error(str(exc))
 
 
-def jury_section(dossier: Dossier, record: RunRecord) -> None:
-    """Section 5 for a completed free-text run: judges, estimate, the background jury, its evidence."""
-    st.subheader("5. Score with the LLM jury")
+def jury_section(dossier: Dossier, record: RunRecord, number: int = 5) -> None:
+    """Section ``number`` for a completed free-text run: judges, estimate, the background jury, evidence."""
+    st.subheader(f"{number}. Score with the LLM jury")
     st.caption("Free-text answers are scored by judge models on the benchmark's rubric (1-5), as MedHELM "
                "does (a local scenario's free-text cases on the default rubric; its other cases keep their "
                "own scores and are not judged). Under the strict method a judge reply that cannot be read is "

@@ -133,6 +133,42 @@ def _verdict_rows(runs: Any, grader_run_id: str, items: dict[str, tuple[str, int
     return rows
 
 
+class GraderItems(NamedTuple):
+    """One grader pass's items: case × criterion, with the prompts the grader reads."""
+
+    items: dict[str, tuple[str, int]]
+    """Runner item id -> (case id, criterion index)."""
+    messages: dict[str, list[dict[str, str]]]
+    """Runner item id -> the grader's messages."""
+    pseudo: list[Instance]
+    """The items as the runner sees them."""
+
+
+def grader_items(answered: Sequence[Instance], responses: dict[str, str]) -> GraderItems:
+    """The items of a grader pass (also what an estimate prices, so its cache keys are the pass's own)."""
+    items: dict[str, tuple[str, int]] = {}
+    messages: dict[str, list[dict[str, str]]] = {}
+    pseudo: list[Instance] = []
+    for case in answered:
+        for k, criterion in enumerate(case.rubric):
+            iid = item_id(case.id, k)
+            items[iid] = (case.id, k)
+            messages[iid] = grader_messages(case, criterion, responses[case.id])
+            pseudo.append(Instance(id=iid, context=messages[iid][0]["content"], answer_type="free_text"))
+    return GraderItems(items, messages, pseudo)
+
+
+def grading_inputs(
+    stores: ComponentStores, run_id: str
+) -> tuple[dict[str, Any], Any, list[Instance], dict[str, Any]]:
+    """The candidate run, its scenario version, its answered rubric cases and its results by case.
+
+    Raises:
+        GradingError: unknown run, not a scenario run, or no answered case with a rubric.
+    """
+    return _inputs(as_stores(stores), run_id)
+
+
 async def grade_run_async(
     stores: ComponentStores,
     run_id: str,
@@ -175,15 +211,7 @@ async def grade_run_async(
         graders=[g.model for g in graders],
         prompt_hash=PROMPT_HASH,
     )
-    items: dict[str, tuple[str, int]] = {}
-    messages: dict[str, list[dict[str, str]]] = {}
-    pseudo: list[Instance] = []
-    for case in answered:
-        for k, criterion in enumerate(case.rubric):
-            iid = item_id(case.id, k)
-            items[iid] = (case.id, k)
-            messages[iid] = grader_messages(case, criterion, responses[case.id])
-            pseudo.append(Instance(id=iid, context=messages[iid][0]["content"], answer_type="free_text"))
+    items, messages, pseudo = grader_items(answered, responses)
     spec = GraderSpec(id=f"grade:{run['benchmark_id']}")
     status, base = "completed", 0
     for grader in graders:

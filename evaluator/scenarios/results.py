@@ -59,8 +59,8 @@ def unscored_note(n_free_text: int, run_id: str = "RUN") -> str | None:
     return (f"{n_free_text} free-text case(s) have no automatic score: a reference text is not a metric. "
             f"They are scored by an LLM jury (`medassure jury --run {run_id}`, or the jury section of "
             f"Local scenarios), by rubric grading against each case's criteria (`medassure grade --run "
-            f"{run_id}`), or by clinician ratings (a review queue on Rate outputs, `medassure review "
-            "create`); attach that score as the evidence.")
+            f"{run_id}`, or Grade with rubric on Local scenarios), or by clinician ratings (a review queue "
+            "on Rate outputs, `medassure review create`); attach that score as the evidence.")
 
 
 def scenario_results(

@@ -1,5 +1,7 @@
 """The hospital's own local scenarios for a dossier: importing and versioning them and the run gate
-(``operations.local``), and de-identification attestations of their files (``operations.deidentification``).
+(``operations.local``), de-identification attestations of their files (``operations.deidentification``),
+and rubric grading of their runs (``operations.grading``; the page's estimate and job:
+``operations.grading_jobs``).
 The scenario store and the importers are ``evaluator.scenarios``.
 """
 
@@ -12,6 +14,11 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "GradeRequest": "governance.scenarios.operations.grading",
     "grade_scenario_run": "governance.scenarios.operations.grading",
     "attach_grading": "governance.scenarios.operations.grading",
+    "GradingPlan": "governance.scenarios.operations.grading_jobs",
+    "plan_grading": "governance.scenarios.operations.grading_jobs",
+    "rubric_coverage": "governance.scenarios.operations.grading_jobs",
+    "run_gradings": "governance.scenarios.operations.grading_jobs",
+    "start_grading": "governance.scenarios.operations.grading_jobs",
     "attach_scenario_run": "governance.scenarios.operations.local",
     "import_for_dossier": "governance.scenarios.operations.local",
     "redact_scenario": "governance.scenarios.operations.local",
@@ -20,8 +27,9 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "version_view": "governance.scenarios.operations.local",
 }
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
-    "DeidentificationError", "GradeRequest", "attach_grading", "attach_scenario_run", "attest_file",
-    "attest_scenario", "grade_scenario_run", "import_for_dossier", "redact_scenario", "run_gate",
-    "scenario_rows", "version_view",
+    "DeidentificationError", "GradeRequest", "GradingPlan", "attach_grading", "attach_scenario_run",
+    "attest_file", "attest_scenario", "grade_scenario_run", "import_for_dossier", "plan_grading",
+    "redact_scenario", "rubric_coverage", "run_gate", "run_gradings", "scenario_rows", "start_grading",
+    "version_view",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)

@@ -200,7 +200,7 @@ def test_free_text_results_say_what_scores_them_and_offer_the_jury(demo_home, ll
     assert note.startswith("10 free-text") and "LLM jury" in note and "rubric grading" in note
     assert "clinician ratings" in note and at.button(key="ls_attach").disabled
     assert any("no case has an automatic score" in c.value for c in at.caption)
-    assert at.subheader[-1].value == "5. Score with the LLM jury"
+    assert at.subheader[-1].value == "6. Score with the LLM jury"
     assert not [t for t in at.text_input if t.key == f"jury_dataset_{run_id}"]  # the cases are stored
     at.multiselect(key=f"jury_judges_{run_id}").set_value([]).run()
     at.text_input(key=f"jury_more_{run_id}").input("openai/judge-a, openai/judge-b, openai/judge-c")

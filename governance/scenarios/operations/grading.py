@@ -1,4 +1,4 @@
-"""Grading a local scenario run against its cases' rubrics, from the CLI (and later the page).
+"""Grading a local scenario run against its cases' rubrics, from the CLI and the page's job.
 
 Why here: grading is the scenario concept's way of scoring free-text cases, so the operation (role
 check, the graders' endpoints from a model list and one server, keys checked before anything is
@@ -46,7 +46,7 @@ class GradeRequest(BaseModel):
     """The graders' endpoints are approved for PHI (else the PHI gate asks for an attestation)."""
 
 
-def _key_problem(endpoint: ModelEndpoint) -> str | None:
+def key_problem(endpoint: ModelEndpoint) -> str | None:
     try:
         api_key_for(endpoint)
     except LLMError as exc:
@@ -54,8 +54,8 @@ def _key_problem(endpoint: ModelEndpoint) -> str | None:
     return None
 
 
-def grader_endpoints(request: GradeRequest) -> list[ModelEndpoint]:
-    """The graders as endpoints.
+def grader_endpoints(request: GradeRequest, *, check_keys: bool = True) -> list[ModelEndpoint]:
+    """The graders as endpoints (an estimate lists key problems instead: ``check_keys=False``).
 
     Raises:
         GradingError: a grader named twice, or a key variable that cannot be read.
@@ -73,7 +73,7 @@ def grader_endpoints(request: GradeRequest) -> list[ModelEndpoint]:
         )
         for m in request.graders
     ]
-    problems = [p for p in (_key_problem(e) for e in endpoints) if p]
+    problems = [p for p in (key_problem(e) for e in endpoints) if p] if check_keys else []
     if problems:
         raise GradingError("; ".join(dict.fromkeys(problems)))
     return endpoints
@@ -86,8 +86,11 @@ def grade_scenario_run(
     actor: Actor,
     on_progress: Callable[[int, int, dict[str, Any] | None], None] | None = None,
     attestation: DeidentificationAttestation | None = None,
+    cancel: Any = None,
 ) -> GradingResult:
     """Grade the run's responses against each case's rubric and store the grading.
+
+    ``cancel`` (a ``threading.Event``, the page's job) stops it after the requests in flight.
 
     Raises:
         PermissionDenied: the actor is not an editor.
@@ -103,6 +106,7 @@ def grade_scenario_run(
         options=RunOptions(concurrency=request.concurrency),
         on_progress=on_progress,
         attestation=attestation,
+        cancel=cancel,
     )
 
 
