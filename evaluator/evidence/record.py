@@ -241,7 +241,7 @@ def evidence_frame(evidence: list[Evidence]) -> pd.DataFrame:
 
     Example:
         >>> evidence_frame(published_evidence(["MedQA"])).shape
-        (9, 26)
+        (9, 27)
     """
     columns = list(Evidence.model_fields)
     return pd.DataFrame([{**e.model_dump(), "role": e.role} for e in evidence], columns=columns)
