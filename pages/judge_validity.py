@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from evaluator import POOLED, RatingsError, ratings_template
 from governance import assessment_and_recommendation
+from governance.identity import PermissionDenied
 from governance.judge_validity import (
     JudgeValidityView,
     agreement_setting,
@@ -20,7 +21,14 @@ from governance.judge_validity import (
     set_minimum,
     stored_juries,
 )
-from governance.review import closed_queues, queue_citation, queue_ratings, queue_status
+from governance.review import (
+    RaterProgress,
+    closed_queues,
+    queue_citation,
+    queue_ratings,
+    queue_status,
+    queue_status_for,
+)
 from governance.rules import PolicyError, load_defaults
 from governance.runs import attached_first
 from pages import tables, ui
@@ -77,6 +85,18 @@ else:
     }
     queue_id = st.selectbox("Review queue", list(qlabels), format_func=qlabels.get, key="jv_queue")
     queue_frame = queue_ratings(ui.store(), queue_id)
+    try:  # blinding (issue 35 item 4): editors see every rater and the agreement; a rater, their own row
+        seen = queue_status_for(ui.store(), queue_id, actor=ui.actor())
+    except PermissionDenied as exc:
+        st.info(ui.plain(str(exc)))
+        st.stop()
+    if isinstance(seen, RaterProgress):
+        mine = seen.catch_rate
+        st.info(f"Your progress in queue {queue_id}: {seen.done} of {seen.total} rated"
+                + (f"; planted errors caught {mine.caught} of {mine.n}" if mine and mine.n else "")
+                + ". The other raters' results, the model and the agreement figures are shown to the "
+                "committee's editors only.")
+        st.stop()
     citation = queue_citation(ui.store(), queue_id)
     st.info(ui.plain(citation.text()))
     qstatus = queue_status(ui.store(), queue_id)

@@ -28,6 +28,7 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "queue_ratings": "governance.review.operations.status",
     "queue_status": "governance.review.operations.status",
     "queue_status_for": "governance.review.operations.status",
+    "RaterProgress": "governance.review.operations.status",
     "AUDIT_VERDICTS": "governance.review.records",
     "queue_warnings": "governance.review.sample_size",
     "sentinels_for_bar": "governance.review.sample_size",
@@ -35,9 +36,9 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "read_sentinel_file": "governance.review.sentinels",
 }
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
-    "AUDIT_VERDICTS", "ReviewError", "close_queue", "closed_queues", "create_queue",
-    "create_queue_from_feed", "export_csv", "import_sheet", "my_queues", "queue_citation",
-    "queue_ratings", "queue_status", "queue_status_for", "queue_warnings", "rater_view", "read_sentinel_file",
-    "record_rating", "remove_rater", "sentinels_for_bar", "sheet_csv", "size_guidance",
+    "AUDIT_VERDICTS", "RaterProgress", "ReviewError", "close_queue", "closed_queues", "create_queue",
+    "create_queue_from_feed", "export_csv", "import_sheet", "my_queues", "queue_citation", "queue_ratings",
+    "queue_status", "queue_status_for", "queue_warnings", "rater_view", "read_sentinel_file", "record_rating",
+    "remove_rater", "sentinels_for_bar", "sheet_csv", "size_guidance",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)

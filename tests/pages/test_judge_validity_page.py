@@ -132,3 +132,32 @@ def test_a_stored_jury_run_can_be_picked(demo_home):
     table = as_shown(at.table[0].value).reset_index()
     assert "ROUGE-L vs clinicians" in set(table["comparison"])
     assert set(table["dataset"]) == {"MedicationQA", "ALL"}
+
+
+def test_a_rater_sees_only_their_own_progress_in_a_closed_queue(demo_home):
+    """Issue 35 item 4 on the page: catch rates and agreement were shown to every visitor."""
+    store = Store.open(demo_home / "medassure.duckdb")
+    try:
+        queue = next(q for q in store.reviews.list_queues() if q.dossier_id == "D-demo-portal")
+    finally:
+        store.close()
+    rater, other = queue.raters[0], queue.raters[1]
+    (demo_home / "identity.toml").write_text(
+        f'mode = "local"\n[members]\n"{rater}" = ["rater"]\n"Dr. Chair" = ["chair"]\n', encoding="utf-8")
+    at = open_page(None)
+    at.session_state["reviewer"] = rater
+    at.switch_page(PAGE).run()
+    at.radio(key="jv_clin_source").set_value("A closed review queue").run()
+    assert not at.exception, [e.value for e in at.exception]
+    texts = [i.value for i in at.info] + [c.value for c in at.caption] + [m.value for m in at.markdown]
+    shown = " ".join(texts)
+    assert "Your progress in queue" in shown and "editors only" in shown
+    assert other not in shown and "Clinician–clinician agreement" not in shown
+    assert not at.table and not at.dataframe
+    # The chair sees every rater and the agreement.
+    chair = open_page(None)
+    chair.session_state["reviewer"] = "Dr. Chair"
+    chair.switch_page(PAGE).run()
+    chair.radio(key="jv_clin_source").set_value("A closed review queue").run()
+    assert not chair.exception, [e.value for e in chair.exception]
+    assert any("Clinician–clinician agreement" in c.value for c in chair.caption)
