@@ -146,3 +146,12 @@ def test_a_past_month_prints_its_stored_signals_after_the_plan_changes(home, tmp
     assert signals.paragraphs[0].startswith("As recorded when each signal was raised")
     assert extra in signals.paragraphs[1] and "not in the record" in signals.paragraphs[1]
     store.close()
+
+
+def test_the_report_names_the_approved_prompt_version_and_where_it_comes_from(demo):
+    version, status, months = demo
+    (section,) = [s for s in monthly_sections(status, version, months[4]) if s.key == "status"]
+    facts = {f.label: f.value for f in section.facts}
+    assert facts["Approved prompt version"] == (
+        "portal-reply v3.2 (from the candidate record Contoso Health Cloud (demo) · Portal Reply Assistant "
+        "(the plan names none))")
