@@ -6,8 +6,8 @@
   ``status``, ``new_signals``, ``version``. Exit 0, or 2 for a bad file (the row and field are named;
   nothing is stored).
 * ``monitor status ID [--candidate NAME]``: ``status`` (without ``--candidate``: the dossier's, the worst of
-  its watched candidates', each listed in ``candidates``), ``approved`` {candidate, model, prompt_version},
-  ``signals``
+  its watched candidates', each listed in ``candidates``), ``approved`` {candidate, model, prompt_version,
+  prompt_version_source}, ``signals``
   [{kind, metric, first_seen, owner, deadline, detail, ...}], ``metrics`` {metric: [{month, n, rate,
   interval, bar}]}, ``rows``. Exit 0 in control, 3 review, 4 pause or suspend, 2 bad input.
 * ``monitor event ID --severity {near_miss,minor,moderate,severe} --description TEXT [--output-id ID]``:
@@ -63,6 +63,7 @@ def status_payload(status: Any) -> dict[str, Any]:
             "candidate": a.candidate,
             "model": a.model,
             "prompt_version": a.prompt_version,
+            "prompt_version_source": a.prompt_source or None,
             "accepted_models": a.accepted_models,
             "source": a.source,
         },

@@ -9,12 +9,16 @@ draws them and says, in each caption, the method and what the chart assumes.
 
 from __future__ import annotations
 
+import math
+
 import altair as alt
 import pandas as pd
 
 from reports.model import Chart
 
 WIDTH = 460
+TICKS = 5
+"""Ticks asked of a rate chart's y axis (the format's decimals are chosen for this many)."""
 RATE_COLUMNS = ["month", "n", "rate", "lower", "upper"]
 """A rate chart's frame: calendar month (``YYYY-MM``), outputs, rate, 95% interval."""
 PATH_COLUMNS = ["step", "statistic"]
@@ -23,6 +27,28 @@ PATH_COLUMNS = ["step", "statistic"]
 
 def _bar_words(direction: str) -> str:
     return "at most" if direction == "at_most" else "at least"
+
+
+def axis_format(values: list[float], percent: bool) -> str:
+    """A y-axis format with enough decimals that neighbouring ticks read differently.
+
+    ``TICKS`` ticks span the drawn range (the rates, their intervals and the bar); a fixed ``.1%`` printed
+    ticks 0.001, 0.0015, 0.002 as "0.1%, 0.2%, 0.2%". The decimals follow the tick step: a step of
+    0.05 percentage points needs two.
+
+    Example:
+        >>> axis_format([0.001, 0.003], True), axis_format([0.01, 0.2], True), axis_format([800, 812], False)
+        ('.2%', '.1%', ',.0f')
+    """
+    finite = [v for v in values if v is not None and math.isfinite(v)]
+    scale = 100 if percent else 1
+    span = (max(finite) - min(finite)) * scale if finite else 0.0
+    if span <= 0:
+        span = abs(finite[0]) * scale if finite and finite[0] else 1.0
+    step = span / TICKS  # d3 picks a 1-2-5 step no finer than the power of ten below this
+    decimals = max(1 if percent else 0, min(6, math.ceil(-math.log10(step)))) if step < 1 else (
+        1 if percent else 0)
+    return f".{decimals}%" if percent else f",.{decimals}f"
 
 
 def rate_chart(key: str, label: str, months: pd.DataFrame, bar: float | None, direction: str = "at_most",
@@ -47,16 +73,19 @@ def rate_chart(key: str, label: str, months: pd.DataFrame, bar: float | None, di
     df = months[RATE_COLUMNS].copy()
     signalled = set(signal_months or [])
     df["state"] = ["signal" if m in signalled else "in control" for m in df["month"]]
-    fmt = ".1%" if percent else ",.0f"
+    fmt = ".1%" if percent else ",.0f"  # words (tooltips, the bar's label) keep the page's one form
+    axis_fmt = axis_format([*df["rate"], *df["lower"], *df["upper"], *([bar] if bar is not None else [])],
+                           percent)
     x = alt.X("month:O", title="Calendar month", sort=list(df["month"]), axis=alt.Axis(labelAngle=0))
     y_title = "Share" if percent else label  # the chart's title names the metric; a long axis title is cut
     base = alt.Chart(df).encode(x=x)
     colour = alt.Color("state:N", title=None, legend=alt.Legend(orient="bottom"),
                        scale=alt.Scale(domain=["in control", "signal"], range=["#3e6fb0", "#c0392b"]))
     interval = base.transform_filter("isValid(datum.lower)").mark_rule(strokeWidth=2).encode(
-        y=alt.Y("lower:Q", title=y_title, axis=alt.Axis(format=fmt)), y2="upper:Q", color=colour)
+        y=alt.Y("lower:Q", title=y_title, axis=alt.Axis(format=axis_fmt, tickCount=TICKS)), y2="upper:Q",
+        color=colour)
     dots = base.mark_point(filled=True, size=60).encode(
-        y=alt.Y("rate:Q", axis=alt.Axis(format=fmt)), color=colour,
+        y=alt.Y("rate:Q", axis=alt.Axis(format=axis_fmt, tickCount=TICKS)), color=colour,
         tooltip=[alt.Tooltip("month:O", title="Month"), alt.Tooltip("n:Q", title="Outputs"),
                  alt.Tooltip("rate:Q", title="Rate", format=fmt),
                  alt.Tooltip("lower:Q", title="95% lower", format=fmt),

@@ -90,6 +90,14 @@ def _actions_rows(version: DossierVersion, month: str, signal_ids: set[str]) -> 
     return rows
 
 
+def _prompt_words(approved) -> str:
+    """The approved prompt version and where it comes from, as the Monitoring page says it."""
+    if approved.prompt_version is None:
+        return "not recorded (not checked)"
+    return f"{approved.prompt_version} (from {approved.prompt_source})" if approved.prompt_source \
+        else approved.prompt_version
+
+
 def monthly_sections(status: MonitoringStatus, version: DossierVersion, month: str) -> list[Section]:
     """The report's sections for ``month``: status, the month's figures, charts, signals and what was done,
     safety events, and the imports the figures come from.
@@ -101,7 +109,7 @@ def monthly_sections(status: MonitoringStatus, version: DossierVersion, month: s
     facts = [Fact(label="Dossier", value=f"{d.title} ({d.id})"),
              Fact(label="Candidate watched", value=status.approved.candidate),
              Fact(label="Approved as", value=status.approved.model or "not recorded"),
-             Fact(label="Approved prompt version", value=status.approved.prompt_version or "not recorded"),
+             Fact(label="Approved prompt version", value=_prompt_words(status.approved)),
              Fact(label="Status now", value=f"{level} (computed {_when(status.computed_at)})"),
              Fact(label="What to do now", value=todo),
              Fact(label="Stored production outputs", value=f"{status.rows:,}"),

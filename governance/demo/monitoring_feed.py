@@ -31,7 +31,9 @@ APPROVED_SERVED = "GPT-4o (2024-05-13)"
 """What the provider returns for the approved snapshot (the decided run's model)."""
 UPDATED_SERVED = "GPT-4o (2024-08-06)"
 """The snapshot the vendor served without notice in month 4 (the demo re-evaluation's model)."""
-PROMPT_VERSION = "portal-reply-v3"
+PROMPT_VERSION = "portal-reply v3.2"
+"""The prompt version every output used: the one the approved candidate records (``demo/candidates.py``),
+which monitoring checks when the plan names none."""
 SEED = 20260428
 PER_MONTH = 4_000
 AUDIT_SHARE = 0.10

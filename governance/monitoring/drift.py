@@ -12,7 +12,7 @@ per false alarm); the statistics are ``evaluator.statistics.cusum``.
 from __future__ import annotations
 
 import statistics
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import lru_cache
 
 from evaluator.statistics.cusum import (
@@ -88,9 +88,11 @@ def _split(
     if decided_at is not None:
         start = next((i for i, t in enumerate(times) if t >= decided_at), len(times))
     if len(times) - start < default_n:
+        held = len(times) - start
+        earlier = f"; {start:,} earlier ones, before the decision, do not count" if start else ""
         return (
-            f"the baseline is not set yet: the first {default_n:,} {what} after the decision "
-            f"set it, and {len(times) - start:,} are stored"
+            f"not charted yet: its baseline is the first {default_n:,} {what} after the decision, and "
+            f"{held:,} {'is' if held == 1 else 'are'} stored so far{earlier}"
         )
     cut = start + default_n
     return (
@@ -212,6 +214,9 @@ def latency_cusum(
     """
     if not means:
         return None
+    if decided_at is not None:  # days are stamped at midnight: the decision's own day is after it
+        day = decided_at.astimezone(UTC)
+        decided_at = datetime(day.year, day.month, day.day, tzinfo=UTC)
     return score_cusum(
         means,
         days,

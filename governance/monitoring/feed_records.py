@@ -52,6 +52,8 @@ class MonthCounts(BaseModel):
     """Planted faulty outputs reviewed."""
     sentinels_caught: int = 0
     """Of them, corrected materially or discarded."""
+    first_ts: AwareDatetime | None = None
+    """The month's first output (a signal about the month was first seen then; None: not summed)."""
 
 
 class IdentitySeen(BaseModel):

@@ -6,7 +6,8 @@ approved identity is the served identity of the decided run's answers when the r
 the decided run's model string with the provider prefix ignored (``openai/gpt-4o`` approves ``gpt-4o``),
 plus aliases the committee records in the plan. Names are compared in lower case. A row served under
 any other name is an unapproved identity (pause, and the frozen plan's re-evaluation is offered); a
-prompt version other than the approved one, once the committee records one, likewise.
+prompt version other than the approved one, once the committee records one (in the plan or its go-live
+settings, else on the candidate's record), likewise.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from governance.decision.records import MonitoringPlan
 from governance.dossier.record import Dossier
 from governance.monitoring.models import ApprovedIdentity, IdentitySeen
 from governance.procurement.candidates import run_candidates
+from governance.procurement.retirement import candidate_named
 
 
 def bare_model(name: str) -> str:
@@ -89,6 +91,17 @@ def decided_run_ids(dossier: Dossier, candidate: str) -> list[str]:
     return sorted({i.run_id for i in items if i.model_label == candidate})
 
 
+def approved_prompt(dossier: Dossier, candidate: str, plan: MonitoringPlan) -> tuple[str | None, str]:
+    """(approved prompt version, where it comes from): the plan's (or go-live settings'), else the prompt
+    version recorded on the candidate; (None, "") when neither records one."""
+    if plan.approved_prompt_version is not None:
+        return plan.approved_prompt_version, "the monitoring plan (or go-live settings)"
+    c = candidate_named(dossier, candidate)
+    if c is not None and c.prompt_version.strip():
+        return c.prompt_version.strip(), f"the candidate record {c.label} (the plan names none)"
+    return None, ""
+
+
 def approved_identity(
     dossier: Dossier, candidate: str, plan: MonitoringPlan, served: Iterable[str] = ()
 ) -> ApprovedIdentity:
@@ -112,6 +125,7 @@ def approved_identity(
         base, source = sorted({bare_model(s) for s in strings}), "the decided run's model string"
     else:
         base, source = [bare_model(candidate)], "the candidate's name (no frozen evidence plan)"
+    prompt, prompt_source = approved_prompt(dossier, candidate, plan)
     aliases = sorted({bare_model(a) for a in plan.model_aliases if a.strip()} - set(base))
     if aliases:
         source += ", plus the committee's aliases"
@@ -119,7 +133,8 @@ def approved_identity(
         candidate=candidate,
         model=base[0] if base else None,
         accepted_models=[*base, *aliases],
-        prompt_version=plan.approved_prompt_version,
+        prompt_version=prompt,
+        prompt_source=prompt_source,
         source=source,
     )
 

@@ -90,6 +90,8 @@ class ApprovedIdentity(BaseModel):
     """Every served name accepted (lower case, provider prefix stripped): the model, served names, aliases."""
     prompt_version: str | None = None
     """Approved prompt version (None: not recorded, not checked)."""
+    prompt_source: str = ""
+    """Where the approved prompt version comes from, in words (empty: none recorded)."""
     source: str = ""
     """Where the identity comes from, in words."""
 

@@ -28,8 +28,19 @@ from governance.monitoring.subgroups import out_of_envelope, subgroup_rows
 
 
 def _month_start(month: str) -> datetime:
+    """The month's first instant: a signal's first sighting only when the feed gave no first output."""
     year, mon = month.split("-")
     return datetime(int(year), int(mon), 1, tzinfo=UTC)
+
+
+def _figure(value: float, *, share: bool) -> str:
+    """A rate and its bar in one form: a share as a percentage, anything else (cost, latency) as a number.
+
+    Example:
+        >>> _figure(0.061, share=True), _figure(0.02, share=True), _figure(1234.5, share=False)
+        ('6.1%', '2.0%', '1,234.50')
+    """
+    return f"{value:.1%}" if share else f"{value:,.2f}"
 
 
 def reevaluation_command(dossier_id: str) -> str:
@@ -91,11 +102,15 @@ def compute_status(
             command=command,
         )
     if approved.prompt_version is None:
-        notes.append("No approved prompt version is recorded: prompt versions are not checked.")
+        notes.append("No approved prompt version is recorded (neither the plan nor the candidate's record "
+                     "names one): prompt versions are not checked.")
+    else:
+        notes.append(f"Approved prompt version {approved.prompt_version}, from {approved.prompt_source}.")
     retirement_signal(dossier, candidate, mp, now, add, notes)
 
     bar_table = bars(plan, dossier.risk.tier)
     metrics = month_metrics(aggregates.months, bar_table, aggregates.correction_source)
+    first_in_month = {m.month: m.first_ts for m in aggregates.months if m.first_ts is not None}
     if aggregates.correction_source == "outcome" and aggregates.rows:
         notes.append("The feed has no audits: the correction share counts reviewers' material corrections.")
     for kind, rows in metrics.items():
@@ -103,7 +118,7 @@ def compute_status(
             if not m.above_bar:
                 continue
             label = METRIC_LABELS.get(kind, kind)
-            shown = f"{m.rate:.1%}" if m.interval else f"{m.rate:,.2f}"
+            shown = _figure(m.rate, share=m.interval is not None)
             ci = f" (95% interval {m.interval[0]:.1%} to {m.interval[1]:.1%})" if m.interval else ""
             side = "below" if m.direction == "at_least" else "above"
             signal_kind = "review_effectiveness" if kind == "sentinel_catch_rate" else "rate_above_bar"
@@ -111,8 +126,9 @@ def compute_status(
                 kind=signal_kind,
                 metric=kind,
                 seen=m.month,
-                first_seen=_month_start(m.month),
-                detail=f"{label} in {m.month}: {shown}{ci} on {m.n:,}, {side} the bar of {m.bar:g}",
+                first_seen=first_in_month.get(m.month) or _month_start(m.month),
+                detail=f"{label} in {m.month}: {shown}{ci} on {m.n:,}, {side} the bar of "
+                f"{_figure(m.bar, share=m.interval is not None)}",
                 action=f"Review the {m.month} outputs and what changed; decide whether to pause",
             )
 
@@ -155,7 +171,7 @@ def compute_status(
             kind="review_effectiveness",
             metric=metric,
             seen=month,
-            first_seen=_month_start(month),
+            first_seen=first_in_month.get(month) or _month_start(month),
             detail=seen,
             action="Review how outputs are reviewed (time given, training, sentinel results)",
         )

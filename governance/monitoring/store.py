@@ -302,7 +302,7 @@ class MonitoringFeedStore(FeedSeals):
             + ", count(review_seconds) FILTER (WHERE "
             + reviewed
             + "), count(*) FILTER (WHERE sentinel), "
-            "count(*) FILTER (WHERE sentinel AND outcome IN ('material_correction', 'discarded')) "
+            "count(*) FILTER (WHERE sentinel AND outcome IN ('material_correction', 'discarded')), min(ts) "
             f"FROM {AUDITED_FEED} AS feed WHERE {where} GROUP BY month ORDER BY month",
             key,
         ).fetchall()

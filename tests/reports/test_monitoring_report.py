@@ -136,13 +136,22 @@ def test_a_past_month_prints_its_stored_signals_after_the_plan_changes(home, tmp
     store.update(did, new_plan, author="chair", note="bars changed")
     now = monitoring_status(store, did, now=NOW)
     recomputed = {s.id: s for s in now.signals if f"{s.first_seen:%Y-%m}" == "2026-02"}
-    assert stored in recomputed and "bar of 0.1" in recomputed[stored].detail  # recomputation differs:
+    assert stored in recomputed and "bar of 10.0%" in recomputed[stored].detail  # recomputation differs:
     (extra,) = set(recomputed) - {stored}  # a new bar, a new signal, and the stored one's words changed
 
     signals = next(s for s in monthly_sections(now, store.load(did), "2026-02") if s.key == "signals")
     table = signals.tables[0]
     assert [r[0] for r in table.rows] == [stored]  # the stored signal alone, in the words it was raised in
-    assert "bar of 0.05" in table.rows[0][-1]
+    assert "bar of 5.0%" in table.rows[0][-1]
     assert signals.paragraphs[0].startswith("As recorded when each signal was raised")
     assert extra in signals.paragraphs[1] and "not in the record" in signals.paragraphs[1]
     store.close()
+
+
+def test_the_report_names_the_approved_prompt_version_and_where_it_comes_from(demo):
+    version, status, months = demo
+    (section,) = [s for s in monthly_sections(status, version, months[4]) if s.key == "status"]
+    facts = {f.label: f.value for f in section.facts}
+    assert facts["Approved prompt version"] == (
+        "portal-reply v3.2 (from the candidate record Contoso Health Cloud (demo) · Portal Reply Assistant "
+        "(the plan names none))")

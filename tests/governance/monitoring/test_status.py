@@ -136,7 +136,7 @@ def test_cusum_default_baseline_is_the_first_thousand_audits_after_the_decision(
     assert c.baseline_source == "the first 1,000 audited outputs after the decision (no baseline agreed)"
     assert len(c.values) == 200 and c.signal_index is None
     (short,) = status(feed(correction_series=series[:10], correction_times=times[:10])).cusum
-    assert short.limit is None and "10 are stored" in short.note
+    assert short.limit is None and "10 are stored so far" in short.note
 
 
 def test_rubber_stamping_and_missed_sentinels_raise_review():
@@ -268,4 +268,4 @@ def test_local_evidence_that_measured_corrections_is_the_baseline_and_accuracy_n
     only_accuracy = decided_dossier().model_copy(update={"evidence": [ev("exact_match", 0.9, 500)]})
     (c,) = compute_status(only_accuracy, feed(correction_series=series, correction_times=times), now=NOW,
                           candidate=CANDIDATE).cusum
-    assert c.limit is None and "baseline is not set yet" in c.note
+    assert c.limit is None and c.note.startswith("not charted yet: its baseline is the first 1,000")
