@@ -68,6 +68,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
             api_key_env=args.api_key_env,
             concurrency=args.concurrency,
             phi_approved=args.phi_approved,
+            batch=args.batch,
         )
         result = grade_scenario_run(
             store,
@@ -121,6 +122,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="the graders' endpoints are approved for PHI (on premises, or under an agreement)",
     )
+    p.add_argument("--batch", action="store_true",
+                   help="send each grader's requests as one Batch API job, priced at the batch rate")
     add_attestation_arguments(p)
     add_format(p)
     p.set_defaults(func=cmd_grade)

@@ -112,7 +112,7 @@ def _judge_in_background(store: Any, args: argparse.Namespace) -> Any:
     request = JuryRequest(run_id=args.run, judges=tuple(_names(args.judges)), api_base=args.api_base,
                           api_key_env=args.api_key_env, dataset_path=args.dataset_file,
                           concurrency=args.concurrency, max_cost_usd=args.max_cost,
-                          phi_approved=bool(args.phi_approved), method=args.method)
+                          phi_approved=bool(args.phi_approved), method=args.method, batch=args.batch)
     try:
         job = start_jury(store, request, actor=cli_actor())
     except JuryRunError as exc:
@@ -132,6 +132,8 @@ def cmd_jury(args: argparse.Namespace) -> int:
         fail(f"--concurrency must be at least 1 (got {args.concurrency})")
     if args.max_cost is not None and args.max_cost <= 0:
         fail(f"--max-cost must be positive (got {args.max_cost})")
+    if args.batch and args.max_cost is not None:
+        fail("--batch sends the judge requests as provider batches: it takes no --max-cost")
     from evaluator import PhiBlocked
 
     require_role("editor", "start a jury (paid judge calls)")
@@ -243,6 +245,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--concurrency", type=CONCURRENCY, default=8, help="judge requests in flight (default 8)")
     p.add_argument("--max-cost", type=USD, help="stop before the jury's new spending passes USD")
     p.add_argument("--instances", action="store_true", help="include the per-instance breakdown in the JSON")
+    p.add_argument("--batch", action="store_true",
+                   help="send each judge's requests as one Batch API job, priced at the batch rate")
     p.add_argument("--phi-approved", action="store_true",
                    help="the judges' endpoints are approved for PHI (on premises, or under an agreement)")
     add_attestation_arguments(p)

@@ -270,3 +270,16 @@ def test_attach_grading_as_the_scenarios_evidence_with_an_interval_for_a_mean(
     assert code == 2 and "no grading 'grading-nope'" in err
     code, _, err = run(capsys, "attach", scenario_run, "--grading", grading_id, "--dossier", "D-ds")
     assert code == 2 and "exactly one" in err
+
+
+def test_grade_batch_gives_the_same_score_through_the_batch_api(home, capsys, scenario_run, llm_server):
+    # Issue 37 item 4: graders with --batch, one Batch API job per grader, no direct request.
+    llm_server.batches.polls_in_progress = 0
+    before = llm_server.hits
+    code, out, err = run(capsys, "grade", "--run", scenario_run, "--grader", GRADERS, "--api-base",
+                         llm_server.url, "--batch", "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert llm_server.hits == before and llm_server.batches.created == 3
+    assert llm_server.batches.lines_answered == 8 * 3
+    assert doc["score"] == pytest.approx((0.125 + 4 / 6 - 0.5) / 3)

@@ -181,3 +181,18 @@ def test_the_cli_jury_starts_through_its_operation(run_id, capsys, llm_server, m
     assert code == 0, err
     assert [c.run_id for c in calls] == [run_id] and ",".join(calls[0].judges) == JUDGES
     assert json.loads(out)["n_scored"] == 4
+
+
+def test_jury_batch_scores_through_the_batch_api(run_id, capsys, llm_server):
+    # Issue 37 item 4: judges with --batch: the same scores, no direct judge request.
+    llm_server.batches.polls_in_progress = 0
+    before = llm_server.hits
+    code, out, err = run(capsys, "jury", "--run", run_id, "--judges", JUDGES, "--api-base", llm_server.url,
+                         "--batch", "--format", "json")
+    doc = json.loads(out)
+    assert code == 0, err
+    assert llm_server.hits == before and llm_server.batches.created >= 3
+    assert (doc["n"], doc["n_scored"]) == (4, 4) and doc["mean"] == pytest.approx(4.0)
+    code, _, err = run(capsys, "jury", "--run", run_id, "--judges", JUDGES, "--api-base", llm_server.url,
+                       "--batch", "--max-cost", "1")
+    assert code == 2 and "--batch" in err

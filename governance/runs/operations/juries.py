@@ -124,6 +124,8 @@ class JuryRequest(BaseModel):
     phi_approved: bool = False
     """The judges' endpoints are approved for PHI (else the PHI gate asks for a de-identification
     attestation of the run's cases)."""
+    batch: bool = False
+    """Send the judge requests as provider batches at the batch rate (``RunOptions.batch``; no cost cap)."""
     method: Literal["medhelm", "helm-0.5", "strict"] | None = None
     """``medhelm`` (MedHELM's arithmetic, medhelm 0.8.0), ``helm-0.5`` (crfm-helm 0.5.16's) or ``strict``
     (ours); None: the benchmark's default."""
@@ -305,7 +307,8 @@ def start_jury(store: DossierStorage, request: JuryRequest, jobs: JobManager = J
     problems = [p for p in (key_problem(j) for j in config.judges) if p]
     if problems:
         raise JuryRunError("; ".join(problems))
-    options = RunOptions(concurrency=request.concurrency, max_cost_usd=request.max_cost_usd)
+    options = RunOptions(concurrency=request.concurrency, max_cost_usd=request.max_cost_usd,
+                         batch=request.batch)
     with store.for_thread() as db:  # the PHI gate of run_jury lets attested cases through
         attestation = run_attestation(db, request.run_id, request.dataset_path)
 

@@ -44,6 +44,8 @@ class GradeRequest(BaseModel):
     """Grader requests in flight."""
     phi_approved: bool = False
     """The graders' endpoints are approved for PHI (else the PHI gate asks for an attestation)."""
+    batch: bool = False
+    """Send the grader requests as provider batches at the batch rate (``RunOptions.batch``)."""
 
 
 def key_problem(endpoint: ModelEndpoint) -> str | None:
@@ -103,7 +105,7 @@ def grade_scenario_run(
         store,
         request.run_id,
         endpoints,
-        options=RunOptions(concurrency=request.concurrency),
+        options=RunOptions(concurrency=request.concurrency, batch=request.batch),
         on_progress=on_progress,
         attestation=attestation,
         cancel=cancel,
