@@ -104,7 +104,7 @@ def cmd_set(args: argparse.Namespace) -> int:
 def _one(store: Any, dossier_id: str, args: argparse.Namespace) -> dict[str, Any]:
     from governance.monitoring import run_canary
 
-    outcome = run_canary(store, dossier_id, actor=cli_actor(args))
+    outcome = run_canary(store, dossier_id, actor=cli_actor(args), batch=bool(getattr(args, "batch", False)))
     payload = run_payload(outcome.record)
     if outcome.record.signal_id:
         say(f"signal {outcome.record.signal_id} raised ({outcome.record.status}); see "
@@ -152,6 +152,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     q = csub.add_parser("run", help="ask the approved endpoint the canary's cases again and compare")
     q.add_argument("id", nargs="?", help="dossier id (or --due)")
     q.add_argument("--due", action="store_true", help="run every dossier whose canary is due (for cron)")
+    q.add_argument("--batch", action="store_true",
+                   help="ask through the Batch API at the batch rate (a result within the provider's window)")
     q.add_argument("--by", help="who runs it (default $MEDASSURE_USER or the login name)")
     add_format(q)
     q.set_defaults(func=cmd_run)

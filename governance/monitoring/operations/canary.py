@@ -299,7 +299,7 @@ def _endpoint(item: PlanItem, concurrency: int):
 
 
 def _run_fresh(store: DossierStorage, item: PlanItem, spec: BenchmarkSpec, instances: list, endpoint,
-               concurrency: int) -> str:
+               concurrency: int, batch: bool = False) -> str:
     """One run of ``instances`` through the run manager's PHI gate, never answered from the cache."""
     def attestation():
         if item.kind == "scenario":
@@ -314,11 +314,12 @@ def _run_fresh(store: DossierStorage, item: PlanItem, spec: BenchmarkSpec, insta
     if not check.allowed:
         raise MonitoringError(f"{item.benchmark}: {check.explanation}")
     summary = run_benchmark(store, spec, instances, endpoint, concurrency=concurrency,
-                            options=RunOptions(phi_check=check, fresh=True))
+                            options=RunOptions(phi_check=check, fresh=True, batch=batch))
     return summary.run_id
 
 
-def _ask(store: DossierStorage, dossier, canary: CanarySet, concurrency: int) -> list[tuple[str, str, dict]]:
+def _ask(store: DossierStorage, dossier, canary: CanarySet, concurrency: int,
+         batch: bool = False) -> list[tuple[str, str, dict]]:
     """Ask every frozen case of the approved endpoint again: (baseline run, fresh run, row) per case."""
     items = {i.run_id: i for i in _items(dossier, canary.candidate)}
     runs = list(dict.fromkeys(c.run_id for c in canary.cases))
@@ -336,7 +337,7 @@ def _ask(store: DossierStorage, dossier, canary: CanarySet, concurrency: int) ->
                               "(set the canary again)")
     out = []
     for item, spec, instances, endpoint in prepared:
-        fresh_id = _run_fresh(store, item, spec, instances, endpoint, concurrency)
+        fresh_id = _run_fresh(store, item, spec, instances, endpoint, concurrency, batch)
         rows = {r["instance_id"]: r for r in store.runs.results(fresh_id)}
         out += [(item.run_id, fresh_id, rows.get(i.id, {"instance_id": i.id, "error": "no result"}))
                 for i in instances]
@@ -381,8 +382,11 @@ class CanaryOutcome:
 
 
 def run_canary(store: DossierStorage, dossier_id: str, *, actor: Actor, now: datetime | None = None,
-               concurrency: int = 8) -> CanaryOutcome:
+               concurrency: int = 8, batch: bool = False) -> CanaryOutcome:
     """Ask the approved endpoint the canary's cases again, compare with the baseline, record, signal.
+
+    ``batch``: ask through the provider's Batch API at the batch rate (``RunOptions.batch``); the
+    confirmation run after a finding is a second batch.
 
     Raises:
         MonitoringError: no canary set, its baseline or cases changed, the key not set, the PHI gate closed.
@@ -405,7 +409,7 @@ def run_canary(store: DossierStorage, dossier_id: str, *, actor: Actor, now: dat
     db = store.for_thread()
     try:
         def attempt() -> CanaryAttempt:
-            return _attempt(dossier, canary, answers, _ask(db, dossier, canary, concurrency), accepted)
+            return _attempt(dossier, canary, answers, _ask(db, dossier, canary, concurrency, batch), accepted)
 
         attempts = [attempt()]
         if attempts[0].status in ("drift", "identity_changed"):

@@ -242,3 +242,16 @@ def test_an_old_canary_set_dumps_without_the_new_field():
                     baseline_digest="0" * 64, cases_digest="1" * 64)
     assert "baseline_runs" not in old.model_dump(mode="json")
     assert CanarySet.model_validate(old.model_dump(mode="json")) == old
+
+
+def test_canary_run_batch_asks_through_the_batch_api(decided, capsys):
+    # Issue 37 item 4: `canary run --batch`, the same comparison, no direct request.
+    dossier_id, server, store = decided
+    code, _, err = run(capsys, "canary", "set", dossier_id, "--cases", "20", "--by", "chair")
+    assert code == 0, err
+    server.batches.polls_in_progress = 0
+    hits = server.hits
+    code, data, err = run(capsys, "canary", "run", dossier_id, "--batch", "--format", "json")
+    assert code == 0, err
+    assert (data["status"], data["now_correct"], data["lost"]) == ("in_control", N, 0)
+    assert server.hits == hits and (server.batches.created, server.batches.lines_answered) == (1, N)
