@@ -18,17 +18,18 @@ from governance.identity import PermissionDenied, save_as
 from pages import ui
 
 PENDING = "pending_voiding_save"
-"""The change waiting for the user's word: its dossier, note, base version and the roles it voids."""
+"""The change waiting for the user's word: its dossier, note, base version, the roles it voids and the
+session-state values (a page's flash) to set once it is saved."""
 
 
-def ask_before_voiding(before: DossierVersion, dossier: Dossier, note: str) -> None:
+def ask_before_voiding(before: DossierVersion, dossier: Dossier, note: str, then: dict | None = None) -> None:
     """Return when saving ``dossier`` over ``before`` voids no sign-off; otherwise ask and stop the page."""
     voided = signoffs_voided_by(before.dossier, dossier)
     if not voided:
         return
     who = "; ".join(f"{r.role} ({r.signoff.name})" for r in voided if r.signoff is not None)
     st.session_state[PENDING] = {"dossier": dossier, "note": note, "expected": ui.seen_hash(dossier.id),
-                                 "voided": who, "n": len(voided)}
+                                 "voided": who, "n": len(voided), "then": then or {}}
     st.warning(f"**This change voids {len(voided)} sign-off(s):** {ui.plain(who)}. Each was given on the "
                "dossier as it is now; after the change those roles must sign again. Nothing is saved until "
                "you confirm.")
@@ -51,6 +52,7 @@ def _confirmed() -> None:
             st.error(f"{exc} Nothing was saved.")
             return
     st.toast(f"Saved version {v.version}; {pending['n']} sign-off(s) voided: {pending['voided']}.")
+    st.session_state.update(pending["then"])  # the page's own message, as after a save without the question
 
 
 def _cancelled() -> None:

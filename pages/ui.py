@@ -336,18 +336,22 @@ def permitted():
             recorded(got)
 
 
-def save(dossier: Dossier, note: str, *, ask_to_void: bool = True) -> DossierVersion:
+def save(dossier: Dossier, note: str, *, ask_to_void: bool = True, then: dict | None = None
+         ) -> DossierVersion:
     """Save a new version as the current identity, based on the version shown, and say what happened.
 
     A refusal (no permission, or someone else saved first) is shown and stops the page; nothing is saved.
     A change that would void sign-offs first says which and waits for a confirmation (``signoff_guard``;
-    ``ask_to_void=False`` where the page itself is about sign-offs: the Decision page).
+    ``ask_to_void=False`` where the page itself is about sign-offs: the Decision page). ``then`` holds
+    session-state values (a page's flash message) set once the save is made, also after that confirmation.
     """
     before = current()
+    if before is not None and before.dossier.id != dossier.id:
+        before = None  # a new or imported dossier: the one in the sidebar is not what changes
     if ask_to_void and before is not None:
         from pages.signoff_guard import ask_before_voiding  # it builds on this module
 
-        ask_before_voiding(before, dossier, note)
+        ask_before_voiding(before, dossier, note, then)
     try:
         v = save_as(store(), identity(), dossier, note, expected_hash=seen_hash(dossier.id), config=config())
     except (PermissionDenied, SaveConflict, DecisionError) as exc:
@@ -358,6 +362,7 @@ def save(dossier: Dossier, note: str, *, ask_to_void: bool = True) -> DossierVer
         st.toast("Nothing changed; no new version.")
     else:
         st.toast(f"Saved version {v.version} ({v.hash[:12]}).")
+    st.session_state.update(then or {})
     return v
 
 

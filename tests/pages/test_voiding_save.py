@@ -50,3 +50,25 @@ def test_saving_unchanged_content_asks_nothing_and_changes_nothing(demo_home):
     at.button(key="save_intended_use").click().run()
     assert not [w for w in at.warning if "voids" in w.value]
     assert latest(demo_home).version == v.version and _valid_roles(demo_home) == ["clinical lead"]
+
+
+def test_a_new_dossier_made_while_the_signed_demo_is_chosen_asks_nothing(demo_home):
+    """The question is about the dossier being saved: a new one (or an import) voids nothing of the demo."""
+    at = open_page()  # the signed demo is the current dossier in the sidebar
+    at.button(key="new_dossier_button").click().run()
+    at.switch_page("pages/intended_use.py").run()
+    p = "iu_new_"
+    at.text_input(key=p + "title").input("Nurse dosing questions").run()
+    at.text_input(key=p + "owner").input("Pharmacy committee").run()
+    at.text_area(key=p + "purpose").input("Answer nurses' questions about drug dosing on the wards.").run()
+    at.text_area(key=p + "users").input("registered nurses").run()
+    at.text_input(key=p + "setting").input("Inpatient wards").run()
+    at.text_input(key=p + "population").input("Adult inpatients").run()
+    for key, value in (("role", "informs"), ("severity", "moderate"), ("oversight", "every_output"),
+                       ("phi", "none")):
+        at.selectbox(key=p + key).select(value).run()
+    at.button(key="save_intended_use").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [w for w in at.warning if "voids" in w.value]
+    assert at.session_state["dossier_id"] not in (DEMO, None)
+    assert _valid_roles(demo_home) == ["clinical lead"]
