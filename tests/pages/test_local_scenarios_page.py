@@ -123,6 +123,7 @@ def test_import_block_redact_run_and_attach(demo_home, llm_server):
     at.button(key="ls_attach").click().run()
     confirm_voiding(at)  # the demo is signed: this change voids its sign-off
     assert not at.exception
+    assert any("Evidence attached" in s.value for s in at.success)  # the page's word survives the question
     store = Store.open(demo_home / "medassure.duckdb")
     latest = store.load(DEMO_ID)
     store.close()
