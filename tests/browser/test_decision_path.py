@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from governance.dossier.store import Store
+from tests.browser.conftest import confirm_voiding, wait_idle
 from tests.browser.conftest import goto_page as _goto_page
-from tests.browser.conftest import wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -112,7 +112,9 @@ def test_rules_lock_verdicts_decision_signoff_and_invalidation(page, app_factory
     pg.get_by_text("Edit a rule").click()
     fill(pg, pg.get_by_label("Threshold (normalized 0-1)").first, "0.72")
     fill(pg, pg.get_by_label("Reason for the change (required once locked)"), "Clinical lead asked for 0.72")
-    click(pg, "Save rule")
+    pg.get_by_role("button", name="Save rule").first.click()
+    # the decision is signed: the edit voids that sign-off, and the page asks first (issue 36 item 3)
+    confirm_voiding(pg, "voids 1 sign-off(s): clinical lead (browser-test)")
     pg.get_by_text("1 change(s) since").wait_for()
 
     goto_page(pg, app, "Decision")
