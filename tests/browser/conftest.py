@@ -132,3 +132,24 @@ def goto_page(pg, app: App, title: str) -> None:
     pg.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
     pg.get_by_role("heading", name=title).first.wait_for()
     wait_idle(pg)
+
+
+def confirm_voiding(pg, voids: str = "") -> None:
+    """Wait for "This change voids N sign-off(s)" after a save on a signed dossier, check it names ``voids``,
+    and say yes (issue 36 item 3). ``wait_idle`` says yes too when it sees the question, but on a loaded
+    machine its first look can come before the run that asks; a walk that knows its save voids waits here."""
+    confirm = pg.locator(".st-key-voiding_save_confirm button")
+    confirm.wait_for()
+    asked = pg.locator("[data-testid='stMain']").first.inner_text()
+    assert "This change voids" in asked and voids in asked, asked[-600:]
+    confirm.click()
+    wait_idle(pg)
+
+
+def saved(pg, done) -> None:
+    """Wait for ``done`` (a locator) after a save, saying yes first if the save asks to void sign-offs."""
+    confirm = pg.locator(".st-key-voiding_save_confirm button")
+    done.or_(confirm).first.wait_for()
+    if confirm.count():
+        confirm.first.click()
+    done.wait_for()

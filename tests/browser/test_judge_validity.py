@@ -4,7 +4,7 @@ import pytest
 
 from governance.demo.judge_validity import demo_ratings
 from governance.dossier.store import Store
-from tests.browser.conftest import goto_page, wait_idle
+from tests.browser.conftest import confirm_voiding, goto_page, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -36,7 +36,7 @@ def test_upload_ratings_and_see_the_agreement_table(page, app_factory, tmp_path)
     pg.screenshot(path=str(tmp_path / "judge_validity.png"), full_page=True)
 
     pg.get_by_role("button", name="Record this agreement on the dossier").click()
-    wait_idle(pg)
+    confirm_voiding(pg, "clinical lead (Dr. M. Chen)")  # the demo is decided and signed
     pg.get_by_text("Source: local judge-validity study (upload; 80 cases").first.wait_for()
     wait_idle(pg)
     app.proc.terminate()

@@ -20,7 +20,7 @@ import pytest
 from governance.dossier.store import Store
 from governance.identity import Actor
 from governance.review.operations.create import create_queue
-from tests.browser.conftest import REPO, start_app, wait_idle
+from tests.browser.conftest import REPO, saved, start_app, wait_idle
 from tests.governance.review_fixtures import QUESTIONS, judge_run, jury_score, review_run
 
 pytestmark = pytest.mark.browser
@@ -131,8 +131,7 @@ def test_two_raters_finish_a_queue_and_judge_validity_shows_agreement_and_catch_
         table.scroll_into_view_if_needed()
         table.screenshot(path=str(SHOTS / "judge_validity_agreement.png"))
         pa.get_by_role("button", name="Record this agreement on the dossier").click()
-        wait_idle(pa)
-        pa.get_by_text(f"Source: review queue {queue_id}").first.wait_for()
+        saved(pa, pa.get_by_text(f"Source: review queue {queue_id}").first)  # yes to voiding the demo's
     finally:
         for c in contexts:
             c.close()

@@ -2,6 +2,7 @@
 no phantom candidate named after the model string on Rules & verdicts (issue 27, item 3)."""
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -61,8 +62,28 @@ def verdict_cells(pg) -> str:
     return " ".join(seen)
 
 
+def demo_with_the_calculators_mapped(home) -> None:
+    """The demo, with the calculators' subcategory accepted: the run is then evidence for this job, not a
+    try-out kept out of the verdicts (issue 36 item 4; the AppTest in tests/pages does the same)."""
+    from governance.mapping.decisions import record_mapping
+
+    home.mkdir(parents=True, exist_ok=True)
+    env = {"MEDASSURE_HOME": str(home), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "LITELLM_LOCAL_MODEL_COST_MAP": "True", "MEDASSURE_USER": "browser-test"}
+    subprocess.run([sys.executable, "-m", "cli", "demo"], env={**os.environ, **env}, cwd=REPO,
+                   check=True, capture_output=True, timeout=300)
+    store = Store.open(home / "medassure.duckdb")
+    try:
+        d = store.load("D-demo-portal").dossier
+        mapped = record_mapping(d, "supporting_diagnostic_decisions", "accepted", by="chair")
+        store.save(mapped, author="chair", note="test: the calculators' subcategory mapped")
+    finally:
+        store.close()
+
+
 def test_a_run_for_gpt_4o_shows_no_phantom_candidate(page, app_factory, bad_model, tmp_path):
-    app = app_factory()
+    demo_with_the_calculators_mapped(tmp_path / "home0")  # app_factory's first home
+    app = app_factory(seed_demo=False)
     pg = page
     pg.goto(app.url)
     pg.get_by_role("heading", name="Dossiers").wait_for()
