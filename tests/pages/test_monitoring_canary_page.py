@@ -21,7 +21,7 @@ from tests.governance.reevaluation_fixtures import (
     scripted_models,
     seed_decided_dossier,
 )
-from tests.pages.conftest import latest, open_page
+from tests.pages.conftest import PAGE_USER, latest, open_page
 from tests.pages.readable import as_shown, assert_readable, frames
 
 PAGE = "pages/monitoring.py"
@@ -71,7 +71,7 @@ def test_none_set_shows_the_cost_then_sets_and_setting_again_changes_nothing(dec
     _button(at, "mon_canary_set").click().run()
     assert not at.exception, [e.value for e in at.exception]
     (canary,) = _entries(store, CanarySet)
-    assert (len(canary.cases), canary.every_days, canary.by) == (N, 7, "reviewer")
+    assert (len(canary.cases), canary.every_days, canary.by) == (N, 7, PAGE_USER)
     assert store.load(DOSSIER_ID).version == before + 1 and server.hits == hits, "set asks no model"
     text = _text(at)
     assert canary.id in text and "The canary has not been run yet" in text
