@@ -72,7 +72,12 @@ def cmd_example(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    emit([d.model_dump(mode="json") for d in open_store(args).list_dossiers()])
+    from governance.monitoring import monitoring_state
+
+    store = open_store(args)
+    # ``monitoring``: in_control / review / pause / suspend, null when nothing is watched (issue 36 item 6)
+    emit([{**d.model_dump(mode="json"), "monitoring": monitoring_state(store, d.id)}
+          for d in store.list_dossiers()])
     return 0
 
 
@@ -99,8 +104,12 @@ def cmd_create(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    v = open_store(args).load(args.id, args.version)
+    from governance.monitoring import monitoring_state
+
+    store = open_store(args)
+    v = store.load(args.id, args.version)
     payload = _dossier_payload(v.dossier)
+    payload["monitoring"] = monitoring_state(store, args.id)  # now, whatever --version is shown
     payload["version"] = {
         "number": v.version,
         "hash": v.hash,

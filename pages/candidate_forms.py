@@ -48,7 +48,15 @@ def _errors(exc: ValidationError) -> str:
 def candidate_editor(dossier: Dossier) -> None:
     """Add, edit or remove a candidate."""
     ids = [c.id for c in dossier.candidates]
-    chosen = st.selectbox("Candidate", [NEW, *ids], key=f"cand_pick_{dossier.id}")
+    pick, fresh = f"cand_pick_{dossier.id}", f"cand_{dossier.id}_{NEW}_"
+    typed = slugify(" ".join(str(st.session_state.get(fresh + f, "")) for f in ("vendor", "product")))
+    if st.session_state.get(pick, NEW) == NEW and typed in ids:
+        # The "(new candidate)" form holds a candidate that is now saved (directly, or after the sign-off
+        # confirmation): show that candidate, and the form starts empty again (issue 36 item 14).
+        for key in [key for key in st.session_state if str(key).startswith(fresh)]:
+            del st.session_state[key]
+        st.session_state[pick] = typed
+    chosen = st.selectbox("Candidate", [NEW, *ids], key=pick)
     old = next((c for c in dossier.candidates if c.id == chosen), None)
     k = f"cand_{dossier.id}_{chosen}_"
     c1, c2 = st.columns(2)

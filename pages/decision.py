@@ -15,6 +15,7 @@ from governance.decision import (
 from governance.decision import decide as record_decision
 from governance.identity import PermissionDenied, local_identity
 from governance.monitoring import MonitoringError, monitoring_status
+from governance.procurement import candidate_names
 from pages import plain_words, ui
 from pages import policy_tables as tables
 from reports import one_line
@@ -118,7 +119,8 @@ with st.expander("Record the committee's decision", expanded=decision is None an
     outcome = st.radio("Decision", list(DECISION_OUTCOMES), format_func=OUTCOME_LABELS.get, horizontal=True,
                        key="decision_outcome")
     models = ["(the use as a whole)", *view.assessment.models]
-    model = st.selectbox("Candidate", models, key="decision_model",
+    names = candidate_names(dossier)  # the products compared, not model strings (issue 36 item 5)
+    model = st.selectbox("Candidate", models, key="decision_model", format_func=lambda m: names.get(m, m),
                          index=models.index(rec.models[0]) if rec.models else 0)
     if not allowed.is_chair:  # the domain refuses anyway (governance.identity.access)
         st.caption("Only the committee chair records the decision"
@@ -149,7 +151,7 @@ with st.expander("Record the committee's decision", expanded=decision is None an
         except (DecisionError, PermissionDenied) as exc:
             st.error(str(exc))
         else:
-            ui.save(updated, note=f"decision: {outcome}")
+            ui.save(updated, note=f"decision: {outcome}", ask_to_void=False)
             st.rerun()
 
 if decision is not None and (view.stale or any(c.acknowledgeable for c in view.conflicts)):
@@ -166,7 +168,7 @@ if decision is not None and (view.stale or any(c.acknowledgeable for c in view.c
             except (DecisionError, PermissionDenied) as exc:
                 st.error(str(exc))
             else:
-                ui.save(confirmed, note="decision confirmed: it still stands")
+                ui.save(confirmed, note="decision confirmed: it still stands", ask_to_void=False)
                 st.rerun()
 
 st.subheader("Sign-offs")
@@ -201,7 +203,7 @@ if role == "other role":
     role = c1.text_input("Which role", key=f"signoff_other_role_{n}")
 if acting.mode == "local":  # no login: the typed name is all there is, and the record says so
     name = c2.text_input("Name (unauthenticated)", value=ui.reviewer(), key=f"signoff_name_{n}")
-    signer = local_identity(name) if name.strip() else None
+    signer = local_identity(name) if ui.is_named(name) else None
 else:
     name = acting.name
     c2.markdown(f"Signing as **{ui.plain(acting.name)}**  \n{ui.plain(acting.auth_label)}")

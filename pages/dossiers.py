@@ -8,6 +8,7 @@ from pydantic import ValidationError
 
 from evaluator import JsonRefused, parse_json
 from governance import Dossier, IntendedUse
+from governance.monitoring import MONITORING_WORDS, monitoring_state
 from pages import tables, ui
 
 st.title("Dossiers")
@@ -17,8 +18,10 @@ st.caption("Each dossier is one intended use of a model, with its evidence, rule
 rows = ui.store().list_dossiers()
 if rows:
     frame = pd.DataFrame([r.model_dump() for r in rows])
-    tables.show(frame[["id", "title", "owner", "status", "risk_tier", "version", "updated_at"]],
-                labels={"title": "Title", "owner": "Owner", "status": "Status", "version": "Version"})
+    frame["monitoring"] = [MONITORING_WORDS.get(monitoring_state(ui.store(), r.id) or "", "—") for r in rows]
+    tables.show(frame[["id", "title", "owner", "status", "monitoring", "risk_tier", "version", "updated_at"]],
+                labels={"title": "Title", "owner": "Owner", "status": "Status", "monitoring": "Monitoring",
+                        "version": "Version"})
 else:
     st.info("No dossiers yet. Start a new one, import an intended-use JSON, or load the demo dossier.")
 

@@ -291,8 +291,8 @@ if not s.n_scored:
 if st.button("Attach to dossier (new version)", key="ls_attach", disabled=not s.n_scored):
     updated = attach_scenario_run(store, ui.current().dossier, run_id, by=ui.reviewer(),
                                   reference_groups=refs)
-    ui.save(updated, note=f"evidence: local scenario {sid} v{ver}, run {run_id}")
-    st.session_state["ls_flash"] = "Evidence attached, with its subgroup scores."
+    ui.save(updated, note=f"evidence: local scenario {sid} v{ver}, run {run_id}",
+            then={"ls_flash": "Evidence attached, with its subgroup scores."})
     st.rerun()
 record = run_record(store, run_id)
 if record is not None and record.status == "completed" and results.n_free_text_unscored:

@@ -72,8 +72,9 @@ with suggestion_slot:
     if not ready_at_start:
         waiting.info("Loading the sentence model that ranks subcategories by meaning (MiniLM, shipped with "
                      "the app): once per server start. The rest of this page is ready below.", icon="⏳")
-    else:
-        show_suggestions()
+    else:  # ranking takes a second here, a minute on a loaded machine: say so while it runs (issue 36)
+        with st.spinner("Ranking the 22 MedHELM subcategories against the intended use…"):
+            show_suggestions()
 
 st.subheader("Current mapping")
 if dossier.mapping.decisions:

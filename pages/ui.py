@@ -12,9 +12,11 @@ expected parent, so a save or sign-off after someone else's save is refused with
 
 from __future__ import annotations
 
+import json
 import os
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 import streamlit as st
 
@@ -103,8 +105,38 @@ def store() -> Store:
         st.stop()
 
 
+PLACEHOLDER_NAMES = frozenset({"", "reviewer"})
+"""Names that say nobody: the sidebar's old default. Nothing is recorded under them in local mode."""
+REVIEWER_COOKIE = "medassure_reviewer"
+"""The browser-session cookie that keeps the typed Reviewer name over reloads and new tabs."""
+
+
+def is_named(name: str | None) -> bool:
+    """Whether ``name`` names a person (not empty, not the placeholder "reviewer")."""
+    return (name or "").strip().casefold() not in PLACEHOLDER_NAMES
+
+
+def _remembered_reviewer() -> str:
+    """The name this browser typed earlier in its session (the cookie it sent when this tab connected)."""
+    try:
+        raw = st.context.cookies.get(REVIEWER_COOKIE)
+    except Exception:  # no browser connection (bare mode)
+        return ""
+    if not isinstance(raw, str):  # AppTest's context is a stand-in
+        return ""
+    name = unquote(raw).strip()
+    return name if is_named(name) else ""
+
+
+def _remember_script(name: str) -> str:
+    """A script that sets the browser-session cookie to ``name`` (no expiry: gone when the browser closes)."""
+    value = json.dumps(name).replace("<", "\\u003c")
+    return (f'<script>document.cookie = "{REVIEWER_COOKIE}=" + encodeURIComponent({value}) + '
+            '"; path=/; SameSite=Strict";</script>')
+
+
 def _typed_reviewer() -> str:
-    return st.session_state.get("reviewer") or os.environ.get("MEDASSURE_USER") or "reviewer"
+    return st.session_state.get("reviewer") or os.environ.get("MEDASSURE_USER") or ""
 
 
 def reviewer() -> str:
@@ -132,7 +164,10 @@ def identity() -> Identity | None:
     if cfg.mode == "proxy":
         headers = {k: v for k, v in st.context.headers.items()}
         return proxy_identity(headers, _proxy_peer(), cfg.proxy_header, cfg.trusted_proxies)
-    return local_identity(_typed_reviewer())
+    # Local: the typed name is all there is. No name (or the old placeholder) is nobody: read-only, so an
+    # unnoticed reload never credits a sign-off, rating or resolution to "reviewer" (issue 36 item 1).
+    name = _typed_reviewer()
+    return local_identity(name) if is_named(name) else None
 
 
 def actor() -> Actor:
@@ -301,12 +336,22 @@ def permitted():
             recorded(got)
 
 
-def save(dossier: Dossier, note: str) -> DossierVersion:
+def save(dossier: Dossier, note: str, *, ask_to_void: bool = True, then: dict | None = None
+         ) -> DossierVersion:
     """Save a new version as the current identity, based on the version shown, and say what happened.
 
     A refusal (no permission, or someone else saved first) is shown and stops the page; nothing is saved.
+    A change that would void sign-offs first says which and waits for a confirmation (``signoff_guard``;
+    ``ask_to_void=False`` where the page itself is about sign-offs: the Decision page). ``then`` holds
+    session-state values (a page's flash message) set once the save is made, also after that confirmation.
     """
     before = current()
+    if before is not None and before.dossier.id != dossier.id:
+        before = None  # a new or imported dossier: the one in the sidebar is not what changes
+    if ask_to_void and before is not None:
+        from pages.signoff_guard import ask_before_voiding  # it builds on this module
+
+        ask_before_voiding(before, dossier, note, then)
     try:
         v = save_as(store(), identity(), dossier, note, expected_hash=seen_hash(dossier.id), config=config())
     except (PermissionDenied, SaveConflict, DecisionError) as exc:
@@ -317,6 +362,7 @@ def save(dossier: Dossier, note: str) -> DossierVersion:
         st.toast("Nothing changed; no new version.")
     else:
         st.toast(f"Saved version {v.version} ({v.hash[:12]}).")
+    st.session_state.update(then or {})
     return v
 
 
@@ -386,7 +432,7 @@ def guarded(step: Callable[[], object]) -> None:
 
 def sidebar() -> None:
     """Current dossier, its version and risk tier; the reviewer's name; the database path."""
-    st.session_state.setdefault("reviewer", os.environ.get("MEDASSURE_USER", "reviewer"))
+    st.session_state.setdefault("reviewer", _remembered_reviewer() or os.environ.get("MEDASSURE_USER", ""))
     st.html(NARROW_CSS)  # style only: Streamlit adds no visible element for it
     with st.sidebar:
         for note in store().open_warnings:  # e.g. a damaged write-ahead log set aside: said on every page
@@ -405,9 +451,13 @@ def sidebar() -> None:
             v = current()
             if v is not None:
                 tier = v.dossier.risk.tier
+                from governance.monitoring import MONITORING_WORDS, monitoring_state
+
+                watched = monitoring_state(store(), v.dossier.id)  # a paused use looks paused (issue 36)
                 st.markdown(f"**Version {v.version}** · `{v.hash[:12]}`  \n"
                             f"Risk tier: :{TIER_COLOURS[tier]}[**{tier}**] · status "
-                            f"{v.dossier.status.replace('_', ' ')}")
+                            f"{v.dossier.status.replace('_', ' ')}"
+                            + (f" · monitoring **{MONITORING_WORDS[watched]}**" if watched else ""))
                 if v.integrity_problem:
                     st.error(f"**Record integrity:** {v.integrity_problem}")
         _identity_line()
@@ -420,11 +470,17 @@ def _identity_line() -> None:
     cfg = config()
     if cfg.mode == "local":
         st.text_input("Reviewer", value=st.session_state["reviewer"], key="reviewer_input",
-                      on_change=_copy_reviewer, help="Recorded on every save, decision and sign-off.")
+                      on_change=_copy_reviewer, placeholder="Your name",
+                      help="Recorded on every save, decision and sign-off; kept until the browser closes.")
+        name = st.session_state["reviewer"]
+        if is_named(name) and name != _remembered_reviewer():  # this tab's cookie is older: update it
+            st.html(_remember_script(name), unsafe_allow_javascript=True)
     who, acc = identity(), access()
     if who is None:
         st.warning("Not signed in: read-only." if cfg.mode == "oidc" else
-                   "No signed-in user came from the trusted proxy: read-only.")
+                   "No signed-in user came from the trusted proxy: read-only." if cfg.mode == "proxy" else
+                   "Type your name under **Reviewer** to save, rate or sign: nothing is recorded without a "
+                   'name (nor under "reviewer"). Read-only until then.')
         if cfg.mode == "proxy" and _proxy_peer() is None:
             st.caption("The web server replaced this connection's address with one from X-Forwarded-For, "
                        "so MedAssure cannot tell whether it came from the trusted proxy. Start the app "

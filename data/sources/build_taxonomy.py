@@ -166,8 +166,8 @@ def build(ref: Path) -> dict:
             "published_counts": tax["meta"]["published_counts"],
             "sources": tax["meta"]["counts_source"] + tax["meta"]["subcategory_to_benchmark_mapping_source"],
             "definitions": "Category and subcategory definitions are MedAssure's own wording.",
-            "tasks_note": "MedHELM defines 121 tasks; their names were not available to us. Only task "
-            "names verified in a cited source are listed; committees add local tasks in a dossier.",
+            "tasks_note": "MedHELM defines 121 tasks; the task names listed here are those verified in a "
+            "cited source. A committee adds its own tasks to a dossier as local tasks.",
             "generated_by": "data/sources/build_taxonomy.py from ../shared/reference "
             "(medhelm_taxonomy.json, medhelm_benchmarks.csv)",
         },

@@ -31,11 +31,13 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "DecisionError": "governance.decision.signoff",
     "SignOffStatus": "governance.decision.signoff",
     "signoff_status": "governance.decision.signoff",
+    "signoffs_voided_by": "governance.decision.signoff",
 }
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
     "DECISION_OUTCOMES", "DecisionError", "MonitoredMetric", "OUTCOME_LABELS", "SignOffStatus", "Trigger",
     "assessment_payload", "change_rule", "changes_since_decision", "compare_candidates",
     "confirm_decision", "decide", "decision_memo", "decision_view", "delete_rule", "derive_plan",
     "edit_plan", "needs_override", "set_error_control", "sign", "signoff_status",
+    "signoffs_voided_by",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict
 from governance.decision.readiness import decision_checklist
 from governance.decision.records import OUTCOME_LABELS
 from governance.decision.signoff import signoff_status
+from governance.procurement.candidates import candidate_names
 from governance.procurement.retirement import DEFAULT_NOTICE_DAYS, candidate_named, retirement_warning
 from governance.rules.outcome_text import OutcomeLine, headline, misses_bar, outcome_lines, verdict_sentence
 from governance.rules.recommendation import Recommendation
@@ -99,7 +100,9 @@ def decision_memo(dossier: Dossier, assessment: Assessment, rec: Recommendation)
         'The committee decided: approve with conditions for GPT-4o (2024-05-13) ...'
     """
     use = dossier.intended_use
-    who = ", ".join(use.candidate_models) or ", ".join(assessment.models) or "a language model"
+    names = candidate_names(dossier)  # products, never model slugs (issue 36 item 5)
+    who = (", ".join(c.label for c in dossier.candidates) or ", ".join(use.candidate_models)
+           or ", ".join(assessment.models) or "a language model")
     question = f"May {who} be used for this job: {use.purpose.rstrip('.')}?"
     lines = outcome_lines(assessment, rec)
     by_model = {line.model: line for line in lines}
@@ -107,7 +110,7 @@ def decision_memo(dossier: Dossier, assessment: Assessment, rec: Recommendation)
     candidate = d.model if d is not None and d.model else (rec.models[0] if rec.models else None)
     tool = by_model.get(candidate) if candidate else None
     if d is not None:
-        target = f" for {d.model}" if d.model else " for the use as a whole"
+        target = f" for {names.get(d.model, d.model)}" if d.model else " for the use as a whole"
         said = OUTCOME_LABELS[d.outcome].lower()
         answer = (f"The committee decided on {d.decided_at:%Y-%m-%d}: {said}{target}; recorded by "
                   f"{d.decided_by}.")
@@ -117,7 +120,8 @@ def decision_memo(dossier: Dossier, assessment: Assessment, rec: Recommendation)
             answer += (f" The tool's recommendation for that candidate is {said} ({same}); the committee's "
                        "reason is on record.")
     else:
-        answer = f"Not decided yet. The verdicts support: {headline(rec)}"
+        named = rec.model_copy(update={"models": [names.get(m, m) for m in rec.models]})
+        answer = f"Not decided yet. The verdicts support: {headline(named)}"
     none = ["No evidence is attached, so nothing supports an approval."]
     reasons = _reasons(assessment, candidate) if candidate else none
     if d is not None and d.conditions:

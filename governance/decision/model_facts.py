@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from governance.decision.records import OUTCOME_LABELS
 from governance.dossier.labels import is_proportion_metric, metric_label
+from governance.evidence.select import job_evidence
 from governance.intended_use.records import OVERSIGHT_LABELS
 from governance.procurement.candidates import candidate_models
 from governance.rules.recommendation import Recommendation
@@ -114,8 +115,10 @@ def model_facts(dossier: Dossier, rec: Recommendation, version: int, version_has
     tool = cand.label if cand is not None else (model or "no candidate with evidence")
     if cand is not None and model:
         tool += f" (model {cand.model_id}, version {cand.model_version})"
-    mine = [e for e in dossier.evidence if e.model == model] if model else []
-    failures = _failures(mine) or ["No evidence for this model is attached: its failure modes are unknown."]
+    job = job_evidence(dossier.evidence, dossier.mapping.accepted)  # try-outs say nothing about the job
+    mine = [e for e in job if e.model == model] if model else []
+    failures = _failures(mine) or ["No evidence for this job is attached for this model: its failure modes "
+                                   "are unknown."]
     checks = [OVERSIGHT_LABELS[use.human_oversight] + "."]
     plan = dossier.oversight
     if plan is not None:
@@ -132,7 +135,8 @@ def model_facts(dossier: Dossier, rec: Recommendation, version: int, version_has
               f"quoting dossier {dossier.id}, the patient context (no identifiers in free text), the output "
               "and what was wrong. Reports count towards the monitored correction rate.")
     prompt = f", prompt {cand.prompt_version}" if cand is not None and cand.prompt_version else ""
-    approved = (f"{model or 'no model'}{prompt}; dossier {dossier.id} version {version} "
+    product = cand.label if cand is not None else (model or "no model")
+    approved = (f"{product}{prompt}; dossier {dossier.id} version {version} "
                 f"(hash {version_hash[:16]}).")
     if plan is not None:
         start = d.decided_at if d is not None else None

@@ -216,3 +216,15 @@ def signoff_status(dossier: Dossier, key: bytes | None = None, config: IdentityC
                          decision_current=decision_current)
 
 
+
+
+def signoffs_voided_by(before: Dossier, after: Dossier) -> list[RoleStatus]:
+    """The sign-offs that hold on ``before`` and would no longer hold once ``after`` is saved.
+
+    A sign-off binds to the signable hash (the content without the sign-off list), so a change that
+    leaves it alone (adding a sign-off, saving unchanged content) voids none; any other change voids
+    every sign-off that holds now. Pages say so before the save (issue 36 item 3).
+    """
+    if signable_hash(before) == signable_hash(after):
+        return []
+    return [r for r in signoff_status(before).roles if r.valid]

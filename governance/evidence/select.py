@@ -132,3 +132,39 @@ def is_share(e: Evidence) -> bool:
 def models_in(evidence: Iterable[Evidence]) -> list[str]:
     """Model names in first-seen order."""
     return list(dict.fromkeys(e.model for e in evidence))
+
+
+def is_tryout(e: Evidence, accepted: Iterable[str]) -> bool:
+    """Whether ``e`` is a try-out: evidence for none of the subcategories the committee accepted for the job.
+
+    The built-in calculator run tries an endpoint; unless the committee maps its subcategory it is no
+    evidence for this job, so verdicts, the memo and the label leave it out (issue 36 item 4). A record
+    names its subcategory, or its benchmark's spec does; one whose subcategory cannot be told (a local
+    scenario, an import without one) counts as evidence. Before the mapping accepts anything, nothing can
+    be told apart, and nothing is left out.
+
+    Example:
+        >>> from datetime import UTC, datetime
+        >>> e = Evidence(id="x", model="m", benchmark="calc_builtin", metric="exact_match", score=0.0,
+        ...              provenance="local-run", source="run-1", date=datetime(2026, 1, 1, tzinfo=UTC))
+        >>> is_tryout(e, ["documenting_patient_visits"]), is_tryout(e, ["supporting_diagnostic_decisions"])
+        (True, False)
+    """
+    accepted = list(accepted)
+    if not accepted:
+        return False
+    keys: set[str] = set().union(*(subcategory_keys(a) for a in accepted))
+    if e.subcategory:
+        return slug(e.subcategory) not in keys
+    from evaluator.benchmarks.specs import load_benchmarks  # noqa: PLC0415 - reads data/benchmarks once
+
+    spec = load_benchmarks().get(e.benchmark)
+    if spec is None or not spec.subcategory_ids:
+        return False
+    return not any(slug(s) in keys for s in spec.subcategory_ids)
+
+
+def job_evidence(evidence: Iterable[Evidence], accepted: Iterable[str]) -> list[Evidence]:
+    """The records that are evidence for the job (``is_tryout`` false), in their order."""
+    accepted = list(accepted)
+    return [e for e in evidence if not is_tryout(e, accepted)]

@@ -30,15 +30,17 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "import_feed": "governance.monitoring.operations.feed",
     "monitoring_status": "governance.monitoring.operations.feed",
     "known_candidates": "governance.monitoring.identity",
+    "MONITORING_WORDS": "governance.monitoring.operations.feed",
+    "monitoring_state": "governance.monitoring.operations.feed",
     "SEVERITIES": "governance.monitoring.records",
     "safety_register": "governance.monitoring.register",
     "FeedError": "governance.monitoring.store_feed_import",
     "feed_template": "governance.monitoring.template",
 }
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
-    "FeedError", "MonitoringError", "SEVERITIES", "acknowledge_signal", "dossier_monitoring",
-    "due_canaries", "export_blinded_feed", "feed_template", "import_feed", "known_candidates",
-    "monitoring_status", "record_event", "record_go_live", "resolve_signal", "run_canary", "safety_register",
-    "set_canary", "preview_canary", "canary_view",
+    "FeedError", "MONITORING_WORDS", "MonitoringError", "SEVERITIES", "acknowledge_signal", "canary_view",
+    "dossier_monitoring", "due_canaries", "export_blinded_feed", "feed_template", "import_feed",
+    "known_candidates", "monitoring_state", "monitoring_status", "preview_canary", "record_event",
+    "record_go_live", "resolve_signal", "run_canary", "safety_register", "set_canary",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)

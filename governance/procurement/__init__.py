@@ -16,6 +16,7 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "make_answer": "governance.procurement.attestations",
     "statuses": "governance.procurement.attestations",
     "CandidateError": "governance.procurement.candidates",
+    "candidate_names": "governance.procurement.candidates",
     "record_attestation": "governance.procurement.candidates",
     "remove_candidate": "governance.procurement.candidates",
     "run_candidates": "governance.procurement.candidates",
@@ -37,8 +38,9 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
 }
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
     "AttestationError", "Candidate", "CandidateError", "ContractFacts", "CostReport", "CostSettings",
-    "DocumentError", "Pricing", "STATUS_TEXT", "TokenProfile", "cost_report", "load_questionnaire",
-    "make_answer", "measured_costs", "medhelm_token_profile", "record_attestation", "remove_candidate",
+    "DocumentError", "Pricing", "STATUS_TEXT", "TokenProfile", "candidate_names", "cost_report",
+    "load_questionnaire", "make_answer", "measured_costs", "medhelm_token_profile", "record_attestation",
+    "remove_candidate",
     "run_candidates", "run_presets", "run_token_profile", "slugify", "statuses", "upsert_candidate",
     "with_token_profile",
 ]

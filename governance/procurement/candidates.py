@@ -156,3 +156,17 @@ def record_attestation(dossier: Dossier, candidate_id: str, answer: AttestationA
     return dossier.model_copy(
         update={"candidates": [updated if c.id == candidate_id else c for c in dossier.candidates]}
     )
+
+
+def candidate_names(dossier: Dossier) -> dict[str, str]:
+    """Evidence model name → the recorded candidate's product label (``vendor · product``).
+
+    What the memo, the label and the Decision page call a candidate (issue 36 item 5: the memo said
+    "openai/discharge-llm" where two vendors' products were compared); a model no candidate covers keeps
+    its own name.
+    """
+    names: dict[str, str] = {}
+    for c in dossier.candidates:
+        for model in candidate_models(dossier, c):
+            names.setdefault(model, c.label)
+    return names

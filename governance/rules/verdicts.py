@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 from evaluator.evidence.record import Evidence
-from governance.evidence.select import matches, models_in, preferred
+from governance.evidence.select import job_evidence, matches, models_in, preferred
 from governance.rules.family import ErrorControl, adjusted_by_key
 from governance.rules.kinds import RuleContext, rule_kind
 from governance.rules.policy import change_log_problem, rules_hash
@@ -224,6 +224,9 @@ def assess(dossier: Dossier) -> Assessment:
         {'pass': 8, 'fail': 1, 'inconclusive': 10, 'not_applicable': 0}
     """
     policy: AcceptancePolicy = dossier.policy or AcceptancePolicy()
+    # Try-outs (evidence for no accepted subcategory, e.g. the built-in calculator run) decide nothing.
+    job = job_evidence(dossier.evidence, dossier.mapping.accepted)
+    dossier = dossier.model_copy(update={"evidence": job})
     models = models_in(dossier.evidence)
     problem = change_log_problem(policy)
     control, adjusted = _family(policy, dossier, models)

@@ -70,10 +70,13 @@ def test_rules_lock_verdicts_decision_signoff_and_invalidation(page, app_factory
     fill(pg, note, "Committee meeting 4")
     click(pg, "Lock rules")
     pg.get_by_text("Locked by browser-test").wait_for()
+    wait_idle(pg)
     values: dict[str, int] = {}  # score verdicts and gating rules are two rows of metrics (issue 15)
-    for m in pg.locator("[data-testid='stMetric']").all():
-        label = m.locator("[data-testid='stMetricLabel']").inner_text().split()[-1]
-        values[label] = values.get(label, 0) + int(m.locator("[data-testid='stMetricValue']").inner_text())
+    # read in one go: a locator per metric (nth(i)) waited 90 s for one that a finishing rerun had removed
+    for label, value in pg.locator("[data-testid='stMetric']").evaluate_all(
+            "ms => ms.map(m => [m.querySelector(\"[data-testid='stMetricLabel']\").innerText, "
+            "m.querySelector(\"[data-testid='stMetricValue']\").innerText])"):
+        values[label.split()[-1]] = values.get(label.split()[-1], 0) + int(value)
     assert values["pass"] >= 1 and values["fail"] >= 1 and values["inconclusive"] >= 1, values
     assert "Each candidate's outcome" in main_text(pg) and "verdicts are pre-registered" in main_text(pg)
     # the family's method text sits behind "How this is computed" (issue 27; its content: AppTest)

@@ -95,7 +95,11 @@ def test_phi_block_redaction_run_and_subgroup_table(page, app_factory, tmp_path,
     assert any("[PHONE]" in prompt for prompt in llm_server.hits_by_prompt)
 
     click(pg, "Attach to dossier (new version)")
-    wait_idle(pg)  # says yes when the signed dossier's sign-offs would be voided
+    # the demo is decided and signed: attaching voids its sign-off, and the page asks first (issue 36 item 3)
+    confirm = pg.locator(".st-key-voiding_save_confirm button")
+    confirm.wait_for()
+    assert "This change voids 1 sign-off(s): clinical lead" in main_text(pg)
+    confirm.click()
     pg.get_by_text("Evidence attached", exact=False).wait_for()
     app.proc.terminate()
     app.proc.wait(20)

@@ -50,6 +50,15 @@ def _context(browser, app):
     return context, pg
 
 
+def _save_voiding_signoffs(pg) -> None:
+    """Press "Save new version" on the signed demo and say yes to voiding its sign-offs (issue 36 item 3)."""
+    pg.get_by_role("button", name="Save new version").click()
+    confirm = pg.locator(".st-key-voiding_save_confirm button")
+    confirm.wait_for()
+    assert "This change voids" in main_text(pg) and "Nothing is saved until you confirm" in main_text(pg)
+    confirm.click()
+
+
 def _wait_version(pg, number: int) -> None:
     pg.locator("[data-testid='stSidebar']").get_by_text(f"Version {number}", exact=True).wait_for()
     wait_idle(pg)
@@ -109,7 +118,7 @@ def test_two_contexts_edit_intended_use_and_the_edit_lands_on_the_latest(browser
 
         owner_b = one(b, b.get_by_label("Owner (accountable person or committee)", exact=True))
         fill(b, owner_b, "Pharmacy AI committee")
-        b.get_by_role("button", name="Save new version").click()
+        _save_voiding_signoffs(b)
         _wait_version(b, start + 1)
 
         # A types a title on the version A was shown; the rerun learns of B's save and keeps A's text.
@@ -153,7 +162,7 @@ def test_a_stale_decision_is_signed_only_after_the_chair_confirms_it(page, app_f
     start = sidebar_version(pg)
     goto_page(pg, app, "Intended use")
     choose(pg, OVERSIGHT, "A sample of outputs is reviewed (quality assurance)")
-    pg.get_by_role("button", name="Save new version").click()
+    _save_voiding_signoffs(pg)
     _wait_version(pg, start + 1)
 
     goto_page(pg, app, "Decision")

@@ -13,7 +13,8 @@ from governance.dossier.store import Store
 from governance.intended_use.records import example_intended_use
 
 HISTORY_KEYS = ["version", "hash", "parent_hash", "created_at", "author", "note", "auth"]  # auth: issue 17
-LIST_KEYS = ["id", "title", "owner", "status", "risk_tier", "version", "hash", "updated_at"]
+LIST_KEYS = ["id", "title", "owner", "status", "risk_tier", "version", "hash", "updated_at",
+             "monitoring"]  # monitoring: issue 36 item 6
 AUDIT_KEYS = ["seq", "at", "actor", "dossier_id", "action", "detail", "auth"]  # auth: added by issue 17
 
 
@@ -55,7 +56,7 @@ def test_list_json_has_the_same_keys_and_values_as_before(home, capsys):
     assert printed == [{
         "id": dossier_id, "title": "Portal replies v2", "owner": "dr.lee", "status": "draft",
         "risk_tier": latest.dossier.risk.tier, "version": 2, "hash": latest.hash,
-        "updated_at": latest.created_at.isoformat(),
+        "updated_at": latest.created_at.isoformat(), "monitoring": None,  # a draft: nothing watched
     }]
 
 
@@ -72,3 +73,32 @@ def test_audit_events_dump_to_the_old_dicts(home):
     assert events[0]["at"] == versions[0].created_at.isoformat()
     assert events[1]["detail"] == {"version": 2, "hash": versions[1].hash, "note": "", "changed": ["title"]}
     assert events[0]["seq"] < events[1]["seq"]
+
+
+def test_a_paused_use_says_pause_in_show_and_list(home, capsys, tmp_path):
+    """Issue 36 item 6: the served model changed after go-live, so monitoring pauses the use."""
+    from datetime import UTC, datetime
+
+    from governance.identity import Actor
+    from governance.monitoring import import_feed
+    from tests.governance.monitoring_fixtures import NOW, decided_dossier, feed_rows, write_csv
+
+    store = Store.open(home / "medassure.duckdb")
+    try:
+        dossier_id = store.save(decided_dossier(), author="chair").dossier.id
+        import_feed(store, dossier_id, write_csv(tmp_path / "a.csv", feed_rows(200)), actor=Actor.named("qa"),
+                    now=NOW)
+    finally:
+        store.close()
+    assert _cli_json(capsys, "dossier", "show", dossier_id)["monitoring"] == "in_control"
+    store = Store.open(home / "medassure.duckdb")
+    try:
+        changed = feed_rows(50, model="m-2", prefix="x", start=datetime(2026, 3, 1, tzinfo=UTC))
+        import_feed(store, dossier_id, write_csv(tmp_path / "b.csv", changed), actor=Actor.named("qa"),
+                    now=NOW)
+    finally:
+        store.close()
+    shown = _cli_json(capsys, "dossier", "show", dossier_id)
+    assert shown["monitoring"] == "pause" and shown["status"] == "decided"  # no key removed
+    (listed,) = _cli_json(capsys, "dossier", "list")
+    assert listed["monitoring"] == "pause" and list(listed) == LIST_KEYS

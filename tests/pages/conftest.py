@@ -10,6 +10,16 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 DEMO = "D-demo-portal"
 
 
+PAGE_USER = "dr.page"
+"""The Reviewer name page tests act under (no name, or the placeholder "reviewer", is read-only)."""
+
+
+@pytest.fixture(autouse=True)
+def named_reviewer(monkeypatch):
+    """Page tests act as a named person, as a user who typed a name in the sidebar would."""
+    monkeypatch.setenv("MEDASSURE_USER", PAGE_USER)
+
+
 @pytest.fixture(scope="session")
 def seeded(tmp_path_factory) -> Path:
     """A database with the demo dossier, seeded once per test session (seeding takes 10-40 s)."""
@@ -59,3 +69,11 @@ def open_page(page: str | None = None, dossier_id: str | None = "D-demo-portal")
         at.switch_page(page).run()
         assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def confirm_voiding(at) -> None:
+    """Say yes to "This change voids N sign-off(s)" (the demo is decided and signed; issue 36 item 3)."""
+    assert [w for w in at.warning if "sign-off(s):" in w.value and "voids" in w.value], "no voiding prompt"
+    at.button(key="voiding_save_confirm").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.pages.conftest import DEMO, latest, open_page
+from tests.pages.conftest import DEMO, confirm_voiding, latest, open_page
 from tests.pages.readable import assert_readable
 
 
@@ -14,6 +14,7 @@ def test_workload_tokens_save_and_unchanged_save_makes_no_new_version(demo_copy)
     at.number_input(key=f"cost_work_prompt_{DEMO}").set_value(600.0).run()
     at.number_input(key=f"cost_work_completion_{DEMO}").set_value(200.0).run()
     at.button(key="cost_work_save").click().run()
+    confirm_voiding(at)  # the demo is signed: this change voids its sign-off
     saved = latest(demo_copy)
     assert saved.version == before + 1
     cost = saved.dossier.cost

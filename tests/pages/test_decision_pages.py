@@ -6,7 +6,7 @@ import json
 
 from governance.decision.signoff import signoff_status
 from governance.dossier.store import Store
-from tests.pages.conftest import latest, open_page
+from tests.pages.conftest import confirm_voiding, latest, open_page
 from tests.pages.readable import assert_readable
 
 
@@ -51,10 +51,11 @@ def test_rules_page_locked_change_needs_a_reason_then_is_logged(demo_copy):
     at.number_input(key="rule_min_n_t").set_value(150).run()
     at.text_input(key="rule_min_n_reason").input("Pharmacy asked for tighter intervals").run()
     at.button(key="rule_save").click().run()
+    confirm_voiding(at)  # the demo is signed: this change voids its sign-off
     assert not at.exception
     policy = latest(demo_copy).dossier.policy
     assert policy.rule("min_n").threshold == 150 and policy.changes[-1].why.startswith("Pharmacy")
-    assert policy.changes[-1].by == "reviewer"
+    assert policy.changes[-1].by == "dr.page"
 
 
 def test_rules_page_starts_from_defaults_and_locks(home):
@@ -75,7 +76,7 @@ def test_rules_page_starts_from_defaults_and_locks(home):
     store = Store.open(home / "medassure.duckdb")
     lock = store.load("D-fresh").dossier.policy.lock
     store.close()
-    assert lock.note == "meeting 1" and lock.locked_by == "reviewer"
+    assert lock.note == "meeting 1" and lock.locked_by == "dr.page"
 
 
 def test_cost_page_table_chart_and_profile_save(demo_copy):
@@ -96,6 +97,7 @@ def test_cost_page_table_chart_and_profile_save(demo_copy):
     at.text_input(key=k + "source").input("on-prem pilot, 200 portal messages").run()
     at.number_input(key=k + "prompt").set_value(650.0).run()
     at.button(key="cost_save").click().run()
+    confirm_voiding(at)  # the demo is signed: this change voids its sign-off
     assert not at.exception
     (profile,) = [p for p in latest(demo_copy).dossier.cost.profiles if p.model.startswith("Llama")]
     assert profile.mean_prompt_tokens == 650.0 and profile.price_model == "openai/llama-3.3-70b-onprem"
@@ -108,9 +110,10 @@ def test_review_page_derives_and_saves_an_edit(demo_copy):
     v = latest(demo_copy).version
     at.number_input(key=f"plan_{v}_rate").set_value(0.2).run()
     at.button(key="plan_save").click().run()
+    confirm_voiding(at)  # the demo is signed: this change voids its sign-off
     assert not at.exception
     plan = latest(demo_copy).dossier.oversight
-    assert plan.review.qa_sample_rate == 0.2 and plan.edited_by == "reviewer"
+    assert plan.review.qa_sample_rate == 0.2 and plan.edited_by == "dr.page"
 
 
 def test_review_page_editors_show_labels_not_keys(demo_copy):
@@ -159,7 +162,7 @@ def test_signoff_fields_start_empty_for_the_next_signer(demo_copy):
     at.button(key="signoff_button").click().run()
     # new widgets for the next signer (a real browser kept the old one's text: tests/browser)
     assert at.text_input(key="signoff_note_2").value == ""
-    assert at.text_input(key="signoff_name_2").value == "reviewer"
+    assert at.text_input(key="signoff_name_2").value == "dr.page"
     at.selectbox(key="signoff_role").select("privacy / compliance").run()
     at.text_input(key="signoff_name_2").input("J. Okafor").run()
     at.button(key="signoff_button").click().run()

@@ -3,7 +3,7 @@
 import pytest
 
 from tests.inspect_logs import make_logs
-from tests.pages.conftest import latest, open_page
+from tests.pages.conftest import confirm_voiding, latest, open_page
 from tests.pages.readable import assert_readable
 
 PAGE = "pages/evidence.py"
@@ -31,6 +31,7 @@ def test_an_inspect_log_previews_and_attaches(demo_home, log):
     assert row["log's own figure"] == "accuracy 0.750 ± 0.250 (stderr)"
     assert_readable(at)
     at.button(key="inspect_attach").click().run()
+    confirm_voiding(at)  # the demo is signed: this change voids its sign-off
     assert not at.exception
     v = latest(demo_home)
     assert v.version == start.version + 1 and v.dossier.evidence[-1].provenance == "inspect-import"

@@ -11,7 +11,7 @@ from governance.dossier.record import Dossier
 from governance.dossier.store import Store
 from governance.intended_use.records import example_intended_use
 from tests.evaluator.importers.test_helm import RUN_NAME, SUITE, _make_jury_run
-from tests.pages.conftest import latest, open_page
+from tests.pages.conftest import confirm_voiding, latest, open_page
 from tests.pages.readable import assert_readable
 
 PAGE = "pages/evidence.py"
@@ -60,9 +60,10 @@ def test_adding_a_model_and_attaching_its_scores_creates_a_new_version(demo_home
     ids = [e.id for e in published_evidence(BENCHMARKS, ["DeepSeek R1"])]
     pick.set_value(ids).run()
     at.button(key="attach_published").click().run()
+    confirm_voiding(at)  # the demo is signed: this change voids its sign-off
     assert not at.exception
     v = latest(demo_home)
-    assert v.version == start.version + 1 and v.author == "reviewer"
+    assert v.version == start.version + 1 and v.author == "dr.page"
     assert len(v.dossier.evidence) == len(start.dossier.evidence) + 5
     assert {e.model for e in v.dossier.evidence[-5:]} == {"DeepSeek R1"}
     assert f"Attached evidence ({len(v.dossier.evidence)})" in [h.value for h in at.subheader]
@@ -74,6 +75,7 @@ def test_detaching_creates_a_new_version(demo_home):
     pick = at.multiselect(key=f"detach_pick_{DEMO_ID}_{start.version}")
     pick.set_value([start.dossier.evidence[0].id]).run()
     at.button(key="detach_evidence").click().run()
+    confirm_voiding(at)  # the demo is signed: this change voids its sign-off
     assert not at.exception
     v = latest(demo_home)
     assert v.version == start.version + 1 and len(v.dossier.evidence) == len(start.dossier.evidence) - 1
@@ -100,6 +102,7 @@ def test_helm_import_previews_attaches_and_drills_down(demo_home, mapped_run):
     assert "bootstrap" in runs["interval method / why none"][0]
     assert any("Input: 12 18 1 15 7" in c.value for c in at.code)  # the first instance's prompt
     at.button(key="helm_attach").click().run()
+    confirm_voiding(at)  # the demo is signed: this change voids its sign-off
     assert not at.exception
     v = latest(demo_home)
     assert v.version == start.version + 1 and v.dossier.evidence[-1].provenance == "helm-import"

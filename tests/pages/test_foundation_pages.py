@@ -4,7 +4,7 @@ import re
 
 from governance.demo.seed import DEMO_ID
 from governance.dossier.store import Store
-from tests.pages.conftest import open_page
+from tests.pages.conftest import confirm_voiding, open_page
 from tests.pages.readable import assert_readable
 
 
@@ -22,10 +22,13 @@ def test_dossiers_page_lists_demo(demo_home):
     assert at.title[0].value == "Dossiers"
     frame = at.dataframe[0].value
     assert list(frame["Id"]) == ["D-demo-portal"]
-    assert list(frame.columns) == ["Id", "Title", "Owner", "Status", "Risk tier", "Version", "Last saved"]
+    assert list(frame.columns) == ["Id", "Title", "Owner", "Status", "Monitoring", "Risk tier", "Version",
+                                   "Last saved"]
+    assert frame["Monitoring"][0] in ("in control", "review", "pause", "suspend")  # issue 36 item 6
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", frame["Last saved"][0])
     assert assert_readable(at) == 1
     assert "Risk tier" in at.sidebar.markdown[0].value
+    assert f"monitoring **{frame['Monitoring'][0]}**" in at.sidebar.markdown[0].value
 
 
 def test_dossiers_page_seeds_demo_on_click(home):
@@ -46,6 +49,7 @@ def test_intended_use_live_risk_and_save(demo_home):
     at.selectbox(key=prefix + "severity").select("critical").run()
     assert "high" in at.subheader[0].value  # live, before saving
     at.button(key="save_intended_use").click().run()
+    confirm_voiding(at)  # the demo is signed: this change voids its sign-off
     assert not at.exception
     store = Store.open(demo_home / "medassure.duckdb")
     latest = store.load("D-demo-portal")
@@ -106,6 +110,7 @@ def test_task_mapping_suggests_and_accepts(demo_home):
     first = at.markdown[0].value
     assert "Patient-Provider Messaging" in first
     at.button(key="accept_documenting_patient_visits").click().run()
+    confirm_voiding(at)  # the demo is signed: this change voids its sign-off
     assert not at.exception
     store = Store.open(demo_home / "medassure.duckdb")
     accepted = store.load("D-demo-portal").dossier.mapping.accepted

@@ -3,7 +3,7 @@ onto the latest version by a three-way merge of the form."""
 
 from streamlit.testing.v1 import AppTest
 
-from tests.pages.conftest import APP, DEMO, latest, open_page
+from tests.pages.conftest import APP, DEMO, confirm_voiding, latest, open_page
 
 PAGE = "pages/intended_use.py"
 
@@ -29,6 +29,7 @@ def test_the_typed_title_survives_and_is_applied_onto_the_other_save(demo_home):
 
     _field(two, start.version, "owner").input("Pharmacy AI committee").run()
     two.button(key="save_intended_use").click().run()
+    confirm_voiding(two)  # the demo is signed: this change voids its sign-off
     theirs = latest(demo_home)
     assert theirs.version == start.version + 1 and theirs.dossier.owner == "Pharmacy AI committee"
 
@@ -66,6 +67,7 @@ def test_a_field_both_changed_is_the_users_choice(demo_home):
     two = _session("second reviewer")
     _field(two, start.version, "title").input("Portal replies: theirs").run()
     two.button(key="save_intended_use").click().run()
+    confirm_voiding(two)  # the demo is signed: this change voids its sign-off
     theirs = latest(demo_home)
 
     _field(one, start.version, "title").input("Portal replies: mine").run()
@@ -95,6 +97,7 @@ def test_nothing_typed_then_continue_shows_the_latest(demo_home):
     two = _session("second reviewer")
     _field(two, start.version, "setting").input("Two clinics").run()
     two.button(key="save_intended_use").click().run()
+    confirm_voiding(two)  # the demo is signed: this change voids its sign-off
     one.run()
     assert any("Someone else saved" in w.value for w in one.warning)
     one.button(key="iu_merge_continue").click().run()
@@ -108,6 +111,7 @@ def test_discard_is_an_explicit_choice(demo_home):
     two = _session("second reviewer")
     _field(two, start.version, "owner").input("Another committee").run()
     two.button(key="save_intended_use").click().run()
+    confirm_voiding(two)  # the demo is signed: this change voids its sign-off
     _field(one, start.version, "title").input("Typed and then discarded").run()
     one.button(key="iu_merge_discard").click().run()
     assert _field(one, start.version + 1, "title").value == start.dossier.title

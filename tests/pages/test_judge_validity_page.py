@@ -2,7 +2,7 @@
 
 from governance.demo.judge_validity import demo_ratings
 from governance.dossier.store import Store
-from tests.pages.conftest import open_page
+from tests.pages.conftest import confirm_voiding, open_page
 from tests.pages.readable import as_shown, assert_readable
 
 PAGE = "pages/judge_validity.py"
@@ -50,6 +50,7 @@ def test_upload_ratings_see_table_record_and_set_minimum(demo_home):
     assert all(v.startswith("[") for v in pooled["95% interval"])
     assert assert_readable(at) >= 1 and all(n == "—" or n.isdigit() for n in table["n"])
     at.button(key="jv_record").click().run()
+    confirm_voiding(at)  # the demo is signed: this change voids its sign-off
     assert not at.exception, [e.value for e in at.exception]
     recorded = latest(demo_home).judge_agreement
     assert recorded.source.startswith("local judge-validity study (upload; 80 cases")

@@ -13,7 +13,7 @@ from governance.demo.scenario import attach_demo_scenario
 from governance.demo.seed import DEMO_ID
 from governance.dossier.store import Store
 from tests.fakes import constant_answer
-from tests.pages.conftest import open_page
+from tests.pages.conftest import confirm_voiding, open_page
 from tests.pages.readable import as_shown
 
 PAGE = "pages/local_scenarios.py"
@@ -121,7 +121,9 @@ def test_import_block_redact_run_and_attach(demo_home, llm_server):
     before = store.load(DEMO_ID).version
     store.close()
     at.button(key="ls_attach").click().run()
+    confirm_voiding(at)  # the demo is signed: this change voids its sign-off
     assert not at.exception
+    assert any("Evidence attached" in s.value for s in at.success)  # the page's word survives the question
     store = Store.open(demo_home / "medassure.duckdb")
     latest = store.load(DEMO_ID)
     store.close()

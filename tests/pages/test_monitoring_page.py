@@ -66,7 +66,7 @@ def test_acknowledge_records_who_and_a_resolve_without_reason_stores_nothing(dem
     assert not at.exception
     after = latest(demo_home)
     (ack,) = [e for e in after.dossier.monitoring if isinstance(e, SignalAction)
-              and e.kind == "signal_ack" and e.by == "reviewer"]
+              and e.kind == "signal_ack" and e.by == "dr.page"]
     assert ack.reason == "IT is pinning the approved snapshot." and after.version == before.version + 1
     assert "acknowledged" in set(frame(at, "State")["State"])
 

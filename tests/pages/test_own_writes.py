@@ -16,7 +16,7 @@ import pytest
 
 from governance.dossier.store import Store
 from tests.governance.reevaluation_fixtures import DOSSIER_ID, MODEL_B, scripted_models, seed_decided_dossier
-from tests.pages.conftest import DEMO, open_page
+from tests.pages.conftest import DEMO, confirm_voiding, open_page
 from tests.pages.test_reevaluation_page import wait_for_jobs
 from tests.pages.test_run_evidence_jury import fill_jury, free_text  # noqa: F401  (a fixture)
 from tests.pages.test_run_evidence_page import calc_server, fill_calc_request, wait_for_runs  # noqa: F401
@@ -42,6 +42,8 @@ def no_conflict_and_intended_use_saves(at, home: Path, dossier_id: str = DEMO) -
     assert not [w.value for w in at.warning if "Someone else saved" in w.value]
     at.text_input(key=f"iu_{dossier_id}_{before.version}_title").input(before.dossier.title + " (v2)").run()
     at.button(key="save_intended_use").click().run()
+    if [b for b in at.button if b.key == "voiding_save_confirm"]:  # the demo may still be signed
+        confirm_voiding(at)
     assert not at.exception and not at.error, [e.value for e in at.error]
     after = _latest(home, dossier_id)
     assert after.version == before.version + 1 and after.dossier.title == before.dossier.title + " (v2)"
@@ -107,6 +109,7 @@ def test_form_saves_on_decision_and_review_pages_are_your_own(demo_home, walk):
         start = _latest(demo_home)
         at.number_input(key=f"plan_{start.version}_months").set_value(3).run()
         at.button(key="plan_save").click().run()
+        confirm_voiding(at)  # the demo is signed: this change voids its sign-off
     assert _latest(demo_home).version == start.version + 1
     no_conflict_and_intended_use_saves(at, demo_home)
 

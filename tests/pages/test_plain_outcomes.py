@@ -5,6 +5,7 @@ the method text behind "How this is computed" with its glossary."""
 from __future__ import annotations
 
 from governance.decision.memo import decision_memo
+from governance.procurement import candidate_names
 from governance.rules.assessment import assessment_and_recommendation
 from governance.rules.outcome_text import outcome_lines
 from tests.pages.conftest import latest, open_page
@@ -30,9 +31,10 @@ def test_decision_page_opens_with_the_memo_and_names_whose_outcome_is_the_headli
     memo = decision_memo(d, assessment, rec)
     assert text.index("#### Decision memo") < text.index("### Insufficient evidence")  # the memo comes first
     assert f"**The question.** {memo.question}" in text
+    product = candidate_names(d)[d.decision.model]  # the vendor's product, not the model (issue 36 item 5)
+    assert d.decision.model == "GPT-4o (2024-05-13)" and "·" in product
     assert ("**The answer.** The committee decided on " in text
-            and ": approve with conditions for GPT-4o (2024-05-13); recorded by Dr. A. Rivera (chair)." \
-            in text
+            and f": approve with conditions for {product}; recorded by Dr. A. Rivera (chair)." in text
             and "The tool's recommendation for that candidate is reject (differs)" in text)
     for reason in memo.reasons:  # three reasons, each with its numbers
         assert reason in text and any(ch.isdigit() for ch in reason)

@@ -86,7 +86,7 @@ def test_estimate_run_watch_and_attach(demo_home, calc_server):
     run_id = next(s for s in at.selectbox if s.label == "Run").value
     at.button(key=f"run_attach_{run_id}").click().run()
     v = latest(demo_home)
-    assert v.version == start.version + 1 and v.author == "reviewer"
+    assert v.version == start.version + 1 and v.author == "dr.page"
     ev = v.dossier.evidence[-1]
     assert ev.provenance == "local-run" and ev.run_id == run_id and ev.n == 10 and ev.ci_lower is not None
     assert any(s.value.startswith("Attached: saved version") for s in at.success)

@@ -2,7 +2,9 @@
 counts for gpt-4o, and Rules & verdicts shows no phantom candidate named after the model string
 (issue 27, item 3)."""
 
-from tests.pages.conftest import open_page
+from governance.dossier.store import Store
+from governance.mapping.decisions import record_mapping
+from tests.pages.conftest import DEMO, open_page
 from tests.pages.test_run_evidence_page import latest, wait_for_runs
 
 BAD = "openai/gpt-4o-bad"
@@ -26,6 +28,14 @@ def test_the_run_counts_for_the_candidate_picked(demo_home, llm_server):
     at.button(key=f"run_attach_{run_id}").click().run()
     ev = latest(demo_home).dossier.evidence[-1]
     assert (ev.run_id, ev.model, ev.endpoint_model) == (run_id, "gpt-4o", BAD)
+    # The calculator's subcategory is mapped, so the run is evidence for the job, not a try-out (issue 36).
+    store = Store.open(demo_home / "medassure.duckdb")
+    try:
+        d = store.load(DEMO).dossier
+        mapped = record_mapping(d, "supporting_diagnostic_decisions", "accepted", by="chair")
+        store.save(mapped, author="chair", note="test: the calculator's subcategory mapped")
+    finally:
+        store.close()
 
     at.switch_page("pages/rules_verdicts.py").run()
     assert not at.exception, [e.value for e in at.exception]

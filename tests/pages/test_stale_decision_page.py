@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.pages.conftest import DEMO, latest, open_page
+from tests.pages.conftest import DEMO, confirm_voiding, latest, open_page
 
 
 def _set_oversight(at, home, value: str) -> None:
@@ -10,6 +10,7 @@ def _set_oversight(at, home, value: str) -> None:
     at.switch_page("pages/intended_use.py").run()
     at.selectbox(key=f"iu_{DEMO}_{v.version}_oversight").set_value(value).run()
     at.button(key="save_intended_use").click().run()
+    confirm_voiding(at)  # the demo is signed: this change voids its sign-off
     assert latest(home).version == v.version + 1
 
 
@@ -40,9 +41,9 @@ def test_signing_waits_for_the_chairs_confirmation(demo_home):
     confirmed = latest(demo_home)
     assert confirmed.version == before.version + 1
     (c,) = confirmed.dossier.decision.confirmations
-    assert c.changed == ["Intended use › Human oversight"] and c.by == "reviewer"
+    assert c.changed == ["Intended use › Human oversight"] and c.by == "dr.page"
     assert not [w for w in at.warning if "no longer rests" in w.value]
-    assert any(x.value.startswith("Confirmed as still standing by **reviewer**") and
+    assert any(x.value.startswith("Confirmed as still standing by **dr.page**") and
                "after Intended use › Human oversight changed: Sampled review" in x.value for x in at.caption)
     _sign(at)
     assert not at.button(key="signoff_button").disabled

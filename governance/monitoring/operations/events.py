@@ -14,6 +14,7 @@ from governance.dossier.record import Dossier
 from governance.dossier.storage import DossierStorage, DossierVersion
 from governance.identity.actor import Actor
 from governance.identity.operations.authorize import require, update_as
+from governance.monitoring.identity import bare_model
 from governance.monitoring.operations.common import (
     MonitoringError,
     new_signal_records,
@@ -89,6 +90,42 @@ def record_event(
     return event, version
 
 
+def _named_identity(signal: SignalRecord) -> str:
+    """The served model a model-change signal names (the last part of its key)."""
+    return signal.key.split("|", 3)[-1]
+
+
+def _identity_resolution(dossier: Dossier, signal: SignalRecord, actor: Actor, reason: str,
+                         reevaluation_id: str | None) -> str | None:
+    """Check how a model-change signal is resolved; "chair" when it is the chair's override.
+
+    A served model that was not approved is answered only by a re-evaluation whose replies named that
+    model, or by the chair's recorded override with the reason (issue 36 item 7: a pause was closed with a
+    re-run answered by the old model).
+
+    Raises:
+        MonitoringError: a re-evaluation that did not see the identity, and no override reason.
+        PermissionDenied: an override by someone who is not the chair.
+    """
+    named = _named_identity(signal)
+    if reevaluation_id:
+        addendum = next(a for a in dossier.reevaluations if a.id == reevaluation_id)
+        seen = [s for c in addendum.comparisons for s in c.served_after]
+        if any(s.model and bare_model(s.model) == bare_model(named) for s in seen):
+            return None
+        if not reason.strip():
+            names = dict.fromkeys(s.model or "no model named" for s in seen)
+            answered = ", ".join(names) or "no recorded model"
+            raise MonitoringError(
+                f"re-evaluation {reevaluation_id} was answered by {answered}, not by {named}, the model this "
+                f"signal names: re-run the frozen evidence plan against the model now served, or have the "
+                "chair resolve it with the reason for overriding"
+            )
+    require(actor.identity, "chair", f"resolve a model-change signal ({named}) without a re-evaluation that "
+            "saw it", dossier.id)
+    return "chair"
+
+
 def _signal_action(
     store: DossierStorage,
     dossier_id: str,
@@ -119,6 +156,8 @@ def _signal_action(
             )
         if reevaluation_id and reevaluation_id not in {a.id for a in dossier.reevaluations}:
             raise MonitoringError(f"{dossier_id} has no re-evaluation {reevaluation_id!r}")
+        if signal.signal_kind == "model_change":
+            role = _identity_resolution(dossier, signal, actor, reason, reevaluation_id) or role
         if signal.level == "suspend":
             require(actor.identity, "chair", "return a suspended candidate to service", dossier_id)
             role = "chair"

@@ -308,3 +308,19 @@ def export_blinded_feed(
             n += write_rows(f, None, ([v.isoformat() if isinstance(v, datetime) else v for v in row]
                                       for row in chunk))
     return n
+
+
+MONITORING_WORDS = {"in_control": "in control", "review": "review", "pause": "pause", "suspend": "suspend"}
+"""The monitoring state in words, as the sidebar, the Dossiers list and the Decision page say it."""
+
+
+def monitoring_state(store: DossierStorage, dossier_id: str, *, now: datetime | None = None) -> str | None:
+    """The dossier's monitoring state now (``in_control``, ``review``, ``pause`` or ``suspend``: the worst
+    watched candidate's), None when nothing is watched (no approved candidate, no feed, no record).
+
+    Shown wherever the dossier's status is (issue 36 item 6): a paused use must look paused.
+    """
+    try:
+        return dossier_monitoring(store, dossier_id, now=now).status
+    except MonitoringError:
+        return None

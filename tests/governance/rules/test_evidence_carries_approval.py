@@ -174,6 +174,9 @@ def test_a_suppressed_subgroup_is_insufficient_evidence_when_the_rule_requires_e
 def test_published_evidence_attached_after_the_lock_is_not_pre_registered():
     rec = published_evidence(["MedicationQA"], ["DeepSeek R1"])
     d = locked_then(rec, [score(allow_point_estimate=True, subcategory=None)])
+    # MedicationQA's subcategory is accepted too, so its record is evidence for the job (issue 36 item 4)
+    d = d.model_copy(update={"mapping": d.mapping.decide("providing_patient_education_resources", "accepted",
+                                                         by="x")})
     v = next(v for v in assess(d).verdicts if v.kind == "score")
     assert v.pre_registered is False and "published" in v.pre_registration
 
