@@ -97,7 +97,8 @@ def test_discharge_summary_walk_reaches_a_verdict_from_its_own_cases(page, app_f
     reviewer.fill(NAME)
     reviewer.press("Enter")
     wait_idle(pg)
-    assert "Type your name under Reviewer" not in pg.locator('[data-testid="stSidebar"]').inner_text()
+    expect(pg.locator('[data-testid="stSidebar"]')).not_to_contain_text("Type your name under Reviewer",
+                                                                        timeout=20_000)
     step("reviewer_name", t)
 
     t = time.monotonic()
@@ -184,6 +185,21 @@ def test_discharge_summary_walk_reaches_a_verdict_from_its_own_cases(page, app_f
     wait_idle(pg)
     step("rule_added", t)
 
+    t = time.monotonic()  # the harm the committee fears most: bar the omitted medication change
+    pg.get_by_text("Add a critical-criterion rule", exact=False).first.click()
+    wait_idle(pg)
+    choose_required(pg, {"Rubric criterion tag": "critical:medication_change"})  # reopens a swallowed click
+    why = one(pg, pg.locator(".st-key-crit_add_why_bar textarea"))
+    why.fill("An omitted warfarin dose change can cause a bleed or a clot.")
+    pg.keyboard.press("Tab")
+    wait_idle(pg)
+    add = one(pg, pg.get_by_role("button", name="Add critical rule", exact=True))
+    expect(add).to_be_enabled(timeout=30_000)
+    add.click()
+    pg.get_by_text("Saved version 5", exact=False).first.wait_for()
+    wait_idle(pg)
+    step("critical_rule_added", t)
+
     t = time.monotonic()
     pg.get_by_text("your bar is 0.80", exact=False).first.wait_for()
     text = main_text(pg)
@@ -194,6 +210,7 @@ def test_discharge_summary_walk_reaches_a_verdict_from_its_own_cases(page, app_f
     assert "Reject: openai/candidate scored 0.30 of 1 on sc_" in text
     assert "(95% CI 0.18–0.42, 10 cases); your bar is 0.80" in text
     assert "Recommendation: Reject: openai/candidate." in text
+    assert "2 other rule(s) fail too" in text  # the default 0.60 bar and the medication change
 
     app.proc.terminate()
     app.proc.wait(20)
@@ -207,3 +224,5 @@ def test_discharge_summary_walk_reaches_a_verdict_from_its_own_cases(page, app_f
     assert graded.criterion_misses["critical:medication_change"].missed == 10
     rule = dossier.policy.rule("score." + "".join(ch for ch in graded.benchmark.lower() if ch.isalnum()))
     assert (rule.benchmark, rule.threshold) == (graded.benchmark, 0.8)
+    critical = dossier.policy.rule("critical.critical_medication_change")
+    assert (critical.tag, critical.threshold) == ("critical:medication_change", 0.05)
