@@ -19,6 +19,7 @@ import time
 
 import pytest
 
+from governance import assessment_and_recommendation
 from governance.dossier.store import Store
 from tests.browser.conftest import goto_page, wait_idle
 from tests.browser.test_dossier_path import choose_required
@@ -203,6 +204,7 @@ def test_discharge_summary_walk_reaches_a_verdict_from_its_own_cases(page, app_f
     t = time.monotonic()
     pg.get_by_text("your bar is 0.80", exact=False).first.wait_for()
     text = main_text(pg)
+    pg.get_by_text("Each candidate's outcome").first.scroll_into_view_if_needed()
     step("verdict", t)
     print("\nwall time per step (s):", {k: round(v, 1) for k, v in times.items()})
     # the verdict says plainly that the candidate fails, on its own cases, against the committee's bar
@@ -226,3 +228,7 @@ def test_discharge_summary_walk_reaches_a_verdict_from_its_own_cases(page, app_f
     assert (rule.benchmark, rule.threshold) == (graded.benchmark, 0.8)
     critical = dossier.policy.rule("critical.critical_medication_change")
     assert (critical.tag, critical.threshold) == ("critical:medication_change", 0.05)
+    verdicts = {v.rule_id: v for v in assessment_and_recommendation(dossier)[0].verdicts}
+    assert verdicts[rule.id].status == "fail" and verdicts[critical.id].status == "fail"
+    # 10 of 10 miss it; at n = 10 the exact interval decides: 0.025 ** (1 / 10) = 0.6915
+    assert verdicts[critical.id].ci_lower == pytest.approx(0.025 ** 0.1, abs=1e-4)
