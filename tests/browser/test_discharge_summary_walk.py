@@ -212,7 +212,10 @@ def test_discharge_summary_walk_reaches_a_verdict_from_its_own_cases(page, app_f
     assert "Reject: openai/candidate scored 0.30 of 1 on sc_" in text
     assert "(95% CI 0.18–0.42, 10 cases); your bar is 0.80" in text
     assert "Recommendation: Reject: openai/candidate." in text
-    assert "2 other rule(s) fail too" in text  # the default 0.60 bar and the medication change
+    # the barred harm is named beside the score bar, not folded into "other rules" (the default 0.60 bar is)
+    assert ("; and 100% of openai/candidate's 10 graded cases on sc_" in text
+            and "miss the criteria tagged critical:medication_change (95% CI 69%–100%); your ceiling is 5% "
+                "(1 other rule(s) fail too)." in text), text
 
     app.proc.terminate()
     app.proc.wait(20)
