@@ -6,7 +6,7 @@ from pydantic import ValidationError
 from governance import assessment_and_recommendation, lock_rules, start_rules
 from governance.decision import change_rule, delete_rule, set_error_control
 from governance.dossier import source_words
-from governance.rules import PolicyError, ScoreRule, rule_label
+from governance.rules import PolicyError, ScoreRule, critical_rule, rule_label
 from pages import plain_words, ui
 from pages import policy_tables as tables
 from pages import tables as readable
@@ -145,6 +145,31 @@ with st.expander("Add a score rule for one benchmark"):
         if st.button("Add rule", key="rule_add", disabled=not ok):
             apply(change_rule, f"rule added: {rule_label(new) if new else rid}", rule=new, by=ui.reviewer(),
                   why=why)
+
+with st.expander("Add a critical-criterion rule (a harm the committee bars)"):
+    # The tags come from the attached rubric gradings, counted once at attachment (Evidence.criterion_misses)
+    tags = sorted({t for e in dossier.evidence for t in (e.criterion_misses or {})})
+    if not tags:
+        st.caption("Attach a rubric grading first (Local scenarios, Grade with rubric): the tags come from "
+                   "its criteria, e.g. critical:medication_change.")
+    else:
+        tag = st.selectbox("Rubric criterion tag", tags, key="crit_add_tag")
+        c1, c2 = st.columns(2)
+        rate = c1.number_input("Maximum share of cases missing it (0-1)", 0.001, 0.999, 0.05, 0.01,
+                               format="%.3f", key="crit_add_rate")
+        min_n = int(c2.number_input("Minimum n", 0, 10_000_000, 0, key="crit_add_n"))
+        rationale = st.text_area("Rationale", key="crit_add_why_bar")
+        why = (st.text_input("Reason for adding it (required once locked)", key="crit_add_reason")
+               if policy.lock else "")
+        new = critical_rule(tag, rate, min_n=min_n, rationale=rationale.strip() or None)
+        taken = new.id in [r.id for r in policy.rules]
+        ok = len(rationale.strip()) >= 10 and not taken
+        if taken:
+            st.caption(f"A rule on {ui.plain(tag)} exists already: change it under Edit a rule.")
+        elif not ok:
+            st.caption("Write a rationale (at least 10 characters) to add the rule.")
+        if st.button("Add critical rule", key="crit_add", disabled=not ok):
+            apply(change_rule, f"rule added: {rule_label(new)}", rule=new, by=ui.reviewer(), why=why)
 
 if not policy.lock:
     note = st.text_input("Note for the lock (e.g. the meeting that agreed the rules)", key="lock_note")

@@ -169,7 +169,11 @@ def _reject(c: CandidateRecommendation, mine: list[Verdict]) -> OutcomeLine:
     fails = sorted((v for v in mine if v.status == "fail"), key=lambda v: (not v.is_score, _margin(v)))
     v = fails[0]
     text = f"{_score_phrase(v, c.model)}; your bar is {_bar(v)}" if v.is_score else _gate_fact(v, c.model)
-    more = _others(len(fails) - 1, "rule(s) fail too")
+    # The harm the committee barred by name is never hidden behind "other rules" (issue 34's walk: a score
+    # bar led and the omitted medication change read "(2 other rule(s) fail too)").
+    barred = [f for f in fails[1:] if f.kind == "critical_criterion" and f.estimate is not None]
+    text += "".join(f"; and {_gate_fact(f, c.model)}" for f in barred)
+    more = _others(len(fails) - 1 - len(barred), "rule(s) fail too")
     return OutcomeLine(model=c.model, outcome=c.outcome, sentence=f"Reject: {text}{more}.",
                        settle=_reject_settle(v))
 

@@ -115,3 +115,19 @@ def test_headline_names_whose_outcome_it_is(n_candidates, expected):
     assessment = Assessment(verdicts=[score("fail", 23, 120, 0.95)], rules_hash="h", locked=True,
                             changes_after_lock=0, change_log_problem=None, models=["GPT-4o"])
     assert [x.model for x in outcome_lines(assessment, rec)][:1] == ["GPT-4o"]
+
+
+def test_a_failing_critical_criterion_is_named_even_when_a_score_bar_leads():
+    """The discharge walk (issue 34) read "(2 other rule(s) fail too)" for the omitted medication change."""
+    from scipy.stats import beta
+
+    lo = beta.ppf(0.025, 10, 1)  # 10 of 10 missed: exact Clopper-Pearson lower bound 0.6915
+    crit = Verdict(rule_id="critical.med", kind="critical_criterion", model="GPT-4o",
+                   benchmark="MedCalc-Bench", metric="critical:medication_change miss rate", status="fail",
+                   threshold=0.05, direction="at_most", estimate=1.0, ci_lower=lo, ci_upper=1.0, n=10,
+                   reason="missed.")
+    _, out = line([score("fail", 23, 120, 0.95), crit])
+    assert out.sentence == ("Reject: GPT-4o got 19% of 120 MedCalc-Bench cases right (95% CI 13–27%); "
+                            "your bar is 95%; and 100% of GPT-4o's 10 graded cases on MedCalc-Bench miss "
+                            "the criteria tagged critical:medication_change (95% CI 69%–100%); your ceiling "
+                            "is 5%.")
