@@ -73,6 +73,20 @@ def candidate_editor(dossier: Dossier) -> None:
     prompt = c3.text_input(
         "Prompt / configuration version", old.prompt_version if old else "", key=k + "prompt"
     )
+    c1, c2 = st.columns(2)
+    snapshot = c1.text_input(
+        "Vendor's model snapshot (optional)",
+        old.snapshot or "" if old else "",
+        key=k + "snapshot",
+        help="The dated model behind the product, e.g. gpt-4o-2024-05-13, apart from a deployment name; "
+        "empty: derived from the model id and version. Its retirement date is looked up in litellm's map.",
+    )
+    retires = c2.date_input(
+        "Retirement date the vendor announced (optional)",
+        value=old.retires_on if old else None,
+        key=k + "retires",
+        help="Empty: litellm's shipped model map is consulted for the snapshot (Monitoring warns before it).",
+    )
     evidence = sorted({e.model for e in dossier.evidence})
     linked = st.multiselect(
         "Evidence models (empty: matched from the model id and version)",
@@ -163,12 +177,14 @@ def candidate_editor(dossier: Dossier) -> None:
                 product=product,
                 model_id=model_id,
                 model_version=model_version,
+                snapshot=snapshot.strip() or None,
+                retires_on=retires or None,
                 prompt_version=prompt,
                 endpoint=endpoint,
                 pricing=pricing,
                 evidence_models=linked,
-                added_by=ui.reviewer(),
-                added_at=datetime.now(UTC),
+                added_by=old.added_by if old else ui.reviewer(),
+                added_at=old.added_at if old else datetime.now(UTC),
                 contract=ContractFacts(
                     data_residency=residency.strip() or None,
                     phi_agreement=phi,
@@ -179,8 +195,13 @@ def candidate_editor(dossier: Dossier) -> None:
         except ValidationError as exc:
             st.error(_errors(exc))
         else:
-            ui.save(upsert_candidate(ui.current().dossier, candidate), note=f"candidate {candidate.id} saved")
-            st.rerun()
+            current = ui.current().dossier
+            updated = upsert_candidate(current, candidate)
+            if updated == current:  # the same content again: no new version (who added it is kept)
+                st.toast("Nothing changed; no new version.")
+            else:
+                ui.save(updated, note=f"candidate {candidate.id} saved")
+                st.rerun()
     if old and b2.button("Remove candidate", key=k + "remove"):
         ui.save(remove_candidate(ui.current().dossier, old.id), note=f"candidate {old.id} removed")
         st.rerun()

@@ -159,3 +159,28 @@ def test_saving_an_unchanged_answer_creates_no_version_and_keeps_the_signoff(dem
     after = latest(demo_copy)
     assert after.version == before.version  # nothing changed, nothing saved
     assert signoff_status(after.dossier).roles[0].valid
+
+
+def test_a_candidate_records_its_snapshot_and_retirement_date_and_an_unchanged_save_adds_nothing(demo_copy):
+    """Issue 37 item 3 on the form: the snapshot apart from the deployment name, and the vendor's date.
+    Saving a candidate unchanged made a new version before (its added_at was stamped anew)."""
+    from datetime import date
+
+    before = latest(demo_copy)
+    at = open_page(PAGE)
+    at.selectbox(key="cand_pick_D-demo-portal").select("northwind-messageassist").run()
+    k = "cand_D-demo-portal_northwind-messageassist_"
+    at.button(key=k + "save").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert latest(demo_copy).version == before.version  # nothing changed, nothing saved
+    at.text_input(key=k + "snapshot").input("claude-3-7-sonnet-20250219").run()
+    at.date_input(key=k + "retires").set_value(date(2027, 2, 19)).run()
+    at.button(key=k + "save").click().run()
+    confirm_voiding(at)  # the demo is signed: this change voids its sign-off
+    assert not at.exception, [e.value for e in at.exception]
+    after = latest(demo_copy)
+    saved = next(c for c in after.dossier.candidates if c.id == "northwind-messageassist")
+    old = next(c for c in before.dossier.candidates if c.id == "northwind-messageassist")
+    assert after.version == before.version + 1
+    assert (saved.snapshot, saved.retires_on) == ("claude-3-7-sonnet-20250219", date(2027, 2, 19))
+    assert (saved.added_by, saved.added_at) == (old.added_by, old.added_at)
