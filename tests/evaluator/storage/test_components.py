@@ -41,7 +41,7 @@ def test_a_store_opened_with_only_the_floor_imported_creates_every_components_ta
     found = json.loads(out.stdout)
     assert found["read_job"] is None
     assert [tuple(r) for r in found["rows"]] == [("runs", 1), ("runs", 2), ("runs", 3), ("runs", 4),
-                                                  ("scenarios", 1), ("jury", 1), ("jury", 2),
+                                                  ("runs", 5), ("scenarios", 1), ("jury", 1), ("jury", 2),
                                                   ("phi_attestations", 1)]
     assert {"evaluator.runs.store", "evaluator.scenarios.store", "evaluator.jury.store"} <= {*found["loaded"]}
 
