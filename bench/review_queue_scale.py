@@ -69,7 +69,8 @@ def build(store, n: int, qid: str):
             orders[r].append(it.item_id)
     queue = ReviewQueue(queue_id=qid, run_id="run-bench", benchmark_id="discharge_bench", model="m",
                         dossier_id=None, rubric=jury_rubric("default"), raters=RATERS, n_items=n,
-                        n_double=sum(it.double for it in items), n_sentinels=sum(bool(it.sentinel) for it in items),
+                        n_double=sum(it.double for it in items),
+                        n_sentinels=sum(bool(it.sentinel) for it in items),
                         seed=1, created_by="editor", created_at=t0)
     store.reviews.create(queue, items, orders)
     return queue, orders
@@ -89,40 +90,46 @@ def prefill(store, qid: str, orders: dict[str, list[str]], leave: int) -> None:
         ])
 
 
-def measure(sizes: list[int], repeat: int) -> dict:
-    from governance.dossier.store import Store
+def measure_size(store, n: int, repeat: int) -> dict[str, float]:
+    """The figures for one queue size (three queues: rated from empty, nearly full, closed)."""
     from governance.identity import Actor
     from governance.review.operations.queues import close_queue, rater_view, record_rating
     from governance.review.operations.status import queue_citation, queue_ratings, queue_status
+
+    fig = {}
+    a, editor = Actor.named(RATERS[0]), Actor.named("editor")
+    empty, orders = build(store, n, f"rq-empty-{n}")
+    todo = iter(orders[RATERS[0]])
+    fig["record_rating, empty queue"] = _ms(
+        lambda: record_rating(store, empty.queue_id, next(todo), GOOD, actor=a), repeat)
+    full, orders = build(store, n, f"rq-full-{n}")
+    prefill(store, full.queue_id, orders, leave=repeat + 1)
+    last = iter(orders[RATERS[0]][-(repeat + 1):])
+    fig["record_rating, nearly full"] = _ms(
+        lambda: record_rating(store, full.queue_id, next(last), GOOD, actor=a), repeat)
+    fig["rater_view"] = _ms(lambda: rater_view(store, full.queue_id, actor=a), max(3, repeat // 4))
+    closed, orders = build(store, n, f"rq-closed-{n}")
+    prefill(store, closed.queue_id, orders, leave=0)
+    t = time.perf_counter()
+    close_queue(store, closed.queue_id, actor=editor)
+    fig["close_queue"] = (time.perf_counter() - t) * 1000
+    qid = closed.queue_id
+    fig["queue_status, closed"] = _ms(lambda: queue_status(store, qid), 3)
+    fig["Judge validity page reads"] = _ms(
+        lambda: (queue_ratings(store, qid), queue_citation(store, qid), queue_status(store, qid)), 3)
+    return fig
+
+
+def measure(sizes: list[int], repeat: int) -> dict:
+    from governance.dossier.store import Store
 
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["MEDASSURE_HOME"] = tmp
         os.environ.setdefault("MEDASSURE_RECORD_KEY", "bench-only-record-key")
         store = Store.open(Path(tmp) / "bench.duckdb")
-        a, editor = Actor.named(RATERS[0]), Actor.named("editor")
         for n in sizes:
-            fig = {}
-            queue, orders = build(store, n, f"rq-empty-{n}")
-            todo = iter(orders[RATERS[0]])
-            fig["record_rating, empty queue"] = _ms(
-                lambda: record_rating(store, queue.queue_id, next(todo), GOOD, actor=a), repeat)
-            queue, orders = build(store, n, f"rq-full-{n}")
-            prefill(store, queue.queue_id, orders, leave=repeat + 1)
-            todo = iter(orders[RATERS[0]][-(repeat + 1):])
-            fig["record_rating, nearly full"] = _ms(
-                lambda: record_rating(store, queue.queue_id, next(todo), GOOD, actor=a), repeat)
-            fig["rater_view"] = _ms(lambda: rater_view(store, queue.queue_id, actor=a), max(3, repeat // 4))
-            queue, orders = build(store, n, f"rq-closed-{n}")
-            prefill(store, queue.queue_id, orders, leave=0)
-            t = time.perf_counter()
-            close_queue(store, queue.queue_id, actor=editor)
-            fig["close_queue"] = (time.perf_counter() - t) * 1000
-            fig["queue_status, closed"] = _ms(lambda: queue_status(store, queue.queue_id), 3)
-            fig["Judge validity page reads"] = _ms(lambda: (
-                queue_ratings(store, queue.queue_id), queue_citation(store, queue.queue_id),
-                queue_status(store, queue.queue_id)), 3)
-            out[str(n)] = fig
+            out[str(n)] = measure_size(store, n, repeat)
         store.close()
     return out
 
@@ -154,7 +161,8 @@ def main() -> None:
     parser.add_argument("--sizes", help="queue sizes in items, comma-separated (default 4000,16000)")
     parser.add_argument("--repeat", type=int, help="timed ratings per measure (default 20; --quick 5)")
     parser.add_argument("--quick", action="store_true", help="a small workload (make bench-smoke)")
-    parser.add_argument("--baseline", default=BASELINE_REF, help=f"git ref to compare with (default {BASELINE_REF})")
+    parser.add_argument("--baseline", default=BASELINE_REF, 
+                        help=f"git ref to compare with (default {BASELINE_REF})")
     parser.add_argument("--no-baseline", action="store_true", help="measure this code only")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -168,7 +176,8 @@ def main() -> None:
     old = None if (args.no_baseline or args.quick) else baseline(args.baseline, args)
     now = measure(args.sizes, args.repeat)
     for n, fig in now.items():
-        print(f"\nqueue of {int(n):,} items (median ms)" + (f"      {args.baseline:>10}   this code" if old else ""))
+        head = f"      {args.baseline:>10}   this code" if old else ""
+        print(f"\nqueue of {int(n):,} items (median ms){head}")
         for name, ms in fig.items():
             before = f"{old[n][name]:>10.1f}" if old and name in old.get(n, {}) else ""
             print(f"  {name:<32}{before}   {ms:>9.1f}")

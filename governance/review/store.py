@@ -64,6 +64,11 @@ PG_MIGRATIONS: list[str] = []
 TABLES = ("review_queues", "review_items", "review_assignments", "review_ratings", "review_events")
 
 
+def _when(t: Any) -> Any:
+    """A stored timestamp as the seal digests it (epoch seconds; the same on DuckDB and PostgreSQL)."""
+    return t.timestamp() if isinstance(t, datetime) else t
+
+
 class ReviewStore:
     """Review queues over the store's connection (built by ``Store.reviews``)."""
 
@@ -74,16 +79,56 @@ class ReviewStore:
             apply_migrations(con, "review-postgresql", PG_MIGRATIONS)
         ensure_seal_table(con)
 
-    def _tx(self, statements: list[tuple[str, list[Any]]], queue_id: str) -> None:
+    def _tx(self, statements: list[tuple[str, list[Any]]], queue_id: str,
+            added: tuple[str, list[tuple]] | None = None) -> None:
+        """Run ``statements`` and reseal the queue, all or nothing.
+
+        ``added`` names the rows this write adds (``("ratings", [(item, rater), ...])`` or ``("events",
+        [(event_no,), ...])``): only those are read back and digested into the queue's sealed state, so a
+        rating costs the same on a queue of 100 items as on one of 16,000. Without it, or when the queue
+        has no readable seal yet, every row is digested (``seal_state``).
+        """
         self.con.execute("BEGIN TRANSACTION")
         try:
             for sql, params in statements:
                 self.con.execute(sql, params)
-            write_seal(self.con, f"queue:{queue_id}", self.seal_state(queue_id), datetime.now(UTC))
+            state = self._state_after(queue_id, added) if added else None
+            write_seal(self.con, f"queue:{queue_id}", state or self.seal_state(queue_id), datetime.now(UTC))
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")
             raise
+
+    def _state_after(self, queue_id: str, added: tuple[str, list[tuple]]) -> dict[str, Any] | None:
+        """The sealed state with the added rows' digests put in; None when there is no good seal to extend.
+
+        Rows changed behind the product's back stay as sealed, so the next ``verify`` still names them
+        (resealing every row would have made them look sealed).
+        """
+        state, problem = self.seal(queue_id)
+        if state is None or problem:
+            return None
+        part, keys = added
+        if part == "ratings":
+            # stored before (ON CONFLICT DO NOTHING): its sealed digest stands
+            new = {f"{item}|{rater}" for item, rater in keys} - set(state["ratings"])
+            if len(keys) == 1:  # the rating page's write: one row by its key
+                rows = self.con.execute(
+                    "SELECT item_id, rater, rated_at, content FROM review_ratings "
+                    "WHERE queue_id = ? AND item_id = ? AND rater = ?", [queue_id, *keys[0]]).fetchall()
+            else:  # a sheet's batch: one read of the queue's ratings
+                rows = self.con.execute("SELECT item_id, rater, rated_at, content FROM review_ratings "
+                                        "WHERE queue_id = ?", [queue_id]).fetchall()
+            for item, rater, at, content in rows:
+                if f"{item}|{rater}" in new:
+                    state["ratings"][f"{item}|{rater}"] = row_digest(_when(at), content)
+        else:
+            for (number,) in keys:
+                row = self.con.execute(
+                    "SELECT happened_at, content FROM review_events WHERE queue_id = ? AND event_no = ?",
+                    [queue_id, number]).fetchone()
+                state["events"][str(number)] = row_digest(_when(row[0]), row[1])
+        return state
 
     def create(self, queue: ReviewQueue, items: list[QueueItem], orders: dict[str, list[str]]) -> None:
         """Store a new queue with its items and each rater's order, all or nothing."""
@@ -163,6 +208,7 @@ class ReviewStore:
                 for r in ratings
             ],
             queue_id,
+            ("ratings", [(r.item_id, r.rater) for r in ratings]),
         )
         return self._count(queue_id) - before
 
@@ -172,6 +218,17 @@ class ReviewStore:
                 0
             ]
         )
+
+    def unrated(self, queue_id: str, raters: list[str]) -> int:
+        """How many items assigned to ``raters`` have no rating (or skip) by the rater assigned."""
+        if not raters:
+            return 0
+        row = self.con.execute(
+            "SELECT count(*) FROM review_assignments a WHERE a.queue_id = ? AND a.rater IN "
+            f"({', '.join('?' * len(raters))}) AND NOT EXISTS (SELECT 1 FROM review_ratings r "
+            "WHERE r.queue_id = a.queue_id AND r.item_id = a.item_id AND r.rater = a.rater)",
+            [queue_id, *raters]).fetchone()
+        return int(row[0])
 
     def events(self, queue_id: str) -> list[QueueEvent]:
         """The queue's events in order."""
@@ -185,10 +242,12 @@ class ReviewStore:
         row = self.con.execute(
             "SELECT coalesce(max(event_no), 0) FROM review_events WHERE queue_id = ?", [queue_id]
         ).fetchone()
+        number = int(row[0]) + 1
         self._tx(
             [("INSERT INTO review_events VALUES (?, ?, ?, ?)",
-              [queue_id, int(row[0]) + 1, event.at, event.model_dump_json()])],
+              [queue_id, number, event.at, event.model_dump_json()])],
             queue_id,
+            ("events", [(number,)]),
         )
 
     def seal_state(self, queue_id: str) -> dict[str, Any]:
@@ -196,18 +255,15 @@ class ReviewStore:
         def rows(sql: str) -> list[tuple]:
             return [tuple(r) for r in self.con.execute(sql, [queue_id]).fetchall()]
 
-        def when(t: Any) -> Any:
-            return t.timestamp() if isinstance(t, datetime) else t
-
         queue = rows("SELECT created_at, content, dossier_id FROM review_queues WHERE queue_id = ?")
         return {
             "dossier": queue[0][2] if queue else None,
-            "queue": row_digest(when(queue[0][0]), queue[0][1]) if queue else None,
+            "queue": row_digest(_when(queue[0][0]), queue[0][1]) if queue else None,
             "items": {i: row_digest(c) for i, c in rows(
                 "SELECT item_id, content FROM review_items WHERE queue_id = ?")},
-            "ratings": {f"{i}|{r}": row_digest(when(t), c) for i, r, t, c in rows(
+            "ratings": {f"{i}|{r}": row_digest(_when(t), c) for i, r, t, c in rows(
                 "SELECT item_id, rater, rated_at, content FROM review_ratings WHERE queue_id = ?")},
-            "events": {str(n): row_digest(when(t), c) for n, t, c in rows(
+            "events": {str(n): row_digest(_when(t), c) for n, t, c in rows(
                 "SELECT event_no, happened_at, content FROM review_events WHERE queue_id = ?")},
             "assignments": row_digest(rows(
                 "SELECT rater, item_id, position FROM review_assignments WHERE queue_id = ? "

@@ -63,14 +63,13 @@ def removed_raters(store: DossierStorage, queue_id: str) -> set[str]:
 
 def is_closed(store: DossierStorage, queue: ReviewQueue) -> bool:
     """Closed by an editor, or every (remaining) rater has rated or skipped all their items."""
-    if any(e.kind == "closed" for e in store.reviews.events(queue.queue_id)):
+    reviews = store.reviews
+    events = reviews.events(queue.queue_id)  # a handful of rows: a close, removed raters
+    if any(e.kind == "closed" for e in events):
         return True
-    gone = removed_raters(store, queue.queue_id)
-    done = {(r.rater, r.item_id) for r in store.reviews.ratings(queue.queue_id)}
+    gone = {e.rater for e in events if e.kind == "rater_removed"}
     active = [r for r in queue.raters if r not in gone]
-    return bool(active) and all(
-        (r, i) in done for r in active for i in store.reviews.order(queue.queue_id, r)
-    )
+    return bool(active) and reviews.unrated(queue.queue_id, active) == 0  # counted in SQL, no rating parsed
 
 
 def rater_of(queue: ReviewQueue, who: Identity | None) -> str:
