@@ -13,20 +13,28 @@ queue's keyed seal in the floor's ``record_seals`` (``governance.dossier.store_s
 the queue row, of each item, rating and event, and of the assignments, so ``verify`` names the rating
 changed, added or removed behind the product's back (``governance.review.seals``).
 
+Derived: a closed queue's agreement (``review_agreements``) is computed once, when the queue closes, and kept
+against the seal's MAC at that time, so a page rerun reads it instead of recomputing ICCs; any later write of
+the queue changes the MAC and so asks for a fresh one.
+
 Migrations: component ``review`` (both backends); ``review-postgresql`` is reserved for PostgreSQL-only
 statements and empty so far.
 """
 
 from __future__ import annotations
 
+import hmac
+import json
 from datetime import UTC, datetime
 from typing import Any
 
 from evaluator.storage.db import apply_migrations, is_postgres
+from governance.dossier.chain_anchor import record_key
 from governance.dossier.store_seals import (
     ensure_seal_table,
     read_seal,
     row_digest,
+    seal_mac,
     seal_subjects,
     sealing_began,
     write_seal,
@@ -59,9 +67,23 @@ MIGRATIONS = [
         PRIMARY KEY (queue_id, event_no)
     );
     """,
+    # 2: a closed queue's agreement, computed once (at close) and kept per state of the queue it was
+    # computed on (``basis``: the queue seal's MAC and the jury compared), MACed under the record key.
+    """
+    CREATE TABLE review_agreements (
+        queue_id VARCHAR NOT NULL, basis VARCHAR NOT NULL, computed_at TIMESTAMPTZ NOT NULL,
+        content VARCHAR NOT NULL, mac VARCHAR NOT NULL,
+        PRIMARY KEY (queue_id, basis)
+    );
+    """,
 ]
 PG_MIGRATIONS: list[str] = []
-TABLES = ("review_queues", "review_items", "review_assignments", "review_ratings", "review_events")
+TABLES = ("review_queues", "review_items", "review_assignments", "review_ratings", "review_events",
+          "review_agreements")
+
+
+def _agreement(queue_id: str, basis: str) -> str:
+    return f"agreement:{queue_id}:{basis}"
 
 
 def _when(t: Any) -> Any:
@@ -269,6 +291,29 @@ class ReviewStore:
                 "SELECT rater, item_id, position FROM review_assignments WHERE queue_id = ? "
                 "ORDER BY rater, position, item_id")),
         }
+
+    def seal_mark(self, queue_id: str) -> str | None:
+        """The MAC of the queue's seal as stored (it changes with every write of the queue), or None."""
+        row = self.con.execute("SELECT mac FROM record_seals WHERE subject = ?",
+                               [f"queue:{queue_id}"]).fetchone()
+        return row[0] if row else None
+
+    def agreement(self, queue_id: str, basis: str) -> dict | None:
+        """The agreement stored for the queue on ``basis``, or None (none stored, or its MAC is wrong)."""
+        row = self.con.execute("SELECT content, mac FROM review_agreements WHERE queue_id = ? AND basis = ?",
+                               [queue_id, basis]).fetchone()
+        if row is None or not hmac.compare_digest(seal_mac(record_key(), _agreement(queue_id, basis), row[0]),
+                                                  row[1]):
+            return None
+        return json.loads(row[0])
+
+    def add_agreement(self, queue_id: str, basis: str, content: dict) -> None:
+        """Keep the agreement computed on ``basis`` (a second one for the same basis is not stored)."""
+        text = json.dumps(content, sort_keys=True, separators=(",", ":"))
+        mac = seal_mac(record_key(), _agreement(queue_id, basis), text)
+        self.con.execute(
+            "INSERT INTO review_agreements VALUES (?, ?, ?, ?, ?) ON CONFLICT (queue_id, basis) DO NOTHING",
+            [queue_id, basis, datetime.now(UTC), text, mac])
 
     def seal(self, queue_id: str) -> tuple[dict | None, str | None]:
         """The queue's sealed state, or what is wrong with its seal (both None: no seal)."""

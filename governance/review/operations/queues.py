@@ -31,6 +31,7 @@ from governance.identity.actor import Actor
 from governance.identity.identity import Identity
 from governance.identity.operations.authorize import require
 from governance.review.measures import CatchRate, catch_rate, clinician_frame, rubber_stamp_flags
+from governance.review.operations.agreement import queue_agreement
 from governance.review.records import (
     AUDIT_VERDICTS,
     ItemView,
@@ -224,7 +225,7 @@ def record_rating(
         rated_at=datetime.now(UTC),
     )
     added = store.reviews.add_ratings([rating]) == 1
-    flow_verdicts(store, queue)
+    settle(store, queue)
     return added
 
 
@@ -265,6 +266,14 @@ def flow_verdicts(store: DossierStorage, queue: ReviewQueue) -> int:
     )
 
 
+def settle(store: DossierStorage, queue: ReviewQueue) -> None:
+    """What a queue leaves once it closes: a production queue's verdicts beside the feed, a jury-rubric
+    queue's agreement (kept, so pages read it). Called where a queue can close; nothing for an open one."""
+    flow_verdicts(store, queue)
+    if queue.rubric.kind == "jury" and is_closed(store, queue):
+        queue_agreement(store, queue)
+
+
 def close_queue(
     store: DossierStorage,
     queue_id: str,
@@ -283,7 +292,7 @@ def close_queue(
     )
     store.audit(actor.name, "review queue closed", queue.dossier_id, {"queue_id": queue_id},
                 auth=auth or None)
-    flow_verdicts(store, queue)
+    settle(store, queue)
     return True
 
 
