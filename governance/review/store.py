@@ -205,6 +205,32 @@ class ReviewStore:
         ).fetchall()
         return [r[0] for r in rows]
 
+    def assigned(self, queue_id: str, rater: str) -> int:
+        """How many items are assigned to one rater."""
+        row = self.con.execute("SELECT count(*) FROM review_assignments WHERE queue_id = ? AND rater = ?",
+                               [queue_id, rater]).fetchone()
+        return int(row[0])
+
+    def rated_ids(self, queue_id: str, rater: str) -> list[str]:
+        """The item ids one rater has rated or skipped, in the order given (no rating parsed)."""
+        rows = self.con.execute("SELECT item_id FROM review_ratings WHERE queue_id = ? AND rater = ? "
+                                "ORDER BY rated_at, item_id", [queue_id, rater]).fetchall()
+        return [r[0] for r in rows]
+
+    def assigned_items(self, queue_id: str, rater: str, *, unrated_first: bool = False
+                       ) -> list[tuple[int, QueueItem]]:
+        """One rater's items with their positions, in their order (``unrated_first``: only the first item
+        they have neither rated nor skipped, read alone)."""
+        sql = ("SELECT a.position, i.content FROM review_assignments a JOIN review_items i "
+               "ON i.queue_id = a.queue_id AND i.item_id = a.item_id WHERE a.queue_id = ? AND a.rater = ?")
+        if unrated_first:
+            sql += (" AND NOT EXISTS (SELECT 1 FROM review_ratings r WHERE r.queue_id = a.queue_id "
+                    "AND r.item_id = a.item_id AND r.rater = a.rater) ORDER BY a.position LIMIT 1")
+        else:
+            sql += " ORDER BY a.position"
+        rows = self.con.execute(sql, [queue_id, rater]).fetchall()
+        return [(int(k), QueueItem.model_validate_json(c)) for k, c in rows]
+
     def ratings(self, queue_id: str, rater: str | None = None) -> list[Rating]:
         """Stored ratings (one rater's, when named), in the order they were given."""
         sql = "SELECT content FROM review_ratings WHERE queue_id = ?"

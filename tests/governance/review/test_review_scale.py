@@ -126,3 +126,26 @@ def test_the_extended_seal_equals_a_full_reseal(store, queue):
     sealed, problem = store.reviews.seal(queue.queue_id)
     assert problem is None and sealed == store.reviews.seal_state(queue.queue_id)
     assert len(sealed["ratings"]) == 3 and list(sealed["events"]) == ["1"]
+
+
+def test_the_rater_view_reads_only_the_next_items_text(store, queue, monkeypatch):
+    """The page shows the next item and counts: the view parses one item, not the queue's 12 (nor the
+    rater's 9); ``items`` still walks them all, read once on first use."""
+    from governance.review.records import QueueItem
+
+    rate(store, queue, "dr.a", 2)
+    parsed = []
+    real = QueueItem.model_validate_json.__func__
+
+    def counted(cls, text, **kw):
+        parsed.append(1)
+        return real(cls, text, **kw)
+
+    monkeypatch.setattr(QueueItem, "model_validate_json", classmethod(counted))
+    view = rater_view(store, queue.queue_id, actor=Actor.named("dr.a"))
+    assert len(parsed) == 1
+    assert (len(view.items), len(view.done), len(parsed)) == (view.total, 2, 1)  # len reads nothing
+    walked = list(view.items)
+    assert len(parsed) == 1 + view.total and list(view.items) == walked and len(parsed) == 1 + view.total
+    assert [it.position for it in walked] == list(range(1, view.total + 1))
+    assert [it.item_id for it in walked[:2]] == view.done and view.next_item == walked[2]
