@@ -8,10 +8,14 @@ needs no ``UPDATE`` here (``evaluator.storage.pg_roles`` grants ``SELECT, INSERT
 JSON text (VARCHAR, the same on DuckDB and PostgreSQL) validated back into the pydantic models of
 ``review_records``; the columns beside them are what queries select on.
 
-Sealed: every write of a queue (its creation, a rating, an event) rewrites, in the same transaction, the
-queue's keyed seal in the floor's ``record_seals`` (``governance.dossier.store_seals``): a short hash of
-the queue row, of each item, rating and event, and of the assignments, so ``verify`` names the rating
-changed, added or removed behind the product's back (``governance.review.seals``).
+Sealed: every write of a queue writes, in the same transaction, the queue's keyed seal in the floor's
+``record_seals`` (``governance.dossier.store_seals``): a short hash of the queue row, of each item and event
+and of the assignments (subject ``queue:<id>``), and, for a queue created since issue 34 item 6, one seal
+row per rating (``queue-rating:<id>:<n>``: its hash, its number, the rating sealed before it) with a head
+(``queue-ratings:<id>``: how many, the last), so a rating writes two small rows whatever the queue's size
+instead of rehashing every row. ``verify`` names the rating changed, added or removed behind the product's
+back (``governance.review.seals``); a rating removed with its seal row is named by the next one. A queue
+sealed before keeps its one state (every rating's hash in it), extended by the new rows only.
 
 Derived: a closed queue's agreement (``review_agreements``) is computed once, when the queue closes, and kept
 against the seal's MAC at that time, so a page rerun reads it instead of recomputing ICCs; any later write of
@@ -33,6 +37,7 @@ from governance.dossier.chain_anchor import record_key
 from governance.dossier.store_seals import (
     ensure_seal_table,
     read_seal,
+    read_seals,
     row_digest,
     seal_mac,
     seal_subjects,
@@ -82,6 +87,16 @@ TABLES = ("review_queues", "review_items", "review_assignments", "review_ratings
           "review_agreements")
 
 
+def _head(queue_id: str) -> str:
+    """The seal subject of a queue's ratings' head: how many are sealed, and the last one's key."""
+    return f"queue-ratings:{queue_id}"
+
+
+def _rating_prefix(queue_id: str) -> str:
+    """The seal subjects of a queue's ratings, one each, numbered from 1 in the order sealed."""
+    return f"queue-rating:{queue_id}:"
+
+
 def _agreement(queue_id: str, basis: str) -> str:
     return f"agreement:{queue_id}:{basis}"
 
@@ -102,35 +117,73 @@ class ReviewStore:
         ensure_seal_table(con)
 
     def _tx(self, statements: list[tuple[str, list[Any]]], queue_id: str,
-            added: tuple[str, list[tuple]] | None = None) -> None:
-        """Run ``statements`` and reseal the queue, all or nothing.
+            added: tuple[str, list[tuple]] | None = None, *, new: bool = False) -> None:
+        """Run ``statements`` and seal what they wrote, all or nothing.
 
         ``added`` names the rows this write adds (``("ratings", [(item, rater), ...])`` or ``("events",
-        [(event_no,), ...])``): only those are read back and digested into the queue's sealed state, so a
-        rating costs the same on a queue of 100 items as on one of 16,000. Without it, or when the queue
-        has no readable seal yet, every row is digested (``seal_state``).
+        [(event_no,), ...])``): only those are read back and digested. A queue sealed per rating (``new``
+        ones since issue 34 item 6) gets one seal row per new rating and its ratings' head rewritten, so a
+        rating costs the same on a queue of 100 items as on one of 16,000; a queue sealed in the first
+        form has the rows' digests put into its one state. With no readable seal to extend, every row is
+        digested into the first form (``seal_state``), as before.
         """
         self.con.execute("BEGIN TRANSACTION")
         try:
+            fresh = self._not_stored(queue_id, added[1]) if added and added[0] == "ratings" else []
             for sql, params in statements:
                 self.con.execute(sql, params)
-            state = self._state_after(queue_id, added) if added else None
-            write_seal(self.con, f"queue:{queue_id}", state or self.seal_state(queue_id), datetime.now(UTC))
+            at = datetime.now(UTC)
+            head, problem = read_seal(self.con, _head(queue_id))
+            if added and added[0] == "ratings" and head is not None and not problem:
+                self._seal_ratings(queue_id, head, fresh, at)
+            else:
+                state = self._state_after(queue_id, added) if added else None
+                if state is None:
+                    state = self.seal_state(queue_id)
+                    if new:  # sealed per rating from the start: the queue's state holds no rating
+                        state = {k: v for k, v in state.items() if k != "ratings"} | {"form": 2}
+                        write_seal(self.con, _head(queue_id), {"n": 0, "last": None}, at)
+                write_seal(self.con, f"queue:{queue_id}", state, at)
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")
             raise
 
+    def _not_stored(self, queue_id: str, keys: list[tuple]) -> list[tuple[str, str]]:
+        """Of the (item, rater) keys, in order, those with no stored rating yet."""
+        if len(keys) == 1:
+            row = self.con.execute(
+                "SELECT 1 FROM review_ratings WHERE queue_id = ? AND item_id = ? AND rater = ?",
+                [queue_id, *keys[0]]).fetchone()
+            return [] if row else [tuple(keys[0])]
+        stored = {tuple(r) for r in self.con.execute(
+            "SELECT item_id, rater FROM review_ratings WHERE queue_id = ?", [queue_id]).fetchall()}
+        return list(dict.fromkeys(tuple(k) for k in keys if tuple(k) not in stored))
+
+    def _seal_ratings(self, queue_id: str, head: dict, keys: list[tuple[str, str]], at: datetime) -> None:
+        """One seal row per new rating (its digest, its number, the rating before it), then the head."""
+        n, last = int(head["n"]), head["last"]
+        for item, rater in keys:
+            row = self.con.execute("SELECT rated_at, content FROM review_ratings "
+                                   "WHERE queue_id = ? AND item_id = ? AND rater = ?",
+                                   [queue_id, item, rater]).fetchone()
+            n, key = n + 1, f"{item}|{rater}"
+            write_seal(self.con, f"{_rating_prefix(queue_id)}{n}",
+                       {"key": key, "digest": row_digest(_when(row[0]), row[1]), "prev": last}, at)
+            last = key
+        write_seal(self.con, _head(queue_id), {"n": n, "last": last}, at)
+
     def _state_after(self, queue_id: str, added: tuple[str, list[tuple]]) -> dict[str, Any] | None:
-        """The sealed state with the added rows' digests put in; None when there is no good seal to extend.
+        """The queue's sealed state with the added rows' digests put in; None when there is no good seal of
+        that shape to extend.
 
         Rows changed behind the product's back stay as sealed, so the next ``verify`` still names them
         (resealing every row would have made them look sealed).
         """
-        state, problem = self.seal(queue_id)
-        if state is None or problem:
-            return None
+        state, problem = read_seal(self.con, f"queue:{queue_id}")  # the queue's own state, not its ratings'
         part, keys = added
+        if state is None or problem or part not in state:
+            return None
         if part == "ratings":
             # stored before (ON CONFLICT DO NOTHING): its sealed digest stands
             new = {f"{item}|{rater}" for item, rater in keys} - set(state["ratings"])
@@ -169,7 +222,7 @@ class ReviewStore:
             for rater, order in orders.items()
             for k, item in enumerate(order, 1)
         ]
-        self._tx(statements, queue.queue_id)
+        self._tx(statements, queue.queue_id, new=True)
 
     def get(self, queue_id: str) -> ReviewQueue | None:
         """One queue, or None."""
@@ -319,10 +372,10 @@ class ReviewStore:
         }
 
     def seal_mark(self, queue_id: str) -> str | None:
-        """The MAC of the queue's seal as stored (it changes with every write of the queue), or None."""
-        row = self.con.execute("SELECT mac FROM record_seals WHERE subject = ?",
-                               [f"queue:{queue_id}"]).fetchone()
-        return row[0] if row else None
+        """The MACs of the queue's seal as stored (they change with every write of the queue), or None."""
+        rows = self.con.execute("SELECT mac FROM record_seals WHERE subject IN (?, ?) ORDER BY subject",
+                                [f"queue:{queue_id}", _head(queue_id)]).fetchall()
+        return "+".join(r[0][:32] for r in rows) if rows else None
 
     def agreement(self, queue_id: str, basis: str) -> dict | None:
         """The agreement stored for the queue on ``basis``, or None (none stored, or its MAC is wrong)."""
@@ -342,8 +395,36 @@ class ReviewStore:
             [queue_id, basis, datetime.now(UTC), text, mac])
 
     def seal(self, queue_id: str) -> tuple[dict | None, str | None]:
-        """The queue's sealed state, or what is wrong with its seal (both None: no seal)."""
-        return read_seal(self.con, f"queue:{queue_id}")
+        """The queue's sealed state, or what is wrong with its seal (both None: no seal).
+
+        A queue sealed per rating gets its ``ratings`` from their seal rows; a rating whose seal row was
+        removed is named by the next one's ``prev`` (or the head's ``last``) and given the digest
+        ``"seal removed"``, so the comparison calls it altered (row kept) or removed (row gone).
+        """
+        state, problem = read_seal(self.con, f"queue:{queue_id}")
+        if state is None or problem or state.get("form") != 2:
+            return state, problem
+        head, problem = read_seal(self.con, _head(queue_id))
+        if problem:
+            return None, f"its ratings' seal: {problem}"
+        if head is None:
+            return None, "its ratings' seal is missing (removed outside MedAssure)"
+        prefix = _rating_prefix(queue_id)
+        seals, bad = read_seals(self.con, prefix)
+        if bad:
+            return None, (f"the seal of its rating no. {bad[0][len(prefix):]} was altered outside MedAssure"
+                          f" (or made with another record key)")
+        by_number = {int(subject[len(prefix):]): s for subject, s in seals.items()}
+        ratings: dict[str, str] = {}
+        for n in range(1, int(head["n"]) + 1):
+            if n in by_number:
+                ratings[by_number[n]["key"]] = by_number[n]["digest"]
+                continue
+            key = by_number[n + 1]["prev"] if n + 1 in by_number else head["last"] if n == head["n"] else None
+            if key is None:
+                return None, f"the seals of its ratings no. {n} and {n + 1} were removed outside MedAssure"
+            ratings[key] = "seal removed"
+        return state | {"ratings": ratings}, None
 
     def sealing_began(self) -> datetime | None:
         """When this store began sealing queues."""

@@ -119,13 +119,54 @@ def _edited(store, queue):
     return min(r.item_id for r in store.reviews.ratings(queue.queue_id, "dr.a"))
 
 
-def test_the_extended_seal_equals_a_full_reseal(store, queue):
-    """What a rating writes into the seal is what digesting every row gives (the old form, same shape)."""
+def _core(store, queue):
+    return store.cursor().execute("SELECT state FROM record_seals WHERE subject = ?",
+                                  [f"queue:{queue.queue_id}"]).fetchone()[0]
+
+
+def test_a_rating_adds_its_own_seal_row_and_leaves_the_queues_state_alone(store, queue):
+    """Sealed per rating: the queue's state (every item's digest) is not rewritten by a rating; the ratings
+    the seal holds are exactly what digesting every stored row gives."""
+    before = _core(store, queue)
     rate(store, queue, "dr.a", 3)
+    assert _core(store, queue) == before and '"ratings"' not in before
     close_queue(store, queue.queue_id, actor=Actor.named("editor"))
     sealed, problem = store.reviews.seal(queue.queue_id)
-    assert problem is None and sealed == store.reviews.seal_state(queue.queue_id)
+    assert problem is None and sealed["form"] == 2
+    assert {k: v for k, v in sealed.items() if k != "form"} == store.reviews.seal_state(queue.queue_id)
     assert len(sealed["ratings"]) == 3 and list(sealed["events"]) == ["1"]
+
+
+def test_a_rating_removed_with_its_seal_row_is_named(store, queue):
+    rate(store, queue, "dr.a", 3)
+    second = store.reviews.rated_ids(queue.queue_id, "dr.a")[1]
+    con = store.cursor()
+    con.execute("DELETE FROM review_ratings WHERE item_id = ? AND rater = 'dr.a'", [second])
+    con.execute("DELETE FROM record_seals WHERE subject = ?", [f"queue-rating:{queue.queue_id}:2"])
+    breaks, _ = queue_seal_breaks(store, queue.queue_id, queue.created_at)
+    assert [b.problem.split(": ", 1)[1] for b in breaks] == [f"rating of rater dr.a on item {second} removed"]
+
+
+def test_a_queue_sealed_in_the_first_form_still_verifies_and_takes_ratings(store, queue):
+    """A queue sealed before per-rating seals (one state holding every rating's digest, no head) verifies,
+    takes new ratings into that same state, and still names an edited rating."""
+    from datetime import UTC, datetime
+
+    from governance.dossier.store_seals import write_seal
+
+    rate(store, queue, "dr.a", 2)
+    con = store.cursor()
+    con.execute("DELETE FROM record_seals WHERE starts_with(subject, 'queue-rating')")
+    write_seal(con, f"queue:{queue.queue_id}", store.reviews.seal_state(queue.queue_id), datetime.now(UTC))
+    assert queue_seal_breaks(store, queue.queue_id, queue.created_at) == ([], [])
+    rate(store, queue, "dr.b", 3)
+    assert queue_seal_breaks(store, queue.queue_id, queue.created_at) == ([], [])
+    assert '"form"' not in _core(store, queue) and len(store.reviews.seal(queue.queue_id)[0]["ratings"]) == 5
+    con.execute("UPDATE review_ratings SET content = replace(content, '\"recorded_by\":\"dr.b\"', "
+                "'\"recorded_by\":\"x\"') WHERE rater = 'dr.b'")
+    breaks, _ = queue_seal_breaks(store, queue.queue_id, queue.created_at)
+    assert len(breaks) == 3 and all("rating of rater dr.b" in b.problem and "altered" in b.problem
+                                    for b in breaks)
 
 
 def test_the_rater_view_reads_only_the_next_items_text(store, queue, monkeypatch):
