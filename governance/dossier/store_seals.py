@@ -4,8 +4,9 @@ Why a table of its own: a feed import's seal (its rows' count and digest) goes i
 in the dossier, which the chain and the anchor already cover. A review queue's items, ratings and events,
 and the audit verdicts a closed queue leaves beside the feed, are written without a dossier version (a
 rating is not a save of the dossier), so their seal is one row per *subject* here (``queue:<id>``,
-``verdicts:<dossier>:<candidate>:<queue>``; a queue's ratings one row each, ``queue-rating:<id>:<n>``), rewritten in the same transaction as every write of that
-subject, holding what the subject's rows hash to and an HMAC-SHA256 under the record key
+``verdicts:<dossier>:<candidate>:<queue>``; a queue's ratings one row each, ``queue-rating:<id>:<n>``),
+written in the same transaction as every write of that subject, holding what the subject's rows hash to
+and an HMAC-SHA256 under the record key
 (``chain_anchor.record_key``). Changing, adding or removing a row disagrees with the seal; rewriting the
 seal to agree needs the key; deleting it is a finding for a subject written since sealing began (the
 time the store recorded for this table's migration), and "not sealed" for one that predates it.
