@@ -258,6 +258,12 @@ class ReviewStore:
         ).fetchall()
         return [r[0] for r in rows]
 
+    def is_assigned(self, queue_id: str, rater: str, item_id: str) -> bool:
+        """The item is one of the rater's."""
+        return self.con.execute(
+            "SELECT 1 FROM review_assignments WHERE queue_id = ? AND rater = ? AND item_id = ?",
+            [queue_id, rater, item_id]).fetchone() is not None
+
     def assigned(self, queue_id: str, rater: str) -> int:
         """How many items are assigned to one rater."""
         row = self.con.execute("SELECT count(*) FROM review_assignments WHERE queue_id = ? AND rater = ?",

@@ -236,7 +236,7 @@ def record_rating(
     who, auth = actor.identity, actor.identity_label
     require(who, "rater", "rate outputs", queue.dossier_id)
     rater = rater_of(queue, who)
-    if item_id not in store.reviews.order(queue_id, rater):
+    if not store.reviews.is_assigned(queue_id, rater, item_id):  # one row, not the rater's order
         raise ReviewError(f"item {item_id!r} is not one of {rater}'s items in queue {queue_id}")
     _check_writable(store, queue, rater)
     scores = dict(scores or {})
