@@ -4,8 +4,9 @@ Why a table of its own: a feed import's seal (its rows' count and digest) goes i
 in the dossier, which the chain and the anchor already cover. A review queue's items, ratings and events,
 and the audit verdicts a closed queue leaves beside the feed, are written without a dossier version (a
 rating is not a save of the dossier), so their seal is one row per *subject* here (``queue:<id>``,
-``verdicts:<dossier>:<candidate>:<queue>``), rewritten in the same transaction as every write of that
-subject, holding what the subject's rows hash to and an HMAC-SHA256 under the record key
+``verdicts:<dossier>:<candidate>:<queue>``; a queue's ratings one row each, ``queue-rating:<id>:<n>``),
+written in the same transaction as every write of that subject, holding what the subject's rows hash to
+and an HMAC-SHA256 under the record key
 (``chain_anchor.record_key``). Changing, adding or removing a row disagrees with the seal; rewriting the
 seal to agree needs the key; deleting it is a finding for a subject written since sealing began (the
 time the store recorded for this table's migration), and "not sealed" for one that predates it.
@@ -85,6 +86,23 @@ def read_seal(con: Any, subject: str) -> tuple[dict | None, str | None]:
     if not hmac.compare_digest(seal_mac(key, subject, state), mac):
         return None, "its seal was altered outside MedAssure (the MAC does not match what it states)"
     return json.loads(state), None
+
+
+def read_seals(con: Any, prefix: str) -> tuple[dict[str, dict], list[str]]:
+    """Every sealed subject whose name starts with ``prefix``, in one read: the states of those whose MAC
+    holds, by subject, and the subjects whose seal does not (another key, or altered)."""
+    rows = con.execute("SELECT subject, state, key_id, mac FROM record_seals WHERE starts_with(subject, ?)",
+                       [prefix]).fetchall()
+    key = record_key()
+    kid = key_id(key)
+    good: dict[str, dict] = {}
+    bad: list[str] = []
+    for subject, state, k, mac in rows:
+        if k == kid and hmac.compare_digest(seal_mac(key, subject, state), mac):
+            good[subject] = json.loads(state)
+        else:
+            bad.append(subject)
+    return good, sorted(bad)
 
 
 def sealing_began(con: Any) -> datetime | None:

@@ -21,20 +21,23 @@ feed row), and the monitoring aggregates count them as audits.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, PrivateAttr
 
 from governance.dossier.storage import DossierStorage
 from governance.identity.actor import Actor
 from governance.identity.identity import Identity
 from governance.identity.operations.authorize import require
 from governance.review.measures import CatchRate, catch_rate, clinician_frame, rubber_stamp_flags
+from governance.review.operations.agreement import queue_agreement
 from governance.review.records import (
     AUDIT_VERDICTS,
     ItemView,
     QueueEvent,
+    QueueItem,
     Rating,
     ReviewQueue,
 )
@@ -63,14 +66,13 @@ def removed_raters(store: DossierStorage, queue_id: str) -> set[str]:
 
 def is_closed(store: DossierStorage, queue: ReviewQueue) -> bool:
     """Closed by an editor, or every (remaining) rater has rated or skipped all their items."""
-    if any(e.kind == "closed" for e in store.reviews.events(queue.queue_id)):
+    reviews = store.reviews
+    events = reviews.events(queue.queue_id)  # a handful of rows: a close, removed raters
+    if any(e.kind == "closed" for e in events):
         return True
-    gone = removed_raters(store, queue.queue_id)
-    done = {(r.rater, r.item_id) for r in store.reviews.ratings(queue.queue_id)}
+    gone = {e.rater for e in events if e.kind == "rater_removed"}
     active = [r for r in queue.raters if r not in gone]
-    return bool(active) and all(
-        (r, i) in done for r in active for i in store.reviews.order(queue.queue_id, r)
-    )
+    return bool(active) and reviews.unrated(queue.queue_id, active) == 0  # counted in SQL, no rating parsed
 
 
 def rater_of(queue: ReviewQueue, who: Identity | None) -> str:
@@ -84,7 +86,12 @@ def rater_of(queue: ReviewQueue, who: Identity | None) -> str:
 
 
 class RaterView(BaseModel):
-    """What the rating page shows one rater: their items (blinded), progress, their catch rate once done."""
+    """What the rating page shows one rater: their next item (blinded), progress, their catch rate once done.
+
+    Read so a rerun of the page costs the same on a queue of 400 items as on one of 16,000: counts and ids
+    come from the store, and only the next item's text is read. ``items`` (every one of the rater's items,
+    for the demo, a notebook or a test walking them all) is read on first use.
+    """
 
     queue_id: str
     """The queue."""
@@ -98,8 +105,10 @@ class RaterView(BaseModel):
     """Guiding question per criterion."""
     scale: tuple[int, int]
     """The jury scale."""
-    items: list[ItemView]
-    """The rater's items in their own order."""
+    total: int
+    """How many items the rater has."""
+    next_item: ItemView | None
+    """The first item in their order not yet rated or skipped."""
     done: list[str]
     """Item ids rated or skipped."""
     closed: bool
@@ -108,11 +117,40 @@ class RaterView(BaseModel):
     """The rater was removed from the queue."""
     catch_rate: CatchRate | None
     """Only once the rater has rated all their items."""
+    _items: Callable[[], list[ItemView]] | None = PrivateAttr(default=None)
+    _loaded: list[ItemView] | None = PrivateAttr(default=None)
 
     @property
-    def next_item(self) -> ItemView | None:
-        """The first item not yet rated or skipped."""
-        return next((it for it in self.items if it.item_id not in set(self.done)), None)
+    def items(self) -> Sequence[ItemView]:
+        """The rater's items in their own order (read from the store on first use; ``len`` reads nothing)."""
+        return _Items(self)
+
+
+class _Items(Sequence[ItemView]):
+    """A rater view's items: their count known, their text read once, when first indexed or walked."""
+
+    def __init__(self, view: RaterView) -> None:
+        self._view = view
+
+    def _all(self) -> list[ItemView]:
+        view = self._view
+        if view._loaded is None:
+            view._loaded = view._items() if view._items is not None else []
+        return view._loaded
+
+    def __len__(self) -> int:
+        return self._view.total
+
+    def __getitem__(self, k):  # type: ignore[override]
+        return self._all()[k]
+
+    def __iter__(self) -> Iterator[ItemView]:
+        return iter(self._all())
+
+
+def _item_view(k: int, item: QueueItem) -> ItemView:
+    return ItemView(item_id=item.item_id, position=k, context=item.context, question=item.question,
+                    output=item.output)
 
 
 def rater_view(
@@ -128,36 +166,32 @@ def rater_view(
     who = actor.identity
     require(who, "rater", "rate outputs", queue.dossier_id)
     rater = rater_of(queue, who)
-    items = store.reviews.items(queue_id)
-    order = store.reviews.order(queue_id, rater)
-    mine = store.reviews.ratings(queue_id, rater)
-    done = [r.item_id for r in mine]
-    views = [
-        ItemView(
-            item_id=i,
-            position=k,
-            context=items[i].context,
-            question=items[i].question,
-            output=items[i].output,
-        )
-        for k, i in enumerate(order, 1)
-    ]
-    finished = set(order) <= set(done)
-    sentinels = {i for i, it in items.items() if it.sentinel is not None}
-    rate = catch_rate(mine, sentinels, queue.rubric, queue.catch_bar) if finished else None
-    return RaterView(
+    reviews = store.reviews
+    total = reviews.assigned(queue_id, rater)
+    done = reviews.rated_ids(queue_id, rater)
+    following = reviews.assigned_items(queue_id, rater, unrated_first=True)
+    rate = None
+    if not following:  # finished: their catch rate, on their own items and ratings
+        mine = reviews.ratings(queue_id, rater)
+        own = reviews.assigned_items(queue_id, rater)
+        sentinels = {it.item_id for _, it in own if it.sentinel is not None}
+        rate = catch_rate(mine, sentinels, queue.rubric, queue.catch_bar)
+    view = RaterView(
         queue_id=queue_id,
         rater=rater,
         rubric_kind=queue.rubric.kind,
         criteria=queue.rubric.criteria,
         questions=queue.rubric.questions,
         scale=(queue.rubric.scale_min, queue.rubric.scale_max),
-        items=views,
+        total=total,
+        next_item=_item_view(*following[0]) if following else None,
         done=done,
         closed=is_closed(store, queue),
         removed=rater in removed_raters(store, queue_id),
         catch_rate=rate,
     )
+    view._items = lambda: [_item_view(k, it) for k, it in reviews.assigned_items(queue_id, rater)]
+    return view
 
 
 def my_queues(
@@ -202,7 +236,7 @@ def record_rating(
     who, auth = actor.identity, actor.identity_label
     require(who, "rater", "rate outputs", queue.dossier_id)
     rater = rater_of(queue, who)
-    if item_id not in store.reviews.order(queue_id, rater):
+    if not store.reviews.is_assigned(queue_id, rater, item_id):  # one row, not the rater's order
         raise ReviewError(f"item {item_id!r} is not one of {rater}'s items in queue {queue_id}")
     _check_writable(store, queue, rater)
     scores = dict(scores or {})
@@ -225,7 +259,7 @@ def record_rating(
         rated_at=datetime.now(UTC),
     )
     added = store.reviews.add_ratings([rating]) == 1
-    flow_verdicts(store, queue)
+    settle(store, queue)
     return added
 
 
@@ -266,6 +300,14 @@ def flow_verdicts(store: DossierStorage, queue: ReviewQueue) -> int:
     )
 
 
+def settle(store: DossierStorage, queue: ReviewQueue) -> None:
+    """What a queue leaves once it closes: a production queue's verdicts beside the feed, a jury-rubric
+    queue's agreement (kept, so pages read it). Called where a queue can close; nothing for an open one."""
+    flow_verdicts(store, queue)
+    if queue.rubric.kind == "jury" and is_closed(store, queue):
+        queue_agreement(store, queue)
+
+
 def close_queue(
     store: DossierStorage,
     queue_id: str,
@@ -284,7 +326,7 @@ def close_queue(
     )
     store.audit(actor.name, "review queue closed", queue.dossier_id, {"queue_id": queue_id},
                 auth=auth or None)
-    flow_verdicts(store, queue)
+    settle(store, queue)
     return True
 
 

@@ -29,9 +29,9 @@ from governance.review.measures import clinician_frame
 from governance.review.operations.queues import (
     ReviewError,
     _check_writable,
-    flow_verdicts,
     get_queue,
     is_closed,
+    settle,
 )
 from governance.review.records import AUDIT_VERDICTS, Rating, ReviewQueue
 
@@ -256,7 +256,7 @@ def import_sheet(
     if sheet_rater is None:
         raise ReviewError("row 3: the sheet has no rows")
     added = store.reviews.add_ratings(new)
-    flow_verdicts(store, queue)
+    settle(store, queue)
     store.audit(
         actor.name,
         "review ratings imported",

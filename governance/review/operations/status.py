@@ -16,13 +16,12 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel
 
-from evaluator.agreement.ratings import RatingsError, most_overlapping_pair, rater_composites, read_ratings
-from evaluator.agreement.stats import Estimate, icc21
+from evaluator.agreement.stats import Estimate
 from governance.dossier.storage import DossierStorage
 from governance.identity.access import PermissionDenied, access_for
 from governance.identity.actor import Actor
-from governance.judge_validity.operations import assess_judge_validity
 from governance.review.measures import CatchRate, catch_rate, clinician_frame, rubber_stamp_flags
+from governance.review.operations.agreement import queue_agreement
 from governance.review.operations.queues import (
     BLINDING,
     ReviewError,
@@ -92,45 +91,6 @@ class QueueStatus(BaseModel):
     ``lower``, ``upper``, ``n`` or ``missing_reason``."""
 
 
-def _clinician_icc(frame: pd.DataFrame, criteria: tuple[str, ...]) -> Estimate:
-    method = "ICC(2,1) absolute agreement"
-    if frame.empty:
-        return Estimate(value=None, n=0, method=method, missing_reason="no ratings of real outputs")
-    ratings = read_ratings(frame, "queue ratings")
-    pair = most_overlapping_pair(ratings)
-    if pair is None:
-        return Estimate(value=None, n=0, method=method, missing_reason="no output was rated by two raters")
-    a, b, _ = pair
-    wide = (
-        ratings.assign(composite=rater_composites(ratings))
-        .pivot_table(index=["dataset", "instance_id"], columns="rater", values="composite")
-        .dropna()
-    )
-    return icc21(wide[a].to_numpy(), wide[b].to_numpy())
-
-
-def _jury_clinician(store: DossierStorage, queue: ReviewQueue, frame: pd.DataFrame) -> dict[str, Any]:
-    juries = [
-        j for j in store.juries.list_juries() if j["run_id"] == queue.run_id and j["status"] == "completed"
-    ]
-    if not juries:
-        return {"jury_id": None, "missing_reason": f"no completed stored jury of run {queue.run_id}"}
-    jury_id = juries[0]["jury_id"]
-    try:
-        view = assess_judge_validity(store.juries, frame, jury_id=jury_id)
-    except RatingsError as exc:
-        return {"jury_id": jury_id, "missing_reason": str(exc)}
-    est = view.report.pooled.icc21
-    return {
-        "jury_id": jury_id,
-        "estimate": est.value,
-        "lower": est.ci_lower,
-        "upper": est.ci_upper,
-        "n": est.n,
-        "missing_reason": est.missing_reason,
-    }
-
-
 def queue_status(store: DossierStorage, queue_id: str) -> QueueStatus:
     """Progress, catch rates and flags per rater; agreement once closed.
 
@@ -170,14 +130,8 @@ def queue_status(store: DossierStorage, queue_id: str) -> QueueStatus:
         )
     closed = is_closed(store, queue)
     cc = jc = None
-    if closed and queue.rubric.kind == "jury":
-        frame = clinician_frame(queue, items, ratings)
-        cc = _clinician_icc(frame, queue.rubric.criteria)
-        jc = (
-            _jury_clinician(store, queue, frame)
-            if not frame.empty
-            else {"jury_id": None, "missing_reason": "no ratings of real outputs"}
-        )
+    if closed and queue.rubric.kind == "jury":  # computed once, at close (``queue_agreement``)
+        cc, jc = queue_agreement(store, queue, items, ratings)
     return QueueStatus(
         queue_id=queue_id,
         run_id=queue.run_id,

@@ -104,9 +104,29 @@ def test_the_app_role_adds_and_reads_review_rows_and_changes_none(roles, monkeyp
         store.reviews.create(queue(), items(), {"a": ["it-0"]})
         assert store.reviews.add_ratings([rating("it-0", "a", "correct")]) == 1
         assert store.reviews.add_ratings([rating("it-0", "a", "minor")]) == 0
+        basis = f"{store.reviews.seal_mark('rq-0000000001')}|-"
+        store.reviews.add_agreement("rq-0000000001", basis, {"clinician_clinician": {"n": 0}})
+        assert store.reviews.agreement("rq-0000000001", basis) == {"clinician_clinician": {"n": 0}}
     finally:
         store.close()
     with psycopg.connect(app_url, autocommit=True) as con:
         for sql in ("UPDATE review_ratings SET content = '{}'", "DELETE FROM review_events"):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 con.execute(sql)
+
+
+def test_a_closed_queues_agreement_is_kept_once_per_basis_and_its_mac_checked(any_store):
+    """``review_agreements`` (migration 2): kept as given, a second one on the same basis not stored, a row
+    edited behind the product's back read as none (so it is recomputed, never shown)."""
+    reviews = any_store.reviews
+    reviews.create(queue(), items(), {"a": ["it-0"]})
+    mark = reviews.seal_mark("rq-0000000001")
+    assert mark and reviews.agreement("rq-0000000001", f"{mark}|-") is None
+    reviews.add_agreement("rq-0000000001", f"{mark}|-", {"clinician_clinician": {"value": 0.5, "n": 6}})
+    reviews.add_agreement("rq-0000000001", f"{mark}|-", {"clinician_clinician": {"value": 0.9, "n": 6}})
+    assert reviews.agreement("rq-0000000001", f"{mark}|-") == {"clinician_clinician": {"value": 0.5, "n": 6}}
+    assert reviews.agreement("rq-0000000001", f"{mark}|jury-1") is None
+    reviews.add_ratings([rating("it-0", "a", "correct")])
+    assert reviews.seal_mark("rq-0000000001") != mark  # a write of the queue asks for a fresh computation
+    any_store.cursor().execute("UPDATE review_agreements SET content = replace(content, '0.5', '0.8')")
+    assert reviews.agreement("rq-0000000001", f"{mark}|-") is None
