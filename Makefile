@@ -60,7 +60,7 @@ run: install
 	$(PY) -m streamlit run app.py --server.headless=true --server.address=127.0.0.1 --server.port=$(PORT) \
 		--browser.gatherUsageStats=false
 
-# Three pytest processes: the tests on the PostgreSQL server run in their own, and so do ten request-counting
+# Three pytest processes: the tests on the PostgreSQL server run in their own, and so do eleven request-counting
 # tests (marker isolated), a guard kept after the cause of their old failures in one long process was found and
 # fixed (stopped fake servers kept serving their keep-alive sockets; see docs/known-limits.md).
 test: install browser-deps db-deps spc-deps

@@ -57,6 +57,7 @@ ISOLATED = (
     "tests/evaluator/runs/test_runner.py::test_sigkill_mid_run_then_restart_resends_nothing_finished",
     "tests/evaluator/runs/test_runner.py::test_a_fresh_run_asks_again_and_resumes_only_the_run_it_names[duckdb]",
     "tests/evaluator/runs/test_worker_parent_death.py::test_sigkilled_parent_takes_its_workers_along_and_resume_",
+    "tests/pages/test_local_scenarios_grading.py::test_a_grading_in_progress_shows_under_its_own_run_only",
 )
 """Tests that count the requests a fake server received. They failed only after about a thousand other
 tests in one process: a stopped fake kept serving the keep-alive sockets it had accepted, and a later

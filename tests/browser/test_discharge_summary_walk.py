@@ -202,7 +202,11 @@ def test_discharge_summary_walk_reaches_a_verdict_from_its_own_cases(page, app_f
     step("critical_rule_added", t)
 
     t = time.monotonic()
-    pg.get_by_text("your bar is 0.80", exact=False).first.wait_for()
+    # The score bar's sentence is there since the first rule; wait for the rerun that names the critical rule
+    # (CI read the page one rerun early, without it).
+    pg.get_by_text("miss the criteria tagged critical:medication_change", exact=False).first.wait_for(
+        timeout=60_000)
+    wait_idle(pg)
     text = main_text(pg)
     pg.get_by_text("Each candidate's outcome").first.scroll_into_view_if_needed()
     step("verdict", t)
