@@ -76,6 +76,21 @@ def _bundled_cost_map() -> dict:
         return {}
 
 
+def _map_price(model: str, suffix: str, label: str) -> Price | None:
+    """``input_cost_per_token{suffix}`` and its output twin from litellm's map, for ``model`` or the model
+    without its provider prefix; None when the map has no such entry."""
+    cost_map = _bundled_cost_map()
+    for name in [model, *([model.split("/", 1)[1]] if "/" in model else [])]:
+        entry = cost_map.get(name)
+        if isinstance(entry, dict) and entry.get(f"input_cost_per_token{suffix}") is not None:
+            return Price(
+                float(entry[f"input_cost_per_token{suffix}"]) * 1e6,
+                float(entry.get(f"output_cost_per_token{suffix}") or 0.0) * 1e6,
+                f"{label} ({name})",
+            )
+    return None
+
+
 @functools.cache
 def litellm_price(model: str) -> Price | None:
     """The price in litellm's bundled map for ``model`` (also tried without its provider prefix).
@@ -84,19 +99,7 @@ def litellm_price(model: str) -> Price | None:
         >>> litellm_price("gpt-4o").input_per_mtok > 0
         True
     """
-    cost_map = _bundled_cost_map()
-    candidates = [model]
-    if "/" in model:
-        candidates.append(model.split("/", 1)[1])
-    for name in candidates:
-        entry = cost_map.get(name)
-        if isinstance(entry, dict) and entry.get("input_cost_per_token") is not None:
-            return Price(
-                float(entry["input_cost_per_token"]) * 1e6,
-                float(entry.get("output_cost_per_token") or 0.0) * 1e6,
-                f"litellm bundled cost map ({name})",
-            )
-    return None
+    return _map_price(model, "", "litellm bundled cost map")
 
 
 @functools.cache
@@ -107,16 +110,7 @@ def batch_price_of(model: str) -> Price | None:
         >>> round(batch_price_of("gpt-4o").input_per_mtok, 3), batch_price_of("no-such-model")
         (1.25, None)
     """
-    cost_map = _bundled_cost_map()
-    for name in [model, *([model.split("/", 1)[1]] if "/" in model else [])]:
-        entry = cost_map.get(name)
-        if isinstance(entry, dict) and entry.get("input_cost_per_token_batches") is not None:
-            return Price(
-                float(entry["input_cost_per_token_batches"]) * 1e6,
-                float(entry.get("output_cost_per_token_batches") or 0.0) * 1e6,
-                f"litellm bundled cost map, batch rate ({name})",
-            )
-    return None
+    return _map_price(model, "_batches", "litellm bundled cost map, batch rate")
 
 
 def resolve_price(
