@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import csv
 import io
 import os
 import shutil
@@ -132,18 +133,26 @@ def fresh_home(tmp: Path, seeded: Path, name: str) -> Path:
 
 def feed_walk(tmp: Path, seeded: Path) -> list[str]:
     from cli import main
-    from governance.demo.monitoring_feed import demo_feed_csv, demo_months
+    from governance.demo.monitoring_feed import COLUMNS, demo_feed_rows, demo_months
 
     home = fresh_home(tmp, seeded, "feed")
-    later = datetime.now(UTC) + timedelta(days=32)
-    month = demo_months(later)[-1]
-    feed = home / "next_month.csv"
-    feed.write_bytes(demo_feed_csv(later))
+    now = datetime.now(UTC)
+    later = now + timedelta(days=32)
+    month = demo_months(later)[-1]  # the month of now, which the seeded demo has not imported
+    stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    rows = [r for r in demo_feed_rows(later) if r["timestamp"].startswith(month) and r["timestamp"] < stamp]
+    feed = home / "this_month.csv"
+    with feed.open("w", newline="", encoding="utf-8") as out:  # only rows already past: the import refuses future ones
+        writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
     dossier = "D-demo-portal"
 
     def work():
-        main(["monitor", "import", str(feed), "--dossier", dossier, "--format", "json"])
-        main(["monitor", "report", dossier, "--month", month, "--out", str(home / "month.pdf")])
+        for argv in (["monitor", "import", str(feed), "--dossier", dossier, "--format", "json"],
+                     ["monitor", "report", dossier, "--month", month, "--out", str(home / "month.pdf")]):
+            if main(argv) not in (0, 3, 4):  # 3/4: a signal raised (review/pause), still a full walk
+                raise SystemExit(f"the walk's `medassure {' '.join(argv[:2])}` failed: it would trace an error path")
 
     return trace(work)
 
