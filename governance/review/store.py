@@ -106,6 +106,12 @@ def _when(t: Any) -> Any:
     return t.timestamp() if isinstance(t, datetime) else t
 
 
+QUEUE_LOCK_SPACE = 0x5251
+"""First key of the PostgreSQL advisory locks that writers of one queue take (second: its id's hash).
+Two raters writing at once would otherwise read the same ratings head and seal rating n + 1 twice, the second seal
+overwriting the first (a rating then looks added outside MedAssure)."""
+
+
 class ReviewStore:
     """Review queues over the store's connection (built by ``Store.reviews``)."""
 
@@ -129,6 +135,8 @@ class ReviewStore:
         """
         self.con.execute("BEGIN TRANSACTION")
         try:
+            if is_postgres(self.con):  # other processes may write this queue: wait before reading its head
+                self.con.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))", [QUEUE_LOCK_SPACE, queue_id])
             fresh = self._not_stored(queue_id, added[1]) if added and added[0] == "ratings" else []
             for sql, params in statements:
                 self.con.execute(sql, params)
