@@ -108,8 +108,8 @@ def _when(t: Any) -> Any:
 
 QUEUE_LOCK_SPACE = 0x5251
 """First key of the PostgreSQL advisory locks that writers of one queue take (second: its id's hash).
-Two raters writing at once would otherwise read the same ratings head and seal rating n + 1 twice, the second seal
-overwriting the first (a rating then looks added outside MedAssure)."""
+Two raters writing at once would otherwise read the same ratings head and seal rating n + 1 twice, the
+second seal overwriting the first (a rating then looks added outside MedAssure)."""
 
 
 class ReviewStore:
