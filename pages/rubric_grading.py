@@ -23,7 +23,7 @@ from governance.scenarios import (
     run_gradings,
     start_grading,
 )
-from pages import tables, ui
+from pages import signoff_guard, tables, ui
 from pages.job_panel import job_ended, live_job_panel
 
 POLL_S = 1.0
@@ -138,7 +138,8 @@ def _results(dossier: Dossier, run_id: str, request: GradeRequest | None) -> Non
         st.caption("Nothing to attach: no case could be graded.")
     elif any(e.source == g.grading_id for e in dossier.evidence):
         st.success("This grading's score is attached to the dossier as evidence.")
-    elif st.button("Attach as evidence", key=f"grade_attach_{g.grading_id}", type="primary"):
+    elif signoff_guard.go_ahead(f"grade_attach_{g.grading_id}", st.button(
+            "Attach as evidence", key=f"grade_attach_{g.grading_id}", type="primary")):
         try:
             with ui.permitted():
                 v = attach_grading(ui.store(), dossier.id, g.grading_id, actor=ui.actor())

@@ -28,7 +28,7 @@ from governance.runs import (
     suggested_models,
 )
 from governance.scenarios import attest_file
-from pages import ui
+from pages import signoff_guard, ui
 from pages.run_jury import jury_section
 
 OTHER = "another model"
@@ -295,7 +295,8 @@ def run_panel(run_id: str, live_mode: bool) -> None:
     if view.evidence:
         if view.attached:
             st.success("This run's evidence is attached to the dossier.")
-        elif st.button("Attach as evidence", key=f"run_attach_{run_id}", type="primary"):
+        elif signoff_guard.go_ahead(f"run_attach_{run_id}", st.button(
+                "Attach as evidence", key=f"run_attach_{run_id}", type="primary")):
             try:
                 with ui.permitted():
                     v = attach_run(store, dossier.id, run_id, actor=ui.actor())

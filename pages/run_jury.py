@@ -28,7 +28,7 @@ from governance.runs import (
     run_juries,
     start_jury,
 )
-from pages import ui
+from pages import signoff_guard, ui
 from pages.job_panel import job_ended, live_job_panel
 
 POLL_S = 1.0
@@ -151,7 +151,8 @@ def _results(dossier: Dossier, record: RunRecord, request: JuryRequest | None) -
         return
     if all(e.id in {x.id for x in dossier.evidence} for e in evidence):
         st.success("This jury's score is attached to the dossier as evidence.")
-    elif st.button("Attach jury score as evidence", key=f"jury_attach_{s.jury_id}", type="primary"):
+    elif signoff_guard.go_ahead(f"jury_attach_{s.jury_id}", st.button(
+            "Attach jury score as evidence", key=f"jury_attach_{s.jury_id}", type="primary")):
         try:
             with ui.permitted():
                 v = attach_jury(ui.store(), dossier.id, s.jury_id, actor=ui.actor())

@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from governance import Dossier
-from governance.decision import DecisionError, signoffs_voided_by
+from governance.decision import DecisionError, signoff_status, signoffs_voided_by
 from governance.dossier import DossierVersion, SaveConflict
 from governance.identity import PermissionDenied, save_as
 from pages import ui
@@ -58,3 +58,42 @@ def _confirmed() -> None:
 def _cancelled() -> None:
     st.session_state.pop(PENDING, None)
     st.toast("Not saved: the sign-offs still hold.")
+
+
+ASKING = "voiding_action_asked"
+"""The action (its button's key) whose question is open: attaching a run or a jury saves through an
+operation, so the page asks before it runs rather than before a save it makes itself."""
+CONFIRMED = "voiding_action_confirmed"
+
+
+def go_ahead(key: str, pressed: bool) -> bool:
+    """Whether the action behind button ``key`` may run now: pressed (or its question open) and either no
+    sign-off holds on the dossier shown or the user has confirmed voiding them.
+
+    Any content change voids every sign-off that holds (``signoffs_voided_by``), so an attach on a signed
+    dossier asks first, in the words of ``ask_before_voiding`` and with its buttons.
+    """
+    if not pressed and st.session_state.get(ASKING) != key:
+        return False
+    before = ui.current()
+    holding = [] if before is None else [r for r in signoff_status(before.dossier).roles if r.valid]
+    if not holding or st.session_state.get(CONFIRMED) == key:
+        st.session_state.pop(ASKING, None)
+        st.session_state.pop(CONFIRMED, None)
+        return True
+    st.session_state[ASKING] = key
+    who = "; ".join(f"{r.role} ({r.signoff.name})" for r in holding if r.signoff is not None)
+    st.warning(f"**This change voids {len(holding)} sign-off(s):** {ui.plain(who)}. Each was given on the "
+               "dossier as it is now; after the change those roles must sign again. Nothing is saved until "
+               "you confirm.")
+    yes, no = st.columns(2)
+    yes.button(f"Go ahead and void {len(holding)} sign-off(s)", key="voiding_save_confirm", type="primary",
+               on_click=st.session_state.update, args=({CONFIRMED: key},))
+    no.button("Cancel: keep the sign-offs", key="voiding_save_cancel", on_click=_action_cancelled)
+    return False
+
+
+def _action_cancelled() -> None:
+    st.session_state.pop(ASKING, None)
+    st.session_state.pop(CONFIRMED, None)
+    st.toast("Nothing attached: the sign-offs still hold.")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import goto_page, wait_idle
+from tests.browser.conftest import goto_page, saved, wait_idle
 from tests.browser.test_local_scenarios import one
 from tests.browser.test_run_evidence import calc_model, choose, fill, hits  # noqa: F401  (a fixture)
 from tests.browser.test_state_bugs_more import main_text, open_app, sidebar_version, stopped_store
@@ -83,7 +83,7 @@ def test_your_own_attached_run_then_an_intended_use_save(page, app_factory, calc
     pg.get_by_text("4 of 4 instances · completed").wait_for(timeout=60_000)
     wait_idle(pg)
     pg.get_by_role("button", name="Attach as evidence").click()
-    pg.get_by_text("This run's evidence is attached to the dossier.").wait_for()
+    saved(pg, pg.get_by_text("This run's evidence is attached to the dossier."))  # yes to voiding the demo's
     _wait_version(pg, start + 1)
     assert "Someone else saved" not in main_text(pg)
     shot(pg, tmp_path, "item1_run_attached.png")

@@ -14,7 +14,7 @@ import urllib.request
 import pytest
 
 from governance.dossier.store import Store
-from tests.browser.conftest import REPO, free_port, goto_page, wait_idle
+from tests.browser.conftest import REPO, free_port, goto_page, saved, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -101,7 +101,7 @@ def test_run_calculators_watch_reload_and_attach(page, app_factory, calc_model, 
     pg.screenshot(path=str(tmp_path / "run_evidence_done.png"), full_page=True)
 
     pg.get_by_role("button", name="Attach as evidence").click()
-    pg.get_by_text("This run's evidence is attached to the dossier.").wait_for()
+    saved(pg, pg.get_by_text("This run's evidence is attached to the dossier."))  # yes to voiding the demo's
     assert pg.get_by_text("Attached: saved version").count() == 1
     app.proc.terminate()
     app.proc.wait(20)

@@ -11,7 +11,7 @@ import urllib.request
 import pytest
 
 from governance.dossier.store import Store
-from tests.browser.conftest import REPO, free_port, goto_page, wait_idle
+from tests.browser.conftest import REPO, free_port, goto_page, saved, wait_idle
 from tests.browser.test_run_evidence import choose, fill
 
 pytestmark = pytest.mark.browser
@@ -102,7 +102,7 @@ def test_a_run_for_gpt_4o_shows_no_phantom_candidate(page, app_factory, bad_mode
     pg.get_by_text("6 of 6 instances · completed").wait_for(timeout=60_000)
     wait_idle(pg)
     pg.get_by_role("button", name="Attach as evidence").click()
-    pg.get_by_text("This run's evidence is attached to the dossier.").wait_for()
+    saved(pg, pg.get_by_text("This run's evidence is attached to the dossier."))  # yes to voiding the demo's
 
     goto_page(pg, app, "Rules & verdicts")
     pg.locator("[data-testid='stDataFrame']").first.wait_for()

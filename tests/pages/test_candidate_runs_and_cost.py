@@ -8,7 +8,7 @@ from evaluator.runs.jobs import JOBS
 from governance.demo.seed import DEMO_ID
 from governance.dossier.store import Store
 from tests.calc_answers import calculator_answers
-from tests.pages.conftest import open_page
+from tests.pages.conftest import confirm_voiding, open_page
 
 ONPREM = "onprem-llama-3-3-70b"
 MODEL = "openai/llama-3.3-70b"
@@ -55,6 +55,7 @@ def test_candidate_prefills_the_run_and_its_measured_cost_is_shown(demo_home, ll
     at.run()
     run_id = next(s for s in at.selectbox if s.label == "Run").value
     at.button(key=f"run_attach_{run_id}").click().run()
+    confirm_voiding(at)  # the demo is decided and signed: attaching voids its sign-offs
     assert not at.exception, [e.value for e in at.exception]
     assert llm_server.hits == 3
 

@@ -221,6 +221,7 @@ def test_free_text_results_say_what_scores_them_and_offer_the_jury(demo_home, ll
     assert "10 scored, **0 unscored** of 10" in result and "mean 4.00 on 1-5" in result
     jury_id = result.split()[1].rstrip("*")
     at.button(key=f"jury_attach_{jury_id}").click().run()
+    confirm_voiding(at)  # the demo is decided and signed: attaching voids its sign-offs
     store = Store.open(demo_home / "medassure.duckdb")
     try:
         latest = store.load(DEMO_ID)

@@ -59,6 +59,7 @@ def test_attaching_your_own_run_is_not_someone_elses_save(demo_home, calc_server
     at.run()
     run_id = next(s for s in at.selectbox if s.label == "Run").value
     at.button(key=f"run_attach_{run_id}").click().run()
+    confirm_voiding(at)  # the demo is decided and signed: attaching voids its sign-offs
     assert _latest(demo_home).version == start.version + 1  # attached (update_as, not a form save)
     no_conflict_and_intended_use_saves(at, demo_home)
 
@@ -75,6 +76,7 @@ def test_attaching_your_own_jury_is_not_someone_elses_save(free_text, demo_home)
     jury_id = next(m.value for m in at.markdown if m.value.startswith("**Jury ")).split()[1].rstrip("*")
     start = _latest(demo_home)
     at.button(key=f"jury_attach_{jury_id}").click().run()
+    confirm_voiding(at)  # the demo is decided and signed: attaching voids its sign-offs
     assert _latest(demo_home).version == start.version + 1
     no_conflict_and_intended_use_saves(at, demo_home)
 

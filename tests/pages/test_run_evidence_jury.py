@@ -9,7 +9,7 @@ from evaluator.runs.jobs import JOBS
 from governance.demo.seed import DEMO_ID
 from governance.dossier.store import Store
 from tests.governance.jury_fixtures import JUDGES, answer, free_text_run
-from tests.pages.conftest import open_page
+from tests.pages.conftest import confirm_voiding, open_page
 from tests.pages.readable import as_shown
 
 PAGE = "pages/run_evidence.py"
@@ -89,6 +89,7 @@ def test_estimate_judge_and_attach_the_jury(free_text, demo_home):
     assert "- empty reply; after repair: empty reply: 3" in reasons  # judge-c, once per response
     jury_id = result.split()[1].rstrip("*")
     at.button(key=f"jury_attach_{jury_id}").click().run()
+    confirm_voiding(at)  # the demo is decided and signed: attaching voids its sign-offs
     store = Store.open(demo_home / "medassure.duckdb")
     try:
         v = store.load(DEMO_ID)

@@ -8,7 +8,7 @@ from evaluator.runs.jobs import JOBS
 from governance.demo.seed import DEMO_ID
 from governance.dossier.store import Store
 from tests.calc_answers import calculator_answers
-from tests.pages.conftest import open_page
+from tests.pages.conftest import confirm_voiding, open_page
 
 PAGE = "pages/run_evidence.py"
 OTHER = "another model"
@@ -85,6 +85,12 @@ def test_estimate_run_watch_and_attach(demo_home, calc_server):
     assert "Wilson score interval" in summary and "coverage is approximate" in summary
     run_id = next(s for s in at.selectbox if s.label == "Run").value
     at.button(key=f"run_attach_{run_id}").click().run()
+    assert latest(demo_home).version == start.version  # asked first: the demo's sign-offs would be voided
+    at.button(key="voiding_save_cancel").click().run()
+    assert latest(demo_home).version == start.version
+    assert not any("sign-off(s):" in w.value for w in at.warning)
+    at.button(key=f"run_attach_{run_id}").click().run()
+    confirm_voiding(at)
     v = latest(demo_home)
     assert v.version == start.version + 1 and v.author == "dr.page"
     ev = v.dossier.evidence[-1]

@@ -4,7 +4,7 @@ counts for gpt-4o, and Rules & verdicts shows no phantom candidate named after t
 
 from governance.dossier.store import Store
 from governance.mapping.decisions import record_mapping
-from tests.pages.conftest import DEMO, open_page
+from tests.pages.conftest import DEMO, confirm_voiding, open_page
 from tests.pages.test_run_evidence_page import latest, wait_for_runs
 
 BAD = "openai/gpt-4o-bad"
@@ -26,6 +26,7 @@ def test_the_run_counts_for_the_candidate_picked(demo_home, llm_server):
     assert not at.exception, [e.value for e in at.exception]
     run_id = next(s for s in at.selectbox if s.label == "Run").value
     at.button(key=f"run_attach_{run_id}").click().run()
+    confirm_voiding(at)  # the demo is decided and signed: attaching voids its sign-offs
     ev = latest(demo_home).dossier.evidence[-1]
     assert (ev.run_id, ev.model, ev.endpoint_model) == (run_id, "gpt-4o", BAD)
     # The calculator's subcategory is mapped, so the run is evidence for the job, not a try-out (issue 36).
