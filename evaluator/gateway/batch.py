@@ -25,7 +25,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from evaluator.gateway.errors import LLMError
-from evaluator.gateway.llm import Completion, ModelEndpoint, _parse, api_key_for
+from evaluator.gateway.llm import Completion, ModelEndpoint, api_key_for, completion_from_reply
 from evaluator.gateway.prices import Price, batch_price_of
 
 CHAT_URL = "/v1/chat/completions"
@@ -174,6 +174,6 @@ def completion_of(line: Mapping[str, Any], price: Price | None) -> Completion | 
     body = response["body"]
     try:
         reply = json.loads(json.dumps(body), object_hook=lambda d: SimpleNamespace(**d))
-        return _parse(reply, price, 0.0)
+        return completion_from_reply(reply, price, 0.0)
     except LLMError as exc:
         return exc

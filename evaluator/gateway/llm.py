@@ -247,7 +247,13 @@ def call_options(endpoint: ModelEndpoint, params: Mapping[str, Any] | None = Non
     return options
 
 
-def _parse(response: Any, price: Price | None, latency: float) -> Completion:
+def completion_from_reply(response: Any, price: Price | None, latency: float) -> Completion:
+    """A chat reply (litellm's response object, or one read back from a batch's output file) as a
+    ``Completion``: its text (capped at ``MAX_ANSWER_CHARS``), tokens and cost at ``price``.
+
+    Raises:
+        LLMError: no choices (retryable), or an answer over the cap (not retryable).
+    """
     choices = getattr(response, "choices", None) or []
     if not choices:
         raise LLMError("response has no choices", kind="malformed", retryable=True)
@@ -318,7 +324,7 @@ async def complete(
         raise
     except Exception as exc:  # noqa: BLE001 - every failure is classified, none escapes raw
         raise classify_exception(exc) from None
-    return _parse(response, endpoint.price(), time.perf_counter() - start)
+    return completion_from_reply(response, endpoint.price(), time.perf_counter() - start)
 
 
 def count_prompt_tokens(endpoint: ModelEndpoint, messages: Sequence[Mapping[str, Any]]) -> tuple[int, str]:
