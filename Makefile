@@ -60,10 +60,11 @@ run: install
 	$(PY) -m streamlit run app.py --server.headless=true --server.address=127.0.0.1 --server.port=$(PORT) \
 		--browser.gatherUsageStats=false
 
-# Three pytest processes: the tests on the PostgreSQL server run in their own, and so do eleven request-counting
+# The docstrings' examples first (about a minute; they had rotted unrun), then three pytest processes: the tests on the PostgreSQL server run in their own, and so do eleven request-counting
 # tests (marker isolated), a guard kept after the cause of their old failures in one long process was found and
 # fixed (stopped fake servers kept serving their keep-alive sockets; see docs/known-limits.md).
 test: install browser-deps db-deps spc-deps
+	$(PY) -m pytest -q --doctest-modules evaluator governance reports
 	$(PY) -m pytest -m "not postgres and not isolated"
 	$(PY) -m pytest -m postgres
 	$(PY) -m pytest -m isolated

@@ -146,7 +146,8 @@ def is_tryout(e: Evidence, accepted: Iterable[str]) -> bool:
     Example:
         >>> from datetime import UTC, datetime
         >>> e = Evidence(id="x", model="m", benchmark="calc_builtin", metric="exact_match", score=0.0,
-        ...              provenance="local-run", source="run-1", date=datetime(2026, 1, 1, tzinfo=UTC))
+        ...              provenance="local-run", source="run-1", date=datetime(2026, 1, 1, tzinfo=UTC),
+        ...              ci_missing_reason="an example")
         >>> is_tryout(e, ["documenting_patient_visits"]), is_tryout(e, ["supporting_diagnostic_decisions"])
         (True, False)
     """
