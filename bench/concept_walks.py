@@ -142,7 +142,8 @@ def feed_walk(tmp: Path, seeded: Path) -> list[str]:
     stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
     rows = [r for r in demo_feed_rows(later) if r["timestamp"].startswith(month) and r["timestamp"] < stamp]
     feed = home / "this_month.csv"
-    with feed.open("w", newline="", encoding="utf-8") as out:  # only rows already past: the import refuses future ones
+    # only rows already past: the import refuses future ones
+    with feed.open("w", newline="", encoding="utf-8") as out:
         writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
@@ -152,7 +153,8 @@ def feed_walk(tmp: Path, seeded: Path) -> list[str]:
         for argv in (["monitor", "import", str(feed), "--dossier", dossier, "--format", "json"],
                      ["monitor", "report", dossier, "--month", month, "--out", str(home / "month.pdf")]):
             if main(argv) not in (0, 3, 4):  # 3/4: a signal raised (review/pause), still a full walk
-                raise SystemExit(f"the walk's `medassure {' '.join(argv[:2])}` failed: it would trace an error path")
+                raise SystemExit(f"the walk's `medassure {' '.join(argv[:2])}` failed: "
+                                 "it would trace an error path")
 
     return trace(work)
 
