@@ -17,25 +17,20 @@ from cli.report import _signer, _target
 
 
 def cmd_monitor_report(args: argparse.Namespace) -> int:
-    from governance.monitoring import MonitoringError, monitoring_status
-    from reports import MonthError, parse_month, write_monthly_report
+    from governance.monitoring import MonitoringError, MonthError, monitoring_month
+    from reports import write_monthly_report
 
-    try:
-        month = parse_month(args.month)
-    except MonthError as exc:
-        fail(str(exc))
     target = _target(args.out)
-    signer = _signer(args)
     store = open_store(args)
-    version = store.load(args.id)
-    try:
-        status = monitoring_status(store, args.id)
-    except MonitoringError as exc:
+    try:  # what the month's report prints, gathered by monitoring; the report only renders it
+        month = monitoring_month(store, args.id, args.month)
+    except (MonthError, MonitoringError) as exc:
         fail(str(exc))
-    written = write_monthly_report(status, version, month, target, signer)
+    signer = _signer(args)
+    written = write_monthly_report(month, target, signer)
     say(f"wrote {written.path} ({written.size:,} bytes)"
         + (f", signed by {written.signed_by} ({written.signature.name})" if written.signature else ""))
-    emit({"id": args.id, "month": month, "status": status.status, "path": str(written.path),
+    emit({"id": args.id, "month": month.month, "status": month.status.status, "path": str(written.path),
           "bytes": written.size, "signature": str(written.signature) if written.signature else None,
           "signed_by": written.signed_by})
     return 0

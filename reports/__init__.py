@@ -36,8 +36,6 @@ _FACE = {  # what the pages and the CLI import besides the public API (tests/tes
     "pdf_page_images": "reports.preview",
     "addendum_section": "reports.sections_reevaluation",
     "status_charts": "reports.monitoring_charts",
-    "MonthError": "reports.monitoring_report",
-    "parse_month": "reports.monitoring_report",
     "write_monthly_report": "reports.monitoring_report",
     "EVENT_SEVERITY_LABELS": "reports.monitoring_text",
     "banner": "reports.monitoring_text",
@@ -69,7 +67,7 @@ if TYPE_CHECKING:  # for editors and type checkers; at run time the names load o
     from reports.exports import DossierImportError, import_json
     from reports.markdown import md, section_markdown
     from reports.monitoring_charts import status_charts
-    from reports.monitoring_report import MonthError, parse_month, write_monthly_report
+    from reports.monitoring_report import write_monthly_report
     from reports.monitoring_text import (
         EVENT_SEVERITY_LABELS,
         banner,

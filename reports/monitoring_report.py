@@ -1,8 +1,9 @@
 """The monthly monitoring report: one calendar month of production against the committee's bars, as a PDF.
 
 Shaped like the dossier PDF (``reports.pdf``): a report model of generic sections (facts, tables,
-charts) built by a pure function of the monitoring status and the dossier's record
-(``monthly_sections``), laid out by the same section renderer (``reports.pdf_blocks``), with page
+charts) built by a pure function of what the monitoring operation gathered for the month
+(``governance.monitoring.MonitoringMonth``: the record read, the status now, the month's stored signals;
+``monthly_sections``), laid out by the same section renderer (``reports.pdf_blocks``), with page
 furniture drawn in callbacks (dossier, month, the version hash the record was read from, page X of Y).
 ``write_monthly_report`` writes the PDF to a temporary file and renames it, and with the hospital's
 export key beside it a detached signature (``FILE.pdf.sig.json``, what ``medassure verify-export``
@@ -10,21 +11,20 @@ checks), as the other exports are signed.
 
 A month's signals are those the record stored when they were raised, in their words then, so a later
 change of the plan does not rewrite a past month's report; the status is recomputed only to show "now".
+Both are selected by monitoring (``governance.monitoring.month``), not here: this module only renders.
 """
 
 from __future__ import annotations
 
 import io
-import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
 
 from governance.dossier.storage import DossierVersion
-from governance.monitoring.ladder import recorded_signals
-from governance.monitoring.models import MonitoringStatus, Signal
+from governance.monitoring.month import MonitoringMonth
 from governance.monitoring.records import FeedImport, SignalAction
 from reports.bundle import write_atomically
 from reports.flags import DEMO_MARK
@@ -44,28 +44,6 @@ from reports.pdf_blocks import section_flowables
 from reports.pdf_style import MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, MUTED, PAGE, RULE, fonts, stylesheet, text
 from reports.plain_text import xml_safe
 from reports.signing import DETACHED_SUFFIX, ExportSigner
-
-MONTH = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
-
-
-class MonthError(ValueError):
-    """A month that is not ``YYYY-MM`` or lies in the future (one line for the user)."""
-
-
-def parse_month(value: str, now: datetime | None = None) -> str:
-    """``value`` checked as a calendar month ``YYYY-MM`` not after the current one.
-
-    Example:
-        >>> parse_month("2026-05", datetime(2026, 12, 1, tzinfo=UTC))
-        '2026-05'
-    """
-    m = MONTH.match(value.strip())
-    if m is None:
-        raise MonthError(f"month {value!r} is not YYYY-MM (e.g. 2026-05)")
-    now = now or datetime.now(UTC)
-    if (int(m.group(1)), int(m.group(2))) > (now.year, now.month):
-        raise MonthError(f"month {value} has not begun yet")
-    return value.strip()
 
 
 def _in_month(at: datetime | None, month: str) -> bool:
@@ -98,12 +76,13 @@ def _prompt_words(approved) -> str:
         else approved.prompt_version
 
 
-def monthly_sections(status: MonitoringStatus, version: DossierVersion, month: str) -> list[Section]:
-    """The report's sections for ``month``: status, the month's figures, charts, signals and what was done,
+def monthly_sections(m: MonitoringMonth) -> list[Section]:
+    """The report's sections for the month: status, the month's figures, charts, signals and what was done,
     safety events, and the imports the figures come from.
 
-    A pure function of the status and the stored version (no clock, no store).
+    A pure function of what monitoring gathered for the month (no clock, no store).
     """
+    status, version, month = m.status, m.version, m.month
     d = version.dossier
     level, todo = banner(status)
     facts = [Fact(label="Dossier", value=f"{d.title} ({d.id})"),
@@ -140,17 +119,10 @@ def monthly_sections(status: MonitoringStatus, version: DossierVersion, month: s
     out.append(Section(key="charts", title="Control charts", charts=charts, recorded=bool(charts),
                        paragraphs=[] if charts else ["Not recorded: no metric could be charted yet."]))
 
-    # The month's signals as the record stored them when they were raised, not recomputed: a later change
-    # of the plan or the data does not change a past month's report. Only "now" is recomputed (``status``).
-    def of_month(signals: list[Signal]) -> list[Signal]:
-        return [s for s in signals if _in_month(s.first_seen, month)
-                or (s.state != "resolved" and f"{s.first_seen:%Y-%m}" <= month)]
-
-    recorded = recorded_signals(d, status.approved.candidate)
-    mine = of_month(recorded)
+    # The month's signals as the record stored them when they were raised, not recomputed (selected by
+    # monitoring: ``MonitoringMonth.signals``); only "now" is recomputed (``status``).
+    mine, unrecorded = m.signals, m.unrecorded
     ids = {s.id for s in mine}
-    known = {s.id for s in recorded}
-    unrecorded = [s for s in of_month(status.signals) if s.id not in known]
     cols = ["Signal", "Why", "Level", "State", "About", "First seen", "Owner", "Respond by", "What was seen"]
     paragraphs = ["As recorded when each signal was raised (its level, owner, deadline and what was seen "
                   "then); the state follows what was done since."] if mine else \
@@ -220,15 +192,15 @@ def _furniture(version: DossierVersion, month: str):
     return draw
 
 
-def render_monthly_pdf(status: MonitoringStatus, version: DossierVersion, month: str) -> bytes:
+def render_monthly_pdf(m: MonitoringMonth) -> bytes:
     """The monthly report as PDF bytes.
 
     Example:
-        >>> pdf = render_monthly_pdf(monitoring_status(store, "D-demo-portal"), store.load("D-demo-portal"),
-        ...                          "2026-10")  # doctest: +SKIP
+        >>> pdf = render_monthly_pdf(monitoring_month(store, "D-demo-portal", "2026-10"))  # doctest: +SKIP
         >>> pdf[:5]  # doctest: +SKIP
         b'%PDF-'
     """
+    status, version, month = m.status, m.version, m.month
     styles = stylesheet()
     level = level_label(status.status)
     story = [Spacer(1, 12), Paragraph("Monthly monitoring report", styles["subtitle"]),
@@ -236,7 +208,7 @@ def render_monthly_pdf(status: MonitoringStatus, version: DossierVersion, month:
              Paragraph(text(f"Status now: {level}. The figures, charts and signals of one calendar month "
                             "against the committee's bars, and what was done about each signal."),
                        styles["small"]), Spacer(1, 8)]
-    for number, section in enumerate(monthly_sections(status, version, month), start=1):
+    for number, section in enumerate(monthly_sections(m), start=1):
         story += section_flowables(number, section)
     out = io.BytesIO()
     doc = SimpleDocTemplate(out, pagesize=PAGE, leftMargin=MARGIN_X, rightMargin=MARGIN_X,
@@ -263,15 +235,15 @@ class WrittenReport:
     """The signing certificate's subject."""
 
 
-def write_monthly_report(status: MonitoringStatus, version: DossierVersion, month: str, out: str | Path,
-                         signer: ExportSigner | None = None) -> WrittenReport:
+def write_monthly_report(m: MonitoringMonth, out: str | Path, signer: ExportSigner | None = None
+                         ) -> WrittenReport:
     """Render the month's report and write it to ``out`` (temporary file, then rename), signed when a
     signer is given (``out`` + ``.sig.json``, written the same way).
 
     Raises:
         OSError: the file could not be written (nothing is left behind).
     """
-    pdf = render_monthly_pdf(status, version, month)
+    pdf = render_monthly_pdf(m)
     target = write_atomically(Path(out), pdf)
     signature = None
     if signer is not None:
@@ -281,5 +253,4 @@ def write_monthly_report(status: MonitoringStatus, version: DossierVersion, mont
                          signed_by=signer.subject if signer is not None else None)
 
 
-__all__ = ["MonthError", "WrittenReport", "metric_label", "monthly_sections", "parse_month",
-           "render_monthly_pdf", "write_monthly_report"]
+__all__ = ["WrittenReport", "metric_label", "monthly_sections", "render_monthly_pdf", "write_monthly_report"]

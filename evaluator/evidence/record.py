@@ -12,9 +12,10 @@ the others travel as ``role="context"`` records, shown beside the main one and n
 with a score bar or averaged with other scores. ``role`` is left out of the serialized record
 when it is ``main`` (the default), so dossiers saved before the field existed keep their hashes.
 
-A record's per-group scores (``SubgroupScore``) are defined beside the subgroup statistics that
-compute them (``evaluator.statistics.subgroups``), which sit below this module; the class is the
-same and ``evaluator.evidence.record.SubgroupScore`` still names it.
+A record's per-group scores (``SubgroupScore``) are defined in the statistics' records
+(``evaluator.statistics.records``), below this module and beside the subgroup statistics that compute
+them (``evaluator.statistics.subgroups``); the class is the same and
+``evaluator.evidence.record.SubgroupScore`` still names it.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_serializ
 
 from evaluator.evidence.medhelm import published_scores
 from evaluator.statistics.estimates import normalize_score, wilson_interval
-from evaluator.statistics.subgroups import SubgroupScore
+from evaluator.statistics.records import SubgroupScore
 
 Provenance = Literal["published", "helm-import", "local-run", "inspect-import"]
 Role = Literal["main", "context"]

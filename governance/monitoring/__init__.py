@@ -9,7 +9,8 @@ identity and its check (``identity``), monthly rates against the plan's bars (``
 signals with owners and deadlines (``ladder``), composed in ``status``. Its records are ``records``
 and ``feed_records``, the feed's tables and import SQL ``store`` and ``store_feed_import``; importing a
 feed, recording events and acknowledging or resolving signals take the store, so they are its
-operations (``operations.feed``, ``operations.events``, ``operations.sources``).
+operations (``operations.feed``, ``operations.events``, ``operations.sources``), as is gathering what a
+month's report prints (``operations.month``, over ``month``).
 """
 
 from evaluator.lazy_exports import lazy_exports
@@ -25,6 +26,8 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "record_go_live": "governance.monitoring.operations.events",
     "resolve_signal": "governance.monitoring.operations.events",
     "MonitoringError": "governance.monitoring.operations.feed",
+    "MonthError": "governance.monitoring.month",
+    "monitoring_month": "governance.monitoring.operations.month",
     "dossier_monitoring": "governance.monitoring.operations.feed",
     "export_blinded_feed": "governance.monitoring.operations.feed",
     "import_feed": "governance.monitoring.operations.feed",
@@ -39,8 +42,9 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
 }
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
     "FeedError", "MONITORING_WORDS", "MonitoringError", "SEVERITIES", "acknowledge_signal", "canary_view",
-    "dossier_monitoring", "due_canaries", "export_blinded_feed", "feed_template", "import_feed",
-    "known_candidates", "monitoring_state", "monitoring_status", "preview_canary", "record_event",
-    "record_go_live", "resolve_signal", "run_canary", "safety_register", "set_canary",
+    "MonthError", "dossier_monitoring", "due_canaries", "export_blinded_feed", "feed_template",
+    "import_feed", "known_candidates", "monitoring_month", "monitoring_state", "monitoring_status",
+    "preview_canary", "record_event", "record_go_live", "resolve_signal", "run_canary", "safety_register",
+    "set_canary",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)

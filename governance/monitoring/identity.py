@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from governance.decision.records import MonitoringPlan
 from governance.dossier.record import Dossier
 from governance.monitoring.models import ApprovedIdentity, IdentitySeen
+from governance.monitoring.procured import Procured
 from governance.procurement.candidates import run_candidates
-from governance.procurement.retirement import candidate_named
 
 
 def bare_model(name: str) -> str:
@@ -91,21 +91,23 @@ def decided_run_ids(dossier: Dossier, candidate: str) -> list[str]:
     return sorted({i.run_id for i in items if i.model_label == candidate})
 
 
-def approved_prompt(dossier: Dossier, candidate: str, plan: MonitoringPlan) -> tuple[str | None, str]:
+def approved_prompt(plan: MonitoringPlan, procured: Procured) -> tuple[str | None, str]:
     """(approved prompt version, where it comes from): the plan's (or go-live settings'), else the prompt
     version recorded on the candidate; (None, "") when neither records one."""
     if plan.approved_prompt_version is not None:
         return plan.approved_prompt_version, "the monitoring plan (or go-live settings)"
-    c = candidate_named(dossier, candidate)
+    c = procured.record
     if c is not None and c.prompt_version.strip():
         return c.prompt_version.strip(), f"the candidate record {c.label} (the plan names none)"
     return None, ""
 
 
 def approved_identity(
-    dossier: Dossier, candidate: str, plan: MonitoringPlan, served: Iterable[str] = ()
+    dossier: Dossier, candidate: str, plan: MonitoringPlan, served: Iterable[str] = (), *, procured: Procured
 ) -> ApprovedIdentity:
-    """The approved identity: served names of the decided runs, else their model strings, plus aliases.
+    """The approved identity: served names of the decided runs, else their model strings, plus aliases;
+    the prompt version from the plan, else from the candidate's record (``procured``, gathered by the
+    operation).
 
     Example:
         >>> from governance.decision.records import MonitoringPlan, Trigger
@@ -114,7 +116,8 @@ def approved_identity(
         >>> from governance.dossier.record import Dossier
         >>> from governance.intended_use.records import example_intended_use
         >>> d = Dossier(title="x y z", owner="me", intended_use=example_intended_use())
-        >>> approved_identity(d, "openai/gpt-4o", plan, served=["gpt-4o-2024-08-06"]).accepted_models
+        >>> approved_identity(d, "openai/gpt-4o", plan, served=["gpt-4o-2024-08-06"],
+        ...                   procured=Procured()).accepted_models
         ['gpt-4o-2024-08-06', 'gpt-4o-eu']
     """
     served_names = sorted({bare_model(s) for s in served if s and s.strip()})
@@ -125,7 +128,7 @@ def approved_identity(
         base, source = sorted({bare_model(s) for s in strings}), "the decided run's model string"
     else:
         base, source = [bare_model(candidate)], "the candidate's name (no frozen evidence plan)"
-    prompt, prompt_source = approved_prompt(dossier, candidate, plan)
+    prompt, prompt_source = approved_prompt(plan, procured)
     aliases = sorted({bare_model(a) for a in plan.model_aliases if a.strip()} - set(base))
     if aliases:
         source += ", plus the committee's aliases"

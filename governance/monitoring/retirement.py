@@ -3,9 +3,10 @@
 Why its own signal and not a schedule: a retirement is announced by the vendor, not chosen by the
 committee, and it comes whatever the feed shows. The date and its source are procurement's
 (``governance.procurement.retirement``: the candidate's announced date, else litellm's shipped map, named
-with its version); here the plan's notice window (``retirement_notice_days``, default 90) turns it into a
-review, and the date itself into a pause. The phase is part of the signal's key, so the review raised in
-the window and the pause raised on the day are two signals, each with its own owner and deadline.
+with its version), looked up once by the operation (``procured``); here the plan's notice window
+(``retirement_notice_days``, default 90) turns it into a review, and the date itself into a pause. The
+phase is part of the signal's key, so the review raised in the window and the pause raised on the day are
+two signals, each with its own owner and deadline.
 """
 
 from __future__ import annotations
@@ -14,19 +15,20 @@ from collections.abc import Callable
 from datetime import UTC, datetime, time, timedelta
 
 from governance.decision.records import MonitoringPlan
-from governance.dossier.record import Dossier
-from governance.procurement.retirement import candidate_named, retirement, retirement_phase
+from governance.monitoring.procured import Procured
+from governance.procurement.retirement import retirement_phase
 
 
 def retirement_signal(
-    dossier: Dossier, candidate: str, plan: MonitoringPlan, now: datetime, add: Callable[..., None],
-    notes: list[str],
+    procured: Procured, plan: MonitoringPlan, now: datetime, add: Callable[..., None], notes: list[str]
 ) -> None:
-    """Call ``add`` with the retirement signal of ``candidate`` at ``now``, if any; note the rest."""
-    record = candidate_named(dossier, candidate)
+    """Call ``add`` with the retirement signal of the watched candidate at ``now``, if any; note the rest.
+
+    The candidate's record and its date come looked up (``procured``, gathered by the operation).
+    """
+    record, r = procured.record, procured.retirement
     if record is None:
         return
-    r = retirement(record)
     if r is None:
         notes.append(f"No retirement date is known for {record.id} (neither recorded nor in the model map).")
         return

@@ -20,6 +20,7 @@ from governance.monitoring.identity import approved_identity, unapproved_models,
 from governance.monitoring.ladder import ladder_status, make_signal, with_record
 from governance.monitoring.models import FeedAggregates, MonitoringStatus, Signal
 from governance.monitoring.plan import METRIC_LABELS, bars, resolved_plan, review_floor
+from governance.monitoring.procured import Procured, procured
 from governance.monitoring.rates import audit_sample, month_metrics, rubber_stamping
 from governance.monitoring.records import SUSPENDING, SafetyEvent
 from governance.monitoring.retirement import retirement_signal
@@ -54,7 +55,13 @@ def reevaluation_command(dossier_id: str) -> str:
 
 
 def compute_status(
-    dossier: Dossier, aggregates: FeedAggregates, *, now: datetime, candidate: str, served: Iterable[str] = ()
+    dossier: Dossier,
+    aggregates: FeedAggregates,
+    *,
+    now: datetime,
+    candidate: str,
+    served: Iterable[str] = (),
+    facts: Procured | None = None,
 ) -> MonitoringStatus:
     """The status of ``candidate`` from the dossier (plan, decision, record) and the feed's aggregates.
 
@@ -64,11 +71,14 @@ def compute_status(
         now: the clock (deadlines, the schedule).
         candidate: the candidate watched.
         served: served model names of the decided runs' answers (from the run store).
+        facts: the candidate's procurement record and retirement date, gathered by the operation
+            (``procured``); None: looked up here from the dossier (a caller without a store, e.g. a test).
     """
     plan = resolved_plan(dossier, candidate)
     mp = plan.monitoring
     notes = [f"Plan: {plan.source}."]
-    approved = approved_identity(dossier, candidate, mp, served)
+    facts = facts if facts is not None else procured(dossier, candidate)
+    approved = approved_identity(dossier, candidate, mp, served, procured=facts)
     command = reevaluation_command(dossier.id)
     decided_at = dossier.decision.decided_at if dossier.decision else None
     signals: list[Signal] = []
@@ -106,7 +116,7 @@ def compute_status(
                      "names one): prompt versions are not checked.")
     else:
         notes.append(f"Approved prompt version {approved.prompt_version}, from {approved.prompt_source}.")
-    retirement_signal(dossier, candidate, mp, now, add, notes)
+    retirement_signal(facts, mp, now, add, notes)
 
     bar_table = bars(plan, dossier.risk.tier)
     metrics = month_metrics(aggregates.months, bar_table, aggregates.correction_source)

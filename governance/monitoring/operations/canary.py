@@ -59,6 +59,7 @@ from governance.monitoring.operations.common import (
     watched_candidate,
 )
 from governance.monitoring.plan import resolved_plan
+from governance.monitoring.procured import procured
 from governance.monitoring.records import CanaryAttempt, CanaryCase, CanaryRun, CanarySet
 from governance.monitoring.status import reevaluation_command
 
@@ -405,7 +406,8 @@ def run_canary(store: DossierStorage, dossier_id: str, *, actor: Actor, now: dat
                               "was set")
     plan = resolved_plan(dossier, canary.candidate).monitoring
     accepted = set(approved_identity(dossier, canary.candidate, plan,
-                                     served_names(store, dossier, canary.candidate)).accepted_models)
+                                     served_names(store, dossier, canary.candidate),
+                                     procured=procured(dossier, canary.candidate)).accepted_models)
     db = store.for_thread()
     try:
         def attempt() -> CanaryAttempt:

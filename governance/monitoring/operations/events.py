@@ -22,6 +22,7 @@ from governance.monitoring.operations.common import (
     served_names,
     watched_candidate,
 )
+from governance.monitoring.procured import procured
 from governance.monitoring.records import (
     SEVERITIES,
     GoLiveSettings,
@@ -71,10 +72,11 @@ def record_event(
     )
     aggregates = store.monitoring.aggregates(dossier_id, name)
     served = served_names(store, dossier, name)
+    facts = procured(dossier, name)
 
     def change(current: Dossier) -> Dossier:
         updated = current.model_copy(update={"monitoring": [*current.monitoring, event]})
-        status = compute_status(updated, aggregates, now=at, candidate=name, served=served)
+        status = compute_status(updated, aggregates, now=at, candidate=name, served=served, facts=facts)
         return updated.model_copy(
             update={"monitoring": [*updated.monitoring, *new_signal_records(updated, status.signals, at)]}
         )

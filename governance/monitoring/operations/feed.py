@@ -38,6 +38,7 @@ from governance.monitoring.operations.events import (
     resolve_signal,
 )
 from governance.monitoring.operations.sources import otel_to_feed
+from governance.monitoring.procured import procured
 from governance.monitoring.records import (
     LEVELS,
     FeedImport,
@@ -97,6 +98,7 @@ def monitoring_status(
     """
     dossier = store.load(dossier_id).dossier
     name = watched_candidate(dossier, candidate, monitored=_monitored(store, dossier))
+    facts = procured(dossier, name)  # what procurement holds about it, looked up once (``procured``)
     records = {"monitoring": [e.model_dump(mode="json") for e in dossier.monitoring]}
     # counts only (rows removed or inserted): a digest of every row on each status would cost more than
     # the status itself; `verify` recomputes the digests (rows rewritten in place)
@@ -107,9 +109,8 @@ def monitoring_status(
             f"the stored feed of {name} no longer matches its seal, so no status is computed from it: "
             f"{broken[0].problem}{more}. `medassure verify {dossier_id}` names every change")
     aggregates = store.monitoring.aggregates(dossier_id, name)
-    return compute_status(
-        dossier, aggregates, now=now_or(now), candidate=name, served=served_names(store, dossier, name)
-    )
+    return compute_status(dossier, aggregates, now=now_or(now), candidate=name,
+                          served=served_names(store, dossier, name), facts=facts)
 
 
 class DossierMonitoring(BaseModel):
@@ -226,6 +227,7 @@ def import_feed(
         digest = hashlib.file_digest(f, "sha256").hexdigest()
     import_id = "I-" + uuid.uuid4().hex[:10]
     served = served_names(store, dossier, name)
+    facts = procured(dossier, name)  # the status's inputs from procurement, looked up once
     earlier = _imported_before(dossier, name, source, digest)
     if earlier is not None:
         # the same bytes were imported before: every row is stored, so the rows are not read again
@@ -266,7 +268,7 @@ def import_feed(
         # The status is computed once, on the latest version, and is also the status after the append: the
         # append adds this import's record and the signals of this very status (with its deadlines), and
         # nothing else the status reads (plan, go-live settings, events, actions) changes.
-        status = compute_status(current, aggregates, now=at, candidate=name, served=served)
+        status = compute_status(current, aggregates, now=at, candidate=name, served=served, facts=facts)
         computed[:] = [status]
         signals = new_signal_records(current, status.signals, at)
         new[:] = [s.id for s in signals]

@@ -147,3 +147,39 @@ def test_the_pause_past_the_date_closes_the_open_notice_as_superseded():
     kept = d.model_copy(update={"monitoring": [*d.monitoring, resolved]})
     (mine,) = [s for s in recorded_signals(kept, CANDIDATE) if s.id == notice.id]
     assert mine.state == "resolved" and "Superseded" not in mine.detail
+
+
+def test_the_status_reads_the_retirement_date_it_is_given_not_the_model_map():
+    from governance.monitoring.procured import Procured, procured
+    from governance.procurement.retirement import Retirement
+
+    c = cand(snapshot="gpt-4o-2024-05-13")  # the shipped map: retired on 2026-10-23
+    d = decided_dossier().model_copy(update={"candidates": [c]})
+    rows = FeedAggregates(candidate=CANDIDATE, rows=0)
+    at = datetime(2026, 11, 1, tzinfo=UTC)
+    assert procured(d, CANDIDATE) == Procured(record=c, retirement=retirement(c))
+    announced = Retirement(retires_on=date(2027, 1, 15), snapshot="gpt-4o-2024-05-13", source="candidate")
+    s = compute_status(d, rows, now=at, candidate=CANDIDATE, facts=Procured(record=c, retirement=announced))
+    (sig,) = s.signals  # 75 days before the date given (a review), not past the map's date (a pause)
+    assert (sig.level, "2027-01-15" in sig.detail, LITELLM in sig.detail) == ("review", True, False)
+    assert compute_status(d, rows, now=at, candidate=CANDIDATE, facts=Procured()).signals == []
+
+
+def test_an_import_looks_procurement_up_once_before_the_status(home, tmp_path, monkeypatch):
+    import governance.monitoring.operations.feed as feed_ops
+    import governance.monitoring.status as status_module
+    from governance.dossier.store import Store
+    from governance.identity import Actor
+    from tests.governance.monitoring_fixtures import feed_rows, write_csv
+
+    store = Store.open(home / "medassure.duckdb")
+    d = decided_dossier().model_copy(update={"candidates": [cand(retires_on=date(2026, 8, 1))]})
+    did = store.save(d, author="chair").dossier.id
+    calls = []
+    looked_up = feed_ops.procured
+    monkeypatch.setattr(feed_ops, "procured", lambda *a: calls.append(a) or looked_up(*a))
+    monkeypatch.setattr(status_module, "procured", lambda *a: pytest.fail("the status looked procurement up"))
+    result = feed_ops.import_feed(store, did, write_csv(tmp_path / "f.csv", feed_rows(20)),
+                                  actor=Actor.named("qa"), now=NOW)
+    assert len(calls) == 1 and [s.kind for s in result.status.signals] == ["retirement"]
+    store.close()
