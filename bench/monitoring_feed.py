@@ -6,14 +6,21 @@ time, a site tag) as Parquet and as CSV, so this process's peak memory is the im
 file, on a fresh DuckDB store with a decided dossier: ``import_feed`` (validated whole in SQL, deduplicated,
 stored, recorded) and ``monitoring_status`` (aggregates in SQL, Wilson rates, the CUSUM), timed separately.
 
-Usage: .venv/bin/python bench/monitoring_feed.py [--rows 1000000] [--quick] [--postgres]
-(``--quick``, for ``make bench-smoke``: 50,000 rows.) Target from issue 28: import + status < 10 s and
-peak memory < 1 GB for 1M rows on a 2-core machine.
+Usage: .venv/bin/python bench/monitoring_feed.py [--rows 1000000] [--quick] [--postgres] [--no-baseline]
+[--formats parquet,csv] [--profile]
+(``--quick``, for ``make bench-smoke``: 50,000 rows; ``--no-baseline`` skips PostgreSQL's old batched
+inserts; ``--profile`` prints cProfile's top 15 functions of each import + status.) Each leg prints the
+load average (``/proc/loadavg``, 1/5/15 min) before and after it: on a shared machine wall time means
+little without it. Targets from issues 28 and 35: import + status of 1M rows < 10 s on DuckDB and < 15 s
+on PostgreSQL, peak memory < 1 GB, on a 2-core machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
+import pstats
 import resource
 import subprocess
 import sys
@@ -68,7 +75,22 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def bench(path: Path, home: Path, n: int, url: str | None = None) -> dict:
+def loadavg() -> str:
+    """The 1, 5 and 15 minute load averages (``/proc/loadavg``), or ``?`` where it cannot be read."""
+    try:
+        return "/".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+def top(profile: cProfile.Profile, lines: int = 15) -> str:
+    """cProfile's top ``lines`` functions by cumulative time, as pstats prints them."""
+    out = io.StringIO()
+    pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(lines)
+    return out.getvalue()
+
+
+def bench(path: Path, home: Path, n: int, url: str | None = None, profile: bool = False) -> dict:
     from governance.dossier.store import Store
     from governance.identity.actor import Actor
     from governance.monitoring.operations.feed import import_feed, monitoring_status
@@ -80,11 +102,18 @@ def bench(path: Path, home: Path, n: int, url: str | None = None) -> dict:
     )
     store.save(dossier, author="bench")
     now = datetime(2026, 7, 1, tzinfo=UTC)
+    prof = cProfile.Profile() if profile else None
+    load_before = loadavg()
     t0, c0 = time.perf_counter(), cpu_s()
+    if prof:
+        prof.enable()
     result = import_feed(store, dossier.id, path, actor=Actor.named("bench"), now=now)
     t1 = time.perf_counter()
     status = monitoring_status(store, dossier.id, now=now)
+    if prof:
+        prof.disable()
     t2, c2 = time.perf_counter(), cpu_s()
+    load_after = loadavg()
     again = import_feed(store, dossier.id, path, actor=Actor.named("bench"), now=now)
     t3 = time.perf_counter()
     store.close()
@@ -97,6 +126,8 @@ def bench(path: Path, home: Path, n: int, url: str | None = None) -> dict:
         "status": status.status,
         "months": len(status.metrics.get("material_correction_share", [])),
         "cusum": status.cusum[0].note or status.cusum[0].baseline_source,
+        "load": f"load {load_before} -> {load_after}",
+        "profile": top(prof) if prof else "",
     }
 
 
@@ -106,7 +137,14 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="50,000 rows (make bench-smoke)")
     parser.add_argument("--postgres", action="store_true",
                         help="also on a throw-away PostgreSQL server (as the tests start one), beside DuckDB")
+    parser.add_argument("--no-baseline", action="store_true",
+                        help="with --postgres: skip the old batched inserts (slow at 1M rows)")
+    parser.add_argument("--formats", default="parquet,csv", help="file formats to import (parquet,csv)")
+    parser.add_argument("--profile", action="store_true", help="cProfile's top 15 of each import + status")
     args = parser.parse_args()
+    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    if not formats or any(f not in ("parquet", "csv") for f in formats):
+        parser.error("--formats: parquet, csv or both")
     n = 50_000 if args.quick else args.rows
     server = None
     if args.postgres:
@@ -115,7 +153,7 @@ def main() -> None:
         server = PostgresServer()
         server.start()
     try:
-        run_all(n, server)
+        run_all(n, server, formats=formats, baseline=not args.no_baseline, profile=args.profile)
     finally:
         if server is not None:
             server.stop()
@@ -144,7 +182,8 @@ def batched_send_pg(self, work, dossier_id, candidate, import_id, tags):
     return added, seal
 
 
-def run_all(n: int, server) -> None:
+def run_all(n: int, server, formats: tuple[str, ...] | list[str] = ("parquet", "csv"), baseline: bool = True,
+            profile: bool = False) -> None:
     with tempfile.TemporaryDirectory(prefix="medassure-bench-feed-") as tmp:
         stem = Path(tmp) / "feed"
         t = time.perf_counter()
@@ -159,11 +198,12 @@ def run_all(n: int, server) -> None:
         copy_leg = MonitoringStore._send_pg
         backends = [("duckdb", None)]
         if server is not None:  # the baseline (batched inserts) first, then COPY, on fresh databases
-            backends += [("pg-batch", server), ("postgres", server)]
-        for (backend, pg), fmt in [(b, f) for b in backends for f in ("parquet", "csv")]:
+            backends += [("pg-batch", server)] if baseline else []
+            backends += [("postgres", server)]
+        for (backend, pg), fmt in [(b, f) for b in backends for f in formats]:
             url = pg.create_database(f"bench_{backend.replace('-', '_')}_{fmt}") if pg is not None else None
             MonitoringStore._send_pg = batched_send_pg if backend == "pg-batch" else copy_leg
-            r = bench(stem.with_suffix(f".{fmt}"), Path(tmp) / f"home-{backend}-{fmt}", n, url)
+            r = bench(stem.with_suffix(f".{fmt}"), Path(tmp) / f"home-{backend}-{fmt}", n, url, profile)
             total = r["import_s"] + r["status_s"]
             print(
                 f"{backend:8s} {fmt:8s} import {r['import_s']:6.2f} s ({n / r['import_s']:,.0f} rows/s)  "
@@ -171,8 +211,11 @@ def run_all(n: int, server) -> None:
                 f"{r['status_s']:5.2f} s  import + status {total:6.2f} s wall, "
                 f"{r['cpu_s']:6.2f} s CPU  re-import (0 new) "
                 f"{r['reimport_s']:5.2f} s  peak RSS so far {peak_mb():,.0f} MB  -> {r['status']}, "
-                f"{r['months']} months; CUSUM: {r['cusum']}"
+                f"{r['months']} months; CUSUM: {r['cusum']}; {r['load']}",
+                flush=True,
             )
+            if r["profile"]:
+                print(r["profile"], flush=True)
     print(f"peak RSS of this process: {peak_mb():,.0f} MB (target < 1,024 MB); target import + status < 10 s")
 
 
