@@ -54,8 +54,8 @@ BELIEVED = [
 
 REFUSED = [
     # an untrusted hop between trusted ones (a proxy missing from the list, or a made-up entry)
-    ("10.0.0.2", [f"{CLIENT}, 10.0.0.7, 198.51.100.4, 10.0.0.1"], "trusted proxy 10.0.0.7 beyond the untrusted "
-                                                                  "hop 198.51.100.4"),  # old: believed
+    ("10.0.0.2", [f"{CLIENT}, 10.0.0.7, 198.51.100.4, 10.0.0.1"],
+     "trusted proxy 10.0.0.7 beyond the untrusted hop 198.51.100.4"),  # old: believed
     ("10.0.0.2", [f"10.0.0.1, {CLIENT}"], "trusted proxy 10.0.0.1 beyond the untrusted hop"),  # old: believed
     ("2001:db8:a::2", ["2001:db8:a::7, 2001:db8:ffff::9"], "beyond the untrusted hop"),  # old: believed
     # malformed chains
