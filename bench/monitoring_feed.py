@@ -7,9 +7,10 @@ file, on a fresh DuckDB store with a decided dossier: ``import_feed`` (validated
 stored, recorded) and ``monitoring_status`` (aggregates in SQL, Wilson rates, the CUSUM), timed separately.
 
 Usage: .venv/bin/python bench/monitoring_feed.py [--rows 1000000] [--quick] [--postgres] [--no-baseline]
-[--formats parquet,csv] [--profile]
+[--formats parquet,csv] [--seal-baseline] [--profile]
 (``--quick``, for ``make bench-smoke``: 50,000 rows; ``--no-baseline`` skips PostgreSQL's old batched
-inserts; ``--profile`` prints cProfile's top 15 functions of each import + status.) Each leg prints the
+inserts; ``--seal-baseline`` runs each backend first with the seal's SQL before issue 35 item 7;
+``--profile`` prints cProfile's top 15 functions of each import + status.) Each leg prints the
 load average (``/proc/loadavg``, 1/5/15 min) before and after it: on a shared machine wall time means
 little without it. Targets from issues 28 and 35: import + status of 1M rows < 10 s on DuckDB and < 15 s
 on PostgreSQL, peak memory < 1 GB, on a 2-core machine.
@@ -141,6 +142,8 @@ def main() -> None:
                         help="with --postgres: skip the old batched inserts (slow at 1M rows)")
     parser.add_argument("--formats", default="parquet,csv", help="file formats to import (parquet,csv)")
     parser.add_argument("--profile", action="store_true", help="cProfile's top 15 of each import + status")
+    parser.add_argument("--seal-baseline", action="store_true",
+                        help="before each backend, a leg with the seal's SQL before issue 35 (duck-0, pg-0)")
     args = parser.parse_args()
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     if not formats or any(f not in ("parquet", "csv") for f in formats):
@@ -153,7 +156,8 @@ def main() -> None:
         server = PostgresServer()
         server.start()
     try:
-        run_all(n, server, formats=formats, baseline=not args.no_baseline, profile=args.profile)
+        run_all(n, server, formats=formats, baseline=not args.no_baseline, profile=args.profile,
+                seal_baseline=args.seal_baseline)
     finally:
         if server is not None:
             server.stop()
@@ -182,8 +186,20 @@ def batched_send_pg(self, work, dossier_id, candidate, import_id, tags):
     return added, seal
 
 
+def old_seal_sql() -> tuple:
+    """The seal's SQL before issue 35 item 7 (a ``||`` per piece), as ``(_field, _hash)``: the same digest."""
+    from governance.monitoring import store_seals
+
+    def field(column: str) -> str:
+        if column.split(".")[-1] in store_seals._TEXTS or column in store_seals._TEXTS:
+            return f"coalesce(CAST(length({column}) AS VARCHAR) || ':' || {column}, '-')"
+        return f"coalesce(CAST({column} AS VARCHAR), '-')"
+
+    return field, lambda fields: "md5(" + " || '|' || ".join(fields) + ")"
+
+
 def run_all(n: int, server, formats: tuple[str, ...] | list[str] = ("parquet", "csv"), baseline: bool = True,
-            profile: bool = False) -> None:
+            profile: bool = False, seal_baseline: bool = False) -> None:
     with tempfile.TemporaryDirectory(prefix="medassure-bench-feed-") as tmp:
         stem = Path(tmp) / "feed"
         t = time.perf_counter()
@@ -193,20 +209,38 @@ def run_all(n: int, server, formats: tuple[str, ...] | list[str] = ("parquet", "
             f"and CSV ({mb(stem.with_suffix('.csv')):.1f} MB) in {time.perf_counter() - t:.1f} s "
             "(child process)"
         )
+        from governance.monitoring import store_seals
         from governance.monitoring.store import MonitoringFeedStore as MonitoringStore
 
         copy_leg = MonitoringStore._send_pg
-        backends = [("duckdb", None)]
+        seal = MonitoringStore._seal
+        sealing = [0.0]
+
+        def timed_seal(*args):  # how long the import's seal took, inside its transaction
+            t0 = time.perf_counter()
+            try:
+                return seal(*args)
+            finally:
+                sealing[0] += time.perf_counter() - t0
+
+        MonitoringStore._seal = staticmethod(timed_seal)
+        seal_sql = (store_seals._field, store_seals._hash)
+        backends = [("duck-0", None)] if seal_baseline else []  # the seal's old SQL, then today's
+        backends += [("duckdb", None)]
         if server is not None:  # the baseline (batched inserts) first, then COPY, on fresh databases
             backends += [("pg-batch", server)] if baseline else []
+            backends += [("pg-0", server)] if seal_baseline else []
             backends += [("postgres", server)]
         for (backend, pg), fmt in [(b, f) for b in backends for f in formats]:
             url = pg.create_database(f"bench_{backend.replace('-', '_')}_{fmt}") if pg is not None else None
             MonitoringStore._send_pg = batched_send_pg if backend == "pg-batch" else copy_leg
+            store_seals._field, store_seals._hash = old_seal_sql() if backend.endswith("-0") else seal_sql
+            sealing[0] = 0.0
             r = bench(stem.with_suffix(f".{fmt}"), Path(tmp) / f"home-{backend}-{fmt}", n, url, profile)
             total = r["import_s"] + r["status_s"]
             print(
-                f"{backend:8s} {fmt:8s} import {r['import_s']:6.2f} s ({n / r['import_s']:,.0f} rows/s)  "
+                f"{backend:8s} {fmt:8s} import {r['import_s']:6.2f} s ({n / r['import_s']:,.0f} rows/s; seal "
+                f"{sealing[0]:5.2f} s over both imports)  "
                 "status "
                 f"{r['status_s']:5.2f} s  import + status {total:6.2f} s wall, "
                 f"{r['cpu_s']:6.2f} s CPU  re-import (0 new) "
