@@ -6,14 +6,22 @@ time, a site tag) as Parquet and as CSV, so this process's peak memory is the im
 file, on a fresh DuckDB store with a decided dossier: ``import_feed`` (validated whole in SQL, deduplicated,
 stored, recorded) and ``monitoring_status`` (aggregates in SQL, Wilson rates, the CUSUM), timed separately.
 
-Usage: .venv/bin/python bench/monitoring_feed.py [--rows 1000000] [--quick] [--postgres]
-(``--quick``, for ``make bench-smoke``: 50,000 rows.) Target from issue 28: import + status < 10 s and
-peak memory < 1 GB for 1M rows on a 2-core machine.
+Usage: .venv/bin/python bench/monitoring_feed.py [--rows 1000000] [--quick] [--postgres] [--no-baseline]
+[--formats parquet,csv] [--seal-baseline] [--profile]
+(``--quick``, for ``make bench-smoke``: 50,000 rows; ``--no-baseline`` skips PostgreSQL's old batched
+inserts; ``--seal-baseline`` runs each backend first with the seal's SQL before issue 35 item 7;
+``--profile`` prints cProfile's top 15 functions of each import + status.) Each leg prints the
+load average (``/proc/loadavg``, 1/5/15 min) before and after it: on a shared machine wall time means
+little without it. Targets from issues 28 and 35: import + status of 1M rows < 10 s on DuckDB and < 15 s
+on PostgreSQL, peak memory < 1 GB, on a 2-core machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
+import pstats
 import resource
 import subprocess
 import sys
@@ -68,7 +76,22 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def bench(path: Path, home: Path, n: int, url: str | None = None) -> dict:
+def loadavg() -> str:
+    """The 1, 5 and 15 minute load averages (``/proc/loadavg``), or ``?`` where it cannot be read."""
+    try:
+        return "/".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+def top(profile: cProfile.Profile, lines: int = 15) -> str:
+    """cProfile's top ``lines`` functions by cumulative time, as pstats prints them."""
+    out = io.StringIO()
+    pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(lines)
+    return out.getvalue()
+
+
+def bench(path: Path, home: Path, n: int, url: str | None = None, profile: bool = False) -> dict:
     from governance.dossier.store import Store
     from governance.identity.actor import Actor
     from governance.monitoring.operations.feed import import_feed, monitoring_status
@@ -80,11 +103,18 @@ def bench(path: Path, home: Path, n: int, url: str | None = None) -> dict:
     )
     store.save(dossier, author="bench")
     now = datetime(2026, 7, 1, tzinfo=UTC)
+    prof = cProfile.Profile() if profile else None
+    load_before = loadavg()
     t0, c0 = time.perf_counter(), cpu_s()
+    if prof:
+        prof.enable()
     result = import_feed(store, dossier.id, path, actor=Actor.named("bench"), now=now)
     t1 = time.perf_counter()
     status = monitoring_status(store, dossier.id, now=now)
+    if prof:
+        prof.disable()
     t2, c2 = time.perf_counter(), cpu_s()
+    load_after = loadavg()
     again = import_feed(store, dossier.id, path, actor=Actor.named("bench"), now=now)
     t3 = time.perf_counter()
     store.close()
@@ -97,6 +127,8 @@ def bench(path: Path, home: Path, n: int, url: str | None = None) -> dict:
         "status": status.status,
         "months": len(status.metrics.get("material_correction_share", [])),
         "cusum": status.cusum[0].note or status.cusum[0].baseline_source,
+        "load": f"load {load_before} -> {load_after}",
+        "profile": top(prof) if prof else "",
     }
 
 
@@ -106,7 +138,16 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="50,000 rows (make bench-smoke)")
     parser.add_argument("--postgres", action="store_true",
                         help="also on a throw-away PostgreSQL server (as the tests start one), beside DuckDB")
+    parser.add_argument("--no-baseline", action="store_true",
+                        help="with --postgres: skip the old batched inserts (slow at 1M rows)")
+    parser.add_argument("--formats", default="parquet,csv", help="file formats to import (parquet,csv)")
+    parser.add_argument("--profile", action="store_true", help="cProfile's top 15 of each import + status")
+    parser.add_argument("--seal-baseline", action="store_true",
+                        help="before each backend, a leg with the seal's SQL before issue 35 (duck-0, pg-0)")
     args = parser.parse_args()
+    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    if not formats or any(f not in ("parquet", "csv") for f in formats):
+        parser.error("--formats: parquet, csv or both")
     n = 50_000 if args.quick else args.rows
     server = None
     if args.postgres:
@@ -115,7 +156,8 @@ def main() -> None:
         server = PostgresServer()
         server.start()
     try:
-        run_all(n, server)
+        run_all(n, server, formats=formats, baseline=not args.no_baseline, profile=args.profile,
+                seal_baseline=args.seal_baseline)
     finally:
         if server is not None:
             server.stop()
@@ -144,7 +186,20 @@ def batched_send_pg(self, work, dossier_id, candidate, import_id, tags):
     return added, seal
 
 
-def run_all(n: int, server) -> None:
+def old_seal_sql() -> tuple:
+    """The seal's SQL before issue 35 item 7 (a ``||`` per piece), as ``(_field, _hash)``: the same digest."""
+    from governance.monitoring import store_seals
+
+    def field(column: str) -> str:
+        if column.split(".")[-1] in store_seals._TEXTS or column in store_seals._TEXTS:
+            return f"coalesce(CAST(length({column}) AS VARCHAR) || ':' || {column}, '-')"
+        return f"coalesce(CAST({column} AS VARCHAR), '-')"
+
+    return field, lambda fields: "md5(" + " || '|' || ".join(fields) + ")"
+
+
+def run_all(n: int, server, formats: tuple[str, ...] | list[str] = ("parquet", "csv"), baseline: bool = True,
+            profile: bool = False, seal_baseline: bool = False) -> None:
     with tempfile.TemporaryDirectory(prefix="medassure-bench-feed-") as tmp:
         stem = Path(tmp) / "feed"
         t = time.perf_counter()
@@ -154,25 +209,47 @@ def run_all(n: int, server) -> None:
             f"and CSV ({mb(stem.with_suffix('.csv')):.1f} MB) in {time.perf_counter() - t:.1f} s "
             "(child process)"
         )
+        from governance.monitoring import store_seals
         from governance.monitoring.store import MonitoringFeedStore as MonitoringStore
 
         copy_leg = MonitoringStore._send_pg
-        backends = [("duckdb", None)]
+        seal = MonitoringStore._seal
+        sealing = [0.0]
+
+        def timed_seal(*args):  # how long the import's seal took, inside its transaction
+            t0 = time.perf_counter()
+            try:
+                return seal(*args)
+            finally:
+                sealing[0] += time.perf_counter() - t0
+
+        MonitoringStore._seal = staticmethod(timed_seal)
+        seal_sql = (store_seals._field, store_seals._hash)
+        backends = [("duck-0", None)] if seal_baseline else []  # the seal's old SQL, then today's
+        backends += [("duckdb", None)]
         if server is not None:  # the baseline (batched inserts) first, then COPY, on fresh databases
-            backends += [("pg-batch", server), ("postgres", server)]
-        for (backend, pg), fmt in [(b, f) for b in backends for f in ("parquet", "csv")]:
+            backends += [("pg-batch", server)] if baseline else []
+            backends += [("pg-0", server)] if seal_baseline else []
+            backends += [("postgres", server)]
+        for (backend, pg), fmt in [(b, f) for b in backends for f in formats]:
             url = pg.create_database(f"bench_{backend.replace('-', '_')}_{fmt}") if pg is not None else None
             MonitoringStore._send_pg = batched_send_pg if backend == "pg-batch" else copy_leg
-            r = bench(stem.with_suffix(f".{fmt}"), Path(tmp) / f"home-{backend}-{fmt}", n, url)
+            store_seals._field, store_seals._hash = old_seal_sql() if backend.endswith("-0") else seal_sql
+            sealing[0] = 0.0
+            r = bench(stem.with_suffix(f".{fmt}"), Path(tmp) / f"home-{backend}-{fmt}", n, url, profile)
             total = r["import_s"] + r["status_s"]
             print(
-                f"{backend:8s} {fmt:8s} import {r['import_s']:6.2f} s ({n / r['import_s']:,.0f} rows/s)  "
+                f"{backend:8s} {fmt:8s} import {r['import_s']:6.2f} s ({n / r['import_s']:,.0f} rows/s; seal "
+                f"{sealing[0]:5.2f} s over both imports)  "
                 "status "
                 f"{r['status_s']:5.2f} s  import + status {total:6.2f} s wall, "
                 f"{r['cpu_s']:6.2f} s CPU  re-import (0 new) "
                 f"{r['reimport_s']:5.2f} s  peak RSS so far {peak_mb():,.0f} MB  -> {r['status']}, "
-                f"{r['months']} months; CUSUM: {r['cusum']}"
+                f"{r['months']} months; CUSUM: {r['cusum']}; {r['load']}",
+                flush=True,
             )
+            if r["profile"]:
+                print(r["profile"], flush=True)
     print(f"peak RSS of this process: {peak_mb():,.0f} MB (target < 1,024 MB); target import + status < 10 s")
 
 

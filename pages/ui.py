@@ -36,6 +36,7 @@ from governance.identity import (
     local_identity,
     oidc_identity,
     proxy_identity,
+    resolve_proxy_chain,
     save_as,
     server_rewrites_forwarded_for,
     written_versions,
@@ -162,8 +163,8 @@ def identity() -> Identity | None:
     if cfg.mode == "oidc":
         return oidc_identity(st.user.to_dict())
     if cfg.mode == "proxy":
-        headers = {k: v for k, v in st.context.headers.items()}
-        return proxy_identity(headers, _proxy_peer(), cfg.proxy_header, cfg.trusted_proxies)
+        return proxy_identity(dict(st.context.headers.items()), _proxy_peer(), cfg.proxy_header,
+                              cfg.trusted_proxies, forwarded_for=_forwarded_for())
     # Local: the typed name is all there is. No name (or the old placeholder) is nobody: read-only, so an
     # unnoticed reload never credits a sign-off, rating or resolution to "reviewer" (issue 36 item 1).
     name = _typed_reviewer()
@@ -176,13 +177,13 @@ def actor() -> Actor:
 
 
 def _proxy_peer() -> str | None:
-    """The address of the connection itself (the proxy's), None when the server may have replaced it.
+    """The connection's own address; None when uvicorn may have taken it from X-Forwarded-For."""
+    return direct_peer(st.context.ip_address, _forwarded_for(), server_rewrites_forwarded_for())
 
-    ``st.context.ip_address`` is what uvicorn left after reading ``X-Forwarded-For``; ``direct_peer``
-    refuses to guess when that may have come from the header.
-    """
-    return direct_peer(st.context.ip_address, st.context.headers.get_all("X-Forwarded-For"),
-                       server_rewrites_forwarded_for())
+
+def _forwarded_for() -> list[str]:
+    """Every ``X-Forwarded-For`` line of the request, in order (a proxy may add a line of its own)."""
+    return list(st.context.headers.get_all("X-Forwarded-For"))
 
 
 def access() -> Access:
@@ -485,6 +486,10 @@ def _identity_line() -> None:
             st.caption("The web server replaced this connection's address with one from X-Forwarded-For, "
                        "so MedAssure cannot tell whether it came from the trusted proxy. Start the app "
                        'with `FORWARDED_ALLOW_IPS=""` (docs/shared-deployment.md, "Trusted proxy").')
+        elif cfg.mode == "proxy" and st.context.headers.get(cfg.proxy_header):  # sent, not believed: why
+            why = resolve_proxy_chain(_proxy_peer(), _forwarded_for(), cfg.trusted_proxies).reason
+            st.caption(f"The identity header was ignored: {plain(why)} "
+                       '(docs/shared-deployment.md, "Trusted proxy").')
     else:
         st.caption(f"Acting as **{plain(who.name)}** · {plain(who.auth_label)} · "
                    f"roles: {plain(acc.describe())}")

@@ -8,6 +8,8 @@ CLI, the demo). The pages read the login (``st.user``, or a trusted proxy's head
 * ``actor``: the ``Actor`` every operation takes (who acts, how it was established, the name recorded);
 * ``identity``: the ``Identity`` value and how one is made in each mode (local, OIDC, trusted proxy,
   the CLI's service identity);
+* ``proxy_chain``: the client behind a chain of proxies (``X-Forwarded-For`` counted from the right) and
+  whether the chain may vouch for the identity header;
 * ``config``: the deployment's settings (mode, proxy, committee membership, separation of duties)
   from ``$MEDASSURE_HOME/identity.toml`` or the environment;
 * ``access``: committee roles and the checks the domain applies before a save, a decision or a sign-off;
@@ -32,6 +34,7 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "local_identity": "governance.identity.identity",
     "oidc_identity": "governance.identity.identity",
     "proxy_identity": "governance.identity.identity",
+    "resolve_proxy_chain": "governance.identity.proxy_chain",
     "require": "governance.identity.operations.authorize",
     "written_versions": "governance.identity.operations.receipts",
     "save_as": "governance.identity.operations.save",
@@ -39,7 +42,7 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
     "Access", "Actor", "Identity", "IdentityConfig", "IdentityConfigError", "PermissionDenied",
     "access_for", "command_line_identity", "direct_peer", "identity_configured", "load_config",
-    "local_identity", "oidc_identity", "proxy_identity", "require", "save_as",
+    "local_identity", "oidc_identity", "proxy_identity", "require", "resolve_proxy_chain", "save_as",
     "server_rewrites_forwarded_for", "written_versions",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)

@@ -25,7 +25,9 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from governance.identity.proxy_chain import trusted_networks
 
 
 class IdentityConfigError(ValueError):
@@ -51,7 +53,8 @@ class IdentityConfig(BaseModel):
     proxy_header: str = "X-Forwarded-Email"
     """The header a trusted proxy (e.g. oauth2-proxy) sets to the signed-in user."""
     trusted_proxies: list[str] = Field(default_factory=list)
-    """Addresses or networks the proxy connects from; the header is ignored from anywhere else."""
+    """Addresses or networks (CIDR) of the proxies in front of the app, each hop of the chain; the
+    identity header is ignored unless the connection and every hop between it and the client are listed."""
     service_identity: str | None = None
     """The command line's identity in a shared deployment; None: the OS login, unauthenticated."""
     separation_of_duties: bool = True
@@ -60,6 +63,12 @@ class IdentityConfig(BaseModel):
     """Deployment-wide roles by subject: viewer, editor, chair, and sign-off roles."""
     dossiers: dict[str, DossierMembers] = Field(default_factory=dict)
     """Roles held on single dossiers, by dossier id."""
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _addresses_or_networks(cls, value: list[str]) -> list[str]:
+        trusted_networks(value)  # a name or a typo would trust nothing, silently: refuse it here
+        return value
 
     @property
     def has_members(self) -> bool:

@@ -17,6 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from governance.identity.proxy_chain import resolve_proxy_chain
+
 log = logging.getLogger(__name__)
 
 Mode = Literal["local", "oidc", "proxy", "service", "demo"]
@@ -149,23 +151,15 @@ def direct_peer(reported: str | None, forwarded_for: Iterable[str], server_rewri
     return reported or "127.0.0.1"
 
 
-def _trusted(address: str | None, trusted: list[str]) -> bool:
-    if address is None:  # the peer is unknown: never trusted
-        return False
-    try:
-        ip = ipaddress.ip_address(address)
-        return any(ip in ipaddress.ip_network(net, strict=False) for net in trusted)
-    except ValueError:
-        return False
-
-
 def proxy_identity(headers: Mapping[str, str], remote_address: str | None, header: str,
-                   trusted: list[str]) -> Identity | None:
-    """An identity from a trusted proxy's header, or None (header missing or from an untrusted address).
+                   trusted: list[str], forwarded_for: Iterable[str] | None = None) -> Identity | None:
+    """An identity from a trusted proxy's header, or None (header missing, or the chain vouches for nobody).
 
     ``remote_address`` is the connection's own address as ``direct_peer`` gives it, never one taken
-    from ``X-Forwarded-For``; None means it is unknown, and nothing is trusted then. A header that
-    arrives from an address not in ``trusted`` is ignored and logged: anyone can send it.
+    from ``X-Forwarded-For``; None means it is unknown, and nothing is trusted then. The header counts
+    only when that address and every hop of ``X-Forwarded-For`` between it and the client are in
+    ``trusted`` (``resolve_proxy_chain``); otherwise it is ignored and the reason logged: anyone can
+    send it. ``forwarded_for`` is that header's lines (default: its value in ``headers``).
 
     Example:
         >>> proxy_identity({"X-Email": "b@example.org"}, "10.0.0.5", "X-Email", ["10.0.0.0/24"]).issuer
@@ -173,16 +167,23 @@ def proxy_identity(headers: Mapping[str, str], remote_address: str | None, heade
         >>> proxy_identity({"X-Email": "b@example.org"}, "192.0.2.9", "X-Email", ["10.0.0.0/24"]) is None
         True
     """
-    value = next((v for k, v in headers.items() if k.lower() == header.lower()), None)
+    value = _header(headers, header)
     if value is None or not str(value).strip():
         return None
-    if not _trusted(remote_address, trusted):
-        log.warning("ignored identity header %s from untrusted address %s", header,
-                    remote_address or "(unknown: replaced by the server from X-Forwarded-For)")
+    if forwarded_for is None:
+        forwarded = _header(headers, "X-Forwarded-For")
+        forwarded_for = [forwarded] if forwarded is not None else []
+    chain = resolve_proxy_chain(remote_address, forwarded_for, trusted)
+    if not chain.trusted:
+        log.warning("ignored identity header %s: %s", header, chain.reason)
         return None
     subject = str(value).strip()[:320]
     return Identity(subject=subject, issuer=f"proxy:{header}", name=subject[:200], mode="proxy",
                     authenticated=True)
+
+
+def _header(headers: Mapping[str, str], name: str) -> str | None:
+    return next((v for k, v in headers.items() if k.lower() == name.lower()), None)
 
 
 def command_line_identity(name: str | None, service: str | None) -> Identity:
