@@ -25,9 +25,14 @@ def cmd_monitor_report(args: argparse.Namespace) -> int:
     except MonthError as exc:
         fail(str(exc))
     target = _target(args.out)
-    signer = _signer(args)
     store = open_store(args)
     version = store.load(args.id)
+    if version.dossier.practice is not None:  # marked on every page, never signed (docs/monitoring.md)
+        if args.sign_key or args.sign_cert:
+            fail(f"{args.id} is a practice copy: its report is never signed (drop --sign-key/--sign-cert)")
+        signer = None
+    else:
+        signer = _signer(args)
     try:
         status = monitoring_status(store, args.id)
     except MonitoringError as exc:
@@ -37,7 +42,7 @@ def cmd_monitor_report(args: argparse.Namespace) -> int:
         + (f", signed by {written.signed_by} ({written.signature.name})" if written.signature else ""))
     emit({"id": args.id, "month": month, "status": status.status, "path": str(written.path),
           "bytes": written.size, "signature": str(written.signature) if written.signature else None,
-          "signed_by": written.signed_by})
+          "signed_by": written.signed_by, "practice": version.dossier.practice is not None})
     return 0
 
 

@@ -440,7 +440,8 @@ def sidebar() -> None:
         dossiers = store().list_dossiers()
         if dossiers:
             ids = [d.id for d in dossiers]
-            labels = {d.id: f"{d.title[:40]} ({d.id})" for d in dossiers}
+            labels = {d.id: ("PRACTICE · " if d.practice_of and not d.title.startswith("PRACTICE") else "")
+                      + f"{d.title[:40]} ({d.id})" for d in dossiers}
             if st.session_state.get("dossier_id") not in ids:
                 st.session_state["dossier_id"] = ids[0]
             # App state leads and the widget follows: a save on another page (a new dossier) changes
@@ -458,6 +459,10 @@ def sidebar() -> None:
                             f"Risk tier: :{TIER_COLOURS[tier]}[**{tier}**] · status "
                             f"{v.dossier.status.replace('_', ' ')}"
                             + (f" · monitoring **{MONITORING_WORDS[watched]}**" if watched else ""))
+                if v.dossier.practice is not None:  # issue 36 item 16: never taken for the record
+                    from governance.dossier import practice_line
+
+                    st.warning(f"**{plain(practice_line(v.dossier.practice))}.**")
                 if v.integrity_problem:
                     st.error(f"**Record integrity:** {v.integrity_problem}")
         _identity_line()

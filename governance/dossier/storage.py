@@ -149,6 +149,8 @@ class DossierSummary(BaseModel):
     """The latest version's hash."""
     updated_at: Timestamp
     """When the latest version was saved."""
+    practice_of: str | None = None
+    """The dossier this one is a practice copy of (``governance.dossier.practice``); None: a real dossier."""
 
 
 class AuditEvent(BaseModel):
