@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from governance.dossier.store import Store
 from tests.pages.conftest import latest, open_page
+from tests.pages.readable import as_shown, frames
 
 PAGE = "pages/monitoring.py"
 
@@ -50,6 +51,11 @@ def test_the_button_makes_a_marked_copy_whose_generated_feed_gives_a_status_the_
     assert not at.exception, [e.value for e in at.exception]
     assert any("A practice copy has no dossier PDF" in e.value for e in at.error)
     assert not at.get("download_button")
+
+    at.switch_page("pages/dossiers.py").run()  # the list marks the copy, and only the copy
+    listed = next(as_shown(f) for f in frames(at) if f is not None and "Practice" in f.columns)
+    marks = dict(zip(listed["Id"], listed["Practice"], strict=True))
+    assert marks == {copy_id: "practice copy of D-demo-portal", "D-demo-portal": ""}
 
     after = latest(demo_home)  # the original: the same version and content hash
     assert (after.version, after.hash) == (before.version, before.hash)
