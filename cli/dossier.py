@@ -79,9 +79,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     store = open_store(args)
     # ``monitoring``: in_control / review / pause / suspend, null when nothing is watched (issue 36 item 6);
     # ``practice_of``: only on a practice copy, the dossier it copies (item 16), so real rows are as before
-    emit([{**d.model_dump(mode="json", exclude={"practice_of"}), "monitoring": monitoring_state(store, d.id),
+    # a discarded practice copy is left out (`medassure rehearse ID --discard`)
+    emit([{**d.model_dump(mode="json", exclude={"practice_of", "discarded"}),
+           "monitoring": monitoring_state(store, d.id),
            **({"practice_of": d.practice_of} if d.practice_of else {})}
-          for d in store.list_dossiers()])
+          for d in store.list_dossiers() if not d.discarded])
     return 0
 
 

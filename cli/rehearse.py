@@ -16,8 +16,25 @@ from pathlib import Path
 from cli._common import cli_actor, emit, fail, open_store, say
 
 
+def _discard(args: argparse.Namespace) -> int:
+    from governance.monitoring import PracticeError, discard_practice_copy
+
+    if args.feed_out:
+        fail("--discard takes no --feed-out")
+    try:
+        version = discard_practice_copy(open_store(args), args.id, actor=cli_actor(args))
+    except PracticeError as exc:
+        fail(str(exc))
+    say(f"discarded practice copy {args.id} (version {version}): lists leave it out; its versions stay")
+    emit({"id": args.id, "discarded": True, "version": version})
+    return 0
+
+
 def cmd_rehearse(args: argparse.Namespace) -> int:
     from governance.monitoring import PracticeError, make_practice_copy, write_practice_feed
+
+    if args.discard:
+        return _discard(args)
 
     feed = Path(args.feed_out) if args.feed_out else None
     if feed is not None and (feed.is_dir() or not feed.parent.exists()):
@@ -50,6 +67,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="how many days the copy's clock runs ahead of its decision: its decision is dated "
                         "N days back (default 180)")
     p.add_argument("--feed-out", metavar="FILE.csv", help="also write a generated feed for the copy")
+    p.add_argument("--discard", action="store_true",
+                   help="set the practice copy ID aside instead: lists leave it out (the store is "
+                        "append-only)")
     p.add_argument("--by", help="who makes the copy (default $MEDASSURE_USER or the login name)")
     p.add_argument("--format", choices=["json", "text"], default="json",
                    help="json (default) or text (the copy's id alone)")

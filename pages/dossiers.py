@@ -15,7 +15,7 @@ st.title("Dossiers")
 st.caption("Each dossier is one intended use of a model, with its evidence, rules, decision and sign-offs. "
            "Every save is a new version with its own hash; nothing is overwritten.")
 
-rows = ui.store().list_dossiers()
+rows = [r for r in ui.store().list_dossiers() if not r.discarded]  # a discarded practice copy is set aside
 if rows:
     frame = pd.DataFrame([r.model_dump() for r in rows])
     frame["monitoring"] = [MONITORING_WORDS.get(monitoring_state(ui.store(), r.id) or "", "—") for r in rows]

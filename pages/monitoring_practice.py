@@ -16,6 +16,7 @@ from governance.monitoring import (
     FeedError,
     MonitoringError,
     PracticeError,
+    discard_practice_copy,
     import_feed,
     make_practice_copy,
     write_practice_feed,
@@ -45,6 +46,17 @@ def panel(version) -> None:
             else:
                 st.session_state["mon_toast"] = (f"Imported {result.record.rows_added:,} generated rows; "
                                                  f"{len(result.new_signals)} new signal(s).")
+            st.rerun()
+        if st.button("Discard this practice copy", key="mon_practice_discard",
+                     help="Lists leave it out from then on; its versions stay (the record is append-only)."):
+            try:
+                with ui.permitted():
+                    discard_practice_copy(ui.store(), dossier.id, actor=ui.actor())
+            except PracticeError as exc:
+                st.session_state["mon_error"] = str(exc)
+            else:
+                st.session_state["dossier_id"] = dossier.practice.source_id
+                st.session_state["mon_toast"] = f"Practice copy {dossier.id} discarded."
             st.rerun()
         return
     with st.expander("Rehearse go-live on a practice copy"):

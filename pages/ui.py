@@ -437,7 +437,7 @@ def sidebar() -> None:
     with st.sidebar:
         for note in store().open_warnings:  # e.g. a damaged write-ahead log set aside: said on every page
             st.warning(note)
-        dossiers = store().list_dossiers()
+        dossiers = [d for d in store().list_dossiers() if not d.discarded]  # a discarded practice copy
         if dossiers:
             ids = [d.id for d in dossiers]
             labels = {d.id: ("PRACTICE · " if d.practice_of and not d.title.startswith("PRACTICE") else "")

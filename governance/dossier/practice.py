@@ -35,6 +35,11 @@ class PracticeCopy(BaseModel):
     """When the copy was made."""
     made_by: str = Field(min_length=1, max_length=200)
     """Who made it."""
+    discarded_at: AwareDatetime | None = None
+    """When it was discarded (None: in use). The store is append-only, so a copy is set aside, not erased:
+    lists leave it out, its versions stay."""
+    discarded_by: str | None = Field(default=None, max_length=200)
+    """Who discarded it."""
 
 
 class Marked(Protocol):

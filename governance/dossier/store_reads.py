@@ -144,7 +144,8 @@ class DossierReads(DossierTransactions):
             out.append(
                 DossierSummary(id=dossier_id, title=d.title, owner=d.owner, status=d.status,
                                risk_tier=d.risk.tier, version=version, hash=digest, updated_at=created_at,
-                               practice_of=d.practice.source_id if d.practice else None)
+                               practice_of=d.practice.source_id if d.practice else None,
+                               discarded=bool(d.practice and d.practice.discarded_at))
             )
         return out
 

@@ -155,3 +155,27 @@ def test_a_real_dossier_keeps_its_content_hash_with_the_new_field():
     # the hash of this fixture before the field existed (computed on main at f9e218f)
     assert d.content_hash() == "1588d02c5ee41605d6ebd71870bf406e0870136d3577471c6ed62eec11fdf88a"
     assert signable_hash(d) == "9e5e1f9a7f5a60a29930f87c0931dd8ad21a278cb7734bd7a56994dd7e8f834a"
+
+
+def test_discard_sets_a_copy_aside_lists_leave_it_out_and_a_real_dossier_is_never_discarded(
+    dossier_id, home, capsys
+):
+    _, data, _ = run(capsys, "rehearse", dossier_id)
+    copy_id = data["id"]
+    code, out, err = run(capsys, "rehearse", copy_id, "--discard")
+    assert code == 0, err
+    assert out["id"] == copy_id and out["discarded"] is True and out["version"] == 2
+    _, listed, _ = run(capsys, "dossier", "list")
+    assert [d["id"] for d in listed] == [dossier_id]
+    code, shown, _ = run(capsys, "dossier", "show", copy_id)  # still readable by its id, and marked
+    assert code == 0 and shown["practice"]["discarded_at"] and shown["practice"]["discarded_by"]
+    code, _, err = run(capsys, "rehearse", copy_id, "--discard")
+    assert code == 2 and "was discarded on" in err
+    with opened(home) as store:
+        before = store.load(dossier_id)
+    code, _, err = run(capsys, "rehearse", dossier_id, "--discard")
+    assert code == 2 and "not a practice copy" in err
+    code, _, err = run(capsys, "verify", copy_id)
+    assert code == 0, err
+    with opened(home) as store:
+        assert store.load(dossier_id).hash == before.hash and store.load(dossier_id).version == before.version

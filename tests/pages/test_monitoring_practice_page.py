@@ -26,7 +26,7 @@ def test_the_button_makes_a_marked_copy_whose_generated_feed_gives_a_status_the_
     assert not at.exception, [e.value for e in at.exception]
     copy_id = at.session_state["dossier_id"]
     assert copy_id.startswith("D-demo-portal-practice-")
-    assert "PRACTICE COPY — not a record: a copy of D-demo-portal" in _texts(at)  # sidebar and page
+    assert "PRACTICE COPY — not a record: a copy of D-demo-portal" in _texts(at)  # the page's banner
     assert "decision dated 120 days earlier" in _texts(at)
 
     next(b for b in at.button if b.key == "mon_practice_feed").click().run()
@@ -56,6 +56,14 @@ def test_the_button_makes_a_marked_copy_whose_generated_feed_gives_a_status_the_
     listed = next(as_shown(f) for f in frames(at) if f is not None and "Practice" in f.columns)
     marks = dict(zip(listed["Id"], listed["Practice"], strict=True))
     assert marks == {copy_id: "practice copy of D-demo-portal", "D-demo-portal": ""}
+
+    at.switch_page(PAGE).run()  # discarded: the original is open again, and the lists leave the copy out
+    next(b for b in at.button if b.key == "mon_practice_discard").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["dossier_id"] == "D-demo-portal"
+    at.switch_page("pages/dossiers.py").run()
+    listed = next(as_shown(f) for f in frames(at) if f is not None and "Id" in f.columns)
+    assert list(listed["Id"]) == ["D-demo-portal"] and "Practice" not in listed.columns
 
     after = latest(demo_home)  # the original: the same version and content hash
     assert (after.version, after.hash) == (before.version, before.hash)

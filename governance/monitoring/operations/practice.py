@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from governance.dossier.practice import PRACTICE_MARK
 from governance.dossier.storage import DossierStorage
 from governance.identity.actor import Actor
-from governance.identity.operations.authorize import require
+from governance.identity.operations.authorize import require, update_as
 from governance.monitoring.identity import approved_candidate, approved_identity
 from governance.monitoring.operations.common import now_or, served_names
 from governance.monitoring.plan import resolved_plan
@@ -73,6 +73,32 @@ def make_practice_copy(store: DossierStorage, dossier_id: str, *, days_back: int
     return PracticeResult(id=copy.id, source_id=dossier_id, source_version=v.version, title=copy.title,
                           decided_at=copy.decision.decided_at, days_back=days_back,  # type: ignore[union-attr]
                           candidate=approved_candidate(copy))
+
+
+def discard_practice_copy(store: DossierStorage, dossier_id: str, *, actor: Actor,
+                          now: datetime | None = None) -> int:
+    """Set a practice copy aside: a last version marked discarded, left out of every list; its version number.
+
+    Why not erased: dossier versions and the audit log are append-only (on PostgreSQL by triggers), and a
+    practice copy's rows are sealed like any; the copy stays readable by its id and ``verify`` still holds.
+
+    Raises:
+        PracticeError: not a practice copy, or already discarded.
+        PermissionDenied: the identity is not an editor.
+    """
+    at = now_or(now)
+
+    def change(current):
+        if current.practice is None:
+            raise PracticeError(f"{dossier_id} is not a practice copy: only a practice copy is discarded")
+        if current.practice.discarded_at is not None:
+            raise PracticeError(f"{dossier_id} was discarded on {current.practice.discarded_at:%Y-%m-%d}")
+        mark = current.practice.model_copy(update={"discarded_at": at, "discarded_by": actor.name})
+        return current.model_copy(update={"practice": mark})
+
+    version = update_as(store, actor, dossier_id, change, action="discard a practice copy",
+                        note="practice copy discarded")
+    return version.version
 
 
 def write_practice_feed(store: DossierStorage, dossier_id: str, out: str | Path, *,
