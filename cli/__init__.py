@@ -34,6 +34,7 @@ COMMAND_MODULES = [
     "cli.review",
     "cli.monitor",
     "cli.canary",
+    "cli.rehearse",
 ]
 
 

@@ -32,11 +32,11 @@ def fail(message: str, code: int = 2) -> None:
 
 def user_errors() -> tuple[type[BaseException], ...]:
     """Exception types whose message is already written for users."""
-    from governance.dossier import StoreError
+    from governance.dossier import PracticeRefused, StoreError
     from governance.identity import IdentityConfigError, PermissionDenied
     from governance.mapping import TaxonomyError
 
-    return (StoreError, TaxonomyError, PermissionDenied, IdentityConfigError)
+    return (StoreError, TaxonomyError, PermissionDenied, IdentityConfigError, PracticeRefused)
 
 
 def os_error_line(exc: OSError) -> str:

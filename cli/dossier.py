@@ -36,6 +36,8 @@ def _auth(args: argparse.Namespace) -> str:
 
 def _dossier_payload(dossier: Dossier) -> dict:
     out = dossier.model_dump(mode="json")
+    if out.get("practice") is None:  # only a practice copy says so: a real dossier's JSON is as before
+        out.pop("practice", None)
     out["risk"] = dossier.risk.model_dump(mode="json")
     out["accepted_subcategories"] = dossier.mapping.accepted
     return out
@@ -75,9 +77,13 @@ def cmd_list(args: argparse.Namespace) -> int:
     from governance.monitoring import monitoring_state
 
     store = open_store(args)
-    # ``monitoring``: in_control / review / pause / suspend, null when nothing is watched (issue 36 item 6)
-    emit([{**d.model_dump(mode="json"), "monitoring": monitoring_state(store, d.id)}
-          for d in store.list_dossiers()])
+    # ``monitoring``: in_control / review / pause / suspend, null when nothing is watched (issue 36 item 6);
+    # ``practice_of``: only on a practice copy, the dossier it copies (item 16), so real rows are as before
+    # a discarded practice copy is left out (`medassure rehearse ID --discard`)
+    emit([{**d.model_dump(mode="json", exclude={"practice_of", "discarded"}),
+           "monitoring": monitoring_state(store, d.id),
+           **({"practice_of": d.practice_of} if d.practice_of else {})}
+          for d in store.list_dossiers() if not d.discarded])
     return 0
 
 

@@ -26,13 +26,16 @@ def cmd_monitor_report(args: argparse.Namespace) -> int:
         month = monitoring_month(store, args.id, args.month)
     except (MonthError, MonitoringError) as exc:
         fail(str(exc))
-    signer = _signer(args)
+    practice = month.version.dossier.practice is not None
+    if practice and (args.sign_key or args.sign_cert):  # never signed (docs/monitoring.md)
+        fail(f"{args.id} is a practice copy: its report is never signed (drop --sign-key/--sign-cert)")
+    signer = None if practice else _signer(args)
     written = write_monthly_report(month, target, signer)
     say(f"wrote {written.path} ({written.size:,} bytes)"
         + (f", signed by {written.signed_by} ({written.signature.name})" if written.signature else ""))
     emit({"id": args.id, "month": month.month, "status": month.status.status, "path": str(written.path),
           "bytes": written.size, "signature": str(written.signature) if written.signature else None,
-          "signed_by": written.signed_by})
+          "signed_by": written.signed_by, "practice": practice})
     return 0
 
 

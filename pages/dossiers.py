@@ -15,13 +15,17 @@ st.title("Dossiers")
 st.caption("Each dossier is one intended use of a model, with its evidence, rules, decision and sign-offs. "
            "Every save is a new version with its own hash; nothing is overwritten.")
 
-rows = ui.store().list_dossiers()
+rows = [r for r in ui.store().list_dossiers() if not r.discarded]  # a discarded practice copy is set aside
 if rows:
     frame = pd.DataFrame([r.model_dump() for r in rows])
     frame["monitoring"] = [MONITORING_WORDS.get(monitoring_state(ui.store(), r.id) or "", "—") for r in rows]
-    tables.show(frame[["id", "title", "owner", "status", "monitoring", "risk_tier", "version", "updated_at"]],
+    frame["practice"] = [f"practice copy of {r.practice_of}" if r.practice_of else "" for r in rows]
+    columns = ["id", "title", "owner", "status", "monitoring", "risk_tier", "version", "updated_at"]
+    if any(r.practice_of for r in rows):  # a practice copy is never taken for the record (issue 36 item 16)
+        columns.insert(2, "practice")
+    tables.show(frame[columns],
                 labels={"title": "Title", "owner": "Owner", "status": "Status", "monitoring": "Monitoring",
-                        "version": "Version"})
+                        "version": "Version", "practice": "Practice"})
 else:
     st.info("No dossiers yet. Start a new one, import an intended-use JSON, or load the demo dossier.")
 

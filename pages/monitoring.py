@@ -22,7 +22,7 @@ from governance.monitoring import (
     resolve_signal,
 )
 from governance.reevaluation import PlanChange, current_plan, start_reevaluation
-from pages import monitoring_canary, tables, ui
+from pages import monitoring_canary, monitoring_practice, tables, ui
 from reports import (
     EVENT_SEVERITY_LABELS,
     banner,
@@ -49,6 +49,7 @@ if dossier.decision is None or dossier.decision.outcome == "reject":
     st.info("Monitoring starts after go-live: record the committee's decision to approve a candidate first "
             "(page **Decision**).")
     st.stop()
+monitoring_practice.panel(version)
 try:
     status = monitoring_status(ui.store(), dossier.id)
 except MonitoringError as exc:

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from governance.dossier import practice_line
 from pages import ui
 from reports import (
     ExportSigner,
@@ -16,6 +17,13 @@ from reports import (
 st.title("Report")
 current = ui.require_dossier()
 dossier_id = current.dossier.id
+if current.dossier.practice is not None:  # refused whole, not watermarked: docs/monitoring.md says why
+    st.error(f"**{ui.plain(practice_line(current.dossier.practice))}.** A practice copy has no dossier "
+             "PDF, JSON, CHAI card, label or bundle: none of them could carry the mark reliably, and each "
+             f"could be taken for the record. The record is {ui.plain(current.dossier.practice.source_id)}. "
+             "The copy's monthly monitoring report can be written (`medassure monitor report`), marked on "
+             "every page.")
+    st.stop()
 versions = [h.version for h in ui.store().history(dossier_id)][::-1]
 chosen = st.selectbox("Version", versions, index=0, key=f"report_version_{dossier_id}",
                       format_func=lambda n: f"version {n}" + (" (latest)" if n == versions[0] else ""))

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from governance.decision.model_facts import model_facts
+from governance.dossier.practice import refuse_practice
 from governance.dossier.storage import DossierStorage
 from governance.dossier.store import DossierVersion
 from governance.procurement.operations import measured_costs
@@ -143,8 +144,12 @@ def report_bundle(store: DossierStorage, dossier_id: str, version: int | None = 
     With a ``signer`` (the hospital's export key, ``reports.signing``), the CHAI model card carries an
     XML signature; the PDF's embedded copy of the card stays unsigned (the PDF is not the signed file).
 
+    A practice copy (``governance.dossier.practice``) is refused whole, not watermarked: its JSON and
+    zip re-import and its CHAI card is read by machines, and neither has a page to carry a mark.
+
     Raises:
         DossierNotFound: no such dossier or version.
+        PracticeRefused: the dossier is a practice copy.
 
     Example:
         >>> bundle = report_bundle(store, "D-demo-portal")  # doctest: +SKIP
@@ -152,6 +157,7 @@ def report_bundle(store: DossierStorage, dossier_id: str, version: int | None = 
         b'%PDF-'
     """
     v = store.load(dossier_id, version)
+    refuse_practice(v.dossier, "be exported as the record (PDF, JSON, CHAI card, CSV, label or bundle)")
     assessed = assessment_and_recommendation(v.dossier)  # once per bundle: every section and export reads it
     extra = [*(extra_sections or []), *candidates_sections(v.dossier, assessed),
              *reevaluation_sections(v.dossier)]

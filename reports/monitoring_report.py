@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from reportlab.lib.colors import HexColor
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
 
+from governance.dossier.practice import PRACTICE_MARK, refuse_practice
 from governance.dossier.storage import DossierVersion
 from governance.monitoring.month import MonitoringMonth
 from governance.monitoring.records import FeedImport, SignalAction
@@ -44,6 +46,9 @@ from reports.pdf_blocks import section_flowables
 from reports.pdf_style import MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, MUTED, PAGE, RULE, fonts, stylesheet, text
 from reports.plain_text import xml_safe
 from reports.signing import DETACHED_SUFFIX, ExportSigner
+
+PRACTICE_RED = HexColor("#B3261E")
+"""The practice mark's colour."""
 
 
 def _in_month(at: datetime | None, month: str) -> bool:
@@ -187,6 +192,15 @@ def _furniture(version: DossierVersion, month: str):
         canvas.drawString(MARGIN_X, bottom,
                           f"Record read from version {version.version}, hash {version.hash}")
         canvas.drawRightString(width - MARGIN_X, bottom, f"Page {canvas.getPageNumber()} of {total}")
+        if version.dossier.practice is not None:  # on every page, across the figures: never the record
+            canvas.setFillColor(PRACTICE_RED)
+            canvas.setFont(regular, 11)
+            canvas.drawCentredString(width / 2, top + 16, PRACTICE_MARK)
+            canvas.setFont(regular, 30)
+            canvas.translate(width / 2, height / 2)
+            canvas.rotate(35)
+            canvas.setFillAlpha(0.18)
+            canvas.drawCentredString(0, 0, PRACTICE_MARK)
         canvas.restoreState()
 
     return draw
@@ -240,9 +254,14 @@ def write_monthly_report(m: MonitoringMonth, out: str | Path, signer: ExportSign
     """Render the month's report and write it to ``out`` (temporary file, then rename), signed when a
     signer is given (``out`` + ``.sig.json``, written the same way).
 
+    A practice copy's report carries ``PRACTICE_MARK`` on every page and is never signed.
+
     Raises:
         OSError: the file could not be written (nothing is left behind).
+        PracticeRefused: a signer was given for a practice copy.
     """
+    if signer is not None:
+        refuse_practice(m.version.dossier, "have its report signed")
     pdf = render_monthly_pdf(m)
     target = write_atomically(Path(out), pdf)
     signature = None

@@ -27,6 +27,7 @@ from governance.decision.records import (
 from governance.decision.signoff import DecisionError, add_signoff, record_decision
 from governance.decision.standing import decision_stale, oversight_conflicts, signing_refusal
 from governance.dossier.content_hash import decision_basis_hash
+from governance.dossier.practice import PracticeRefused, refuse_practice
 from governance.identity.access import access_for, check_signoff
 from governance.identity.identity import Identity, local_identity
 from governance.rules.assessment import assessment_and_recommendation
@@ -221,9 +222,13 @@ def sign(dossier: Dossier, role: str, name: str, version_hash: str | None, note:
 
     Raises:
         DecisionError: no decision yet, an empty role or name, or signing refused (stale decision,
-            contradicting review plan).
+            contradicting review plan, a practice copy).
         PermissionDenied: the signer does not hold ``role``, or already signed another required role.
     """
+    try:  # nobody signs a practice copy: its signatures would read as the record's
+        refuse_practice(dossier, "be signed off")
+    except PracticeRefused as exc:
+        raise DecisionError(str(exc)) from None
     who = identity or local_identity(name)
     if dossier.decision is not None:
         check_signoff(access_for(who, dossier.id), dossier, role.strip())

@@ -19,6 +19,9 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "count_text": "governance.dossier.labels",
     "metric_label": "governance.dossier.labels",
     "source_words": "governance.dossier.labels",
+    "PRACTICE_MARK": "governance.dossier.practice",
+    "PracticeRefused": "governance.dossier.practice",
+    "practice_line": "governance.dossier.practice",
     "DossierNotFound": "governance.dossier.store",
     "DossierVersion": "governance.dossier.store",
     "SaveConflict": "governance.dossier.store",
@@ -28,8 +31,8 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "default_home": "governance.dossier.store",
 }
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
-    "DossierNotFound", "DossierVersion", "SaveConflict", "StoreError", "StoreWarning", "VALUE_LABELS",
-    "count_text", "database_url", "default_home", "diff_versions", "field_label", "metric_label",
-    "source_words", "timeline",
+    "DossierNotFound", "DossierVersion", "PRACTICE_MARK", "PracticeRefused", "SaveConflict", "StoreError",
+    "StoreWarning", "VALUE_LABELS", "count_text", "database_url", "default_home", "diff_versions",
+    "field_label", "metric_label", "practice_line", "source_words", "timeline",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)

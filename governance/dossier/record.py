@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from evaluator.evidence.record import Evidence
 from evaluator.phi.attestation import DeidentificationAttestation
 from governance.decision.records import CommitteeDecision, OversightPlan, SignOff
+from governance.dossier.practice import PracticeCopy
 from governance.dossier.user_text import UserRecord
 from governance.evidence.plan_records import EvidencePlan
 from governance.evidence.records import JudgeAgreementSetting
@@ -182,6 +183,9 @@ class Dossier(UserRecord):
     monitoring: list[MonitoringEntry] = Field(default_factory=list)
     """After go-live: feed imports, signals, acknowledgements and resolutions, safety events, oldest first
     (``governance.monitoring``); appended, so sign-offs do not bind to them."""
+    practice: PracticeCopy | None = None
+    """Set only on a practice copy (``governance.dossier.practice``): never the record, never exported.
+    None on every real dossier, and then left out of every hash."""
 
     @property
     def risk(self) -> RiskAssessment:

@@ -149,6 +149,10 @@ class DossierSummary(BaseModel):
     """The latest version's hash."""
     updated_at: Timestamp
     """When the latest version was saved."""
+    practice_of: str | None = None
+    """The dossier this one is a practice copy of (``governance.dossier.practice``); None: a real dossier."""
+    discarded: bool = False
+    """A practice copy set aside (lists leave it out; the append-only store keeps its versions)."""
 
 
 class AuditEvent(BaseModel):

@@ -143,7 +143,9 @@ class DossierReads(DossierTransactions):
             d = _stored_dossier(dossier_id, version, content)
             out.append(
                 DossierSummary(id=dossier_id, title=d.title, owner=d.owner, status=d.status,
-                               risk_tier=d.risk.tier, version=version, hash=digest, updated_at=created_at)
+                               risk_tier=d.risk.tier, version=version, hash=digest, updated_at=created_at,
+                               practice_of=d.practice.source_id if d.practice else None,
+                               discarded=bool(d.practice and d.practice.discarded_at))
             )
         return out
 

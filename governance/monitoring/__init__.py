@@ -39,12 +39,16 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "safety_register": "governance.monitoring.register",
     "FeedError": "governance.monitoring.store_feed_import",
     "feed_template": "governance.monitoring.template",
+    "PracticeError": "governance.monitoring.practice",
+    "make_practice_copy": "governance.monitoring.operations.practice",
+    "discard_practice_copy": "governance.monitoring.operations.practice",
+    "write_practice_feed": "governance.monitoring.operations.practice",
 }
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
-    "FeedError", "MONITORING_WORDS", "MonitoringError", "SEVERITIES", "acknowledge_signal", "canary_view",
-    "MonthError", "dossier_monitoring", "due_canaries", "export_blinded_feed", "feed_template",
-    "import_feed", "known_candidates", "monitoring_month", "monitoring_state", "monitoring_status",
-    "preview_canary", "record_event", "record_go_live", "resolve_signal", "run_canary", "safety_register",
-    "set_canary",
+    "FeedError", "MONITORING_WORDS", "MonitoringError", "MonthError", "PracticeError", "SEVERITIES",
+    "acknowledge_signal", "canary_view", "discard_practice_copy", "dossier_monitoring", "due_canaries",
+    "export_blinded_feed", "feed_template", "import_feed", "known_candidates", "make_practice_copy",
+    "monitoring_month", "monitoring_state", "monitoring_status", "preview_canary", "record_event",
+    "record_go_live", "resolve_signal", "run_canary", "safety_register", "set_canary", "write_practice_feed",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)
