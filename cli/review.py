@@ -323,7 +323,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     rs = p.add_subparsers(dest="review_command", required=True)
 
     c = rs.add_parser(
-        "create", help="a queue of a completed run's outputs or of the monitoring feed's; prints queue_id"
+        "create",
+        help="a queue of a completed run's outputs, a rubric grading's cases or the monitoring feed's; "
+        "prints queue_id",
     )
     source = c.add_mutually_exclusive_group(required=True)
     source.add_argument("--run", help="the completed run whose outputs are rated")

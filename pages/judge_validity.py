@@ -26,7 +26,6 @@ from governance.review import (
     RaterProgress,
     ReviewError,
     closed_queues,
-    grading_agreement,
     grading_setting,
     queue_citation,
     queue_ratings,
@@ -341,11 +340,15 @@ else:
     }
     gqueue = st.selectbox("Criteria review queue", list(glabels), format_func=glabels.get,
                           key="jv_grading_queue")
-    try:
-        gv = grading_agreement(ui.store(), gqueue)
-    except ReviewError as exc:
+    gv = None
+    try:  # blinding: the agreement is the editors'; a rater sees their own progress only
+        gseen = queue_status_for(ui.store(), gqueue, actor=ui.actor())
+        if isinstance(gseen, RaterProgress):
+            st.info("The agreement figures of this queue are shown to the committee's editors only.")
+        else:
+            gv = gseen.grader_clinician
+    except (ReviewError, PermissionDenied) as exc:
         st.error(ui.plain(str(exc)))
-        gv = None
     if gv is not None:
         def _ci(est) -> str:
             return (f"{est.value:.2f} [{est.ci_lower:.2f}, {est.ci_upper:.2f}]" if est.value is not None

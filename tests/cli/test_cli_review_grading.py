@@ -175,3 +175,7 @@ def test_grading_queue_refusals(home, capsys, graded):
     assert code == 2 and "rated in the app" in err
     code, _, err = run(capsys, "review", "record-agreement", qid)
     assert code == 2 and "serves no dossier" in err
+    code, _, err = run(capsys, "review", "close", qid)
+    assert code == 0, err
+    code, _, err = run(capsys, "review", "export", qid, "--out", str(home / "r.csv"))
+    assert code == 2 and "grader_clinician" in err

@@ -287,6 +287,10 @@ def export_csv(
     queue = get_queue(store, queue_id)
     who = actor.identity
     require(who, "editor", "export review ratings", queue.dossier_id)
+    if queue.rubric.kind == "criteria":
+        raise ReviewError(f"queue {queue_id} holds met / not met per rubric criterion, not the format "
+                          f"`medassure agreement` reads: see `medassure review status {queue_id}` "
+                          "(grader_clinician)")
     if not is_closed(store, queue):
         raise ReviewError(
             f"queue {queue_id} is still open: close it (`medassure review close {queue_id}`) first"
