@@ -93,7 +93,7 @@ def agreement_verdicts(capsys, dossier: str) -> tuple[list[dict], dict]:
     return [v for v in doc["verdicts"] if v["kind"] == "judge_agreement"], doc
 
 
-def test_grading_queue_ratings_kappa_per_criterion_and_the_rule(home, capsys, graded):
+def test_grading_queue_ratings_kappa_per_criterion_and_the_rule(home, capsys, graded, monkeypatch):
     from governance.dossier.store import Store
     from governance.identity import Actor
     from governance.review import ReviewError, rater_view, record_rating
@@ -143,6 +143,23 @@ def test_grading_queue_ratings_kappa_per_criterion_and_the_rule(home, capsys, gr
     assert fu["agreement"]["kappa"]["value"] == pytest.approx(-1.0) and fu["status"] == "fail"
     assert gc["status"] == "fail" and FU in gc["reason"]
     assert gc["bar"] == 0.5 and gc["bar_source"].startswith("the judge-agreement rule")
+
+    import governance.review.operations.criteria as criteria
+    from governance.judge_validity import set_minimum
+
+    computed, real = [], criteria.grader_validity
+
+    def counting(*args, **kwargs):
+        computed.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(criteria, "grader_validity", counting)
+    code, out, err = run(capsys, "review", "status", qid, "--format", "json")
+    assert code == 0 and json.loads(out)["grader_clinician"] == gc and computed == []  # kept, not recomputed
+    with Store.open(home / "medassure.duckdb") as store:  # a new bar asks for a fresh verdict
+        store.update(dossier, lambda d: set_minimum(d, 0.6, by="test"), author="test", note="bar")
+    code, out, err = run(capsys, "review", "status", qid, "--format", "json")
+    assert code == 0 and json.loads(out)["grader_clinician"]["bar"] == 0.6 and computed == [1]
 
     code, out, err = run(capsys, "review", "record-agreement", qid, "--format", "json")
     assert code == 0, err

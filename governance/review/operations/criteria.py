@@ -6,7 +6,9 @@ here; the record the dossier keeps of it (``GraderAgreementSetting``, read by th
 the grading's evidence) is made in ``grading_record``, which cites the queue. Agreement is shown once the
 queue closes (the ratings are blinded while it is open), as for a jury-rubric queue. The bar is the
 judge-agreement rule's threshold on the queue's dossier, else that dossier's tier default; a queue serving
-no dossier is measured against the moderate tier's default, and says so.
+no dossier is measured against the moderate tier's default, and says so. As a jury queue's agreement, the
+figures are kept once computed (``review_agreements``) under the queue seal's MAC and the bar, so a page
+rerun reads them; a changed bar or a later write of the queue asks for a fresh computation.
 """
 
 from __future__ import annotations
@@ -64,5 +66,13 @@ def grading_agreement(store: DossierStorage, queue_id: str) -> GraderValidity:
     except GradingError as exc:
         raise ReviewError(str(exc)) from None
     bar, source = _bar(store, queue)
-    return grader_validity(result, criterion_votes(store, queue), queue_id=queue_id, bar=bar,
+    reviews = store.reviews
+    mark = reviews.seal_mark(queue_id)
+    basis = f"{mark}|grading:{queue.grading_id}|bar:{bar!r}|{source}"
+    if mark is not None and (kept := reviews.agreement(queue_id, basis)) is not None:
+        return GraderValidity.model_validate(kept)
+    view = grader_validity(result, criterion_votes(store, queue), queue_id=queue_id, bar=bar,
                            bar_source=source)
+    if mark is not None:
+        reviews.add_agreement(queue_id, basis, view.model_dump(mode="json"))
+    return view
