@@ -181,7 +181,8 @@ def _subgroup_bar(rule) -> str:
 register(RuleKind("subgroup_disparity", "subgroup disparity", _subgroup_bar, _subgroup_rows,
                   per_benchmark=True, interval_gate=True))
 register(RuleKind("judge_agreement", "judge agreement",
-                  lambda r: f"judge-clinician agreement (ICC lower bound) ≥ {r.threshold:.2f}",
+                  lambda r: f"judge-clinician agreement (ICC lower bound; a rubric grading's κ per "
+                            f"criterion) ≥ {r.threshold:.2f}",
                   _agreement_rows, interval_gate=True))
 register(RuleKind("max_cost_per_1k", "cost ceiling per 1,000 requests",
                   lambda r: f"≤ USD {r.threshold:,.2f} per 1,000 requests", _cost_rows))
