@@ -9,6 +9,10 @@
   ``review create --feed DOSSIER_ID [--month YYYY-MM] [--candidate NAME] --n N ...``: the same from the
   dossier's monitoring feed rows that carry output text, on the audit verdict (``skipped_no_text``: rows
   without text); once closed, its verdicts count as the feed's audits in ``monitor status``.
+  ``review create --grading GRADING_ID --n N [--double SHARE] --raters A,B [--dossier ID]``: N cases of a
+  completed rubric grading; raters answer met / not met for each rubric criterion of the case, never seeing
+  the graders' verdicts (``rubric``: ``criteria``, ``grading_id``); no sentinels yet. Once closed, ``review
+  status`` adds ``grader_clinician``: per criterion Cohen's κ and the share agreeing, and the bar's verdict.
 * ``review sheet QUEUE --rater NAME --out FILE.csv``: a blinded sheet (item ids, context, question,
   output, empty rubric columns, ``skip_reason``); its first line says it may hold patient data.
 * ``review import QUEUE FILE.csv``: a filled-in sheet, all or nothing; a faulty row is named, exit 2.
@@ -22,6 +26,8 @@
 * ``review export QUEUE --out ratings.csv``: a closed queue's ratings in the format ``medassure agreement``
   reads (first line: may hold patient data).
 * ``review close QUEUE``: freeze the queue.
+* ``review record-agreement QUEUE``: a closed ``--grading`` queue's per-criterion agreement recorded on its
+  dossier, where the judge-agreement rule reads it for the grading's evidence (``grader_clinician``).
 * ``review remove-rater QUEUE --rater NAME``: the rater rates no more; their ratings are kept, flagged.
 
 Exit 0, or 2 with one line saying why (nothing stored). docs/review-queues.md.
@@ -58,6 +64,7 @@ def cmd_create(args: argparse.Namespace) -> int:
     from governance.review import (
         create_queue,
         create_queue_from_feed,
+        create_queue_from_grading,
         queue_warnings,
         read_sentinel_file,
         size_guidance,
@@ -65,6 +72,9 @@ def cmd_create(args: argparse.Namespace) -> int:
 
     if args.feed is None and (args.month is not None or args.candidate is not None):
         fail("--month and --candidate go with --feed")
+    if args.grading is not None and (args.rubric or args.dataset_file or args.sentinel_file):
+        fail("--grading queues ask met / not met per rubric criterion: drop --rubric, --dataset-file and "
+             "--sentinel-file")
     if args.feed is not None and (args.rubric == "jury" or args.dataset_file or args.dossier):
         fail(
             "--feed queues rate the audit verdict and serve the feed's own dossier: "
@@ -93,6 +103,19 @@ def cmd_create(args: argparse.Namespace) -> int:
                 seed=args.seed,
                 strata=args.strata.split(",") if args.strata is not None else None,
                 written=written,
+                actor=cli_actor(args),
+            )
+        elif args.grading is not None:
+            queue = create_queue_from_grading(
+                store,
+                args.grading,
+                args.n,
+                args.raters.split(","),
+                double=args.double,
+                sentinels=sentinels,
+                dossier_id=args.dossier,
+                seed=args.seed,
+                strata=args.strata.split(",") if args.strata is not None else None,
                 actor=cli_actor(args),
             )
         else:
@@ -145,6 +168,7 @@ def cmd_create(args: argparse.Namespace) -> int:
             "raters": list(queue.raters),
             "rubric": queue.rubric.kind,
             "criteria": list(queue.rubric.criteria),
+            **({"grading_id": queue.grading_id} if queue.grading_id else {}),
             "seed": queue.seed,
             "guidance": guidance.model_dump(),
             "warnings": warnings,
@@ -254,6 +278,21 @@ def cmd_close(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_record_agreement(args: argparse.Namespace) -> int:
+    from governance.review import grading_agreement, record_grading_agreement
+
+    store = open_store(args)
+    try:
+        version = record_grading_agreement(store, args.queue, actor=cli_actor(args))
+        view = grading_agreement(store, args.queue)
+    except _errors() as exc:
+        fail(str(exc))
+    say(f"grading {view.grading_id}: {view.status}: {view.reason}")
+    emit({"queue_id": args.queue, "dossier_id": version.dossier.id, "version": version.version,
+          "grader_clinician": view.model_dump(mode="json")})
+    return 0
+
+
 def cmd_remove_rater(args: argparse.Namespace) -> int:
     from governance.review import remove_rater
 
@@ -284,10 +323,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     rs = p.add_subparsers(dest="review_command", required=True)
 
     c = rs.add_parser(
-        "create", help="a queue of a completed run's outputs or of the monitoring feed's; prints queue_id"
+        "create",
+        help="a queue of a completed run's outputs, a rubric grading's cases or the monitoring feed's; "
+        "prints queue_id",
     )
     source = c.add_mutually_exclusive_group(required=True)
     source.add_argument("--run", help="the completed run whose outputs are rated")
+    source.add_argument(
+        "--grading",
+        metavar="GRADING_ID",
+        help="rate a rubric grading's cases: met / not met per criterion, blinded to the graders' verdicts",
+    )
     source.add_argument(
         "--feed",
         metavar="DOSSIER_ID",
@@ -351,6 +397,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     x.add_argument("--note", help="why")
     x.add_argument("--by")
     x.set_defaults(func=cmd_close)
+
+    g = rs.add_parser("record-agreement",
+                      help="a closed --grading queue: record its per-criterion agreement on its dossier")
+    g.add_argument("queue")
+    g.add_argument("--by")
+    add_format(g)
+    g.set_defaults(func=cmd_record_agreement)
 
     r = rs.add_parser("remove-rater", help="remove a rater: their ratings are kept, flagged")
     r.add_argument("queue")

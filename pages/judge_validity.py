@@ -17,13 +17,16 @@ from governance.judge_validity import (
     jury_benchmarks,
     minimum_rule,
     record_agreement,
+    record_grader_agreement,
     sample_size_hint,
     set_minimum,
     stored_juries,
 )
 from governance.review import (
     RaterProgress,
+    ReviewError,
     closed_queues,
+    grading_setting,
     queue_citation,
     queue_ratings,
     queue_status,
@@ -321,6 +324,55 @@ if view is not None:
             st.rerun()
         except (RatingsError, ValidationError) as exc:
             st.error(str(exc))
+
+st.subheader("Rubric graders: agreement per criterion")
+graded_queues = closed_queues(ui.store(), dossier.id, kind="criteria")
+if not graded_queues:
+    st.caption(
+        "A rubric grading counts toward a verdict only if its graders agree with clinicians on every "
+        "criterion. Have clinicians rate its cases criterion by criterion (`medassure review create "
+        "--grading GRADING_ID`, then Rate outputs); once the queue closes, its agreement shows here."
+    )
+else:
+    glabels = {
+        q.queue_id: f"{q.queue_id} · grading {q.grading_id} · {len(q.raters)} raters, {q.n_items} cases"
+        for q in graded_queues
+    }
+    gqueue = st.selectbox("Criteria review queue", list(glabels), format_func=glabels.get,
+                          key="jv_grading_queue")
+    gv = None
+    try:  # blinding: the agreement is the editors'; a rater sees their own progress only
+        gseen = queue_status_for(ui.store(), gqueue, actor=ui.actor())
+        if isinstance(gseen, RaterProgress):
+            st.info("The agreement figures of this queue are shown to the committee's editors only.")
+        else:
+            gv = gseen.grader_clinician
+    except (ReviewError, PermissionDenied) as exc:
+        st.error(ui.plain(str(exc)))
+    if gv is not None:
+        def _ci(est) -> str:
+            return (f"{est.value:.2f} [{est.ci_lower:.2f}, {est.ci_upper:.2f}]" if est.value is not None
+                    else f"— ({est.missing_reason})")
+
+        tables.plain_table(pd.DataFrame([
+            {"criterion": c.agreement.criterion, "cases": c.agreement.n, "Cohen's κ (95% interval)":
+             _ci(c.agreement.kappa), "share agreeing (95% interval)": _ci(c.agreement.share_agreeing),
+             "verdict": c.status} for c in gv.criteria]).set_index("criterion"))
+        st.markdown(f"**Against κ ≥ {gv.bar:.2f}** ({ui.plain(gv.bar_source)}): **{gv.status}**. "
+                    + ui.plain(gv.reason))
+        st.caption(f"Clinicians' verdict: their majority; {gv.n_ties} case criteria split evenly were left "
+                   f"out. Graders: {', '.join(gv.graders)}.")
+        if st.button("Record this per-criterion agreement on the dossier", key="jv_record_grading"):
+            try:
+                setting = grading_setting(ui.store(), gqueue, by=ui.reviewer())
+                ui.save(record_grader_agreement(ui.current().dossier, setting),
+                        note=f"judge validity: grading {setting.grading_id} per criterion")
+                st.rerun()
+            except (ReviewError, ValidationError) as exc:
+                st.error(ui.plain(str(exc)))
+for rec in dossier.grader_agreements:
+    st.info(f"**Recorded on this dossier:** grading {ui.plain(rec.grading_id)} ({ui.plain(rec.benchmark)}), "
+            f"{len(rec.criteria)} criteria, from {ui.plain(rec.source)}.")
 
 verdicts = [v for v in assessment_and_recommendation(dossier)[0].verdicts if v.kind == "judge_agreement"]
 for v in verdicts:

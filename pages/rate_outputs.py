@@ -7,6 +7,7 @@ import streamlit as st
 from governance.identity import PermissionDenied
 from governance.review import (
     AUDIT_VERDICTS,
+    CRITERION_VERDICTS,
     ReviewError,
     create_queue,
     create_queue_from_feed,
@@ -210,7 +211,17 @@ def _save(scores: dict | None, skipped: str = "") -> None:
 
 with st.form(key=f"ro_form_{item.item_id}"):
     answers: dict = {}
-    if view.rubric_kind == "audit":
+    if view.rubric_kind == "criteria":
+        st.markdown("**Rubric criteria**: for each, is it met by the output?")
+        for k, text in enumerate(item.criteria, 1):
+            answers[str(k)] = st.radio(
+                f"{k}. {ui.plain(text)}",
+                list(CRITERION_VERDICTS),
+                index=None,
+                horizontal=True,
+                key=f"ro_{item.item_id}_c{k}",
+            )
+    elif view.rubric_kind == "audit":
         answers["verdict"] = st.radio(
             "Verdict: is the output correct, does it hold a minor error, or a material (clinically "
             "significant) one?",
@@ -235,8 +246,10 @@ with st.form(key=f"ro_form_{item.item_id}"):
 if submitted:
     missing = [k for k, v in answers.items() if v is None]
     if missing:
+        what = "criterion " if view.rubric_kind == "criteria" else ""
         st.error(
-            "Answer every question before saving: " + ", ".join(m.replace("_", " ") for m in missing) + "."
+            f"Answer every question before saving: {what}" + ", ".join(m.replace("_", " ") for m in missing)
+            + "."
         )
     else:
         _save(answers)

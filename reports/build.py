@@ -73,7 +73,8 @@ def build_report(
     parts = {
         "intended_use": core.intended_use_section(dossier),
         "mapping": core.mapping_section(dossier),
-        "evidence": _with(core.evidence_section(dossier), review.judge_validity_subsection(dossier)),
+        "evidence": _with(_with(core.evidence_section(dossier), review.judge_validity_subsection(dossier)),
+                          review.grader_agreement_subsection(dossier)),
         "charts": charts_section(dossier, published_cost=not cost.charts),
         "rules": rules.rules_section(dossier, refs, assessed),
         "subgroups": core.subgroups_section(dossier),

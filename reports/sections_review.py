@@ -3,7 +3,8 @@
 Why from the dossier's record only: the agreement the judge-agreement rule read is the dossier's
 ``judge_agreement``; when its clinician side came from a closed review queue the record carries the
 queue's citation (raters, outputs, the double-rated share, planted errors, blinding, each rater's catch
-rate), so the PDF prints exactly what the committee recorded, not a fresh read of the store.
+rate), so the PDF prints exactly what the committee recorded, not a fresh read of the store. The same holds
+for a rubric grading's per-criterion agreement (``grader_agreements``), printed beside it.
 """
 
 from __future__ import annotations
@@ -47,3 +48,30 @@ def review_queue_subsection(dossier: Dossier, key: str = "review_queue") -> Sect
         ),
     ]
     return Section(key=key, title="Clinician review queue", facts=facts)
+
+
+def grader_agreement_subsection(dossier: Dossier) -> Section | None:
+    """Each recorded rubric grading's per-criterion agreement with clinicians (None: none recorded)."""
+    if not dossier.grader_agreements:
+        return None
+
+    def ci(value: float | None, lo: float | None, hi: float | None) -> str:
+        if value is None:
+            return "—"
+        return f"{value:.2f}" + (f" [{lo:.2f}, {hi:.2f}]" if lo is not None and hi is not None else "")
+
+    facts = []
+    for rec in dossier.grader_agreements:
+        facts += [
+            Fact(label="Grading",
+                 value=f"{rec.grading_id} ({rec.benchmark}); graders {', '.join(rec.graders)}"),
+            Fact(label="Source", value=rec.source),
+        ]
+        facts += [
+            Fact(label=c.criterion, value=f"Cohen's κ {ci(c.kappa, c.kappa_lower, c.kappa_upper)}"
+                 + (f" ({c.missing_reason})" if c.kappa is None and c.missing_reason else "")
+                 + f"; share agreeing {ci(c.share, c.share_lower, c.share_upper)}; n = {c.n}")
+            for c in rec.criteria
+        ]
+    return Section(key="grader_agreement", title="Rubric graders: agreement with clinicians per criterion",
+                   facts=facts)

@@ -21,7 +21,7 @@ from governance.decision.records import CommitteeDecision, OversightPlan, SignOf
 from governance.dossier.practice import PracticeCopy
 from governance.dossier.user_text import UserRecord
 from governance.evidence.plan_records import EvidencePlan
-from governance.evidence.records import JudgeAgreementSetting
+from governance.evidence.records import GraderAgreementSetting, JudgeAgreementSetting
 from governance.intended_use.records import IntendedUse
 from governance.intended_use.risk import RiskAssessment, assess_risk
 from governance.mapping.taxonomy import load_taxonomy
@@ -164,6 +164,9 @@ class Dossier(UserRecord):
     """Acceptance rules with their lock and change log (governance.rules.policy)."""
     judge_agreement: JudgeAgreementSetting | None = None
     """Measured jury-clinician agreement, read by judge-agreement rules."""
+    grader_agreements: list[GraderAgreementSetting] = Field(default_factory=list)
+    """Rubric gradings' per-criterion agreement with clinicians (one per grading), read by judge-agreement
+    rules for rubric-graded evidence."""
     cost: CostSettings | None = None
     """Token profiles, price overrides and evaluation costs for the cost table."""
     oversight: OversightPlan | None = None

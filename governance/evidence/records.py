@@ -62,3 +62,58 @@ class JudgeAgreementSetting(OmitNewDefaults, UserRecord):
     def has_interval(self) -> bool:
         """Whether a 95% interval is given."""
         return self.ci_lower is not None
+
+
+class CriterionFigure(OmitNewDefaults, UserRecord):
+    """One rubric criterion's grader–clinician agreement as recorded (``judge_validity.criteria``)."""
+
+    _omit_at_default: ClassVar[tuple[str, ...]] = ()
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    criterion: str
+    """The criterion's text."""
+    n: int = Field(ge=0)
+    """Cases with a verdict from both the grading and the clinicians."""
+    kappa: float | None = Field(default=None, allow_inf_nan=False)
+    """Cohen's κ (None: too few cases, or no variation on one side)."""
+    kappa_lower: float | None = Field(default=None, allow_inf_nan=False)
+    """Lower bound of κ's 95% interval."""
+    kappa_upper: float | None = Field(default=None, allow_inf_nan=False)
+    """Upper bound of κ's 95% interval."""
+    share: float | None = Field(default=None, allow_inf_nan=False)
+    """Share of cases with the same verdict."""
+    share_lower: float | None = Field(default=None, allow_inf_nan=False)
+    """Its Wilson 95% lower bound."""
+    share_upper: float | None = Field(default=None, allow_inf_nan=False)
+    """Its Wilson 95% upper bound."""
+    missing_reason: str = ""
+    """Why κ is missing."""
+
+
+class GraderAgreementSetting(OmitNewDefaults, UserRecord):
+    """A rubric grading's per-criterion agreement with clinicians, recorded for the judge-agreement rule.
+
+    The rule reads it for the grading's evidence: every criterion's κ lower bound must reach the rule's bar.
+    """
+
+    _omit_at_default: ClassVar[tuple[str, ...]] = ("review_queue",)
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    grading_id: str = Field(min_length=3)
+    """The grading measured."""
+    benchmark: str = Field(min_length=1)
+    """The scenario (``<scenario>_v<version>``) its evidence is attached as."""
+    graders: tuple[str, ...] = ()
+    """The grader models."""
+    criteria: tuple[CriterionFigure, ...] = ()
+    """Per criterion."""
+    source: str = Field(min_length=3)
+    """Where the clinician side came from (the review queue)."""
+    measured_at: AwareDatetime | None = None
+    """When it was measured."""
+    entered_by: str = Field(default="", max_length=200)
+    """Who put it on the dossier."""
+    review_queue: ReviewCitation | None = None
+    """The closed review queue whose ratings were the clinician side."""

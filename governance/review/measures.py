@@ -62,6 +62,8 @@ def caught(rating: Rating, rubric: ReviewRubric) -> bool:
         return False
     if rubric.kind == "audit":
         return rating.scores.get("verdict") == "material"
+    if not rubric.criteria:  # a criteria queue has no sentinels
+        return False
     key = "accuracy" if "accuracy" in rubric.criteria else rubric.criteria[0]
     value = rating.scores.get(key)
     return isinstance(value, int) and value <= CATCH_ACCURACY

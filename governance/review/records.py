@@ -21,23 +21,27 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 from evaluator.storage.record_base import OmitNewDefaults
 from governance.dossier.user_text import UserRecord
 
-RubricKind = Literal["jury", "audit"]
+RubricKind = Literal["jury", "audit", "criteria"]
 AUDIT_VERDICTS = ("correct", "minor", "material")
 """The audit verdict's values: right, a minor error, a material (clinically significant) error."""
+CRITERION_VERDICTS = ("met", "not met")
+"""A criteria queue's answer per rubric criterion of the item's case (keys ``"1"``, ``"2"``, … in order)."""
 SentinelKind = Literal["number", "negation", "warning", "option", "value", "editor"]
 CATCH_BAR = 0.9
 """A rater's catch rate the committee expects by default (the lower bound is compared with it)."""
 
 
 class ReviewRubric(BaseModel):
-    """What a rater answers per item: the jury's criteria on a scale, or the audit verdict."""
+    """What a rater answers per item: the jury's criteria on a scale, the audit verdict, or (``criteria``, a
+    queue over a rubric grading) met / not met for each rubric criterion of the item's own case."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     kind: RubricKind
-    """``jury`` (criteria on a scale, as the benchmark's jury rates) or ``audit`` (a verdict)."""
+    """``jury`` (criteria on a scale, as the benchmark's jury rates), ``audit`` (a verdict) or ``criteria``
+    (each item's own rubric criteria, met or not met)."""
     rubric_id: str
-    """The jury rubric's id (``data/rubrics``), or ``audit``."""
+    """The jury rubric's id (``data/rubrics``), ``audit``, or the grading id of a ``criteria`` queue."""
     criteria: tuple[str, ...]
     """Criterion keys (``accuracy``, ...); for the audit verdict the one key ``verdict``."""
     questions: dict[str, str] = Field(default_factory=dict)
@@ -47,14 +51,30 @@ class ReviewRubric(BaseModel):
     scale_max: int = 5
     """Highest score (jury rubric)."""
 
-    def problem(self, scores: dict[str, object]) -> str | None:
+    def problem(self, scores: dict[str, object], item_criteria: tuple[str, ...] = ()) -> str | None:
         """What is wrong with one rating's answers under this rubric, or None.
+
+        ``item_criteria``: for a ``criteria`` rubric, the item's own criteria (answered ``"1"``, ``"2"``, …).
 
         Example:
             >>> r = ReviewRubric(kind="audit", rubric_id="audit", criteria=("verdict",))
             >>> r.problem({"verdict": "material"}), r.problem({"verdict": "bad"})
             (None, "verdict 'bad' is not one of correct, minor, material")
+            >>> c = ReviewRubric(kind="criteria", rubric_id="grading-1", criteria=())
+            >>> c.problem({"1": "met", "2": "not met"}, ("a", "b")), c.problem({"1": "met"}, ("a", "b"))
+            (None, 'answer met or not met for each of the 2 criteria; missing: 2')
         """
+        if self.kind == "criteria":
+            keys = [str(k) for k in range(1, len(item_criteria) + 1)]
+            if not keys:
+                return "the item has no rubric criteria"
+            if missing := [k for k in keys if k not in scores]:
+                return (f"answer met or not met for each of the {len(keys)} criteria; missing: "
+                        f"{', '.join(missing)}")
+            if extra := sorted(set(scores) - set(keys)):
+                return f"no criterion {', '.join(extra)} on this item (it has {len(keys)})"
+            bad = next(((k, v) for k, v in scores.items() if v not in CRITERION_VERDICTS), None)
+            return f"criterion {bad[0]}: {bad[1]!r} is not one of met, not met" if bad else None
         if set(scores) != set(self.criteria):
             return f"expected {', '.join(self.criteria)}; got {', '.join(sorted(scores)) or 'nothing'}"
         for name, value in scores.items():
@@ -85,6 +105,8 @@ class ReviewQueue(BaseModel):
     """The run's benchmark or local scenario (the ``dataset`` of exported ratings)."""
     model: str = ""
     """The model that wrote the outputs: shown to editors only, never to raters."""
+    grading_id: str | None = None
+    """A ``criteria`` queue: the rubric grading whose cases are rated (its verdicts never shown to raters)."""
     candidate: str | None = None
     """Production queues: the monitored candidate whose feed rows were sampled."""
     month: str | None = None
@@ -138,6 +160,8 @@ class QueueItem(BaseModel):
     """What the perturbation changed (editors only)."""
     double: bool = False
     """Rated by two raters."""
+    criteria: tuple[str, ...] = ()
+    """A ``criteria`` queue: the case's rubric criteria, in order (never the graders' verdicts)."""
 
 
 class ItemView(BaseModel):
@@ -155,6 +179,8 @@ class ItemView(BaseModel):
     """Question."""
     output: str
     """The output to rate."""
+    criteria: tuple[str, ...] = ()
+    """A ``criteria`` queue: the case's rubric criteria to answer met / not met (no grader verdicts)."""
 
 
 class Rating(BaseModel):

@@ -258,6 +258,12 @@ class ReviewStore:
         items = [QueueItem.model_validate_json(r[0]) for r in rows]
         return {it.item_id: it for it in items}
 
+    def item(self, queue_id: str, item_id: str) -> QueueItem | None:
+        """One item, read alone (a criteria queue's rating checks its answers against the item's criteria)."""
+        row = self.con.execute("SELECT content FROM review_items WHERE queue_id = ? AND item_id = ?",
+                               [queue_id, item_id]).fetchone()
+        return QueueItem.model_validate_json(row[0]) if row else None
+
     def order(self, queue_id: str, rater: str) -> list[str]:
         """The item ids assigned to one rater, in their own order."""
         rows = self.con.execute(

@@ -24,6 +24,7 @@ from evaluator.evidence.record import Evidence
 from governance.evidence.select import is_jury_scored
 from governance.procurement.cost import cost_report
 from governance.rules.critical_criterion import critical_rows
+from governance.rules.grader_agreement import grader_agreement_verdict, is_rubric_graded
 from governance.rules.score_verdict import _target, score_verdict
 from governance.rules.subgroup_verdicts import subgroup_verdicts
 from governance.rules.verdict_kinds import agreement_verdict, cost_verdict, min_n_verdict, unscored_verdict
@@ -130,11 +131,14 @@ def _score_rows(rule, ctx: RuleContext) -> list[dict]:
 
 def _agreement_rows(rule, ctx: RuleContext) -> list[dict]:
     jury = {m: [e for e in ctx.kept if e.model == m and is_jury_scored(e)] for m in ctx.models}
-    if not any(jury.values()):
+    graded = {m: [e for e in ctx.kept if e.model == m and is_rubric_graded(e)] for m in ctx.models}
+    if not any(jury.values()) and not any(graded.values()):
         return [dict(model=None, status="not_applicable", threshold=rule.threshold,
                      reason="no jury-scored evidence in the dossier.")]
-    return [dict(model=m, **agreement_verdict(rule, ctx.dossier.judge_agreement, ev, power=ctx.control.power))
+    rows = [dict(model=m, **agreement_verdict(rule, ctx.dossier.judge_agreement, ev, power=ctx.control.power))
             for m, ev in jury.items() if ev]
+    return rows + [dict(model=m, **grader_agreement_verdict(rule, ctx.dossier.grader_agreements, ev))
+                   for m, ev in graded.items() if ev]
 
 
 def _cost_rows(rule, ctx: RuleContext) -> list[dict]:
@@ -177,7 +181,8 @@ def _subgroup_bar(rule) -> str:
 register(RuleKind("subgroup_disparity", "subgroup disparity", _subgroup_bar, _subgroup_rows,
                   per_benchmark=True, interval_gate=True))
 register(RuleKind("judge_agreement", "judge agreement",
-                  lambda r: f"judge-clinician agreement (ICC lower bound) ≥ {r.threshold:.2f}",
+                  lambda r: f"judge-clinician agreement (ICC lower bound; a rubric grading's κ per "
+                            f"criterion) ≥ {r.threshold:.2f}",
                   _agreement_rows, interval_gate=True))
 register(RuleKind("max_cost_per_1k", "cost ceiling per 1,000 requests",
                   lambda r: f"≤ USD {r.threshold:,.2f} per 1,000 requests", _cost_rows))

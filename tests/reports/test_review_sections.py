@@ -74,3 +74,30 @@ def test_the_pdf_prints_the_citation():
     text = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(io.BytesIO(pdf)).pages)
     assert text.count("Clinician review queue") == 2  # under Evidence -> Judge validity and Human review
     assert "rq-0123456789" in text and "dr.a 2/2 (95% 0.34-1.00)" in text and "Judge validity" in text
+
+
+def test_the_pdf_prints_a_gradings_agreement_per_criterion():
+    import io
+
+    from pypdf import PdfReader
+
+    from governance.evidence.records import CriterionFigure, GraderAgreementSetting
+    from reports.build import build_report
+    from reports.pdf import render_pdf
+    from reports.sections_review import grader_agreement_subsection
+    from tests.reports.conftest import as_version
+
+    plain = dossier(False)
+    assert grader_agreement_subsection(plain) is None
+    rec = GraderAgreementSetting(
+        grading_id="grading-1", benchmark="sc_dc_v1", graders=("openai/grader",), source="review queue rq-1",
+        criteria=(CriterionFigure(criterion="States the medication change", n=9, kappa=0.5, kappa_lower=-0.08,
+                                  kappa_upper=1.0, share=7 / 9, share_lower=0.45, share_upper=0.94),
+                  CriterionFigure(criterion="States the follow-up", n=3, share=1.0, share_lower=0.44,
+                                  share_upper=1.0, missing_reason="only 3 case(s); needs 5")))
+    graded = plain.model_copy(update={"grader_agreements": [rec]})
+    pdf = render_pdf(build_report(as_version(graded)), charts=False)
+    text = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(io.BytesIO(pdf)).pages)
+    assert "Rubric graders: agreement with clinicians per criterion" in text
+    assert "Cohen's κ 0.50 [-0.08, 1.00]; share agreeing 0.78 [0.45, 0.94]; n = 9" in text
+    assert "Cohen's κ — (only 3 case(s); needs 5)" in text

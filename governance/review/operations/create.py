@@ -18,12 +18,13 @@ from typing import Any, NamedTuple
 
 from evaluator.benchmarks.instance import Instance
 from evaluator.benchmarks.specs import BenchmarkError, get_benchmark
+from evaluator.grading import GradingError, load_grading
 from evaluator.loaders import DatasetError, load_instances
 from governance.dossier.storage import DossierStorage
 from governance.identity.actor import Actor
 from governance.identity.operations.authorize import require
 from governance.review.operations.queues import ReviewError
-from governance.review.records import CATCH_BAR, QueueItem, ReviewQueue
+from governance.review.records import CATCH_BAR, QueueItem, ReviewQueue, ReviewRubric
 from governance.review.rubric import AUDIT, rubric_for
 from governance.review.sampling import assign, double_count, item_ids, rater_order, stratified_sample
 from governance.review.sentinels import AnswerFacts, make_sentinels
@@ -172,6 +173,7 @@ class _Output(NamedTuple):
     subgroups: dict[str, str]
     score: float | None
     facts: AnswerFacts | None = None
+    criteria: tuple[str, ...] = ()
 
 
 def _assemble(
@@ -236,6 +238,7 @@ def _assemble(
                 sentinel=kind,
                 sentinel_note=note,
                 double=is_double,
+                criteria=src.criteria,
             )
         )
     real = [it.item_id for it in items if it.sentinel is None]
@@ -272,6 +275,67 @@ def _assemble(
         auth=auth or None,
     )
     return queue
+
+
+def create_queue_from_grading(
+    store: DossierStorage,
+    grading_id: str,
+    n: int,
+    raters: Sequence[str],
+    *,
+    double: float = 0.0,
+    sentinels: int = 0,
+    strata: Sequence[str] | None = None,
+    seed: int | None = None,
+    dossier_id: str | None = None,
+    catch_bar: float = CATCH_BAR,
+    actor: Actor,
+) -> ReviewQueue:
+    """A blinded ``criteria`` queue over ``n`` cases of a completed rubric grading.
+
+    Each item is one graded case's response with its rubric criteria (texts, in the rubric's order); the rater
+    answers met / not met for each, never seeing the graders' verdicts, the model or the scores. Judge
+    validity then sets the clinicians' verdicts against the grading's, per criterion.
+
+    Raises:
+        PermissionDenied: the identity is not an editor.
+        ReviewError: unknown or unfinished grading, bad numbers, too few graded cases, or sentinels asked (a
+            planted error has no defined catch on a criteria queue yet).
+    """
+    who, auth = actor.identity, actor.identity_label
+    require(who, "editor", "create a review queue", dossier_id)
+    names = _clean_raters(raters)
+    _check_sizes(n, double, sentinels)
+    if sentinels:
+        raise ReviewError("--sentinels is not offered on a --grading queue yet (what catching a planted "
+                          "error means per criterion is not defined); use --sentinels 0")
+    try:
+        result = load_grading(store, grading_id)
+    except GradingError as exc:
+        raise ReviewError(str(exc)) from None
+    if result.status != "completed":
+        raise ReviewError(f"grading {grading_id} is {result.status}: finish it (`medassure grade`) first")
+    if dossier_id is not None:
+        store.load(dossier_id)
+    run, answered = run_outputs(store, result.run_id)
+    cases = {c.id: c for c in result.per_case if c.criteria}
+    pool = {
+        i.id: _Output(i.context, i.question, r["response_text"], dict(i.subgroups), None,
+                      criteria=tuple(c.criterion for c in cases[i.id].criteria))
+        for i, r in answered if i.id in cases
+    }
+    if len(pool) < n:
+        raise ReviewError(f"grading {grading_id} has {len(pool)} graded cases with a response; --n {n} asks "
+                          "for more")
+    rubric = ReviewRubric(kind="criteria", rubric_id=grading_id, criteria=(), scale_min=0, scale_max=1,
+                          questions={"criteria": "Is each criterion met by the response?"})
+    return _assemble(
+        store, pool, n, names, double=double, sentinels=0, strata=strata, seed=seed, written=(),
+        source_name=f"grading {grading_id}",
+        fields={"run_id": result.run_id, "benchmark_id": run["benchmark_id"], "model": run["model"],
+                "grading_id": grading_id, "dossier_id": dossier_id, "rubric": rubric, "catch_bar": catch_bar},
+        audit_fields={"run_id": result.run_id, "grading_id": grading_id}, by=actor.name, auth=auth,
+    )
 
 
 class FeedQueue(NamedTuple):

@@ -98,7 +98,7 @@ class RaterView(BaseModel):
     rater: str
     """Whose view."""
     rubric_kind: str
-    """``jury`` or ``audit``."""
+    """``jury``, ``audit`` or ``criteria`` (met / not met per criterion of each item's ``criteria``)."""
     criteria: tuple[str, ...]
     """What to answer."""
     questions: dict[str, str]
@@ -150,7 +150,7 @@ class _Items(Sequence[ItemView]):
 
 def _item_view(k: int, item: QueueItem) -> ItemView:
     return ItemView(item_id=item.item_id, position=k, context=item.context, question=item.question,
-                    output=item.output)
+                    output=item.output, criteria=item.criteria)
 
 
 def rater_view(
@@ -244,7 +244,7 @@ def record_rating(
         if len(skipped.strip()) < 3:
             raise ReviewError("say why the item is skipped (at least 3 characters)")
         scores = {}
-    elif (problem := queue.rubric.problem(scores)) is not None:
+    elif (problem := queue.rubric.problem(scores, _item_criteria(store, queue, item_id))) is not None:
         raise ReviewError(f"item {item_id}: {problem}")
     rating = Rating(
         queue_id=queue_id,
@@ -261,6 +261,14 @@ def record_rating(
     added = store.reviews.add_ratings([rating]) == 1
     settle(store, queue)
     return added
+
+
+def _item_criteria(store: DossierStorage, queue: ReviewQueue, item_id: str) -> tuple[str, ...]:
+    """A criteria queue's item criteria (one row read); nothing for the other rubrics."""
+    if queue.rubric.kind != "criteria":
+        return ()
+    item = store.reviews.item(queue.queue_id, item_id)
+    return item.criteria if item is not None else ()
 
 
 def audit_verdicts(store: DossierStorage, queue_id: str) -> dict[str, str]:

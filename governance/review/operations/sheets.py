@@ -63,6 +63,9 @@ def sheet_csv(
     queue = get_queue(store, queue_id)
     who = actor.identity
     require(who, "editor", "hand out a review sheet", queue.dossier_id)
+    if queue.rubric.kind == "criteria":
+        raise ReviewError(f"queue {queue_id} asks met / not met per rubric criterion: it is rated in the app "
+                          "(Rate outputs), not on a sheet")
     if rater not in queue.raters:
         raise ReviewError(f"{rater!r} is not a rater of queue {queue_id} (raters: {', '.join(queue.raters)})")
     if is_closed(store, queue):
@@ -159,6 +162,9 @@ def import_sheet(
     queue = get_queue(store, queue_id)
     who, auth = actor.identity, actor.identity_label
     require(who, "editor", "import review ratings", queue.dossier_id)
+    if queue.rubric.kind == "criteria":
+        raise ReviewError(f"queue {queue_id} asks met / not met per rubric criterion: it is rated in the app "
+                          "(Rate outputs), not on a sheet")
     header, rows = _rows(data)
     expected = sheet_columns(queue)
     if header != expected:
@@ -281,6 +287,10 @@ def export_csv(
     queue = get_queue(store, queue_id)
     who = actor.identity
     require(who, "editor", "export review ratings", queue.dossier_id)
+    if queue.rubric.kind == "criteria":
+        raise ReviewError(f"queue {queue_id} holds met / not met per rubric criterion, not the format "
+                          f"`medassure agreement` reads: see `medassure review status {queue_id}` "
+                          "(grader_clinician)")
     if not is_closed(store, queue):
         raise ReviewError(
             f"queue {queue_id} is still open: close it (`medassure review close {queue_id}`) first"

@@ -20,8 +20,10 @@ from evaluator.agreement.stats import Estimate
 from governance.dossier.storage import DossierStorage
 from governance.identity.access import PermissionDenied, access_for
 from governance.identity.actor import Actor
+from governance.judge_validity.criteria import GraderValidity
 from governance.review.measures import CatchRate, catch_rate, clinician_frame, rubber_stamp_flags
 from governance.review.operations.agreement import queue_agreement
+from governance.review.operations.criteria import grading_agreement
 from governance.review.operations.queues import (
     BLINDING,
     ReviewError,
@@ -89,6 +91,11 @@ class QueueStatus(BaseModel):
     jury_clinician: dict[str, Any] | None
     """Jury-clinician ICC(A,1) on the run's newest completed jury (once closed): ``jury_id``, ``estimate``,
     ``lower``, ``upper``, ``n`` or ``missing_reason``."""
+    grading_id: str | None = None
+    """A criteria queue: the rubric grading whose cases were rated."""
+    grader_clinician: GraderValidity | None = None
+    """A closed criteria queue: per criterion Cohen's κ and the share agreeing between the grading's verdicts
+    and the clinicians' (their majority), with intervals, and the judge-agreement bar's verdict."""
 
 
 def queue_status(store: DossierStorage, queue_id: str) -> QueueStatus:
@@ -132,13 +139,14 @@ def queue_status(store: DossierStorage, queue_id: str) -> QueueStatus:
     cc = jc = None
     if closed and queue.rubric.kind == "jury":  # computed once, at close (``queue_agreement``)
         cc, jc = queue_agreement(store, queue, items, ratings)
+    gc = grading_agreement(store, queue_id) if closed and queue.rubric.kind == "criteria" else None
     return QueueStatus(
         queue_id=queue_id,
         run_id=queue.run_id,
         benchmark_id=queue.benchmark_id,
         model=queue.model,
         dossier_id=queue.dossier_id,
-        rubric=f"jury:{queue.rubric.rubric_id}" if queue.rubric.kind == "jury" else "audit",
+        rubric=f"{queue.rubric.kind}:{queue.rubric.rubric_id}" if queue.rubric.kind != "audit" else "audit",
         n_items=queue.n_items,
         n_double=queue.n_double,
         n_sentinels=queue.n_sentinels,
@@ -147,6 +155,8 @@ def queue_status(store: DossierStorage, queue_id: str) -> QueueStatus:
         raters=rows,
         clinician_clinician=cc,
         jury_clinician=jc,
+        grading_id=queue.grading_id,
+        grader_clinician=gc,
     )
 
 
@@ -201,12 +211,15 @@ def queue_status_for(store: DossierStorage, queue_id: str, *, actor: Actor) -> Q
                          closed=is_closed(store, queue), removed=mine.removed, catch_rate=mine.catch_rate)
 
 
-def closed_queues(store: DossierStorage, dossier_id: str | None = None) -> list[ReviewQueue]:
-    """Closed queues on the jury rubric (what Judge validity can use): the dossier's and unassigned ones."""
+def closed_queues(
+    store: DossierStorage, dossier_id: str | None = None, kind: str = "jury"
+) -> list[ReviewQueue]:
+    """Closed queues on the jury rubric (what Judge validity can use; ``kind="criteria"``: those rating a
+    rubric grading's criteria): the dossier's and unassigned ones."""
     return [
         q
         for q in store.reviews.list_queues()
-        if q.rubric.kind == "jury" and q.dossier_id in (None, dossier_id) and is_closed(store, q)
+        if q.rubric.kind == kind and q.dossier_id in (None, dossier_id) and is_closed(store, q)
     ]
 
 

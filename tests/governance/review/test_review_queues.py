@@ -77,7 +77,9 @@ def test_the_rater_sees_no_model_score_or_sentinel_flag(store, queue):
         and "sentinel" not in dumped
         and "jury" not in dumped.replace('"jury"', "")
     )
-    assert set(view.items[0].model_dump()) == {"item_id", "position", "context", "question", "output"}
+    assert set(view.items[0].model_dump()) == {"item_id", "position", "context", "question", "output",
+                                               "criteria"}
+    assert view.items[0].criteria == ()  # only a queue over a rubric grading lists the case's criteria
     assert [it.position for it in view.items] == list(range(1, 9)) and view.catch_rate is None
 
 
