@@ -11,6 +11,7 @@ from governance.review import (
     ReviewError,
     create_queue,
     create_queue_from_feed,
+    create_queue_from_grading,
     my_queues,
     queue_warnings,
     rater_view,
@@ -21,6 +22,7 @@ from governance.review import (
 )
 from pages import ui
 
+GRADING_SOURCE = "A rubric grading (met / not met per criterion)"
 VERDICT_LABELS = {"correct": "Correct", "minor": "Minor error", "material": "Material error"}
 
 st.title("Rate outputs")
@@ -33,16 +35,19 @@ actor = ui.actor()
 
 
 def _create_form() -> None:
-    """Editors: a queue from a completed run or from the chosen dossier's monitoring feed."""
+    """Editors: a queue from a completed run, a rubric grading or the chosen dossier's monitoring feed."""
     current = ui.current()
     sentinels_needed = sentinels_for_bar()
     with st.form(key="rq_create"):
         source = st.radio(
             "Outputs to rate",
-            ["A completed run", "The monitoring feed (production outputs)"],
+            ["A completed run", GRADING_SOURCE, "The monitoring feed (production outputs)"],
             key="rq_source",
         )
-        run_id = st.text_input("Run id (for a run)", key="rq_run")
+        run_id = st.text_input("Run id (for a run), or grading id (for a rubric grading)", key="rq_run",
+                               help="A rubric grading's queue shows each case's response with its "
+                                    "criteria; raters answer met / not met for each, never seeing the "
+                                    "graders' verdicts. It takes no sentinels yet.")
         month = st.text_input("Month, YYYY-MM (for the feed; empty: the whole feed)", key="rq_month")
         n = st.number_input("Outputs to sample", min_value=1, max_value=100_000, value=20, key="rq_n")
         raters = st.text_input("Raters, comma-separated", key="rq_raters")
@@ -66,6 +71,7 @@ def _create_form() -> None:
     if not go:
         return
     feed = source.startswith("The monitoring feed")
+    grading = source == GRADING_SOURCE
     written: list[tuple[str, str, str]] = []
     if upload is not None:
         try:
@@ -73,8 +79,8 @@ def _create_form() -> None:
         except (UnicodeDecodeError, ValueError) as exc:
             st.error(ui.plain(f"Sentinel file: {exc}"))
             return
-    planted = max(int(sentinels), len(written))
-    content = (feed, run_id.strip(), month.strip(), int(n), raters.strip(), current and current.dossier.id,
+    planted = 0 if grading else max(int(sentinels), len(written))
+    content = (source, run_id.strip(), month.strip(), int(n), raters.strip(), current and current.dossier.id,
                float(double), planted, tuple(written))
     made = st.session_state.setdefault("rq_made", {})
     if content in made:
@@ -95,6 +101,17 @@ def _create_form() -> None:
                     double=float(double),
                     sentinels=planted,
                     written=written,
+                    actor=actor,
+                )
+            elif grading:
+                skipped = None
+                queue = create_queue_from_grading(
+                    ui.store(),
+                    run_id.strip(),
+                    int(n),
+                    raters.split(","),
+                    dossier_id=current.dossier.id if current else None,
+                    double=float(double),
                     actor=actor,
                 )
             else:

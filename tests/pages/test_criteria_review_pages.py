@@ -22,10 +22,10 @@ JV = "pages/judge_validity.py"
 
 
 @pytest.fixture
-def criteria_queue(home, capsys, tmp_path, llm_server) -> str:
+def grading(home, capsys, tmp_path, llm_server) -> str:
+    """A completed rubric grading of six cases on dossier D-dc (no queue yet); its id."""
     from governance.dossier.record import Dossier
     from governance.intended_use.records import example_intended_use
-    from governance.review import create_queue_from_grading
 
     with Store.open(home / "medassure.duckdb") as store:
         store.save(Dossier(id="D-dc", title="Discharge summaries", owner="AI committee",
@@ -39,9 +39,15 @@ def criteria_queue(home, capsys, tmp_path, llm_server) -> str:
     code, out, err = run(capsys, "grade", "--run", json.loads(out)["run_id"], "--grader", "openai/grader",
                          "--api-base", llm_server.url)
     assert code == 0, err
-    grading_id = json.loads(out)["grading_id"]
+    return json.loads(out)["grading_id"]
+
+
+@pytest.fixture
+def criteria_queue(home, grading) -> str:
+    from governance.review import create_queue_from_grading
+
     with Store.open(home / "medassure.duckdb") as store:
-        return create_queue_from_grading(store, grading_id, 6, ["tester"], seed=1, dossier_id="D-dc",
+        return create_queue_from_grading(store, grading, 6, ["tester"], seed=1, dossier_id="D-dc",
                                          actor=Actor.named("editor")).queue_id
 
 
@@ -112,3 +118,25 @@ def test_rate_outputs_asks_met_or_not_per_criterion_blinded_and_saves_once(home,
     jv.button(key="jv_record_grading").click().run()  # the same figures again: no new version
     with Store.open(home / "medassure.duckdb") as store:
         assert store.load("D-dc").version == first.version
+
+
+def test_an_editor_makes_a_criteria_queue_from_a_grading_on_the_page_once(home, grading):
+    at = as_rater("editor")
+    at.toggle(key="rq_open").set_value(True).run()
+    at.radio(key="rq_source").set_value("A rubric grading (met / not met per criterion)")
+    at.text_input(key="rq_run").set_value(grading)
+    at.number_input(key="rq_n").set_value(4)
+    at.text_input(key="rq_raters").set_value("tester,dr.b")
+    at.number_input(key="rq_double").set_value(0.5)  # the sentinels field keeps its 3: not asked of a grading
+    at.get("form_submit_button")[0].click()
+    at.run()
+    assert any("created: 4 outputs (2 rated twice) and 0 sentinels" in m.value for m in at.success), [
+        e.value for e in at.error]
+    with Store.open(home / "medassure.duckdb") as store:
+        (queue,) = store.reviews.list_queues()
+        assert (queue.grading_id, queue.rubric.kind, queue.dossier_id) == (grading, "criteria", "D-dc")
+    at.get("form_submit_button")[0].click()
+    at.run()  # the same settings again: no second queue
+    assert any("already created from these settings" in i.value for i in at.info)
+    with Store.open(home / "medassure.duckdb") as store:
+        assert len(store.reviews.list_queues()) == 1
