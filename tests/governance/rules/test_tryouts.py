@@ -47,7 +47,7 @@ def test_once_the_committee_maps_it_the_calculator_run_is_evidence():
     assert [v for v in assessment.verdicts if calc.id in v.evidence_ids]
     facts = model_facts(d, rec, version=1, version_hash="0" * 64)
     # the benchmark by its title, never its key (issue 36 item 10), on the label and in the PDF's evidence
-    assert any(f.startswith("Built-in clinical calculators: ") for f in facts.failure_modes), facts.failure_modes
+    assert any(f.startswith("Built-in clinical calculators: ") for f in facts.failure_modes), facts
     assert not [f for f in facts.failure_modes if "calc_builtin" in f]
     from reports.sections_core import evidence_section
 
