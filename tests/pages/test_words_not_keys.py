@@ -61,5 +61,17 @@ def test_candidates_scores_and_tie_groups_name_products_not_ids(demo_home):
     ids, labels = list(summary["Id"]), list(summary["Candidate"])
     scores = at.dataframe[1].value
     assert set(scores["Candidate"]) == set(labels), set(scores["Candidate"])  # products, never the ids
+    assert "Portal triage (demo), version 1" in set(scores["Benchmark"]), set(scores["Benchmark"])
     ties = [m.value for m in at.markdown if m.value.startswith("- MedConfInfo: ")]
     assert ties and not [i for i in ids if i in ties[0]], ties
+
+
+def test_local_scenario_versions_read_without_keys_or_ids(demo_home):
+    at = open_page("pages/local_scenarios.py")
+    assert not at.exception, [e.value for e in at.exception]
+    versions = next(d.value for d in at.dataframe if "Version" in d.value.columns)
+    headers = list(versions.columns)
+    assert not {"scenario_id", "n_instances", "phi"} & set(headers) and "Cases" in headers, headers
+    assert not [v for v in versions.astype(str).to_numpy().ravel() if re.search(r"\bsc_[0-9a-f]{8}", v)]
+    picked = at.selectbox(key="ls_version_pick").options
+    assert picked and not [o for o in picked if "sc_" in o], picked  # "Portal triage (demo) · version 1"
