@@ -151,8 +151,11 @@ def add_format(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=["json", "text"], default="json")
 
 
-def open_store(args: argparse.Namespace):
-    """Open the store named by ``--home`` (or the default home)."""
+def open_store(args: argparse.Namespace, *, read_only: bool = False):
+    """Open the store named by ``--home`` (or the default home); ``read_only`` for commands that only read.
+
+    A read-only open lets several reading commands hold a DuckDB file at once (``Store.open``).
+    """
     import warnings
 
     from governance import Store
@@ -161,7 +164,7 @@ def open_store(args: argparse.Namespace):
     home = getattr(args, "home", None)
     with warnings.catch_warnings():  # said once below, without Python's file:line prefix
         warnings.simplefilter("ignore", StoreWarning)
-        store = Store.open(Path(home) / "medassure.duckdb" if home else None)
+        store = Store.open(Path(home) / "medassure.duckdb" if home else None, read_only=read_only)
     for note in store.open_warnings:
         say(f"warning: {note}")
     return store

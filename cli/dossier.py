@@ -76,7 +76,7 @@ def cmd_example(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     from governance.monitoring import monitoring_state
 
-    store = open_store(args)
+    store = open_store(args, read_only=True)
     # ``monitoring``: in_control / review / pause / suspend, null when nothing is watched (issue 36 item 6);
     # ``practice_of``: only on a practice copy, the dossier it copies (item 16), so real rows are as before
     # a discarded practice copy is left out (`medassure rehearse ID --discard`)
@@ -112,7 +112,7 @@ def cmd_create(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     from governance.monitoring import monitoring_state
 
-    store = open_store(args)
+    store = open_store(args, read_only=True)
     v = store.load(args.id, args.version)
     payload = _dossier_payload(v.dossier)
     payload["monitoring"] = monitoring_state(store, args.id)  # now, whatever --version is shown
@@ -159,7 +159,7 @@ def cmd_update(args: argparse.Namespace) -> int:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    emit([h.model_dump(mode="json") for h in open_store(args).history(args.id)])
+    emit([h.model_dump(mode="json") for h in open_store(args, read_only=True).history(args.id)])
     return 0
 
 

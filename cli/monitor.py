@@ -202,7 +202,7 @@ def dossier_payload(overview: Any) -> dict[str, Any]:
 def cmd_status(args: argparse.Namespace) -> int:
     from governance.monitoring import dossier_monitoring, monitoring_status
 
-    store = open_store(args)
+    store = open_store(args, read_only=True)
     if args.candidate:
         status = _run(monitoring_status, store, args.id, candidate=args.candidate)
         code = _tell(status)

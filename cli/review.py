@@ -215,7 +215,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     from governance.review import queue_status_for
 
-    store = open_store(args)
+    store = open_store(args, read_only=True)
     try:
         status = queue_status_for(store, args.queue, actor=cli_actor(args))
     except _errors() as exc:

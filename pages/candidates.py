@@ -3,6 +3,7 @@
 import streamlit as st
 
 from governance.decision import compare_candidates
+from governance.dossier import benchmark_label
 from governance.procurement import measured_costs
 from pages import candidate_forms as forms
 from pages import tables, ui
@@ -21,6 +22,8 @@ st.title("Candidates")
 version = ui.require_dossier()
 dossier = version.dossier
 cmp = compare_candidates(dossier, measured=measured_costs(ui.store(), dossier))
+products = {c.id: c.label for c in cmp.candidates}
+"""Candidate id → its product label: the CSV keeps ids and benchmark keys, the page shows words (issue 36)."""
 
 st.caption(
     "A **candidate** here is a vendor product: a model at a prompt version and an endpoint, with its "
@@ -41,9 +44,9 @@ else:
     tables.show(summary_rows(cmp), labels=SUMMARY_LABELS, money=MONEY, key="cand_summary")
     st.caption(
         f"Click a column header to sort. Acceptable outputs: cost ÷ pass rate on "
-        f"{cmp.score_benchmark or '—'}. {cmp.methods['cost_rule']} Beside the quote: the list price on the "
-        "Cost page's tokens, and what the candidate's requests were charged in this dossier's own runs "
-        "(USD charged ÷ instances sent; cache hits are free and left out)."
+        f"{benchmark_label(cmp.score_benchmark) or '—'}. {cmp.methods['cost_rule']} Beside the quote: the "
+        "list price on the Cost page's tokens, and what the candidate's requests were charged in this "
+        "dossier's own runs (USD charged ÷ instances sent; cache hits are free and left out)."
     )
     st.download_button(
         "Download the comparison (CSV)",
@@ -58,13 +61,17 @@ else:
     if any(c.score is not None for c in cmp.cells):
         st.altair_chart(candidates_chart(cmp), width="stretch")
         st.caption("Bars: 95% intervals (normalized 0-1). Hollow points have no interval.")
-    tables.show(score_rows(cmp), labels=SCORE_LABELS, key="cand_scores")
+    tables.show([{**row, "benchmark": benchmark_label(row["benchmark"]),
+                  "candidate": products.get(row["candidate"], row["candidate"])} for row in score_rows(cmp)],
+                labels=SCORE_LABELS, key="cand_scores")
     st.caption(f"{cmp.methods['score']} {cmp.methods['verdict']}")
     st.markdown("**Tie groups** (" + cmp.methods["ties"] + ")")
     for b in cmp.benchmarks:
-        st.markdown(f"- {ui.plain(b.name)}: {ui.plain(tables.tie_groups(b.groups, b.note))}")
+        groups = [[products.get(i, i) for i in g] for g in b.groups] if b.groups else b.groups
+        st.markdown(f"- {ui.plain(benchmark_label(b.name))}: {ui.plain(tables.tie_groups(groups, b.note))}")
     if cmp.uncovered:
-        st.caption("Mapped benchmarks with no evidence for any candidate: " + ", ".join(cmp.uncovered))
+        st.caption("Mapped benchmarks with no evidence for any candidate: "
+                   + ", ".join(benchmark_label(b) for b in cmp.uncovered))
 
     st.subheader("Open items and conditions")
     for c in cmp.candidates:

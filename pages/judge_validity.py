@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from evaluator import POOLED, RatingsError, ratings_template
 from governance import assessment_and_recommendation
+from governance.dossier import value_label
 from governance.identity import PermissionDenied
 from governance.judge_validity import (
     JudgeValidityView,
@@ -22,6 +23,7 @@ from governance.judge_validity import (
     set_minimum,
     stored_juries,
 )
+from governance.procurement import candidate_names
 from governance.review import (
     RaterProgress,
     ReviewError,
@@ -375,8 +377,8 @@ for rec in dossier.grader_agreements:
             f"{len(rec.criteria)} criteria, from {ui.plain(rec.source)}.")
 
 verdicts = [v for v in assessment_and_recommendation(dossier)[0].verdicts if v.kind == "judge_agreement"]
+names = candidate_names(dossier)  # products, not model strings; statuses in words (issue 36 item 10)
 for v in verdicts:
-    st.markdown(
-        f"**Judge-agreement rule** ({ui.plain(v.model or 'all candidates')}): **{v.status}**. "
-        + ui.plain(v.reason)
-    )
+    who = names.get(v.model, v.model) if v.model else "all candidates"
+    st.markdown(f"**Judge-agreement rule** ({ui.plain(who)}): **{value_label(v.status)}**. "
+                + ui.plain(v.reason))

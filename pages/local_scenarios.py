@@ -156,7 +156,8 @@ if upload is not None:
                         if r["dossier_id"] == dossier.id}
             target = st.selectbox("Save as", [None, *existing], key=f"ls_target_{tag}",
                                   format_func=lambda t: "a new scenario" if t is None else
-                                  f"a new version of {existing[t]} ({t})")
+                                  f"a new version of {existing[t]}"
+                                  + (f" ({t})" if list(existing.values()).count(existing[t]) > 1 else ""))
             if st.button("Save scenario", key="ls_save", type="primary", disabled=not name.strip()):
                 with ui.permitted():
                     saved = import_for_dossier(store, preview, name=name.strip(), actor=ui.actor(),
@@ -172,9 +173,16 @@ rows = [r for r in scenario_rows(store) if r["dossier_id"] == dossier.id]
 if not rows:
     st.info("No local scenario for this dossier yet: import one above.")
     st.stop()
-st.dataframe(pd.DataFrame(rows)[["scenario_id", "version", "name", "n_instances", "tags", "phi", "redacted",
-                                 "author", "created_at", "note"]], hide_index=True, width="stretch")
-labels = {f"{r['scenario_id']}@{r['version']}": f"{r['name']} ({r['scenario_id']}) · version {r['version']}"
+# Named, not keyed (issue 36 item 10): no `scenario_id`, `n_instances` or `phi` headers, no "sc_…" id unless
+# two scenarios share a name (then the id tells them apart in the select).
+COLUMNS = {"name": "Scenario", "version": "Version", "n_instances": "Cases", "tags": "Subgroup tags",
+           "phi": "Patient data check", "redacted": "Redacted", "author": "Saved by",
+           "created_at": "Saved at", "note": "Note"}
+tables.show([{k: r[k] for k in COLUMNS} for r in rows], labels=COLUMNS)
+shared = {r["name"] for r in rows if sum(o["name"] == r["name"] and o["scenario_id"] != r["scenario_id"]
+                                         for o in rows)}
+labels = {f"{r['scenario_id']}@{r['version']}": (f"{r['name']} ({r['scenario_id']})" if r["name"] in shared
+                                                 else r["name"]) + f" · version {r['version']}"
           for r in rows}
 # A version just saved or redacted is shown next (app state, applied to the widget before it renders).
 if (wanted := st.session_state.pop("ls_show_version", None)) in labels:

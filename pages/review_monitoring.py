@@ -6,6 +6,7 @@ from pydantic import ValidationError
 
 from governance.decision import MonitoredMetric, Trigger, derive_plan, edit_plan
 from governance.dossier import source_words
+from governance.procurement import candidate_names
 from pages import tables, ui
 
 st.title("Review & monitoring")
@@ -19,7 +20,8 @@ st.caption("Benchmarks say how a model did on test cases; review and monitoring 
            "out how it does on its own patients. The plan is derived from the risk tier and the verdicts, "
            "then edited and agreed by the committee.")
 options = ["(all candidates)", *models]
-pick = st.selectbox("Derive for candidate", options, key="plan_model",
+names = candidate_names(dossier)  # the products compared, not model strings (issue 36 item 10)
+pick = st.selectbox("Derive for candidate", options, key="plan_model", format_func=lambda m: names.get(m, m),
                     index=options.index(default_model) if default_model in options else 0)
 label = "Derive the plan" if plan is None else "Derive again (replaces the stored plan)"
 if st.button(label, key="plan_derive", type="primary" if plan is None else "secondary"):

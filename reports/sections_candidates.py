@@ -10,6 +10,7 @@ Candidates page and the CSV export show, so the PDF cannot disagree with them.
 from __future__ import annotations
 
 from governance.decision.comparison import compare_candidates
+from governance.dossier.labels import benchmark_label
 from governance.dossier.record import Dossier
 from governance.rules.recommendation import Recommendation
 from governance.rules.verdicts import Assessment
@@ -47,6 +48,7 @@ def candidates_sections(dossier: Dossier, assessed: tuple[Assessment, Recommenda
     if not dossier.candidates:
         return []
     cmp = compare_candidates(dossier, assessed=assessed)
+    products = {c.id: c.label for c in cmp.candidates}  # ids are the CSV's; the PDF names products (issue 36)
     summary = Table(
         title="Candidates",
         widths=[90, 62, 48, 52, 58, 30, 40, 50, 34, 34, 62],
@@ -80,7 +82,7 @@ def candidates_sections(dossier: Dossier, assessed: tuple[Assessment, Recommenda
             for s in summary_rows(cmp)
         ],
         note=f"At the intended use's {cmp.monthly_volume:,} requests a month. Acceptable outputs: cost ÷ "
-        f"pass rate on {cmp.score_benchmark or '—'}. {cmp.methods['cost_rule']}",
+        f"pass rate on {benchmark_label(cmp.score_benchmark) or '—'}. {cmp.methods['cost_rule']}",
     )
     scores = Table(
         title="Scores by benchmark",
@@ -88,8 +90,8 @@ def candidates_sections(dossier: Dossier, assessed: tuple[Assessment, Recommenda
         columns=["Benchmark", "Candidate", "Score", "95% interval", "Verdict", "Tie group", "Evidence"],
         rows=[
             [
-                r["benchmark"] + ("" if r["kind"] == "mapped" else f" ({r['kind']})"),
-                r["candidate"],
+                benchmark_label(r["benchmark"]) + ("" if r["kind"] == "mapped" else f" ({r['kind']})"),
+                products.get(r["candidate"], r["candidate"]),
                 num(r["score"]),
                 "none" if r["lower"] is None else f"{num(r['lower'])}–{num(r['upper'])}",
                 r["verdict"],
@@ -104,7 +106,8 @@ def candidates_sections(dossier: Dossier, assessed: tuple[Assessment, Recommenda
         title="Tie groups",
         columns=["Benchmark", "Groups (best first)"],
         widths=[1.2, 4],
-        rows=[[b.name, tie_text(b.groups, b.note)] for b in cmp.benchmarks],
+        rows=[[benchmark_label(b.name), tie_text([[products.get(i, i) for i in g] for g in b.groups]
+                                                 if b.groups else b.groups, b.note)] for b in cmp.benchmarks],
         note=cmp.methods["ties"],
     )
     contract = Table(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from evaluator.evidence.record import Evidence
+from governance.dossier.labels import benchmark_label
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion
 from governance.evidence.coverage import coverage_map
@@ -182,7 +183,7 @@ def evidence_section(dossier: Dossier) -> Section:
         basis = notes.ref(e.ci_method or e.ci_missing_reason or "")
         refs = [sources.ref(e.source)] + ([caveats.ref(e.caveat)] if e.caveat else [])
         model = f"{e.model} (endpoint {e.endpoint_model})" if e.endpoint_model else e.model
-        rows.append([f"E{i}", e.benchmark, model, e.metric, fmt_score(e.score, e.scale),
+        rows.append([f"E{i}", benchmark_label(e.benchmark), model, e.metric, fmt_score(e.score, e.scale),
                      f"{fmt_interval(e.ci_lower, e.ci_upper)} [{basis}]",
                      str(e.n) if e.n is not None else "—", _not_scored(e),
                      f"{SHORT_PROVENANCE[e.provenance]} [{', '.join(refs)}]", fmt_date(e.date)])

@@ -178,6 +178,10 @@ class Job:
         finally:
             self._save(force=True)
             stores.close()
+            # The finished job stays in ``JOBS`` for its status; its closed cursor must not stay with it: the
+            # app's store keeps the DuckDB file while any cursor of it lives (issue 36 item 8: after a run the
+            # idle app never let go, and `medassure review status` waited 15 s and exited 2).
+            self._store = None
 
 
 RunJob = Job

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 from governance.decision.records import OUTCOME_LABELS
-from governance.dossier.labels import is_proportion_metric, metric_label
+from governance.dossier.labels import benchmark_label, is_proportion_metric, metric_label
 from governance.evidence.select import job_evidence
 from governance.intended_use.records import OVERSIGHT_LABELS
 from governance.procurement.candidates import candidate_models
@@ -84,13 +84,14 @@ def _failures(evidence: list[Evidence]) -> list[str]:
         ci = (f", 95% CI {e.ci_lower * 100:.0f}–{e.ci_upper * 100:.0f}%" if e.has_interval
               and is_proportion_metric(e.metric) and e.scale == "0-1" else "")
         n = f"{e.n:,} cases" if e.n is not None else "cases not counted"
-        rows.append((e.normalized_score, f"{e.benchmark}: {_score(e, e.score)} ({n}{ci})."))
+        bench = benchmark_label(e.benchmark)  # "Built-in clinical calculators", never "calc_builtin"
+        rows.append((e.normalized_score, f"{bench}: {_score(e, e.score)} ({n}{ci})."))
         for g in e.subgroups or []:
             if g.suppressed or g.score is None:
                 continue
             tag = g.tag.replace("_", " ")
             rows.append((g.score if e.scale == "0-1" else (g.score - 1) / 4,
-                         f"{e.benchmark}, {tag} {g.group}: {_score(e, g.score)} ({g.n:,} cases)."))
+                         f"{bench}, {tag} {g.group}: {_score(e, g.score)} ({g.n:,} cases)."))
     rows.sort(key=lambda r: r[0])
     return [text for _, text in rows[:MAX_FAILURES]]
 

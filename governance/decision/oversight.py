@@ -28,6 +28,8 @@ from governance.decision.records import (
     ReviewRequirements,
     Trigger,
 )
+from governance.dossier.labels import benchmark_label
+from governance.evidence.select import subcategory_name
 from governance.rules.rule_text import rule_label
 
 POLICY_DIR = DATA_DIR / "policies"
@@ -82,7 +84,9 @@ def _metrics(rules: Iterable, max_correction: float) -> list[MonitoredMetric]:
                            threshold=max_correction, direction="at_most",
                            source="the default plan's largest acceptable correction rate")]
     for r in rules:
-        target = r.benchmark or r.subcategory or "all mapped benchmarks"
+        # in words: a benchmark's title, a subcategory's taxonomy name, never their ids (issue 36 item 10)
+        target = (benchmark_label(r.benchmark) if r.benchmark
+                  else subcategory_name(r.subcategory) if r.subcategory else "all mapped benchmarks")
         if r.kind == "score":
             out.append(MonitoredMetric(name=f"normalized score on {target} (re-run of the evidence plan)",
                                        threshold=r.threshold, direction="at_least", source=rule_label(r)))

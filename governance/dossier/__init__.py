@@ -18,6 +18,8 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "VALUE_LABELS": "governance.dossier.labels",
     "count_text": "governance.dossier.labels",
     "metric_label": "governance.dossier.labels",
+    "benchmark_label": "governance.dossier.labels",
+    "value_label": "governance.dossier.labels",
     "source_words": "governance.dossier.labels",
     "PRACTICE_MARK": "governance.dossier.practice",
     "PracticeRefused": "governance.dossier.practice",
@@ -32,7 +34,8 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
 }
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
     "DossierNotFound", "DossierVersion", "PRACTICE_MARK", "PracticeRefused", "SaveConflict", "StoreError",
-    "StoreWarning", "VALUE_LABELS", "count_text", "database_url", "default_home", "diff_versions",
-    "field_label", "metric_label", "practice_line", "source_words", "timeline",
+    "StoreWarning", "VALUE_LABELS", "benchmark_label", "count_text", "database_url", "default_home",
+    "diff_versions", "field_label", "metric_label", "practice_line", "source_words", "timeline",
+    "value_label",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)

@@ -70,15 +70,26 @@ def value_label(value: str) -> str:
     return VALUE_LABELS.get(value, value)
 
 
+_SCENARIO_NAME = re.compile(r"(.+) \[sc_[0-9a-z]+ v(\d+)\]")
+"""A local scenario's evidence name: ``<name> [<id> v<version>]`` (``evaluator.scenarios.results``)."""
+
+
 def benchmark_label(name: str | None) -> str:
     """A benchmark as people name it: a built-in or registered spec's id becomes its title (up to any
     bracketed note, "calc_builtin" → "Built-in clinical calculators"); other names (MedHELM's, a local
     scenario's) are already words and stay as they are.
 
+    A local scenario's evidence name carries its id for uniqueness ("Refills [sc_1a2b3c4d v2]"): shown as
+    "Refills, version 2" (issue 36 item 10: "sc_45639078" on the pages).
+
     Example:
         >>> benchmark_label("calc_builtin"), benchmark_label("MedCalc-Bench")
         ('Built-in clinical calculators', 'MedCalc-Bench')
+        >>> benchmark_label("Portal triage [sc_eb2de080 v1]")
+        'Portal triage, version 1'
     """
+    if name and (scenario := _SCENARIO_NAME.fullmatch(name)):
+        return f"{scenario.group(1)}, version {scenario.group(2)}"
     if not name or not re.fullmatch(r"[a-z0-9_]+", name):
         return name or ""
     from evaluator.benchmarks.specs import load_benchmarks  # the registry, read once per process

@@ -185,7 +185,7 @@ def _announce_open_warnings(path: Path) -> list[str]:
     return found
 
 
-def _connect_waiting(path: Path) -> duckdb.DuckDBPyConnection:
+def _connect_waiting(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """``connect``, retried while another process holds the file, for up to ``LOCK_WAIT_SECONDS``.
 
     A CLI command started while another one writes usually gets the file a moment later; only a
@@ -196,7 +196,7 @@ def _connect_waiting(path: Path) -> duckdb.DuckDBPyConnection:
     delay = 0.05
     while True:
         try:
-            return connect(path)
+            return connect(path, read_only=read_only)
         except StoreLockedError as exc:
             if time.monotonic() + delay > deadline:
                 raise StoreLockedError(
@@ -214,6 +214,10 @@ def _url_folder(url: str) -> str:
     return "pg-" + hashlib.sha256(url.encode()).hexdigest()[:12]
 
 
+COMPONENTS = ("runs", "scenarios", "juries", "gradings", "attestations", "documents", "reviews", "monitoring")
+"""The component stores; each creates or upgrades its tables when first used."""
+
+
 class DossierOpening:
     """``Store.open`` and ``Store.open_url``, and the close that marks a DuckDB file clean."""
 
@@ -224,7 +228,8 @@ class DossierOpening:
     """What opening the file found and the user should know (e.g. an unreadable write-ahead log)."""
 
     @classmethod
-    def open(cls, path: Path | None = None, *, release_when_idle: float | None = None) -> Self:
+    def open(cls, path: Path | None = None, *, release_when_idle: float | None = None,
+             read_only: bool = False) -> Self:
         """Open (creating if needed) the store at ``path`` or the configured default.
 
         The default is the PostgreSQL server named by ``MEDASSURE_DATABASE_URL`` when it is set
@@ -234,6 +239,11 @@ class DossierOpening:
         ``release_when_idle`` (seconds; the app passes it) lets go of a DuckDB file once nothing has
         used it for that long and opens it again on the next use (``evaluator.storage.idle``), so that
         command-line readers get in while the app is open.
+
+        ``read_only`` (commands that only read: ``dossier show``, ``review status``, ``monitor status`` ...)
+        opens an existing, up-to-date DuckDB file read-only, so several such commands read at once; a
+        file that is new, left with a write-ahead log, or needs a migration is opened read-write as before.
+        A write through a read-only store fails (``duckdb.Error``).
 
         Raises:
             StoreLockedError: another process holds the file (one writer per DuckDB file).
@@ -250,6 +260,8 @@ class DossierOpening:
         if path is None and (url := database_url()):
             return cls.open_url(url)
         path = path or default_home() / "medassure.duckdb"
+        if read_only and release_when_idle is None and (reader := cls._open_read_only(path)) is not None:
+            return reader
         con = _connect_waiting(path)
         try:
             store = cls(con, path)
@@ -270,6 +282,41 @@ class DossierOpening:
             store._con = con
         store._opened_con = con
         return store
+
+    @classmethod
+    def _open_read_only(cls, path: Path) -> Self | None:
+        """The store over a read-only connection, or None when a read-write open is needed instead.
+
+        A file whose tables need creating or upgrading (a component never used yet, a newer release) is
+        opened read-write once to do that, then read-only. None for a file that does not exist yet, has a
+        write-ahead log to replay (the read-write open checks it), or that this process already holds
+        read-write (DuckDB refuses a second configuration in one process); the read-write open then
+        refuses whatever is really wrong.
+        """
+        if not path.exists() or path.with_name(path.name + ".wal").exists():
+            return None
+        for attempt in range(2):
+            try:
+                con = _connect_waiting(path, read_only=True)
+            except StoreCorruptError:
+                return None
+            try:
+                store = cls(con, path)
+                for component in COMPONENTS:  # a pending migration would write: refused on a read-only file
+                    getattr(store, component)
+            except duckdb.Error:
+                con.close()
+                if attempt:
+                    return None
+                upgrade = cls.open(path)  # once per file and release: its tables made, then read-only
+                for component in COMPONENTS:
+                    getattr(upgrade, component)
+                upgrade.close()
+                continue
+            store.open_warnings = tuple(_announce_open_warnings(path))
+            store._opened_con = con
+            return store
+        return None
 
     @classmethod
     def open_url(cls, url: str) -> Self:
@@ -326,8 +373,7 @@ class DossierOpening:
         if not is_postgres(self._con):
             raise RoleSetupError("db-roles sets up PostgreSQL roles: set MEDASSURE_DATABASE_URL to the "
                                  "server, connecting as the role that is to own the tables")
-        for component in ("runs", "scenarios", "juries", "gradings", "attestations", "documents", "reviews",
-                          "monitoring"):
+        for component in COMPONENTS:
             getattr(self, component)  # each component store creates or upgrades its tables on opening
         return grant_app_role(self._con, app_role)
 

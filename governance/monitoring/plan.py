@@ -119,6 +119,8 @@ def feed_metric_of(metric: MonitoredMetric) -> FeedMetric | None:
     if metric.feed_metric:
         return metric.feed_metric
     name = metric.name.lower()
+    if name.startswith("normalized score on"):  # a re-run of the evidence plan: no feed measures it (its
+        return None                             # benchmark's or subcategory's name may hold "error")
     if "material correction" in name:
         return "material_correction_share"
     if "unparsed" in name or "unscored" in name or "discarded" in name:

@@ -322,4 +322,6 @@ def verdict_sentence(v: Verdict, model: str) -> str:
     if v.is_score:
         return f"{_score_phrase(v, model)} against your bar of {_bar(v)}: {_status_words(v)}."
     fact = _gate_fact(v, model)
-    return f"{fact[:1].upper()}{fact[1:]}: {_status_words(v)}."
+    if not fact.startswith(model):  # a name is written as it is named ("openai/x", never "Openai/x")
+        fact = fact[:1].upper() + fact[1:]
+    return f"{fact}: {_status_words(v)}."

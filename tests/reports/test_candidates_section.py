@@ -49,7 +49,8 @@ def test_section_tables_chart_and_items(dossier):
     summary, scores, ties, contract = section.tables
     assert [r[3] for r in summary.rows] == ["USD 4.50", "USD 33.75", "USD 0.48"]
     assert len(scores.rows) == 9 and any(r[3] == "none" for r in scores.rows)
-    assert "{claude, llama, gpt}" in ties.rows[0][1] and "not grouped" in ties.rows[-1][1]
+    tied = "{Vendor claude · Product claude, Vendor llama · Product llama, Vendor gpt · Product gpt}"
+    assert tied in ties.rows[0][1] and "not grouped" in ties.rows[-1][1]  # products, not ids (issue 36)
     assert contract.rows[0][2] == "yes" and section.charts[0].spec["layer"]
     assert [s.bullets for s in section.subsections][0] == ["No open items or conditions from due diligence."]
     assert not chart_frame(compare_candidates(dossier)).empty
@@ -74,7 +75,7 @@ def test_pdf_carries_the_section_with_the_same_numbers(dossier):
     text = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(io.BytesIO(pdf)).pages)
     number = [s.key for s in report.sections()].index("candidates") + 1
     assert f"{number}. Candidates compared" in text
-    assert "USD 33.75" in text and "USD 0.48" in text and "{claude, llama, gpt}" in text
+    assert "USD 33.75" in text and "USD 0.48" in text and "{Vendor claude · Product claude," in text
 
 
 def test_a_formula_after_a_bare_cr_in_the_candidates_csv_is_neutralised(dossier):

@@ -87,3 +87,20 @@ def test_the_store_works_across_releases_and_a_reader_gets_in(tmp_path):
         assert store.load(d.id).version == 1 and store.history(d.id)[0].author == "me"
     finally:
         store.close()
+
+
+def test_a_finished_background_job_does_not_keep_the_file(tmp_path):
+    """Issue 36 item 8: the job manager keeps a finished job for its status; the job kept the store view it
+    had closed, whose cursor counted as live, so after any run the idle app held the file for good."""
+    from evaluator.runs.jobs import JobManager
+
+    store = Store.open(tmp_path / "medassure.duckdb", release_when_idle=0.2)
+    try:
+        jobs = JobManager()
+        job = jobs.start(store, "benchmark", "key-1", lambda stores, job: None)
+        job.join(30)
+        assert jobs.get("key-1") is job  # kept for its status
+        wait_released(store._con)
+        assert other_process_can_open(tmp_path / "medassure.duckdb")
+    finally:
+        store.close()

@@ -131,3 +131,14 @@ def test_a_failing_critical_criterion_is_named_even_when_a_score_bar_leads():
                             "your bar is 95%; and 100% of GPT-4o's 10 graded cases on MedCalc-Bench miss "
                             "the criteria tagged critical:medication_change (95% CI 69%–100%); your ceiling "
                             "is 5%.")
+
+
+def test_a_sentence_that_opens_with_a_model_name_keeps_the_name_as_written():
+    """Issue 36 item 10: "Openai/discharge-llm costs USD ..." capitalised the name at the sentence start."""
+    v = Verdict(rule_id="cost", kind="max_cost_per_1k", model="openai/discharge-llm", status="pass",
+                estimate=2.5, threshold=5.0, reason="cheap enough.")
+    sentence = verdict_sentence(v, "openai/discharge-llm")
+    assert sentence.startswith("openai/discharge-llm costs USD 2.50 per 1,000 requests"), sentence
+    judges = Verdict(rule_id="j", kind="judge_agreement", model="m", status="pass", estimate=0.8,
+                     threshold=0.6, reason="agree.")
+    assert verdict_sentence(judges, "m").startswith("The judges")  # other words at the start are capitalised

@@ -46,4 +46,10 @@ def test_once_the_committee_maps_it_the_calculator_run_is_evidence():
     assessment, rec = assessment_and_recommendation(d)
     assert [v for v in assessment.verdicts if calc.id in v.evidence_ids]
     facts = model_facts(d, rec, version=1, version_hash="0" * 64)
-    assert any("calc_builtin" in f for f in facts.failure_modes)
+    # the benchmark by its title, never its key (issue 36 item 10), on the label and in the PDF's evidence
+    assert any(f.startswith("Built-in clinical calculators: ") for f in facts.failure_modes), facts
+    assert not [f for f in facts.failure_modes if "calc_builtin" in f]
+    from reports.sections_core import evidence_section
+
+    rows = [r for t in evidence_section(d).tables for r in t.rows]
+    assert [r[1] for r in rows if "calc" in r[1].lower()] == ["Built-in clinical calculators"], rows
