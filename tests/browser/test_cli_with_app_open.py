@@ -2,8 +2,9 @@
 
 A real ``streamlit run`` server on a free port with the demo dossier, a real Chromium session that
 opens pages (so the app opens the database), then ``medassure dossier show/history``, ``assess`` and
-``report`` as subprocesses, timed. Before the app let go of its idle file, each waited 15 s
-(``MEDASSURE_LOCK_WAIT``) and failed. The figures are printed (``pytest -s``) for docs/storage.md.
+``report`` as subprocesses. Before the app let go of its idle file, each waited 15 s
+(``MEDASSURE_LOCK_WAIT``) and failed; here each may wait 5 s for the file, so a held file fails the test
+without a timed assertion. The times are printed (``pytest -s``) for docs/storage.md.
 """
 
 from __future__ import annotations
@@ -47,14 +48,12 @@ def test_read_only_commands_answer_while_the_app_is_open(app_factory, page, tmp_
     goto_page(page, app, "Decision")  # the app has opened and read the database
     with_app = {}
     for name, argv in READS.items():
-        elapsed, proc = timed(app.home, argv, tmp_path)
+        elapsed, proc = timed(app.home, argv, tmp_path, lock_wait="5")  # the idle app lets go within ~1 s
         assert proc.returncode == 0, f"{name}: exit {proc.returncode}: {proc.stderr[-500:]}"
         assert "in use by" not in proc.stderr
         with_app[name] = elapsed
     print("\nseconds (alone, with the app open):",
           {k: (round(alone[k], 2), round(with_app[k], 2)) for k in READS})
-    for name in READS:  # the usual time give or take the shared machine's noise; the old wait was 15 s
-        assert with_app[name] < 1.25 * alone[name] + 4.0, (name, alone[name], with_app[name])
     goto_page(page, app, "Evidence")  # the app opens the file again after the commands
     page.get_by_role("heading", name="Evidence").first.wait_for(state="visible")  # reopened and drawn
 
