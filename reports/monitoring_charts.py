@@ -157,15 +157,21 @@ def cusum_chart(key: str, label: str, path: pd.DataFrame, limit: float, baseline
     where = (f" It signalled at {one} {', '.join(f'{s:,}' for s in steps)} (red triangle)." if steps
              else " It has not crossed the limit.")
     two_sided = method.startswith("Two-sided")
-    what = (f"the baseline mean of {baseline}; the statistics (one for a rise, one for a fall) reset to "
-            "zero and a signal is raised when either" if two_sided else
-            f"the baseline rate of {baseline}; the statistic resets to zero from below and a signal is "
-            "raised when it")
+    self_starting = "self-starting" in method
+    standardised = ("; each value is standardised by the mean and standard deviation of all earlier "
+                    "in-control values, baseline included (self-starting)" if self_starting else "")
+    if two_sided:
+        what = (f"the baseline mean of {baseline}{standardised}; the statistics (one for a rise, one for a "
+                "fall) reset to zero and a signal is raised when either")
+    else:
+        what = (f"the baseline rate of {baseline}; the statistic resets to zero from below and a signal is "
+                "raised when it")
+    normal = " and normal" if self_starting else ""
     risen = "the mean has likely moved" if two_sided else "the rate has likely risen"
     return Chart(key=key, title=f"{method}: {label}", spec=chart.to_dict(),
                  caption=(f"{method} over {unit} in time order, in control at {what} crosses the "
                           f"decision limit (dashed), chosen from the plan's target in-control run length."
-                          f"{where} Assumes the {unit} are independent and the baseline is the right "
+                          f"{where} Assumes the {unit} are independent{normal} and the baseline is the right "
                           f"in-control value; a signal says {risen}, not why."))
 
 
@@ -203,7 +209,7 @@ def status_charts(status) -> list[Chart]:
             continue
         keep = {c.signal_index} if c.signal_index is not None else set()
         bernoulli = c.kind == "bernoulli"
-        kind = "Bernoulli CUSUM" if bernoulli else "Two-sided standardized CUSUM"
+        kind = "Bernoulli CUSUM" if bernoulli else "Two-sided self-starting CUSUM"
         baseline = f"{c.baseline:.2%}" if bernoulli else f"{c.baseline:,.2f}"
         unit = "days" if "daily" in c.metric else "outputs"
         chart = cusum_chart(f"cusum-{c.metric}", metric_label(c.metric), _thinned(c.values, keep), c.limit,

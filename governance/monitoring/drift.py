@@ -7,6 +7,13 @@ plan; the rate inside the baseline window the committee marked at go-live; else 
 of the series after the decision (benchmark accuracy is never a correction-rate baseline). Each chart
 says which. The decision limit comes from the plan's target in-control run length (default 500 outputs
 per false alarm); the statistics are ``evaluator.statistics.cusum``.
+
+The standardized charts (judge score, daily mean latency) are self-starting
+(``evaluator.statistics.self_starting``): each value is standardised by the mean and sd of every earlier
+in-control value, baseline included, not by the baseline's alone used as if known. With a 14-day
+baseline the plug-in chart signalled within a year on 78% of in-control streams (median run length
+78 days) against 50% (median 356) designed for ARL0 500; the self-starting chart keeps the design
+(``bench/monitoring_cusum.py --estimation``).
 """
 
 from __future__ import annotations
@@ -21,8 +28,8 @@ from evaluator.statistics.cusum import (
     bernoulli_cusum_path,
     detection_delay,
     standardized_cusum_limit,
-    standardized_cusum_path,
 )
+from evaluator.statistics.self_starting import self_starting_cusum_path
 from governance.decision.records import MonitoringPlan
 from governance.monitoring.models import CusumSummary
 
@@ -239,14 +246,19 @@ def score_cusum(
     default_n: int = DEFAULT_BASELINE_N,
     min_n: int = MIN_BASELINE_N,
 ) -> CusumSummary | None:
-    """The two-sided standardized CUSUM (k = 0.5) of a continuous metric (None: the feed has none)."""
+    """The two-sided self-starting standardized CUSUM (k = 0.5) of a continuous metric (None: none fed).
+
+    The baseline's mean is the chart's printed baseline; each watched value is standardised by the mean
+    and sample sd of all earlier in-control values and mapped from its t distribution to N(0, 1), so the
+    plan's in-control run length holds whatever the baseline's size (for independent, normal values).
+    """
     if not scores:
         return None
     split = _split(scores, times, plan, decided_at, unit or f"{metric}s", default_n, min_n)
     if isinstance(split, str):
         return _not_charted(metric, "standardized", plan, split)
     base, _, watched, wtimes, base_src = split
-    mean, sd = statistics.fmean(base), statistics.pstdev(base)
+    mean, sd = statistics.fmean(base), statistics.stdev(base)
     if sd <= 0:
         return CusumSummary(
             metric=metric,
@@ -258,7 +270,7 @@ def score_cusum(
             note="the baseline does not vary (standard deviation 0): no CUSUM",
         )
     h = standardized_limit(plan.target_arl0)
-    path = standardized_cusum_path(watched, mean, sd, k=0.5, h=h)
+    path = self_starting_cusum_path(base, watched, k=0.5, h=h)
     idx = path.signal_index
     return CusumSummary(
         metric=metric,
@@ -271,6 +283,9 @@ def score_cusum(
         signal_index=idx,
         first_seen=wtimes[idx] if idx is not None else None,
         detection_delay=detection_delay("standardized", h),
-        note=f"in control at mean {mean:.3g}, sd {sd:.3g}; two-sided, k = 0.5; the delay is "
-        "for a shift of one sd",
+        note=f"in control at mean {mean:.3g}, sd {sd:.3g} over the baseline; two-sided, k = 0.5, "
+        "self-starting: each value is standardised by the mean and sd of all earlier in-control values "
+        "(baseline included), so the target run length holds for independent, normally distributed "
+        "values; the delay is for a shift of one sd once the estimates have settled (a shift soon "
+        "after the baseline is partly absorbed into them and seen later)",
     )

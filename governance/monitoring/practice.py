@@ -38,7 +38,8 @@ SEED = 12
 """A seed whose 400 days stay in control on every chart. Most do not: on seeds 0-29, the CUSUM of daily mean
 latency (its baseline the first 14 days) signalled within 400 days on 26 of these 30 in-control streams
 (the median at day 60), though its target is one false alarm in 500 days (measured with ``latency_cusum``,
-December 2026; reported with issue 36 item 16)."""
+December 2026; reported with issue 36 item 16). That was the plug-in chart (the baseline's mean and sd used
+as if known); the chart is now self-starting, which keeps the target (docs/statistics.md)."""
 FEED_COLUMNS = ["id", "timestamp", "served_model", "prompt_version", "outcome", "latency_ms", "tokens_in",
                 "tokens_out", "cost_usd", "audited", "audit_verdict"]
 

@@ -241,7 +241,8 @@ def test_daily_mean_latency_has_a_standardized_cusum_with_a_fourteen_day_baselin
     s = status(feed(latency_daily_means=means, latency_days=days))
     (c,) = [x for x in s.cusum if x.kind == "standardized"]
     assert c.baseline == 1000.0 and c.baseline_source.startswith("the first 14 days after the decision")
-    # sd 25: the first 1100 ms day adds z - k = 4 - 0.5 = 3.5, the second reaches 7 > h (5.07 at ARL0 500)
+    # self-starting: the ten 1000 ms days enter the estimates (sd 19.5 over 24 days); the first 1100 ms day
+    # scores U = 4.085 (t(22) mapped to N(0, 1)), adding 3.585; the second (3.044) reaches 6.13 > h = 5.07
     assert c.limit == pytest.approx(5.07, abs=0.01) and c.signal_index == 11
     assert c.first_seen == days[14 + 11]
     assert any(x.kind == "drift" and x.metric == "daily mean latency (ms)" for x in s.signals)
