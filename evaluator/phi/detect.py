@@ -14,6 +14,7 @@ from collections import Counter
 
 from evaluator.phi.names import find_names
 from evaluator.phi.recognizers import DATE_SHAPE, KEYED, MIN_DIGITS, RECOGNIZERS, TRIGGERS
+from evaluator.phi.shapes import CHECKS
 
 PLACEHOLDERS = {
     "name": "[NAME]",
@@ -39,11 +40,12 @@ PLACEHOLDERS = {
 }
 """Identifier kind → placeholder. The kinds follow HIPAA Safe Harbor's 18 identifiers (45 CFR
 164.514(b)(2)); ``dob`` is a date of birth, ``id`` any other unique identifying number."""
-PATTERNS_VERSION = "phi-4"
+PATTERNS_VERSION = "phi-5"
 """Version of the recognizers and name lists, recorded with every scan and redaction."""
 
 _LAST_KINDS = 1  # the bare-digits record number runs after the names
-_AGE_AFTER_NAME = re.compile(r",\s*(?P<v>9\d|1[01]\d)(?:(?=[MF]\b)|(?![\w.]|\s*(?:%|mg|kg|mm|cm|lb)\b))")
+_AGE_AFTER_NAME = re.compile(r"(?:,|\s*\||\s(?=\d+[MF]\b))\s*(?P<v>9\d|1[01]\d)(?:(?=[MF]\b)|"
+                             r"(?![\w.]|\s*(?:%|mg|kg|mm|cm|lb)\b))")
 
 
 # A hospital's own policy ("follows hospital policy 4021") and a terminology code ("SNOMED concept
@@ -95,8 +97,20 @@ def find_identifiers(text: str) -> list[tuple[str, int, int]]:
         rule = _NOT_PATIENT.get(kind)
         if rule is not None and rule.search(text, max(0, start - 60), start):
             return
-        if end > start and not _overlaps(start, end, taken):
+        if end <= start:
+            return
+        if not _overlaps(start, end, taken):
             taken.append((kind, start, end))
+            return
+        hit = [t for t in taken if start < t[2] and t[1] < end]
+        if kind == "address" and all(k == "address" for k, _, _ in hit):  # a fuller address: one span
+            for t in hit:
+                taken.remove(t)
+            taken.append((kind, min(start, *(s for _, s, _ in hit)), max(end, *(e for _, _, e in hit))))
+        elif kind == "name" and min(s for _, s, _ in hit) > start:  # "Mr Kofi Boateng" before "RBH 882 0431"
+            cut = text[start:min(s for _, s, _ in hit)].rstrip(" ,;-")
+            if cut and not _overlaps(start, start + len(cut), taken):
+                taken.append((kind, start, start + len(cut)))
 
     for (kind, pattern), trigger in zip(RECOGNIZERS[:-_LAST_KINDS], TRIGGERS, strict=False):
         if not trigger.search(text):
@@ -107,6 +121,9 @@ def find_identifiers(text: str) -> list[tuple[str, int, int]]:
             if kind in MIN_DIGITS and pattern in KEYED and (sum(c.isdigit() for c in value) < MIN_DIGITS[kind]
                                        or DATE_SHAPE.fullmatch(value)
                                        or "/" in value and DATE_SHAPE.match(value)):
+                continue
+            check = CHECKS.get(pattern)
+            if check is not None and not check(value):
                 continue
             add(kind, *m.span(group))
     for start, end in _merge(find_names(text)):

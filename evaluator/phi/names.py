@@ -125,8 +125,8 @@ _CUE = re.compile(
     r"(?<!\w)(?i:patient|pt|name|named|son|daughter|wife|husband|mother|father|sister|brother|spouse|partner|"
     r"neighbou?r|friend|granddaughter|grandson|grandmother|grandfather|niece|nephew|aunt|uncle|caregiver|"
     r"guardian|contact|roommate|fianc[ée]e?|boyfriend|girlfriend|dtr|mum|mom|dad|cousin|stepfather|stepmother|"
-    r"stepson|stepdaughter|carer)(?:-in-law)?(?:'s)?"
-    r"(?:\s+(?:is|was|named|called))?\s*[:,(-]?\s*(?<=[\s(])"
+    r"stepson|stepdaughter|carer|resident|client)(?:-in-law)?(?:'s)?"
+    r"(?:\s+(?:is|was|named|called))?\s*[:,(-]?\s*(?<=[\s(])['ʻ‘’]?"
     rf"(?P<rest>{_TOKEN},\s+{_TOKEN}(?:\s+{_INITIAL}(?![\w]))?"
     rf"|{_TOKEN}(?:[ ](?:{_INITIAL}(?=\s)|{_TOKEN})){{0,2}})"
 )
@@ -156,8 +156,9 @@ _SURNAME_FIRST = re.compile(
     rf"(?<![\w'’-])(?=(?P<all>(?P<last>{_TOKEN})\s+(?P<given>{_TOKEN}(?:\s+{_TOKEN})?)))")
 # Lower-case names in dialogue transcripts: after a greeting or an introduction, or a kinship word.
 _DIALOGUE = re.compile(
-    r"(?:^|(?<=[:\].?!])\s*|(?<=\s))(?:(?P<greet>hi|hello|hey|morning|good morning|good afternoon|thanks|"
-    r"thank you|okay|ok|so|right|well|sorry|dear|meet you,)\s+|(?P<intro>my name is|name's|i'm|i am|it's|"
+    r"(?:^|(?<=[:\].?!])\s*|(?<=\s))(?<!the )(?<!this )(?<!each )(?<!every )"
+    r"(?:(?P<greet>hi|hello|hey|morning|good morning|good afternoon|thanks|"
+    r"thank you|okay|ok|so|right|well|sorry|dear|meet you,)\s+|(?P<intro>my name is|name's|i'm|i am|it's|its|"
     r"this is|is this|call me)\s+|(?P<kin>(?:my|his|her|your|their|our)\s+(?:husband|wife|son|daughter|"
     r"mother|mum|mom|father|dad|brother|sister|partner|friend|neighbou?r|nephew|niece|grandson|"
     r"granddaughter|cousin|uncle|aunt|carer)),?\s+|(?P<turn>(?<=: )))"
@@ -166,7 +167,8 @@ _DIALOGUE = re.compile(
 # DOB ...", "Sione Fifita was reviewed"), and a single name addressed to the patient ("Thank you, Kalani,").
 _BEFORE_ID = re.compile(
     rf"(?<![\w'’-])(?P<all>{_TOKEN}(?:\s+{_TOKEN}){{1,2}})(?=\s*,?\s*\(?(?:DOB|D\.O\.B|MRN|NHS\b|born\b|"
-    r"(?i:aged?)\s+\d|\d{1,3}\s*(?:y/?o|yrs?|years?|[MF])\b|(?P<bare>\d{1,3}\s*[,;(])))")
+    r"(?i:aged?)\s+\d|\d{1,3}\s*(?:y/?o|yrs?|years?|[MF])\b|[A-Z]{2,4}[\s-]\d{3,4}[\s-]\d{3}"
+    r"|(?P<bare>\d{1,3}\s*[,;(])))")
 # A bare number after a name is an age only in a handover line ("Bed 7: Ioane Tuala, 58,"), not in vitals.
 _HANDOVER = re.compile(r"(?i)(?:^|\b(?:bed|bay|room|rm|cubicle|side room)\s*\w{0,3}\s*[:,.-]?)\s*$")
 # ... and after a referral's or a visit's verb ("thank you for seeing Epeli Naivalu")
@@ -279,7 +281,7 @@ def find_names(text: str) -> list[tuple[int, int]]:
     """
     first, last = name_lists()
     if not any(c.isupper() for c in text) and not re.search(r"\b(?:mrs?|ms|miss|dr|prof)\b", text):
-        return _more_names(text, first, last)  # a lower-case transcript: only its dialogue cues
+        return _more_names(text, first, last) + _shorthand(text, first, last)  # dialogue and shorthand cues
     spans: list[tuple[int, int]] = []
     for m in _TITLE.finditer(text):
         rest = m.group("rest")
@@ -304,7 +306,7 @@ def find_names(text: str) -> list[tuple[int, int]]:
             spans.append((m.start("rest"), end))
     for m in _LAST_FIRST.finditer(text):
         surname, given = m.group("last"), m.group("first")
-        if surname.lower() in STOP_WORDS or _is_eponym(text, m.end()):
+        if surname.lower() in STOP_WORDS or _is_eponym(text, m.end()) or re.fullmatch(r"[IVX]+", surname):
             continue
         if surname.isupper() != given.isupper():  # "TAUFA, Sione": an EHR's surname in capitals
             if (surname.isupper() and len(surname) > 2 and _plain(surname) and _plain(given)
@@ -333,8 +335,15 @@ def find_names(text: str) -> list[tuple[int, int]]:
             spans.append((m.start(), m.end()))
     spans += _more_names(text, first, last)
     spans += _unlisted_pair_names(text)
+    spans += _shorthand(text, first, last)
     # a span holding a word such as "Scale" or "Balance" is a scale's name ("Berg Balance Scale")
     return [(a, b) for a, b in spans if not any(w.lower() in EPONYM_NOUNS for w in _parts(text[a:b]))]
+
+
+def _shorthand(text: str, first: frozenset[str], last: frozenset[str]) -> list[tuple[int, int]]:
+    from evaluator.phi.shorthand import shorthand_names  # phi-5: bed boards, lower-case names, cues
+
+    return shorthand_names(text, first, last, _surname_first_list(), _ROLE_WORDS)
 
 
 @cache

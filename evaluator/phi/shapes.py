@@ -1,0 +1,149 @@
+"""Recognizers added in rules phi-5 (issue 35 item 5): identifier kinds that notes write in shapes
+the keyed rows of ``recognizers`` do not see.
+
+- dates: a weekday before a day and month ("Tues 8 Dec", "sat 28/11"), Roman-numeral months
+  ("3/XII/2026"), "the" before an ordinal ("the 5th of November"), two-digit years after an
+  apostrophe ("Sept '19"), day ranges ("Aug 14-19"), French month names, and dates in words as
+  dictation gives them ("the twenty first of february nineteen thirty nine");
+- numbers read aloud ("oh seven seven oh ..."), a phone, or a record number after a record word;
+- national identifiers by shape, where the shape is specific or has a check: the French NIR (its
+  grouped form, or its 97-modulus key), Quebec's RAMQ number (letters, then a birth date),
+  Ontario's health card (ten digits and a version code, or the Luhn check), Australia's Medicare
+  card (4-5-1 digits);
+- a record number with a letter prefix ("RBH 882 0431", "GH-0093-7712", "ODI-4471920");
+- a car's registration after a word for it ("rego CZT-41Q", "car 1AB 2CD");
+- street suffixes from Faker's English-locale address lists (Parade, Concourse, Esplanade, ...);
+- employers with a company suffix ("Kowhai Freight Ltd", "Nordvik Smelting AS") and schools.
+
+Each row is (kind, trigger, pattern) as in ``recognizers._TABLE``; ``CHECKS`` holds a validator
+for the rows whose values must pass one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+_DIGIT_WORD = r"(?:zero|oh|o|nought|one|two|three|four|five|six|seven|eight|nine|double|triple)"
+_ORD_UNIT = r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)"
+_ORD_WORD = (rf"(?:(?:twenty|thirty)[\s-]?{_ORD_UNIT}|{_ORD_UNIT}|tenth|eleventh|twelfth|thirteenth|"
+             r"fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|thirtieth)")
+_TENS = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+_UNIT = r"(?:one|two|three|four|five|six|seven|eight|nine)"
+_TEEN = r"(?:ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
+_YEAR_WORDS = (rf"(?:nineteen\s+(?:hundred\s+(?:and\s+)?)?(?:{_TENS}(?:[\s-]{_UNIT})?|{_TEEN}|oh[\s-]{_UNIT})"
+               rf"|two\s+thousand(?:\s+and)?(?:\s+(?:{_TENS}(?:[\s-]{_UNIT})?|{_TEEN}|{_UNIT}))?"
+               rf"|twenty\s+(?:{_TENS}(?:[\s-]{_UNIT})?|{_TEEN}|oh[\s-]{_UNIT}))")
+_MONTH_NAME = (r"(?:january|february|march|april|may|june|july|august|september|october|november|december|"
+               r"jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)")
+_MONTH_ABBR = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+               r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?")
+_FR_MONTH = (r"(?:janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[uû]t|septembre|octobre|novembre|"
+             r"d[ée]cembre)")
+_ROMAN_MONTH = r"(?:XII|XI|X|IX|VIII|VII|VI|V|IV|III|II|I)"
+_DAY = r"(?:0?[1-9]|[12]\d|3[01])"
+_WEEKDAY = r"(?i:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?i:day)?\.?"
+_YEAR = r"(?:1[89]\d\d|20\d\d)"
+_APOS_YEAR = r"['’‘]\d\d"
+_DATE_CUE = (r"(?i:on|since|from|until|till|to|dated?|seen|admitted|discharged|d/c|DOS|started|began|"
+             r"stopped|ended|transferred|returned|born)")
+
+ROWS: list[tuple[str, str, re.Pattern[str]]] = [
+    # the French NIR: sex, year, month, department, commune, order, key ("1 47 02 99 216 044 81")
+    ("ssn", r"\d\s?\d\d\s?\d\d\s?(?:\d\d|2[AB])\s?\d{3}\s?\d{3}",
+     re.compile(r"(?<![\w-])(?P<v>[12]\s\d\d\s(?:0[1-9]|1[0-2]|[2-9]\d)\s(?:\d\d|2[AB])\s\d{3}\s\d{3}(?:\s\d\d)?"
+                r"|[12]\d\d(?:0[1-9]|1[0-2]|[2-9]\d)(?:\d\d|2[AB])\d{6}\d\d)(?![\w-])")),
+    # Quebec RAMQ: three letters of the surname, one of the given name, birth year, month (+50), day, 2 digits
+    ("health_plan", r"\b[A-Z]{4}\s?\d{4}",
+     re.compile(r"(?<![\w-])(?P<v>[A-Z]{4}\s?\d\d(?:0[1-9]|1[0-2]|5[1-9]|6[0-2])\s?(?:0[1-9]|[12]\d|3[01])\d\d)"
+                r"(?![\w-])")),
+    # Ontario health card: 10 digits (4-3-3) and a two-letter version code
+    ("health_plan", r"\d{4}[\s-]?\d{3}[\s-]?\d{3}",
+     re.compile(r"(?<![\w-])(?P<v>\d{4}[\s-]?\d{3}[\s-]?\d{3}(?:[\s-]?[A-Z]{2})?)(?![\w-]|\s\d)")),
+    # Australian Medicare card: 4-5-1 digits, the first 2-6, an optional issue number
+    ("health_plan", r"\b[2-6]\d{3}\s\d{5}\s\d",
+     re.compile(r"(?<![\w-])(?P<v>[2-6]\d{3}\s\d{5}\s\d(?:[\s/-]\d)?)(?![\w-])")),
+    # a record number with a letter prefix: "RBH 882 0431", "GH-0093-7712", "ODI-4471920"
+    ("mrn", r"\b[A-Z]{2,4}[\s-]\d{3}",
+     re.compile(r"(?<![\w/-])(?!(?:NCT|ISRCTN|ISBN|ISO|ICD|DSM|ATC|CPT|NDC|EN|BS|IEC|DOI|PMID|NYHA)\b)"
+                r"(?P<v>[A-Z]{2,4}(?:[\s-]\d{3,4}[\s-]\d{3,4}|-\d{6,9}|\s(?=\d*0)\d{7,9}))"
+                r"(?![\w/-]|[.,]\d|\s\d|\s*(?i:mg|mcg|g|ml|units?|iu|cells|copies|/))")),
+    # a car's registration after a word for it: "rego CZT-41Q", "car 1AB 2CD", "plate KXP 447"
+    ("vehicle", r"rego|registration|\breg\b|plate|\bcar\b|vehicle|\bvan\b|\bute\b|truck|motorbike",
+     re.compile(r"(?<!\w)(?i:rego|registration|reg\.?|number\s+plate|plates?|car|vehicle|van|ute|truck|"
+                r"motorbike|motorcycle)(?:\s+(?i:no\.?|number|is|was|reg(?:istration)?|plate))?\s*[:#]?\s*"
+                r"(?P<v>(?=[A-Z0-9]{1,4}[ -]?[A-Z0-9]{1,4}\b)(?=[A-Z0-9 -]*\d)(?=[A-Z0-9 -]*[A-Z])"
+                r"[A-Z0-9]{1,4}[ -]?[A-Z0-9]{2,4})(?![\w-])")),
+    # a registration or licence number after "registration": "Nursing registration ... NMW 0081442"
+    ("license", "registration|registered",
+     re.compile(r"(?<!\w)(?i:registration|registered)(?:\s+(?i:no\.?|number|#))?\b[^.;\d]{0,40}?"
+                r"(?P<v>(?<![\w-])[A-Z]{2,4}[\s-]?\d{5,9})(?![\w-])")),
+    # numbers read aloud, a record number after a record word ("hospital number h four four two nine one")
+    ("mrn", r"number|mrn|record|nhi|nhs",
+     re.compile(rf"(?<!\w)(?i:(?:hospital|record|nhs|nhi|unit|chart|patient)\s+(?:number|no)|mrn)\s*(?:is\s+)?"
+                rf"(?P<v>(?:[a-z]\s+)?(?i:{_DIGIT_WORD})(?:[\s-]+(?i:{_DIGIT_WORD})){{3,}})(?![\w-])")),
+    # ... and a phone number ("reached on oh seven seven oh oh nine double oh five two one")
+    ("phone", r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)\s+(?:zero|oh|one|two|three|four|"
+              r"five|six|seven|eight|nine|double|triple)",
+     re.compile(rf"(?<![\w-])(?P<v>(?i:{_DIGIT_WORD})(?:[\s-]+(?i:{_DIGIT_WORD})){{6,}})(?![\w-])")),
+    # dates in words: "the twenty first of february nineteen thirty nine", "friday the twenty seventh"
+    ("date", r"first|second|third|th\b|tenth|twelfth|eleventh",
+     re.compile(rf"(?<!\w)(?P<v>(?i:(?:the\s+)?{_ORD_WORD}\s+of\s+{_MONTH_NAME}(?:,?\s+{_YEAR_WORDS})?"
+                rf"|{_MONTH_NAME}\s+(?:the\s+)?{_ORD_WORD}(?:,?\s+{_YEAR_WORDS})?"
+                rf"|(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+the\s+{_ORD_WORD}))(?![\w-])")),
+    # a weekday before a day and a month: "Tues 8 Dec", "Fri 11/12", "sat 28/11", "Wed 9th"
+    ("date", r"mon|tue|wed|thu|fri|sat|sun",
+     re.compile(rf"(?<!\w)(?P<v>{_WEEKDAY}\s+(?:(?:the\s+)?{_DAY}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_ABBR}"
+                rf"(?:\s+{_YEAR})?|{_DAY}/(?:0?[1-9]|1[0-2])(?:/(?:{_YEAR}|\d\d))?"
+                rf"|{_MONTH_ABBR}\s+{_DAY}(?:st|nd|rd|th)?))(?![\w/])")),
+    # Roman-numeral months: "3/XII/2026", and without a year after a date word ("discharged 7/XII")
+    ("date", r"\d[/.-][IVX]",
+     re.compile(rf"(?<![\w/.-])(?P<v>{_DAY}[/.-]{_ROMAN_MONTH}[/.-](?:{_YEAR}|\d\d))(?![\w/])"
+                rf"|(?<!\w){_DATE_CUE}\s+(?P<v2>{_DAY}[/.-]{_ROMAN_MONTH})(?![\w/])")),
+    # "the" before an ordinal date, an apostrophe year, a day range, French month names
+    ("date", r"\d(?:st|nd|rd|th)|['’‘]\d\d|\d\s*[-–]\s*\d|" + _FR_MONTH,
+     re.compile(rf"(?<!\w)(?P<v>(?i:the)\s+{_DAY}(?:st|nd|rd|th)\s+of\s+{_MONTH_ABBR}(?:,?\s+{_YEAR})?"
+                rf"|(?:{_DAY}(?:st|nd|rd|th)?\s+)?{_MONTH_ABBR}\s+{_APOS_YEAR}"
+                rf"|{_MONTH_ABBR}\s+{_DAY}\s*[-–]\s*{_DAY}(?:,?\s+{_YEAR})?|{_DAY}\s*[-–]\s*{_DAY}\s+{_MONTH_ABBR}"
+                rf"(?:,?\s+{_YEAR})?|(?:le\s+)?(?:1er|{_DAY})\s+(?i:{_FR_MONTH})(?:\s+{_YEAR})?)(?![\w-])"
+                rf"|(?<!\w)(?i:on|since|from|until|by|before|after)\s+(?P<v2>the\s+{_DAY}(?:st|nd|rd|th))"
+                r"(?=\s*(?:[,.;)]|$|and\b|at\b|when\b|but\b|-))")),
+]
+
+
+def _nir_ok(value: str) -> bool:
+    digits = value.replace(" ", "")
+    if " " in value:  # the grouped form is specific enough on its own
+        return True
+    body = digits[:13].replace("2A", "19").replace("2B", "18")
+    return len(digits) == 15 and body.isdigit() and 97 - int(body) % 97 == int(digits[13:])
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, c in enumerate(reversed(digits)):
+        d = int(c) * (2 if i % 2 else 1)
+        total += d - 9 if d > 9 else d
+    return total % 10 == 0
+
+
+def _ohip_ok(value: str) -> bool:
+    digits = "".join(c for c in value if c.isdigit())
+    return any(c.isalpha() for c in value) or _luhn(digits)
+
+
+CHECKS: dict[re.Pattern[str], Callable[[str], bool]] = {ROWS[0][2]: _nir_ok, ROWS[2][2]: _ohip_ok}
+"""Validators for rows whose shape alone is not enough: the value must pass before it is flagged."""
+
+STREET_SUFFIXES = (
+    "Parade|Pde|Concourse|Esplanade|Quay|Mews|Rise|Heights|Gardens|Gdns|Walk|Green|Track|Promenade|Broadway|"
+    "Causeway|Arcade|Circuit|Cres|Crest|Cove|Glade|Glen|Vale|View|Vista|Wynd|Strand|Reserve|Ridge|Plaza|"
+    "Pike|Turnpike|Expressway|Freeway|Motorway|Boulevard|Approach|Chase|Copse|Dell|Fairway|Gateway|Grange|"
+    "Hollow|Meadows?|Outlook|Pathway|Retreat|Ramble|Walkway|Laneway|Terrace|Tce|Crescent|Cresent|Close|Cl")
+"""Street words beyond the US ones, from Faker's English-locale ``street_suffixes`` (en_AU, en_NZ,
+en_GB, en_CA, en_US), less those that are also places in a hospital or words in a sentence
+("Hospital", "Centre", "Station", "Park", "Line", "Lower")."""
+
+COMPANY_SUFFIXES = (r"Ltd\.?|Limited|Inc\.?|LLC|L\.L\.C\.|PLC|plc|GmbH|Pty(?:\s+Ltd\.?)?|ASA|AS|A/S|AB|AG|"
+                    r"Oyj?|BV|NV|SA|S\.A\.|SARL|S\.p\.A\.|SpA|SRL|Srl|Corp\.?|Corporation|(?:&|and)\s+(?:Co\.?|Sons)")
+"""Legal forms of a company, from Faker's ``company_suffixes`` (Latin-script locales)."""

@@ -1,0 +1,124 @@
+"""Names in shorthand (rules phi-5, issue 35 item 5): where notes drop the capitals and the titles.
+
+- a bed board's row: the cell after the bed is the patient ("B12 | LEAVASA M | 91 | ...");
+- lower-case names after a bed, a dash, a colon or a word that introduces a person ("bed 11 liu
+  xiaoming -", "for huang jun;", "patient josé luis ibarra", "daughter kim soo ah"): each word a
+  listed name or a word that is no English word, at least one listed (none after a bed number
+  when an age and sex follow: "bed 4 - losaline taufa 93F");
+- a single name known by what is said to or about the person ("please ask Lakshmi if she",
+  "Message left for Anh re", "this is Ahmed's wife"), and a pair of unlisted capitalised words
+  after "booked for" or "sample from";
+- a lower-case particle in a surname ("van der Merwe, P", "Noor ul-Ain Qureshi").
+
+"An English word" is one of the 971 common words of Faker's ``en_US`` lorem list, or a word the
+name finder already treats as clinical (stop words, role words, eponym nouns).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+_WORD = r"[a-zß-öø-ÿā-ž][a-zß-öø-ÿā-ž'’-]+"
+_CAP = r"[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿā-ž'’]+(?:-[A-Za-zÀ-ÿ][a-zß-öø-ÿā-ž'’]+)*"
+_CELL_SPLIT = re.compile(r"\s*\|\s*")
+_BED = re.compile(r"(?i)^(?:b|bed|bay|rm|room|r|cubicle|side\s*room|sr)?\s*\d{1,3}[a-z]?$")
+_CELL_NAME = re.compile(rf"(?:(?:van|von|de|der|den|del|della|da|di|du|le|la|al|el|ten|ter)[\s-]+)*"
+                        rf"(?:{_CAP}|[A-Z][A-Z'’-]{{2,}}|{_WORD})"
+                        rf"(?:,?\s+(?:(?:van|von|de|der|den|del|da|di|du|le|la)\s+)*(?:{_CAP}|[A-Z][A-Z'’-]{{2,}}|{_WORD}|"
+                        r"[A-Za-z]\.?)){0,3}")
+_LOWER_CUE = re.compile(
+    rf"(?:(?P<weak>^|[|;]\s*|(?<![\w-])--?\s+|:\s+|(?<![\w-])(?i:for|saw|see|with|and|to)\s+)"
+    rf"|(?P<strong>\b(?i:bed|bay|rm|room|cubicle)\s*\d{{1,3}}[a-z]?\s*[-:]?\s*"
+    r"|(?<![\w-])(?i:pt|patient|seen|seeing|mr|mrs|ms|miss|dr|daughter|son|wife|husband|mother|"
+    r"father|sister|brother|partner|mum|dad|re:?)\s+))"
+    rf"(?=(?P<name>{_WORD}(?:\s+{_WORD}){{1,2}}(?:\s+[a-z](?=\s*(?:\||$)))?))")
+_AGE_SEX = re.compile(r"\s*,?\s*(?:\d{1,3}\s?[MFmf]\b|\(\d{1,3}|,\s*\d{1,3}\b)")
+_SPOKEN_TO = re.compile(
+    r"(?<!\w)(?i:ask|tell|remind|told|asked|inform|informed|reassured|explained\s+to|spoke\s+(?:to|with)|"
+    r"called|phoned|rang|texted|emailed|messaged|(?:message|msg|voicemail|vm)\s+left\s+(?:for|with)|"
+    r"left\s+(?:a\s+)?(?:message|msg|voicemail)\s+for|booked\s+for|sample\s+from|specimen\s+from|blood\s+from)"
+    rf"\s+(?P<name>{_CAP}(?:\s+{_CAP})?)(?=\s+(?:if|re|to|that|about|when|at|and|on|[A-Z]{{2,4}}[\s-]\d|"
+    r"(?:she|he|they)\b)|\s*[,.;:?!)]|\s*$)")
+_POSSESSIVE_KIN = re.compile(
+    rf"(?<![\w'’-])(?P<name>{_CAP})['’]s\s+(?=(?:wife|husband|son|daughter|mother|mum|mom|father|dad|sister|"
+    r"brother|partner|carer|caregiver|niece|nephew|granddaughter|grandson|family|children|kids)\b)")
+_PARTICLE = re.compile(
+    rf"(?<![\w'’-])(?P<all>(?:{_CAP}\s+)?(?:van|von|de|der|den|del|della|da|di|du|dos|das|ten|ter)"
+    rf"(?:\s+(?:der|den|de|la|los|las|del))?\s+{_CAP}(?:,\s+(?:{_CAP}|[A-Z]\.?(?![\w])))?)"
+    rf"|(?<![\w'’-])(?P<ul>{_CAP}\s+(?:ul|ud|un|ur|us|uz|al|el)-{_CAP}(?:\s+{_CAP})?)")
+
+
+@cache
+def english_words() -> frozenset[str]:
+    """Common English words: Faker's en_US lorem list and the name finder's clinical words."""
+    from faker.providers.lorem.en_US import Provider
+
+    from evaluator.phi.names import COMMON_WORDS, EPONYM_NOUNS, LOWER_AFTER_TITLE, STOP_WORDS
+
+    return frozenset(Provider.word_list) | COMMON_WORDS | EPONYM_NOUNS | LOWER_AFTER_TITLE | STOP_WORDS
+
+
+def shorthand_names(text: str, first: frozenset[str], last: frozenset[str], surnames: frozenset[str],
+                    role_words: frozenset[str]) -> list[tuple[int, int]]:
+    """(start, end) of names written in shorthand; ``surnames`` are the surname-first lists."""
+    english = english_words() | role_words
+    listed_any = first | last | surnames
+
+    def listed(word: str) -> bool:
+        w = word.lower().strip("'’")
+        return w in listed_any or any(p in listed_any for p in w.split("-") if len(p) > 2)
+
+    def plain(word: str) -> bool:
+        w = word.lower().strip("'’.,")
+        return w not in english and not any(p in english for p in w.split("-") if len(p) > 2)
+
+    spans: list[tuple[int, int]] = []
+    if "|" in text:  # a bed board: the cell after the bed is the patient
+        cells = [(m.start(), m.end()) for m in re.finditer(r"[^|]+", text)]
+        for (a, b), (c, d) in zip(cells, cells[1:], strict=False):
+            if not _BED.match(text[a:b].strip()):
+                continue
+            cell = text[c:d].strip()
+            start = c + text[c:d].index(cell) if cell else c
+            words = [w for w in re.split(r"[\s,]+", cell) if w]
+            long = [w for w in words if len(w.strip(".")) > 1]
+            if (cell and _CELL_NAME.fullmatch(cell) and long and all(plain(w) for w in long)
+                    and len(words) > 1
+                    and not any(w.isupper() and len(w) <= 4 for w in long)
+                    and (any(listed(w) for w in long) or not cell.islower())):
+                spans.append((start, start + len(cell)))
+    for m in _LOWER_CUE.finditer(text):
+        words = m.group("name").split()
+        while words and not plain(words[-1]) and len(words[-1]) > 1:
+            words.pop()
+        if len(words) < 2 or not all(plain(w) for w in words if len(w) > 1) or words[0] in english:
+            continue
+        end = m.start("name") + len(" ".join(words))
+        bed = re.match(r"(?i)bed|bay|rm|room|cubicle", text[m.start():m.start("name")].strip())
+        named = [listed(w) for w in words if len(w) > 1]
+        if m.group("weak") is not None:  # after a dash or a colon: every word listed, or a surname first
+            if not (all(named) or words[0].lower() in surnames):
+                continue
+        elif not any(named) and not (bed and _AGE_SEX.match(text, end)):
+            continue
+        spans.append((m.start("name"), end))
+    for m in _SPOKEN_TO.finditer(text):
+        words = m.group("name").split()
+        if not all(plain(w) for w in words):
+            continue
+        if len(words) == 1 and not (listed(words[0]) or re.match(r"\s+(?:if|re|about|she|he|they)\b",
+                                                                 text[m.end("name"):])):
+            continue
+        spans.append(m.span("name"))
+    for m in _POSSESSIVE_KIN.finditer(text):
+        if plain(m.group("name")):
+            spans.append(m.span("name"))
+    for m in _PARTICLE.finditer(text):
+        group = "all" if m.group("all") else "ul"
+        value = m.group(group)
+        if not (group == "ul" or "," in value or value[0].isupper()):
+            continue
+        if all(plain(w) for w in re.findall(_CAP, value)):
+            spans.append(m.span(group))
+    return spans
