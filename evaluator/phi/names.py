@@ -86,7 +86,7 @@ can could may might recommends recommended wants aware notified informed updated
 
 _NAME_ATTRS = ("first_names", "first_names_male", "first_names_female", "first_romanized_names",
                "first_romanized_names_male", "first_romanized_names_female", "last_names",
-               "last_romanized_names")
+               "last_names_male", "last_names_female", "last_romanized_names")
 
 
 @cache
@@ -281,7 +281,7 @@ def find_names(text: str) -> list[tuple[int, int]]:
     """
     first, last = name_lists()
     if not any(c.isupper() for c in text) and not re.search(r"\b(?:mrs?|ms|miss|dr|prof)\b", text):
-        return _more_names(text, first, last) + _shorthand(text, first, last)  # dialogue and shorthand cues
+        return _more_names(text, first, last) + _shorthand(text)  # dialogue and shorthand cues
     spans: list[tuple[int, int]] = []
     for m in _TITLE.finditer(text):
         rest = m.group("rest")
@@ -335,15 +335,15 @@ def find_names(text: str) -> list[tuple[int, int]]:
             spans.append((m.start(), m.end()))
     spans += _more_names(text, first, last)
     spans += _unlisted_pair_names(text)
-    spans += _shorthand(text, first, last)
+    spans += _shorthand(text)
     # a span holding a word such as "Scale" or "Balance" is a scale's name ("Berg Balance Scale")
     return [(a, b) for a, b in spans if not any(w.lower() in EPONYM_NOUNS for w in _parts(text[a:b]))]
 
 
-def _shorthand(text: str, first: frozenset[str], last: frozenset[str]) -> list[tuple[int, int]]:
+def _shorthand(text: str) -> list[tuple[int, int]]:
     from evaluator.phi.shorthand import shorthand_names  # phi-5: bed boards, lower-case names, cues
 
-    return shorthand_names(text, first, last, _surname_first_list(), _ROLE_WORDS)
+    return shorthand_names(text)
 
 
 @cache

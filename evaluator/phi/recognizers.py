@@ -253,11 +253,15 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                 rf"(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+){{0,2}}\s+{_SUFFIX}\b\.?(?:,\s+{_CITY}(?![\w-]))?|{_CITY}))")),
     # a lower-case street line, as chat and dictation write it: "42 station road ashford kent tn23 1pq"
     ("address", r"\d+\s+[a-z].*\b(?:street|road|rd|avenue|ave|lane|drive|way|court|crescent|place|terrace|"
-                r"boulevard|blvd|parade|close|grove|highway)\b",
+                r"boulevard|blvd|parade|close|grove|highway|st|dr)\b",
      re.compile(r"(?<![\w/.-])(?P<v>\d{1,5}[a-z]?\s+(?:[nsew]\.?\s+)?(?:(?!(?:the|a|an|and|of|to|in|on|at|for|per|"
-                r"with|times|days|weeks|hours|mins?|or|down|up|along|across|my|his|her|their|our|x)\b)[a-z]+\s+){1,3}"
-                r"(?:street|road|rd|avenue|ave|lane|drive|way|court|crescent|place|terrace|boulevard|blvd|parade|"
-                r"close|grove|highway)\b(?:\s+(?:apt|unit|flat|suite|#)\s*\w*\d\w*)?"
+                r"with|times|days|weeks|hours|mins?|or|down|up|along|across|my|his|her|their|our|x|was|were|is|are|"
+                r"be|been|has|have|had|not|no|very|too|so|then|than|that|this|it|he|she|they|we|you|from|by|as|"
+                r"into|over|under|its|more|less|most|all|some|any|each|both|patients?|years?|months?)\b)[a-z]+\s+){1,3}"
+                r"(?:street|road|rd|avenue|ave|lane|crescent|terrace|boulevard|blvd|parade|highway"
+                r"|(?:st|dr|drive|way|court|place|close|grove)(?=\s+(?:apt|unit|flat|suite|#)"
+                r"|,?\s+(?:[a-z]+\s+){1,3}?(?:[a-z]{2}\s+\d{5}|[a-z]{1,2}\d[a-z\d]?\s*\d[a-z]{2}\b)))"
+                r"\b(?:\s+(?:apt|unit|flat|suite|#)\s*\w*\d\w*)?"
                 r"(?:,?\s+(?:[a-z]+\s+){1,3}?(?:[a-z]{2}\s+\d{5}(?:-\d{4})?|[a-z]{1,2}\d[a-z\d]?\s*\d[a-z]{2})\b)?)")),
     # a caravan or holiday park with its site, and the town after it
     ("address", r"(?:caravan|holiday|trailer|mobile home|RV)\s+park",
@@ -265,8 +269,9 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                 rf"(?:,?\s+(?i:site|lot|cabin|space|pitch|unit|van)\s+\w*\d\w*)?"
                 rf"(?:,\s+{_CITY}(?:,?\s+(?:{_AU_STATE}|{_ANY_STATE})(?:\s+\d{{4,5}})?)?)?)")),
     # an employer by its legal form ("Kowhai Freight Ltd"), or after "employer" or "N years at"
-    ("name", r"\b(?:" + COMPANY_SUFFIXES + r")(?!\w)",
-     re.compile(rf"(?P<v>(?<![\w'’-]){_ORG_WORD}(?:\s+(?:&|and|of|{_ORG_WORD})){{0,3}}\s+(?:{COMPANY_SUFFIXES}))"
+    ("name", r"\b(?:work|employ|job|occupation|career|retired|years at|shift|boss|manager)",
+     re.compile(rf"(?i:\b(?:works?|worked|working|employ\w*|job|occupation\w*|career|retired|years?\s+at|shifts?|boss|"
+                rf"manager))\b[^.;]*?(?P<v>(?<![\w'’-]){_ORG_WORD}(?:\s+(?:&|and|of|{_ORG_WORD})){{0,3}}\s+(?:{COMPANY_SUFFIXES}))"
                 r"(?![\w/])")),
     ("name", r"employer|years? at|teaches|teacher",
      re.compile(rf"(?<!\w)(?:(?i:employer|employed)(?:\s+(?i:is|was|by))?\s*[:,]?|(?i:years?|decades?)\s+(?i:at|with)"
@@ -275,7 +280,7 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
      re.compile(rf"(?P<v>(?<![\w'’-]){_ORG_WORD}(?:\s+{_ORG_WORD}){{0,4}}\s+(?:Primary|Secondary|High|Grammar|"
                 r"Elementary|Middle|Junior|Infant|Catholic|Public|State|Community)\s+(?:School|College|Academy))\b")),
     ("mrn", r"\d{8}",
-     re.compile(r"(?<![\d.,/-])(?P<v>\d{8,12})(?![\d/]|[.,]\d|\s*(?:mg|mcg|µg|g|ml|units?|iu)\b)", re.I)),
+     re.compile(r"(?<![\w.,/-])(?P<v>\d{8,12})(?![\d/]|[.,]\d|\s*(?:mg|mcg|µg|g|ml|units?|iu)\b)", re.I)),
 ]
 KEYED: frozenset[re.Pattern[str]] = frozenset(
     pattern for kind, trigger, pattern in _TABLE

@@ -28,21 +28,41 @@ _CELL_NAME = re.compile(rf"(?:(?:van|von|de|der|den|del|della|da|di|du|le|la|al|
                         rf"(?:,?\s+(?:(?:van|von|de|der|den|del|da|di|du|le|la)\s+)*(?:{_CAP}|[A-Z][A-Z'’-]{{2,}}|{_WORD}|"
                         r"[A-Za-z]\.?)){0,3}")
 _LOWER_CUE = re.compile(
-    rf"(?:(?P<weak>^|[|;]\s*|(?<![\w-])--?\s+|:\s+|(?<![\w-])(?i:for|saw|see|with|and|to)\s+)"
+    rf"(?:(?P<weak>^|[|;]\s*|(?<![\w-])--?\s+|:\s+|(?<![\w-])(?i:for|saw)\s+|(?P<loose>(?<![\w-])"
+    r"(?i:with|and|to|see|meet|met)\s+))"
     rf"|(?P<strong>\b(?i:bed|bay|rm|room|cubicle)\s*\d{{1,3}}[a-z]?\s*[-:]?\s*"
     r"|(?<![\w-])(?i:pt|patient|seen|seeing|mr|mrs|ms|miss|dr|daughter|son|wife|husband|mother|"
     r"father|sister|brother|partner|mum|dad|re:?)\s+))"
     rf"(?=(?P<name>{_WORD}(?:\s+{_WORD}){{1,2}}(?:\s+[a-z](?=\s*(?:\||$)))?))")
+_VERB_FORM = re.compile(r"[a-z]{3,}(?:ing|ed)")
+_CLOSED = re.compile(r"\s*(?:--|\||;|,|\(|\d|$|-\s)")
+# A romanised Chinese given name is a run of pinyin syllables ("xiaoming", "jian guo").
+_PINYIN = re.compile(r"(?:(?:zh|ch|sh|[bpmfdtnlgkhjqxrzcsyw])?(?:iang|iong|uang|ueng|ang|eng|ing|ong|ai|ei|"
+                     r"ao|ou|an|en|in|un|ia|ie|iao|iu|ian|ua|uo|uai|ui|uan|ue|a|o|e|i|u|v)|er)+")
+# Closed-class English words (auxiliaries, pronouns, prepositions, conjunctions, determiners): never a name.
+_FUNCTION_TEXT = """
+a an the this that these those some any each every both either neither all no none not nor and or but if then
+than so as at by for from in into of off on onto out over under up down with within without to toward towards
+upon about above across after against along among around before behind below beneath beside between beyond
+during except inside near past since through throughout till until via is am are was were be been being has
+have had having do does did done shall should will would may might must can could ought i me my mine we us our
+ours you your yours he him his she her hers it its they them their theirs who whom whose which what where when
+why how here there very too also just only even still yet again ever never always often already soon now
+"""
+FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
 _AGE_SEX = re.compile(r"\s*,?\s*(?:\d{1,3}\s?[MFmf]\b|\(\d{1,3}|,\s*\d{1,3}\b)")
 _SPOKEN_TO = re.compile(
     r"(?<!\w)(?i:ask|tell|remind|told|asked|inform|informed|reassured|explained\s+to|spoke\s+(?:to|with)|"
     r"called|phoned|rang|texted|emailed|messaged|(?:message|msg|voicemail|vm)\s+left\s+(?:for|with)|"
-    r"left\s+(?:a\s+)?(?:message|msg|voicemail)\s+for|booked\s+for|sample\s+from|specimen\s+from|blood\s+from)"
+    r"left\s+(?:a\s+)?(?:message|msg|voicemail)\s+for|(?P<pair>booked\s+for|sample\s+from|specimen\s+from|"
+    r"blood\s+from))"
     rf"\s+(?P<name>{_CAP}(?:\s+{_CAP})?)(?=\s+(?:if|re|to|that|about|when|at|and|on|[A-Z]{{2,4}}[\s-]\d|"
     r"(?:she|he|they)\b)|\s*[,.;:?!)]|\s*$)")
 _POSSESSIVE_KIN = re.compile(
     rf"(?<![\w'’-])(?P<name>{_CAP})['’]s\s+(?=(?:wife|husband|son|daughter|mother|mum|mom|father|dad|sister|"
     r"brother|partner|carer|caregiver|niece|nephew|granddaughter|grandson|family|children|kids)\b)")
+_INSTITUTION = re.compile(r"(?i)\b(?:h[oô]pital|hospital|clinique|clinic|centre|center|institut[e]?|"
+                          r"universit[éy]|saint|st\.?|groupe?|foundation|fondation|école|school|rue|avenue)\s*$")
 _PARTICLE = re.compile(
     rf"(?<![\w'’-])(?P<all>(?:{_CAP}\s+)?(?:van|von|de|der|den|del|della|da|di|du|dos|das|ten|ter)"
     rf"(?:\s+(?:der|den|de|la|los|las|del))?\s+{_CAP}(?:,\s+(?:{_CAP}|[A-Z]\.?(?![\w])))?)"
@@ -56,14 +76,23 @@ def english_words() -> frozenset[str]:
 
     from evaluator.phi.names import COMMON_WORDS, EPONYM_NOUNS, LOWER_AFTER_TITLE, STOP_WORDS
 
-    return frozenset(Provider.word_list) | COMMON_WORDS | EPONYM_NOUNS | LOWER_AFTER_TITLE | STOP_WORDS
+    return (frozenset(Provider.word_list) | COMMON_WORDS | EPONYM_NOUNS | LOWER_AFTER_TITLE | STOP_WORDS
+            | FUNCTION_WORDS)
 
 
-def shorthand_names(text: str, first: frozenset[str], last: frozenset[str], surnames: frozenset[str],
-                    role_words: frozenset[str]) -> list[tuple[int, int]]:
-    """(start, end) of names written in shorthand; ``surnames`` are the surname-first lists."""
-    english = english_words() | role_words
-    listed_any = first | last | surnames
+@cache
+def _vocabulary() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(English and clinical words, every listed name, the surname-first surnames), built once."""
+    from evaluator.phi.names import _ROLE_WORDS, _surname_first_list, name_lists
+
+    first, last = name_lists()
+    surnames = _surname_first_list()
+    return english_words() | _ROLE_WORDS, first | last | surnames, surnames
+
+
+def shorthand_names(text: str) -> list[tuple[int, int]]:
+    """(start, end) of names written in shorthand."""
+    english, listed_any, surnames = _vocabulary()
 
     def listed(word: str) -> bool:
         w = word.lower().strip("'’")
@@ -97,8 +126,13 @@ def shorthand_names(text: str, first: frozenset[str], last: frozenset[str], surn
         end = m.start("name") + len(" ".join(words))
         bed = re.match(r"(?i)bed|bay|rm|room|cubicle", text[m.start():m.start("name")].strip())
         named = [listed(w) for w in words if len(w) > 1]
-        if m.group("weak") is not None:  # after a dash or a colon: every word listed, or a surname first
-            if not (all(named) or words[0].lower() in surnames):
+        closed = _CLOSED.match(text, end)  # "-- farouk nasser --": a cell of its own
+        if words[0].lower() not in surnames and any(_VERB_FORM.fullmatch(w) and not listed(w) for w in words):
+            continue  # "awaiting echo"
+        if m.group("weak") is not None:  # after a dash or a colon: a closed cell, or a Chinese name
+            chinese = words[0].lower() in surnames and all(_PINYIN.fullmatch(w.lower()) for w in words[1:])
+            paired = all(named) or any(named) and len(words) == 2
+            if not (chinese or closed and not m.group("loose") and paired):
                 continue
         elif not any(named) and not (bed and _AGE_SEX.match(text, end)):
             continue
@@ -107,6 +141,8 @@ def shorthand_names(text: str, first: frozenset[str], last: frozenset[str], surn
         words = m.group("name").split()
         if not all(plain(w) for w in words):
             continue
+        if m.group("pair") and len(words) < 2:
+            continue  # "booked for Echo": a single word after these is a test as often as a person
         if len(words) == 1 and not (listed(words[0]) or re.match(r"\s+(?:if|re|about|she|he|they)\b",
                                                                  text[m.end("name"):])):
             continue
@@ -117,8 +153,11 @@ def shorthand_names(text: str, first: frozenset[str], last: frozenset[str], surn
     for m in _PARTICLE.finditer(text):
         group = "all" if m.group("all") else "ul"
         value = m.group(group)
-        if not (group == "ul" or "," in value or value[0].isupper()):
-            continue
+        given = value.split()[0]
+        if group == "all" and "," not in value and not (value[0].isupper() and listed(given)):
+            continue  # "Hôtel-Dieu de France": a particle after an unlisted word is a place's name
+        if _INSTITUTION.search(text, 0, m.start()):
+            continue  # "Hôpital Jeanne de Flandre"
         if all(plain(w) for w in re.findall(_CAP, value)):
             spans.append(m.span(group))
     return spans
