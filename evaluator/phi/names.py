@@ -185,7 +185,7 @@ _BEFORE_VERB = re.compile(
 _GREETING_NAME = re.compile(
     r"(?<!\w)(?i:hi|hello|hey|dear|morning|good morning|good afternoon|good evening|thanks|thank you|"
     r"okay|ok|sorry|"
-    rf"well done|bye|goodbye|see you),?\s+(?P<name>{_TOKEN})(?=\s*[,.?!])")
+    rf"well done|bye|goodbye|see you),?\s+(?P<name>{_TOKEN})(?=\s*[,.?!(])")
 _VOCATIVE = re.compile(rf"(?<=[a-z]),\s+(?P<name>{_TOKEN}),\s+(?=and|that|we|you|I|please|let|can|just|so)\b")
 # Lower-case words after "my son", "my name is" that are not a name ("my son too.", "my wife, again").
 _NOT_A_NAME = _words("""

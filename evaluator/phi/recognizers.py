@@ -40,7 +40,7 @@ _DATE = (
     rf"(?:{_DAY}{_MONTH}(?:{_YEAR}|\d\d)(?![\w])"                       # 03MAR2024
     rf"|{_WEEKDAY}\s+(?:the\s+)?{_DAY}(?:st|nd|rd|th)(?![\w])"           # Tuesday 14th
     rf"|{_DAY}[/.-]{_DAY}[/.-](?:{_YEAR}|\d\d)(?![\d/])"            # 3/4/52, 14-02-24, 5.6.2023
-    rf"|{_YEAR}[/.-]{_MON}[/.-]{_DAY}(?!\d)"                           # 2023-11-30
+    rf"|{_YEAR}[/.-]{_MON}[/.-]{_DAY}(?:T\d\d:\d\d(?::\d\d)?)?(?!\d)"   # 2023-11-30, 2023-11-30T14:22
     rf"|{_DAY}(?:st|nd|rd|th)\s+of\s+{_MONTH}(?:,?\s+{_YEAR})?(?![\w])"  # the 3rd of March
     rf"|{_DAY}(?:st|nd|rd|th)?[\s-]+{_MONTH}(?:,?[\s-]+(?:{_YEAR}|\d\d))?(?![\w])"  # 03-Mar-2024
     rf"|{_MONTH}(?:\s+|-(?=\d))({_DAY})(?:st|nd|rd|th)?(?:,?\s+{_YEAR})?(?![\w])(?!\s*(?:mg|mcg|g|ml|mL|units?|%))"
@@ -170,7 +170,7 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
      re.compile(rf"(?<!\w)(?i:phone|tel|telephone|cell|mobile|pager|beeper|ext|extension"
                 rf"|call(?: back)?|reach(?:ed)?(?: \w+)? at|contact)\.?{_PHONE_SEP}{_PHONE}")),
     _keyed_row("health_plan", r"medicare|medicaid|member|insurance|policy|subscriber|group|plan id|"
-                 r"beneficiary|HICN|MBI|health plan"),
+                 r"beneficiary|HICN|MBI|health plan|OHIP|RAMQ|health card|HCN|carte vitale|NIR"),
     _keyed_row("account", r"account|acct|billing|encounter|FIN|CSN|visit|invoice"),
     _keyed_row("vehicle", r"VIN|(?:license |licence )?plate|tag", gap=r"(?:\s+number)?"),
     _keyed_row("license", r"(?:driver'?s?\s+)?licen[cs]e|DL|certificate|cert|DEA", gap=r"(?:\s+[a-z]+)?"),

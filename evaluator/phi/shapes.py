@@ -40,6 +40,9 @@ _MONTH_ABBR = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|J
                r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?")
 _FR_MONTH = (r"(?:janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[uû]t|septembre|octobre|novembre|"
              r"d[ée]cembre)")
+_ES_MONTH = (r"(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|sept?iembre|octubre|noviembre|diciembre|"
+             r"janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|novembro|dezembro)")
+_DE_MONTH = r"(?:Januar|Jänner|Februar|März|Mai|Juni|Juli|Oktober|Dezember)"
 _ROMAN_MONTH = r"(?:XII|XI|X|IX|VIII|VII|VI|V|IV|III|II|I)"
 _DAY = r"(?:0?[1-9]|[12]\d|3[01])"
 _WEEKDAY = r"(?i:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?i:day)?\.?"
@@ -49,17 +52,22 @@ _DATE_CUE = (r"(?i:on|since|from|until|till|to|dated?|seen|admitted|discharged|d
              r"stopped|ended|transferred|returned|born)")
 
 ROWS: list[tuple[str, str, re.Pattern[str]]] = [
+    # HL7 v2 patient segments: the name fields are SURNAME^GIVEN^MIDDLE ("PID|1||...||TAUFAHEMA^SIONE^L||")
+    ("name", r"^(?:PID|NK1|GT1|IN1|IN2|MRG)\|",
+     re.compile(r"(?<=\|)(?P<v>[A-Z][A-Za-z'’ -]{2,}(?:\^[A-Z][A-Za-z'’ -]*)+)(?=\^*\|)")),
     # the French NIR: sex, year, month, department, commune, order, key ("1 47 02 99 216 044 81")
     ("ssn", r"\d\s?\d\d\s?\d\d\s?(?:\d\d|2[AB])\s?\d{3}\s?\d{3}",
-     re.compile(r"(?<![\w-])(?P<v>[12]\s\d\d\s(?:0[1-9]|1[0-2]|[2-9]\d)\s(?:\d\d|2[AB])\s\d{3}\s\d{3}(?:\s\d\d)?"
-                r"|[12]\d\d(?:0[1-9]|1[0-2]|[2-9]\d)(?:\d\d|2[AB])\d{6}\d\d)(?![\w-])")),
+     _NIR := re.compile(r"(?<![\w-])(?P<v>[12]\s\d\d\s(?:0[1-9]|1[0-2]|[2-9]\d)\s(?:\d\d|2[AB])\s\d{3}\s\d{3}"
+                        r"(?:\s\d\d)?|[12]\d\d(?:0[1-9]|1[0-2]|[2-9]\d)(?:\d\d|2[AB])\d{6}\d\d)(?![\w-])")),
     # Quebec RAMQ: three letters of the surname, one of the given name, birth year, month (+50), day, 2 digits
     ("health_plan", r"\b[A-Z]{4}\s?\d{4}",
      re.compile(r"(?<![\w-])(?P<v>[A-Z]{4}\s?\d\d(?:0[1-9]|1[0-2]|5[1-9]|6[0-2])\s?(?:0[1-9]|[12]\d|3[01])\d\d)"
                 r"(?![\w-])")),
-    # Ontario health card: 10 digits (4-3-3) and a two-letter version code
+    # Ontario health card: 10 digits (4-3-3) and a two-letter version code, or grouped with the Luhn check
     ("health_plan", r"\d{4}[\s-]?\d{3}[\s-]?\d{3}",
-     re.compile(r"(?<![\w-])(?P<v>\d{4}[\s-]?\d{3}[\s-]?\d{3}(?:[\s-]?[A-Z]{2})?)(?![\w-]|\s\d)")),
+     _OHIP := re.compile(r"(?<![\w+-])(?<!\+\d\s)(?<!\+\d\d\s)(?<!\+\d\d\d\s)"
+                         r"(?P<v>\d{4}[\s-]?\d{3}[\s-]?\d{3}[\s-]?[A-Z]{2}|\d{4}[\s-]\d{3}[\s-]\d{3})"
+                         r"(?![\w-]|\s\d|[.,]\d)")),
     # Australian Medicare card: 4-5-1 digits, the first 2-6, an optional issue number
     ("health_plan", r"\b[2-6]\d{3}\s\d{5}\s\d",
      re.compile(r"(?<![\w-])(?P<v>[2-6]\d{3}\s\d{5}\s\d(?:[\s/-]\d)?)(?![\w-])")),
@@ -101,11 +109,13 @@ ROWS: list[tuple[str, str, re.Pattern[str]]] = [
      re.compile(rf"(?<![\w/.-])(?P<v>{_DAY}[/.-]{_ROMAN_MONTH}[/.-](?:{_YEAR}|\d\d))(?![\w/])"
                 rf"|(?<!\w){_DATE_CUE}\s+(?P<v2>{_DAY}[/.-]{_ROMAN_MONTH})(?![\w/])")),
     # "the" before an ordinal date, an apostrophe year, a day range, French month names
-    ("date", r"\d(?:st|nd|rd|th)|['’‘]\d\d|\d\s*[-–]\s*\d|" + _FR_MONTH,
+    ("date", r"\d(?:st|nd|rd|th)|['’‘]\d\d|\d\s*[-–]\s*\d|" + _FR_MONTH + "|" + _ES_MONTH + "|" + _DE_MONTH,
      re.compile(rf"(?<!\w)(?P<v>(?i:the)\s+{_DAY}(?:st|nd|rd|th)\s+of\s+{_MONTH_ABBR}(?:,?\s+{_YEAR})?"
                 rf"|(?:{_DAY}(?:st|nd|rd|th)?\s+)?{_MONTH_ABBR}\s+{_APOS_YEAR}"
                 rf"|{_MONTH_ABBR}\s+{_DAY}\s*[-–]\s*{_DAY}(?:,?\s+{_YEAR})?|{_DAY}\s*[-–]\s*{_DAY}\s+{_MONTH_ABBR}"
-                rf"(?:,?\s+{_YEAR})?|(?:le\s+)?(?:1er|{_DAY})\s+(?i:{_FR_MONTH})(?:\s+{_YEAR})?)(?![\w-])"
+                rf"(?:,?\s+{_YEAR})?|(?:le\s+)?(?:1er|{_DAY})\s+(?i:{_FR_MONTH})(?:\s+{_YEAR})?"
+                rf"|{_DAY}\s+de\s+(?i:{_ES_MONTH})(?:\s+(?:de|del)\s+{_YEAR})?|{_DAY}\.\s*{_DE_MONTH}(?:\s+{_YEAR})?)"
+                r"(?![\w-])"
                 rf"|(?<!\w)(?i:on|since|from|until|by|before|after)\s+(?P<v2>the\s+{_DAY}(?:st|nd|rd|th))"
                 r"(?=\s*(?:[,.;)]|$|and\b|at\b|when\b|but\b|-))")),
 ]
@@ -132,7 +142,7 @@ def _ohip_ok(value: str) -> bool:
     return any(c.isalpha() for c in value) or _luhn(digits)
 
 
-CHECKS: dict[re.Pattern[str], Callable[[str], bool]] = {ROWS[0][2]: _nir_ok, ROWS[2][2]: _ohip_ok}
+CHECKS: dict[re.Pattern[str], Callable[[str], bool]] = {_NIR: _nir_ok, _OHIP: _ohip_ok}
 """Validators for rows whose shape alone is not enough: the value must pass before it is flagged."""
 
 STREET_SUFFIXES = (

@@ -63,6 +63,13 @@ _POSSESSIVE_KIN = re.compile(
     r"brother|partner|carer|caregiver|niece|nephew|granddaughter|grandson|family|children|kids)\b)")
 _INSTITUTION = re.compile(r"(?i)\b(?:h[oô]pital|hospital|clinique|clinic|centre|center|institut[e]?|"
                           r"universit[éy]|saint|st\.?|groupe?|foundation|fondation|école|school|rue|avenue)\s*$")
+# a kinship word and a lower-case name in brackets or commas: "mum (rosa) fell", "my son, tevita, rang"
+_KIN_LOWER = re.compile(
+    r"(?<!\w)(?i:mum|mom|mother|dad|father|son|daughter|wife|husband|partner|brother|sister|nan|nana|grandma|"
+    rf"grandad|grandpa|aunty|auntie|uncle|cousin|niece|nephew)\s*[(,]\s*(?P<name>{_WORD})\s*[),]")
+# a surname in capitals before a listed given name: "PATEL Anjali"
+_CAPS_GIVEN = re.compile(
+    rf"(?<![\w'’-])(?P<all>(?P<last>[A-Z][A-Z'’-]{{2,}})\s+(?P<given>{_CAP}))(?![\w'’-])")
 _PARTICLE = re.compile(
     rf"(?<![\w'’-])(?P<all>(?:{_CAP}\s+)?(?:van|von|de|der|den|del|della|da|di|du|dos|das|ten|ter)"
     rf"(?:\s+(?:der|den|de|la|los|las|del))?\s+{_CAP}(?:,\s+(?:{_CAP}|[A-Z]\.?(?![\w])))?)"
@@ -78,6 +85,18 @@ def english_words() -> frozenset[str]:
 
     return (frozenset(Provider.word_list) | COMMON_WORDS | EPONYM_NOUNS | LOWER_AFTER_TITLE | STOP_WORDS
             | FUNCTION_WORDS)
+
+
+def first_names() -> frozenset[str]:
+    from evaluator.phi.names import name_lists
+
+    return name_lists()[0]
+
+
+def last_names() -> frozenset[str]:
+    from evaluator.phi.names import name_lists
+
+    return name_lists()[1]
 
 
 @cache
@@ -147,6 +166,13 @@ def shorthand_names(text: str) -> list[tuple[int, int]]:
                                                                  text[m.end("name"):])):
             continue
         spans.append(m.span("name"))
+    for m in _KIN_LOWER.finditer(text):
+        if listed(m.group("name")) and plain(m.group("name")):
+            spans.append(m.span("name"))
+    for m in _CAPS_GIVEN.finditer(text):
+        if (m.group("last").lower() in last_names() and m.group("given").lower() in first_names()
+                and plain(m.group("given")) and plain(m.group("last"))):
+            spans.append(m.span("all"))
     for m in _POSSESSIVE_KIN.finditer(text):
         if plain(m.group("name")):
             spans.append(m.span("name"))
