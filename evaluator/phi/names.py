@@ -125,7 +125,8 @@ _CUE = re.compile(
     r"(?<!\w)(?i:patient|pt|name|named|son|daughter|wife|husband|mother|father|sister|brother|spouse|partner|"
     r"neighbou?r|friend|granddaughter|grandson|grandmother|grandfather|niece|nephew|aunt|uncle|caregiver|"
     r"guardian|contact|roommate|fianc[ée]e?|boyfriend|girlfriend|dtr|mum|mom|dad|cousin|stepfather|stepmother|"
-    r"stepson|stepdaughter|carer|resident|client)(?:-in-law)?(?:'s)?"
+    r"stepson|stepdaughter|carer|resident|client|surname|family name|last name|given names?|first names?|"
+    r"forenames?|christian name)(?:-in-law)?(?:'s)?"
     r"(?:\s+(?:is|was|named|called))?\s*[:,(-]?\s*(?<=[\s(])['ʻ‘’]?"
     rf"(?P<rest>{_TOKEN},\s+{_TOKEN}(?:\s+{_INITIAL}(?![\w]))?"
     rf"|{_TOKEN}(?:[ ](?:{_INITIAL}(?=\s)|{_TOKEN})){{0,2}})"
@@ -193,7 +194,7 @@ too also here there now then again today yesterday tonight home though anyway in
 doc all everyone team guys folks
 """)
 _FAMILY = re.compile(rf"(?<!\w)(?i:the)\s+(?P<name>{_TOKEN})\s+"
-                     r"(?:family|household|twins|children|brothers|sisters)\b")
+                     r"(?:family|household|twins|children|brothers|sisters|wh[aā]nau|aiga|kids|boys|girls)\b")
 _ADDRESS_WORDS = _words("""
 doctor doctors nurse nurses team everyone everybody all sir madam ma'am folks guys dear again
 """)
@@ -266,7 +267,8 @@ def _trim(start: int, tokens_text: str) -> int:
     end = start
     for m in re.finditer(rf"[\s,]*({_INITIAL}(?![\w])|{_TOKEN}|[a-z][a-z'’-]+)", tokens_text):
         word = m.group(1).rstrip(".")
-        if word.lower() in STOP_WORDS or (end > start and word.islower()):
+        initial = len(word) == 1 and m.group(1).endswith(".")  # "Ms A. Kereama": "A." is not the article
+        if word.lower() in STOP_WORDS and not initial or (end > start and word.islower()):
             break
         end = start + m.end()
     return end

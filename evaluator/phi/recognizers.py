@@ -81,7 +81,9 @@ _SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Cou
            r"Ter|Circle|Cir|Highway|Hwy|Parkway|Pkwy|Square|Sq|Trail|Trl|Loop|Row|Alley|Grove|"
            rf"{STREET_SUFFIXES})")
 _UNIT_BEFORE = (r"(?:(?i:flat|apartment|apt|unit|suite|ste)\.?\s+[A-Z]?\d+[A-Za-z]?(?:,\s+|\s+(?=\d)|/(?=\d))"
-                r"|(?:Bât(?:iment)?\.?|Bldg\.?|Building|Block|Blk|Escalier|Esc\.)\s+[A-Z0-9]\w*,\s+)")
+                r"|(?:Bât(?:iment)?\.?|Bldg\.?|Building|Block|Blk|Escalier|Esc\.)\s+[A-Z0-9]\w*,\s+"
+                r"|(?:[A-Z][\w'’-]+\s+){1,3}(?:Lodge|House|Towers|Apartments|Flats|Mansions|Hostel|Motel|Residence|"
+                r"Manor|Court|Gardens),\s+)")
 # French and Québec street lines: "45 rue Saint-Urbain", "4 allée des Cerisiers"; a floor after them
 _FR_STREET = (r"\d{1,4}(?:\s+(?:bis|ter))?,?\s+(?i:rue|avenue|av\.|boulevard|bd|chemin|allée|place|impasse|"
               r"quai|route|cours|rang|montée|côte)\s+(?:(?:de|des|du|la|le|d['’])\s*)*[A-ZÀ-Þ][\wÀ-ÿ'’-]*"
@@ -160,7 +162,7 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
     # over 89 in words: "ninety-two-year-old", "aged ninety four", "one hundred and one"
     ("age", r"ninety|hundred",
      re.compile(rf"(?<![\w-])(?P<v>{_AGE_WORDS})(?=[\s-]*(?i:years?|yrs?|yo|year-old)\b)"
-                rf"|(?:(?<!\w)(?i:aged|age:|turned|is now|is|at|now|was)\s+|,\s*)(?P<v2>{_AGE_WORDS})"
+                rf"|(?:(?<!\w)(?i:aged|age:|turned|is now|is|at|now|was)\s+|,\s*|\(\s*)(?P<v2>{_AGE_WORDS})"
                 r"(?!\s*(?:percent|per cent|%|minutes|metres|meters|mg|days|seconds|patients))(?![\w-])")),
     ("age", "nineties", re.compile(r"(?<!\w)(?i:in\s+(?:his|her|their)\s+)"
                                    r"(?P<v>(?i:(?:late|early|mid)[\s-]+)?nineties)\b")),

@@ -53,7 +53,7 @@ FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
 _AGE_SEX = re.compile(r"\s*,?\s*(?:\d{1,3}\s?[MFmf]\b|\(\d{1,3}|,\s*\d{1,3}\b)")
 _SPOKEN_TO = re.compile(
     r"(?<!\w)(?i:ask|tell|remind|told|asked|inform|informed|reassured|explained\s+to|spoke\s+(?:to|with)|"
-    r"called|phoned|rang|texted|emailed|messaged|(?:message|msg|voicemail|vm)\s+left\s+(?:for|with)|"
+    r"called|phoned|rang|texted|emailed|messaged|met\s+with|meeting\s+with|visited\s+by|accompanied\s+by|(?:message|msg|voicemail|vm)\s+left\s+(?:for|with)|"
     r"left\s+(?:a\s+)?(?:message|msg|voicemail)\s+for|(?P<pair>booked\s+for|sample\s+from|specimen\s+from|"
     r"blood\s+from))"
     rf"\s+(?P<name>{_CAP}(?:\s+{_CAP})?)(?=\s+(?:if|re|to|that|about|when|at|and|on|[A-Z]{{2,4}}[\s-]\d|"
@@ -70,6 +70,14 @@ _KIN_LOWER = re.compile(
 # a surname in capitals before a listed given name: "PATEL Anjali"
 _CAPS_GIVEN = re.compile(
     rf"(?<![\w'’-])(?P<all>(?P<last>[A-Z][A-Z'’-]{{2,}})\s+(?P<given>{_CAP}))(?![\w'’-])")
+# a listed given name alone as the subject of a patient verb: "Declan was calm", "Tama may return"
+_SUBJECT = re.compile(
+    rf"(?:^|(?<=[.:;!?]\s)|(?<=[.:;!?]\s\s))(?P<name>{_CAP})(?=\s+(?:was|is|has|had|may|will|can|should|"
+    r"denied|denies|reports|reported|says|said|states|stated|feels|felt|remains|returned|attended|declined|"
+    r"refused|agreed|presents|presented|lives|died|fell)\b)")
+# a couple's titles before one surname: "Mr and Mrs Fonoti"
+_COUPLE = re.compile(
+    rf"(?<![\w.-])(?P<all>(?:Mr|Mrs|Ms|Dr|Miss)\.?\s+(?:and|&)\s+(?:Mr|Mrs|Ms|Dr|Miss)\.?\s+{_CAP})")
 _PARTICLE = re.compile(
     rf"(?<![\w'’-])(?P<all>(?:{_CAP}\s+)?(?:van|von|de|der|den|del|della|da|di|du|dos|das|ten|ter)"
     rf"(?:\s+(?:der|den|de|la|los|las|del))?\s+{_CAP}(?:,\s+(?:{_CAP}|[A-Z]\.?(?![\w])))?)"
@@ -166,6 +174,10 @@ def shorthand_names(text: str) -> list[tuple[int, int]]:
                                                                  text[m.end("name"):])):
             continue
         spans.append(m.span("name"))
+    for m in _SUBJECT.finditer(text):
+        if m.group("name").lower() in first_names() and plain(m.group("name")):
+            spans.append(m.span("name"))
+    spans += [m.span("all") for m in _COUPLE.finditer(text)]
     for m in _KIN_LOWER.finditer(text):
         if listed(m.group("name")) and plain(m.group("name")):
             spans.append(m.span("name"))
