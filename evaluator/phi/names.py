@@ -167,7 +167,7 @@ _DIALOGUE = re.compile(
 # Issue 35: a capitalised pair with no listed part, known as a name by what follows it ("Teuila Leavasa,
 # DOB ...", "Sione Fifita was reviewed"), and a single name addressed to the patient ("Thank you, Kalani,").
 _BEFORE_ID = re.compile(
-    rf"(?<![\w'’-])(?P<all>{_TOKEN}(?:\s+{_TOKEN}){{1,2}})(?=\s*,?\s*\(?(?:DOB|D\.O\.B|MRN|NHS\b|born\b|"
+    rf"(?<![\w'’-])(?P<all>{_TOKEN}(?:\s+{_TOKEN}){{1,2}})(?=\s*,?\s*\(?(?:DOB|D\.O\.B|MRN|NHS\b|NHI\b|CHI\b|URN?\b|born\b|"
     r"(?i:aged?)\s+\d|\d{1,3}\s*(?:y/?o|yrs?|years?|[MF])\b|[A-Z]{2,4}[\s-]\d{3,4}[\s-]\d{3}"
     r"|(?P<bare>\d{1,3}\s*[,;(])))")
 # A bare number after a name is an age only in a handover line ("Bed 7: Ioane Tuala, 58,"), not in vitals.
@@ -311,7 +311,8 @@ def find_names(text: str) -> list[tuple[int, int]]:
         if surname.lower() in STOP_WORDS or _is_eponym(text, m.end()) or re.fullmatch(r"[IVX]+", surname):
             continue
         if surname.isupper() != given.isupper():  # "TAUFA, Sione": an EHR's surname in capitals
-            if (surname.isupper() and len(surname) > 2 and _plain(surname) and _plain(given)
+            short_ok = len(surname) > 2 or surname.lower() in _surname_first_list()  # "LI, Mei"
+            if (surname.isupper() and short_ok and _plain(surname) and _plain(given)
                     and (_listed(given, first) or _listed(surname, last))):
                 spans.append((m.start(), m.end()))
             continue

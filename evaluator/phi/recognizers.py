@@ -83,7 +83,7 @@ _SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Cou
 _UNIT_BEFORE = (r"(?:(?i:flat|apartment|apt|unit|suite|ste)\.?\s+[A-Z]?\d+[A-Za-z]?(?:,\s+|\s+(?=\d)|/(?=\d))"
                 r"|(?:Bât(?:iment)?\.?|Bldg\.?|Building|Block|Blk|Escalier|Esc\.)\s+[A-Z0-9]\w*,\s+"
                 r"|(?:[A-Z][\w'’-]+\s+){1,3}(?:Lodge|House|Towers|Apartments|Flats|Mansions|Hostel|Motel|Residence|"
-                r"Manor|Court|Gardens),\s+)")
+                r"Manor|Court|Gardens|Living|Home|Village|Estate|Centre|Center|Plaza|Tower),\s+(?=\d))")
 # French and Québec street lines: "45 rue Saint-Urbain", "4 allée des Cerisiers"; a floor after them
 _FR_STREET = (r"\d{1,4}(?:\s+(?:bis|ter))?,?\s+(?i:rue|avenue|av\.|boulevard|bd|chemin|allée|place|impasse|"
               r"quai|route|cours|rang|montée|côte)\s+(?:(?:de|des|du|la|le|d['’])\s*)*[A-ZÀ-Þ][\wÀ-ÿ'’-]*"
@@ -195,7 +195,8 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                  r"pt(?=\s*(?:id|#))|record"),
     _keyed_row("id", r"ID|passport|employee|student|badge|case|identifier|aadhaar|NHS|national insurance",
                gap=r"(?:\s+(?:file|folder|ref(?:erence)?))?"),
-    _keyed_row("id", r"req(?:uisition)?|accession|specimen|referral|claim|docket|reference|ref|"
+    _keyed_row("id", r"(?:pre-?)?approval|(?:prior |pre-?)?auth(?:ori[sz]ation)?|req(?:uisition)?|"
+               r"accession|specimen|referral|claim|docket|reference|ref|"
                r"file|folder|sample"),
     ("id", r"number|no\.|#", re.compile(rf"(?<!\w)(?i:number|no\.|#)\s*[:=]?\s*{_VALUE}(?![\w])")),
     ("phone", r"\d{3}", re.compile(rf"(?<![\w/.,-])(?P<v>{_PHONE10}|[2-9]\d{{2}}[-.]\d{{4}})(?![\w/]|[.,-]\d)"

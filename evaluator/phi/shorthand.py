@@ -78,6 +78,9 @@ _SUBJECT = re.compile(
 # a couple's titles before one surname: "Mr and Mrs Fonoti"
 _COUPLE = re.compile(
     rf"(?<![\w.-])(?P<all>(?:Mr|Mrs|Ms|Dr|Miss)\.?\s+(?:and|&)\s+(?:Mr|Mrs|Ms|Dr|Miss)\.?\s+{_CAP})")
+# a lower-case "last, first" in a cell of its own: "- jones, kevin -"
+_LOWER_LAST_FIRST = re.compile(
+    rf"(?:^|(?<=[-|;:]\s)|(?<=[(\"]))(?P<name>{_WORD},\s*{_WORD})(?=\s*(?:-\s|\||;|\)|\"|$))")
 _PARTICLE = re.compile(
     rf"(?<![\w'’-])(?P<all>(?:{_CAP}\s+)?(?:van|von|de|der|den|del|della|da|di|du|dos|das|ten|ter)"
     rf"(?:\s+(?:der|den|de|la|los|las|del))?\s+{_CAP}(?:,\s+(?:{_CAP}|[A-Z]\.?(?![\w])))?)"
@@ -178,6 +181,10 @@ def shorthand_names(text: str) -> list[tuple[int, int]]:
         if m.group("name").lower() in first_names() and plain(m.group("name")):
             spans.append(m.span("name"))
     spans += [m.span("all") for m in _COUPLE.finditer(text)]
+    for m in _LOWER_LAST_FIRST.finditer(text):
+        surname, given = (w.strip() for w in m.group("name").split(","))
+        if surname in last_names() and given in first_names() and plain(surname) and plain(given):
+            spans.append(m.span("name"))
     for m in _KIN_LOWER.finditer(text):
         if listed(m.group("name")) and plain(m.group("name")):
             spans.append(m.span("name"))
