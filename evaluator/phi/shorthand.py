@@ -28,10 +28,10 @@ _CELL_NAME = re.compile(rf"(?:(?:van|von|de|der|den|del|della|da|di|du|le|la|al|
                         rf"(?:,?\s+(?:(?:van|von|de|der|den|del|da|di|du|le|la)\s+)*(?:{_CAP}|[A-Z][A-Z'’-]{{2,}}|{_WORD}|"
                         r"[A-Za-z]\.?)){0,3}")
 _LOWER_CUE = re.compile(
-    rf"(?:(?P<weak>^|[|;]\s*|(?<![\w-])--?\s+|:\s+|(?<![\w-])(?i:for|saw)\s+|(?P<loose>(?<![\w-])"
-    r"(?i:with|and|to|see|meet|met)\s+))"
+    rf"(?:(?P<weak>[|;]\s*|(?<![\w-])--?\s+|:\s+|(?P<loose>(?<![\w'’-])"
+    r"(?i:for|saw|with|and|to|see|meet|met)\s+))"
     rf"|(?P<strong>\b(?i:bed|bay|rm|room|cubicle)\s*\d{{1,3}}[a-z]?\s*[-:]?\s*"
-    r"|(?<![\w-])(?i:pt|patient|seen|seeing|mr|mrs|ms|miss|dr|daughter|son|wife|husband|mother|"
+    r"|(?<![\w'’-])(?i:pt|patient|seen|seeing|mr|mrs|ms|miss|dr|daughter|son|wife|husband|mother|"
     r"father|sister|brother|partner|mum|dad|re:?)\s+))"
     rf"(?=(?P<name>{_WORD}(?:\s+{_WORD}){{1,2}}(?:\s+[a-z](?=\s*(?:\||$)))?))")
 _VERB_FORM = re.compile(r"[a-z]{3,}(?:ing|ed)")
@@ -48,6 +48,8 @@ during except inside near past since through throughout till until via is am are
 have had having do does did done shall should will would may might must can could ought i me my mine we us our
 ours you your yours he him his she her hers it its they them their theirs who whom whose which what where when
 why how here there very too also just only even still yet again ever never always often already soon now
+hi hello hey ok okay yes yeah yep nope oh um uh hmm so well right alright thanks please sorry gon gonna
+wanna gotta let lets
 """
 FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
 _AGE_SEX = re.compile(r"\s*,?\s*(?:\d{1,3}\s?[MFmf]\b|\(\d{1,3}|,\s*\d{1,3}\b)")
@@ -161,8 +163,8 @@ def shorthand_names(text: str) -> list[tuple[int, int]]:
             continue  # "awaiting echo"
         if m.group("weak") is not None:  # after a dash or a colon: a closed cell, or a Chinese name
             chinese = words[0].lower() in surnames and all(_PINYIN.fullmatch(w.lower()) for w in words[1:])
-            paired = all(named) or any(named) and len(words) == 2
-            if not (chinese or closed and not m.group("loose") and paired):
+            paired = all(named) or any(named) and len(words) == 2 and not m.group("loose")
+            if not (chinese or closed and paired):
                 continue
         elif not any(named) and not (bed and _AGE_SEX.match(text, end)):
             continue
