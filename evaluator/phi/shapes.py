@@ -37,7 +37,7 @@ _YEAR_WORDS = (rf"(?:nineteen\s+(?:hundred\s+(?:and\s+)?)?(?:{_TENS}(?:[\s-]{_UN
 _MONTH_NAME = (r"(?:january|february|march|april|may|june|july|august|september|october|november|december|"
                r"jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)")
 _MONTH_ABBR = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
-               r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?")
+               r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)(?:\.(?=\s*\d))?")
 _FR_MONTH = (r"(?:janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[uû]t|septembre|octobre|novembre|"
              r"d[ée]cembre)")
 _ES_MONTH = (r"(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|sept?iembre|octubre|noviembre|diciembre|"
