@@ -195,8 +195,8 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                  r"pt(?=\s*(?:id|#))|record"),
     _keyed_row("id", r"ID|passport|employee|student|badge|case|identifier|aadhaar|NHS|national insurance",
                gap=r"(?:\s+(?:file|folder|ref(?:erence)?))?"),
-    _keyed_row("id", r"(?:pre-?)?approval|(?:prior |pre-?)?auth(?:ori[sz]ation)?|req(?:uisition)?|"
-               r"accession|specimen|referral|claim|docket|reference|ref|"
+    _keyed_row("id", r"rx|prescription|script|(?:pre-?)?approval|(?:prior |pre-?)?auth(?:ori[sz]ation)?|"
+               r"req(?:uisition)?|accession|specimen|referral|claim|docket|reference|ref|"
                r"file|folder|sample"),
     ("id", r"number|no\.|#", re.compile(rf"(?<!\w)(?i:number|no\.|#)\s*[:=]?\s*{_VALUE}(?![\w])")),
     ("phone", r"\d{3}", re.compile(rf"(?<![\w/.,-])(?P<v>{_PHONE10}|[2-9]\d{{2}}[-.]\d{{4}})(?![\w/]|[.,-]\d)"
@@ -230,12 +230,14 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                 r",\s+(?:\d{4} ?[A-Z]{2}(?=\s)|\d{4,5}|\d{2}-\d{3}|\d{3} \d{2}|\d{4}-\d{3})"
                 r"\s+[A-ZÀ-Þ][\wÀ-ÿ'’-]+)")),
     # a street with up to two places after it (suburb, city) and a state, province or postcode
-    ("address", r"\d", re.compile(rf"(?P<v>\b(?:{_STREET}|{_UNIT_BEFORE}?{_FR_STREET})"
+    ("address", r"\d", re.compile(rf"(?P<v>(?:\b(?:{_STREET}|{_UNIT_BEFORE}?{_FR_STREET})"
+                                  r"(?:,?\s+(?:RD|R\.D\.|RR|Rural Route)\s+\d+)?"  # rural delivery: "RD 7"
+                                  rf"|\bP\.?\s?O\.?\s+Box\s+\d+|\bPrivate\s+Bag\s+\d+)"
                                   rf"(?:(?:,\s+{_CITY}){{1,2}}(?:,\s+{_ANY_STATE}\b(?:\s+{_ZIP})?"
                                   rf"|,?\s+{_AU_STATE}\s+\d{{4}}|,?\s+{_CA_PROVINCE}\s+{_CA_POSTCODE}"
                                   rf"|,\s+{_CITY} (?:County|Parish)|,?\s+\d{{4}}(?![\d/]|[.,:]\d)"
                                   rf"|,?\s+[A-Z]{{1,2}}\d[A-Z\d]?\s\d[A-Z]{{2}})?(?![\w-]))?{_UNIT_AFTER}?"
-                                  r"|\bP\.?\s?O\.?\s+Box\s+\d+\b)")),
+                                  r")")),
     ("address", r"\b(?:NSW|VIC|QLD|TAS|ACT|NT|SA|WA|ON|QC|BC|AB|MB|SK|NS|NB|NL|PE|YT|NU)\b",
      re.compile(rf"(?P<v>\b{_CITY},?\s+(?:{_AU_STATE}\s+\d{{4}}|{_CA_PROVINCE}\s+{_CA_POSTCODE})\b)")),
     ("address", r",\s+[A-Z]",

@@ -43,6 +43,9 @@ _FR_MONTH = (r"(?:janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[uû]t|septe
 _ES_MONTH = (r"(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|sept?iembre|octubre|noviembre|diciembre|"
              r"janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|novembro|dezembro)")
 _DE_MONTH = r"(?:Januar|Jänner|Februar|März|Mai|Juni|Juli|Oktober|Dezember)"
+# Italian and Dutch month names, with a day and a year only ("12 marzo 1937", "3 mei 1935")
+_IT_NL_MONTH = (r"(?:gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|settembre|ottobre|novembre|"
+                r"dicembre|januari|februari|maart|mei|juni|juli|augustus|oktober)")
 _ROMAN_MONTH = r"(?:XII|XI|X|IX|VIII|VII|VI|V|IV|III|II|I)"
 _DAY = r"(?:0?[1-9]|[12]\d|3[01])"
 _WEEKDAY = r"(?i:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?i:day)?\.?"
@@ -52,6 +55,11 @@ _DATE_CUE = (r"(?i:on|since|from|until|till|to|dated?|seen|admitted|discharged|d
              r"stopped|ended|transferred|returned|born)")
 
 ROWS: list[tuple[str, str, re.Pattern[str]]] = [
+    # structured records: a JSON key or an XML tag that names a person's name part (FHIR "family", "given")
+    ("name", r"family|given|first_?name|last_?name|surname|full_?name|patient_?name|middle_?name",
+     re.compile(r"(?i:\"(?:family|given|first_?name|last_?name|surname|full_?name|patient_?name|middle_?name)\"\s*:"
+                r"\s*\[?\s*\"(?P<v>[^\"\d]{2,60})\"|<(?:family|given|first_?name|last_?name|surname|"
+                r"patient_?name)(?:\s[^>]*)?>(?P<v2>[^<\d]{2,60})</)")),
     # HL7 v2 patient segments: the name fields are SURNAME^GIVEN^MIDDLE ("PID|1||...||TAUFAHEMA^SIONE^L||")
     ("name", r"^(?:PID|NK1|GT1|IN1|IN2|MRG)\|",
      re.compile(r"(?<=\|)(?P<v>[A-Z][A-Za-z'’ -]{2,}(?:\^[A-Z][A-Za-z'’ -]*)+)(?=\^*\|)")),
@@ -101,20 +109,22 @@ ROWS: list[tuple[str, str, re.Pattern[str]]] = [
                 rf"|(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+the\s+{_ORD_WORD}))(?![\w-])")),
     # a weekday before a day and a month: "Tues 8 Dec", "Fri 11/12", "sat 28/11", "Wed 9th"
     ("date", r"mon|tue|wed|thu|fri|sat|sun",
-     re.compile(rf"(?<!\w)(?P<v>{_WEEKDAY}\s+(?:(?:the\s+)?{_DAY}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_ABBR}"
-                rf"(?:\s+{_YEAR})?|{_DAY}/(?:0?[1-9]|1[0-2])(?:/(?:{_YEAR}|\d\d))?"
+     re.compile(rf"(?<!\w)(?P<v>{_WEEKDAY},?\s+(?:(?:the\s+)?{_DAY}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_ABBR}"
+                rf"(?:,?\s+{_YEAR})?|{_DAY}/(?:0?[1-9]|1[0-2])(?:/(?:{_YEAR}|\d\d))?"
                 rf"|{_MONTH_ABBR}\s+{_DAY}(?:st|nd|rd|th)?))(?![\w/])")),
     # Roman-numeral months: "3/XII/2026", and without a year after a date word ("discharged 7/XII")
     ("date", r"\d[/.-][IVX]",
      re.compile(rf"(?<![\w/.-])(?P<v>{_DAY}[/.-]{_ROMAN_MONTH}[/.-](?:{_YEAR}|\d\d))(?![\w/])"
                 rf"|(?<!\w){_DATE_CUE}\s+(?P<v2>{_DAY}[/.-]{_ROMAN_MONTH})(?![\w/])")),
     # "the" before an ordinal date, an apostrophe year, a day range, French month names
-    ("date", r"\d(?:st|nd|rd|th)|['’‘]\d\d|\d\s*[-–]\s*\d|" + _FR_MONTH + "|" + _ES_MONTH + "|" + _DE_MONTH,
+    ("date", r"\d(?:st|nd|rd|th)|['’‘]\d\d|\d\s*[-–]\s*\d|" + "|".join((_FR_MONTH, _ES_MONTH, _DE_MONTH,
+                                                                                  _IT_NL_MONTH)),
      re.compile(rf"(?<!\w)(?P<v>(?i:the)\s+{_DAY}(?:st|nd|rd|th)\s+of\s+{_MONTH_ABBR}(?:,?\s+{_YEAR})?"
                 rf"|(?:{_DAY}(?:st|nd|rd|th)?\s+)?{_MONTH_ABBR}\s+{_APOS_YEAR}"
                 rf"|{_MONTH_ABBR}\s+{_DAY}\s*[-–]\s*{_DAY}(?:,?\s+{_YEAR})?|{_DAY}\s*[-–]\s*{_DAY}\s+{_MONTH_ABBR}"
                 rf"(?:,?\s+{_YEAR})?|(?:le\s+)?(?:1er|{_DAY})\s+(?i:{_FR_MONTH})(?:\s+{_YEAR})?"
-                rf"|{_DAY}\s+de\s+(?i:{_ES_MONTH})(?:\s+(?:de|del)\s+{_YEAR})?|{_DAY}\.\s*{_DE_MONTH}(?:\s+{_YEAR})?)"
+                rf"|{_DAY}\s+de\s+(?i:{_ES_MONTH})(?:\s+(?:de|del)\s+{_YEAR})?|{_DAY}\.\s*{_DE_MONTH}(?:\s+{_YEAR})?"
+                rf"|{_DAY}\s+(?i:{_IT_NL_MONTH})\s+{_YEAR})"
                 r"(?![\w-])"
                 rf"|(?<!\w)(?i:on|since|from|until|by|before|after)\s+(?P<v2>the\s+{_DAY}(?:st|nd|rd|th))"
                 r"(?=\s*(?:[,.;)]|$|and\b|at\b|when\b|but\b|-))")),

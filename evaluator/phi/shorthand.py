@@ -83,6 +83,8 @@ _COUPLE = re.compile(
 # a lower-case "last, first" in a cell of its own: "- jones, kevin -"
 _LOWER_LAST_FIRST = re.compile(
     rf"(?:^|(?<=[-|;:]\s)|(?<=[(\"]))(?P<name>{_WORD},\s*{_WORD})(?=\s*(?:-\s|\||;|\)|\"|$))")
+_BEFORE_ID_OR_DATE = re.compile(
+    r"\s*[,(]?\s*(?:\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|DOB|NHI|MRN|NHS|UR|\d{2,3}\s?[MF]\b)")
 _PARTICLE = re.compile(
     rf"(?<![\w'’-])(?P<all>(?:{_CAP}\s+)?(?:van|von|de|der|den|del|della|da|di|du|dos|das|ten|ter)"
     rf"(?:\s+(?:der|den|de|la|los|las|del))?\s+{_CAP}(?:,\s+(?:{_CAP}|[A-Z]\.?(?![\w])))?)"
@@ -190,8 +192,9 @@ def shorthand_names(text: str) -> list[tuple[int, int]]:
     for m in _KIN_LOWER.finditer(text):
         if listed(m.group("name")) and plain(m.group("name")):
             spans.append(m.span("name"))
-    for m in _CAPS_GIVEN.finditer(text):
-        if (m.group("last").lower() in last_names() and m.group("given").lower() in first_names()
+    for m in _CAPS_GIVEN.finditer(text):  # both listed, or a listed given name before a date or an id
+        listed_pair = m.group("last").lower() in last_names() and m.group("given").lower() in first_names()
+        if ((listed_pair or _BEFORE_ID_OR_DATE.match(text, m.end()) and len(m.group("last")) > 3)
                 and plain(m.group("given")) and plain(m.group("last"))):
             spans.append(m.span("all"))
     for m in _POSSESSIVE_KIN.finditer(text):
