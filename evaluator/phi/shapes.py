@@ -79,6 +79,18 @@ ROWS: list[tuple[str, str, re.Pattern[str]]] = [
     # Australian Medicare card: 4-5-1 digits, the first 2-6, an optional issue number
     ("health_plan", r"\b[2-6]\d{3}\s\d{5}\s\d",
      re.compile(r"(?<![\w-])(?P<v>[2-6]\d{3}\s\d{5}\s\d(?:[\s/-]\d)?)(?![\w-])")),
+    # national numbers with a check (NZ NHI, Spanish DNI/NIE, Canadian SIN, Aadhaar) or a specific shape
+    # (UK National Insurance number, Italian codice fiscale): flagged wherever they appear
+    ("id", r"\b[A-Z]{3}\d{4}\b", _NHI := re.compile(r"(?<![\w-])(?P<v>[A-HJ-NP-Z]{3}\d{4})(?![\w-])")),
+    ("id", r"\d{7}-?[A-Z]\b", _DNI := re.compile(r"(?<![\w-])(?P<v>[XYZ]?\d{7,8}-?[A-Z])(?![\w-])")),
+    ("ssn", r"\d{3}[ -]\d{3}[ -]\d{3}",
+     _SIN := re.compile(r"(?<![\w+-])(?<!\+\d\s)(?<!\+\d\d\s)(?P<v>\d{3}[ -]\d{3}[ -]\d{3})"
+                        r"(?![\w-]|\s\d|[.,]\d)")),
+    ("id", r"\d{4}\s\d{4}\s\d{4}",
+     _AADHAAR := re.compile(r"(?<![\w-])(?P<v>[2-9]\d{3}\s\d{4}\s\d{4})(?![\w-]|\s\d)")),
+    ("id", r"\b[A-Z]{2}\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b|\b[A-Z]{6}\d\d[A-Z]\d\d[A-Z]\d{3}[A-Z]\b",
+     re.compile(r"(?<![\w-])(?P<v>(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]\s?\d{2}\s?\d{2}\s?\d{2}"
+                r"\s?[A-D]|[A-Z]{6}\d\d[A-EHLMPR-T]\d\d[A-Z]\d{3}[A-Z])(?![\w-])")),
     # a record number with a letter prefix: "RBH 882 0431", "GH-0093-7712", "ODI-4471920"
     ("mrn", r"\b[A-Z]{2,4}[\s-]\d{3}",
      re.compile(r"(?<![\w/-])(?!(?:NCT|ISRCTN|ISBN|ISO|ICD|DSM|ATC|CPT|NDC|EN|BS|IEC|DOI|PMID|NYHA)\b)"
@@ -152,7 +164,46 @@ def _ohip_ok(value: str) -> bool:
     return any(c.isalpha() for c in value) or _luhn(digits)
 
 
-CHECKS: dict[re.Pattern[str], Callable[[str], bool]] = {_NIR: _nir_ok, _OHIP: _ohip_ok}
+_NHI_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # A-Z without I and O, numbered 1-24
+
+
+def _nhi_ok(value: str) -> bool:
+    """NZ NHI (AAANNNC): letters 1-24 weighted 7, 6, 5, digits 4, 3, 2; check = 11 - sum mod 11."""
+    total = sum((_NHI_LETTERS.index(c) + 1) * w for c, w in zip(value[:3], (7, 6, 5), strict=True))
+    total += sum(int(d) * w for d, w in zip(value[3:6], (4, 3, 2), strict=True))
+    remainder = total % 11
+    return remainder != 0 and (11 - remainder) % 10 == int(value[6])
+
+
+def _dni_ok(value: str) -> bool:
+    """Spanish DNI / NIE: the letter is the number mod 23 in the ministry's table (NIE: X, Y, Z = 0, 1, 2)."""
+    body = value.replace("-", "")
+    digits = str("XYZ".index(body[0])) + body[1:-1] if body[0] in "XYZ" else body[:-1]
+    return len(digits) == 8 and "TRWAGMYFPDXBNJZSQVHLCKE"[int(digits) % 23] == body[-1]
+
+
+_VD = [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 2, 3, 4, 0, 6, 7, 8, 9, 5], [2, 3, 4, 0, 1, 7, 8, 9, 5, 6],
+       [3, 4, 0, 1, 2, 8, 9, 5, 6, 7], [4, 0, 1, 2, 3, 9, 5, 6, 7, 8], [5, 9, 8, 7, 6, 0, 4, 3, 2, 1],
+       [6, 5, 9, 8, 7, 1, 0, 4, 3, 2], [7, 6, 5, 9, 8, 2, 1, 0, 4, 3], [8, 7, 6, 5, 9, 3, 2, 1, 0, 4],
+       [9, 8, 7, 6, 5, 4, 3, 2, 1, 0]]
+_VP = [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 5, 7, 6, 2, 8, 3, 0, 9, 4], [5, 8, 0, 3, 7, 9, 6, 1, 4, 2],
+       [8, 9, 1, 6, 0, 4, 3, 5, 2, 7], [9, 4, 5, 3, 1, 2, 6, 8, 7, 0], [4, 2, 8, 6, 5, 7, 3, 9, 0, 1],
+       [2, 7, 9, 3, 8, 0, 6, 4, 1, 5], [7, 0, 4, 6, 9, 1, 3, 2, 5, 8]]
+
+
+def _verhoeff(digits: str) -> bool:
+    """Verhoeff's dihedral check (Aadhaar's last digit)."""
+    check = 0
+    for i, c in enumerate(reversed(digits)):
+        check = _VD[check][_VP[i % 8][int(c)]]
+    return check == 0
+
+
+CHECKS: dict[re.Pattern[str], Callable[[str], bool]] = {
+    _NIR: _nir_ok, _OHIP: _ohip_ok, _NHI: _nhi_ok, _DNI: _dni_ok,
+    _SIN: lambda v: _luhn(v.replace(" ", "").replace("-", "")),
+    _AADHAAR: lambda v: _verhoeff(v.replace(" ", "")),
+}
 """Validators for rows whose shape alone is not enough: the value must pass before it is flagged."""
 
 STREET_SUFFIXES = (

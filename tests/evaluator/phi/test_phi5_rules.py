@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.phi import find_identifiers
-from evaluator.phi.shapes import _luhn, _nir_ok
+from evaluator.phi.shapes import _dni_ok, _luhn, _nhi_ok, _nir_ok, _verhoeff
 
 ROOT = Path(__file__).resolve().parents[3]
 _spec = importlib.util.spec_from_file_location("phi_recall", ROOT / "bench" / "phi_recall.py")
@@ -55,6 +55,12 @@ def _found(text: str) -> list[tuple[str, str]]:
     ("his ute KLM-204 was towed", [("vehicle", "KLM-204")]),
     ("hospital number j three three eight one four", [("mrn", "j three three eight one four")]),
     ("tel +44 7911 555 321", [("phone", "+44 7911 555 321")]),
+    # national numbers wherever they appear: by check digit, or by a specific shape
+    ("seen ZAC5361 today", [("id", "ZAC5361")]),
+    ("SIN 046 454 286", [("ssn", "046 454 286")]),
+    ("Her NINO is JG103759A", [("id", "JG103759A")]),
+    ("CF RSSMRA85T10A562S", [("id", "RSSMRA85T10A562S")]),
+    ("doc 12345678Z scanned", [("id", "12345678Z")]),
 ])
 def test_phi5_kinds_in_new_wording(text, expected):
     assert _found(text) == expected
@@ -71,6 +77,8 @@ def test_phi5_kinds_in_new_wording(text, expected):
     "B07 | empty | terminal clean",
     "bed 12 - awaiting echo, on iv fluids",
     "Taken on the 2nd attempt",
+    "seen ZAC5362 today",  # the NHI shape with a wrong check digit
+    "lot 4821 7730 1952 on the box",  # Aadhaar's shape, Verhoeff check fails
 ])
 def test_phi5_traps_stay_clean(text):
     assert find_identifiers(text) == []
@@ -83,6 +91,12 @@ def test_check_digits_known_answers():
     # Luhn: 79927398713 is the textbook valid number; changing its check digit breaks it
     assert _luhn("79927398713") and not _luhn("79927398710")
     assert not _nir_ok("1470299216044" + "81")  # the fresh set's NIR, unspaced: its key would be 25
+    # NZ Ministry of Health's test NHI: Z is 24 in the alphabet without I and O; weights 7,6,5 then 4,3,2:
+    # 24*7 + 1*6 + 3*5 + 5*4 + 3*3 + 6*2 = 230, 230 mod 11 = 10, check (11 - 10) = 1
+    assert _nhi_ok("ZAC5361") and not _nhi_ok("ZAC5362")
+    assert _dni_ok("12345678Z") and not _dni_ok("12345678A")  # 12345678 mod 23 = 14: the 15th letter, Z
+    assert _verhoeff("2363") and not _verhoeff("2364")  # Verhoeff's worked example: 236 takes check digit 3
+    assert _luhn("046454286")  # Service Canada's example SIN
 
 
 def test_own_tuning_file_meets_its_floor():
