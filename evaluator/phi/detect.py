@@ -103,7 +103,8 @@ def find_identifiers(text: str) -> list[tuple[str, int, int]]:
             taken.append((kind, start, end))
             return
         hit = [t for t in taken if start < t[2] and t[1] < end]
-        if kind == "address" and all(k == "address" for k, _, _ in hit):  # a fuller address: one span
+        if kind == "address" and all(k == "address" or start <= s and e <= end for k, s, e in hit):
+            # a fuller address is one span, with a unit or a block number read alone inside it
             for t in hit:
                 taken.remove(t)
             taken.append((kind, min(start, *(s for _, s, _ in hit)), max(end, *(e for _, _, e in hit))))

@@ -77,6 +77,13 @@ _AU_STATE = r"(?:NSW|VIC|QLD|TAS|ACT|NT|SA|WA)"
 _CA_PROVINCE = r"(?:ON|QC|BC|AB|MB|SK|NS|NB|NL|PE|YT|NU)"
 _CA_POSTCODE = r"[ABCEGHJ-NPRSTVXY]\d[A-Z] ?\d[A-Z]\d"
 _UNIT_AFTER = r"(?:,?\s+(?i:apt|apartment|unit|suite|ste|flat|#)\.?\s*#?[A-Za-z0-9-]*\d[A-Za-z0-9-]*)"
+# Japanese (chōme-banchi-gō, a ward, a 7-digit postcode) and Singapore (block, street number, #floor-unit)
+_ASIA_ADDRESS = (r"(?:\b\d{1,2}-\d{1,3}(?:-\d{1,3})?\s+[A-Z][\w-]+,\s+[A-Z][\w-]+-(?:ku|shi|cho|machi|gun)"
+                 r"(?:,\s+[A-Z][a-z]+)?(?:\s+\d{3}-\d{4})?"
+                 r"|\b(?:Block|Blk)\s+\d+[A-Z]?\s+(?:[A-Z][a-z]+\s+){1,3}(?:Street|Avenue|Ave|Road|Rd|Drive|Crescent)"
+                 r"(?:\s+\d{1,3})?(?:,\s+#\d{2}-\d{2,4})?(?:,\s+Singapore\s+\d{6})?"
+                 r"|\b\d+[A-Z]?\s+(?:[A-Z][a-z]+\s+){1,3}(?:Street|Avenue|Road|Drive|Crescent)\s+\d{1,3}"
+                 r",\s+#\d{2}-\d{2,4}(?:,\s+Singapore\s+\d{6})?)")
 _SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|"
            r"Ter|Circle|Cir|Highway|Hwy|Parkway|Pkwy|Square|Sq|Trail|Trl|Loop|Row|Alley|Grove|"
            rf"{STREET_SUFFIXES})")
@@ -268,6 +275,7 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                 r"|,?\s+(?:[a-z]+\s+){1,3}?(?:[a-z]{2}\s+\d{5}|[a-z]{1,2}\d[a-z\d]?\s*\d[a-z]{2}\b)))"
                 r"\b(?:\s+(?:apt|unit|flat|suite|#)\s*\w*\d\w*)?"
                 r"(?:,?\s+(?:[a-z]+\s+){1,3}?(?:[a-z]{2}\s+\d{5}(?:-\d{4})?|[a-z]{1,2}\d[a-z\d]?\s*\d[a-z]{2})\b)?)")),
+    ("address", r"-(?:ku|shi|cho|machi|gun)\b|#\d\d-\d", re.compile(rf"(?P<v>{_ASIA_ADDRESS})")),
     # a caravan or holiday park with its site, and the town after it
     ("address", r"(?:caravan|holiday|trailer|mobile home|RV)\s+park",
      re.compile(rf"(?P<v>{_ORG_WORD}(?:\s+{_ORG_WORD})?\s+(?i:caravan|holiday|trailer|mobile\s+home|RV)\s+(?i:park)"

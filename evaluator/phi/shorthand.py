@@ -85,6 +85,18 @@ _LOWER_LAST_FIRST = re.compile(
     rf"(?:^|(?<=[-|;:]\s)|(?<=[(\"]))(?P<name>{_WORD},\s*{_WORD})(?=\s*(?:-\s|\||;|\)|\"|$))")
 _BEFORE_ID_OR_DATE = re.compile(
     r"\s*[,(]?\s*(?:\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|DOB|NHI|MRN|NHS|UR|\d{2,3}\s?[MF]\b)")
+_KIN = (r"(?:daughter|son|wife|husband|mother|mum|mom|father|dad|parents?|sister|brother|partner|spouse|"
+        r"nok|next of kin|carer|caregiver|guardian|epoa|niece|nephew|granddaughter|grandson|grandmother|"
+        r"grandfather|grandparents?|aunt|aunty|uncle|cousin|friend|neighbou?r|fianc[ée]e?)")
+# names before a bracketed kinship ("Grace (daughter)", "Rewi and Huia (parents)") or "and her mum"
+_BEFORE_KIN = re.compile(
+    rf"(?<![\w'’-])(?P<name>{_CAP}(?:\s+{_CAP})?)(?:\s+(?:and|&)\s+(?P<name2>{_CAP}(?:\s+{_CAP})?))?"
+    rf"(?=\s*\((?:(?i:her|his|their|pt's|patient's)\s+)?(?i:{_KIN})s?\b|\s+(?:and|&)\s+(?:her|his|their)\s+"
+    rf"(?i:{_KIN})\b)")
+# a name given as what the person is called: "known to staff as 'Bunny'", "goes by Tam"
+_CALLED = re.compile(
+    r"(?<!\w)(?i:known(?:\s+to\s+(?:the\s+)?\w+)?\s+as|goes\s+by|(?:prefers|likes|wants)\s+to\s+be\s+called|nicknamed?)"
+    rf"\s+(?:['\"‘“](?P<quoted>[A-Za-z][\w'’-]+(?:\s[A-Za-z][\w'’-]+)?)['\"’”]|(?P<name>{_CAP})(?=\s*[,.;)]))")
 _PARTICLE = re.compile(
     rf"(?<![\w'’-])(?P<all>(?:{_CAP}\s+)?(?:van|von|de|der|den|del|della|da|di|du|dos|das|ten|ter)"
     rf"(?:\s+(?:der|den|de|la|los|las|del))?\s+{_CAP}(?:,\s+(?:{_CAP}|[A-Z]\.?(?![\w])))?)"
@@ -189,6 +201,15 @@ def shorthand_names(text: str) -> list[tuple[int, int]]:
         surname, given = (w.strip() for w in m.group("name").split(","))
         if surname in last_names() and given in first_names() and plain(surname) and plain(given):
             spans.append(m.span("name"))
+    for m in _BEFORE_KIN.finditer(text):
+        for group in ("name", "name2"):
+            value = m.group(group)
+            if value and all(plain(w) or w.lower() in first_names() for w in value.split()):
+                spans.append(m.span(group))
+    for m in _CALLED.finditer(text):
+        group = "quoted" if m.group("quoted") else "name"
+        if m.group(group).lower() not in FUNCTION_WORDS:
+            spans.append(m.span(group))
     for m in _KIN_LOWER.finditer(text):
         if listed(m.group("name")) and plain(m.group("name")):
             spans.append(m.span("name"))

@@ -60,6 +60,12 @@ def _found(text: str) -> list[tuple[str, str]]:
     ("SIN 046 454 286", [("ssn", "046 454 286")]),
     ("Her NINO is JG103759A", [("id", "JG103759A")]),
     ("CF RSSMRA85T10A562S", [("id", "RSSMRA85T10A562S")]),
+    # names known by a bracketed kinship or by what the person is called; Japanese and Singapore addresses
+    ("Talked with Ofa and Sione (her parents) at length", [("name", "Ofa"), ("name", "Sione")]),
+    ("Likes to be called 'Nana Bee' - no, known to the ward as 'Bee'",
+     [("name", "Nana Bee"), ("name", "Bee")]),
+    ("Home: 4-5-1 Minami-Aoyama, Minato-ku, Tokyo 107-0062",
+     [("address", "4-5-1 Minami-Aoyama, Minato-ku, Tokyo 107-0062")]),
     ("doc 12345678Z scanned", [("id", "12345678Z")]),
 ])
 def test_phi5_kinds_in_new_wording(text, expected):
@@ -102,6 +108,6 @@ def test_check_digits_known_answers():
 def test_own_tuning_file_meets_its_floor():
     m = bench.measure(bench.load_marked(ROOT / "tests" / "data" / "phi" / "tuning_phi5.txt"))
     n, hit = sum(m["n"].values()), sum(m["hit"].values())
-    assert (n, m["clean"]) == (193, 106)
-    assert hit >= 187, f"tuning_phi5 recall fell to {hit}/{n}: {m['misses']}"
+    assert (n, m["clean"]) == (210, 116)
+    assert hit >= 202, f"tuning_phi5 recall fell to {hit}/{n}: {m['misses']}"
     assert len(m["fps"]) == 0, m["fps"]
