@@ -79,6 +79,22 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
+_ENGLISH_SUFFIX = re.compile(r"(?:tion|sion|ment|ness|ity|ing|ance|ence|ology|ical|ive|ous|ary|ery|ism|ist)$")
+
+
+def _again(text: str, names: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Later or earlier mentions of a found name's words, written the same way ("Lupe", "FONUA")."""
+    from evaluator.phi.shorthand import english_words
+
+    english = english_words()
+    words = {w for s, e in names for w in re.findall(r"[A-ZÀ-Þ][\w'’-]{2,}", text[s:e])
+             if w.lower() not in english and not w.isupper() and not _ENGLISH_SUFFIX.search(w)}
+    if not words:
+        return []
+    pattern = re.compile(rf"(?<![\w'’-])(?:{'|'.join(map(re.escape, sorted(words)))})(?![\w'’-])")
+    return [m.span() for m in pattern.finditer(text) if not any(s <= m.start() < e for s, e in names)]
+
+
 def find_identifiers(text: str) -> list[tuple[str, int, int]]:
     """(kind, start, end) of the identifying parts of ``text``, non-overlapping, in text order.
 
@@ -127,11 +143,14 @@ def find_identifiers(text: str) -> list[tuple[str, int, int]]:
             if check is not None and not check(value):
                 continue
             add(kind, *m.span(group))
-    for start, end in _merge(find_names(text)):
+    names = _merge(find_names(text))
+    for start, end in names:
         add("name", start, end)
         age = _AGE_AFTER_NAME.match(text, end)  # "Patient John Smith, 97"
         if age:
             add("age", *age.span("v"))
+    for start, end in _again(text, names):  # "Lupe Fonua attended ... Lupe said": the name said again
+        add("name", start, end)
     for kind, pattern in RECOGNIZERS[-_LAST_KINDS:]:
         for m in pattern.finditer(text):
             add(kind, *m.span("v"))

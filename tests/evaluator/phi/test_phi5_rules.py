@@ -90,6 +90,11 @@ def test_phi5_traps_stay_clean(text):
     assert find_identifiers(text) == []
 
 
+def test_a_found_name_is_found_again_where_it_recurs_alone():
+    text = "Lupe Fonua attended with her son. Lupe said the pain is better; the Examination was normal."
+    assert _found(text) == [("name", "Lupe Fonua"), ("name", "Lupe")]
+
+
 def test_check_digits_known_answers():
     # NIR key = 97 - (first 13 digits mod 97): 2850375123456 mod 97 = 9, key 88 (integer arithmetic)
     assert _nir_ok("285037512345688") and not _nir_ok("285037512345687")
