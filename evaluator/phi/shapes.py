@@ -91,15 +91,10 @@ ROWS: list[tuple[str, str, re.Pattern[str]]] = [
     ("id", r"\b[A-Z]{2}\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b|\b[A-Z]{6}\d\d[A-Z]\d\d[A-Z]\d{3}[A-Z]\b",
      re.compile(r"(?<![\w-])(?P<v>(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]\s?\d{2}\s?\d{2}\s?\d{2}"
                 r"\s?[A-D]|[A-Z]{6}\d\d[A-EHLMPR-T]\d\d[A-Z]\d{3}[A-Z])(?![\w-])")),
-    # a record number with a letter prefix: "RBH 882 0431", "GH-0093-7712", "ODI-4471920"
-    ("mrn", r"\b[A-Z]{2,4}[\s-]\d{3}",
-     re.compile(r"(?<![\w/-])(?!(?:NCT|ISRCTN|ISBN|ISO|ICD|DSM|ATC|CPT|NDC|EN|BS|IEC|DOI|PMID|NYHA)\b)"
-                r"(?P<v>[A-Z]{2,4}(?:[\s-]\d{3,4}[\s-]\d{3,4}|-\d{6,9}|\s(?=\d*0)\d{7,9}))"
-                r"(?![\w/-]|[.,]\d|\s\d|\s*(?i:mg|mcg|g|ml|units?|iu|cells|copies|/))")),
     # a car's registration after a word for it: "rego CZT-41Q", "car 1AB 2CD", "plate KXP 447"
     ("vehicle", r"rego|registration|\breg\b|plate|\bcar\b|vehicle|\bvan\b|\bute\b|truck|motorbike",
-     re.compile(r"(?<!\w)(?i:rego|registration|reg\.?|number\s+plate|plates?|car|vehicle|van|ute|truck|"
-                r"motorbike|motorcycle)(?:\s+(?i:no\.?|number|is|was|reg(?:istration)?|plate))?\s*[:#]?\s*"
+     _REGO := re.compile(r"(?<!\w)(?i:rego|registration|reg\.?|number\s+plate|plates?|car|vehicle|van|ute|"
+                r"truck|motorbike|motorcycle)(?:\s+(?i:no\.?|number|is|was|reg(?:istration)?|plate))?\s*[:#]?\s*"
                 r"(?P<v>(?=[A-Z0-9]{1,4}[ -]?[A-Z0-9]{1,4}\b)(?=[A-Z0-9 -]*\d)(?=[A-Z0-9 -]*[A-Z])"
                 r"[A-Z0-9]{1,4}[ -]?[A-Z0-9]{2,4})(?![\w-])")),
     # a registration or licence number after "registration": "Nursing registration ... NMW 0081442"
@@ -141,6 +136,16 @@ ROWS: list[tuple[str, str, re.Pattern[str]]] = [
                 rf"|(?<!\w)(?i:on|since|from|until|by|before|after)\s+(?P<v2>the\s+{_DAY}(?:st|nd|rd|th))"
                 r"(?=\s*(?:[,.;)]|$|and\b|at\b|when\b|but\b|-))")),
 ]
+
+
+LATE_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
+    # a record number with a letter prefix: "RBH 882 0431", "GH-0093-7712", "ODI-4471920"
+    ("mrn", r"\b[A-Z]{2,4}[\s-]\d{3}",
+     re.compile(r"(?<![\w/-])(?!(?:NCT|ISRCTN|ISBN|ISO|ICD|DSM|ATC|CPT|NDC|EN|BS|IEC|DOI|PMID|NYHA)\b)"
+                r"(?P<v>[A-Z]{2,4}(?:[\s-]\d{3,4}[\s-]\d{3,4}|-\d{6,9}|\s(?=\d*0)\d{7,9}))"
+                r"(?![\w/-]|[.,]\d|\s\d|\s*(?i:mg|mcg|g|ml|units?|iu|cells|copies|/))")),
+]
+"""Rows tried after the keyed ones, so that "S/N SN 4471902" stays a device and "FP-..." a biometric."""
 
 
 def _nir_ok(value: str) -> bool:
@@ -201,6 +206,7 @@ def _verhoeff(digits: str) -> bool:
 
 CHECKS: dict[re.Pattern[str], Callable[[str], bool]] = {
     _NIR: _nir_ok, _OHIP: _ohip_ok, _NHI: _nhi_ok, _DNI: _dni_ok,
+    _REGO: lambda v: any(c.isdigit() for c in v) and any(c.isalpha() for c in v),  # "RGN" alone is no plate
     _SIN: lambda v: _luhn(v.replace(" ", "").replace("-", "")),
     _AADHAAR: lambda v: _verhoeff(v.replace(" ", "")),
 }
