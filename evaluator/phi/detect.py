@@ -44,7 +44,7 @@ PATTERNS_VERSION = "phi-5"
 """Version of the recognizers and name lists, recorded with every scan and redaction."""
 
 _LAST_KINDS = 1  # the bare-digits record number runs after the names
-_AGE_AFTER_NAME = re.compile(r"(?:,|\s*\||\s(?=\d+[MF]\b))\s*(?P<v>9\d|1[01]\d)(?:(?=[MF]\b)|"
+_AGE_AFTER_NAME = re.compile(r"(?:,|\s*[|;\t]|\s(?=\d+[MF]\b))\s*(?P<v>9\d|1[01]\d)(?:(?=[MF]\b)|"
                              r"(?![\w.]|\s*(?:%|mg|kg|mm|cm|lb)\b))")
 
 

@@ -97,7 +97,7 @@ _FR_STREET = (r"\d{1,4}(?:\s+(?:bis|ter))?,?\s+(?i:rue|avenue|av\.|boulevard|bd|
               r"(?:\s+(?:(?:de|des|du|la|le)\s+)?[A-ZÀ-Þ][\wÀ-ÿ'’-]*){0,2}(?:,\s+\d+(?:e|er|ème|è)\s+étage)?")
 _STREET = (rf"{_UNIT_BEFORE}?"
            rf"(?:\d{{1,4}}[A-Za-z]?/)?\d{{1,6}}[A-Za-z]?(?:\s+(?:[NSEW]\.?|North|South|East|West))?"
-           rf"(?:\s+(?:[A-Z][a-z]+|\d+(?:st|nd|rd|th))){{1,3}}\s+{_SUFFIX}\b\.?(?:\s+(?:[NSEW]|NE|NW|SE|SW)\b)?(?:,?\s+(?:Apt|Apartment|Unit|Suite|Ste|#)\.?\s*#?[A-Za-z0-9-]+)?")
+           rf"(?:\s+(?:[A-ZĀ-Ž][a-zā-ž]+|\d+(?:st|nd|rd|th))){{1,3}}\s+{_SUFFIX}\b\.?(?:\s+(?:[NSEW]|NE|NW|SE|SW)\b)?(?:,?\s+(?:Apt|Apartment|Unit|Suite|Ste|#)\.?\s*#?[A-Za-z0-9-]+)?")
 
 # An organisation's name: capitalised words, "&", "and", "of"; "St" and an apostrophe allowed.
 _ORG_WORD = r"(?!(?:NHS|VA|Army|Navy|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|"\
@@ -105,7 +105,8 @@ _ORG_WORD = r"(?!(?:NHS|VA|Army|Navy|Monday|Tuesday|Wednesday|Thursday|Friday|Sa
             r"(?:St\.?|[A-Z][\w'’-]*[\w])"
 _ORG = rf"{_ORG_WORD}(?:\s+(?:&|and|of|the|{_ORG_WORD}))*(?<![\s&])(?<!\band)(?<!\bof)(?<!\bthe)"
 _ORG_SCHOOL = rf"{_ORG_WORD}(?:\s+(?:&|and|of|the|{_ORG_WORD}))*\s+"\
-              r"(?:School|Academy|College|University|Nursery|Primary|High)\b"
+              r"(?:School|Academy|College|University|Nursery|Primary|High|Kindergarten|Kindy|Preschool|"\
+              r"Pre-school|Daycare|Creche|Crèche|Playcentre|Childcare)\b"
 
 # Countries and regions: larger than a state, so not Safe Harbor identifiers ("originally from Poland").
 _COUNTRY = ("(?:Ireland|England|Scotland|Wales|Britain|UK|USA|America|Canada|Mexico|Brazil|Argentina|"
@@ -191,7 +192,8 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                 r"(?:\s+[a-z-]+){1,2}|\s*:\s*[a-z-]+(?:\s+[a-z-]+)?)?\s+(?i:at|for|by|with)"
                 r"|(?i:employer|employed by)\s*:)\s+(?:the\s+)?"
                 rf"(?P<v>{_ORG})"
-                r"|(?<!\w)(?i:pupil at|student at|attends|goes to|studies at|teaches at|teacher at)"
+                r"|(?<!\w)(?i:pupil at|student at|attends|goes to|studies at|teaches at|teacher at|"
+                r"(?:year|grade|class|form)\s+\d{1,2}\s+at)"
                 r"\s+(?:the\s+)?"
                 rf"(?P<v2>{_ORG}\s(?i:School|Academy|College|University|Nursery|Primary|High)(?![\w-])"
                 rf"|{_ORG_SCHOOL})")),

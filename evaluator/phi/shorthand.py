@@ -22,7 +22,14 @@ from functools import cache
 _WORD = r"[a-zß-öø-ÿā-ž][a-zß-öø-ÿā-ž'’-]+"
 _CAP = r"[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿā-ž'’]+(?:-[A-Za-zÀ-ÿ][a-zß-öø-ÿā-ž'’]+)*"
 _CELL_SPLIT = re.compile(r"\s*\|\s*")
-_BED = re.compile(r"(?i)^(?:b|bed|bay|rm|room|r|cubicle|side\s*room|sr)?\s*\d{1,3}[a-z]?$")
+_BED = re.compile(
+    r"(?i)^(?:b|bed|bay|rm|room|r|cubicle|cube|cot|chair|resus|trolley|side\s*room|sr)?\s*\d{1,3}[a-z]?$")
+# a cell holding a record number or a date: the row is about one person
+_ROW_ID = re.compile(r"^(?:\d{6,12}|\d{4}-\d\d-\d\d|\d{1,2}[/.]\d{1,2}[/.]\d{2,4})$")
+_BABY = re.compile(
+    rf"(?<![\w-])(?:BOY|GIRL|Baby|BABY)(?:\s+(?:of|OF))?\s+(?P<name>[A-Z][A-Z'’-]{{2,}}|{_CAP}(?:\s+{_CAP})?)")
+_LATIN_NOUN = re.compile(
+    r"(?i)(?:ella|ococcus|iae|itis|osis|emia|aemia|oma|ides|acter|monas|ium|us|ine|ol|ide)$")
 _CELL_NAME = re.compile(rf"(?:(?:van|von|de|der|den|del|della|da|di|du|le|la|al|el|ten|ter)[\s-]+)*"
                         rf"(?:{_CAP}|[A-Z][A-Z'’-]{{2,}}|{_WORD})"
                         rf"(?:,?\s+(?:(?:van|von|de|der|den|del|da|di|du|le|la)\s+)*(?:{_CAP}|[A-Z][A-Z'’-]{{2,}}|{_WORD}|"
@@ -72,9 +79,9 @@ _KIN_LOWER = re.compile(
 # a surname in capitals before a listed given name: "PATEL Anjali"
 _CAPS_GIVEN = re.compile(
     rf"(?<![\w'’-])(?P<all>(?P<last>[A-Z][A-Z'’-]{{2,}})\s+(?P<given>{_CAP}))(?![\w'’-])")
-# a listed given name alone as the subject of a patient verb: "Declan was calm", "Tama may return"
+# a listed given name alone as the subject of a patient verb: "Declan was calm", "says Ivan is confused"
 _SUBJECT = re.compile(
-    rf"(?:^|(?<=[.:;!?]\s)|(?<=[.:;!?]\s\s))(?P<name>{_CAP})(?=\s+(?:was|is|has|had|may|will|can|should|"
+    rf"(?:^|(?<=[.:;!?]\s)|(?<=[.:;!?]\s\s)|(?<=\bsays\s)|(?<=\bsaid\s)|(?<=\bthat\s))(?P<name>{_CAP})(?=\s+(?:was|is|has|had|may|will|can|should|"
     r"denied|denies|reports|reported|says|said|states|stated|feels|felt|remains|returned|attended|declined|"
     r"refused|agreed|presents|presented|lives|died|fell)\b)")
 # a couple's titles before one surname: "Mr and Mrs Fonoti"
@@ -149,17 +156,21 @@ def shorthand_names(text: str) -> list[tuple[int, int]]:
         return w not in english and not any(p in english for p in w.split("-") if len(p) > 2)
 
     spans: list[tuple[int, int]] = []
-    if "|" in text:  # a bed board: the cell after the bed is the patient
-        cells = [(m.start(), m.end()) for m in re.finditer(r"[^|]+", text)]
+    delimiter = next((d for d in ("|", "\t", ";") if text.count(d) >= 2), None)
+    if delimiter:  # a board or a line list: the cell after the bed, or the cells beside a record number
+        cells = [(m.start(), m.end()) for m in re.finditer(rf"[^{delimiter}]+", text)]
+        keyed = any(_ROW_ID.match(text[a:b].strip()) for a, b in cells)
         for (a, b), (c, d) in zip(cells, cells[1:], strict=False):
-            if not _BED.match(text[a:b].strip()):
+            if not (_BED.match(text[a:b].strip()) or keyed and delimiter != ";"):
                 continue
             cell = text[c:d].strip()
             start = c + text[c:d].index(cell) if cell else c
             words = [w for w in re.split(r"[\s,]+", cell) if w]
             long = [w for w in words if len(w.strip(".")) > 1]
+            single = (keyed and len(words) == 1 and cell[:1].isupper() and not cell.isupper()
+                      and not _LATIN_NOUN.search(cell))  # "34412980<TAB>Faleafa<TAB>Sina<TAB>1930-02-11"
             if (cell and _CELL_NAME.fullmatch(cell) and long and all(plain(w) for w in long)
-                    and len(words) > 1
+                    and (len(words) > 1 or single)
                     and not any(w.isupper() and len(w) <= 4 for w in long)
                     and (any(listed(w) for w in long) or not cell.islower())):
                 spans.append((start, start + len(cell)))
@@ -200,6 +211,9 @@ def shorthand_names(text: str) -> list[tuple[int, int]]:
     for m in _LOWER_LAST_FIRST.finditer(text):
         surname, given = (w.strip() for w in m.group("name").split(","))
         if surname in last_names() and given in first_names() and plain(surname) and plain(given):
+            spans.append(m.span("name"))
+    for m in _BABY.finditer(text):  # "BOY TANGIORA", "Baby of Sarah Whitiora"
+        if all(plain(w) for w in m.group("name").split()):
             spans.append(m.span("name"))
     for m in _BEFORE_KIN.finditer(text):
         for group in ("name", "name2"):

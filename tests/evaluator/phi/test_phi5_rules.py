@@ -3,8 +3,8 @@
 Each positive case fails on phi-4; each clean case is a trap for one of the new rules (a murmur's
 Roman grade, a test "booked for", a trial number, a manufacturer, dialogue, an empty bed). The
 tuning file ``tests/data/phi/tuning_phi5.txt`` (written with phi-5, before its lines were measured)
-holds its floor here: phi-4 caught 4 of its first 67 identifiers (85/193 of the whole file, 1/106);
-phi-5 187/193 at 0/106.
+holds its floor here: phi-4 caught 4 of its first 67 identifiers (104/234 of the whole file, 1/125);
+phi-5 225/234 at 0/125.
 """
 
 from __future__ import annotations
@@ -64,6 +64,9 @@ def _found(text: str) -> list[tuple[str, str]]:
     ("Talked with Ofa and Sione (her parents) at length", [("name", "Ofa"), ("name", "Sione")]),
     ("Likes to be called 'Nana Bee' - no, known to the ward as 'Bee'",
      [("name", "Nana Bee"), ("name", "Bee")]),
+    ("ED board; cube 3; Tuilagi F; 96; chest pain", [("name", "Tuilagi F"), ("age", "96")]),
+    ("GIRL HOHAIA, twin 1", [("name", "HOHAIA")]),
+    ("Her son goes to Puriri Kindy three days a week", [("name", "Puriri Kindy")]),
     ("Home: 4-5-1 Minami-Aoyama, Minato-ku, Tokyo 107-0062",
      [("address", "4-5-1 Minami-Aoyama, Minato-ku, Tokyo 107-0062")]),
     ("doc 12345678Z scanned", [("id", "12345678Z")]),
@@ -85,6 +88,8 @@ def test_phi5_kinds_in_new_wording(text, expected):
     "Taken on the 2nd attempt",
     "seen ZAC5362 today",  # the NHI shape with a wrong check digit
     "lot 4821 7730 1952 on the box",  # Aadhaar's shape, Verhoeff check fails
+    "Klebsiella\tESBL\tcontact precautions",  # a line list's organism cells
+    "Klebsiella | ESBL | contact precautions",
 ])
 def test_phi5_traps_stay_clean(text):
     assert find_identifiers(text) == []
@@ -113,6 +118,6 @@ def test_check_digits_known_answers():
 def test_own_tuning_file_meets_its_floor():
     m = bench.measure(bench.load_marked(ROOT / "tests" / "data" / "phi" / "tuning_phi5.txt"))
     n, hit = sum(m["n"].values()), sum(m["hit"].values())
-    assert (n, m["clean"]) == (210, 116)
-    assert hit >= 202, f"tuning_phi5 recall fell to {hit}/{n}: {m['misses']}"
+    assert (n, m["clean"]) == (234, 125)
+    assert hit >= 225, f"tuning_phi5 recall fell to {hit}/{n}: {m['misses']}"
     assert len(m["fps"]) == 0, m["fps"]
