@@ -125,8 +125,8 @@ _CUE = re.compile(
     r"(?<!\w)(?i:patient|pt|name|named|son|daughter|wife|husband|mother|father|sister|brother|spouse|partner|"
     r"neighbou?r|friend|granddaughter|grandson|grandmother|grandfather|niece|nephew|aunt|uncle|caregiver|"
     r"guardian|contact|roommate|fianc[ée]e?|boyfriend|girlfriend|dtr|mum|mom|dad|cousin|stepfather|stepmother|"
-    r"stepson|stepdaughter|carer|resident|client|surname|family name|last name|given names?|first names?|"
-    r"forenames?|christian name)(?:-in-law)?(?:'s)?"
+    r"stepson|stepdaughter|carer|resident|client|nok|next of kin|epoa|surname|family name|last name|"
+    r"given names?|first names?|forenames?|christian name)(?:-in-law)?(?:'s)?"
     r"(?:\s+(?:is|was|named|called))?\s*[:,(-]?\s*(?<=[\s(])['ʻ‘’]?"
     rf"(?P<rest>{_TOKEN},\s+{_TOKEN}(?:\s+{_INITIAL}(?![\w]))?"
     rf"|{_TOKEN}(?:[ ](?:{_INITIAL}(?=\s)|{_TOKEN})){{0,2}})"
@@ -141,7 +141,7 @@ _PAIR = re.compile(
 _CAMEL = re.compile(r"^(?!Mc|Mac|De|Di|Da|Le|La|Van|Von|O['’]|Ní|Nic|Uí)[A-Z][a-z]*[A-Z]")
 # Particles inside Irish and Arabic names: "Ó Súilleabháin", "Ní Bhriain", "Mac Giolla", "bin Saleh",
 # "bint Khalid", "Al-Rashid". A capitalised word, a particle, a capitalised word is a name.
-_PARTICLE = r"(?:Ó|Ní|Nic|Mac|Mc|Ua|Uí|Ni|O|bin|bint|ibn|Ibn|Abu|abu|Bin|Ben|al|Al|el|El)"
+_PARTICLE = r"(?:Ó|Ní|Nic|Mac|Mc|Ua|Uí|Ni|O|bin|bint|ibn|Ibn|Abu|abu|Bin|Ben|al|Al|el|El|Te)"  # Te: Māori
 _PARTICLE_NAME = re.compile(
     rf"(?<![\w'’-])(?P<all>{_TOKEN}(?:\s+{_TOKEN})?\s+{_PARTICLE}(?:\s+(?:an|na|Giolla|an\s+t))?"
     rf"\s*[\s-]\s*{_TOKEN}(?:\s+{_TOKEN})?)")
@@ -167,8 +167,8 @@ _DIALOGUE = re.compile(
 # Issue 35: a capitalised pair with no listed part, known as a name by what follows it ("Teuila Leavasa,
 # DOB ...", "Sione Fifita was reviewed"), and a single name addressed to the patient ("Thank you, Kalani,").
 _BEFORE_ID = re.compile(
-    rf"(?<![\w'’-])(?P<all>{_TOKEN}(?:\s+{_TOKEN}){{1,2}})(?=\s*,?\s*\(?(?:DOB|D\.O\.B|MRN|NHS\b|NHI\b|CHI\b|URN?\b|born\b|"
-    r"(?i:aged?)\s+\d|\d{1,3}\s*(?:y/?o|yrs?|years?|[MF])\b|[A-Z]{2,4}[\s-]\d{3,4}[\s-]\d{3}"
+    rf"(?<![\w'’-])(?P<all>{_TOKEN}(?:\s+{_TOKEN}){{1,2}})(?=\s*,?\s*\(?(?:(?i:dob|d\.o\.b)|MRN|NHS\b|NHI\b|CHI\b|URN?\b|born\b|"
+    r"(?i:aged?)\s+\d|\d{1,3}\s*(?:y/?o|yrs?|years?|[MF])\b|[A-Z]{2,4}[\s-]?\d{3,4}[\s-]?\d{3}"
     r"|(?P<bare>\d{1,3}\s*[,;(])))")
 # A bare number after a name is an age only in a handover line ("Bed 7: Ioane Tuala, 58,"), not in vitals.
 _HANDOVER = re.compile(r"(?i)(?:^|\b(?:bed|bay|room|rm|cubicle|side room)\s*\w{0,3}\s*[:,.-]?)\s*$")
@@ -312,8 +312,11 @@ def find_names(text: str) -> list[tuple[int, int]]:
             continue
         if surname.isupper() != given.isupper():  # "TAUFA, Sione": an EHR's surname in capitals
             short_ok = len(surname) > 2 or surname.lower() in _surname_first_list()  # "LI, Mei"
+            before_id = re.match(  # "KAUFUSI, Seini RH0049182": a wristband
+                r"\s*,?\s*(?:[A-Z]{1,4}\d{5,}|\d{6,}|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|DOB|NHI|MRN)",
+                text[m.end():])
             if (surname.isupper() and short_ok and _plain(surname) and _plain(given)
-                    and (_listed(given, first) or _listed(surname, last))):
+                    and (_listed(given, first) or _listed(surname, last) or before_id)):
                 spans.append((m.start(), m.end()))
             continue
         if _listed(surname, last) and _listed(given, first):

@@ -72,7 +72,7 @@ _ABBR_AMBIGUOUS = "AL CO DE HI ID IL IN LA ME MD MA MS MO OH OK OR PA PR"
 _STATE = rf"(?:{'|'.join(sorted(STATES, key=len, reverse=True))}|{_ABBR_SAFE.replace(' ', '|')})"
 _ANY_STATE = rf"(?:{_STATE}|{_ABBR_AMBIGUOUS.replace(' ', '|')})"
 _ZIP = r"\d{5}(?:-\d{4})?"
-_CITY = r"[A-ZÀ-Þ][a-zß-ÿ]+(?:[ -](?:[A-ZÀ-Þ][a-zß-ÿ]+|of|de|la))*"
+_CITY = r"[A-ZÀ-ÞĀ-Ž][a-zß-ÿā-ž]+(?:[ -](?:[A-ZÀ-ÞĀ-Ž][a-zß-ÿā-ž]+|of|de|la))*"
 _AU_STATE = r"(?:NSW|VIC|QLD|TAS|ACT|NT|SA|WA)"
 _CA_PROVINCE = r"(?:ON|QC|BC|AB|MB|SK|NS|NB|NL|PE|YT|NU)"
 _CA_POSTCODE = r"[ABCEGHJ-NPRSTVXY]\d[A-Z] ?\d[A-Z]\d"
@@ -172,6 +172,8 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
      re.compile(rf"(?<![\w-])(?P<v>{_AGE_WORDS})(?=[\s-]*(?i:years?|yrs?|yo|year-old)\b)"
                 rf"|(?:(?<!\w)(?i:aged|age:|turned|is now|is|at|now|was)\s+|,\s*|\(\s*)(?P<v2>{_AGE_WORDS})"
                 r"(?!\s*(?:percent|per cent|%|minutes|metres|meters|mg|days|seconds|patients))(?![\w-])")),
+    ("age", r"dob|born|d\.o\.b", re.compile(r"(?i:dob|born|d\.o\.b\.?)[^()\n]{4,25}\((?P<v>9\d|1[01]\d)"
+                                            r"(?=\s*(?:y|yrs?|years?)?\))")),  # "DOB: 5th of June, 1929 (97)"
     ("age", "nineties", re.compile(r"(?<!\w)(?i:in\s+(?:his|her|their)\s+)"
                                    r"(?P<v>(?i:(?:late|early|mid)[\s-]+)?nineties)\b")),
     ("dob", r"dob|d\.o\.b|birth|born", re.compile(rf"(?<!\w){_DOB_CUE}\s*[:#-]?\s*(?P<v>{_DATE})")),

@@ -140,9 +140,10 @@ ROWS: list[tuple[str, str, re.Pattern[str]]] = [
 
 LATE_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
     # a record number with a letter prefix: "RBH 882 0431", "GH-0093-7712", "ODI-4471920"
-    ("mrn", r"\b[A-Z]{2,4}[\s-]\d{3}",
-     re.compile(r"(?<![\w/-])(?!(?:NCT|ISRCTN|ISBN|ISO|ICD|DSM|ATC|CPT|NDC|EN|BS|IEC|DOI|PMID|NYHA)\b)"
-                r"(?P<v>[A-Z]{2,4}(?:[\s-]\d{3,4}[\s-]\d{3,4}|-\d{6,9}|\s(?=\d*0)\d{7,9}))"
+    ("mrn", r"\b[A-Z]{2,4}[\s-]?\d{3}",
+     re.compile(r"(?<![\w/-])(?!(?:NCT|ISRCTN|ISBN|ISO|ICD|DSM|ATC|CPT|NDC|EN|BS|IEC|DOI|PMID|NYHA)(?:\b|\d))"
+                r"(?P<v>[A-Z]{2,4}(?:[\s-]\d{3,4}[\s-]\d{3,4}|-\d{6,9}|\s(?=\d*0)\d{7,9})"
+                r"|[A-Z]{2,3}(?=\d*0)\d{6,9})"
                 r"(?![\w/-]|[.,]\d|\s\d|\s*(?i:mg|mcg|g|ml|units?|iu|cells|copies|/))")),
 ]
 """Rows tried after the keyed ones, so that "S/N SN 4471902" stays a device and "FP-..." a biometric."""

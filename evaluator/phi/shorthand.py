@@ -83,7 +83,7 @@ _CAPS_GIVEN = re.compile(
 _SUBJECT = re.compile(
     rf"(?:^|(?<=[.:;!?]\s)|(?<=[.:;!?]\s\s)|(?<=\bsays\s)|(?<=\bsaid\s)|(?<=\bthat\s))(?P<name>{_CAP})(?=\s+(?:was|is|has|had|may|will|can|should|"
     r"denied|denies|reports|reported|says|said|states|stated|feels|felt|remains|returned|attended|declined|"
-    r"refused|agreed|presents|presented|lives|died|fell)\b)")
+    r"refused|agreed|presents|presented|lives|died|fell|ate|walked|slept|mobilised|mobilized|settled)\b)")
 # a couple's titles before one surname: "Mr and Mrs Fonoti"
 _COUPLE = re.compile(
     rf"(?<![\w.-])(?P<all>(?:Mr|Mrs|Ms|Dr|Miss)\.?\s+(?:and|&)\s+(?:Mr|Mrs|Ms|Dr|Miss)\.?\s+{_CAP})")
@@ -98,7 +98,7 @@ _KIN = (r"(?:daughter|son|wife|husband|mother|mum|mom|father|dad|parents?|sister
 # names before a bracketed kinship ("Grace (daughter)", "Rewi and Huia (parents)") or "and her mum"
 _BEFORE_KIN = re.compile(
     rf"(?<![\w'’-])(?P<name>{_CAP}(?:\s+{_CAP})?)(?:\s+(?:and|&)\s+(?P<name2>{_CAP}(?:\s+{_CAP})?))?"
-    rf"(?=\s*\((?:(?i:her|his|their|pt's|patient's)\s+)?(?i:{_KIN})s?\b|\s+(?:and|&)\s+(?:her|his|their)\s+"
+    rf"(?=\s*\((?:(?i:her|his|their|pt's|patient's)\s+)?(?i:{_KIN})s?\b|\s+(?:and|&|w/|with)\s+(?:her|his|their)\s+"
     rf"(?i:{_KIN})\b)")
 # a name given as what the person is called: "known to staff as 'Bunny'", "goes by Tam"
 _CALLED = re.compile(
@@ -218,7 +218,8 @@ def shorthand_names(text: str) -> list[tuple[int, int]]:
     for m in _BEFORE_KIN.finditer(text):
         for group in ("name", "name2"):
             value = m.group(group)
-            if value and all(plain(w) or w.lower() in first_names() for w in value.split()):
+            if value and all((plain(w) and not _VERB_FORM.fullmatch(w.lower())) or w.lower() in first_names()
+                             for w in value.split()):  # not "Attended with her son"
                 spans.append(m.span(group))
     for m in _CALLED.finditer(text):
         group = "quoted" if m.group("quoted") else "name"
