@@ -214,7 +214,7 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                                    rf"(?!\s*{_UNITS})")),
     ("date", r"\d", re.compile(rf"(?<![\w/.-])(?P<v>{_DATE})")),
     ("date", r"\d/\d", re.compile(rf"(?<!\w)(?i:on|since|from|until|dated?|seen|admitted|discharged|DOS|"
-                                   rf"started|began)\s+(?P<v>{_MON}/{_DAY})(?![\d/])")),
+                                   rf"started|began)\s+(?P<v>{_MON}/{_DAY}|{_DAY}/{_MON})(?![\d/])")),
     ("age", r"\d\d", re.compile(r"(?<![\w.])(?P<v>9\d|1[01]\d)"
                                 r"(?:\s*-?\s*(?:y/o|y\.o\.?|yo|yrs?|years?|year-old|yr-old|y(?=[\s),;.]))(?:[\s-]old)?)"
                                 r"(?![a-z])(?!\s+(?:ago|of|later|prior|since|before))")),

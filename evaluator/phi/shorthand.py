@@ -104,6 +104,15 @@ _BEFORE_KIN = re.compile(
 _CALLED = re.compile(
     r"(?<!\w)(?i:known(?:\s+to\s+(?:the\s+)?\w+)?\s+as|goes\s+by|(?:prefers|likes|wants)\s+to\s+be\s+called|nicknamed?)"
     rf"\s+(?:['\"‘“](?P<quoted>[A-Za-z][\w'’-]+(?:\s[A-Za-z][\w'’-]+)?)['\"’”]|(?P<name>{_CAP})(?=\s*[,.;)]))")
+# chat: "hey its lavinia from ...", "my mum sela missed her bus": an introduction then a listed given name
+# and a word that ends the introduction, or a kinship word then a listed name
+_CHAT_NAME = re.compile(
+    rf"(?<![\w'’])(?:(?i:its|it's|i'm|im|this is|my name is|name's)\s+(?P<intro>{_WORD})"
+    r"(?=\s*(?:[,.!]|from\b|here\b|again\b|calling\b|speaking\b))"
+    r"|(?:my|his|her|our|your)\s+(?:mum|mom|mother|dad|father|son|daughter|wife|husband|partner|sister|brother|"
+    rf"nan|nana|koro|grandma|grandad|aunty|uncle|cousin)\s+(?P<kin>{_WORD})"
+    r"(?=\s+(?!(?:me|him|her|us|them|a|an|the|my|his|it|that|this|to|up|out|sure|some|all)\b)))")
+# (the kinship branch: not "my wife made me")
 _PARTICLE = re.compile(
     rf"(?<![\w'’-])(?P<all>(?:{_CAP}\s+)?(?:van|von|de|der|den|del|della|da|di|du|dos|das|ten|ter)"
     rf"(?:\s+(?:der|den|de|la|los|las|del))?\s+{_CAP}(?:,\s+(?:{_CAP}|[A-Z]\.?(?![\w])))?)"
@@ -212,6 +221,12 @@ def shorthand_names(text: str) -> list[tuple[int, int]]:
         surname, given = (w.strip() for w in m.group("name").split(","))
         if surname in last_names() and given in first_names() and plain(surname) and plain(given):
             spans.append(m.span("name"))
+    for m in _CHAT_NAME.finditer(text):
+        group = "intro" if m.group("intro") else "kin"
+        word = m.group(group)
+        names = first_names() if group == "intro" else listed_any
+        if word in names and plain(word) and not re.search(r"(?:ly|ed|ing)$", word):
+            spans.append(m.span(group))
     for m in _BABY.finditer(text):  # "BOY TANGIORA", "Baby of Sarah Whitiora"
         if all(plain(w) for w in m.group("name").split()):
             spans.append(m.span("name"))
