@@ -43,7 +43,8 @@ _LOWER_CUE = re.compile(
     rf"(?=(?P<name>{_WORD}(?:\s+{_WORD}){{1,2}}(?:\s+[a-z](?=\s*(?:\||$)))?))")
 _VERB_FORM = re.compile(r"[a-z]{3,}(?:ing|ed)")
 _CLOSED = re.compile(r"\s*(?:--|\||;|,|\(|\d|$|-\s)")
-# A romanised Chinese given name is a run of pinyin syllables ("xiaoming", "jian guo").
+# A romanised Chinese given name is a run of pinyin syllables ("xiaoming", "jian guo"); words over 12
+# letters are not tried (the pattern backtracks on long runs such as "ananan...x").
 _PINYIN = re.compile(r"(?:(?:zh|ch|sh|[bpmfdtnlgkhjqxrzcsyw])?(?:iang|iong|uang|ueng|ang|eng|ing|ong|ai|ei|"
                      r"ao|ou|an|en|in|un|ia|ie|iao|iu|ian|ua|uo|uai|ui|uan|ue|a|o|e|i|u|v)|er)+")
 # Closed-class English words (auxiliaries, pronouns, prepositions, conjunctions, determiners): never a name.
@@ -196,7 +197,8 @@ def shorthand_names(text: str) -> list[tuple[int, int]]:
         if words[0].lower() not in surnames and any(_VERB_FORM.fullmatch(w) and not listed(w) for w in words):
             continue  # "awaiting echo"
         if m.group("weak") is not None:  # after a dash or a colon: a closed cell, or a Chinese name
-            chinese = words[0].lower() in surnames and all(_PINYIN.fullmatch(w.lower()) for w in words[1:])
+            chinese = words[0].lower() in surnames and all(len(w) <= 12 and _PINYIN.fullmatch(w.lower())
+                                                           for w in words[1:])
             paired = all(named) or any(named) and len(words) == 2 and not m.group("loose")
             if not (chinese or closed and paired):
                 continue
