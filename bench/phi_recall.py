@@ -52,8 +52,8 @@ grown set, phi-3: tuning 210/258 (81.4%), 2/170; held out 99/125 (79.2%), 3/86. 
 issue 35's fresh set, now a tuning set, and on tests/data/phi/tuning_phi5.txt): held out 117/125
 (93.6%), 2/86; fresh 194/195, 0/115 (phi-4: 125/195, 2/115); tuning_phi5 262/273, 0/139 (phi-4:
 126/273, 1/139). docs/phi-gate.md keeps the tables and the philter-lite comparison. Each set's line
-"time:" is the CPU time of the detector alone (the name lists load before it): phi-4 took 0.18-0.32
-ms a record, phi-5 0.37-0.66 ms.
+"time:" is the CPU time of the detector alone (the name lists load before it): phi-4 took 0.18-0.31
+ms a record, phi-5 0.39-0.64 ms.
 
 Usage: .venv/bin/python bench/phi_recall.py [--show-misses] [--show-held-out-misses] [--quick]
        .venv/bin/python bench/phi_recall.py --file tests/data/phi/fresh_notes.txt [--show-misses]
