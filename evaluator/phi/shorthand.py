@@ -63,7 +63,7 @@ FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
 _AGE_SEX = re.compile(r"\s*,?\s*(?:\d{1,3}\s?[MFmf]\b|\(\d{1,3}|,\s*\d{1,3}\b)")
 _SPOKEN_TO = re.compile(
     r"(?<!\w)(?i:ask|tell|remind|told|asked|inform|informed|reassured|explained\s+to|spoke\s+(?:to|with)|"
-    r"called|phoned|rang|texted|emailed|messaged|met\s+with|meeting\s+with|visited\s+by|accompanied\s+by|(?:message|msg|voicemail|vm)\s+left\s+(?:for|with)|"
+    r"called|phoned|rang|texted|emailed|messaged|attn:?|attention:?|c/o|cc:?|met\s+with|meeting\s+with|visited\s+by|accompanied\s+by|(?:message|msg|voicemail|vm)\s+left\s+(?:for|with)|"
     r"left\s+(?:a\s+)?(?:message|msg|voicemail)\s+for|(?P<pair>booked\s+for|sample\s+from|specimen\s+from|"
     r"blood\s+from))"
     rf"\s+(?P<name>{_CAP}(?:\s+{_CAP})?)(?=\s+(?:if|re|to|that|about|when|at|and|on|[A-Z]{{2,4}}[\s-]\d|"

@@ -3,8 +3,8 @@
 Each positive case fails on phi-4; each clean case is a trap for one of the new rules (a murmur's
 Roman grade, a test "booked for", a trial number, a manufacturer, dialogue, an empty bed). The
 tuning file ``tests/data/phi/tuning_phi5.txt`` (written with phi-5, before its lines were measured)
-holds its floor here: phi-4 caught 4 of its first 67 identifiers (126/273 of the whole file, 1/139);
-phi-5 262/273 at 0/139.
+holds its floor here: phi-4 caught 4 of its first 67 identifiers (136/285 of the whole file, 1/148);
+phi-5 273/285 at 0/148.
 """
 
 from __future__ import annotations
@@ -71,6 +71,7 @@ def _found(text: str) -> list[tuple[str, str]]:
     ("DOB: 3rd of May, 1930 (96)", [("dob", "3rd of May, 1930"), ("age", "96")]),
     ("hi its maria here, my dad has a cough", [("name", "maria")]),
     ("OT visit on 23/11 went well", [("date", "23/11")]),
+    ("letter attn Kiri re the follow-up", [("name", "Kiri")]),
     ("Her son goes to Puriri Kindy three days a week", [("name", "Puriri Kindy")]),
     ("Home: 4-5-1 Minami-Aoyama, Minato-ku, Tokyo 107-0062",
      [("address", "4-5-1 Minami-Aoyama, Minato-ku, Tokyo 107-0062")]),
@@ -98,6 +99,7 @@ def test_phi5_kinds_in_new_wording(text, expected):
     "Attended with her son, who interprets",
     "NCT04280705 trial consent discussed",
     "my wife made me come in",
+    "attn Radiology re the CT timing",
     "i'm lucky it's kinda better",
 ])
 def test_phi5_traps_stay_clean(text):
@@ -132,6 +134,6 @@ def test_check_digits_known_answers():
 def test_own_tuning_file_meets_its_floor():
     m = bench.measure(bench.load_marked(ROOT / "tests" / "data" / "phi" / "tuning_phi5.txt"))
     n, hit = sum(m["n"].values()), sum(m["hit"].values())
-    assert (n, m["clean"]) == (273, 139)
-    assert hit >= 262, f"tuning_phi5 recall fell to {hit}/{n}: {m['misses']}"
+    assert (n, m["clean"]) == (285, 148)
+    assert hit >= 273, f"tuning_phi5 recall fell to {hit}/{n}: {m['misses']}"
     assert len(m["fps"]) == 0, m["fps"]
