@@ -9,8 +9,11 @@ photographs. It runs offline and instantly on every upload, and a committee can 
 looks for:
 
 - ``recognizers``: one pattern per kind, mostly keyword + identifier-shaped value;
+- ``shapes`` (rules phi-5): dates as notes write them (weekdays, Roman months, words), national
+  identifiers by shape and check digit, spoken and prefixed record numbers, registrations;
 - ``names``: person names, from Faker's first/last name lists plus titles, cue words and the
   ``LAST, FIRST`` form, with eponyms ("Wells score", "Parkinson disease") kept out;
+- ``shorthand`` (phi-5): names where notes drop capitals and titles (bed boards, handoffs, chat);
 - ``detect``: one pass with overlaps resolved; redaction replaces each whole span ("Mrs. Mary
   Lee" → ``[NAME]``) with a typed placeholder;
 - ``report``: scan and redaction over cases, and the run gate.

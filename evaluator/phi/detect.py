@@ -14,6 +14,7 @@ from collections import Counter
 
 from evaluator.phi.names import find_names
 from evaluator.phi.recognizers import DATE_SHAPE, KEYED, MIN_DIGITS, RECOGNIZERS, TRIGGERS
+from evaluator.phi.shapes import CHECKS
 
 PLACEHOLDERS = {
     "name": "[NAME]",
@@ -39,11 +40,12 @@ PLACEHOLDERS = {
 }
 """Identifier kind → placeholder. The kinds follow HIPAA Safe Harbor's 18 identifiers (45 CFR
 164.514(b)(2)); ``dob`` is a date of birth, ``id`` any other unique identifying number."""
-PATTERNS_VERSION = "phi-4"
+PATTERNS_VERSION = "phi-5"
 """Version of the recognizers and name lists, recorded with every scan and redaction."""
 
 _LAST_KINDS = 1  # the bare-digits record number runs after the names
-_AGE_AFTER_NAME = re.compile(r",\s*(?P<v>9\d|1[01]\d)(?:(?=[MF]\b)|(?![\w.]|\s*(?:%|mg|kg|mm|cm|lb)\b))")
+_AGE_AFTER_NAME = re.compile(r"(?:,|\s*[|;\t]|\s(?=\d+[MF]\b))\s*(?P<v>9\d|1[01]\d)(?:(?=[MF]\b)|"
+                             r"(?![\w.]|\s*(?:%|mg|kg|mm|cm|lb)\b))")
 
 
 # A hospital's own policy ("follows hospital policy 4021") and a terminology code ("SNOMED concept
@@ -77,6 +79,22 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
+_ENGLISH_SUFFIX = re.compile(r"(?:tion|sion|ment|ness|ity|ing|ance|ence|ology|ical|ive|ous|ary|ery|ism|ist)$")
+
+
+def _again(text: str, names: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Later or earlier mentions of a found name's words, written the same way ("Lupe", "FONUA")."""
+    from evaluator.phi.shorthand import english_words
+
+    english = english_words()
+    words = {w for s, e in names for w in re.findall(r"[A-ZÀ-Þ][\w'’-]{2,}", text[s:e])
+             if w.lower() not in english and not w.isupper() and not _ENGLISH_SUFFIX.search(w)}
+    if not words:
+        return []
+    pattern = re.compile(rf"(?<![\w'’-])(?:{'|'.join(map(re.escape, sorted(words)))})(?![\w'’-])")
+    return [m.span() for m in pattern.finditer(text) if not any(s <= m.start() < e for s, e in names)]
+
+
 def find_identifiers(text: str) -> list[tuple[str, int, int]]:
     """(kind, start, end) of the identifying parts of ``text``, non-overlapping, in text order.
 
@@ -95,8 +113,21 @@ def find_identifiers(text: str) -> list[tuple[str, int, int]]:
         rule = _NOT_PATIENT.get(kind)
         if rule is not None and rule.search(text, max(0, start - 60), start):
             return
-        if end > start and not _overlaps(start, end, taken):
+        if end <= start:
+            return
+        if not _overlaps(start, end, taken):
             taken.append((kind, start, end))
+            return
+        hit = [t for t in taken if start < t[2] and t[1] < end]
+        if kind == "address" and all(k == "address" or start <= s and e <= end for k, s, e in hit):
+            # a fuller address is one span, with a unit or a block number read alone inside it
+            for t in hit:
+                taken.remove(t)
+            taken.append((kind, min(start, *(s for _, s, _ in hit)), max(end, *(e for _, _, e in hit))))
+        elif kind == "name" and min(s for _, s, _ in hit) > start:  # "Mr Kofi Boateng" before "RBH 882 0431"
+            cut = text[start:min(s for _, s, _ in hit)].rstrip(" ,;-")
+            if cut and not _overlaps(start, start + len(cut), taken):
+                taken.append((kind, start, start + len(cut)))
 
     for (kind, pattern), trigger in zip(RECOGNIZERS[:-_LAST_KINDS], TRIGGERS, strict=False):
         if not trigger.search(text):
@@ -108,12 +139,18 @@ def find_identifiers(text: str) -> list[tuple[str, int, int]]:
                                        or DATE_SHAPE.fullmatch(value)
                                        or "/" in value and DATE_SHAPE.match(value)):
                 continue
+            check = CHECKS.get(pattern)
+            if check is not None and not check(value):
+                continue
             add(kind, *m.span(group))
-    for start, end in _merge(find_names(text)):
+    names = _merge(find_names(text))
+    for start, end in names:
         add("name", start, end)
         age = _AGE_AFTER_NAME.match(text, end)  # "Patient John Smith, 97"
         if age:
             add("age", *age.span("v"))
+    for start, end in _again(text, names):  # "Lupe Fonua attended ... Lupe said": the name said again
+        add("name", start, end)
     for kind, pattern in RECOGNIZERS[-_LAST_KINDS:]:
         for m in pattern.finditer(text):
             add(kind, *m.span("v"))

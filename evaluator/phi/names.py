@@ -86,7 +86,7 @@ can could may might recommends recommended wants aware notified informed updated
 
 _NAME_ATTRS = ("first_names", "first_names_male", "first_names_female", "first_romanized_names",
                "first_romanized_names_male", "first_romanized_names_female", "last_names",
-               "last_romanized_names")
+               "last_names_male", "last_names_female", "last_romanized_names")
 
 
 @cache
@@ -125,8 +125,9 @@ _CUE = re.compile(
     r"(?<!\w)(?i:patient|pt|name|named|son|daughter|wife|husband|mother|father|sister|brother|spouse|partner|"
     r"neighbou?r|friend|granddaughter|grandson|grandmother|grandfather|niece|nephew|aunt|uncle|caregiver|"
     r"guardian|contact|roommate|fianc[ée]e?|boyfriend|girlfriend|dtr|mum|mom|dad|cousin|stepfather|stepmother|"
-    r"stepson|stepdaughter|carer)(?:-in-law)?(?:'s)?"
-    r"(?:\s+(?:is|was|named|called))?\s*[:,(-]?\s*(?<=[\s(])"
+    r"stepson|stepdaughter|carer|resident|client|nok|next of kin|epoa|surname|family name|last name|"
+    r"given names?|first names?|forenames?|christian name)(?:-in-law)?(?:'s)?"
+    r"(?:\s+(?:is|was|named|called))?\s*[:,(-]?\s*(?<=[\s(])['ʻ‘’]?"
     rf"(?P<rest>{_TOKEN},\s+{_TOKEN}(?:\s+{_INITIAL}(?![\w]))?"
     rf"|{_TOKEN}(?:[ ](?:{_INITIAL}(?=\s)|{_TOKEN})){{0,2}})"
 )
@@ -140,7 +141,7 @@ _PAIR = re.compile(
 _CAMEL = re.compile(r"^(?!Mc|Mac|De|Di|Da|Le|La|Van|Von|O['’]|Ní|Nic|Uí)[A-Z][a-z]*[A-Z]")
 # Particles inside Irish and Arabic names: "Ó Súilleabháin", "Ní Bhriain", "Mac Giolla", "bin Saleh",
 # "bint Khalid", "Al-Rashid". A capitalised word, a particle, a capitalised word is a name.
-_PARTICLE = r"(?:Ó|Ní|Nic|Mac|Mc|Ua|Uí|Ni|O|bin|bint|ibn|Ibn|Abu|abu|Bin|Ben|al|Al|el|El)"
+_PARTICLE = r"(?:Ó|Ní|Nic|Mac|Mc|Ua|Uí|Ni|O|bin|bint|ibn|Ibn|Abu|abu|Bin|Ben|al|Al|el|El|Te)"  # Te: Māori
 _PARTICLE_NAME = re.compile(
     rf"(?<![\w'’-])(?P<all>{_TOKEN}(?:\s+{_TOKEN})?\s+{_PARTICLE}(?:\s+(?:an|na|Giolla|an\s+t))?"
     rf"\s*[\s-]\s*{_TOKEN}(?:\s+{_TOKEN})?)")
@@ -156,8 +157,9 @@ _SURNAME_FIRST = re.compile(
     rf"(?<![\w'’-])(?=(?P<all>(?P<last>{_TOKEN})\s+(?P<given>{_TOKEN}(?:\s+{_TOKEN})?)))")
 # Lower-case names in dialogue transcripts: after a greeting or an introduction, or a kinship word.
 _DIALOGUE = re.compile(
-    r"(?:^|(?<=[:\].?!])\s*|(?<=\s))(?:(?P<greet>hi|hello|hey|morning|good morning|good afternoon|thanks|"
-    r"thank you|okay|ok|so|right|well|sorry|dear|meet you,)\s+|(?P<intro>my name is|name's|i'm|i am|it's|"
+    r"(?:^|(?<=[:\].?!])\s*|(?<=\s))(?<!the )(?<!this )(?<!each )(?<!every )"
+    r"(?:(?P<greet>hi|hello|hey|morning|good morning|good afternoon|thanks|"
+    r"thank you|okay|ok|so|right|well|sorry|dear|meet you,)\s+|(?P<intro>my name is|name's|i'm|i am|it's|its|"
     r"this is|is this|call me)\s+|(?P<kin>(?:my|his|her|your|their|our)\s+(?:husband|wife|son|daughter|"
     r"mother|mum|mom|father|dad|brother|sister|partner|friend|neighbou?r|nephew|niece|grandson|"
     r"granddaughter|cousin|uncle|aunt|carer)),?\s+|(?P<turn>(?<=: )))"
@@ -165,8 +167,9 @@ _DIALOGUE = re.compile(
 # Issue 35: a capitalised pair with no listed part, known as a name by what follows it ("Teuila Leavasa,
 # DOB ...", "Sione Fifita was reviewed"), and a single name addressed to the patient ("Thank you, Kalani,").
 _BEFORE_ID = re.compile(
-    rf"(?<![\w'’-])(?P<all>{_TOKEN}(?:\s+{_TOKEN}){{1,2}})(?=\s*,?\s*\(?(?:DOB|D\.O\.B|MRN|NHS\b|born\b|"
-    r"(?i:aged?)\s+\d|\d{1,3}\s*(?:y/?o|yrs?|years?|[MF])\b|(?P<bare>\d{1,3}\s*[,;(])))")
+    rf"(?<![\w'’-])(?P<all>{_TOKEN}(?:\s+{_TOKEN}){{1,2}})(?=\s*,?\s*\(?(?:(?i:dob|d\.o\.b)|MRN|NHS\b|NHI\b|CHI\b|URN?\b|born\b|"
+    r"(?i:aged?)\s+\d|\d{1,3}\s*(?:y/?o|yrs?|years?|[MF])\b|[A-Z]{2,4}[\s-]?\d{3,4}[\s-]?\d{3}"
+    r"|(?P<bare>\d{1,3}\s*[,;(])))")
 # A bare number after a name is an age only in a handover line ("Bed 7: Ioane Tuala, 58,"), not in vitals.
 _HANDOVER = re.compile(r"(?i)(?:^|\b(?:bed|bay|room|rm|cubicle|side room)\s*\w{0,3}\s*[:,.-]?)\s*$")
 # ... and after a referral's or a visit's verb ("thank you for seeing Epeli Naivalu")
@@ -183,7 +186,7 @@ _BEFORE_VERB = re.compile(
 _GREETING_NAME = re.compile(
     r"(?<!\w)(?i:hi|hello|hey|dear|morning|good morning|good afternoon|good evening|thanks|thank you|"
     r"okay|ok|sorry|"
-    rf"well done|bye|goodbye|see you),?\s+(?P<name>{_TOKEN})(?=\s*[,.?!])")
+    rf"well done|bye|goodbye|see you),?\s+(?P<name>{_TOKEN})(?=\s*[,.?!(])")
 _VOCATIVE = re.compile(rf"(?<=[a-z]),\s+(?P<name>{_TOKEN}),\s+(?=and|that|we|you|I|please|let|can|just|so)\b")
 # Lower-case words after "my son", "my name is" that are not a name ("my son too.", "my wife, again").
 _NOT_A_NAME = _words("""
@@ -191,7 +194,7 @@ too also here there now then again today yesterday tonight home though anyway in
 doc all everyone team guys folks
 """)
 _FAMILY = re.compile(rf"(?<!\w)(?i:the)\s+(?P<name>{_TOKEN})\s+"
-                     r"(?:family|household|twins|children|brothers|sisters)\b")
+                     r"(?:family|household|twins|children|brothers|sisters|wh[aā]nau|aiga|kids|boys|girls)\b")
 _ADDRESS_WORDS = _words("""
 doctor doctors nurse nurses team everyone everybody all sir madam ma'am folks guys dear again
 """)
@@ -264,7 +267,8 @@ def _trim(start: int, tokens_text: str) -> int:
     end = start
     for m in re.finditer(rf"[\s,]*({_INITIAL}(?![\w])|{_TOKEN}|[a-z][a-z'’-]+)", tokens_text):
         word = m.group(1).rstrip(".")
-        if word.lower() in STOP_WORDS or (end > start and word.islower()):
+        initial = len(word) == 1 and m.group(1).endswith(".")  # "Ms A. Kereama": "A." is not the article
+        if word.lower() in STOP_WORDS and not initial or (end > start and word.islower()):
             break
         end = start + m.end()
     return end
@@ -279,7 +283,7 @@ def find_names(text: str) -> list[tuple[int, int]]:
     """
     first, last = name_lists()
     if not any(c.isupper() for c in text) and not re.search(r"\b(?:mrs?|ms|miss|dr|prof)\b", text):
-        return _more_names(text, first, last)  # a lower-case transcript: only its dialogue cues
+        return _more_names(text, first, last) + _shorthand(text)  # dialogue and shorthand cues
     spans: list[tuple[int, int]] = []
     for m in _TITLE.finditer(text):
         rest = m.group("rest")
@@ -304,11 +308,15 @@ def find_names(text: str) -> list[tuple[int, int]]:
             spans.append((m.start("rest"), end))
     for m in _LAST_FIRST.finditer(text):
         surname, given = m.group("last"), m.group("first")
-        if surname.lower() in STOP_WORDS or _is_eponym(text, m.end()):
+        if surname.lower() in STOP_WORDS or _is_eponym(text, m.end()) or re.fullmatch(r"[IVX]+", surname):
             continue
         if surname.isupper() != given.isupper():  # "TAUFA, Sione": an EHR's surname in capitals
-            if (surname.isupper() and len(surname) > 2 and _plain(surname) and _plain(given)
-                    and (_listed(given, first) or _listed(surname, last))):
+            short_ok = len(surname) > 2 or surname.lower() in _surname_first_list()  # "LI, Mei"
+            before_id = re.match(  # "KAUFUSI, Seini RH0049182": a wristband
+                r"\s*,?\s*(?:[A-Z]{1,4}\d{5,}|\d{6,}|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|DOB|NHI|MRN)",
+                text[m.end():])
+            if (surname.isupper() and short_ok and _plain(surname) and _plain(given)
+                    and (_listed(given, first) or _listed(surname, last) or before_id)):
                 spans.append((m.start(), m.end()))
             continue
         if _listed(surname, last) and _listed(given, first):
@@ -333,8 +341,15 @@ def find_names(text: str) -> list[tuple[int, int]]:
             spans.append((m.start(), m.end()))
     spans += _more_names(text, first, last)
     spans += _unlisted_pair_names(text)
+    spans += _shorthand(text)
     # a span holding a word such as "Scale" or "Balance" is a scale's name ("Berg Balance Scale")
     return [(a, b) for a, b in spans if not any(w.lower() in EPONYM_NOUNS for w in _parts(text[a:b]))]
+
+
+def _shorthand(text: str) -> list[tuple[int, int]]:
+    from evaluator.phi.shorthand import shorthand_names  # phi-5: bed boards, lower-case names, cues
+
+    return shorthand_names(text)
 
 
 @cache

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from evaluator.phi.shapes import COMPANY_SUFFIXES, LATE_ROWS, ROWS, STREET_SUFFIXES
+
 # A value after a keyword: tokens of capitals/digits joined by "-", or by a space when the next
 # token has a digit (never "/", which would join a date); one letters-only prefix ("KXP 4471",
 # "FP-0048213"). Keyed values need at least four digits (MIN_DIGITS): "visit 2", "PT 12.5" stay out.
@@ -38,7 +40,7 @@ _DATE = (
     rf"(?:{_DAY}{_MONTH}(?:{_YEAR}|\d\d)(?![\w])"                       # 03MAR2024
     rf"|{_WEEKDAY}\s+(?:the\s+)?{_DAY}(?:st|nd|rd|th)(?![\w])"           # Tuesday 14th
     rf"|{_DAY}[/.-]{_DAY}[/.-](?:{_YEAR}|\d\d)(?![\d/])"            # 3/4/52, 14-02-24, 5.6.2023
-    rf"|{_YEAR}[/.-]{_MON}[/.-]{_DAY}(?!\d)"                           # 2023-11-30
+    rf"|{_YEAR}[/.-]{_MON}[/.-]{_DAY}(?:T\d\d:\d\d(?::\d\d)?)?(?!\d)"   # 2023-11-30, 2023-11-30T14:22
     rf"|{_DAY}(?:st|nd|rd|th)\s+of\s+{_MONTH}(?:,?\s+{_YEAR})?(?![\w])"  # the 3rd of March
     rf"|{_DAY}(?:st|nd|rd|th)?[\s-]+{_MONTH}(?:,?[\s-]+(?:{_YEAR}|\d\d))?(?![\w])"  # 03-Mar-2024
     rf"|{_MONTH}(?:\s+|-(?=\d))({_DAY})(?:st|nd|rd|th)?(?:,?\s+{_YEAR})?(?![\w])(?!\s*(?:mg|mcg|g|ml|mL|units?|%))"
@@ -70,16 +72,32 @@ _ABBR_AMBIGUOUS = "AL CO DE HI ID IL IN LA ME MD MA MS MO OH OK OR PA PR"
 _STATE = rf"(?:{'|'.join(sorted(STATES, key=len, reverse=True))}|{_ABBR_SAFE.replace(' ', '|')})"
 _ANY_STATE = rf"(?:{_STATE}|{_ABBR_AMBIGUOUS.replace(' ', '|')})"
 _ZIP = r"\d{5}(?:-\d{4})?"
-_CITY = r"[A-Z][a-z]+(?:[ -](?:[A-Z][a-z]+|of|de|la))*"
+_CITY = r"[A-ZÀ-ÞĀ-Ž][a-zß-ÿā-ž]+(?:[ -](?:[A-ZÀ-ÞĀ-Ž][a-zß-ÿā-ž]+|of|de|la))*"
 _AU_STATE = r"(?:NSW|VIC|QLD|TAS|ACT|NT|SA|WA)"
 _CA_PROVINCE = r"(?:ON|QC|BC|AB|MB|SK|NS|NB|NL|PE|YT|NU)"
 _CA_POSTCODE = r"[ABCEGHJ-NPRSTVXY]\d[A-Z] ?\d[A-Z]\d"
 _UNIT_AFTER = r"(?:,?\s+(?i:apt|apartment|unit|suite|ste|flat|#)\.?\s*#?[A-Za-z0-9-]*\d[A-Za-z0-9-]*)"
+# Japanese (chōme-banchi-gō, a ward, a 7-digit postcode) and Singapore (block, street number, #floor-unit)
+_ASIA_ADDRESS = (r"(?:\b\d{1,2}-\d{1,3}(?:-\d{1,3})?\s+[A-Z][\w-]+,\s+[A-Z][\w-]+-(?:ku|shi|cho|machi|gun)"
+                 r"(?:,\s+[A-Z][a-z]+)?(?:\s+\d{3}-\d{4})?"
+                 r"|\b(?:Block|Blk)\s+\d+[A-Z]?\s+(?:[A-Z][a-z]+\s+){1,3}(?:Street|Avenue|Ave|Road|Rd|Drive|Crescent)"
+                 r"(?:\s+\d{1,3})?(?:,\s+#\d{2}-\d{2,4})?(?:,\s+Singapore\s+\d{6})?"
+                 r"|\b\d+[A-Z]?\s+(?:[A-Z][a-z]+\s+){1,3}(?:Street|Avenue|Road|Drive|Crescent)\s+\d{1,3}"
+                 r",\s+#\d{2}-\d{2,4}(?:,\s+Singapore\s+\d{6})?)")
 _SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|"
-           r"Terrace|Ter|Circle|Cir|Highway|Hwy|Parkway|Pkwy|Square|Sq|Trail|Trl|Loop|Row|Alley|Crescent|Close|Grove)")
-_STREET = (rf"(?:(?:Flat|Apartment|Apt|Unit)\s+\d+[A-Z]?,\s+)?"
+           r"Ter|Circle|Cir|Highway|Hwy|Parkway|Pkwy|Square|Sq|Trail|Trl|Loop|Row|Alley|Grove|"
+           rf"{STREET_SUFFIXES})")
+_UNIT_BEFORE = (r"(?:(?i:flat|apartment|apt|unit|suite|ste)\.?\s+[A-Z]?\d+[A-Za-z]?(?:,\s+|\s+(?=\d)|/(?=\d))"
+                r"|(?:Bât(?:iment)?\.?|Bldg\.?|Building|Block|Blk|Escalier|Esc\.)\s+[A-Z0-9]\w*,\s+"
+                r"|(?:[A-Z][\w'’-]+\s+){1,3}(?:Lodge|House|Towers|Apartments|Flats|Mansions|Hostel|Motel|Residence|"
+                r"Manor|Court|Gardens|Living|Home|Village|Estate|Centre|Center|Plaza|Tower),\s+(?=\d))")
+# French and Québec street lines: "45 rue Saint-Urbain", "4 allée des Cerisiers"; a floor after them
+_FR_STREET = (r"\d{1,4}(?:\s+(?:bis|ter))?,?\s+(?i:rue|avenue|av\.|boulevard|bd|chemin|allée|place|impasse|"
+              r"quai|route|cours|rang|montée|côte)\s+(?:(?:de|des|du|la|le|d['’])\s*)*[A-ZÀ-Þ][\wÀ-ÿ'’-]*"
+              r"(?:\s+(?:(?:de|des|du|la|le)\s+)?[A-ZÀ-Þ][\wÀ-ÿ'’-]*){0,2}(?:,\s+\d+(?:e|er|ème|è)\s+étage)?")
+_STREET = (rf"{_UNIT_BEFORE}?"
            rf"(?:\d{{1,4}}[A-Za-z]?/)?\d{{1,6}}[A-Za-z]?(?:\s+(?:[NSEW]\.?|North|South|East|West))?"
-           rf"(?:\s+(?:[A-Z][a-z]+|\d+(?:st|nd|rd|th))){{1,3}}\s+{_SUFFIX}\b\.?(?:,?\s+(?:Apt|Apartment|Unit|Suite|Ste|#)\.?\s*#?[A-Za-z0-9-]+)?")
+           rf"(?:\s+(?:[A-ZĀ-Ž][a-zā-ž]+|\d+(?:st|nd|rd|th))){{1,3}}\s+{_SUFFIX}\b\.?(?:\s+(?:[NSEW]|NE|NW|SE|SW)\b)?(?:,?\s+(?:Apt|Apartment|Unit|Suite|Ste|#)\.?\s*#?[A-Za-z0-9-]+)?")
 
 # An organisation's name: capitalised words, "&", "and", "of"; "St" and an apostrophe allowed.
 _ORG_WORD = r"(?!(?:NHS|VA|Army|Navy|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|"\
@@ -87,7 +105,8 @@ _ORG_WORD = r"(?!(?:NHS|VA|Army|Navy|Monday|Tuesday|Wednesday|Thursday|Friday|Sa
             r"(?:St\.?|[A-Z][\w'’-]*[\w])"
 _ORG = rf"{_ORG_WORD}(?:\s+(?:&|and|of|the|{_ORG_WORD}))*(?<![\s&])(?<!\band)(?<!\bof)(?<!\bthe)"
 _ORG_SCHOOL = rf"{_ORG_WORD}(?:\s+(?:&|and|of|the|{_ORG_WORD}))*\s+"\
-              r"(?:School|Academy|College|University|Nursery|Primary|High)\b"
+              r"(?:School|Academy|College|University|Nursery|Primary|High|Kindergarten|Kindy|Preschool|"\
+              r"Pre-school|Daycare|Creche|Crèche|Playcentre|Childcare)\b"
 
 # Countries and regions: larger than a state, so not Safe Harbor identifiers ("originally from Poland").
 _COUNTRY = ("(?:Ireland|England|Scotland|Wales|Britain|UK|USA|America|Canada|Mexico|Brazil|Argentina|"
@@ -132,6 +151,7 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                 r"(?![\w-])|(?<!\w)(?i:SSN|SS\s?#|soc(?:ial)?\.? sec(?:urity)?\.?"
                 r"(?: no\.?| number| #)?)\s*[:#]?\s*"
                 r"(?P<v2>\d{3}[- ]?\d{2}[- ]?\d{4}|[xX*]{3}-[xX*]{2}-\d{4}|\d{4})(?!\w)")),
+    *ROWS,
     ("email", r"\bdot\b|\(at\)|\[at\]",  # spelled out: "jane dot doe at gmail dot com"
      re.compile(r"(?<![\w.+-])(?P<v>[\w.+-]+(?:\s+(?i:dot|underscore|dash|hyphen)\s+[\w.+-]+)*"
                 r"\s*(?:\((?i:at)\)|\[(?i:at)\]|\s(?i:at)\s)\s*[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
@@ -144,14 +164,16 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
      re.compile(r"(?<![\w-])(?P<v>[A-Z]{2}\d\d ?[A-Z]{3})(?![\w-])")),
     # international and national trunk formats: "+44 20 7946 0958", "0161 555 0176"
     ("phone", r"\+|00\d|\b0\d",
-     re.compile(r"(?<![\w+])(?P<v>(?:\+|00)[1-9]\d{0,2}(?:[\s.-]?\(0\))?(?:[\s.-]?\(?\d{1,4}\)?)"
+     re.compile(r"(?<![\w+-])(?P<v>(?:\+|00)[1-9]\d{0,2}(?:[\s.-]?\(0\))?(?:[\s.-]?\(?\d{1,4}\)?)"
                 r"(?:[\s.-]\d{2,4}){1,4}|\(?0\d{1,4}\)?[\s.-]\d{3,4}[\s.-]?\d{3,4})(?![\w/]|[.,]\d)"
                 r"(?!\s*(?:mg|mcg|g|kg|ml|mL|units?|%|mmol|cells|copies)\b)")),
     # over 89 in words: "ninety-two-year-old", "aged ninety four", "one hundred and one"
     ("age", r"ninety|hundred",
      re.compile(rf"(?<![\w-])(?P<v>{_AGE_WORDS})(?=[\s-]*(?i:years?|yrs?|yo|year-old)\b)"
-                rf"|(?:(?<!\w)(?i:aged|age:|turned|is now|is|at|now|was)\s+|,\s*)(?P<v2>{_AGE_WORDS})"
+                rf"|(?:(?<!\w)(?i:aged|age:|turned|is now|is|at|now|was)\s+|,\s*|\(\s*)(?P<v2>{_AGE_WORDS})"
                 r"(?!\s*(?:percent|per cent|%|minutes|metres|meters|mg|days|seconds|patients))(?![\w-])")),
+    ("age", r"dob|born|d\.o\.b", re.compile(r"(?i:dob|born|d\.o\.b\.?)[^()\n]{4,25}\((?P<v>9\d|1[01]\d)"
+                                            r"(?=\s*(?:y|yrs?|years?)?\))")),  # "DOB: 5th of June, 1929 (97)"
     ("age", "nineties", re.compile(r"(?<!\w)(?i:in\s+(?:his|her|their)\s+)"
                                    r"(?P<v>(?i:(?:late|early|mid)[\s-]+)?nineties)\b")),
     ("dob", r"dob|d\.o\.b|birth|born", re.compile(rf"(?<!\w){_DOB_CUE}\s*[:#-]?\s*(?P<v>{_DATE})")),
@@ -160,7 +182,7 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
      re.compile(rf"(?<!\w)(?i:phone|tel|telephone|cell|mobile|pager|beeper|ext|extension"
                 rf"|call(?: back)?|reach(?:ed)?(?: \w+)? at|contact)\.?{_PHONE_SEP}{_PHONE}")),
     _keyed_row("health_plan", r"medicare|medicaid|member|insurance|policy|subscriber|group|plan id|"
-                 r"beneficiary|HICN|MBI|health plan"),
+                 r"beneficiary|HICN|MBI|health plan|OHIP|RAMQ|health card|HCN|carte vitale|NIR"),
     _keyed_row("account", r"account|acct|billing|encounter|FIN|CSN|visit|invoice"),
     _keyed_row("vehicle", r"VIN|(?:license |licence )?plate|tag", gap=r"(?:\s+number)?"),
     _keyed_row("license", r"(?:driver'?s?\s+)?licen[cs]e|DL|certificate|cert|DEA", gap=r"(?:\s+[a-z]+)?"),
@@ -172,34 +194,37 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                 r"(?:\s+[a-z-]+){1,2}|\s*:\s*[a-z-]+(?:\s+[a-z-]+)?)?\s+(?i:at|for|by|with)"
                 r"|(?i:employer|employed by)\s*:)\s+(?:the\s+)?"
                 rf"(?P<v>{_ORG})"
-                r"|(?<!\w)(?i:pupil at|student at|attends|goes to|studies at|teaches at|teacher at)"
+                r"|(?<!\w)(?i:pupil at|student at|attends|goes to|studies at|teaches at|teacher at|"
+                r"(?:year|grade|class|form)\s+\d{1,2}\s+at)"
                 r"\s+(?:the\s+)?"
                 rf"(?P<v2>{_ORG}\s(?i:School|Academy|College|University|Nursery|Primary|High)(?![\w-])"
                 rf"|{_ORG_SCHOOL})")),
     ("photo", r"\.(?:jpe?g|png|heic|gif|bmp|tiff?|dcm)",
      re.compile(r"(?<![\w.-])(?P<v>[\w-]+\.(?i:jpe?g|png|heic|gif|bmp|tiff?|dcm))(?!\w)")),
-    _keyed_row("mrn", r"MRN|MR|UR|URN|NHI|CHI|med(?:ical)? rec(?:ord)?s?|hosp(?:ital)?|chart|unit|patient|"
+    _keyed_row("mrn", r"MRN|MR|UR|URN|NHI|CHI|med(?:ical)? rec(?:ord)?s?|hosp(?:ital)?|chart|"
+                 r"unit(?=\s*(?:no|number|#|rec))|patient|"
                  r"pt(?=\s*(?:id|#))|record"),
     _keyed_row("id", r"ID|passport|employee|student|badge|case|identifier|aadhaar|NHS|national insurance",
                gap=r"(?:\s+(?:file|folder|ref(?:erence)?))?"),
-    _keyed_row("id", r"requisition|accession|specimen|referral|claim|docket|reference|ref|"
+    _keyed_row("id", r"rx|prescription|script|(?:pre-?)?approval|(?:prior |pre-?)?auth(?:ori[sz]ation)?|"
+               r"req(?:uisition)?|accession|specimen|referral|claim|docket|reference|ref|"
                r"file|folder|sample"),
     ("id", r"number|no\.|#", re.compile(rf"(?<!\w)(?i:number|no\.|#)\s*[:=]?\s*{_VALUE}(?![\w])")),
     ("phone", r"\d{3}", re.compile(rf"(?<![\w/.,-])(?P<v>{_PHONE10}|[2-9]\d{{2}}[-.]\d{{4}})(?![\w/]|[.,-]\d)"
                                    rf"(?!\s*{_UNITS})")),
     ("date", r"\d", re.compile(rf"(?<![\w/.-])(?P<v>{_DATE})")),
     ("date", r"\d/\d", re.compile(rf"(?<!\w)(?i:on|since|from|until|dated?|seen|admitted|discharged|DOS|"
-                                   rf"started|began)\s+(?P<v>{_MON}/{_DAY})(?![\d/])")),
+                                   rf"started|began)\s+(?P<v>{_MON}/{_DAY}|{_DAY}/{_MON})(?![\d/])")),
     ("age", r"\d\d", re.compile(r"(?<![\w.])(?P<v>9\d|1[01]\d)"
                                 r"(?:\s*-?\s*(?:y/o|y\.o\.?|yo|yrs?|years?|year-old|yr-old|y(?=[\s),;.]))(?:[\s-]old)?)"
                                 r"(?![a-z])(?!\s+(?:ago|of|later|prior|since|before))")),
     ("age", r"\d ?[MF]\b",  # "93M", at the start or after "a", "is", "Pt", ": " (not "T 101F")
      re.compile(r"(?:^|(?<=\ba )|(?<=\bis )|(?<=\bPt )|(?<=: ))(?P<v>9\d|1[01]\d)\s?[MF]\b")),
-    ("age", "age", re.compile(r"(?<!\w)(?i:age[d]?)\s*[:=]?\s*(?P<v>9\d|1[01]\d)\b"
+    ("age", "age|turn", re.compile(r"(?<!\w)(?i:age[d]?|turn(?:ed|s|ing)?)\s*[:=]?\s*(?P<v>9\d|1[01]\d)\b"
                               r"(?!\s*(?:days?|d|weeks?|wks?|months?|mos?|%|mg|kg)\b)"
                               r"(?!\+|\s*(?:and|or)\s+(?:older|over|above))")),
     ("address", r"\b[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}\b",  # UK postcode, with the town before it
-     re.compile(rf"(?P<v>(?:{_STREET},\s+|\b\d{{1,4}}\s+{_CITY},\s+)?(?:{_CITY},?\s+)?"
+     re.compile(rf"(?P<v>(?:{_STREET},\s+|\b\d{{1,4}}\s+{_CITY},\s+)?(?:{_CITY},?\s+){{0,2}}"
                 rf"\b[A-Z]{{1,2}}\d[A-Z\d]?\s\d[A-Z]{{2}})\b")),
     ("address", r"\b[AC-FHKNPRTV-Y]\d[0-9W] ?[AC-FHKNPRTV-Y0-9]{4}\b",  # Eircode, with the town before it
      re.compile(rf"(?P<v>(?:{_STREET},\s+)?(?:{_CITY},?\s+)?(?:\d{{1,2}},\s+)?"
@@ -207,17 +232,23 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                 rf"[AC-FHKNPRTV-Y0-9]{{4}})\b")),
     # European street line: "Hauptstraße 45, 10115 Berlin", "12 Rue des Lilas, 69003 Lyon"
     ("address", r",\s+\d{2,5}[\s-]",
-     re.compile(r"(?P<v>(?:(?:Flat|Apartment|Apt)\s+\d+,\s+)?(?:\d{1,4}[a-z]?(?:\s+(?:bis|ter))?,?\s+)?"
+     re.compile(rf"(?P<v>{_UNIT_BEFORE}?(?:\d{{1,4}}[a-z]?(?:\s+(?:bis|ter))?,?\s+)?"
                 r"(?:(?:rue|avenue|av\.|boulevard|bd|chemin|allée|place|impasse|quai|route|cours|via|viale|"
                 r"calle|avenida|rua|carrer|piazza|strada)\s+(?:(?:de|des|du|la|le|del|della|d['’])\s*)*)?"
                 r"(?:[A-ZÀ-Þ][\wÀ-ÿ'’.-]*\s+"
                 r"(?:(?:de|del|della|des|du|la|le|di|da|van|der|von)\s+)*){0,3}[A-ZÀ-Þ][\wÀ-ÿ'’.-]*(?:\s+\d{1,4}[a-z]?)?"
+                r"(?:,\s+\d+(?:e|er|ème|è)\s+étage)?"
                 r",\s+(?:\d{4} ?[A-Z]{2}(?=\s)|\d{4,5}|\d{2}-\d{3}|\d{3} \d{2}|\d{4}-\d{3})"
                 r"\s+[A-ZÀ-Þ][\wÀ-ÿ'’-]+)")),
-    ("address", r"\d", re.compile(rf"(?P<v>\b{_STREET}(?:,\s+{_CITY}(?:,\s+{_ANY_STATE}\b(?:\s+{_ZIP})?"
+    # a street with up to two places after it (suburb, city) and a state, province or postcode
+    ("address", r"\d", re.compile(rf"(?P<v>(?:\b(?:{_STREET}|{_UNIT_BEFORE}?{_FR_STREET})"
+                                  r"(?:,?\s+(?:RD|R\.D\.|RR|Rural Route)\s+\d+)?"  # rural delivery: "RD 7"
+                                  rf"|\bP\.?\s?O\.?\s+Box\s+\d+|\bPrivate\s+Bag\s+\d+)"
+                                  rf"(?:(?:,\s+{_CITY}){{1,2}}(?:,\s+{_ANY_STATE}\b(?:\s+{_ZIP})?"
                                   rf"|,?\s+{_AU_STATE}\s+\d{{4}}|,?\s+{_CA_PROVINCE}\s+{_CA_POSTCODE}"
-                                  rf"|,\s+{_CITY} (?:County|Parish))?(?![\w-]))?{_UNIT_AFTER}?"
-                                  r"|\bP\.?\s?O\.?\s+Box\s+\d+\b)")),
+                                  rf"|,\s+{_CITY} (?:County|Parish)|,?\s+\d{{4}}(?![\d/]|[.,:]\d)"
+                                  rf"|,?\s+[A-Z]{{1,2}}\d[A-Z\d]?\s\d[A-Z]{{2}})?(?![\w-]))?{_UNIT_AFTER}?"
+                                  r")")),
     ("address", r"\b(?:NSW|VIC|QLD|TAS|ACT|NT|SA|WA|ON|QC|BC|AB|MB|SK|NS|NB|NL|PE|YT|NU)\b",
      re.compile(rf"(?P<v>\b{_CITY},?\s+(?:{_AU_STATE}\s+\d{{4}}|{_CA_PROVINCE}\s+{_CA_POSTCODE})\b)")),
     ("address", r",\s+[A-Z]",
@@ -236,12 +267,43 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                 rf"originally|visiting|travelled|traveled|family|address|staying|moving)(?:\s+(?i:is|from))?\s+"
                 rf"(?i:in|to|at|near|of|on|from|is)\s+(?:the\s+)?(?P<v>(?!(?:{_STATE}|{_COUNTRY})\b)"
                 rf"(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+){{0,2}}\s+{_SUFFIX}\b\.?(?:,\s+{_CITY}(?![\w-]))?|{_CITY}))")),
+    # a lower-case street line, as chat and dictation write it: "42 station road ashford kent tn23 1pq"
+    ("address", r"\d+\s+[a-z].*\b(?:street|road|rd|avenue|ave|lane|drive|way|court|crescent|place|terrace|"
+                r"boulevard|blvd|parade|close|grove|highway|st|dr)\b",
+     re.compile(r"(?<![\w/.-])(?P<v>\d{1,5}[a-z]?\s+(?:[nsew]\.?\s+)?(?:(?!(?:the|a|an|and|of|to|in|on|at|for|per|"
+                r"with|times|days|weeks|hours|mins?|or|down|up|along|across|my|his|her|their|our|x|was|were|is|are|"
+                r"be|been|has|have|had|not|no|very|too|so|then|than|that|this|it|he|she|they|we|you|from|by|as|"
+                r"into|over|under|its|more|less|most|all|some|any|each|both|patients?|years?|months?)\b)[a-z]+\s+){1,3}"
+                r"(?:street|road|rd|avenue|ave|lane|crescent|terrace|boulevard|blvd|parade|highway"
+                r"|(?:st|dr|drive|way|court|place|close|grove)(?=\s+(?:apt|unit|flat|suite|#)"
+                r"|,?\s+(?:[a-z]+\s+){1,3}?(?:[a-z]{2}\s+\d{5}|[a-z]{1,2}\d[a-z\d]?\s*\d[a-z]{2}\b)))"
+                r"\b(?:\s+(?:apt|unit|flat|suite|#)\s*\w*\d\w*)?"
+                r"(?:,?\s+(?:[a-z]+\s+){1,3}?(?:[a-z]{2}\s+\d{5}(?:-\d{4})?|[a-z]{1,2}\d[a-z\d]?\s*\d[a-z]{2})\b)?)")),
+    ("address", r"-(?:ku|shi|cho|machi|gun)\b|#\d\d-\d", re.compile(rf"(?P<v>{_ASIA_ADDRESS})")),
+    # a caravan or holiday park with its site, and the town after it
+    ("address", r"(?:caravan|holiday|trailer|mobile home|RV)\s+park",
+     re.compile(rf"(?P<v>{_ORG_WORD}(?:\s+{_ORG_WORD})?\s+(?i:caravan|holiday|trailer|mobile\s+home|RV)\s+(?i:park)"
+                rf"(?:,?\s+(?i:site|lot|cabin|space|pitch|unit|van)\s+\w*\d\w*)?"
+                rf"(?:,\s+{_CITY}(?:,?\s+(?:{_AU_STATE}|{_ANY_STATE})(?:\s+\d{{4,5}})?)?)?)")),
+    # an employer by its legal form ("Kowhai Freight Ltd"), or after "employer" or "N years at"
+    ("name", r"\b(?:work|employ|job|occupation|career|retired|years at|shift|boss|manager)",
+     re.compile(rf"(?i:\b(?:works?|worked|working|employ\w*|job|occupation\w*|career|retired|years?\s+at|shifts?|boss|"
+                rf"manager))\b[^.;]*?(?P<v>(?<![\w'’-]){_ORG_WORD}(?:\s+(?:&|and|of|{_ORG_WORD})){{0,3}}\s+(?:{COMPANY_SUFFIXES}))"
+                r"(?![\w/])")),
+    ("name", r"employer|years? at|teaches|teacher",
+     re.compile(rf"(?<!\w)(?:(?i:employer|employed)(?:\s+(?i:is|was|by))?\s*[:,]?|(?i:years?|decades?)\s+(?i:at|with)"
+                rf"|(?i:teaches|teacher|teaching)(?:\s+[\w-]+){{0,3}}?\s+(?i:at))\s+(?:the\s+)?(?P<v>{_ORG})")),
+    ("name", r"school|college|academy",
+     re.compile(rf"(?P<v>(?<![\w'’-]){_ORG_WORD}(?:\s+{_ORG_WORD}){{0,4}}\s+(?:Primary|Secondary|High|Grammar|"
+                r"Elementary|Middle|Junior|Infant|Catholic|Public|State|Community)\s+(?:School|College|Academy))\b")),
+    *LATE_ROWS,
     ("mrn", r"\d{8}",
-     re.compile(r"(?<![\d.,/-])(?P<v>\d{8,12})(?![\d.,/]|\s*(?:mg|mcg|µg|g|ml|units?|iu)\b)", re.I)),
+     re.compile(r"(?<![\w.,/-])(?P<v>\d{8,12})(?![\d/]|[.,]\d|\s*(?:mg|mcg|µg|g|ml|units?|iu)\b)", re.I)),
 ]
 KEYED: frozenset[re.Pattern[str]] = frozenset(
     pattern for kind, trigger, pattern in _TABLE
-    if kind in MIN_DIGITS and not trigger.startswith(r"\b[A-Z]{2}\d"))
+    if kind in MIN_DIGITS and not trigger.startswith(r"\b[A-Z]{2}\d")
+    and (kind, trigger, pattern) not in ROWS + LATE_ROWS)
 """Keyword + value recognizers (all but the bare IBAN and plate shapes): values need ``MIN_DIGITS``."""
 RECOGNIZERS: list[tuple[str, re.Pattern[str]]] = [(kind, pattern) for kind, _, pattern in _TABLE]
 """(kind, pattern) in priority order; group ``v`` (or ``v2``) is the identifying text."""

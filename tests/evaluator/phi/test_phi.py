@@ -239,7 +239,7 @@ def test_store_home_is_0700_and_database_0600(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("text, expected", [
-    ("Seen on the 3rd of March.", [("date", "3rd of March")]),
+    ("Seen on the 3rd of March.", [("date", "the 3rd of March")]),  # phi-5: "the" goes with the date
     ("Visit: 4/5/2024 10:30", [("date", "4/5/2024")]),  # a date after a keyword is not an account number
     ("93M with pneumonia.", [("age", "93")]),
     ("Temp 101F overnight, now afebrile.", []),

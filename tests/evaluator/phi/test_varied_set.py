@@ -3,8 +3,10 @@
 ``tests/data/phi/varied_notes.txt`` holds 383 identifiers and 256 clean clinical sentences (issue
 35 item 5 added 77 and 51 at the end, written by the engineer who tuned phi-4); every third record
 is held out (the rule is in the file). The detector was tuned on the other two thirds only. The floors
-asserted are the figures measured on the held-out part when the rules froze (PATTERNS_VERSION phi-4):
-116/125 identifiers (92.8%), 3/86 clean sentences flagged (phi-3 on the same part: 99/125, 3/86).
+asserted are the figures measured on the held-out part with PATTERNS_VERSION phi-5: 117/125
+identifiers (93.6%), 2/86 clean sentences flagged (phi-4 when its rules froze: 116/125, 3/86; phi-3:
+99/125, 3/86). phi-5 was tuned on issue 35's fresh set and its own tuning file, never on this part's
+misses, but the part has now been measured against four rule versions.
 Issue 25's target was >= 90% recall at <= 5% false alarms on text the detector was not tuned on
 (issue 35 raises it to 95% and 3%, measured on a fresh set: test_fresh_set.py); our held-out part
 was written by the same hands as the tuning part, so real notes will do worse.
@@ -44,8 +46,8 @@ def test_held_out_recall_and_false_alarms_meet_the_measured_floor():
     n, hit = sum(m["n"].values()), sum(m["hit"].values())
     recall, false_alarms = hit / n, len(m["fps"]) / m["clean"]
     assert (n, m["clean"]) == (125, 86)
-    assert hit >= 116, f"held-out recall fell to {hit}/{n}: {m['misses']}"
-    assert len(m["fps"]) <= 3, f"held-out false alarms rose: {m['fps']}"
+    assert hit >= 117, f"held-out recall fell to {hit}/{n}: {m['misses']}"
+    assert len(m["fps"]) <= 2, f"held-out false alarms rose: {m['fps']}"
     assert recall >= 0.90 and false_alarms <= 0.05  # the issue's target, reached on this part
 
 
