@@ -103,29 +103,15 @@ def _create_form() -> None:
                     written=written,
                     actor=actor,
                 )
-            elif grading:
+            else:  # from a run's or a grading's id
                 skipped = None
+                on_dossier = {"dossier_id": current.dossier.id if current else None, "double": float(double),
+                              "actor": actor}
                 queue = create_queue_from_grading(
-                    ui.store(),
-                    run_id.strip(),
-                    int(n),
-                    raters.split(","),
-                    dossier_id=current.dossier.id if current else None,
-                    double=float(double),
-                    actor=actor,
-                )
-            else:
-                skipped = None
-                queue = create_queue(
-                    ui.store(),
-                    run_id.strip(),
-                    int(n),
-                    raters.split(","),
-                    dossier_id=current.dossier.id if current else None,
-                    double=float(double),
-                    sentinels=planted,
-                    written=written,
-                    actor=actor,
+                    ui.store(), run_id.strip(), int(n), raters.split(","), **on_dossier,
+                ) if grading else create_queue(
+                    ui.store(), run_id.strip(), int(n), raters.split(","), sentinels=planted, written=written,
+                    **on_dossier,
                 )
     except ReviewError as exc:
         st.error(ui.plain(str(exc)))

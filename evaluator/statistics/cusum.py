@@ -295,11 +295,25 @@ def standardized_cusum_path(values: Sequence[float], mean: float, sd: float, k: 
         h = standardized_cusum_limit(k, 500)
     if h <= 0 or k < 0:
         raise ValueError(f"need h > 0 and k >= 0 (got h={h}, k={k})")
-    up, down, upper, lower, signals = 0.0, 0.0, [], [], []
+    scores = []
     for i, x in enumerate(values):
         z = (float(x) - mean) / sd
         if not math.isfinite(z):
             raise ValueError(f"value {i} is not a finite number")
+        scores.append(z)
+    return two_sided_path(scores, k, h)
+
+
+def two_sided_path(scores: Sequence[float], k: float, h: float) -> CusumPath:
+    """The two-sided CUSUM of scores already standardized (``standardized_cusum_path``'s recursion and
+    restart; the self-starting chart feeds it its own scores).
+
+    Example:
+        >>> two_sided_path([0.0, 3.0, 3.0], k=0.5, h=4).signal_index
+        2
+    """
+    up, down, upper, lower, signals = 0.0, 0.0, [], [], []
+    for i, z in enumerate(scores):
         up, down = max(0.0, up + z - k), max(0.0, down - z - k)
         upper.append(up)
         lower.append(down)

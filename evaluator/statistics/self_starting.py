@@ -30,7 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
-from evaluator.statistics.cusum import CusumPath, standardized_cusum_limit
+from evaluator.statistics.cusum import CusumPath, standardized_cusum_limit, two_sided_path
 
 MIN_BASELINE = 3
 """Fewest baseline values m (the first watched value's t then has m - 1 >= 2 degrees of freedom)."""
@@ -98,26 +98,9 @@ def self_starting_cusum_path(baseline: Sequence[float], watched: Sequence[float]
         h = standardized_cusum_limit(k, 500)
     if h <= 0 or k < 0:
         raise ValueError(f"need h > 0 and k >= 0 (got h={h}, k={k})")
-    scores = self_starting_scores(baseline, watched)
-    first = _first_signal(scores, k, h)
-    if first is not None:  # recompute with the estimates frozen after the first signal
-        scores = self_starting_scores(baseline, watched, freeze_after=first)
-    up, down, upper, lower, signals = 0.0, 0.0, [], [], []
-    for i, z in enumerate(scores.tolist()):
-        up, down = max(0.0, up + z - k), max(0.0, down - z - k)
-        upper.append(up)
-        lower.append(down)
-        if up >= h or down >= h:
-            signals.append(i)
-            up = down = 0.0
-    return CusumPath([max(u, d) for u, d in zip(upper, lower, strict=True)], h,
-                     signals[0] if signals else None, signals, upper, lower)
-
-
-def _first_signal(scores: Sequence[float], k: float, h: float) -> int | None:
-    up = down = 0.0
-    for i, z in enumerate(scores.tolist()):
-        up, down = max(0.0, up + z - k), max(0.0, down - z - k)
-        if up >= h or down >= h:
-            return i
-    return None
+    path = two_sided_path(self_starting_scores(baseline, watched).tolist(), k, h)
+    if path.signal_index is None:
+        return path
+    # the same scores up to the first signal; after it, the estimates stay as they were there
+    frozen = self_starting_scores(baseline, watched, freeze_after=path.signal_index)
+    return two_sided_path(frozen.tolist(), k, h)

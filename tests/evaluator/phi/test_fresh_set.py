@@ -19,6 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 FRESH = ROOT / "tests" / "data" / "phi" / "fresh_notes.txt"
+FRESH2 = ROOT / "tests" / "data" / "phi" / "fresh2_notes.txt"
 _spec = importlib.util.spec_from_file_location("phi_recall", ROOT / "bench" / "phi_recall.py")
 bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench)
@@ -30,3 +31,15 @@ def test_fresh_set_recall_and_false_alarms_meet_the_measured_floor():
     assert (n, m["clean"]) == (195, 115)
     assert hit >= 194, f"fresh-set recall fell to {hit}/{n}: {m['misses']}"
     assert len(m["fps"]) == 0, f"fresh-set false alarms rose: {m['fps']}"
+
+
+def test_second_fresh_set_recall_and_false_alarms_hold_the_measured_floor():
+    """``fresh2_notes.txt`` (220 identifiers in 132 records, 121 clean sentences), written by another
+    engineer (commit 2aa5469) who read no rule, in styles no other set uses, measured once against the
+    frozen phi-5 (b3178d3): 176/220 (80.0%) at 5/121 (4.1%); phi-4 on it 157/220 (71.4%) at 4/121. The
+    issue's target (95%, at most 3%) is not met (docs/phi-gate.md lists the misses). Floors only."""
+    m = bench.measure(bench.load_marked(FRESH2))
+    n, hit = sum(m["n"].values()), sum(m["hit"].values())
+    assert (n, m["clean"]) == (220, 121)
+    assert hit >= 176, f"second fresh set recall fell to {hit}/{n}: {m['misses']}"
+    assert len(m["fps"]) <= 5, f"second fresh set false alarms rose: {m['fps']}"
