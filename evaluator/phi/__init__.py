@@ -22,8 +22,7 @@ It errs towards flagging (a false alarm costs a click on "redact"; a miss sends 
 a vendor). ``bench/phi_recall.py`` measures recall and false alarms on labelled synthetic notes.
 """
 
-from evaluator.phi.detect import PATTERNS_VERSION, PLACEHOLDERS, find_identifiers, redact_text
-from evaluator.phi.names import find_names
+from evaluator.phi.detect import PATTERNS_VERSION, PLACEHOLDERS, find_identifiers, find_names, redact_text
 from evaluator.phi.recognizers import RECOGNIZERS
 from evaluator.phi.report import (
     SCANNED_FIELDS,

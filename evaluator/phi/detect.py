@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from evaluator.phi.names import find_names
+from evaluator.phi.names import listed_names, lower_case_only, without_scale_names
 from evaluator.phi.recognizers import DATE_SHAPE, KEYED, MIN_DIGITS, RECOGNIZERS, TRIGGERS
 from evaluator.phi.shapes import CHECKS
 
@@ -80,6 +80,21 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 _ENGLISH_SUFFIX = re.compile(r"(?:tion|sion|ment|ness|ity|ing|ance|ence|ology|ical|ive|ous|ary|ery|ism|ist)$")
+
+
+def find_names(text: str) -> list[tuple[int, int]]:
+    """(start, end) of likely person names in ``text``, possibly overlapping, in no particular order: those
+    the name lists, titles and cues find, and (phi-5) those written in shorthand (bed boards, line lists,
+    lower-case names after a cue).
+
+    Example:
+        >>> sorted({"Patient John Smith, 67"[s:e] for s, e in find_names("Patient John Smith, 67")})
+        ['John Smith']
+    """
+    from evaluator.phi.shorthand import shorthand_names  # loads its vocabulary on first use
+
+    short = shorthand_names(text)
+    return listed_names(text) + (short if lower_case_only(text) else without_scale_names(text, short))
 
 
 def _again(text: str, names: list[tuple[int, int]]) -> list[tuple[int, int]]:

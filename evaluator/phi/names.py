@@ -274,16 +274,28 @@ def _trim(start: int, tokens_text: str) -> int:
     return end
 
 
-def find_names(text: str) -> list[tuple[int, int]]:
-    """(start, end) of likely person names in ``text``, possibly overlapping, in no particular order.
+def lower_case_only(text: str) -> bool:
+    """Whether ``text`` has no capital and no title: only cues and shorthand can find a name in it."""
+    return not any(c.isupper() for c in text) and not re.search(r"\b(?:mrs?|ms|miss|dr|prof)\b", text)
+
+
+def without_scale_names(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans less those holding a word such as "Scale" or "Balance": a scale's name ("Berg Balance
+    Scale"), not a person's."""
+    return [(a, b) for a, b in spans if not any(w.lower() in EPONYM_NOUNS for w in _parts(text[a:b]))]
+
+
+def listed_names(text: str) -> list[tuple[int, int]]:
+    """(start, end) of names found by the name lists, titles and cues, possibly overlapping (shorthand's
+    names are added by ``detect.find_names``, which builds on this module and ``shorthand``).
 
     Example:
-        >>> sorted({"Patient John Smith, 67"[s:e] for s, e in find_names("Patient John Smith, 67")})
+        >>> sorted({"Patient John Smith, 67"[s:e] for s, e in listed_names("Patient John Smith, 67")})
         ['John Smith']
     """
     first, last = name_lists()
-    if not any(c.isupper() for c in text) and not re.search(r"\b(?:mrs?|ms|miss|dr|prof)\b", text):
-        return _more_names(text, first, last) + _shorthand(text)  # dialogue and shorthand cues
+    if lower_case_only(text):
+        return _more_names(text, first, last)  # dialogue cues
     spans: list[tuple[int, int]] = []
     for m in _TITLE.finditer(text):
         rest = m.group("rest")
@@ -341,15 +353,7 @@ def find_names(text: str) -> list[tuple[int, int]]:
             spans.append((m.start(), m.end()))
     spans += _more_names(text, first, last)
     spans += _unlisted_pair_names(text)
-    spans += _shorthand(text)
-    # a span holding a word such as "Scale" or "Balance" is a scale's name ("Berg Balance Scale")
-    return [(a, b) for a, b in spans if not any(w.lower() in EPONYM_NOUNS for w in _parts(text[a:b]))]
-
-
-def _shorthand(text: str) -> list[tuple[int, int]]:
-    from evaluator.phi.shorthand import shorthand_names  # phi-5: bed boards, lower-case names, cues
-
-    return shorthand_names(text)
+    return without_scale_names(text, spans)
 
 
 @cache
