@@ -56,7 +56,9 @@ def candidate_editor(dossier: Dossier) -> None:
         for key in [key for key in st.session_state if str(key).startswith(fresh)]:
             del st.session_state[key]
         st.session_state[pick] = typed
-    chosen = st.selectbox("Candidate", [NEW, *ids], key=pick)
+    # named by the product, never the slug (issue 36 item 5)
+    names = {c.id: c.label for c in dossier.candidates}
+    chosen = st.selectbox("Candidate", [NEW, *ids], key=pick, format_func=lambda i: names.get(i, i))
     old = next((c for c in dossier.candidates if c.id == chosen), None)
     k = f"cand_{dossier.id}_{chosen}_"
     c1, c2 = st.columns(2)

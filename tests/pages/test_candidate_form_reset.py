@@ -19,6 +19,9 @@ def test_the_new_candidate_form_starts_empty_after_a_save(demo_copy):
     assert "fabrikam-ai-replybot" in [c.id for c in latest(demo_copy).dossier.candidates]
     at.run()
     assert at.selectbox(key="cand_pick_D-demo-portal").value == "fabrikam-ai-replybot"
+    # the picker names products, not slugs (issue 36 item 5)
+    shown = at.selectbox(key="cand_pick_D-demo-portal").options
+    assert "Fabrikam AI · ReplyBot" in shown and not any("-" in o and " " not in o for o in shown), shown
     at.selectbox(key="cand_pick_D-demo-portal").select("(new candidate)").run()
     assert not at.exception, [e.value for e in at.exception]
     assert (at.text_input(key=NEW + "vendor").value, at.text_input(key=NEW + "product").value) == ("", "")
