@@ -21,6 +21,7 @@ from governance.monitoring import (
     record_event,
     resolve_signal,
 )
+from governance.procurement import candidate_names
 from governance.reevaluation import PlanChange, current_plan, start_reevaluation
 from pages import monitoring_canary, monitoring_practice, tables, ui
 from reports import (
@@ -78,7 +79,8 @@ c4.metric("Signals raised", len(status.signals))
 approved = status.approved
 notes = [n for n in status.notes if not n.startswith("Plan:")]
 as_model = approved.model or "not recorded"
-st.caption(ui.plain(f"Candidate watched: {approved.candidate}, approved as {as_model} (from "
+watched = candidate_names(dossier).get(approved.candidate, approved.candidate)  # the product, not a slug
+st.caption(ui.plain(f"Candidate watched: {watched}, approved as {as_model} (from "
                     f"{approved.source.rstrip('.')}). Bars from {status.plan_source}. " + " ".join(notes)))
 
 if any(s.kind in REOPENS for s in live) or status.status == "pause":

@@ -30,7 +30,8 @@ def retirement_signal(
     if record is None:
         return
     if r is None:
-        notes.append(f"No retirement date is known for {record.id} (neither recorded nor in the model map).")
+        notes.append(f"No retirement date is known for {record.label} (neither recorded nor in the model "
+                     "map).")
         return
     days = plan.retirement_notice_days
     phase = retirement_phase(r, now, days)

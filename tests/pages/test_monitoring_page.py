@@ -49,6 +49,9 @@ def test_demo_shows_the_pause_the_charts_and_the_signals(demo_home):
     for raw in ("rate_above_bar", "model_change", "served_model", "near_miss", "None", "in_control"):
         assert raw not in text, raw
     assert "Bernoulli CUSUM" in text and "Wilson" in text
+    watched = next(c.value for c in at.caption if c.value.startswith("Candidate watched:"))
+    product = "Contoso Health Cloud (demo) · Portal Reply Assistant"  # the product, not the model string
+    assert watched.startswith(f"Candidate watched: {product},"), watched
     button = next(b for b in at.button if b.key == "mon_reevaluate")
     assert button.disabled  # the demo's frozen runs were recorded offline: nothing to re-run
 

@@ -183,3 +183,14 @@ def test_an_import_looks_procurement_up_once_before_the_status(home, tmp_path, m
                                   actor=Actor.named("qa"), now=NOW)
     assert len(calls) == 1 and [s.kind for s in result.status.signals] == ["retirement"]
     store.close()
+
+
+def test_a_candidate_with_no_known_date_is_named_by_its_product_not_its_id():
+    from governance.monitoring.procured import Procured
+
+    c = cand(id="acme-health-scribewell", vendor="Acme Health", product="ScribeWell", model_id="scribe-good")
+    d = decided_dossier().model_copy(update={"candidates": [c]})
+    s = compute_status(d, FeedAggregates(candidate=CANDIDATE, rows=0), now=NOW, candidate=CANDIDATE,
+                       facts=Procured(record=c, retirement=None))
+    (note,) = [n for n in s.notes if "No retirement date" in n]
+    assert "Acme Health · ScribeWell" in note and "acme-health-scribewell" not in note
