@@ -120,11 +120,32 @@ def wait_idle(pg) -> None:
     """
     pg.wait_for_timeout(300)
     pg.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=120_000)
-    confirm = pg.locator(".st-key-voiding_save_confirm button")
-    if confirm.count():
-        confirm.first.click()
+    if pg.locator(".st-key-voiding_save_confirm button").count():
+        say_yes(pg)
         pg.wait_for_timeout(300)
         pg.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=120_000)
+
+
+def say_yes(pg) -> None:
+    """Click "Save and void N sign-off(s)" once the run that drew it has finished.
+
+    Clicked while a run still redraws the page, the button is replaced under the pointer and Playwright
+    retries the same click until its timeout (seen: 90 s of "element was detached from the DOM" in the
+    decision walk); so wait for the run to end, click with a short timeout, and look again (six tries).
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    confirm = pg.locator(".st-key-voiding_save_confirm button")
+    for _ in range(6):
+        pg.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=120_000)
+        if not confirm.count():
+            return  # answered by the last try, or no longer asked
+        try:
+            confirm.first.click(timeout=10_000)
+            return
+        except PlaywrightTimeout:
+            pg.wait_for_timeout(500)
+    raise AssertionError("could not click the voiding question's confirm button in six tries")
 
 
 def goto_page(pg, app: App, title: str) -> None:
@@ -142,7 +163,7 @@ def confirm_voiding(pg, voids: str = "") -> None:
     confirm.wait_for()
     asked = pg.locator("[data-testid='stMain']").first.inner_text()
     assert "This change voids" in asked and voids in asked, asked[-600:]
-    confirm.click()
+    say_yes(pg)
     wait_idle(pg)
 
 
@@ -151,5 +172,5 @@ def saved(pg, done) -> None:
     confirm = pg.locator(".st-key-voiding_save_confirm button")
     done.or_(confirm).first.wait_for()
     if confirm.count():
-        confirm.first.click()
+        say_yes(pg)
     done.wait_for()
