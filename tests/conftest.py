@@ -281,3 +281,31 @@ def _no_job_outlives_its_test():
     if live and os.environ.get("MEDASSURE_TEST_REPORT_STRAY_JOBS"):
         with open(os.environ["MEDASSURE_TEST_REPORT_STRAY_JOBS"], "a") as out:
             out.write(f"{os.environ.get('PYTEST_CURRENT_TEST', '?')}: {len(live)} job(s)\n")
+
+
+_EXIT: dict[str, int] = {}
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _EXIT["status"] = int(exitstatus)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    """End the process with pytest's own exit status once everything is reported, skipping interpreter
+    finalization.
+
+    After every test has passed and the summary is printed, a native library (not identified; the main
+    thread has no Python frame left) sometimes aborts while the interpreter shuts down: "terminate called
+    without an active exception" or "FATAL: exception not rethrown", exit 134, about 1 run in 3 of
+    tests/cli/test_cli_rehearse.py with tests/pages/test_monitoring_practice_page.py. That would fail
+    `make test` on a green suite. The results are written by then; a worker of pytest-xdist is left to end
+    as usual. docs/known-limits.md says so.
+    """
+    if "status" not in _EXIT or hasattr(config, "workerinput"):
+        return
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os._exit(_EXIT["status"])
