@@ -292,7 +292,8 @@ def test_two_vendors_two_raters_decision_and_a_silent_model_change(
             pg.get_by_text("Create a review queue (editors)").click()
             wait_idle(pg)
             form = pg.locator('[data-testid="stForm"]').first
-            form.get_by_label("Run id (for a run)", exact=True).fill(good_run)
+            run_field = "Run id (for a run), or grading id (for a rubric grading)"
+            form.get_by_label(run_field, exact=True).fill(good_run)
             form.get_by_label("Outputs to sample", exact=True).fill("6")
             form.get_by_label("Raters, comma-separated", exact=True).fill(f"{NAME},{RATER_B}")
             form.get_by_label("Share rated by two raters", exact=True).fill("0.34")
