@@ -215,7 +215,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     from governance.review import queue_status_for
 
-    store = open_store(args, read_only=True)
+    # read-write: a closed criteria queue's per-criterion agreement is computed on first read and kept
+    store = open_store(args)
     try:
         status = queue_status_for(store, args.queue, actor=cli_actor(args))
     except _errors() as exc:
