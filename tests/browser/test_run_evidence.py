@@ -50,8 +50,20 @@ def fill(pg, locator, text: str) -> None:
 
 
 def choose(pg, label: str, option: str) -> None:
-    pg.get_by_role("combobox", name=label).click()
-    pg.get_by_role("option").filter(has_text=option).first.click()
+    """Pick ``option`` in the select ``label``; a rerun that lands while the list is open closes it, so
+    open it again (six tries of 15 s; CI once waited 90 s for an option of a list that had closed)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(6):
+        wait_idle(pg)
+        pg.get_by_role("combobox", name=label).click()
+        try:
+            pg.get_by_role("option").filter(has_text=option).first.click(timeout=15_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 5:
+                raise
+            pg.keyboard.press("Escape")
     wait_idle(pg)
 
 
