@@ -148,6 +148,30 @@ def say_yes(pg) -> None:
     raise AssertionError("could not click the voiding question's confirm button in six tries")
 
 
+def open_expander(pg, label: str, inside) -> None:
+    """Open the expander titled ``label`` until ``inside`` (a locator in its body) is visible.
+
+    A click that lands between a save's two script runs opens an expander that the second run then
+    draws again, closed (seen: CI's discharge walk waited 90 s for the score rule's Rationale after
+    "Start from the low defaults"); so look for the body and click again (six tries of 10 s).
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(6):
+        wait_idle(pg)
+        if inside.first.is_visible():
+            return
+        pg.get_by_text(label, exact=True).first.click()
+        try:
+            inside.first.wait_for(state="visible", timeout=10_000)
+            wait_idle(pg)
+            if inside.first.is_visible():
+                return
+        except PlaywrightTimeout:
+            if attempt == 5:
+                raise
+
+
 def goto_page(pg, app: App, title: str) -> None:
     """Open a page through the sidebar navigation and wait for its heading."""
     pg.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()

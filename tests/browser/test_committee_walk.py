@@ -27,7 +27,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from governance.dossier.store import Store
-from tests.browser.conftest import goto_page, saved, wait_idle
+from tests.browser.conftest import goto_page, open_expander, saved, wait_idle
 from tests.browser.test_discharge_summary_walk import (
     HARM,
     MED,
@@ -274,8 +274,8 @@ def test_two_vendors_two_raters_decision_and_a_silent_model_change(
             goto_page(pg, app, "Rules & verdicts")
             click(pg, "Start from the low defaults")
             wait_idle(pg)
-            pg.get_by_text("Add a score rule for one benchmark").click()
-            wait_idle(pg)
+            open_expander(pg, "Add a score rule for one benchmark",
+                          pg.locator(".st-key-rule_add_why_bar textarea"))
             why = one(pg, pg.locator(".st-key-rule_add_why_bar textarea"))
             why.fill("A hospitalist must be able to sign most drafts with light edits.")
             pg.keyboard.press("Tab")

@@ -21,7 +21,7 @@ import pytest
 
 from governance import assessment_and_recommendation
 from governance.dossier.store import Store
-from tests.browser.conftest import goto_page, wait_idle
+from tests.browser.conftest import goto_page, open_expander, wait_idle
 from tests.browser.test_dossier_path import choose_required
 from tests.browser.test_local_scenarios import click, main_text, one
 from tests.fakes import prompt_text
@@ -172,9 +172,7 @@ def test_discharge_summary_walk_reaches_a_verdict_from_its_own_cases(page, app_f
     pg.get_by_text("No rules yet.", exact=False).wait_for()
     click(pg, "Start from the low defaults")
     wait_idle(pg)
-    pg.get_by_text("Add a score rule for one benchmark").wait_for()
-    pg.get_by_text("Add a score rule for one benchmark").click()
-    wait_idle(pg)
+    open_expander(pg, "Add a score rule for one benchmark", pg.locator(".st-key-rule_add_why_bar textarea"))
     rationale = one(pg, pg.locator(".st-key-rule_add_why_bar textarea"))
     rationale.fill("A hospitalist must be able to sign most drafts with light edits.")
     pg.keyboard.press("Tab")

@@ -40,6 +40,7 @@ def test_a_saved_new_dossier_becomes_the_current_one_everywhere(page, app_factor
     sidebar = pg.locator('[data-testid="stSidebar"]').inner_text()
     assert "Version 1" in sidebar, sidebar
     fill(pg, "Title", "Refill replies (nurse-reviewed)")
+    wait_idle(pg)  # the edit's own run first: a click during it was once lost (CI waited 90 s for version 3)
     pg.get_by_role("button", name="Save new version").click()
     wait_idle(pg)
     pg.get_by_text("Saving creates version 3").wait_for()
