@@ -149,7 +149,7 @@ def say_yes(pg) -> None:
 
 
 def open_expander(pg, label: str, inside) -> None:
-    """Open the expander titled ``label`` until ``inside`` (a locator in its body) is visible.
+    """Open the expander (or toggle) titled ``label`` until ``inside`` (a locator in its body) is visible.
 
     A click that lands between a save's two script runs opens an expander that the second run then
     draws again, closed (seen: CI's discharge walk waited 90 s for the score rule's Rationale after
@@ -161,7 +161,7 @@ def open_expander(pg, label: str, inside) -> None:
         wait_idle(pg)
         if inside.first.is_visible():
             return
-        pg.get_by_text(label, exact=True).first.click()
+        pg.get_by_text(label).click()  # strict: the label must name one element
         try:
             inside.first.wait_for(state="visible", timeout=10_000)
             wait_idle(pg)

@@ -289,10 +289,9 @@ def test_two_vendors_two_raters_decision_and_a_silent_model_change(
 
             t = time.monotonic()  # the review queue, on Rate outputs, of the good product's run
             goto_page(pg, app, "Rate outputs")
-            pg.get_by_text("Create a review queue (editors)").click()
-            wait_idle(pg)
-            form = pg.locator('[data-testid="stForm"]').first
             run_field = "Run id (for a run), or grading id (for a rubric grading)"
+            open_expander(pg, "Create a review queue (editors)", pg.get_by_label(run_field, exact=True))
+            form = pg.locator('[data-testid="stForm"]').first
             form.get_by_label(run_field, exact=True).fill(good_run)
             form.get_by_label("Outputs to sample", exact=True).fill("6")
             form.get_by_label("Raters, comma-separated", exact=True).fill(f"{NAME},{RATER_B}")

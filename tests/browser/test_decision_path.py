@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from governance.dossier.store import Store
-from tests.browser.conftest import confirm_voiding, wait_idle
+from tests.browser.conftest import confirm_voiding, open_expander, wait_idle
 from tests.browser.conftest import goto_page as _goto_page
 
 pytestmark = pytest.mark.browser
@@ -109,7 +109,7 @@ def test_rules_lock_verdicts_decision_signoff_and_invalidation(page, app_factory
 
     store_path = app.home / "medassure.duckdb"
     goto_page(pg, app, "Rules & verdicts")
-    pg.get_by_text("Edit a rule").click()
+    open_expander(pg, "Edit a rule", pg.get_by_label("Threshold (normalized 0-1)"))
     fill(pg, pg.get_by_label("Threshold (normalized 0-1)").first, "0.72")
     fill(pg, pg.get_by_label("Reason for the change (required once locked)"), "Clinical lead asked for 0.72")
     pg.get_by_role("button", name="Save rule").first.click()
