@@ -215,8 +215,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     from governance.review import queue_status_for
 
-    # read-write: a closed criteria queue's per-criterion agreement is computed on first read and kept
-    store = open_store(args)
+    # read-only: a closed queue's agreement, when not kept yet, is computed and shown, not stored
+    store = open_store(args, read_only=True)
     try:
         status = queue_status_for(store, args.queue, actor=cli_actor(args))
     except _errors() as exc:

@@ -192,6 +192,8 @@ class DossierStorage(Protocol):
     """Where the database lives, when it is a file (uploads are kept beside it); None otherwise."""
     open_warnings: tuple[str, ...]
     """What opening the file found and the user should know (e.g. an unreadable write-ahead log)."""
+    read_only: bool
+    """Opened read-only (``Store.open(..., read_only=True)``): figures computed on read are not kept."""
 
     @property
     def location(self) -> str:

@@ -226,6 +226,8 @@ class DossierOpening:
 
     open_warnings: tuple[str, ...] = ()
     """What opening the file found and the user should know (e.g. an unreadable write-ahead log)."""
+    read_only: bool = False
+    """Opened over a read-only connection: a figure computed on read is shown but not kept."""
 
     @classmethod
     def open(cls, path: Path | None = None, *, release_when_idle: float | None = None,
@@ -315,6 +317,7 @@ class DossierOpening:
                 continue
             store.open_warnings = tuple(_announce_open_warnings(path))
             store._opened_con = con
+            store.read_only = True
             return store
         return None
 

@@ -56,6 +56,8 @@ def test_reading_commands_read_beside_another_reader(saved):
             assert proc.returncode == 0 and "in use by" not in proc.stderr, (argv, proc.stderr[-300:])
         watched = cli(home, "monitor", "status", dossier_id, "--format", "json")  # read it, found nothing
         assert "nothing monitored yet" in watched.stderr and "in use by" not in watched.stderr, watched.stderr
+        queue = cli(home, "review", "status", "rq-none", "--format", "json")  # read it, no such queue
+        assert queue.returncode == 2 and "in use by" not in queue.stderr, queue.stderr
         refused = cli(home, "dossier", "update", dossier_id, "--file", "/nonexistent.json")
         assert refused.returncode == 2  # a writing command still opens read-write (or refuses its input)
     finally:

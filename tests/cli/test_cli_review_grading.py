@@ -146,6 +146,7 @@ def test_grading_queue_ratings_kappa_per_criterion_and_the_rule(home, capsys, gr
 
     import governance.review.operations.criteria as criteria
     from governance.judge_validity import set_minimum
+    from governance.review import grading_agreement
 
     computed, real = [], criteria.grader_validity
 
@@ -155,11 +156,16 @@ def test_grading_queue_ratings_kappa_per_criterion_and_the_rule(home, capsys, gr
 
     monkeypatch.setattr(criteria, "grader_validity", counting)
     code, out, err = run(capsys, "review", "status", qid, "--format", "json")
-    assert code == 0 and json.loads(out)["grader_clinician"] == gc and computed == []  # kept, not recomputed
+    # `review status` opens the file read-only: the same figures, computed again and not stored
+    assert code == 0 and json.loads(out)["grader_clinician"] == gc and computed == [1]
+    with Store.open(home / "medassure.duckdb") as store:  # a writer (the app's page) keeps them
+        assert grading_agreement(store, qid).model_dump(mode="json") == gc and computed == [1, 1]
+    code, out, err = run(capsys, "review", "status", qid, "--format", "json")
+    assert code == 0 and json.loads(out)["grader_clinician"] == gc and computed == [1, 1]  # kept: not again
     with Store.open(home / "medassure.duckdb") as store:  # a new bar asks for a fresh verdict
         store.update(dossier, lambda d: set_minimum(d, 0.6, by="test"), author="test", note="bar")
     code, out, err = run(capsys, "review", "status", qid, "--format", "json")
-    assert code == 0 and json.loads(out)["grader_clinician"]["bar"] == 0.6 and computed == [1]
+    assert code == 0 and json.loads(out)["grader_clinician"]["bar"] == 0.6 and computed == [1, 1, 1]
 
     code, out, err = run(capsys, "review", "record-agreement", qid, "--format", "json")
     assert code == 0, err

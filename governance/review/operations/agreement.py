@@ -85,7 +85,7 @@ def queue_agreement(
     ratings = reviews.ratings(queue.queue_id) if ratings is None else ratings
     frame = clinician_frame(queue, items, ratings)
     cc, jc = clinician_icc(frame), jury_clinician(store, jury_id, queue, frame)
-    if mark is not None:
+    if mark is not None and not store.read_only:  # a read-only reader shows it; the next writer keeps it
         reviews.add_agreement(queue.queue_id, basis,
                               {"clinician_clinician": cc.model_dump(mode="json"), "jury_clinician": jc})
     return cc, jc

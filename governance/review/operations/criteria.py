@@ -73,6 +73,6 @@ def grading_agreement(store: DossierStorage, queue_id: str) -> GraderValidity:
         return GraderValidity.model_validate(kept)
     view = grader_validity(result, criterion_votes(store, queue), queue_id=queue_id, bar=bar,
                            bar_source=source)
-    if mark is not None:
+    if mark is not None and not store.read_only:  # a read-only reader shows it; the next writer keeps it
         reviews.add_agreement(queue_id, basis, view.model_dump(mode="json"))
     return view
