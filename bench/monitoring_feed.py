@@ -7,9 +7,11 @@ file, on a fresh DuckDB store with a decided dossier: ``import_feed`` (validated
 stored, recorded) and ``monitoring_status`` (aggregates in SQL, Wilson rates, the CUSUM), timed separately.
 
 Usage: .venv/bin/python bench/monitoring_feed.py [--rows 1000000] [--quick] [--postgres] [--no-baseline]
-[--formats parquet,csv] [--seal-baseline] [--profile]
+[--formats parquet,csv] [--seal-baseline] [--insert-baseline] [--profile]
 (``--quick``, for ``make bench-smoke``: 50,000 rows; ``--no-baseline`` skips PostgreSQL's old batched
 inserts; ``--seal-baseline`` runs each backend first with the seal's SQL before issue 35 item 7;
+``--insert-baseline``, with ``--postgres``: a leg ``pg-oc`` first whose rows go in by ``INSERT ... ON
+CONFLICT DO NOTHING`` as before the plain inserts of issue 35 item 7;
 ``--profile`` prints cProfile's top 15 functions of each import + status.) Each leg prints the
 load average (``/proc/loadavg``, 1/5/15 min) before and after it: on a shared machine wall time means
 little without it. Targets from issues 28 and 35: import + status of 1M rows < 10 s on DuckDB and < 15 s
@@ -144,6 +146,8 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="cProfile's top 15 of each import + status")
     parser.add_argument("--seal-baseline", action="store_true",
                         help="before each backend, a leg with the seal's SQL before issue 35 (duck-0, pg-0)")
+    parser.add_argument("--insert-baseline", action="store_true",
+                        help="with --postgres: a leg pg-oc, rows in by INSERT ... ON CONFLICT DO NOTHING")
     args = parser.parse_args()
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     if not formats or any(f not in ("parquet", "csv") for f in formats):
@@ -157,7 +161,7 @@ def main() -> None:
         server.start()
     try:
         run_all(n, server, formats=formats, baseline=not args.no_baseline, profile=args.profile,
-                seal_baseline=args.seal_baseline)
+                seal_baseline=args.seal_baseline, insert_baseline=args.insert_baseline)
     finally:
         if server is not None:
             server.stop()
@@ -199,7 +203,7 @@ def old_seal_sql() -> tuple:
 
 
 def run_all(n: int, server, formats: tuple[str, ...] | list[str] = ("parquet", "csv"), baseline: bool = True,
-            profile: bool = False, seal_baseline: bool = False) -> None:
+            profile: bool = False, seal_baseline: bool = False, insert_baseline: bool = False) -> None:
     with tempfile.TemporaryDirectory(prefix="medassure-bench-feed-") as tmp:
         stem = Path(tmp) / "feed"
         t = time.perf_counter()
@@ -209,7 +213,7 @@ def run_all(n: int, server, formats: tuple[str, ...] | list[str] = ("parquet", "
             f"and CSV ({mb(stem.with_suffix('.csv')):.1f} MB) in {time.perf_counter() - t:.1f} s "
             "(child process)"
         )
-        from governance.monitoring import store_seals
+        from governance.monitoring import store_feed_pg, store_seals
         from governance.monitoring.store import MonitoringFeedStore as MonitoringStore
 
         copy_leg = MonitoringStore._send_pg
@@ -225,16 +229,19 @@ def run_all(n: int, server, formats: tuple[str, ...] | list[str] = ("parquet", "
 
         MonitoringStore._seal = staticmethod(timed_seal)
         seal_sql = (store_seals._field, store_seals._hash)
+        insert_new = store_feed_pg.insert_new
         backends = [("duck-0", None)] if seal_baseline else []  # the seal's old SQL, then today's
         backends += [("duckdb", None)]
         if server is not None:  # the baseline (batched inserts) first, then COPY, on fresh databases
             backends += [("pg-batch", server)] if baseline else []
             backends += [("pg-0", server)] if seal_baseline else []
+            backends += [("pg-oc", server)] if insert_baseline else []
             backends += [("postgres", server)]
         for (backend, pg), fmt in [(b, f) for b in backends for f in formats]:
             url = pg.create_database(f"bench_{backend.replace('-', '_')}_{fmt}") if pg is not None else None
             MonitoringStore._send_pg = batched_send_pg if backend == "pg-batch" else copy_leg
             store_seals._field, store_seals._hash = old_seal_sql() if backend.endswith("-0") else seal_sql
+            store_feed_pg.insert_new = store_feed_pg.insert_on_conflict if backend == "pg-oc" else insert_new
             sealing[0] = 0.0
             r = bench(stem.with_suffix(f".{fmt}"), Path(tmp) / f"home-{backend}-{fmt}", n, url, profile)
             total = r["import_s"] + r["status_s"]

@@ -88,6 +88,11 @@ class PgResult:
         cols = self._cursor.description
         return None if cols is None else [(c.name, c.type_code, None, None, None, None, None) for c in cols]
 
+    @property
+    def rowcount(self) -> int:
+        """Rows the statement inserted, updated or deleted (-1 when the server does not say)."""
+        return self._cursor.rowcount
+
     def fetchone(self) -> tuple | None:
         return self._cursor.fetchone() if self._cursor.description is not None else None
 

@@ -251,7 +251,6 @@ class MonitoringFeedStore(FeedSeals):
         return copy_feed_rows(
             work, self.con, dossier_id=dossier_id, candidate=candidate, import_id=import_id,
             columns=FEED_COLUMNS, tags=tags,
-            count=lambda: self._count(self.con, dossier_id, candidate),
             seal=lambda: self._seal(self.con, dossier_id, import_id),
         )
 

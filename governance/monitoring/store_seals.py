@@ -81,20 +81,27 @@ def import_digests(
     """Import id → (candidate, rows stored, digest) over the dossier's feed (of one import when named)."""
     pg = is_postgres(con)
     only = " AND import_id = ?" if import_id else ""
+    # One import on PostgreSQL: the row hashes sorted in the subquery let the server hash and sort them in
+    # parallel workers (Gather Merge); string_agg's own ORDER BY still fixes the order (on input already
+    # sorted, its sort is one pass), and one group needs no GROUP BY (which sorted all rows again on top).
+    # Same digest; at 1M rows 8.5-8.9 s -> 5.7-7.4 s for the rows' query alone, load 4.4-4.8.
+    one = pg and import_id is not None
+    presort, group = (" ORDER BY h", " HAVING count(*) > 0") if one else ("", " GROUP BY import_id")
+    key = "min(import_id)" if one else "import_id"
     params = [dossier_id, *([import_id] if import_id else [])]
     rows = con.execute(
-        f"SELECT import_id, min(candidate), count(*), {_sha(pg, _AGG)} FROM "
+        f"SELECT {key}, min(candidate), count(*), {_sha(pg, _AGG)} FROM "
         f"(SELECT import_id, candidate, {_row_hash(pg)} AS h FROM monitoring_feed "
-        f"WHERE dossier_id = ?{only}) r GROUP BY import_id",
+        f"WHERE dossier_id = ?{only}{presort}) r{group}",
         params,
     ).fetchall()
     tag = _hash([_field(c) for c in ("t.row_key", "t.tag", "t.value")])
     tags = dict(
         con.execute(
-            f"SELECT import_id, {_sha(pg, _AGG)} FROM (SELECT f.import_id, {tag} AS h "
+            f"SELECT {key}, {_sha(pg, _AGG)} FROM (SELECT f.import_id, {tag} AS h "
             "FROM monitoring_feed_tags t JOIN monitoring_feed f ON f.dossier_id = t.dossier_id "
             "AND f.candidate = t.candidate AND f.row_key = t.row_key "
-            f"WHERE t.dossier_id = ?{only.replace('import_id', 'f.import_id')}) r GROUP BY import_id",
+            f"WHERE t.dossier_id = ?{only.replace('import_id', 'f.import_id')}{presort}) r{group}",
             params,
         ).fetchall()
     )

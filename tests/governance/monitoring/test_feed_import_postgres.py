@@ -1,0 +1,89 @@
+"""The feed import's PostgreSQL leg (``store_feed_pg``): plain inserts of the rows not yet stored, the
+``ON CONFLICT`` path when a concurrent importer stored a key meanwhile, and seals that still verify."""
+
+from __future__ import annotations
+
+import pytest
+
+from governance.dossier.store import Store
+from governance.identity import Actor
+from governance.monitoring import store_feed_pg
+from tests.governance.monitoring_fixtures import NOW, decided_dossier, feed_rows, write_csv
+
+pytestmark = pytest.mark.postgres
+
+
+def _import(store, dossier_id, path):
+    from governance.monitoring.operations.feed import import_feed
+
+    return import_feed(store, dossier_id, path, actor=Actor.named("qa"), now=NOW).record
+
+
+def _imports_verify(store, dossier_id, records) -> None:
+    stored = store.monitoring.import_digests(dossier_id)
+    for record in records:
+        assert stored[record.id][1:] == (record.sealed_rows, record.sealed_digest)
+
+
+def _files(tmp_path):
+    first = write_csv(tmp_path / "a.csv", feed_rows(10))
+    again = feed_rows(20)  # r0..r9 again, with a tag the first file did not have, and r10..r19 new
+    for i, row in enumerate(again):
+        row["tag:site"] = f"site-{i % 2}"
+    return first, write_csv(tmp_path / "b.csv", again)
+
+
+def test_rows_already_stored_are_left_out_and_their_tags_with_them(pg_url, tmp_path):
+    first, second = _files(tmp_path)
+    store = Store.open_url(pg_url)
+    try:
+        dossier_id = store.save(decided_dossier(), author="chair").dossier.id
+        a = _import(store, dossier_id, first)
+        b = _import(store, dossier_id, second)
+        again = _import(store, dossier_id, second)
+        assert (a.rows_added, b.rows_added, again.rows_added) == (10, 10, 0)
+        tagged = store.monitoring.con.execute("SELECT row_key FROM monitoring_feed_tags").fetchall()
+        assert sorted(k for (k,) in tagged) == sorted(f"r{i}" for i in range(10, 20))  # not the old rows'
+        _imports_verify(store, dossier_id, [a, b])  # the first import's seal is untouched by the second
+    finally:
+        store.close()
+
+
+def test_a_key_stored_meanwhile_takes_the_on_conflict_path(pg_url, tmp_path, monkeypatch):
+    first, second = _files(tmp_path)
+    store = Store.open_url(pg_url)
+    try:
+        dossier_id = store.save(decided_dossier(), author="chair").dossier.id
+        a = _import(store, dossier_id, first)
+        # as if a concurrent importer stored r0..r9 after the anti-join looked: the plain INSERT meets them
+        stored, on_conflict, taken = store_feed_pg._STORED, store_feed_pg.insert_on_conflict, []
+
+        def fallback(*args):  # the anti-join of the fallback sees the table again
+            monkeypatch.setattr(store_feed_pg, "_STORED", stored)
+            taken.append(True)
+            return on_conflict(*args)
+
+        monkeypatch.setattr(store_feed_pg, "insert_on_conflict", fallback)
+        monkeypatch.setattr(store_feed_pg, "_STORED", "CAST(? AS VARCHAR) || CAST(? AS VARCHAR) <> ''")
+        b = _import(store, dossier_id, second)
+        assert (a.rows_added, b.rows_added, taken) == (10, 10, [True])
+        assert store.monitoring.row_count(dossier_id) == 20
+        _imports_verify(store, dossier_id, [a, b])
+    finally:
+        store.close()
+
+
+def test_the_seal_is_the_same_by_either_path(postgres_server, tmp_path, monkeypatch):
+    _, second = _files(tmp_path)
+    digests = []
+    for i, insert in enumerate((store_feed_pg.insert_new, store_feed_pg.insert_on_conflict)):
+        monkeypatch.setattr(store_feed_pg, "insert_new", insert)
+        store = Store.open_url(postgres_server.create_database(f"t_feed_paths_{i}"))
+        try:
+            dossier_id = store.save(decided_dossier(), author="chair").dossier.id
+            record = _import(store, dossier_id, second)
+            assert record.rows_added == 20
+            digests.append(record.sealed_digest)
+        finally:
+            store.close()
+    assert digests[0] == digests[1]
