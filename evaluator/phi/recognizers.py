@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from evaluator.phi.abroad import ADDRESS_ROWS, PROSE_KEYS
+from evaluator.phi.abroad import LATE_ROWS as PROSE_ROWS
 from evaluator.phi.shapes import COMPANY_SUFFIXES, LATE_ROWS, ROWS, STREET_SUFFIXES
 
 # A value after a keyword: tokens of capitals/digits joined by "-", or by a space when the next
@@ -72,7 +74,7 @@ _ABBR_AMBIGUOUS = "AL CO DE HI ID IL IN LA ME MD MA MS MO OH OK OR PA PR"
 _STATE = rf"(?:{'|'.join(sorted(STATES, key=len, reverse=True))}|{_ABBR_SAFE.replace(' ', '|')})"
 _ANY_STATE = rf"(?:{_STATE}|{_ABBR_AMBIGUOUS.replace(' ', '|')})"
 _ZIP = r"\d{5}(?:-\d{4})?"
-_CITY = r"[A-ZÀ-ÞĀ-Ž][a-zß-ÿā-ž]+(?:[ -](?:[A-ZÀ-ÞĀ-Ž][a-zß-ÿā-ž]+|of|de|la))*"
+_CITY = r"[A-ZÀ-ÞĀ-Ž][a-zß-ÿā-ž]+(?:[A-Z][a-z]+)?(?:[ -](?:[A-ZÀ-ÞĀ-Ž][a-zß-ÿā-ž]+|of|de|la))*"
 _AU_STATE = r"(?:NSW|VIC|QLD|TAS|ACT|NT|SA|WA)"
 _CA_PROVINCE = r"(?:ON|QC|BC|AB|MB|SK|NS|NB|NL|PE|YT|NU)"
 _CA_POSTCODE = r"[ABCEGHJ-NPRSTVXY]\d[A-Z] ?\d[A-Z]\d"
@@ -95,7 +97,7 @@ _UNIT_BEFORE = (r"(?:(?i:flat|apartment|apt|unit|suite|ste)\.?\s+[A-Z]?\d+[A-Za-
 _FR_STREET = (r"\d{1,4}(?:\s+(?:bis|ter))?,?\s+(?i:rue|avenue|av\.|boulevard|bd|chemin|allée|place|impasse|"
               r"quai|route|cours|rang|montée|côte)\s+(?:(?:de|des|du|la|le|d['’])\s*)*[A-ZÀ-Þ][\wÀ-ÿ'’-]*"
               r"(?:\s+(?:(?:de|des|du|la|le)\s+)?[A-ZÀ-Þ][\wÀ-ÿ'’-]*){0,2}(?:,\s+\d+(?:e|er|ème|è)\s+étage)?")
-_STREET = (rf"{_UNIT_BEFORE}?"
+_STREET = (rf"{_UNIT_BEFORE}?(?:(?:RMB|RSD|CMB|RSM)\s+)?"  # phi-6: a roadside mail box
            rf"(?:\d{{1,4}}[A-Za-z]?/)?\d{{1,6}}[A-Za-z]?(?:\s+(?:[NSEW]\.?|North|South|East|West))?"
            rf"(?:\s+(?:[A-ZĀ-Ž][a-zā-ž]+|\d+(?:st|nd|rd|th))){{1,3}}\s+{_SUFFIX}\b\.?(?:\s+(?:[NSEW]|NE|NW|SE|SW)\b)?(?:,?\s+(?:Apt|Apartment|Unit|Suite|Ste|#)\.?\s*#?[A-Za-z0-9-]+)?")
 
@@ -152,6 +154,8 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                 r"(?: no\.?| number| #)?)\s*[:#]?\s*"
                 r"(?P<v2>\d{3}[- ]?\d{2}[- ]?\d{4}|[xX*]{3}-[xX*]{2}-\d{4}|\d{4})(?!\w)")),
     *ROWS,
+    *(_keyed_row(kind, keys) for kind, keys in PROSE_KEYS.items()),  # phi-6
+    *ADDRESS_ROWS,
     ("email", r"\bdot\b|\(at\)|\[at\]",  # spelled out: "jane dot doe at gmail dot com"
      re.compile(r"(?<![\w.+-])(?P<v>[\w.+-]+(?:\s+(?i:dot|underscore|dash|hyphen)\s+[\w.+-]+)*"
                 r"\s*(?:\((?i:at)\)|\[(?i:at)\]|\s(?i:at)\s)\s*[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
@@ -296,6 +300,7 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
     ("name", r"school|college|academy",
      re.compile(rf"(?P<v>(?<![\w'’-]){_ORG_WORD}(?:\s+{_ORG_WORD}){{0,4}}\s+(?:Primary|Secondary|High|Grammar|"
                 r"Elementary|Middle|Junior|Infant|Catholic|Public|State|Community)\s+(?:School|College|Academy))\b")),
+    *PROSE_ROWS,
     *LATE_ROWS,
     ("mrn", r"\d{8}",
      re.compile(r"(?<![\w.,/-])(?P<v>\d{8,12})(?![\d/]|[.,]\d|\s*(?:mg|mcg|µg|g|ml|units?|iu)\b)", re.I)),
@@ -303,7 +308,7 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
 KEYED: frozenset[re.Pattern[str]] = frozenset(
     pattern for kind, trigger, pattern in _TABLE
     if kind in MIN_DIGITS and not trigger.startswith(r"\b[A-Z]{2}\d")
-    and (kind, trigger, pattern) not in ROWS + LATE_ROWS)
+    and (kind, trigger, pattern) not in ROWS + LATE_ROWS + PROSE_ROWS)
 """Keyword + value recognizers (all but the bare IBAN and plate shapes): values need ``MIN_DIGITS``."""
 RECOGNIZERS: list[tuple[str, re.Pattern[str]]] = [(kind, pattern) for kind, _, pattern in _TABLE]
 """(kind, pattern) in priority order; group ``v`` (or ``v2``) is the identifying text."""

@@ -1,0 +1,126 @@
+"""Recognizers added in rules phi-6 (issue 35 item 5): addresses as other countries write them, and
+identifiers that notes give in prose.
+
+- addresses: Spanish street lines ("C/ de la Reina 7, 3º A, 28004 Madrid"), German and Dutch compound
+  street names with a floor and a postcode ("Birkenweg 3a, 1. OG rechts, 80331 München",
+  "Populierlaan 12 bis, 2511 AB Den Haag"), Korean road names ("-ro", "-gil", a "-ho" unit, a "-gu"
+  district), Filipino block-and-lot lines and barangays, Indian house numbers ("H.No.", "Door No.") and
+  six-digit PIN codes after a state, Gulf villa-and-street lines, Irish street lines before an Eircode,
+  a flat before a named building;
+- identifiers in prose: trial subjects and screening numbers, incidents, claims, pathology accession
+  numbers ("S24-01234"), hospital ids (UHID, NHC), biometric templates, professional registrations
+  (PIN, NMC, GMC, AHPRA, NPI), European health-insurance numbers, and a VIN by its check digit;
+- ages after "he's" / "she is"; schools named by their kind without "School" ("at St Brigid's Primary");
+  employers after "works ... at".
+
+Each row is (kind, trigger, pattern) as in ``recognizers._TABLE``; keyed rows (keyword + value) are built
+there, with ``PROSE_KEYS``, so that they keep the minimum of digits.
+"""
+
+from __future__ import annotations
+
+import re
+
+_PLACE_WORD = r"[A-ZÀ-ÞĀ-Ž][\wÀ-ÿĀ-ž'’.-]*"
+_PLACE = rf"{_PLACE_WORD}(?:\s+(?:de|del|la|las|los|na|an|im|am|upon|sur|di|{_PLACE_WORD})){{0,3}}"
+_INDIAN_STATES = (r"(?:Andhra Pradesh|Arunachal Pradesh|Assam|Bihar|Chhattisgarh|Goa|Gujarat|Haryana|"
+                  r"Himachal Pradesh|Jharkhand|Karnataka|Kerala|Madhya Pradesh|Maharashtra|Manipur|Meghalaya|"
+                  r"Mizoram|Nagaland|Odisha|Orissa|Punjab|Rajasthan|Sikkim|Tamil Nadu|Telangana|Tripura|"
+                  r"Uttar Pradesh|Uttarakhand|West Bengal|Delhi|Puducherry|Chandigarh|"
+                  r"Jammu and Kashmir|Ladakh)")
+_EIRCODE = r"[AC-FHKNPRTV-Y]\d[0-9W] ?(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*\d)[AC-FHKNPRTV-Y0-9]{4}"
+_GERMANIC_STREET = (r"(?:straße|strasse|str\.|weg|gasse|platz|allee|laan|straat|gracht|plein|kade|dijk|"
+                    r"singel|steeg|damm|ufer|pad|hof)")
+_VIN_VALUES = {**{str(d): d for d in range(10)}, **dict(zip("ABCDEFGH", range(1, 9), strict=True)),
+               **dict(zip("JKLMN", range(1, 6), strict=True)), "P": 7, "R": 9,
+               **dict(zip("STUVWXYZ", range(2, 10), strict=True))}
+_VIN_WEIGHTS = (8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2)
+
+
+def vin_ok(value: str) -> bool:
+    """A North American VIN's ninth character is its check digit (weighted sum mod 11, X for 10)."""
+    total = sum(_VIN_VALUES[c] * w for c, w in zip(value, _VIN_WEIGHTS, strict=True))
+    return "0123456789X"[total % 11] == value[8]
+
+
+ADDRESS_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
+    # Spanish: "C/ del Olmo 4, 2º B, 28012 Madrid", "Avda. de la Paz 120, bajo"
+    ("address", r"C/|calle|avda|avenida|paseo|ctra|carrer|r[uú]a\b",
+     re.compile(rf"(?P<v>(?:C/|Calle|Avda\.?|Avenida|Paseo|Ctra\.?|Carrer|R[uú]a)\s*(?:(?:de|del|la|las|los|el|d['’])\s+)*"
+                rf"{_PLACE_WORD}(?:\s+(?:de|del|la|las|los|{_PLACE_WORD})){{0,4}},?\s+(?:n[º°o]\.?\s*)?\d{{1,4}}[A-Za-z]?"
+                r"(?:,\s*(?:\d{1,2}\s*[º°ª](?:\s*[A-Z]\b)?|bajo|[áa]tico|esc\.?\s*\w+|pta\.?\s*\w+|puerta\s+\w+)){0,3}"
+                rf"(?:,\s+\d{{5}}\s+{_PLACE})?)")),
+    # German and Dutch: a compound street name, a number, a floor, a postcode and the town
+    ("address", _GERMANIC_STREET + r"\s+\d",
+     re.compile(rf"(?P<v>(?<![\w-])[A-ZÀ-Þ][a-zß-ÿ]*{_GERMANIC_STREET}\s+\d{{1,4}}\s?[a-z]?(?![\w/])"
+                r"(?:\s+(?:bis|ter|hs|huis|[A-Z])\b)?(?:-\d{1,4})?"
+                r"(?:,\s+\d{1,2}\.\s*(?:OG|Stock|Etage|Obergeschoss|EG|verdieping)(?:\s+(?:links|rechts|Mitte))?)?"
+                rf"(?:,\s+(?:\d{{5}}|\d{{4}}\s?[A-Z]{{2}}|\d{{4}})\s+{_PLACE})?)")),
+    # Korean road names: "503-ho, 21 Sinchon-ro 7-gil, Mapo-gu, Seoul 04001"
+    ("address", r"-(?:ro|gil|daero|gu|dong)\b",
+     re.compile(rf"(?P<v>(?:\d{{1,4}}-ho,?\s+)?(?:\d{{1,4}}(?:-\d{{1,4}})?\s+)?{_PLACE_WORD}-(?:ro|gil|daero)"
+                r"(?:\s+\d{1,4}(?:beon)?-gil)?(?:\s+\d{1,4}(?:-\d{1,4})?)?"
+                rf"(?:,\s+{_PLACE_WORD}-(?:gu|si|gun|dong|eup|myeon|ri))*(?:,\s+{_PLACE})?(?:\s+\d{{5}})?)")),
+    # Filipino: "Blk 3 Lot 9, Phase 1, Villa Rosa, Brgy. Malinta, Valenzuela City 1440"
+    ("address", r"\bblk\b|\bblock\s+\d+\w*\s+lot\b|brgy|barangay|purok",
+     re.compile(rf"(?P<v>(?:(?:Blk|Block)\s+\d+\w*\s+Lot\s+\d+\w*|(?:Brgy\.?|Barangay|Purok)\s+{_PLACE})"
+                rf"(?:,\s+(?:Phase\s+\d+\w*|Purok\s+\d+\w*|(?:Brgy\.?|Barangay)\s+{_PLACE}|{_PLACE})){{0,5}}"
+                r"(?:\s+\d{4})?)")),
+    # Indian: "H.No. 4-1-88/A, Gandhi Nagar, Secunderabad 500003", "Door No. 12", "Pune - 411001"
+    ("address", r"\b(?:h|house|door|plot|flat|d)\.?\s?no\b",
+     re.compile(rf"(?P<v>(?<!\w)(?:H\.?\s?No|House\s+No|Door\s+No|Plot\s+No|Flat\s+No|D\.?\s?No)\.?\s*[:.]?\s*"
+                rf"[\w/-]*\d[\w/-]*(?:,\s+{_PLACE}){{0,5}}(?:\s*[-,]?\s*[1-9]\d{{2}}\s?\d{{3}}\b)?)")),
+    ("address", r"\d{3}\s?\d{3}",
+     re.compile(rf"(?P<v>(?:{_PLACE},\s+)?{_INDIAN_STATES}\s*[-,]?\s+[1-9]\d{{2}}\s?\d{{3}}\b"
+                rf"|{_PLACE_WORD}\s+-\s+[1-9]\d{{5}}\b)")),
+    # Gulf: "Villa 14, Street 7, Al Safa 1, Dubai"
+    ("address", r"(?:street|road|way|block)\s+\d",
+     re.compile(rf"(?P<v>(?:Villa|Flat|Apartment|Apt\.?|Building|Bldg\.?|House)\s+\d+\w*,\s+(?:Street|Road|Way|Block)"
+                rf"\s+\d+\w*(?:,\s+{_PLACE}(?:\s+\d{{1,2}})?){{0,3}})")),
+    # Irish: the street line and the townland before an Eircode ("8 Bóthar na Trá, Salthill, Galway H91 ...")
+    ("address", r"\b[AC-FHKNPRTV-Y]\d[0-9W] ?[AC-FHKNPRTV-Y0-9]{4}\b",
+     re.compile(rf"(?P<v>\d{{1,4}}[A-Za-z]?\s+{_PLACE_WORD}(?:\s+(?:na|an|de|le|of|the|{_PLACE_WORD})){{0,3}}"
+                rf"(?:,\s+{_PLACE}){{0,3}},?\s+{_EIRCODE})\b")),
+    # a flat before a named building and its street: "Flat 3, Alder House, 12 ..."
+    ("address", r"flat|apt|apartment|unit|suite",
+     re.compile(rf"(?P<v>(?:Flat|Apt\.?|Apartment|Unit|Suite)\s+\d+[A-Za-z]?,\s+{_PLACE_WORD}(?:\s+{_PLACE_WORD}){{0,3}}"
+                r"\s+(?:Court|House|Lodge|Mansions|Towers|Apartments|Flats|Building|Residences?|Heights))(?=,\s+\d)")),
+]
+"""Address rows, tried before the general ones so that a whole foreign address is one span."""
+
+PROSE_KEYS = {
+    "id": r"subject|participant|screen(?:ing)?\s+fail(?:ure)?|randomi[sz]ation|incident|datix|"
+          r"complaint|claim",
+    "mrn": r"UHID|NHC|UHN|IP\s?no|hospital\s+ID",
+    "biometric": r"template",
+    "license": r"PIN|NMC|GMC|AHPRA|NPI|HCPC|registration\s+number",
+    "health_plan": r"Versichertennummer|Versicherungsnummer|KVNR|Krankenversicherung|BSN|burgerservicenummer|"
+                   r"PhilHealth|NHIF|Medi-?Cal",
+}
+"""Keywords before an identifier in prose ("subject 014-0032", "claim CLM 0094 ..."), by kind."""
+
+LATE_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
+    # a pathology accession: letters, a two-digit year, a number ("S24-01234", "H26-0042-B")
+    ("id", r"\b[A-Z]{1,3}\d\d-\d{4}",
+     re.compile(r"(?<![\w/-])(?P<v>[A-Z]{1,3}\d\d-\d{4,6}(?:-[A-Z0-9]{1,3})?)(?![\w/-])")),
+    # a vehicle identification number, by its check digit
+    ("vehicle", r"\b[A-HJ-NPR-Z0-9]{17}\b",
+     _VIN := re.compile(r"(?<![\w-])(?P<v>(?=[A-HJ-NPR-Z0-9]*[A-Z])[A-HJ-NPR-Z0-9]{17})(?![\w-])")),
+    # an age after a pronoun: "she's 94 now", "he is 101"
+    ("age", r"\b(?:he|she|they|who)(?:['’]s|\s+is|['’]re)\s+\d",
+     re.compile(r"(?<!\w)(?i:he['’]s|she['’]s|he\s+is|she\s+is|they['’]re|who['’]s|who\s+is)\s+"
+                r"(?P<v>9\d|1[01]\d)(?![\w.,%/-])(?!\s*(?:%|percent|mg|kg|mm|cm|bpm|minutes|mins|hours|days|weeks|"
+                r"kilos|pounds|lbs?|times|on|out|over|of)\b)")),
+    # a school named by its kind, after "at": "the school nurse at St Brigid's Primary"
+    ("name", r"\bat\s.*(?:primary|secondary|grammar|elementary|intermediate|montessori)",
+     re.compile(r"(?<=\bat\s)(?:the\s+)?(?P<v>(?:St\.?|[A-Z][\w'’-]*)(?:\s+(?:St\.?|[A-Z][\w'’-]*)){0,4}\s+"
+                r"(?:Primary|Secondary|Grammar|Elementary|Intermediate|Montessori))\b(?!\s+[A-Z])")),
+    # an employer after "works ... at": "works night shifts at Harbour Foods"
+    ("name", r"\bwork(?:s|ed|ing)?\s",
+     re.compile(r"(?<!\w)(?i:works?|worked|working)(?:\s+[a-z-]+){1,3}?\s+(?i:at|for)\s+(?:the\s+)?"
+                r"(?P<v>(?!(?:Home|Night|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b)"
+                r"[A-Z][\w'’-]*[\w](?:\s+(?:&|and|of|[A-Z][\w'’-]*[\w])){0,3}(?<![\s&])(?<!\band)(?<!\bof))")),
+]
+"""Rows tried after the keyed ones (a keyed record number wins its span)."""
+
+CHECKS = {_VIN: lambda v: vin_ok(v)}
