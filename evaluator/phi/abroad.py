@@ -48,7 +48,7 @@ ADDRESS_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
     ("address", r"C/|calle|avda|avenida|paseo|ctra|carrer|r[uú]a\b",
      re.compile(rf"(?P<v>(?:C/|Calle|Avda\.?|Avenida|Paseo|Ctra\.?|Carrer|R[uú]a)\s*(?:(?:de|del|la|las|los|el|d['’])\s+)*"
                 rf"{_PLACE_WORD}(?:\s+(?:de|del|la|las|los|{_PLACE_WORD})){{0,4}},?\s+(?:n[º°o]\.?\s*)?\d{{1,4}}[A-Za-z]?"
-                r"(?:,\s*(?:\d{1,2}\s*[º°ª](?:\s*[A-Z]\b)?|bajo|[áa]tico|esc\.?\s*\w+|pta\.?\s*\w+|puerta\s+\w+)){0,3}"
+                r"(?:,\s*(?:\d{1,2}\s*[º°ª](?:\s*(?:[A-Z]\b|izq(?:da|uierda)?\.?|dcha\.?|derecha|ctro\.?|centro))?|bajo|[áa]tico|esc\.?\s*\w+|pta\.?\s*\w+|puerta\s+\w+)){0,3}"
                 rf"(?:,\s+\d{{5}}\s+{_PLACE})?)")),
     # German and Dutch: a compound street name, a number, a floor, a postcode and the town
     ("address", _GERMANIC_STREET + r"\s+\d",
@@ -63,8 +63,8 @@ ADDRESS_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
                 rf"(?:,\s+{_PLACE_WORD}-(?:gu|si|gun|dong|eup|myeon|ri))*(?:,\s+{_PLACE})?(?:\s+\d{{5}})?)")),
     # Filipino: "Blk 3 Lot 9, Phase 1, Villa Rosa, Brgy. Malinta, Valenzuela City 1440"
     ("address", r"\bblk\b|\bblock\s+\d+\w*\s+lot\b|brgy|barangay|purok",
-     re.compile(rf"(?P<v>(?:(?:Blk|Block)\s+\d+\w*\s+Lot\s+\d+\w*|(?:Brgy\.?|Barangay|Purok)\s+{_PLACE})"
-                rf"(?:,\s+(?:Phase\s+\d+\w*|Purok\s+\d+\w*|(?:Brgy\.?|Barangay)\s+{_PLACE}|{_PLACE})){{0,5}}"
+     re.compile(rf"(?P<v>(?:(?:Blk|Block)\s+\d+\w*\s+Lot\s+\d+\w*|(?:Brgy\.?|Barangay|Purok)\s+(?:\d+\w*|{_PLACE}))"
+                rf"(?:,\s+(?:Phase\s+\d+\w*|Purok\s+\d+\w*|Sitio\s+{_PLACE}|(?:Brgy\.?|Barangay)\s+{_PLACE}|{_PLACE})){{0,5}}"
                 r"(?:\s+\d{4})?)")),
     # Indian: "H.No. 4-1-88/A, Gandhi Nagar, Secunderabad 500003", "Door No. 12", "Pune - 411001"
     ("address", r"\b(?:h|house|door|plot|flat|d)\.?\s?no\b",
@@ -87,6 +87,37 @@ ADDRESS_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
                 r"\s+(?:Court|House|Lodge|Mansions|Towers|Apartments|Flats|Building|Residences?|Heights))(?=,\s+\d)")),
 ]
 """Address rows, tried before the general ones so that a whole foreign address is one span."""
+
+_CARE_PLACES = frozenset(str.split("""
+dialysis endoscopy imaging outpatients outpatient triage rehab rehabilitation hospice theatres recovery resus
+pharmacy pathology histology cytology haematology hematology neonatal nicu picu scbu obstetrics gynaecology
+casualty admissions reception transport retrieval base district regional rural metro
+gastro neuro cardio ortho stepdown step-down medicine surgery general mater private public children's
+women's acute
+"""))
+
+
+def town_ok(value: str) -> bool:
+    """A town after "transferred from", "travel from": not an English word, a ward, a service or a country."""
+    from evaluator.phi.names import _ROLE_WORDS
+    from evaluator.phi.recognizers import _COUNTRY, STATES
+    from evaluator.phi.shorthand import english_words
+
+    words = [w.lower() for w in value.split()]
+    return not (any(w in english_words() or w in _ROLE_WORDS or w in _CARE_PLACES for w in words)
+                or any(w.endswith(("ology", "oscopy", "iatry", "ics", "surgery")) for w in words)
+                or re.match(_COUNTRY, value) or value in STATES)
+
+
+TOWN_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
+    # a town named alone after a journey or a transfer: "retrieved from Gunnedah", "the drive from Taree"
+    ("address", r"\bfrom\s+[A-Z]",
+     _TOWN := re.compile(r"(?<!\w)(?i:transfer\w*|referr\w*|retriev\w*|travel\w*|drive|drove|driven|flown|"
+                         r"flew|came|coming|moved|relocated|evacuated|commut\w*|journey)\b[^.;]{0,40}?\bfrom\s+"
+                         r"(?P<v>[A-Z][a-z]+(?:[A-Z][a-z]+)?(?:\s+[A-Z][a-z]+)?)"
+                         r"(?=\s*[,.;:)]|\s*$|\s+(?:and|to|for|with|by|on|after|today|yesterday|last|this)\b)")),
+]
+"""A town alone, after a word for a journey; checked by ``town_ok``."""
 
 PROSE_KEYS = {
     "id": r"subject|participant|screen(?:ing)?\s+fail(?:ure)?|randomi[sz]ation|incident|datix|"
@@ -123,4 +154,4 @@ LATE_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
 ]
 """Rows tried after the keyed ones (a keyed record number wins its span)."""
 
-CHECKS = {_VIN: lambda v: vin_ok(v)}
+CHECKS = {_VIN: vin_ok, _TOWN: town_ok}

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-_CAP = r"[A-ZÀ-ÞĀ-ŽḀ-Ỹ][a-zß-ÿā-žḁ-ỹ'’ʻ-]+"
+_CAP = r"[A-ZÀ-ÞĀ-Žƀ-ɏḀ-Ỹ][a-zß-ÿā-žƀ-ɏḁ-ỹ'’ʻ-]+"
 _MA = re.compile(rf"(?<![\w.])Ma\.\s+{_CAP}(?:\s+(?:{_CAP}|De\s+la|De\s+los|Dela|Delos))*(?:\s+{_CAP})?")
 _DELA = re.compile(rf"(?<![\w'’-])(?:{_CAP}\s+){{1,2}}(?:Dela|Delos|De\s+la|De\s+los|De\s+las)\s+{_CAP}")
 _PATRONYMIC = re.compile(

@@ -112,8 +112,8 @@ def name_lists() -> tuple[frozenset[str], frozenset[str]]:
 
 
 # Upper- and lower-case letters, accented Latin ones too ("Siobhán", "Traoré", "Ó Súilleabháin").
-_UP = "A-ZÀ-ÖØ-ÞĀ-ŽḀ-ỿ"  # phi-6: Vietnamese letters (Latin Extended Additional)
-_LO = "a-zß-öø-ÿā-žḀ-ỿ"
+_UP = "A-ZÀ-ÖØ-ÞĀ-Žƀ-ɏḀ-ỿ"  # phi-6: Vietnamese letters (Latin Extended Additional)
+_LO = "a-zß-öø-ÿā-žƀ-ɏḀ-ỿ"
 _TOKEN = (rf"(?:[{_UP}][{_UP}{_LO}'’ʻ]*[{_LO}][{_UP}{_LO}'’ʻ]*|[A-Z]{{2,}}|[{_UP}][’'][{_UP}][{_LO}]+)"
           rf"(?:-[{_UP}{_LO}][{_UP}{_LO}'’]+)*")
 _UPPER_TOKEN = r"[A-Z][A-Z'’-]+"
@@ -121,7 +121,7 @@ _INITIAL = r"[A-Z]\.?"
 # "ms" right after a number is milliseconds ("QRS 90 ms. Hemoglobin"), not a title.
 _TITLE = re.compile(
     r"(?<![\w.-])(?P<title>[Mm]rs|[Mm]r|Ms|(?<!\d\s)ms|[Mm]iss|[Mm]x|[Dd]r|[Pp]rof|[Pp]rofessor|[Dd]octor)(?:\.|(?=\s))\s*"
-    rf"(?P<rest>(?:{_INITIAL}\s+)?{_TOKEN}(?:\s+(?:{_INITIAL}(?=\s)|{_TOKEN})){{0,2}}|[a-z][a-z'’-]+)"
+    rf"(?P<rest>(?:{_INITIAL}\s+)?{_TOKEN}(?:\s+(?:{_INITIAL}(?=\s)|{_TOKEN})){{0,2}}|[a-z]\.\s?[a-z][a-z'’-]+|[a-z][a-z'’-]+)"
 )
 _CUE = re.compile(
     r"(?<!\w)(?i:patient|pt|name|named|son|daughter|wife|husband|mother|father|sister|brother|spouse|partner|"

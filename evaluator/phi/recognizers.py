@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from evaluator.phi.abroad import ADDRESS_ROWS, PROSE_KEYS
+from evaluator.phi.abroad import ADDRESS_ROWS, PROSE_KEYS, TOWN_ROWS
 from evaluator.phi.abroad import LATE_ROWS as PROSE_ROWS
 from evaluator.phi.shapes import COMPANY_SUFFIXES, LATE_ROWS, ROWS, STREET_SUFFIXES
 
@@ -301,6 +301,7 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
      re.compile(rf"(?P<v>(?<![\w'’-]){_ORG_WORD}(?:\s+{_ORG_WORD}){{0,4}}\s+(?:Primary|Secondary|High|Grammar|"
                 r"Elementary|Middle|Junior|Infant|Catholic|Public|State|Community)\s+(?:School|College|Academy))\b")),
     *PROSE_ROWS,
+    *TOWN_ROWS,
     *LATE_ROWS,
     ("mrn", r"\d{8}",
      re.compile(r"(?<![\w.,/-])(?P<v>\d{8,12})(?![\d/]|[.,]\d|\s*(?:mg|mcg|µg|g|ml|units?|iu)\b)", re.I)),
@@ -308,7 +309,7 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
 KEYED: frozenset[re.Pattern[str]] = frozenset(
     pattern for kind, trigger, pattern in _TABLE
     if kind in MIN_DIGITS and not trigger.startswith(r"\b[A-Z]{2}\d")
-    and (kind, trigger, pattern) not in ROWS + LATE_ROWS + PROSE_ROWS)
+    and (kind, trigger, pattern) not in ROWS + LATE_ROWS + PROSE_ROWS + TOWN_ROWS)
 """Keyword + value recognizers (all but the bare IBAN and plate shapes): values need ``MIN_DIGITS``."""
 RECOGNIZERS: list[tuple[str, re.Pattern[str]]] = [(kind, pattern) for kind, _, pattern in _TABLE]
 """(kind, pattern) in priority order; group ``v`` (or ``v2``) is the identifying text."""
