@@ -30,7 +30,7 @@ _INDIAN_STATES = (r"(?:Andhra Pradesh|Arunachal Pradesh|Assam|Bihar|Chhattisgarh
                   r"Jammu and Kashmir|Ladakh)")
 _EIRCODE = r"[AC-FHKNPRTV-Y]\d[0-9W] ?(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*\d)[AC-FHKNPRTV-Y0-9]{4}"
 _GERMANIC_STREET = (r"(?:straße|strasse|str\.|weg|gasse|platz|allee|laan|straat|gracht|plein|kade|dijk|"
-                    r"singel|steeg|damm|ufer|pad|hof)")
+                    r"singel|steeg|damm|ufer|pad|hof|gade|vej|gatan|vägen|veien|gata)")
 _VIN_VALUES = {**{str(d): d for d in range(10)}, **dict(zip("ABCDEFGH", range(1, 9), strict=True)),
                **dict(zip("JKLMN", range(1, 6), strict=True)), "P": 7, "R": 9,
                **dict(zip("STUVWXYZ", range(2, 10), strict=True))}
@@ -44,18 +44,42 @@ def vin_ok(value: str) -> bool:
 
 
 ADDRESS_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
-    # Spanish: "C/ del Olmo 4, 2º B, 28012 Madrid", "Avda. de la Paz 120, bajo"
-    ("address", r"C/|calle|avda|avenida|paseo|ctra|carrer|r[uú]a\b",
-     re.compile(rf"(?P<v>(?:C/|Calle|Avda\.?|Avenida|Paseo|Ctra\.?|Carrer|R[uú]a)\s*(?:(?:de|del|la|las|los|el|d['’])\s+)*"
-                rf"{_PLACE_WORD}(?:\s+(?:de|del|la|las|los|{_PLACE_WORD})){{0,4}},?\s+(?:n[º°o]\.?\s*)?\d{{1,4}}[A-Za-z]?"
-                r"(?:,\s*(?:\d{1,2}\s*[º°ª](?:\s*(?:[A-Z]\b|izq(?:da|uierda)?\.?|dcha\.?|derecha|ctro\.?|centro))?|bajo|[áa]tico|esc\.?\s*\w+|pta\.?\s*\w+|puerta\s+\w+)){0,3}"
-                rf"(?:,\s+\d{{5}}\s+{_PLACE})?)")),
+    # Spanish, Portuguese, Italian, Polish and Latin American street lines: "C/ del Olmo 4, 2º B, 28012
+    # Madrid", "Via Verdi 3, int. 2, 10121 Torino", "ul. Polna 8 m. 4, 00-625 Warszawa", "Cra. 7 # 12-40"
+    ("address", r"C/|calle|avda|\bav\.|avenida|paseo|ctra|carrer|r[uú]a\b|\bvia\b|viale|piazza|corso|largo|"
+                r"vicolo|travessa|pra[çc]a|\bul\.|\bal\.|carrera|\bcra\b|diagonal|transversal",
+     re.compile(rf"(?P<v>(?<![\w/])(?:C/|Calle|Avda\.?|Av\.|Avenida|Paseo|Ctra\.?|Carrer|R[uú]a|Via|Viale|Piazza|"
+                r"Corso|Largo|Vicolo|Travessa|Pra[çc]a|ul\.|al\.|Carrera|Cra\.?|Diagonal|Transversal)"
+                r"\s*(?:(?:de|del|della|di|la|las|los|el|das|dos|do|da|d['’])\s+)*"
+                rf"(?:{_PLACE_WORD}|\d{{1,3}}[A-Z]?)(?:\s+(?!No\.)(?:de|del|della|di|la|las|los|das|dos|do|da|{_PLACE_WORD})){{0,4}}"
+                r"(?:\s*(?:#|No\.?|N[º°])\s*\d{1,3}[A-Z]?-\d{1,3}|,?\s+(?:n[º°o]\.?\s*|No\.?\s*)?\d{1,4}[A-Za-z]?(?:/\d{1,4})?"
+                r"(?:\s*(?:#|No\.?|N[º°])\s*\d{1,3}[A-Z]?-\d{1,3})?)"
+                r"(?:,?\s*(?:\d{1,2}\s*[º°ª](?:\s*(?:[A-Z]\b|izq(?:da|uierda)?\.?|dcha\.?|derecha|ctro\.?|centro|"
+                r"esq\.?|dto\.?|dt\.?))?|bajo|[áa]tico|esc\.?\s*\w+|pta\.?\s*\w+|puerta\s+\w+|int\.\s*\w+|scala\s+\w+|"
+                r"piano\s+\w+|m\.\s*\d+|lok\.\s*\d+|(?:Esq|Dto|Dt)\.?)){0,3}"
+                rf"(?:,\s+(?:Col\.|Colonia|Bairro|Barrio|Fracc\.)\s+{_PLACE})?"
+                rf"(?:,\s+(?:\d{{5}}|\d{{4}}-\d{{3}}|\d{{2}}-\d{{3}}|\d{{4}})\s+{_PLACE}|,\s+{_PLACE}(?=\s*(?:[.;]|$)))?)")),
+    # Malaysian, Thai, Vietnamese and Hong Kong lines: "Jalan Mawar 5, 43000 Kajang", "45 Moo 2, Tambon ...",
+    # "Phường 4, Quận 10", "Flat 8, 21/F, Block C, ..."
+    ("address", r"jalan|\bjln\b|lorong|persiaran|taman|\bmoo\b|\bsoi\b|tambon|ph[uư][oờ]ng|qu[aậ]n|huy[eệ]n|/F\b",
+     re.compile(rf"(?P<v>(?:(?:No\.?\s*\d+\w*,\s+)?(?:(?:Taman|Kampung|Kg\.)\s+{_PLACE},\s+)?(?:Jalan|Jln\.?|Lorong|"
+                r"Persiaran|Lebuh)\s+(?:[A-Z][\w/]*|\d[\w/]*)(?:\s+(?:[A-Z][\w/]*|\d[\w/]*)){0,3}"
+                rf"|\d{{1,4}}(?:/\d{{1,4}})?\s+(?:Moo|Soi)\s+\d+\w*(?:,\s+(?:Soi|Tambon|Amphoe|Khet|Khwaeng)\s+{_PLACE})*"
+                r"|(?:Số\s+\d+[\w/]*,?\s+)?(?:(?:Phường|P\.|Quận|Q\.|Huyện|Xã|Đường|Thôn|Ấp)\s+[\wÀ-ỹ]+(?:\s+[\wÀ-ỹ]+){0,2},\s+)+"
+                r"(?:TP\.?|Thành phố|Tỉnh)?\s*[\wÀ-ỹ]+(?:\s+[A-ZÀ-Ỹ][\wÀ-ỹ]*){0,3}"
+                rf"|(?:Room|Rm|Flat|Unit)\s+\w*\d\w*,\s+\d{{1,2}}/F(?:,\s+(?:Block|Tower|Blk)\s+\w+)?)"
+                rf"(?:,\s+{_PLACE}){{0,3}}(?:,?\s+\d{{5}}(?:\s+{_PLACE})?)?(?:,\s+{_PLACE})?)")),
+    # a numbered plot or house before a named street: "Plot 12, Mbuya Road, Kampala", "No. 4, Ola Street, Ikeja"
+    ("address", r"\b(?:plot|no\.?|house|stand|erf)\s+\d",
+     re.compile(rf"(?P<v>(?<!\w)(?:Plot|No\.?|House|Stand|Erf)\s+\d+\w*,\s+(?:{_PLACE_WORD}\s+){{1,3}}"
+                r"(?:Street|St|Road|Rd|Avenue|Ave|Close|Crescent|Lane|Drive|Way|Estate|Layout)\b\.?"
+                rf"(?:,\s+{_PLACE}){{0,3}})")),
     # German and Dutch: a compound street name, a number, a floor, a postcode and the town
     ("address", _GERMANIC_STREET + r"\s+\d",
      re.compile(rf"(?P<v>(?<![\w-])[A-ZÀ-Þ][a-zß-ÿ]*{_GERMANIC_STREET}\s+\d{{1,4}}\s?[a-z]?(?![\w/])"
                 r"(?:\s+(?:bis|ter|hs|huis|[A-Z])\b)?(?:-\d{1,4})?"
-                r"(?:,\s+\d{1,2}\.\s*(?:OG|Stock|Etage|Obergeschoss|EG|verdieping)(?:\s+(?:links|rechts|Mitte))?)?"
-                rf"(?:,\s+(?:\d{{5}}|\d{{4}}\s?[A-Z]{{2}}|\d{{4}})\s+{_PLACE})?)")),
+                r"(?:,\s+\d{1,2}\.\s*(?:OG|Stock|Etage|Obergeschoss|EG|verdieping|tv|th|mf|sal)(?:\s+(?:links|rechts|Mitte))?)?"
+                rf"(?:,\s+(?:\d{{5}}|\d{{4}}\s?[A-Z]{{2}}|\d{{3}}\s\d\d|\d{{4}})\s+{_PLACE}(?:\s+[A-Z]\b)?)?)")),
     # Korean road names: "503-ho, 21 Sinchon-ro 7-gil, Mapo-gu, Seoul 04001"
     ("address", r"-(?:ro|gil|daero|gu|dong)\b",
      re.compile(rf"(?P<v>(?:\d{{1,4}}-ho,?\s+)?(?:\d{{1,4}}(?:-\d{{1,4}})?\s+)?{_PLACE_WORD}-(?:ro|gil|daero)"

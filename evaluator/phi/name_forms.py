@@ -18,7 +18,7 @@ import re
 
 _CAP = r"[A-ZÀ-ÞĀ-Žƀ-ɏḀ-Ỹ][a-zß-ÿā-žƀ-ɏḁ-ỹ'’ʻ-]+"
 _MA = re.compile(rf"(?<![\w.])Ma\.\s+{_CAP}(?:\s+(?:{_CAP}|De\s+la|De\s+los|Dela|Delos))*(?:\s+{_CAP})?")
-_DELA = re.compile(rf"(?<![\w'’-])(?:{_CAP}\s+){{1,2}}(?:Dela|Delos|De\s+la|De\s+los|De\s+las)\s+{_CAP}")
+_DELA = re.compile(rf"(?<![\w'’-])(?:{_CAP}\s+){{1,2}}(?:[Dd]ela|[Dd]elos|[Dd]e\s+la|[Dd]e\s+los|De\s+las)\s+{_CAP}")
 _PATRONYMIC = re.compile(
     rf"(?<![\w'’-])(?:{_CAP}\s+)?{_CAP}\s+(?:bin|binti|bint|ibn|bte|binte|a/l|a/p|s/o|d/o)\s+{_CAP}(?:\s+{_CAP})?")
 _KUNYA = re.compile(rf"(?<![\w'’-])(?:Umm|Um|Abu|Abou|Om)\s+{_CAP}")
@@ -49,7 +49,12 @@ def form_names(text: str, english: frozenset[str], first: frozenset[str]) -> lis
 
     spans: list[tuple[int, int]] = []
     for pattern in (_MA, _DELA, _KUNYA, _TWO_INITIALS):
-        spans += [m.span() for m in pattern.finditer(text) if plain(m.group().split(None, 1)[-1])]
+        for m in pattern.finditer(text):
+            start, words = m.start(), m.group().split()
+            if pattern is _DELA and words[0].lower() in english:  # "Patient Juan dela Cruz": not "Patient"
+                start = text.index(words[1], start + len(words[0]))
+            if plain(m.group().split(None, 1)[-1]):
+                spans.append((start, m.end()))
     for m in _PATRONYMIC.finditer(text):
         start = m.start()
         lead = m.group().split()[0]

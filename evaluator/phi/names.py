@@ -114,7 +114,7 @@ def name_lists() -> tuple[frozenset[str], frozenset[str]]:
 # Upper- and lower-case letters, accented Latin ones too ("Siobhán", "Traoré", "Ó Súilleabháin").
 _UP = "A-ZÀ-ÖØ-ÞĀ-Žƀ-ɏḀ-ỿ"  # phi-6: Vietnamese letters (Latin Extended Additional)
 _LO = "a-zß-öø-ÿā-žƀ-ɏḀ-ỿ"
-_TOKEN = (rf"(?:[{_UP}][{_UP}{_LO}'’ʻ]*[{_LO}][{_UP}{_LO}'’ʻ]*|[A-Z]{{2,}}|[{_UP}][’'][{_UP}][{_LO}]+)"
+_TOKEN = (rf"(?:[{_UP}][{_UP}{_LO}'’ʻ]*[{_LO}][{_UP}{_LO}'’ʻ]*|[A-ZÀ-ÖØ-Þ]{{2,}}|[{_UP}][’'][{_UP}][{_LO}]+)"
           rf"(?:-[{_UP}{_LO}][{_UP}{_LO}'’]+)*")
 _UPPER_TOKEN = r"[A-Z][A-Z'’-]+"
 _INITIAL = r"[A-Z]\.?"

@@ -243,7 +243,7 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                 r"(?:(?:de|del|della|des|du|la|le|di|da|van|der|von)\s+)*){0,3}[A-ZÀ-Þ][\wÀ-ÿ'’.-]*(?:\s+\d{1,4}[a-z]?)?"
                 r"(?:,\s+\d+(?:e|er|ème|è)\s+étage)?"
                 r",\s+(?:\d{4} ?[A-Z]{2}(?=\s)|\d{4,5}|\d{2}-\d{3}|\d{3} \d{2}|\d{4}-\d{3})"
-                r"\s+[A-ZÀ-Þ][\wÀ-ÿ'’-]+)")),
+                r"\s+[A-ZÀ-Þ][\wÀ-ÿ'’-]+(?:\s+(?:de|del|im|am|[A-ZÀ-Þ][\wÀ-ÿ'’-]+)){0,2})")),
     # a street with up to two places after it (suburb, city) and a state, province or postcode
     ("address", r"\d", re.compile(rf"(?P<v>(?:\b(?:{_STREET}|{_UNIT_BEFORE}?{_FR_STREET})"
                                   r"(?:,?\s+(?:RD|R\.D\.|RR|Rural Route)\s+\d+)?"  # rural delivery: "RD 7"

@@ -122,7 +122,7 @@ ROWS: list[tuple[str, str, re.Pattern[str]]] = [
     # Roman-numeral months: "3/XII/2026", and without a year after a date word ("discharged 7/XII")
     ("date", r"\d[/.-][IVX]",
      re.compile(rf"(?<![\w/.-])(?P<v>{_DAY}[/.-]{_ROMAN_MONTH}[/.-](?:{_YEAR}|\d\d))(?![\w/])"
-                rf"|(?<!\w){_DATE_CUE}\s+(?P<v2>{_DAY}[/.-]{_ROMAN_MONTH})(?![\w/])")),
+                rf"|(?<!\w){_DATE_CUE}\s+(?P<v2>{_DAY}[/.-]{_ROMAN_MONTH})(?![\w/]|[.-]\d)")),
     # "the" before an ordinal date, an apostrophe year, a day range, French month names
     ("date", r"\d(?:st|nd|rd|th)|['’‘]\d\d|\d\s*[-–]\s*\d|" + "|".join((_FR_MONTH, _ES_MONTH, _DE_MONTH,
                                                                                   _IT_NL_MONTH)),
