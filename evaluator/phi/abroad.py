@@ -51,7 +51,7 @@ ADDRESS_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
      re.compile(rf"(?P<v>(?<![\w/])(?:C/|Calle|Avda\.?|Av\.|Avenida|Paseo|Ctra\.?|Carrer|R[uú]a|Via|Viale|Piazza|"
                 r"Corso|Largo|Vicolo|Travessa|Pra[çc]a|ul\.|al\.|Carrera|Cra\.?|Diagonal|Transversal)"
                 r"\s*(?:(?:de|del|della|di|la|las|los|el|das|dos|do|da|d['’])\s+)*"
-                rf"(?:{_PLACE_WORD}|\d{{1,3}}[A-Z]?)(?:\s+(?!No\.)(?:de|del|della|di|la|las|los|das|dos|do|da|{_PLACE_WORD})){{0,4}}"
+                rf"(?:[A-ZÀ-ÞĀ-Ž][a-zß-ÿā-ž][\wÀ-ÿĀ-ž'’.-]*|\d{{1,3}}[A-Z]?)(?:\s+(?!No\.)(?:de|del|della|di|la|las|los|das|dos|do|da|{_PLACE_WORD})){{0,4}}"
                 r"(?:\s*(?:#|No\.?|N[º°])\s*\d{1,3}[A-Z]?-\d{1,3}|,?\s+(?:n[º°o]\.?\s*|No\.?\s*)?\d{1,4}[A-Za-z]?(?:/\d{1,4})?"
                 r"(?:\s*(?:#|No\.?|N[º°])\s*\d{1,3}[A-Z]?-\d{1,3})?)"
                 r"(?:,?\s*(?:\d{1,2}\s*[º°ª](?:\s*(?:[A-Z]\b|izq(?:da|uierda)?\.?|dcha\.?|derecha|ctro\.?|centro|"
@@ -61,15 +61,16 @@ ADDRESS_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
                 rf"(?:,\s+(?:\d{{5}}|\d{{4}}-\d{{3}}|\d{{2}}-\d{{3}}|\d{{4}})\s+{_PLACE}|,\s+{_PLACE}(?=\s*(?:[.;]|$)))?)")),
     # Malaysian, Thai, Vietnamese and Hong Kong lines: "Jalan Mawar 5, 43000 Kajang", "45 Moo 2, Tambon ...",
     # "Phường 4, Quận 10", "Flat 8, 21/F, Block C, ..."
-    ("address", r"jalan|\bjln\b|lorong|persiaran|taman|\bmoo\b|\bsoi\b|tambon|ph[uư][oờ]ng|qu[aậ]n|huy[eệ]n|/F\b",
+    ("address", r"jalan|\bjln\b|lorong|persiaran|taman|\bmoo\b|\bsoi\b|tambon|ph[uư][oờ]ng|qu[aậ]n|huy[eệ]n|"
+                r"/F\b",
      re.compile(rf"(?P<v>(?:(?:No\.?\s*\d+\w*,\s+)?(?:(?:Taman|Kampung|Kg\.)\s+{_PLACE},\s+)?(?:Jalan|Jln\.?|Lorong|"
-                r"Persiaran|Lebuh)\s+(?:[A-Z][\w/]*|\d[\w/]*)(?:\s+(?:[A-Z][\w/]*|\d[\w/]*)){0,3}"
+                r"Persiaran|Lebuh)\s+[A-Z][\w/]*(?:\s+(?:[A-Z][\w/]*|\d[\w/]*)){0,3}"
                 rf"|\d{{1,4}}(?:/\d{{1,4}})?\s+(?:Moo|Soi)\s+\d+\w*(?:,\s+(?:Soi|Tambon|Amphoe|Khet|Khwaeng)\s+{_PLACE})*"
                 r"|(?:Số\s+\d+[\w/]*,?\s+)?(?:(?:Phường|P\.|Quận|Q\.|Huyện|Xã|Đường|Thôn|Ấp)\s+[\wÀ-ỹ]+(?:\s+[\wÀ-ỹ]+){0,2},\s+)+"
                 r"(?:TP\.?|Thành phố|Tỉnh)?\s*[\wÀ-ỹ]+(?:\s+[A-ZÀ-Ỹ][\wÀ-ỹ]*){0,3}"
                 rf"|(?:Room|Rm|Flat|Unit)\s+\w*\d\w*,\s+\d{{1,2}}/F(?:,\s+(?:Block|Tower|Blk)\s+\w+)?)"
                 rf"(?:,\s+{_PLACE}){{0,3}}(?:,?\s+\d{{5}}(?:\s+{_PLACE})?)?(?:,\s+{_PLACE})?)")),
-    # a numbered plot or house before a named street: "Plot 12, Mbuya Road, Kampala", "No. 4, Ola Street, Ikeja"
+    # a numbered plot or house before a named street: "Plot 12, Mbuya Road, Kampala", "No. 4, Ola St, Ikeja"
     ("address", r"\b(?:plot|no\.?|house|stand|erf)\s+\d",
      re.compile(rf"(?P<v>(?<!\w)(?:Plot|No\.?|House|Stand|Erf)\s+\d+\w*,\s+(?:{_PLACE_WORD}\s+){{1,3}}"
                 r"(?:Street|St|Road|Rd|Avenue|Ave|Close|Crescent|Lane|Drive|Way|Estate|Layout)\b\.?"
@@ -93,14 +94,14 @@ ADDRESS_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
     # Indian: "H.No. 4-1-88/A, Gandhi Nagar, Secunderabad 500003", "Door No. 12", "Pune - 411001"
     ("address", r"\b(?:h|house|door|plot|flat|d)\.?\s?no\b",
      re.compile(rf"(?P<v>(?<!\w)(?:H\.?\s?No|House\s+No|Door\s+No|Plot\s+No|Flat\s+No|D\.?\s?No)\.?\s*[:.]?\s*"
-                rf"[\w/-]*\d[\w/-]*(?:,\s+{_PLACE}){{0,5}}(?:\s*[-,]?\s*[1-9]\d{{2}}\s?\d{{3}}\b)?)")),
+                rf"(?:\w*\d\w*[/-][\w/-]+(?:,\s+{_PLACE}){{0,5}}|\w*\d\w*(?:,\s+{_PLACE}){{1,5}})(?:\s*[-,]?\s*[1-9]\d{{2}}\s?\d{{3}}\b)?)")),
     ("address", r"\d{3}\s?\d{3}",
-     re.compile(rf"(?P<v>(?:{_PLACE},\s+)?{_INDIAN_STATES}\s*[-,]?\s+[1-9]\d{{2}}\s?\d{{3}}\b"
+     re.compile(rf"(?P<v>(?:{_PLACE},\s+)?{_INDIAN_STATES}\s*[-,]?\s+[1-9]\d{{2}}\s?\d{{3}}\b(?!\s+[a-z])"
                 rf"|{_PLACE_WORD}\s+-\s+[1-9]\d{{5}}\b)")),
     # Gulf: "Villa 14, Street 7, Al Safa 1, Dubai"
     ("address", r"(?:street|road|way|block)\s+\d",
      re.compile(rf"(?P<v>(?:Villa|Flat|Apartment|Apt\.?|Building|Bldg\.?|House)\s+\d+\w*,\s+(?:Street|Road|Way|Block)"
-                rf"\s+\d+\w*(?:,\s+{_PLACE}(?:\s+\d{{1,2}})?){{0,3}})")),
+                rf"\s+\d+\w*(?:,\s+{_PLACE}(?:\s+\d{{1,2}})?){{1,3}})")),
     # Irish: the street line and the townland before an Eircode ("8 Bóthar na Trá, Salthill, Galway H91 ...")
     ("address", r"\b[AC-FHKNPRTV-Y]\d[0-9W] ?[AC-FHKNPRTV-Y0-9]{4}\b",
      re.compile(rf"(?P<v>\d{{1,4}}[A-Za-z]?\s+{_PLACE_WORD}(?:\s+(?:na|an|de|le|of|the|{_PLACE_WORD})){{0,3}}"
@@ -147,8 +148,7 @@ PROSE_KEYS = {
     "id": r"subject|participant|screen(?:ing)?\s+fail(?:ure)?|randomi[sz]ation|incident|datix|"
           r"complaint|claim",
     "mrn": r"UHID|NHC|UHN|IP\s?no|hospital\s+ID",
-    "biometric": r"template",
-    "license": r"PIN|NMC|GMC|AHPRA|NPI|HCPC|registration\s+number",
+    "license": r"NMC|GMC|AHPRA|NPI|HCPC|registration\s+number",
     "health_plan": r"Versichertennummer|Versicherungsnummer|KVNR|Krankenversicherung|BSN|burgerservicenummer|"
                    r"PhilHealth|NHIF|Medi-?Cal",
 }
@@ -157,7 +157,13 @@ PROSE_KEYS = {
 LATE_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
     # a pathology accession: letters, a two-digit year, a number ("S24-01234", "H26-0042-B")
     ("id", r"\b[A-Z]{1,3}\d\d-\d{4}",
-     re.compile(r"(?<![\w/-])(?P<v>[A-Z]{1,3}\d\d-\d{4,6}(?:-[A-Z0-9]{1,3})?)(?![\w/-])")),
+     re.compile(r"(?<![\w/-])(?!CD|IL|HLA|HPV|CA\d)(?P<v>[A-Z]{1,3}\d\d-\d{4,6}(?:-[A-Z0-9]{1,3})?)(?![\w/-])"
+                r"(?!\s*(?:cells|counts?|copies|units|/))")),
+    # a biometric template's id ("template VPX-0a9f31c2"), and a UK nurse's NMC PIN ("PIN 12A3456B")
+    ("biometric", r"template|hash",
+     re.compile(r"(?<!\w)(?i:template|hash)(?:\s+(?i:id|no\.?|number|ref))?\s*[:#]?\s*"
+                r"(?P<v>(?:[A-Z]{2,5}-)?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{6,})(?![\w-])")),
+    ("license", r"\bPIN\b", re.compile(r"(?<!\w)PIN\s*[:#]?\s*(?P<v>\d\d[A-Z]\d{4}[A-Z])(?!\w)")),
     # a vehicle identification number, by its check digit
     ("vehicle", r"\b[A-HJ-NPR-Z0-9]{17}\b",
      _VIN := re.compile(r"(?<![\w-])(?P<v>(?=[A-HJ-NPR-Z0-9]*[A-Z])[A-HJ-NPR-Z0-9]{17})(?![\w-])")),
@@ -173,7 +179,7 @@ LATE_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
     # an employer after "works ... at": "works night shifts at Harbour Foods"
     ("name", r"\bwork(?:s|ed|ing)?\s",
      re.compile(r"(?<!\w)(?i:works?|worked|working)(?:\s+[a-z-]+){1,3}?\s+(?i:at|for)\s+(?:the\s+)?"
-                r"(?P<v>(?!(?:Home|Night|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b)"
+                r"(?P<v>(?!(?:Home|Night|Pain|Nights|Days|Me|Us|Him|Her|Them|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b)"
                 r"[A-Z][\w'’-]*[\w](?:\s+(?:&|and|of|[A-Z][\w'’-]*[\w])){0,3}(?<![\s&])(?<!\band)(?<!\bof))")),
 ]
 """Rows tried after the keyed ones (a keyed record number wins its span)."""

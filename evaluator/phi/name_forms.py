@@ -18,10 +18,11 @@ import re
 
 _CAP = r"[A-ZÀ-ÞĀ-Žƀ-ɏḀ-Ỹ][a-zß-ÿā-žƀ-ɏḁ-ỹ'’ʻ-]+"
 _MA = re.compile(rf"(?<![\w.])Ma\.\s+{_CAP}(?:\s+(?:{_CAP}|De\s+la|De\s+los|Dela|Delos))*(?:\s+{_CAP})?")
-_DELA = re.compile(rf"(?<![\w'’-])(?:{_CAP}\s+){{1,2}}(?:[Dd]ela|[Dd]elos|[Dd]e\s+la|[Dd]e\s+los|De\s+las)\s+{_CAP}")
+_DELA = re.compile(
+    rf"(?<![\w'’-])(?:{_CAP}\s+){{1,2}}(?:[Dd]ela|[Dd]elos|[Dd]e\s+la|[Dd]e\s+los|De\s+las)\s+{_CAP}")
 _PATRONYMIC = re.compile(
     rf"(?<![\w'’-])(?:{_CAP}\s+)?{_CAP}\s+(?:bin|binti|bint|ibn|bte|binte|a/l|a/p|s/o|d/o)\s+{_CAP}(?:\s+{_CAP})?")
-_KUNYA = re.compile(rf"(?<![\w'’-])(?:Umm|Um|Abu|Abou|Om)\s+{_CAP}")
+_KUNYA = re.compile(rf"(?<![\w'’-])(?:Umm|Um|Abu|Abou|Om)\s+(?!Dhabi\b){_CAP}")
 _TWO_INITIALS = re.compile(rf"(?<![\w.])[A-Z]\.\s?[A-Z]\.\s?{_CAP}")
 _AFTER_NUMBER = re.compile(rf"(?<=\d)(?:,\s*|\s+)(?P<name>{_CAP},\s+{_CAP})(?=\s*[:;(]|,\s*\d)")
 _SCRIPT = re.compile(r"[\uAC00-\uD7A3]{2,5}|[\u4E00-\u9FFF]{2,4}")
