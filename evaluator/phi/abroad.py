@@ -145,7 +145,7 @@ TOWN_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
 """A town alone, after a word for a journey; checked by ``town_ok``."""
 
 PROSE_KEYS = {
-    "id": r"subject|participant|screen(?:ing)?\s+fail(?:ure)?|randomi[sz]ation|incident|datix|"
+    "id": r"subject|participant|screen(?:ing)?\s+fail(?:ure)?|randomi[sz]ation|incident|datix|event|coroner|"
           r"complaint|claim",
     "mrn": r"UHID|NHC|UHN|IP\s?no|hospital\s+ID",
     "license": r"NMC|GMC|AHPRA|NPI|HCPC|registration\s+number",
@@ -181,6 +181,11 @@ LATE_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
      re.compile(r"(?<!\w)(?i:works?|worked|working)(?:\s+[a-z-]+){1,3}?\s+(?i:at|for)\s+(?:the\s+)?"
                 r"(?P<v>(?!(?:Home|Night|Pain|Nights|Days|Me|Us|Him|Her|Them|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b)"
                 r"[A-Z][\w'’-]*[\w](?:\s+(?:&|and|of|[A-Z][\w'’-]*[\w])){0,3}(?<![\s&])(?<!\band)(?<!\bof))")),
+    # an employer with a legal form after a verb of work: "drives for Tui Couriers Ltd"
+    ("name", r"\b(?:drive|driving|drove|deliver|clean|labour|contract|serve|truck)\w*\s+(?:for|at)\b",
+     re.compile(r"(?<!\w)(?i:drives|drove|driving|delivers|delivering|cleans|cleaning|labours|contracts|serves|trucks)"
+                r"\s+(?i:for|at)\s+(?:the\s+)?(?P<v>[A-Z][\w'’-]*(?:\s+(?:&|and|[A-Z][\w'’-]*)){0,3}\s+"
+                r"(?:Ltd\.?|Limited|Pty\s+Ltd|Inc\.?|LLC|GmbH|PLC|plc|Co\.|Corp\.?))(?![\w/])")),
 ]
 """Rows tried after the keyed ones (a keyed record number wins its span)."""
 

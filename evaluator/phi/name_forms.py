@@ -32,7 +32,11 @@ _KIN_VERB = re.compile(
     r"phoned|texted|visits|visited|lives|brought|took|drove|left|came|wants|threatened|hit|pushed|will)\b)")
 _GIVEN_AS = re.compile(
     rf"(?<!\w)(?i:name\s+given\s+as|given\s+(?:her|his|their)?\s*name\s+as|calls?\s+(?:him|her|them)sel(?:f|ves)"
-    rf"|prefers?\s+to\s+be\s+called|answers\s+to)\s+['\"‘“]?(?P<name>{_CAP})(?=['\"’”]?\s*[,.;)]|['\"’”]?\s*$)")
+    rf"|prefers?\s+to\s+be\s+called|answers\s+to|aka|a\.k\.a\.?|also\s+known\s+as)\s+"
+    rf"(?:['\"‘“](?P<quoted>{_CAP}(?:\s+{_CAP})?)['\"’”]|(?P<name>{_CAP})(?=\s*[,.;)]|\s*$))")
+_TITLE_PARTICLE = re.compile(
+    rf"(?<![\w.-])(?:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+(?:[A-Z]\.?\s+|{_CAP}\s+)?(?:van|von|de|der|den|del|della|da|di|du|"
+    rf"dos|das|ten|ter|le|la)(?:\s+(?:der|den|de|la|los|las|del))?\s+{_CAP}")
 _TRIAL_VERB = re.compile(
     rf"(?<![\w'’-])(?P<name>{_CAP}\s+{_CAP})(?=\s+(?:was\s+)?(?:approached|screened|enrolled|randomi[sz]ed|"
     r"recruited|withdrew|withdrawn|consented|re-?consented|unblinded|dosed)\b)")
@@ -70,6 +74,10 @@ def form_names(text: str, english: frozenset[str], first: frozenset[str]) -> lis
     for m in _KIN_VERB.finditer(text):
         if m.group("name") in first and m.group("name") not in english:
             spans.append(m.span("name"))
-    spans += [m.span("name") for m in _GIVEN_AS.finditer(text) if plain(m.group("name"))]
+    for m in _GIVEN_AS.finditer(text):
+        group = "quoted" if m.group("quoted") else "name"
+        if plain(m.group(group)):
+            spans.append(m.span(group))
+    spans += [m.span() for m in _TITLE_PARTICLE.finditer(text)]
     spans += [m.span("name") for m in _TRIAL_VERB.finditer(text) if plain(m.group("name").split()[0])]
     return spans

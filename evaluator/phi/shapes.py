@@ -110,8 +110,9 @@ ROWS: list[tuple[str, str, re.Pattern[str]]] = [
               r"five|six|seven|eight|nine|double|triple)",
      re.compile(rf"(?<![\w-])(?P<v>(?i:{_DIGIT_WORD})(?:[\s-]+(?i:{_DIGIT_WORD})){{6,}})(?![\w-])")),
     # dates in words: "the twenty first of february nineteen thirty nine", "friday the twenty seventh"
-    ("date", r"first|second|third|th\b|tenth|twelfth|eleventh",
+    ("date", r"first|second|third|th\b|tenth|twelfth|eleventh|\d(?:st|nd|rd)\b",
      re.compile(rf"(?<!\w)(?P<v>(?i:(?:the\s+)?{_ORD_WORD}\s+of\s+{_MONTH_NAME}(?:,?\s+(?:{_YEAR_WORDS}|{_TENS}[\s-]{_UNIT}))?"
+                rf"|{_DAY}(?:st|nd|rd|th)\s+(?:of\s+)?{_MONTH_NAME},?\s+(?:{_YEAR_WORDS}|{_TENS}[\s-]{_UNIT})"
                 rf"|{_MONTH_NAME}\s+(?:the\s+)?{_ORD_WORD}(?:,?\s+{_YEAR_WORDS})?"
                 rf"|(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+the\s+{_ORD_WORD}))(?![\w-])")),
     # a weekday before a day and a month: "Tues 8 Dec", "Fri 11/12", "sat 28/11", "Wed 9th"
