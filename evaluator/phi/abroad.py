@@ -149,7 +149,8 @@ PROSE_KEYS = {
           r"complaint|claim",
     "mrn": r"UHID|NHC|UHN|IP\s?no|hospital\s+ID",
     "license": r"NMC|GMC|AHPRA|NPI|HCPC|registration\s+number",
-    "health_plan": r"Versichertennummer|Versicherungsnummer|KVNR|Krankenversicherung|BSN|burgerservicenummer|"
+    "health_plan": r"DVA|(?:gold|white|concession|pension|health\s?care)\s+card|"
+                   r"Versichertennummer|Versicherungsnummer|KVNR|Krankenversicherung|BSN|burgerservicenummer|"
                    r"PhilHealth|NHIF|Medi-?Cal",
 }
 """Keywords before an identifier in prose ("subject 014-0032", "claim CLM 0094 ..."), by kind."""
@@ -160,8 +161,8 @@ LATE_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
      re.compile(r"(?<![\w/-])(?!CD|IL|HLA|HPV|CA\d)(?P<v>[A-Z]{1,3}\d\d-\d{4,6}(?:-[A-Z0-9]{1,3})?)(?![\w/-])"
                 r"(?!\s*(?:cells|counts?|copies|units|/))")),
     # a biometric template's id ("template VPX-0a9f31c2"), and a UK nurse's NMC PIN ("PIN 12A3456B")
-    ("biometric", r"template|hash",
-     re.compile(r"(?<!\w)(?i:template|hash)(?:\s+(?i:id|no\.?|number|ref))?\s*[:#]?\s*"
+    ("biometric", r"template|hash|iris\s+code|face\s*id|vein",
+     re.compile(r"(?<!\w)(?i:template|hash|iris\s+code|face\s*id|(?:palm|finger)\s+vein\s+(?:id|scan))(?:\s+(?i:id|no\.?|number|ref))?\s*[:#]?\s*"
                 r"(?P<v>(?:[A-Z]{2,5}-)?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{6,})(?![\w-])")),
     ("license", r"\bPIN\b", re.compile(r"(?<!\w)PIN\s*[:#]?\s*(?P<v>\d\d[A-Z]\d{4}[A-Z])(?!\w)")),
     # a vehicle identification number, by its check digit
@@ -181,6 +182,16 @@ LATE_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
      re.compile(r"(?<!\w)(?i:works?|worked|working)(?:\s+[a-z-]+){1,3}?\s+(?i:at|for)\s+(?:the\s+)?"
                 r"(?P<v>(?!(?:Home|Night|Pain|Nights|Days|Me|Us|Him|Her|Them|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b)"
                 r"[A-Z][\w'’-]*[\w](?:\s+(?:&|and|of|[A-Z][\w'’-]*[\w])){0,3}(?<![\s&])(?<!\band)(?<!\bof))")),
+    # a handle on a messaging or social app: "Skype lani.k.84", "IG @mereana.t"
+    ("id", r"skype|instagram|insta\b|\bIG\b|twitter|tiktok|snapchat|\bsnap\b|facebook|\bfb\b|telegram|"
+           r"handle|username",
+     re.compile(r"(?<!\w)(?:(?i:skype|instagram|insta|twitter|tiktok|snapchat|snap|facebook|fb|telegram|discord|"
+                r"user\s?name)|IG)(?:\s+(?i:handle|name|id|account))?\s*[:=]?\s*"
+                r"(?P<v>(?=@|[\w.]*[\d.@_])@?[A-Za-z0-9][\w.]{2,30}[A-Za-z0-9])(?![\w@])"
+                r"|(?<!\w)(?i:handle)\s*[:=]?\s*(?P<v2>(?=@|[\w.]*[\d.@_])@?[A-Za-z0-9][\w.]{2,30}[A-Za-z0-9])(?![\w@])")),
+    # an age beside a word for it: "nonagenarian (93)", "centenarian, 101 last month"
+    ("age", r"nonagenarian|centenarian",
+     re.compile(r"(?i:nonagenarian|centenarian)\W{1,3}(?P<v>9\d|1[01]\d)(?![\w.%])")),
     # an employer with a legal form after a verb of work: "drives for Tui Couriers Ltd"
     ("name", r"\b(?:drive|driving|drove|deliver|clean|labour|contract|serve|truck)\w*\s+(?:for|at)\b",
      re.compile(r"(?<!\w)(?i:drives|drove|driving|delivers|delivering|cleans|cleaning|labours|contracts|serves|trucks)"

@@ -126,7 +126,7 @@ _TITLE = re.compile(
 _CUE = re.compile(
     r"(?<!\w)(?i:patient|pt|name|named|son|daughter|wife|husband|mother|father|sister|brother|spouse|partner|"
     r"neighbou?r|friend|granddaughter|grandson|grandmother|grandfather|niece|nephew|aunt|uncle|caregiver|"
-    r"guardian|contact|roommate|fianc[ée]e?|boyfriend|girlfriend|dtr|mum|mom|dad|cousin|stepfather|stepmother|"
+    r"guardian|contact|roommate|flatmate|housemate|landlady|landlord|workmate|godmother|godfather|fianc[ée]e?|boyfriend|girlfriend|dtr|mum|mom|dad|cousin|stepfather|stepmother|"
     r"stepson|stepdaughter|carer|resident|client|nok|next of kin|epoa|surname|family name|last name|"
     r"given names?|first names?|forenames?|christian name)(?:-in-law)?(?:'s)?"
     r"(?:\s+(?:is|was|named|called))?\s*[:,(-]?\s*(?<=[\s(])['ʻ‘’]?"

@@ -1,7 +1,7 @@
 """Rules phi-6 (issue 35 item 5): the kinds of identifier the second fresh set showed missing, in our
 own wording (none of these lines is from ``fresh2_notes.txt``).
 
-50 of the 54 positive cases fail on phi-5 (missed, or redacted in part); each clean case is a trap for
+57 of the 61 positive cases fail on phi-5 (missed, or redacted in part); each clean case is a trap for
 one of the new rules (a route "Via PEG", a drug lot's expiry, an eponym before a clinical noun, a cell count
 after a CD number, a weight after "he's"). ``fresh2_notes.txt`` is a tuning set from phi-6 on: its
 floor is in ``test_fresh_set.py``.
@@ -68,6 +68,14 @@ def _found(text: str) -> list[tuple[str, str]]:
     ("Versichertennummer A123456780 (AOK)", [("health_plan", "A123456780")]),
     ("VIN 1HGCM82633A004352 recorded by police", [("vehicle", "1HGCM82633A004352")]),
     ("Police event P0412998", [("id", "P0412998")]),
+    ("DVA gold card QX123456", [("health_plan", "QX123456")]),
+    ("Skype handle lani.k.84", [("id", "lani.k.84")]),
+    ("IG @mereana.t", [("id", "@mereana.t")]),
+    ("Iris code IC-77aa0b12 enrolled", [("biometric", "IC-77aa0b12")]),
+    ("nonagenarian (93)", [("age", "93")]),
+    ("Triage: 34F brought in by flatmate Jessamy, found drowsy", [("name", "Jessamy")]),
+    ("Residence: 45 Chemin des Patriotes, Saint-Denis-sur-Richelieu, QC J0H 1K0",
+     [("address", "45 Chemin des Patriotes, Saint-Denis-sur-Richelieu, QC J0H 1K0")]),
     # names
     ("ANC: Ma. Luisa Dela Paz, G2P1, 28/40", [("name", "Ma. Luisa Dela Paz")]),
     ("Seen with Faridah binti Osman, her mother", [("name", "Faridah binti Osman")]),
@@ -115,6 +123,8 @@ def test_phi6_kinds_in_our_own_wording(text, expected):
     "Lot 22 of the vaccine was used.",
     "transferred from Endoscopy after the procedure", "Referred from Neurology, stable.",
     "transferred from Theatre 2 to Recovery", "came from Outpatients",
+    "handle with care", "Facebook group for carers recommended", "IG therapy booked", "DVA funded transport",
+    "Iris code normal", "fb 2 times daily",
 ])
 def test_phi6_traps_stay_clean(text):
     assert find_identifiers(text) == []
