@@ -118,7 +118,7 @@ dialysis endoscopy imaging outpatients outpatient triage rehab rehabilitation ho
 pharmacy pathology histology cytology haematology hematology neonatal nicu picu scbu obstetrics gynaecology
 casualty admissions reception transport retrieval base district regional rural metro
 gastro neuro cardio ortho stepdown step-down medicine surgery general mater private public children's
-women's acute
+women's acute primary community care practice
 """))
 
 
@@ -136,11 +136,14 @@ def town_ok(value: str) -> bool:
 
 TOWN_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
     # a town named alone after a journey or a transfer: "retrieved from Gunnedah", "the drive from Taree"
-    ("address", r"\bfrom\s+[A-Z]",
+    ("address", r"\bfrom\s+[A-Z]|\b(?:alone|GP|practice|farm|based|settled|retired)\s+(?:in|at|near)\s",
      _TOWN := re.compile(r"(?<!\w)(?i:transfer\w*|referr\w*|retriev\w*|travel\w*|drive|drove|driven|flown|"
                          r"flew|came|coming|moved|relocated|evacuated|commut\w*|journey)\b[^.;]{0,40}?\bfrom\s+"
                          r"(?P<v>[A-Z][a-z]+(?:[A-Z][a-z]+)?(?:\s+[A-Z][a-z]+)?)"
-                         r"(?=\s*[,.;:)]|\s*$|\s+(?:and|to|for|with|by|on|after|today|yesterday|last|this)\b)")),
+                         r"(?=\s*[,.;:)]|\s*$|\s+(?:and|to|for|with|by|on|after|today|yesterday|last|this)\b)"
+                         r"|(?<!\w)(?i:alone|GP|practice|farm|based|settled|retired)\s+(?i:in|at|near)\s+"
+                         r"(?P<v2>[A-ZĀ-Ž][a-zā-ž]+(?:[A-Z][a-z]+)?(?:\s+[A-Z][a-z]+)?)"
+                         r"(?=\s*[,.;:)]|\s*$|\s+(?:and|since|for|with|by|on|after|faxed|sent|rang|called)\b)")),
 ]
 """A town alone, after a word for a journey; checked by ``town_ok``."""
 

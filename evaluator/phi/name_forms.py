@@ -29,7 +29,11 @@ _SCRIPT = re.compile(r"[\uAC00-\uD7A3]{2,5}|[\u4E00-\u9FFF]{2,4}")
 _KIN_VERB = re.compile(
     r"(?<![\w'’-])(?:ex-?)?(?i:partner|husband|wife|boyfriend|girlfriend|son|daughter|brother|sister|mum|mom|"
     r"dad|mother|father|carer)\s+(?P<name>[a-z][a-z'’-]+)(?=\s+(?:keeps|kept|is|was|has|had|says|said|called|rang|"
-    r"phoned|texted|visits|visited|lives|brought|took|drove|left|came|wants|threatened|hit|pushed|will)\b)")
+    r"phoned|texted|visits|visited|lives|brought|took|drove|left|came|wants|threatened|hit|pushed|will)\b|\s*[,.;]|\s*$)")
+# two people named together after a word for them: "twins Aroha and Manaia", "parents Sione and Mele Taufa"
+_PAIR_NAMED = re.compile(
+    rf"(?<!\w)(?i:twins|children|sons|daughters|kids|brothers|sisters|parents|siblings|grandchildren|couple|"
+    rf"grandparents)\s+(?P<names>{_CAP}(?:\s+{_CAP})?\s+and\s+{_CAP}(?:\s+{_CAP})?)(?=\s*[,.;(]|\s*$|\s+(?:are|were|have)\b)")
 _GIVEN_AS = re.compile(
     rf"(?<!\w)(?i:name\s+given\s+as|given\s+(?:her|his|their)?\s*name\s+as|calls?\s+(?:him|her|them)sel(?:f|ves)"
     rf"|prefers?\s+to\s+be\s+called|answers\s+to|aka|a\.k\.a\.?|also\s+known\s+as)\s+"
@@ -71,6 +75,9 @@ def form_names(text: str, english: frozenset[str], first: frozenset[str]) -> lis
         if plain(m.group("name")):
             spans.append(m.span("name"))
     spans += [m.span() for m in _SCRIPT.finditer(text)]
+    for m in _PAIR_NAMED.finditer(text):
+        if plain(m.group("names").replace(" and ", " ")):
+            spans.append(m.span("names"))
     for m in _KIN_VERB.finditer(text):
         if m.group("name") in first and m.group("name") not in english:
             spans.append(m.span("name"))

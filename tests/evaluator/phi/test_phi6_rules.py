@@ -1,7 +1,7 @@
 """Rules phi-6 (issue 35 item 5): the kinds of identifier the second fresh set showed missing, in our
 own wording (none of these lines is from ``fresh2_notes.txt``).
 
-57 of the 61 positive cases fail on phi-5 (missed, or redacted in part); each clean case is a trap for
+61 of the 65 positive cases fail on phi-5 (missed, or redacted in part); each clean case is a trap for
 one of the new rules (a route "Via PEG", a drug lot's expiry, an eponym before a clinical noun, a cell count
 after a CD number, a weight after "he's"). ``fresh2_notes.txt`` is a tuning set from phi-6 on: its
 floor is in ``test_fresh_set.py``.
@@ -57,6 +57,8 @@ def _found(text: str) -> list[tuple[str, str]]:
      [("address", "Room 1203, 12/F, Block B, Tai Koo Shing, Hong Kong")]),
     ("Plot 44, Kira Road, Kampala", [("address", "Plot 44, Kira Road, Kampala")]),
     ("the drive from Taree, three hours", [("address", "Taree")]),
+    ("Lives alone in Ōpōtiki since her husband died", [("address", "Ōpōtiki")]),
+    ("Her GP in Tūrangi faxed the letter", [("address", "Tūrangi")]),
     # identifiers in prose
     ("Trial log: subject 207-0415 withdrew consent on day 3", [("id", "207-0415")]),
     ("Incident IR-2025-00412 logged after the med error", [("id", "IR-2025-00412")]),
@@ -87,6 +89,8 @@ def _found(text: str) -> list[tuple[str, str]]:
     ("Patient name: ĐẶNG VĂN LÂM", [("name", "ĐẶNG VĂN LÂM")]),
     ("Patient Lee Seo-jun (이서준) booked for MRI", [("name", "Lee Seo-jun"), ("name", "이서준")]),
     ("pt says ex-husband marco keeps calling the ward", [("name", "marco")]),
+    ("called the house, spoke to her son nikolai", [("name", "nikolai")]),
+    ("Mother of twins Anahera and Rawiri", [("name", "Anahera and Rawiri")]),
     ("prefers to be called Jo", [("name", "Jo")]),
     ("pt aka 'Smiley' to the staff", [("name", "Smiley")]),
     ("Kirra Lane approached in clinic, interested", [("name", "Kirra Lane")]),
@@ -124,7 +128,9 @@ def test_phi6_kinds_in_our_own_wording(text, expected):
     "transferred from Endoscopy after the procedure", "Referred from Neurology, stable.",
     "transferred from Theatre 2 to Recovery", "came from Outpatients",
     "handle with care", "Facebook group for carers recommended", "IG therapy booked", "DVA funded transport",
-    "Iris code normal", "fb 2 times daily",
+    "Iris code normal", "fb 2 times daily", "GP in Primary Care", "based in Community",
+    "for Johnson & Johnson",
+    "with Marks and Spencer",
 ])
 def test_phi6_traps_stay_clean(text):
     assert find_identifiers(text) == []
