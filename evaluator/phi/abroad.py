@@ -149,7 +149,9 @@ TOWN_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
 
 PROSE_KEYS = {
     "id": r"subject|participant|screen(?:ing)?\s+fail(?:ure)?|randomi[sz]ation|incident|datix|event|coroner|"
-          r"complaint|claim",
+          r"complaint|claim|ITIN|green\s+card|alien\s+(?:no|number|registration)|A-number|CURP|c[ée]dula|CPF|"
+          r"personnummer|personal\s+(?:id|identity)\s+(?:no|number)|PESEL|NRIC|MyKad|HKID|Steuer-?ID|"
+          r"Emirates\s+ID|national\s+(?:id|identity)(?:\s+card)?",
     "mrn": r"UHID|NHC|UHN|IP\s?no|hospital\s+ID",
     "license": r"NMC|GMC|AHPRA|NPI|HCPC|registration\s+number",
     "health_plan": r"DVA|(?:gold|white|concession|pension|health\s?care)\s+card|"
@@ -192,6 +194,9 @@ LATE_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
                 r"user\s?name)|IG)(?:\s+(?i:handle|name|id|account))?\s*[:=]?\s*"
                 r"(?P<v>(?=@|[\w.]*[\d.@_])@?[A-Za-z0-9][\w.]{2,30}[A-Za-z0-9])(?![\w@])"
                 r"|(?<!\w)(?i:handle)\s*[:=]?\s*(?P<v2>(?=@|[\w.]*[\d.@_])@?[A-Za-z0-9][\w.]{2,30}[A-Za-z0-9])(?![\w@])")),
+    # a ZIP code named as an area: "lives in the 03755 area"
+    ("address", r"\d{5}(?:-\d{4})?\s+(?:area|zip|postcode)",
+     re.compile(r"(?<![\w-])(?P<v>\d{5}(?:-\d{4})?)\s+(?i:area|zip(?:\s+code)?|postcode)\b")),
     # an age beside a word for it: "nonagenarian (93)", "centenarian, 101 last month"
     ("age", r"nonagenarian|centenarian",
      re.compile(r"(?i:nonagenarian|centenarian)\W{1,3}(?P<v>9\d|1[01]\d)(?![\w.%])")),

@@ -318,7 +318,7 @@ def listed_names(text: str) -> list[tuple[int, int]]:
         kin = not re.match(r"(?i)patient|pt|name|named|contact", m.group(0))
         form = ":" in text[m.start():m.start("rest")] and len(words) > 1  # "Name: Aperahama Tipene"
         if (_listed(words[0], first) or _listed(words[-1], last) or len(words) > 1 and _listed(words[0], last)
-                or (kin or form) and all(_plain(w) for w in words)):
+                or (kin or form) and all(_plain(w) for w in words if len(w) > 1)):
             spans.append((m.start("rest"), end))
     for m in _LAST_FIRST.finditer(text):
         surname, given = m.group("last"), m.group("first")

@@ -1,7 +1,7 @@
 """Rules phi-6 (issue 35 item 5): the kinds of identifier the second fresh set showed missing, in our
 own wording (none of these lines is from ``fresh2_notes.txt``).
 
-61 of the 65 positive cases fail on phi-5 (missed, or redacted in part); each clean case is a trap for
+66 of the 70 positive cases fail on phi-5 (missed, or redacted in part); each clean case is a trap for
 one of the new rules (a route "Via PEG", a drug lot's expiry, an eponym before a clinical noun, a cell count
 after a CD number, a weight after "he's"). ``fresh2_notes.txt`` is a tuning set from phi-6 on: its
 floor is in ``test_fresh_set.py``.
@@ -71,6 +71,11 @@ def _found(text: str) -> list[tuple[str, str]]:
     ("VIN 1HGCM82633A004352 recorded by police", [("vehicle", "1HGCM82633A004352")]),
     ("Police event P0412998", [("id", "P0412998")]),
     ("DVA gold card QX123456", [("health_plan", "QX123456")]),
+    ("Green card A123456789", [("id", "A123456789")]),
+    ("Personnummer 19400101-1234", [("id", "19400101-1234")]),
+    ("NRIC S1234567D", [("id", "S1234567D")]),
+    ("Lives in 03755 area", [("address", "03755")]),
+    ("Patient: Okonjo-Iweala, Chidinma A.", [("name", "Okonjo-Iweala, Chidinma A.")]),
     ("Skype handle lani.k.84", [("id", "lani.k.84")]),
     ("IG @mereana.t", [("id", "@mereana.t")]),
     ("Iris code IC-77aa0b12 enrolled", [("biometric", "IC-77aa0b12")]),
@@ -130,7 +135,7 @@ def test_phi6_kinds_in_our_own_wording(text, expected):
     "handle with care", "Facebook group for carers recommended", "IG therapy booked", "DVA funded transport",
     "Iris code normal", "fb 2 times daily", "GP in Primary Care", "based in Community",
     "for Johnson & Johnson",
-    "with Marks and Spencer",
+    "with Marks and Spencer", "national ID card seen", "green card holder since 2019", "claim 2 of 3",
 ])
 def test_phi6_traps_stay_clean(text):
     assert find_identifiers(text) == []
