@@ -275,7 +275,7 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
     # a lower-case street line, as chat and dictation write it: "42 station road ashford kent tn23 1pq"
     ("address", r"\d+\s+[a-z].*\b(?:street|road|rd|avenue|ave|lane|drive|way|court|crescent|place|terrace|"
                 r"boulevard|blvd|parade|close|grove|highway|st|dr)\b",
-     re.compile(r"(?<![\w/.-])(?P<v>\d{1,5}[a-z]?\s+(?:[nsew]\.?\s+)?(?:(?!(?:the|a|an|and|of|to|in|on|at|for|per|"
+     re.compile(r"(?<![\w/.-])(?P<v>(?:\d{1,4}/)?\d{1,5}[a-z]?\s+(?:[nsew]\.?\s+)?(?:(?!(?:the|a|an|and|of|to|in|on|at|for|per|"
                 r"with|times|days|weeks|hours|mins?|or|down|up|along|across|my|his|her|their|our|x|was|were|is|are|"
                 r"be|been|has|have|had|not|no|very|too|so|then|than|that|this|it|he|she|they|we|you|from|by|as|"
                 r"into|over|under|its|more|less|most|all|some|any|each|both|patients?|years?|months?)\b)[a-z]+\s+){1,3}"

@@ -114,6 +114,7 @@ ROWS: list[tuple[str, str, re.Pattern[str]]] = [
      re.compile(rf"(?<!\w)(?P<v>(?i:(?:the\s+)?{_ORD_WORD}\s+of\s+{_MONTH_NAME}(?:,?\s+(?:{_YEAR_WORDS}|{_TENS}[\s-]{_UNIT}))?"
                 rf"|{_DAY}(?:st|nd|rd|th)\s+(?:of\s+)?{_MONTH_NAME},?\s+(?:{_YEAR_WORDS}|{_TENS}[\s-]{_UNIT})"
                 rf"|{_MONTH_NAME}\s+(?:the\s+)?{_ORD_WORD}(?:,?\s+{_YEAR_WORDS})?"
+                rf"|{_ORD_WORD}\s+{_MONTH_NAME},?\s+(?:{_YEAR_WORDS}|{_TENS}[\s-]{_UNIT})"
                 rf"|(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+the\s+{_ORD_WORD}))(?![\w-])")),
     # a weekday before a day and a month: "Tues 8 Dec", "Fri 11/12", "sat 28/11", "Wed 9th"
     ("date", r"mon|tue|wed|thu|fri|sat|sun",
@@ -140,6 +141,10 @@ ROWS: list[tuple[str, str, re.Pattern[str]]] = [
 
 
 LATE_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
+    # phi-6: a date of birth in lower case with a two-digit year ("dob 12 oct 29")
+    ("dob", r"dob|d\.o\.b|born",
+     re.compile(rf"(?<!\w)(?i:dob|d\.o\.b\.?|born(?:\s+on)?)\s*[:#-]?\s*(?P<v>(?i:{_DAY}(?:st|nd|rd|th)?\s+{_MONTH_NAME}\.?,?"
+                rf"\s+(?:{_YEAR}|\d\d)|{_MONTH_NAME}\.?\s+{_DAY}(?:st|nd|rd|th)?,?\s+(?:{_YEAR}|\d\d)))(?![\w/])")),
     # a record number with a letter prefix: "RBH 882 0431", "GH-0093-7712", "ODI-4471920"
     ("mrn", r"\b[A-Z]{2,4}[\s-]?\d{3}",
      re.compile(r"(?<![\w/-])(?!(?:NCT|ISRCTN|ISBN|ISO|ICD|DSM|ATC|CPT|NDC|EN|BS|IEC|DOI|PMID|NYHA)(?:\b|\d))"

@@ -1,7 +1,7 @@
 """Rules phi-6 (issue 35 item 5): the kinds of identifier the second fresh set showed missing, in our
 own wording (none of these lines is from ``fresh2_notes.txt``).
 
-66 of the 70 positive cases fail on phi-5 (missed, or redacted in part); each clean case is a trap for
+69 of the 73 positive cases fail on phi-5 (missed, or redacted in part); each clean case is a trap for
 one of the new rules (a route "Via PEG", a drug lot's expiry, an eponym before a clinical noun, a cell count
 after a CD number, a weight after "he's"). ``fresh2_notes.txt`` is a tuning set from phi-6 on: its
 floor is in ``test_fresh_set.py``.
@@ -110,6 +110,9 @@ def _found(text: str) -> list[tuple[str, str]]:
     # dates of birth and ages in words
     ("born the ninth of March sixty-two", [("date", "the ninth of March sixty-two")]),
     ("Dob 3rd Feb forty-one", [("date", "3rd Feb forty-one")]),
+    ("dob 12 oct 29", [("dob", "12 oct 29")]),
+    ("born twelfth october twenty nine", [("date", "twelfth october twenty nine")]),
+    ("lives at 3/21 beach rd, mt maunganui", [("address", "3/21 beach rd")]),
     ("my mother, she's 96 now, lives alone", [("age", "96")]),
 ])
 def test_phi6_kinds_in_our_own_wording(text, expected):
@@ -135,7 +138,8 @@ def test_phi6_kinds_in_our_own_wording(text, expected):
     "handle with care", "Facebook group for carers recommended", "IG therapy booked", "DVA funded transport",
     "Iris code normal", "fb 2 times daily", "GP in Primary Care", "based in Community",
     "for Johnson & Johnson",
-    "with Marks and Spencer", "national ID card seen", "green card holder since 2019", "claim 2 of 3",
+    "with Marks and Spencer", "hi doctor how are you", "my primary care doctor wanted me to see you",
+    "national ID card seen", "green card holder since 2019", "claim 2 of 3",
 ])
 def test_phi6_traps_stay_clean(text):
     assert find_identifiers(text) == []
