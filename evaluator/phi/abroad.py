@@ -95,7 +95,7 @@ ADDRESS_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
     ("address", r"\b(?:h|house|door|plot|flat|d)\.?\s?no\b",
      re.compile(rf"(?P<v>(?<!\w)(?:H\.?\s?No|House\s+No|Door\s+No|Plot\s+No|Flat\s+No|D\.?\s?No)\.?\s*[:.]?\s*"
                 rf"(?:\w*\d\w*[/-][\w/-]+(?:,\s+{_PLACE}){{0,5}}|\w*\d\w*(?:,\s+{_PLACE}){{1,5}})(?:\s*[-,]?\s*[1-9]\d{{2}}\s?\d{{3}}\b)?)")),
-    ("address", r"\d{3}\s?\d{3}",
+    ("address", _INDIAN_STATES + r"|\s-\s+[1-9]\d{5}",  # the trigger: a state's name, or " - 500038"
      re.compile(rf"(?P<v>(?:{_PLACE},\s+)?{_INDIAN_STATES}\s*[-,]?\s+[1-9]\d{{2}}\s?\d{{3}}\b(?!\s+[a-z])"
                 rf"|{_PLACE_WORD}\s+-\s+[1-9]\d{{5}}\b)")),
     # Gulf: "Villa 14, Street 7, Al Safa 1, Dubai"
