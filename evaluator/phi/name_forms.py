@@ -9,6 +9,7 @@
 - a lower-case given name after a partner or a relative and before a verb ("ex-husband marco keeps");
 - a first name a patient gives instead of a full name ("first name given as Jo");
 - two capitalised words before a trial's or a visit's verb ("Kirra Lane approached in clinic");
+- titles and form fields in other languages ("Frau", "Mevr.", "Bapak", "Smt.", "Nachname:", "Prénom :");
 - a nickname before a bracketed full name ("Boy-boy (Ramon Cruz Santos)"), added in ``detect``.
 """
 
@@ -44,8 +45,23 @@ _TITLE_PARTICLE = re.compile(
 _TRIAL_VERB = re.compile(
     rf"(?<![\w'’-])(?P<name>{_CAP}\s+{_CAP})(?=\s+(?:was\s+)?(?:approached|screened|enrolled|randomi[sz]ed|"
     r"recruited|withdrew|withdrawn|consented|re-?consented|unblinded|dosed)\b)")
+_PARTICLES = r"(?:de|van|der|den|von|la|le|del|di|da|dos)"
+_WORD = r"[A-ZÀ-ÞĀ-Žƀ-ɏḀ-Ỹ][a-zß-ÿā-žƀ-ɏḁ-ỹ'’ʻ]+"
+# titles and form fields in other languages: "Frau Ottilie Brandstetter", "Mevr. A. de Wit-Jansen",
+# "Bapak Suharto Wirjono", "Nachname: Wöhrle", "Prénom : Maëlys"
+_FOREIGN_TITLE = re.compile(
+    rf"(?<![\w.])(?:(?i:mevr\.?|mevrouw|meneer|dhr\.|herr|frau|madame|mme\.?|monsieur|mlle\.?|sra\.|srta\.|señora|"
+    rf"señor|dña\.|doña|sig\.(?:ra|na)?|signora|signor)|Bapak|Ibu|Encik|Puan|Tuan|Shri|Smt\.?|Kumari"
+    rf"|(?i:nom|prénom|prenom|nachname|vorname|cognome|nome|naam|voornaam|achternaam|apellidos?|nombre|"
+    rf"sobrenome|nazwisko|imię|příjmení|jméno|efternamn|förnamn|etternavn|fornavn)\s*:)\s+"
+    rf"(?:(?:Dr|Prof)\.?\s+)?(?P<name>(?:[A-Z]\.\s*){{0,2}}(?:{_PARTICLES}\s+)*{_WORD}"
+    rf"(?:[\s-]+(?:{_PARTICLES}[\s-]+)*{_WORD}(?!\w)(?!\s*:)){{0,2}})")
 NICKNAME_BEFORE = re.compile(r"(?P<nick>[A-Za-z][\w'’-]+)\s*\($")
 """A word right before a bracket that holds a found name: the person's nickname ("Boy-boy (Ramon ...)")."""
+
+
+_ROLE = frozenset(str.split("doctor doktor nurse discharge summary referral letter report clinic ward "
+                            "service team"))
 
 
 def form_names(text: str, english: frozenset[str], first: frozenset[str]) -> list[tuple[int, int]]:
@@ -75,6 +91,11 @@ def form_names(text: str, english: frozenset[str], first: frozenset[str]) -> lis
         if plain(m.group("name")):
             spans.append(m.span("name"))
     spans += [m.span() for m in _SCRIPT.finditer(text)]
+    for m in _FOREIGN_TITLE.finditer(text):
+        words = re.sub(rf"\b{_PARTICLES}\b", " ", m.group("name")).lower().split()
+        if plain(m.group("name")) and not any(w in _ROLE or w.endswith(("ology", "ologie", "ics"))
+                                              for w in words):
+            spans.append(m.span("name"))
     for m in _PAIR_NAMED.finditer(text):
         if plain(m.group("names").replace(" and ", " ")):
             spans.append(m.span("names"))

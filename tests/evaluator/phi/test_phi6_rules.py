@@ -1,7 +1,7 @@
 """Rules phi-6 (issue 35 item 5): the kinds of identifier the second fresh set showed missing, in our
 own wording (none of these lines is from ``fresh2_notes.txt``).
 
-69 of the 73 positive cases fail on phi-5 (missed, or redacted in part); each clean case is a trap for
+73 of the 77 positive cases fail on phi-5 (missed, or redacted in part); each clean case is a trap for
 one of the new rules (a route "Via PEG", a drug lot's expiry, an eponym before a clinical noun, a cell count
 after a CD number, a weight after "he's"). ``fresh2_notes.txt`` is a tuning set from phi-6 on: its
 floor is in ``test_fresh_set.py``.
@@ -102,6 +102,10 @@ def _found(text: str) -> list[tuple[str, str]]:
     ("Grandson Boy-boy (Ramon Cruz Santos) stays with her",
      [("name", "Boy-boy"), ("name", "Ramon Cruz Santos")]),
     ("Dr van der Berg reviewed the scan", [("name", "Dr van der Berg")]),
+    ("Nachname: Wöhrle, Vorname: Gisela", [("name", "Wöhrle"), ("name", "Gisela")]),
+    ("Cognome: Esposito  Nome: Carmela", [("name", "Esposito"), ("name", "Carmela")]),
+    ("Mevr. A. de Wit-Jansen", [("name", "A. de Wit-Jansen")]),
+    ("Bapak Suharto Wirjono", [("name", "Suharto Wirjono")]),
     ("Warfarin clinic: mrs k. o'donnell, INR 2.1", [("name", "mrs k. o'donnell")]),
     # employers and schools
     ("the school nurse at St Brigid's Primary rang", [("name", "St Brigid's Primary")]),
@@ -138,7 +142,8 @@ def test_phi6_kinds_in_our_own_wording(text, expected):
     "handle with care", "Facebook group for carers recommended", "IG therapy booked", "DVA funded transport",
     "Iris code normal", "fb 2 times daily", "GP in Primary Care", "based in Community",
     "for Johnson & Johnson",
-    "with Marks and Spencer", "hi doctor how are you", "my primary care doctor wanted me to see you",
+    "with Marks and Spencer", "Nome: Discharge Summary", "Nom : Cardiology", "ibu Ibuprofen 400 mg",
+    "hi doctor how are you", "my primary care doctor wanted me to see you",
     "national ID card seen", "green card holder since 2019", "claim 2 of 3",
 ])
 def test_phi6_traps_stay_clean(text):
