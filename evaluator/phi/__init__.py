@@ -11,6 +11,9 @@ looks for:
 - ``recognizers``: one pattern per kind, mostly keyword + identifier-shaped value;
 - ``shapes`` (rules phi-5): dates as notes write them (weekdays, Roman months, words), national
   identifiers by shape and check digit, spoken and prefixed record numbers, registrations;
+- ``abroad`` (phi-6): addresses as other countries write them (Spanish, Korean, Filipino, Indian, ...),
+  identifiers in prose (trial subjects, incidents, claims, accessions), a VIN by its check digit;
+- ``name_forms`` (phi-6): "Ma." and "Dela", patronymics and kunyas, two initials, Hangul, nicknames;
 - ``names``: person names, from Faker's first/last name lists plus titles, cue words and the
   ``LAST, FIRST`` form, with eponyms ("Wells score", "Parkinson disease") kept out;
 - ``shorthand`` (phi-5): names where notes drop capitals and titles (bed boards, handoffs, chat);

@@ -12,9 +12,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from evaluator.phi.abroad import CHECKS as PROSE_CHECKS
+from evaluator.phi.name_forms import NICKNAME_BEFORE
 from evaluator.phi.names import listed_names, lower_case_only, without_scale_names
 from evaluator.phi.recognizers import DATE_SHAPE, KEYED, MIN_DIGITS, RECOGNIZERS, TRIGGERS
 from evaluator.phi.shapes import CHECKS
+from evaluator.phi.shorthand import english_words
 
 PLACEHOLDERS = {
     "name": "[NAME]",
@@ -40,7 +43,7 @@ PLACEHOLDERS = {
 }
 """Identifier kind → placeholder. The kinds follow HIPAA Safe Harbor's 18 identifiers (45 CFR
 164.514(b)(2)); ``dob`` is a date of birth, ``id`` any other unique identifying number."""
-PATTERNS_VERSION = "phi-5"
+PATTERNS_VERSION = "phi-6"
 """Version of the recognizers and name lists, recorded with every scan and redaction."""
 
 _LAST_KINDS = 1  # the bare-digits record number runs after the names
@@ -57,6 +60,9 @@ _NOT_PATIENT = {
     "id": re.compile(r"(?i)\b(?:hospital|trust|as per|per|follows?|in line with|under|clinical|"
                      r"infection|institutional|our)\b[^.;]{0,20}\bpolicy\W*(?:number|no\.?|#)?\W*$"),
 }
+# phi-6: a drug lot's expiry ("exp 08/2028") is a date about the product, not the patient
+_NOT_PATIENT["date"] = re.compile(r"(?i)\b(?:exp(?:iry|ires|iration)?(?:\s+date)?|use[- ]by|"
+                                  r"best\s+before|BBE)\s*[:.]?\s*$")
 _RECORD_KEY = re.compile(r"(?i)\b(?:MRN|med(?:ical)?\s+rec(?:ord)?s?(?:\s+(?:number|no\.?|#))?"
                          r"|hosp(?:ital)?\s+"
                          r"(?:number|no\.?|#)|chart(?:\s+(?:number|no\.?|#))?)\W*$")
@@ -91,9 +97,14 @@ def find_names(text: str) -> list[tuple[int, int]]:
         >>> sorted({"Patient John Smith, 67"[s:e] for s, e in find_names("Patient John Smith, 67")})
         ['John Smith']
     """
-    from evaluator.phi.shorthand import shorthand_names  # loads its vocabulary on first use
+    from evaluator.phi.name_forms import form_names
+    from evaluator.phi.shorthand import (
+        english_words,
+        first_names,
+        shorthand_names,  # loads its vocabulary on first use
+    )
 
-    short = shorthand_names(text)
+    short = shorthand_names(text) + form_names(text, english_words(), first_names())
     return listed_names(text) + (short if lower_case_only(text) else without_scale_names(text, short))
 
 
@@ -154,7 +165,7 @@ def find_identifiers(text: str) -> list[tuple[str, int, int]]:
                                        or DATE_SHAPE.fullmatch(value)
                                        or "/" in value and DATE_SHAPE.match(value)):
                 continue
-            check = CHECKS.get(pattern)
+            check = CHECKS.get(pattern) or PROSE_CHECKS.get(pattern)
             if check is not None and not check(value):
                 continue
             add(kind, *m.span(group))
@@ -164,6 +175,10 @@ def find_identifiers(text: str) -> list[tuple[str, int, int]]:
         age = _AGE_AFTER_NAME.match(text, end)  # "Patient John Smith, 97"
         if age:
             add("age", *age.span("v"))
+    for start, end in names:  # "Boy-boy (Ramon Cruz Santos)": a nickname before the bracketed name
+        nick = NICKNAME_BEFORE.search(text, max(0, start - 30), start) if text[end:end + 1] == ")" else None
+        if nick and nick.group("nick").lower() not in english_words():
+            add("name", *nick.span("nick"))
     for start, end in _again(text, names):  # "Lupe Fonua attended ... Lupe said": the name said again
         add("name", start, end)
     for kind, pattern in RECOGNIZERS[-_LAST_KINDS:]:

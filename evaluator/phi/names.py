@@ -53,6 +53,7 @@ star rich royal ash clay daisy heather holly iris ivy jade olive pearl ruby sage
 april may cash penny sky storm rain river lake forest glen dale wade cliff rod guy bob don dean
 miles norman sterling earl baron duke marshal deacon bishop pastor judge mason walker carter
 hunter fisher baker porter tanner cooper miller taylor smith clark
+mild moderate severe harm
 """)
 # A word after the span that makes it an eponym, a scale or an institution rather than a person.
 EPONYM_NOUNS = _words("""
@@ -65,6 +66,7 @@ agar shunt valve bypass approach flap method method's hospital clinic center cen
 institute college foundation health pharmacy hall building wing unit ward laboratory lab lens mask
 questionnaire inventory assessment tool model type variant gene mutation virus bacillus dementia
 surgery protocol protocols guideline guidelines regimen trial study balance agitation-sedation sedation
+tightenings contractions fever spotted
 """)
 # Capitalised words that are never part of a person's name in a note.
 STOP_WORDS = _words("""
@@ -110,21 +112,21 @@ def name_lists() -> tuple[frozenset[str], frozenset[str]]:
 
 
 # Upper- and lower-case letters, accented Latin ones too ("Siobhán", "Traoré", "Ó Súilleabháin").
-_UP = "A-ZÀ-ÖØ-ÞĀ-Ž"
-_LO = "a-zß-öø-ÿā-ž"
-_TOKEN = (rf"(?:[{_UP}][{_UP}{_LO}'’]*[{_LO}][{_UP}{_LO}'’]*|[A-Z]{{2,}}|[{_UP}][’'][{_UP}][{_LO}]+)"
+_UP = "A-ZÀ-ÖØ-ÞĀ-Žƀ-ɏḀ-ỿ"  # phi-6: Vietnamese letters (Latin Extended Additional)
+_LO = "a-zß-öø-ÿā-žƀ-ɏḀ-ỿ"
+_TOKEN = (rf"(?:[{_UP}][{_UP}{_LO}'’ʻ]*[{_LO}][{_UP}{_LO}'’ʻ]*|[A-ZÀ-ÖØ-Þ]{{2,}}|[{_UP}][’'][{_UP}][{_LO}]+)"
           rf"(?:-[{_UP}{_LO}][{_UP}{_LO}'’]+)*")
 _UPPER_TOKEN = r"[A-Z][A-Z'’-]+"
 _INITIAL = r"[A-Z]\.?"
 # "ms" right after a number is milliseconds ("QRS 90 ms. Hemoglobin"), not a title.
 _TITLE = re.compile(
     r"(?<![\w.-])(?P<title>[Mm]rs|[Mm]r|Ms|(?<!\d\s)ms|[Mm]iss|[Mm]x|[Dd]r|[Pp]rof|[Pp]rofessor|[Dd]octor)(?:\.|(?=\s))\s*"
-    rf"(?P<rest>(?:{_INITIAL}\s+)?{_TOKEN}(?:\s+(?:{_INITIAL}(?=\s)|{_TOKEN})){{0,2}}|[a-z][a-z'’-]+)"
+    rf"(?P<rest>(?:{_INITIAL}\s+)?{_TOKEN}(?:\s+(?:{_INITIAL}(?=\s)|{_TOKEN})){{0,2}}|[a-z]\.\s?[a-z][a-z'’-]+|[a-z][a-z'’-]+)"
 )
 _CUE = re.compile(
     r"(?<!\w)(?i:patient|pt|name|named|son|daughter|wife|husband|mother|father|sister|brother|spouse|partner|"
     r"neighbou?r|friend|granddaughter|grandson|grandmother|grandfather|niece|nephew|aunt|uncle|caregiver|"
-    r"guardian|contact|roommate|fianc[ée]e?|boyfriend|girlfriend|dtr|mum|mom|dad|cousin|stepfather|stepmother|"
+    r"guardian|contact|roommate|flatmate|housemate|landlady|landlord|workmate|godmother|godfather|fianc[ée]e?|boyfriend|girlfriend|dtr|mum|mom|dad|cousin|stepfather|stepmother|"
     r"stepson|stepdaughter|carer|resident|client|nok|next of kin|epoa|surname|family name|last name|"
     r"given names?|first names?|forenames?|christian name)(?:-in-law)?(?:'s)?"
     r"(?:\s+(?:is|was|named|called))?\s*[:,(-]?\s*(?<=[\s(])['ʻ‘’]?"
@@ -154,7 +156,7 @@ _KOREAN_SURNAMES = _words("kim lee park choi jung jeong kang cho yoon jang lim h
 _VIET_SURNAMES = _words("nguyen tran pham hoang huynh phan dang bui duong truong dinh")
 _VIET_MIDDLE = _words("van văn thi thị duc đức quoc quốc ngoc ngọc thanh huu hữu")
 _SURNAME_FIRST = re.compile(
-    rf"(?<![\w'’-])(?=(?P<all>(?P<last>{_TOKEN})\s+(?P<given>{_TOKEN}(?:\s+{_TOKEN})?)))")
+    rf"(?<![\w'’-])(?=(?P<all>(?P<last>{_TOKEN})\s+(?P<given>{_TOKEN}(?:\s+{_TOKEN}){{0,2}})))")
 # Lower-case names in dialogue transcripts: after a greeting or an introduction, or a kinship word.
 _DIALOGUE = re.compile(
     r"(?:^|(?<=[:\].?!])\s*|(?<=\s))(?<!the )(?<!this )(?<!each )(?<!every )"
@@ -316,7 +318,7 @@ def listed_names(text: str) -> list[tuple[int, int]]:
         kin = not re.match(r"(?i)patient|pt|name|named|contact", m.group(0))
         form = ":" in text[m.start():m.start("rest")] and len(words) > 1  # "Name: Aperahama Tipene"
         if (_listed(words[0], first) or _listed(words[-1], last) or len(words) > 1 and _listed(words[0], last)
-                or (kin or form) and all(_plain(w) for w in words)):
+                or (kin or form) and all(_plain(w) for w in words if len(w) > 1)):
             spans.append((m.start("rest"), end))
     for m in _LAST_FIRST.finditer(text):
         surname, given = m.group("last"), m.group("first")
@@ -396,7 +398,11 @@ def _more_names(text: str, first: frozenset[str], last: frozenset[str]) -> list[
     surnames = _surname_first_list()
     for m in _SURNAME_FIRST.finditer(text):
         family, parts = m.group("last"), m.group("given").split()
-        if family.lower() not in surnames or not all(_plain(w) for w in parts):
+        viet = _fold(parts[0].lower()) in _VIET_MIDDLE  # "Lê Thị Thu Hà": a middle name, then one or two
+        parts = parts[:3] if viet else parts[:2]
+        while len(parts) > 1 and not _plain(parts[-1]):
+            parts.pop()
+        if _fold(family.lower()) not in surnames or not all(_plain(w) for w in parts):
             continue
         distinctive = len(family) >= 3 and family.lower() not in COMMON_WORDS | first
         if not ("-" in parts[0] or _listed(parts[0], first) or _listed(parts[0], last) or distinctive
@@ -404,9 +410,10 @@ def _more_names(text: str, first: frozenset[str], last: frozenset[str]) -> list[
             continue
         if _is_eponym(text, m.end("all")):
             continue
-        keep_second = len(parts) > 1 and (parts[0].lower() in _VIET_MIDDLE or _listed(parts[1], first)
+        keep_second = len(parts) > 1 and (viet or _listed(parts[1], first)
                                           or _listed(parts[1], last) or "-" in parts[1])
-        end = m.end("all") if len(parts) == 1 or keep_second else m.start("given") + len(parts[0])
+        kept = parts if keep_second else parts[:1]
+        end = m.start("given") + len(" ".join(kept))
         spans.append((m.start("all"), end))
     kin_matches = (_DIALOGUE.match(text, k.start()) for k in _KIN_START.finditer(text))
     for m in [*_DIALOGUE.finditer(text), *(k for k in kin_matches if k)]:

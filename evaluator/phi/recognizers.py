@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from evaluator.phi.abroad import ADDRESS_ROWS, PROSE_KEYS, TOWN_ROWS
+from evaluator.phi.abroad import LATE_ROWS as PROSE_ROWS
 from evaluator.phi.shapes import COMPANY_SUFFIXES, LATE_ROWS, ROWS, STREET_SUFFIXES
 
 # A value after a keyword: tokens of capitals/digits joined by "-", or by a space when the next
@@ -72,7 +74,8 @@ _ABBR_AMBIGUOUS = "AL CO DE HI ID IL IN LA ME MD MA MS MO OH OK OR PA PR"
 _STATE = rf"(?:{'|'.join(sorted(STATES, key=len, reverse=True))}|{_ABBR_SAFE.replace(' ', '|')})"
 _ANY_STATE = rf"(?:{_STATE}|{_ABBR_AMBIGUOUS.replace(' ', '|')})"
 _ZIP = r"\d{5}(?:-\d{4})?"
-_CITY = r"[A-ZÀ-ÞĀ-Ž][a-zß-ÿā-ž]+(?:[ -](?:[A-ZÀ-ÞĀ-Ž][a-zß-ÿā-ž]+|of|de|la))*"
+_CITY = (r"[A-ZÀ-ÞĀ-Ž][a-zß-ÿā-ž]+(?:[A-Z][a-z]+)?"
+         r"(?:[ -](?:[A-ZÀ-ÞĀ-Ž][a-zß-ÿā-ž]+|of|de|la|sur|sous|en|lès|les|du|des|upon))*")
 _AU_STATE = r"(?:NSW|VIC|QLD|TAS|ACT|NT|SA|WA)"
 _CA_PROVINCE = r"(?:ON|QC|BC|AB|MB|SK|NS|NB|NL|PE|YT|NU)"
 _CA_POSTCODE = r"[ABCEGHJ-NPRSTVXY]\d[A-Z] ?\d[A-Z]\d"
@@ -95,7 +98,7 @@ _UNIT_BEFORE = (r"(?:(?i:flat|apartment|apt|unit|suite|ste)\.?\s+[A-Z]?\d+[A-Za-
 _FR_STREET = (r"\d{1,4}(?:\s+(?:bis|ter))?,?\s+(?i:rue|avenue|av\.|boulevard|bd|chemin|allée|place|impasse|"
               r"quai|route|cours|rang|montée|côte)\s+(?:(?:de|des|du|la|le|d['’])\s*)*[A-ZÀ-Þ][\wÀ-ÿ'’-]*"
               r"(?:\s+(?:(?:de|des|du|la|le)\s+)?[A-ZÀ-Þ][\wÀ-ÿ'’-]*){0,2}(?:,\s+\d+(?:e|er|ème|è)\s+étage)?")
-_STREET = (rf"{_UNIT_BEFORE}?"
+_STREET = (rf"{_UNIT_BEFORE}?(?:(?:RMB|RSD|CMB|RSM)\s+)?"  # phi-6: a roadside mail box
            rf"(?:\d{{1,4}}[A-Za-z]?/)?\d{{1,6}}[A-Za-z]?(?:\s+(?:[NSEW]\.?|North|South|East|West))?"
            rf"(?:\s+(?:[A-ZĀ-Ž][a-zā-ž]+|\d+(?:st|nd|rd|th))){{1,3}}\s+{_SUFFIX}\b\.?(?:\s+(?:[NSEW]|NE|NW|SE|SW)\b)?(?:,?\s+(?:Apt|Apartment|Unit|Suite|Ste|#)\.?\s*#?[A-Za-z0-9-]+)?")
 
@@ -152,6 +155,8 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                 r"(?: no\.?| number| #)?)\s*[:#]?\s*"
                 r"(?P<v2>\d{3}[- ]?\d{2}[- ]?\d{4}|[xX*]{3}-[xX*]{2}-\d{4}|\d{4})(?!\w)")),
     *ROWS,
+    *(_keyed_row(kind, keys) for kind, keys in PROSE_KEYS.items()),  # phi-6
+    *ADDRESS_ROWS,
     ("email", r"\bdot\b|\(at\)|\[at\]",  # spelled out: "jane dot doe at gmail dot com"
      re.compile(r"(?<![\w.+-])(?P<v>[\w.+-]+(?:\s+(?i:dot|underscore|dash|hyphen)\s+[\w.+-]+)*"
                 r"\s*(?:\((?i:at)\)|\[(?i:at)\]|\s(?i:at)\s)\s*[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
@@ -239,7 +244,7 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                 r"(?:(?:de|del|della|des|du|la|le|di|da|van|der|von)\s+)*){0,3}[A-ZÀ-Þ][\wÀ-ÿ'’.-]*(?:\s+\d{1,4}[a-z]?)?"
                 r"(?:,\s+\d+(?:e|er|ème|è)\s+étage)?"
                 r",\s+(?:\d{4} ?[A-Z]{2}(?=\s)|\d{4,5}|\d{2}-\d{3}|\d{3} \d{2}|\d{4}-\d{3})"
-                r"\s+[A-ZÀ-Þ][\wÀ-ÿ'’-]+)")),
+                r"\s+[A-ZÀ-Þ][\wÀ-ÿ'’-]+(?:\s+(?:de|del|im|am|[A-ZÀ-Þ][\wÀ-ÿ'’-]+)){0,2})")),
     # a street with up to two places after it (suburb, city) and a state, province or postcode
     ("address", r"\d", re.compile(rf"(?P<v>(?:\b(?:{_STREET}|{_UNIT_BEFORE}?{_FR_STREET})"
                                   r"(?:,?\s+(?:RD|R\.D\.|RR|Rural Route)\s+\d+)?"  # rural delivery: "RD 7"
@@ -270,7 +275,7 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
     # a lower-case street line, as chat and dictation write it: "42 station road ashford kent tn23 1pq"
     ("address", r"\d+\s+[a-z].*\b(?:street|road|rd|avenue|ave|lane|drive|way|court|crescent|place|terrace|"
                 r"boulevard|blvd|parade|close|grove|highway|st|dr)\b",
-     re.compile(r"(?<![\w/.-])(?P<v>\d{1,5}[a-z]?\s+(?:[nsew]\.?\s+)?(?:(?!(?:the|a|an|and|of|to|in|on|at|for|per|"
+     re.compile(r"(?<![\w/.-])(?P<v>(?:\d{1,4}/)?\d{1,5}[a-z]?\s+(?:[nsew]\.?\s+)?(?:(?!(?:the|a|an|and|of|to|in|on|at|for|per|"
                 r"with|times|days|weeks|hours|mins?|or|down|up|along|across|my|his|her|their|our|x|was|were|is|are|"
                 r"be|been|has|have|had|not|no|very|too|so|then|than|that|this|it|he|she|they|we|you|from|by|as|"
                 r"into|over|under|its|more|less|most|all|some|any|each|both|patients?|years?|months?)\b)[a-z]+\s+){1,3}"
@@ -296,6 +301,8 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
     ("name", r"school|college|academy",
      re.compile(rf"(?P<v>(?<![\w'’-]){_ORG_WORD}(?:\s+{_ORG_WORD}){{0,4}}\s+(?:Primary|Secondary|High|Grammar|"
                 r"Elementary|Middle|Junior|Infant|Catholic|Public|State|Community)\s+(?:School|College|Academy))\b")),
+    *PROSE_ROWS,
+    *TOWN_ROWS,
     *LATE_ROWS,
     ("mrn", r"\d{8}",
      re.compile(r"(?<![\w.,/-])(?P<v>\d{8,12})(?![\d/]|[.,]\d|\s*(?:mg|mcg|µg|g|ml|units?|iu)\b)", re.I)),
@@ -303,7 +310,7 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
 KEYED: frozenset[re.Pattern[str]] = frozenset(
     pattern for kind, trigger, pattern in _TABLE
     if kind in MIN_DIGITS and not trigger.startswith(r"\b[A-Z]{2}\d")
-    and (kind, trigger, pattern) not in ROWS + LATE_ROWS)
+    and (kind, trigger, pattern) not in ROWS + LATE_ROWS + PROSE_ROWS + TOWN_ROWS)
 """Keyword + value recognizers (all but the bare IBAN and plate shapes): values need ``MIN_DIGITS``."""
 RECOGNIZERS: list[tuple[str, re.Pattern[str]]] = [(kind, pattern) for kind, _, pattern in _TABLE]
 """(kind, pattern) in priority order; group ``v`` (or ``v2``) is the identifying text."""

@@ -110,9 +110,11 @@ ROWS: list[tuple[str, str, re.Pattern[str]]] = [
               r"five|six|seven|eight|nine|double|triple)",
      re.compile(rf"(?<![\w-])(?P<v>(?i:{_DIGIT_WORD})(?:[\s-]+(?i:{_DIGIT_WORD})){{6,}})(?![\w-])")),
     # dates in words: "the twenty first of february nineteen thirty nine", "friday the twenty seventh"
-    ("date", r"first|second|third|th\b|tenth|twelfth|eleventh",
-     re.compile(rf"(?<!\w)(?P<v>(?i:(?:the\s+)?{_ORD_WORD}\s+of\s+{_MONTH_NAME}(?:,?\s+{_YEAR_WORDS})?"
+    ("date", r"first|second|third|th\b|tenth|twelfth|eleventh|\d(?:st|nd|rd)\b",
+     re.compile(rf"(?<!\w)(?P<v>(?i:(?:the\s+)?{_ORD_WORD}\s+of\s+{_MONTH_NAME}(?:,?\s+(?:{_YEAR_WORDS}|{_TENS}[\s-]{_UNIT}))?"
+                rf"|{_DAY}(?:st|nd|rd|th)\s+(?:of\s+)?{_MONTH_NAME},?\s+(?:{_YEAR_WORDS}|{_TENS}[\s-]{_UNIT})"
                 rf"|{_MONTH_NAME}\s+(?:the\s+)?{_ORD_WORD}(?:,?\s+{_YEAR_WORDS})?"
+                rf"|{_ORD_WORD}\s+{_MONTH_NAME},?\s+(?:{_YEAR_WORDS}|{_TENS}[\s-]{_UNIT})"
                 rf"|(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+the\s+{_ORD_WORD}))(?![\w-])")),
     # a weekday before a day and a month: "Tues 8 Dec", "Fri 11/12", "sat 28/11", "Wed 9th"
     ("date", r"mon|tue|wed|thu|fri|sat|sun",
@@ -122,7 +124,7 @@ ROWS: list[tuple[str, str, re.Pattern[str]]] = [
     # Roman-numeral months: "3/XII/2026", and without a year after a date word ("discharged 7/XII")
     ("date", r"\d[/.-][IVX]",
      re.compile(rf"(?<![\w/.-])(?P<v>{_DAY}[/.-]{_ROMAN_MONTH}[/.-](?:{_YEAR}|\d\d))(?![\w/])"
-                rf"|(?<!\w){_DATE_CUE}\s+(?P<v2>{_DAY}[/.-]{_ROMAN_MONTH})(?![\w/])")),
+                rf"|(?<!\w){_DATE_CUE}\s+(?P<v2>{_DAY}[/.-]{_ROMAN_MONTH})(?![\w/]|[.-]\d)")),
     # "the" before an ordinal date, an apostrophe year, a day range, French month names
     ("date", r"\d(?:st|nd|rd|th)|['’‘]\d\d|\d\s*[-–]\s*\d|" + "|".join((_FR_MONTH, _ES_MONTH, _DE_MONTH,
                                                                                   _IT_NL_MONTH)),
@@ -139,6 +141,10 @@ ROWS: list[tuple[str, str, re.Pattern[str]]] = [
 
 
 LATE_ROWS: list[tuple[str, str, re.Pattern[str]]] = [
+    # phi-6: a date of birth in lower case with a two-digit year ("dob 12 oct 29")
+    ("dob", r"dob|d\.o\.b|born",
+     re.compile(rf"(?<!\w)(?i:dob|d\.o\.b\.?|born(?:\s+on)?)\s*[:#-]?\s*(?P<v>(?i:{_DAY}(?:st|nd|rd|th)?\s+{_MONTH_NAME}\.?,?"
+                rf"\s+(?:{_YEAR}|\d\d)|{_MONTH_NAME}\.?\s+{_DAY}(?:st|nd|rd|th)?,?\s+(?:{_YEAR}|\d\d)))(?![\w/])")),
     # a record number with a letter prefix: "RBH 882 0431", "GH-0093-7712", "ODI-4471920"
     ("mrn", r"\b[A-Z]{2,4}[\s-]?\d{3}",
      re.compile(r"(?<![\w/-])(?!(?:NCT|ISRCTN|ISBN|ISO|ICD|DSM|ATC|CPT|NDC|EN|BS|IEC|DOI|PMID|NYHA)(?:\b|\d))"

@@ -9,7 +9,8 @@ set: phi-5's rules were written for the kinds of miss it showed (not for its str
 figures here no longer say how the detector does on text it never saw. A new held-out set,
 written elsewhere in styles not seen here, is measured once against the frozen phi-5.
 
-phi-5 (``bench/phi_recall.py --file``): 194/195 identifiers (99.5%), 0/115 clean sentences flagged.
+phi-5 (``bench/phi_recall.py --file``): 194/195 identifiers (99.5%), 0/115 clean sentences flagged;
+phi-6 the same.
 """
 
 from __future__ import annotations
@@ -36,10 +37,12 @@ def test_fresh_set_recall_and_false_alarms_meet_the_measured_floor():
 def test_second_fresh_set_recall_and_false_alarms_hold_the_measured_floor():
     """``fresh2_notes.txt`` (220 identifiers in 132 records, 121 clean sentences), written by another
     engineer (commit 2aa5469) who read no rule, in styles no other set uses, measured once against the
-    frozen phi-5 (b3178d3): 176/220 (80.0%) at 5/121 (4.1%); phi-4 on it 157/220 (71.4%) at 4/121. The
-    issue's target (95%, at most 3%) is not met (docs/phi-gate.md lists the misses). Floors only."""
+    frozen phi-5 (b3178d3): 176/220 (80.0%) at 5/121 (4.1%); phi-4 on it 157/220 (71.4%) at 4/121. Its
+    misses were published (docs/phi-gate.md), so from phi-6 on it is a TUNING set: phi-6 was written for
+    the kinds of miss it showed, with our own examples (``test_phi6_rules.py``), and reaches 220/220 at
+    0/121 here, a tuning figure that says nothing about text the detector never saw. Floors only."""
     m = bench.measure(bench.load_marked(FRESH2))
     n, hit = sum(m["n"].values()), sum(m["hit"].values())
     assert (n, m["clean"]) == (220, 121)
-    assert hit >= 176, f"second fresh set recall fell to {hit}/{n}: {m['misses']}"
-    assert len(m["fps"]) <= 5, f"second fresh set false alarms rose: {m['fps']}"
+    assert hit >= 220, f"second fresh set recall fell to {hit}/{n}: {m['misses']}"
+    assert len(m["fps"]) == 0, f"second fresh set false alarms rose: {m['fps']}"
