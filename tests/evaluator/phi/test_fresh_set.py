@@ -21,6 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 FRESH = ROOT / "tests" / "data" / "phi" / "fresh_notes.txt"
 FRESH2 = ROOT / "tests" / "data" / "phi" / "fresh2_notes.txt"
+FRESH3 = ROOT / "tests" / "data" / "phi" / "fresh3_notes.txt"
 _spec = importlib.util.spec_from_file_location("phi_recall", ROOT / "bench" / "phi_recall.py")
 bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench)
@@ -46,3 +47,15 @@ def test_second_fresh_set_recall_and_false_alarms_hold_the_measured_floor():
     assert (n, m["clean"]) == (220, 121)
     assert hit >= 220, f"second fresh set recall fell to {hit}/{n}: {m['misses']}"
     assert len(m["fps"]) == 0, f"second fresh set false alarms rose: {m['fps']}"
+
+
+def test_third_fresh_set_holds_the_figures_measured_once_against_frozen_phi6():
+    """``fresh3_notes.txt`` (327 identifiers in 127 records, 217 clean sentences), written after phi-6 froze
+    (80e842b) by another engineer (commit c7fc279) who read no rule, measured once: 231/327 (70.6%) at
+    10/217 (4.6%); phi-5 on it 221/327 (67.6%) at 12/217 (5.5%). The issue's target (95% at no more than 3%)
+    is not met. Floors: a change that loses an identifier or adds a false alarm here fails."""
+    m = bench.measure(bench.load_marked(FRESH3))
+    n, hit = sum(m["n"].values()), sum(m["hit"].values())
+    assert (n, m["clean"]) == (327, 217)
+    assert hit >= 231, f"third fresh set recall fell to {hit}/{n}: {m['misses']}"
+    assert len(m["fps"]) <= 10, f"third fresh set false alarms rose: {m['fps']}"
