@@ -18,6 +18,8 @@ from evaluator.phi.names import listed_names, lower_case_only, without_scale_nam
 from evaluator.phi.recognizers import DATE_SHAPE, KEYED, MIN_DIGITS, RECOGNIZERS, TRIGGERS
 from evaluator.phi.shapes import CHECKS
 from evaluator.phi.shorthand import english_words
+from evaluator.phi.structured import CHECKS as STRUCTURED_CHECKS
+from evaluator.phi.structured import not_identifier, script_names, structured_spans
 
 PLACEHOLDERS = {
     "name": "[NAME]",
@@ -43,7 +45,7 @@ PLACEHOLDERS = {
 }
 """Identifier kind → placeholder. The kinds follow HIPAA Safe Harbor's 18 identifiers (45 CFR
 164.514(b)(2)); ``dob`` is a date of birth, ``id`` any other unique identifying number."""
-PATTERNS_VERSION = "phi-6"
+PATTERNS_VERSION = "phi-7"
 """Version of the recognizers and name lists, recorded with every scan and redaction."""
 
 _LAST_KINDS = 1  # the bare-digits record number runs after the names
@@ -105,6 +107,7 @@ def find_names(text: str) -> list[tuple[int, int]]:
     )
 
     short = shorthand_names(text) + form_names(text, english_words(), first_names())
+    short += script_names(text, english_words())  # phi-7
     return listed_names(text) + (short if lower_case_only(text) else without_scale_names(text, short))
 
 
@@ -139,7 +142,7 @@ def find_identifiers(text: str) -> list[tuple[str, int, int]]:
         rule = _NOT_PATIENT.get(kind)
         if rule is not None and rule.search(text, max(0, start - 60), start):
             return
-        if end <= start:
+        if end <= start or not_identifier(kind, text[start:end]):
             return
         if not _overlaps(start, end, taken):
             taken.append((kind, start, end))
@@ -155,6 +158,8 @@ def find_identifiers(text: str) -> list[tuple[str, int, int]]:
             if cut and not _overlaps(start, start + len(cut), taken):
                 taken.append((kind, start, start + len(cut)))
 
+    for kind, start, end in structured_spans(text):  # phi-7: HL7, FHIR-like JSON, CSV by position
+        add(kind, start, end)
     for (kind, pattern), trigger in zip(RECOGNIZERS[:-_LAST_KINDS], TRIGGERS, strict=False):
         if not trigger.search(text):
             continue
@@ -165,7 +170,7 @@ def find_identifiers(text: str) -> list[tuple[str, int, int]]:
                                        or DATE_SHAPE.fullmatch(value)
                                        or "/" in value and DATE_SHAPE.match(value)):
                 continue
-            check = CHECKS.get(pattern) or PROSE_CHECKS.get(pattern)
+            check = CHECKS.get(pattern) or PROSE_CHECKS.get(pattern) or STRUCTURED_CHECKS.get(pattern)
             if check is not None and not check(value):
                 continue
             add(kind, *m.span(group))

@@ -16,6 +16,7 @@ import re
 from evaluator.phi.abroad import ADDRESS_ROWS, PROSE_KEYS, TOWN_ROWS
 from evaluator.phi.abroad import LATE_ROWS as PROSE_ROWS
 from evaluator.phi.shapes import COMPANY_SUFFIXES, LATE_ROWS, ROWS, STREET_SUFFIXES
+from evaluator.phi.structured import ROWS as STRUCTURED_ROWS
 
 # A value after a keyword: tokens of capitals/digits joined by "-", or by a space when the next
 # token has a digit (never "/", which would join a date); one letters-only prefix ("KXP 4471",
@@ -157,6 +158,7 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
     *ROWS,
     *(_keyed_row(kind, keys) for kind, keys in PROSE_KEYS.items()),  # phi-6
     *ADDRESS_ROWS,
+    *STRUCTURED_ROWS,  # phi-7
     ("email", r"\bdot\b|\(at\)|\[at\]",  # spelled out: "jane dot doe at gmail dot com"
      re.compile(r"(?<![\w.+-])(?P<v>[\w.+-]+(?:\s+(?i:dot|underscore|dash|hyphen)\s+[\w.+-]+)*"
                 r"\s*(?:\((?i:at)\)|\[(?i:at)\]|\s(?i:at)\s)\s*[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"

@@ -1,0 +1,65 @@
+"""Rules phi-7 on examples of our own (not the third fresh set's strings). The frozen phi-6 (80e842b) missed
+18 of the 24 positive cases; the other six (an HL7 name and birth date, a FHIR family name, birth date and
+identifier, a dashed Icelandic number) it caught by other rules and stay here as guards. Traps stay clean."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaluator.phi import find_identifiers
+
+
+def _caught(text: str, value: str) -> bool:
+    start = text.index(value)
+    end = start + len(value)
+    covered = [False] * len(value)
+    for _, s, e in find_identifiers(text):
+        for i in range(max(s, start), min(e, end)):
+            covered[i - start] = True
+    return all(c for c, ch in zip(covered, value, strict=True) if ch.isalnum())
+
+
+POSITIVE = [
+    ("PID|1||Q7731902^^^NORTHGEN^MR||BRAITHWAITE^HOLLIS^ANNE||19470812|F", "Q7731902"),
+    ("PID|1||Q7731902^^^NORTHGEN^MR||BRAITHWAITE^HOLLIS^ANNE||19470812|F", "BRAITHWAITE^HOLLIS^ANNE"),
+    ("PID|1||Q7731902^^^NORTHGEN^MR||BRAITHWAITE^HOLLIS^ANNE||19470812|F", "19470812"),
+    ("PID|1||X1^^^H^MR||DOE^JO||19500101|M|||12 LARCH WAY^^DUNMORE^^PA7 4QX^GB", "12 LARCH WAY^^DUNMORE^^PA7 4QX"),
+    ("NK1|1|OKAFOR^CHIDI|BRO^Brother|||^PRN^PH^^44^161^4960772", "44^161^4960772"),
+    ("PV1|1|O|CLIN^02^B||||||||||||||||W5521907^^^H^VN", "W5521907"),
+    ('{"resourceType":"Patient","name":[{"family":"Lindqvist","given":["Maja","Elin"]}]}', "Lindqvist"),
+    ('{"resourceType":"Patient","name":[{"family":"Lindqvist","given":["Maja","Elin"]}]}', "Elin"),
+    ('{"resourceType":"Patient","birthDate":"1952-03-09"}', "1952-03-09"),
+    ('{"resourceType":"Patient","identifier":[{"system":"urn:oid:1.2.3","value":"KT-4471-0932"}]}', "KT-4471-0932"),
+    ('{"resourceType":"Device","serialNumber":"ZX-77-AB12993"}', "ZX-77-AB12993"),
+    ("ward,surname,given,dob\n7B,Okonjo,Adaeze,1961-11-30", "Okonjo"),
+    ("hosp_no,surname,given -> R771204,Fairweather,Lottie", "Fairweather"),
+    ("hosp_no,surname,given -> R771204,Fairweather,Lottie", "R771204"),
+    ('Seen with Cornelius "Corky" Ambrose on the ward.', 'Cornelius "Corky" Ambrose'),
+    ("Daughter Olena Bondar (Олена Бондар) interpreted.", "Олена Бондар"),
+    ("Grandmother (Ευδοκία) came with him.", "Ευδοκία"),
+    ("Mail to RR 4 Box 77, Larkspur, CO 80118 please.", "RR 4 Box 77, Larkspur, CO 80118"),
+    ("Forward to PSC 455 Box 19, APO AP 96338 after deployment.", "PSC 455 Box 19, APO AP 96338"),
+    ("Cheque to PO Box 77, Ely NV 89301.", "PO Box 77, Ely NV 89301"),
+    ("Lives вул. Франка, 7, кв. 3, Київ, 01001 with her son.", "вул. Франка, 7, кв. 3, Київ, 01001"),
+    ("CPF 111.444.777-35 on the form.", "111.444.777-35"),
+    ("Card shows 111.444.777-35.", "111.444.777-35"),
+    ("Icelandic id 120174-3399 on file.", "120174-3399"),
+]
+
+TRAPS = [
+    '{"resourceType":"Observation","code":{"coding":[{"system":"http://loinc.org","code":"2345-7"}]}}',
+    '{"system":"http://terminology.hl7.org/CodeSystem/v3-ActCode","code":"AMB"}',
+    '{"system":"http://unitsofmeasure.org","code":"mg"}',
+    "dose,route,frequency\n500 mg,PO,BD",
+    "Ratio 123.456.789-00 in the lab export.",
+]
+
+
+@pytest.mark.parametrize(("text", "value"), POSITIVE)
+def test_phi7_catches(text: str, value: str) -> None:
+    assert _caught(text, value), find_identifiers(text)
+
+
+@pytest.mark.parametrize("text", TRAPS)
+def test_phi7_traps_stay_clean(text: str) -> None:
+    assert find_identifiers(text) == []
