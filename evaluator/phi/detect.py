@@ -142,7 +142,7 @@ def find_identifiers(text: str) -> list[tuple[str, int, int]]:
         rule = _NOT_PATIENT.get(kind)
         if rule is not None and rule.search(text, max(0, start - 60), start):
             return
-        if end <= start or not_identifier(kind, text[start:end]):
+        if end <= start or not_identifier(kind, text, start, end):
             return
         if not _overlaps(start, end, taken):
             taken.append((kind, start, end))

@@ -155,10 +155,10 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                 r"(?![\w-])|(?<!\w)(?i:SSN|SS\s?#|soc(?:ial)?\.? sec(?:urity)?\.?"
                 r"(?: no\.?| number| #)?)\s*[:#]?\s*"
                 r"(?P<v2>\d{3}[- ]?\d{2}[- ]?\d{4}|[xX*]{3}-[xX*]{2}-\d{4}|\d{4})(?!\w)")),
+    *STRUCTURED_ROWS,  # phi-7
     *ROWS,
     *(_keyed_row(kind, keys) for kind, keys in PROSE_KEYS.items()),  # phi-6
     *ADDRESS_ROWS,
-    *STRUCTURED_ROWS,  # phi-7
     ("email", r"\bdot\b|\(at\)|\[at\]",  # spelled out: "jane dot doe at gmail dot com"
      re.compile(r"(?<![\w.+-])(?P<v>[\w.+-]+(?:\s+(?i:dot|underscore|dash|hyphen)\s+[\w.+-]+)*"
                 r"\s*(?:\((?i:at)\)|\[(?i:at)\]|\s(?i:at)\s)\s*[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"

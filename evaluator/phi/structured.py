@@ -285,6 +285,24 @@ _TERMINOLOGY = re.compile(r"(?i)^(?:https?://)?(?:www\.)?(?:loinc\.org|snomed\.i
                           r"id\.who\.int|www\.nlm\.nih\.gov|terminology\.hl7\.org)(?:[/:]|$)")
 
 
-def not_identifier(kind: str, value: str) -> bool:
-    """True for values that look like identifiers but never are: a terminology system's URL."""
-    return kind == "url" and bool(_TERMINOLOGY.match(value))
+_BEFORE = {  # what stands just before a value that makes it something other than a patient's identifier
+    "date": re.compile(r"(?i)\b(?:version|ver\.?|v|firmware|software|release|build|library)\s*$"),
+    "id": re.compile(r"(?i)\b(?:channel|port|bay|lumen)\s+(?:[A-Z]\s+)?(?:ID|no\.?|#)\s*[:#]?\s*$"),
+}
+_AFTER_NAME = re.compile(r"\s+(?:encephalitis|fever|virus|disease|syndrome|criteria)\b")
+_NO_PERSON = re.compile(r"(?i)\b(?:no face|(?:wound|specimen|lesion|ulcer|dressing)s? only|not identifiable)\b")
+
+
+def not_identifier(kind: str, text: str, start: int, end: int) -> bool:
+    """True for a span that looks like an identifier but is not one of the patient's: a terminology
+    system's URL, a Roman numeral (a pedigree's generation), a place that names a disease ("Murray Valley
+    encephalitis"), a software version, a pump channel's id, a photograph the note says shows no person."""
+    value = text[start:end]
+    if kind == "url":
+        return bool(_TERMINOLOGY.match(value))
+    if kind == "name":
+        return bool(re.fullmatch(r"[IVX]+", value) or _AFTER_NAME.match(text, end))
+    if kind == "photo":
+        return bool(_NO_PERSON.search(text, end, end + 120))
+    rule = _BEFORE.get(kind)
+    return rule is not None and bool(rule.search(text, max(0, start - 40), start))

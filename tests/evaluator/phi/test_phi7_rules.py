@@ -52,6 +52,11 @@ TRAPS = [
     '{"system":"http://unitsofmeasure.org","code":"mg"}',
     "dose,route,frequency\n500 mg,PO,BD",
     "Ratio 123.456.789-00 in the lab export.",
+    "Pedigree: proband IV-1, her mother III-4 and uncle III-6 affected.",
+    "Firmware 3.11.19 installed on the ventilator.",
+    "Syringe driver port 2 ID 52-18-94 cleared after an occlusion alarm.",
+    "Photo ulcer_sacrum_02.jpg saved (wound only).",
+    "Barmah Forest virus serology negative.",
 ]
 
 
