@@ -13,6 +13,7 @@ import re
 from collections import Counter
 
 from evaluator.phi.abroad import CHECKS as PROSE_CHECKS
+from evaluator.phi.local_forms import local_names
 from evaluator.phi.name_forms import NICKNAME_BEFORE
 from evaluator.phi.names import listed_names, lower_case_only, without_scale_names
 from evaluator.phi.recognizers import DATE_SHAPE, KEYED, MIN_DIGITS, RECOGNIZERS, TRIGGERS
@@ -107,7 +108,7 @@ def find_names(text: str) -> list[tuple[int, int]]:
     )
 
     short = shorthand_names(text) + form_names(text, english_words(), first_names())
-    short += script_names(text, english_words())  # phi-7
+    short += script_names(text, english_words()) + local_names(text, english_words(), first_names())  # phi-7
     return listed_names(text) + (short if lower_case_only(text) else without_scale_names(text, short))
 
 

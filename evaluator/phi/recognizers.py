@@ -15,6 +15,7 @@ import re
 
 from evaluator.phi.abroad import ADDRESS_ROWS, PROSE_KEYS, TOWN_ROWS
 from evaluator.phi.abroad import LATE_ROWS as PROSE_ROWS
+from evaluator.phi.local_forms import ROWS as LOCAL_ROWS
 from evaluator.phi.shapes import COMPANY_SUFFIXES, LATE_ROWS, ROWS, STREET_SUFFIXES
 from evaluator.phi.structured import ROWS as STRUCTURED_ROWS
 
@@ -156,6 +157,7 @@ _TABLE: list[tuple[str, str, re.Pattern[str]]] = [
                 r"(?: no\.?| number| #)?)\s*[:#]?\s*"
                 r"(?P<v2>\d{3}[- ]?\d{2}[- ]?\d{4}|[xX*]{3}-[xX*]{2}-\d{4}|\d{4})(?!\w)")),
     *STRUCTURED_ROWS,  # phi-7
+    *LOCAL_ROWS,
     *ROWS,
     *(_keyed_row(kind, keys) for kind, keys in PROSE_KEYS.items()),  # phi-6
     *ADDRESS_ROWS,

@@ -287,10 +287,11 @@ _TERMINOLOGY = re.compile(r"(?i)^(?:https?://)?(?:www\.)?(?:loinc\.org|snomed\.i
 
 _BEFORE = {  # what stands just before a value that makes it something other than a patient's identifier
     "date": re.compile(r"(?i)\b(?:version|ver\.?|v|firmware|software|release|build|library)\s*$"),
-    "id": re.compile(r"(?i)\b(?:channel|port|bay|lumen)\s+(?:[A-Z]\s+)?(?:ID|no\.?|#)\s*[:#]?\s*$"),
+    "id": re.compile(r"(?i)\b(?:channel|port|bay|lumen)\s+(?:[A-Z0-9]\s+)?(?:ID|no\.?|#)\s*[:#]?\s*$"),
 }
 _AFTER_NAME = re.compile(r"\s+(?:encephalitis|fever|virus|disease|syndrome|criteria)\b")
-_NO_PERSON = re.compile(r"(?i)\b(?:no face|(?:wound|specimen|lesion|ulcer|dressing)s? only|not identifiable)\b")
+_NO_PERSON = re.compile(r"(?i)\b(?:no face|(?:wound|specimen|lesion|ulcer|dressing)s? only|"
+                        r"not identifiable)\b")
 
 
 def not_identifier(kind: str, text: str, start: int, end: int) -> bool:
