@@ -14,6 +14,9 @@ looks for:
 - ``abroad`` (phi-6): addresses as other countries write them (Spanish, Korean, Filipino, Indian, ...),
   identifiers in prose (trial subjects, incidents, claims, accessions), a VIN by its check digit;
 - ``name_forms`` (phi-6): "Ma." and "Dela", patronymics and kunyas, two initials, Hangul, nicknames;
+- ``structured`` (phi-7): HL7 v2 fields, FHIR-like JSON keys and CSV columns by position; non-Latin
+  names; rural-route, military and PO-box addresses; national numbers; terminology URLs kept out;
+- ``local_forms`` (phi-7): dates, names, addresses and phones as other places write them;
 - ``names``: person names, from Faker's first/last name lists plus titles, cue words and the
   ``LAST, FIRST`` form, with eponyms ("Wells score", "Parkinson disease") kept out;
 - ``shorthand`` (phi-5): names where notes drop capitals and titles (bed boards, handoffs, chat);

@@ -54,7 +54,7 @@ ROWS: list[tuple[str, str, re.Pattern[str]]] = [
     ("address", _NORDIC, re.compile(rf"(?P<v>(?<![\w-])[A-ZÀ-ÞĀ-Ž][\wÀ-ÿĀ-ž]*{_NORDIC}\s+\d{{1,4}}[A-Za-z]?"
                                     r"(?:\s+lgh\s+\d{3,4}|,\s*\d{1,2}\.\s*(?:tv|th|mf|sal)\.?)?"
                                     r",\s+\d{3}\s?\d{0,2}\s+[A-ZÀ-ÞĀ-Ž][\wÀ-ÿĀ-ž-]+(?:\s+[A-Z]\b)?)")),
-    ("address", r"\b(?:rua|av\.|avenida|calle|alameda|travessa)\b",
+    ("address", r"\b(?:rua|avenida|calle|alameda|travessa)\b|\bav\.",
      re.compile(r"(?P<v>(?<!\w)(?:Rua|Av\.|Avenida|Calle|Alameda|Travessa)\s[^;\n]{3,110}?"
                 rf"(?:(?:CEP\s*)?\d{{5}}-\d{{3}}|,\s+\d{{5}}\s+{_TOWN}(?:,\s+[A-Z][A-Za-z]{{1,4}}\.?(?!\w))?))")),
     ("address", rf"\b{_CA_PROV}\s+[A-Z]\d[A-Z]",
@@ -69,28 +69,35 @@ ROWS: list[tuple[str, str, re.Pattern[str]]] = [
                 r",?\s+[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2},?\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?)(?!\d)")),
 ]
 
-_ROLE = (r"(?i:child|pupil|student|caller|proband|baby|infant|toddler|son|daughter|grandson|granddaughter|"
+# lower case, or capitalised at a sentence start: "Parent-Child Relations" is a heading
+_ROLE = (r"(?:child|pupil|student|caller|proband|baby|infant|toddler|son|daughter|grandson|granddaughter|"
          r"\d{1,2}\s?-?(?:yo|y/o|year-old))")
-_ROLE_NAME = re.compile(rf"(?<!\w){_ROLE}\s+(?P<v>{_CAP})(?![\w'’-])")
+_PEOPLE_WORD = re.compile(r"(?i)(?:ese|ish|ican|asian|african|caucasian|european|hispanic|latin[oa]|thai|"
+                          r"arab|"
+                          r"indian|korean|filipino|inuit|m[aā]ori|white|black|male|female)$")
+_ROLE_NAME = re.compile(rf"(?:(?<![\w-]){_ROLE}|(?:^|(?<=[.:;!?]\s))"
+                        rf"(?:Child|Pupil|Student|Caller|Proband|Baby))"
+                        rf"\s+(?P<v>{_CAP})(?![\w'’-])")
 _SCHOOL_YEAR = re.compile(rf"(?<![\w'’-])(?P<v>{_CAP})\s+\((?:Yr|Year|Grade|Class|P)\s*\d{{1,2}}\)")
 _CAPS_FIRST = re.compile(rf"(?<![\w'’-])(?P<fam>{_CAPS_WORD}(?:[ -]{_CAPS_WORD})?),?\s+(?P<g>{_CAP})"
                          rf"(?:\s+{_CAP})?(?![\w'’-])")
 _INITIALS = re.compile(rf"(?<![\w.])[A-Z]\.\s?(?:[A-Z][a-z]?\.\s?){{1,2}}(?:(?:DE|DA|DEL|LA|LE|VAN|VON|DER|"
                        rf"DI|DOS|De|La|Van|Von|Der)\s+)*(?P<last>{_CAPS_WORD}|{_CAP})(?![\w'’-])")
 _DIMINUTIVE = re.compile(rf"(?<![\w'’-])(?P<a>{_CAP})\s+\((?P<b>{_CAP})\)\s+{_CAP}(?:[-\s]{_CAP})?")
-_CUED_PAIR = re.compile(rf"(?<!\w)(?i:pt|patient|parent|guardian|mother|father|carer|recipient|donor|client|"
-                        rf"detainee|inmate)\.?\s+(?P<a>{_CAP})\s+(?P<b>{_CAP})(?:-{_CAP})?(?![\w'’-])")
+_CUED_PAIR = re.compile(rf"(?<!\w)(?:[Pp]t|patient|parent|guardian|mother|father|carer|recipient|donor|"
+                        rf"client|detainee|inmate)\.?\s+(?P<a>{_CAP})\s+(?P<b>{_CAP})(?:-{_CAP})?(?![\w'’-])")
 
-def local_names(text: str, english: frozenset[str] | set[str], given: frozenset[str] | set[str]) -> list[
-        tuple[int, int]]:
+def local_names(text: str, english: frozenset[str], given: frozenset[str]) -> list[tuple[int, int]]:
     """Spans of names in the forms listed in the module docstring; ``english`` keeps common words out and
     ``given`` (lower-case given names) confirms a family name in capitals."""
     def plain(word: str) -> bool:
         return word.lower() not in english
-    spans = [m.span("v") for m in _ROLE_NAME.finditer(text) if plain(m.group("v"))]
+    spans = [m.span("v") for m in _ROLE_NAME.finditer(text)
+             if plain(m.group("v")) and not _PEOPLE_WORD.search(m.group("v"))]
     spans += [m.span("v") for m in _SCHOOL_YEAR.finditer(text) if plain(m.group("v"))]
     spans += [m.span() for m in _CAPS_FIRST.finditer(text)
-              if m.group("g").lower() in given and all(plain(w) for w in re.split(r"[ -]", m.group("fam")))]
+              if len(m.group("g")) > 2 and m.group("g").lower() in given
+              and all(plain(w) for w in re.split(r"[ -]", m.group("fam")))]
     spans += [m.span() for m in _INITIALS.finditer(text) if plain(m.group("last"))]
     spans += [m.span() for m in _DIMINUTIVE.finditer(text) if plain(m.group("a")) and plain(m.group("b"))]
     spans += [(m.start("a"), m.end()) for m in _CUED_PAIR.finditer(text)

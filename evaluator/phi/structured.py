@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 _NL = (r"\u0370-\u03FF\u0400-\u04FF\u0530-\u058F\u0590-\u05FF\u0600-\u06FF\u1200-\u137F"
-       r"\u3040-\u30FF\u4E00-\u9FFF")
+       r"\u3005\u3040-\u30FF\u4E00-\u9FFF")
 _NL_WORD = rf"[{_NL}][{_NL}'’.-]*"
 
 # --- HL7 v2: (segment, field number) -> kind, and which components are the identifying ones

@@ -10,7 +10,7 @@ figures here no longer say how the detector does on text it never saw. A new hel
 written elsewhere in styles not seen here, is measured once against the frozen phi-5.
 
 phi-5 (``bench/phi_recall.py --file``): 194/195 identifiers (99.5%), 0/115 clean sentences flagged;
-phi-6 the same.
+phi-6 and phi-7 the same.
 """
 
 from __future__ import annotations
@@ -49,13 +49,15 @@ def test_second_fresh_set_recall_and_false_alarms_hold_the_measured_floor():
     assert len(m["fps"]) == 0, f"second fresh set false alarms rose: {m['fps']}"
 
 
-def test_third_fresh_set_holds_the_figures_measured_once_against_frozen_phi6():
+def test_third_fresh_set_recall_and_false_alarms_hold_the_phi7_floor():
     """``fresh3_notes.txt`` (327 identifiers in 127 records, 217 clean sentences), written after phi-6 froze
     (80e842b) by another engineer (commit c7fc279) who read no rule, measured once: 231/327 (70.6%) at
-    10/217 (4.6%); phi-5 on it 221/327 (67.6%) at 12/217 (5.5%). The issue's target (95% at no more than 3%)
-    is not met. Floors: a change that loses an identifier or adds a false alarm here fails."""
+    10/217 (4.6%); phi-5 on it 221/327 (67.6%) at 12/217 (5.5%). Its misses were published
+    (docs/phi-gate.md), so from phi-7 on it is a TUNING set: phi-7 was written for the kinds of miss it
+    showed, with our own examples (``test_phi7_rules.py``), and reaches 300/327 (91.7%) at 3/217 (1.4%)
+    here, a tuning figure that says nothing about text the detector never saw. Floors only."""
     m = bench.measure(bench.load_marked(FRESH3))
     n, hit = sum(m["n"].values()), sum(m["hit"].values())
     assert (n, m["clean"]) == (327, 217)
-    assert hit >= 231, f"third fresh set recall fell to {hit}/{n}: {m['misses']}"
-    assert len(m["fps"]) <= 10, f"third fresh set false alarms rose: {m['fps']}"
+    assert hit >= 300, f"third fresh set recall fell to {hit}/{n}: {m['misses']}"
+    assert len(m["fps"]) <= 3, f"third fresh set false alarms rose: {m['fps']}"

@@ -61,11 +61,15 @@ POSITIVE = [
     ("From Björkvägen 7 lgh 1201, 752 36 Uppsala.", "Björkvägen 7 lgh 1201, 752 36 Uppsala"),
     ("Mora na Rua Pinheiros, 88, apto 12, Pinheiros, São Paulo - SP, 05422-001.",
      "Rua Pinheiros, 88, apto 12, Pinheiros, São Paulo - SP, 05422-001"),
-    ("Home 22 rue Principale, app. 3, Gatineau QC J8X 2B4.", "22 rue Principale, app. 3, Gatineau QC J8X 2B4"),
+    ("Home 22 rue Principale, app. 3, Gatineau QC J8X 2B4.",
+     "22 rue Principale, app. 3, Gatineau QC J8X 2B4"),
     ("Lives Yeka Sub-city, Woreda 08, House No. 77, Addis Ababa.",
      "Yeka Sub-city, Woreda 08, House No. 77, Addis Ababa"),
     ("At 901 Township Rd 14, Apt 2, Berlin, OH 44610 now.", "901 Township Rd 14, Apt 2, Berlin, OH 44610"),
     ("Mobile +55 21 9 9123-4567 for the mother.", "+55 21 9 9123-4567"),
+    ("Vive en Av. Juárez 14 int. 2, Col. Roma, 06700 Ciudad de México, CDMX.",
+     "Av. Juárez 14 int. 2, Col. Roma, 06700 Ciudad de México, CDMX"),
+    ("Patient KONDO Haruka (近藤 々子) came alone.", "近藤 々子"),
 ]
 
 TRAPS = [
