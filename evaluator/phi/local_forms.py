@@ -72,7 +72,10 @@ ROWS: list[tuple[str, str, re.Pattern[str]]] = [
 # lower case, or capitalised at a sentence start: "Parent-Child Relations" is a heading
 _ROLE = (r"(?:child|pupil|student|caller|proband|baby|infant|toddler|son|daughter|grandson|granddaughter|"
          r"\d{1,2}\s?-?(?:yo|y/o|year-old))")
-_PEOPLE_WORD = re.compile(r"(?i)(?:ese|ish|ican|asian|african|caucasian|european|hispanic|latin[oa]|thai|"
+_PEOPLE_WORD = re.compile(r"(?i)(?:(?:brazil|canad|austral|ital|russ|ukrain|niger|egypt|iran|syr|indones|"
+                          r"malays|colomb|peruv|norweg|hungar|belg|hait|ethiop|croat|serb|bulgar|roman|armen|"
+                          r"georg|jordan|palestin|alger|tunis|nepal|samo|tong|fij|pakistan|afghan|mongol)i?an|"
+                          r"ese|ish|ican|asian|african|caucasian|european|hispanic|latin[oa]|thai|"
                           r"arab|"
                           r"indian|korean|filipino|inuit|m[aā]ori|white|black|male|female)$")
 _ROLE_NAME = re.compile(rf"(?:(?<![\w-]){_ROLE}|(?:^|(?<=[.:;!?]\s))"

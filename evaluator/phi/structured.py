@@ -144,8 +144,13 @@ def _column_kind(name: str) -> str | None:
     return next((kind for kind, rule in _COLUMN_KINDS if rule.match(name)), None)
 
 
+_HEADER_WORD = re.compile(r"(?i)(?:^|[,\s\"_])(?:surname|given|forename|(?:first|last|family|full)_?\s?name|"
+                          r"fname|lname|name|dob|birth\w*|post_?code|zip|addr\w*|street|mrn|urn?|hosp\w*|"
+                          r"patient_?id|phone|tel|mobile|e-?mail|ssn)(?:$|[,\s\"])")
+
+
 def _csv(text: str) -> list[tuple[str, int, int]]:
-    if "," not in text:
+    if "," not in text or not _HEADER_WORD.search(text):
         return []
     lines, at = [], 0
     for line in text.split("\n"):

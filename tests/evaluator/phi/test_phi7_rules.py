@@ -88,6 +88,7 @@ TRAPS = [
     "Score 12-2 in favour of the home side.",
     "Patient Safety Team informed.",
     "ECG Sinus Rhythm.",
+    "A 34-year-old Brazilian woman presented.",
 ]
 
 
