@@ -67,9 +67,10 @@ Time (best of five runs in one process): phi-5 0.32-0.75 ms a record, phi-6 0.44
 
 Rules phi-7 (tuned on the third fresh set once its misses were published; structured records read by
 position, non-Latin names, local date, name, address and national-number forms, terminology URLs kept
-out): fresh3 302/327 (92.4%) at 3/217 (1.4%) (phi-6 231/327 at 10/217); every other set unchanged. These
-are tuning figures; a fourth fresh set, written after phi-7 froze, is measured once. Time (one run, the
-machine shared with a CI run): phi-7 0.64-1.29 ms a record (phi-6 0.52-1.27 ms in the same conditions).
+out): fresh3 305/327 (93.3%) at 3/217 (1.4%) (phi-6 231/327 at 10/217); every other set unchanged. These
+are tuning figures; a fourth fresh set, written after phi-7 froze, is measured once. Time (best of
+five runs in one process, both versions in the same minute, the machine shared with a CI run): phi-7
+0.65-1.20 ms and 0.75-1.40 ms a record in two runs, phi-6 0.64-1.19 ms and 0.65-1.25 ms.
 
 Usage: .venv/bin/python bench/phi_recall.py [--show-misses] [--show-held-out-misses] [--quick]
        .venv/bin/python bench/phi_recall.py --file tests/data/phi/fresh_notes.txt [--show-misses]

@@ -7,7 +7,8 @@
   initials before a surname with particles ("J. R. DE LA ROSA", "J. Ch. Dimitriou"), a diminutive in
   brackets inside a name ("Katarzyna (Kasia) Nowak"), a single given name after a role word ("child
   Enzo", "16yo Hiwot") or before a school year ("Aroha (Yr 5)"), two unlisted capitalised words after a
-  person cue ("pt Abebe Gebremedhin");
+  person cue ("pt Abebe Gebremedhin"), an Icelandic patronymic before a given name ("Jónsdóttir, Anna"),
+  a name before "(nickname" / "(known as";
 - addresses: Nordic street lines to a 3-5 digit postcode and town, Brazilian and Mexican lines to their
   CEP / C.P. and state, a street and town before a Canadian postal code, Ethiopian sub-city / woreda /
   house number lines, US street lines with a road number or unit before town, state and ZIP;
@@ -87,6 +88,8 @@ _CAPS_FIRST = re.compile(rf"(?<![\w'’-])(?P<fam>{_CAPS_WORD}(?:[ -]{_CAPS_WORD
 _INITIALS = re.compile(rf"(?<![\w.])[A-Z]\.\s?(?:[A-Z][a-z]?\.\s?){{1,2}}(?:(?:DE|DA|DEL|LA|LE|VAN|VON|DER|"
                        rf"DI|DOS|De|La|Van|Von|Der)\s+)*(?P<last>{_CAPS_WORD}|{_CAP})(?![\w'’-])")
 _DIMINUTIVE = re.compile(rf"(?<![\w'’-])(?P<a>{_CAP})\s+\((?P<b>{_CAP})\)\s+{_CAP}(?:[-\s]{_CAP})?")
+_PATRONYMIC_FIRST = re.compile(rf"(?<![\w'’-])[A-ZÀ-ÞĀ-Ž][a-zß-ÿā-ž]+(?:dóttir|dottir|sson),\s+{_CAP}")
+_NICKNAME_NOTE = re.compile(rf"(?<![\w'’-])(?P<v>{_CAP})\s*\((?i:nickname|known as|aka|prefers|goes by)\b")
 _CUED_PAIR = re.compile(rf"(?<!\w)(?:[Pp]t|patient|parent|guardian|mother|father|carer|recipient|donor|"
                         rf"client|detainee|inmate)\.?\s+(?P<a>{_CAP})\s+(?P<b>{_CAP})(?:-{_CAP})?(?![\w'’-])")
 
@@ -103,6 +106,8 @@ def local_names(text: str, english: frozenset[str], given: frozenset[str]) -> li
               and all(plain(w) for w in re.split(r"[ -]", m.group("fam")))]
     spans += [m.span() for m in _INITIALS.finditer(text) if plain(m.group("last"))]
     spans += [m.span() for m in _DIMINUTIVE.finditer(text) if plain(m.group("a")) and plain(m.group("b"))]
+    spans += [m.span() for m in _PATRONYMIC_FIRST.finditer(text)]
+    spans += [m.span("v") for m in _NICKNAME_NOTE.finditer(text) if plain(m.group("v"))]
     spans += [(m.start("a"), m.end()) for m in _CUED_PAIR.finditer(text)
               if plain(m.group("a")) and plain(m.group("b"))]
     return spans

@@ -35,6 +35,7 @@ _HL7_FIELDS: dict[tuple[str, int], str] = {
     ("IN1", 16): "name", ("IN1", 18): "dob", ("IN1", 19): "address", ("IN1", 36): "health_plan",
     ("IN1", 49): "health_plan", ("IN1", 8): "health_plan",
 }
+_XPN = re.compile(r"[A-ZÀ-Þ][A-ZÀ-Þ'’ -]+\^[A-ZÀ-Þ][A-ZÀ-Þ'’ -]+(?:\^[A-Z]{0,3}\.?)*")
 _HL7_SEGMENT = re.compile(r"(?m)^(PID|NK1|GT1|PV1|IN1)\|")
 
 
@@ -68,8 +69,12 @@ def _hl7(text: str) -> list[tuple[str, int, int]]:
                 elif kind == "phone":  # XTN: the number, or country/area/local in components 5-7
                     comps = [c for i, c in enumerate(comps) if i in (0, 4, 5, 6, 7)]
                 comps = [c for c in comps if c[1] > c[0] and re.search(r"\w", text[slice(*c)])]
-                if comps and (kind != "phone" or any(re.search(r"\d", text[slice(*c)]) for c in comps)):
+                digits = any(re.search(r"\d", text[slice(*c)]) for c in comps)
+                if comps and (kind in ("name", "address") or digits):
                     found.append((k, comps[0][0], comps[-1][1]))
+        for fs, fe in _pieces(text, seg.start(), line_end, "|"):  # a name-shaped field off its position
+            if seg.group(1) in ("NK1", "GT1", "IN1") and _XPN.fullmatch(text, fs, fe):
+                found.append(("name", fs, fe))
     return found
 
 

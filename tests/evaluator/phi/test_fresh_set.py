@@ -54,10 +54,10 @@ def test_third_fresh_set_recall_and_false_alarms_hold_the_phi7_floor():
     (80e842b) by another engineer (commit c7fc279) who read no rule, measured once: 231/327 (70.6%) at
     10/217 (4.6%); phi-5 on it 221/327 (67.6%) at 12/217 (5.5%). Its misses were published
     (docs/phi-gate.md), so from phi-7 on it is a TUNING set: phi-7 was written for the kinds of miss it
-    showed, with our own examples (``test_phi7_rules.py``), and reaches 302/327 (92.4%) at 3/217 (1.4%)
+    showed, with our own examples (``test_phi7_rules.py``), and reaches 305/327 (93.3%) at 3/217 (1.4%)
     here, a tuning figure that says nothing about text the detector never saw. Floors only."""
     m = bench.measure(bench.load_marked(FRESH3))
     n, hit = sum(m["n"].values()), sum(m["hit"].values())
     assert (n, m["clean"]) == (327, 217)
-    assert hit >= 302, f"third fresh set recall fell to {hit}/{n}: {m['misses']}"
+    assert hit >= 305, f"third fresh set recall fell to {hit}/{n}: {m['misses']}"
     assert len(m["fps"]) <= 3, f"third fresh set false alarms rose: {m['fps']}"

@@ -1,6 +1,8 @@
 """Rules phi-7 on examples of our own (not the third fresh set's strings). The frozen phi-6 (80e842b) missed
-18 of the 24 positive cases; the other six (an HL7 name and birth date, a FHIR family name, birth date and
-identifier, a dashed Icelandic number) it caught by other rules and stay here as guards. Traps stay clean."""
+40 of the 47 positive cases; the other seven (an HL7 name and birth date, a FHIR family name, birth date and
+identifier, a dashed Icelandic number, an Icelandic "Surname, Given") it caught by other rules and they stay
+as guards. Of the 17 traps, phi-6 flagged seven (terminology URLs, pedigree numerals, a firmware version, a
+pump port id, a wound photograph); all must stay clean."""
 
 from __future__ import annotations
 
@@ -70,6 +72,9 @@ POSITIVE = [
     ("Vive en Av. Juárez 14 int. 2, Col. Roma, 06700 Ciudad de México, CDMX.",
      "Av. Juárez 14 int. 2, Col. Roma, 06700 Ciudad de México, CDMX"),
     ("Patient KONDO Haruka (近藤 々子) came alone.", "近藤 々子"),
+    ("Bed 3 Sigurðardóttir, Helga: sats 94%.", "Sigurðardóttir, Helga"),
+    ("Seen: Bosse (nickname; legal name Bo Ek).", "Bosse"),
+    ("GT1|1||||||||||||||||||||||||||||||LARSEN^TOVE^M", "LARSEN^TOVE^M"),
 ]
 
 TRAPS = [
@@ -88,6 +93,7 @@ TRAPS = [
     "Score 12-2 in favour of the home side.",
     "Patient Safety Team informed.",
     "ECG Sinus Rhythm.",
+    "OBX|1|CE|8867-4^Heart rate^LN||88|/min",
     "A 34-year-old Brazilian woman presented.",
 ]
 
