@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[3]
 FRESH = ROOT / "tests" / "data" / "phi" / "fresh_notes.txt"
 FRESH2 = ROOT / "tests" / "data" / "phi" / "fresh2_notes.txt"
 FRESH3 = ROOT / "tests" / "data" / "phi" / "fresh3_notes.txt"
+FRESH4 = ROOT / "tests" / "data" / "phi" / "fresh4_notes.txt"
 _spec = importlib.util.spec_from_file_location("phi_recall", ROOT / "bench" / "phi_recall.py")
 bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench)
@@ -61,3 +62,15 @@ def test_third_fresh_set_recall_and_false_alarms_hold_the_phi7_floor():
     assert (n, m["clean"]) == (327, 217)
     assert hit >= 305, f"third fresh set recall fell to {hit}/{n}: {m['misses']}"
     assert len(m["fps"]) <= 3, f"third fresh set false alarms rose: {m['fps']}"
+
+
+def test_fourth_fresh_set_holds_the_figures_measured_once_against_frozen_phi7():
+    """``fresh4_notes.txt`` (380 identifiers in 141 records, 196 clean sentences), written after phi-7 froze
+    (29b0723) by another engineer (commit a304d2a) who read only the headers of fresh2 and fresh3, measured
+    once: 274/380 (72.1%) at 11/196 (5.6%); phi-6 on it 268/380 (70.5%) at 11/196, phi-5 263/380 (69.2%)
+    at 13/196. The issue's target (95% at no more than 3%) is not met. Floors only."""
+    m = bench.measure(bench.load_marked(FRESH4))
+    n, hit = sum(m["n"].values()), sum(m["hit"].values())
+    assert (n, m["clean"]) == (380, 196)
+    assert hit >= 274, f"fourth fresh set recall fell to {hit}/{n}: {m['misses']}"
+    assert len(m["fps"]) <= 11, f"fourth fresh set false alarms rose: {m['fps']}"
