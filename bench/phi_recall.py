@@ -70,9 +70,9 @@ position, non-Latin names, local date, name, address and national-number forms, 
 out): fresh3 305/327 (93.3%) at 3/217 (1.4%) (phi-6 231/327 at 10/217); every other set unchanged. These
 are tuning figures. The fourth fresh set (tests/data/phi/fresh4_notes.txt, written after phi-7 froze at
 29b0723 by an engineer who read no rule), measured once: phi-7 274/380 (72.1%) at 11/196 (5.6%); phi-6
-268/380 (70.5%) at 11/196; phi-5 263/380 (69.2%) at 13/196. The target is not met on unseen text. Time (best of
-five runs in one process, both versions in the same minute, the machine shared with a CI run): phi-7
-0.65-1.20 ms and 0.75-1.40 ms a record in two runs, phi-6 0.64-1.19 ms and 0.65-1.25 ms.
+268/380 (70.5%) at 11/196; phi-5 263/380 (69.2%) at 13/196. The target is not met on unseen text.
+Time (best of five runs in one process, both versions in the same minute, the machine shared with a CI
+run): phi-7 0.65-1.20 ms and 0.75-1.40 ms a record in two runs, phi-6 0.64-1.19 ms and 0.65-1.25 ms.
 
 Usage: .venv/bin/python bench/phi_recall.py [--show-misses] [--show-held-out-misses] [--quick]
        .venv/bin/python bench/phi_recall.py --file tests/data/phi/fresh_notes.txt [--show-misses]
