@@ -125,7 +125,7 @@ women's acute primary community care practice
 def town_ok(value: str) -> bool:
     """A town after "transferred from", "travel from": not an English word, a ward, a service or a country."""
     from evaluator.phi.names import _ROLE_WORDS
-    from evaluator.phi.recognizers import _COUNTRY, STATES
+    from evaluator.phi.places import _COUNTRY, STATES
     from evaluator.phi.shorthand import english_words
 
     words = [w.lower() for w in value.split()]

@@ -16,6 +16,7 @@ import re
 from evaluator.phi.abroad import ADDRESS_ROWS, PROSE_KEYS, TOWN_ROWS
 from evaluator.phi.abroad import LATE_ROWS as PROSE_ROWS
 from evaluator.phi.local_forms import ROWS as LOCAL_ROWS
+from evaluator.phi.places import _COUNTRY, STATES
 from evaluator.phi.shapes import COMPANY_SUFFIXES, LATE_ROWS, ROWS, STREET_SUFFIXES
 from evaluator.phi.structured import ROWS as STRUCTURED_ROWS
 
@@ -62,13 +63,6 @@ _AGE_WORDS = (r"(?i:ninety(?:[\s-](?:one|two|three|four|five|six|seven|eight|nin
 _PHONE_SEP = r"(?:\s*(?:#|no\.?|number))?\s*[:#]?\s*"
 _UNITS = r"(?:mg|mcg|µg|g|kg|ml|mL|L|units?|iu|IU|mmol|mEq|%|cells|copies)\b"
 _PHONE = rf"(?P<v>{_PHONE10}|[2-9]\d{{2}}[\s.-]\d{{4}}|\d{{4,5}})(?![\w/]|[.,]\d)(?!\s*{_UNITS})"
-STATES = [*re.findall(r"\w+", "Alabama Alaska Arizona Arkansas California Colorado Connecticut "
-                    "Delaware Florida Georgia Hawaii Idaho Illinois Indiana Iowa Kansas Kentucky Louisiana "
-                    "Maine Maryland Massachusetts Michigan Minnesota Mississippi Missouri Montana Nebraska "
-                    "Nevada Ohio Oklahoma Oregon Pennsylvania Texas Tennessee Utah Vermont Virginia "
-                    "Washington Wisconsin Wyoming"),
-    "New Hampshire", "New Jersey", "New Mexico", "New York", "North Carolina", "North Dakota",
-    "Rhode Island", "South Carolina", "South Dakota", "West Virginia", "Puerto Rico", "District of Columbia"]
 # Two-letter codes that are also common clinical abbreviations need a ZIP code after them.
 _ABBR_SAFE = ("AK AZ AR CA CT FL GA IA KS KY MI MN MT NE NV NH NJ NM NY NC ND RI SC SD TN TX UT VT VA WA WV "
               "WI WY DC")
@@ -112,15 +106,6 @@ _ORG = rf"{_ORG_WORD}(?:\s+(?:&|and|of|the|{_ORG_WORD}))*(?<![\s&])(?<!\band)(?<
 _ORG_SCHOOL = rf"{_ORG_WORD}(?:\s+(?:&|and|of|the|{_ORG_WORD}))*\s+"\
               r"(?:School|Academy|College|University|Nursery|Primary|High|Kindergarten|Kindy|Preschool|"\
               r"Pre-school|Daycare|Creche|Crèche|Playcentre|Childcare)\b"
-
-# Countries and regions: larger than a state, so not Safe Harbor identifiers ("originally from Poland").
-_COUNTRY = ("(?:Ireland|England|Scotland|Wales|Britain|UK|USA|America|Canada|Mexico|Brazil|Argentina|"
-            "Chile|Peru|Colombia|France|Germany|Spain|Portugal|Italy|Greece|Poland|Romania|"
-            "Ukraine|Russia|Turkey|Egypt|Nigeria|Ghana|Kenya|Ethiopia|Somalia|Sudan|Morocco|"
-            "Algeria|India|Pakistan|Bangladesh|Nepal|Sri Lanka|China|Japan|Korea|Vietnam|Thailand|"
-            "Philippines|Indonesia|Malaysia|Australia|New Zealand|Samoa|Tonga|Fiji|Iran|Iraq|"
-            "Syria|Lebanon|Jordan|Israel|Afghanistan|Europe|Africa|Asia|Jamaica|Cuba|Haiti|"
-            "Hospital|Theatre|Recovery|Resus|Work|School|Holiday|Abroad|Home|Care)\\b")
 
 # Kinds whose keyed values must carry at least this many digits.
 MIN_DIGITS = {"health_plan": 4, "account": 4, "vehicle": 4, "license": 4, "device": 4, "biometric": 4,
