@@ -126,6 +126,24 @@ def wait_idle(pg) -> None:
         pg.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=120_000)
 
 
+def main_text(pg, *needles: str, timeout_s: float = 90.0) -> str:
+    """The main pane's text once the script run has ended and every one of ``needles`` is in it.
+
+    A wait for one element can be answered by a run that is about to be replaced: CI (issue 35's
+    stop) found "Unapproved model identity" on the Monitoring page, then read a main pane that held
+    only the feed form, because a second run was redrawing it. So read again, after each run ends,
+    until the whole text holds what the test is about to assert; on timeout return the last text, so
+    the caller's assertion names what was missing.
+    """
+    deadline = time.monotonic() + timeout_s
+    while True:  # not wait_idle: that says yes to a voiding question a test may be about to read
+        pg.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=120_000)
+        text = pg.locator("[data-testid='stMain']").first.inner_text()
+        if all(n in text for n in needles) or time.monotonic() > deadline:
+            return text
+        pg.wait_for_timeout(500)
+
+
 def say_yes(pg) -> None:
     """Click "Save and void N sign-off(s)" once the run that drew it has finished.
 

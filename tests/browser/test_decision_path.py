@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from governance.dossier.store import Store
-from tests.browser.conftest import confirm_voiding, open_expander, wait_idle
+from tests.browser.conftest import confirm_voiding, main_text, open_expander, wait_idle
 from tests.browser.conftest import goto_page as _goto_page
 
 pytestmark = pytest.mark.browser
@@ -50,9 +50,6 @@ def click(pg, name: str) -> None:
     pg.get_by_role("button", name=name).first.click()
     wait_idle(pg)
 
-
-def main_text(pg) -> str:
-    return pg.locator("[data-testid='stMain']").first.inner_text()
 
 
 def test_rules_lock_verdicts_decision_signoff_and_invalidation(page, app_factory, tmp_path):

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from governance.dossier.store import Store
-from tests.browser.conftest import goto_page, wait_idle
+from tests.browser.conftest import goto_page, main_text, wait_idle
 from tests.fakes import constant_answer
 
 pytestmark = pytest.mark.browser
@@ -23,9 +23,6 @@ def write_cases(path):
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     return path
 
-
-def main_text(pg) -> str:
-    return pg.locator("[data-testid='stMain']").first.inner_text()
 
 
 def one(pg, locator, timeout_s: float = 120.0):

@@ -10,13 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import wait_idle
+from tests.browser.conftest import main_text, wait_idle
 
 pytestmark = pytest.mark.browser
 
-
-def main_text(pg) -> str:
-    return pg.locator("[data-testid='stMain']").first.inner_text()
 
 
 def shot(pg, name: str) -> None:
@@ -38,7 +35,7 @@ def test_demo_monitoring_shows_pause_and_review_and_acknowledges_the_pause(page,
     wait_idle(pg)
     pg.locator("[data-testid='stVegaLiteChart']").first.wait_for()
     pg.get_by_text("Unapproved model identity").first.wait_for()  # the signals table is drawn last
-    text = main_text(pg)
+    text = main_text(pg, "Paused.", "Unapproved model identity", "Drift before the bar (CUSUM)", "resolved")
     assert "Paused." in text and "DEMO DATA" in text
     assert "Unapproved model identity" in text and "Drift before the bar (CUSUM)" in text
     assert "resolved" in text and "open" in text
@@ -49,5 +46,5 @@ def test_demo_monitoring_shows_pause_and_review_and_acknowledges_the_pause(page,
     pg.get_by_role("button", name="Acknowledge").click()
     wait_idle(pg)
     pg.locator("[data-testid='stTable']").get_by_text("acknowledged", exact=True).first.wait_for()
-    assert "acknowledged" in main_text(pg)
+    assert "acknowledged" in main_text(pg, "acknowledged")
     shot(pg, "monitoring-page-after-acknowledge.png")

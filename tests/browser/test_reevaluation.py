@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from governance.dossier.store import Store
-from tests.browser.conftest import goto_page, wait_idle
+from tests.browser.conftest import goto_page, main_text, wait_idle
 from tests.fakes import FakeConfig, FakeLLMServer
 from tests.governance.reevaluation_fixtures import MODEL_B, N, bad_ids, scripted_models, seed_decided_dossier
 
@@ -29,9 +29,6 @@ def fill(pg, label: str, text: str) -> None:
     box.fill(text)
     box.press("Tab")
 
-
-def main_text(pg) -> str:
-    return pg.locator("[data-testid='stMain']").first.inner_text()
 
 
 def test_reevaluation_with_a_worse_model_shows_the_addendum(page, app_factory, model_server, tmp_path):

@@ -15,7 +15,7 @@ import re
 import pytest
 
 from governance.dossier.store import Store
-from tests.browser.conftest import goto_page, wait_idle
+from tests.browser.conftest import goto_page, main_text, wait_idle
 from tests.browser.test_local_scenarios import one
 from tests.fakes import FakeConfig, FakeLLMServer
 from tests.governance.reevaluation_fixtures import MODEL_A, MODEL_B, scripted_models, seed_decided_dossier
@@ -26,9 +26,6 @@ expect = sync_api.expect
 
 DEMO = "D-demo-portal"
 
-
-def main_text(pg) -> str:
-    return pg.locator("[data-testid='stMain']").first.inner_text()
 
 
 def sidebar_version(pg) -> int:
