@@ -8,7 +8,6 @@ from pydantic import ValidationError
 
 from evaluator import JsonRefused, parse_json
 from governance import Dossier, IntendedUse
-from governance.monitoring import MONITORING_WORDS, monitoring_state
 from pages import tables, ui
 
 st.title("Dossiers")
@@ -18,7 +17,7 @@ st.caption("Each dossier is one intended use of a model, with its evidence, rule
 rows = [r for r in ui.store().list_dossiers() if not r.discarded]  # a discarded practice copy is set aside
 if rows:
     frame = pd.DataFrame([r.model_dump() for r in rows])
-    frame["monitoring"] = [MONITORING_WORDS.get(monitoring_state(ui.store(), r.id) or "", "—") for r in rows]
+    frame["monitoring"] = [ui.monitoring_words(r.id, r.version) or "—" for r in rows]
     frame["practice"] = [f"practice copy of {r.practice_of}" if r.practice_of else "" for r in rows]
     columns = ["id", "title", "owner", "status", "monitoring", "risk_tier", "version", "updated_at"]
     if any(r.practice_of for r in rows):  # a practice copy is never taken for the record (issue 36 item 16)
