@@ -94,7 +94,7 @@ def banner(status: MonitoringStatus) -> tuple[str, str]:
     if live:
         s = live[0]
         text += (f" First: {KIND_LABELS.get(s.kind, s.kind).lower()} ({metric_label(s.metric)}); owner "
-                 f"{s.owner}, respond by {_when(s.deadline)}.")
+                 f"{s.owner}, respond by {_when(s.deadline)}. Seen: {s.detail.rstrip('.')}.")
         if s.level == "review":
             text += f" {s.action}"
     return level_label(status.status), text

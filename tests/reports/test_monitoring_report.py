@@ -144,3 +144,16 @@ def test_the_report_names_the_approved_prompt_version_and_where_it_comes_from(de
     assert facts["Approved prompt version"] == (
         "portal-reply v3.2 (from the candidate record Contoso Health Cloud (demo) · Portal Reply Assistant "
         "(the plan names none))")
+
+
+def test_the_pause_banner_names_what_was_served(demo):
+    """A paused use says which model was served unapproved, not only that one was (the reviewer's walk)."""
+    from reports.monitoring_text import banner
+
+    _, status, _ = demo
+    level, text = banner(status)
+    first = next(s for s in status.signals if s.state != "resolved" and s.level == "pause")
+    assert level == "Paused"
+    assert f"Seen: {first.detail.rstrip('.')}." in text
+    assert first.kind == "model_change"  # the demo's first pause: the vendor served another snapshot
+    assert "GPT-4o (2024-08-06)" in text and "not approved" in text
