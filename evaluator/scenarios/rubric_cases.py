@@ -54,6 +54,26 @@ def is_healthbench(columns: list[str], rows: list[Any]) -> bool:
     )
 
 
+def meta_eval_problem(columns: list[str]) -> str | None:
+    """Why a file with the fields of HealthBench's meta-evaluation set is not cases, or None.
+
+    That file grades graders (one completion, one criterion, physicians' ``binary_labels`` per line);
+    read as a table it would fail for want of an ``id``, which says nothing of the mix-up.
+
+    Example:
+        >>> print(meta_eval_problem(["prompt", "completion", "rubric", "binary_labels", "prompt_id"])[:42])
+        this is HealthBench's meta-evaluation file
+        >>> meta_eval_problem(["prompt", "rubrics", "prompt_id"]) is None
+        True
+    """
+    if "binary_labels" in columns and "prompt" in columns and "rubrics" not in columns:
+        return (
+            "this is HealthBench's meta-evaluation file (physicians' labels of completions, one criterion a "
+            "line), not cases: import HealthBench's eval file, whose lines hold prompt, rubrics and prompt_id"
+        )
+    return None
+
+
 def conversation_text(messages: list[dict[str, Any]]) -> str:
     """Messages as HealthBench shows a grader the conversation: ``role: content`` paragraphs.
 

@@ -88,3 +88,12 @@ def test_an_empty_rubric_cell_is_reported_against_the_rubric_column():
     assert issues("cases.csv", csv.encode()) == [
         "row 2, column reference: neither a reference nor a rubric: every case needs one of them"
     ]
+
+
+def test_healthbench_meta_evaluation_file_is_named_as_such():
+    line = {"prompt": [{"role": "user", "content": "Is this rash serious?"}], "completion": "Probably not.",
+            "rubric": "Asks how long the rash has been there", "category": "cluster_context_seeking",
+            "binary_labels": [True, False], "anonymized_physician_ids": ["p1", "p2"],
+            "completion_id": "c-1", "prompt_id": "m-1"}
+    lines = issues("meta.jsonl", jsonl(line))
+    assert len(lines) == 1 and lines[0].startswith("file: this is HealthBench's meta-evaluation file")
