@@ -4,9 +4,11 @@ Why one criterion per call, as HealthBench does: a grader asked about ten criter
 blur them, and a single unreadable reply would then cost the whole case. The prompt (our wording,
 after the instructions of HealthBench's grader) shows the conversation with the response as its
 last turn and one criterion with its points, and asks for ``{"explanation": str, "criteria_met":
-bool}``. A reply is read strictly: the JSON object (a Markdown fence around it is fine) must hold a
-boolean ``criteria_met``; anything else is *unparsed*, with the reason, and never counts as met
-(simple-evals asks again until it can read one; we count and name it instead).
+bool}``. A reply is read strictly: one JSON object (a Markdown fence around it, or words before and
+after that one object, are fine; simple-evals accepts only the fence) must hold a boolean
+``criteria_met`` (``"true"``, ``1`` or ``"yes"`` are not); anything else is *unparsed*, with the
+reason, and never counts as met (simple-evals asks again until it can read one; we count and name it
+instead).
 """
 
 from __future__ import annotations

@@ -306,6 +306,12 @@ def listed_names(text: str) -> list[tuple[int, int]]:
         loose = title[0].isupper() or title == "miss"
         if rest.islower() and (rest in LOWER_AFTER_TITLE or not listed and loose):
             continue  # "dr. on call", "dr. note", "miss doses", "Ms test"
+        gap = text[m.end("title"):m.start("rest")]
+        sentence_end = gap.startswith(".") and title.lower() in ("doctor", "professor")
+        if sentence_end and (title.islower() or rest.islower()) and not (rest.islower() and listed):
+            continue  # "see a doctor. Then ...": the word ends a sentence ("Dr." is the abbreviation)
+        if "\n" in gap and rest.islower() and not listed:
+            continue  # "ask your doctor\nabout it", a chat turn "doctor.\n\nuser: ..." (HealthBench)
         end = _trim(m.start("rest"), rest)
         if end > m.start("rest") and not _is_eponym(text, end):
             spans.append((m.start(), end))

@@ -20,6 +20,7 @@ at least one criterion with positive points, since a case's score divides by the
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from pydantic import ValidationError
@@ -31,10 +32,12 @@ from evaluator.scenarios.issues import ImportIssue, ImportRejected
 
 HEALTHBENCH_FIELDS = ("prompt", "rubrics")
 FORMAT_KEY, HEALTHBENCH = "format", "healthbench"
+TAGS_EXAMPLE = '["axis:accuracy"]'
 
 
 def is_healthbench(columns: list[str], rows: list[Any]) -> bool:
-    """True when the lines carry HealthBench's fields: ``prompt`` a list of messages, ``rubrics`` a list.
+    """True when the lines carry HealthBench's fields: ``prompt``, ``rubrics`` and ``prompt_id``, or the
+    first two as a list of messages and a list.
 
     Example:
         >>> from types import SimpleNamespace
@@ -44,9 +47,31 @@ def is_healthbench(columns: list[str], rows: list[Any]) -> bool:
     """
     if not all(f in columns for f in HEALTHBENCH_FIELDS) or not rows:
         return False
+    if "prompt_id" in columns:  # all three of its fields: its lines are checked, and refused by name
+        return True
     return any(
         isinstance(r.cells.get("prompt"), list) and isinstance(r.cells.get("rubrics"), list) for r in rows
     )
+
+
+def meta_eval_problem(columns: list[str]) -> str | None:
+    """Why a file with the fields of HealthBench's meta-evaluation set is not cases, or None.
+
+    That file grades graders (one completion, one criterion, physicians' ``binary_labels`` per line);
+    read as a table it would fail for want of an ``id``, which says nothing of the mix-up.
+
+    Example:
+        >>> print(meta_eval_problem(["prompt", "completion", "rubric", "binary_labels", "prompt_id"])[:42])
+        this is HealthBench's meta-evaluation file
+        >>> meta_eval_problem(["prompt", "rubrics", "prompt_id"]) is None
+        True
+    """
+    if "binary_labels" in columns and "prompt" in columns and "rubrics" not in columns:
+        return (
+            "this is HealthBench's meta-evaluation file (physicians' labels of completions, one criterion a "
+            "line), not cases: import HealthBench's eval file, whose lines hold prompt, rubrics and prompt_id"
+        )
+    return None
 
 
 def conversation_text(messages: list[dict[str, Any]]) -> str:
@@ -153,10 +178,15 @@ def parse_rubric(value: Any) -> tuple[tuple[RubricCriterion, ...], str | None]:
                 (),
                 f"criterion {k}: points must be a number (negative for a harm), got {item.get('points')!r}",
             )
+        if not math.isfinite(item["points"]):
+            return (), f"criterion {k}: points must be a finite number, got {float(item['points'])!r}"
+        tags = item.get("tags")
+        if tags is not None and not isinstance(tags, list):  # a string would split into its letters
+            return (), f'criterion {k}: tags must be a list of text tags, e.g. {TAGS_EXAMPLE}, got {tags!r}'
         try:
             criteria.append(
                 RubricCriterion(
-                    criterion=item.get("criterion"), points=item["points"], tags=tuple(item.get("tags") or ())
+                    criterion=item.get("criterion"), points=item["points"], tags=tuple(tags or ())
                 )
             )
         except ValidationError as exc:

@@ -220,9 +220,11 @@ def read_table(name: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> Ra
         raise ImportRejected(name, [file_issue("the file has a header but no data rows")])
     layout = "table"
     if fmt == "jsonl":
-        from evaluator.scenarios.rubric_cases import healthbench_rows, is_healthbench  # it reads RawRow
+        from evaluator.scenarios.rubric_cases import healthbench_rows, is_healthbench, meta_eval_problem
 
-        if is_healthbench(columns, rows):
+        if problem := meta_eval_problem(columns):
+            raise reject(name, problem)
+        if is_healthbench(columns, rows):  # it reads RawRow
             (columns, rows), layout = healthbench_rows(name, rows), "healthbench"
     return RawTable(source_name=name, file_format=fmt, encoding=encoding, columns=columns, rows=rows,
                     sha256=hashlib.sha256(data).hexdigest(), size_bytes=len(data), layout=layout)

@@ -186,7 +186,13 @@ def _instance(r: _Row, seen: dict[str, int]) -> Instance | None:
         if why:
             r.problem("rubric", why)
     if not reference and not rubric_given:
-        r.problem("reference", "the reference is empty: every case needs its correct answer")
+        if "rubric" not in r.mapping.fields:
+            r.problem("reference", "the reference is empty: every case needs its correct answer")
+        elif "reference" in r.mapping.fields:
+            r.problem("reference", "neither a reference nor a rubric: every case needs one of them")
+        else:
+            r.problem("rubric", "the rubric is empty: every case needs its criteria (a JSON list) "
+                      "or a reference")
     if not context.strip() and not question.strip():
         r.problem(None, "both question and context are empty")
     choices = r.choices()

@@ -115,7 +115,7 @@ def test_replies_to_patients_are_named_and_offer_their_rubric_template():
     use = "Draft replies to patient messages in the in-basket for the nurse to edit."
     (gap,) = activity_gaps(dossier(use))
     assert (gap.activity.id, gap.kind) == ("patient_replies", "not_mapped")
-    assert gap.named_by == ("replies to patient", "patient message", "draft replies")
+    assert gap.named_by == ("replies to patient", "patient message", "draft replies", "in-basket")
     assert "rubric template for patient-message replies" in gap.sentence
     assert activity_gaps(dossier(use, accepted=("providing_patient_education_resources",))) == []
 
