@@ -46,7 +46,7 @@ PLACEHOLDERS = {
 }
 """Identifier kind → placeholder. The kinds follow HIPAA Safe Harbor's 18 identifiers (45 CFR
 164.514(b)(2)); ``dob`` is a date of birth, ``id`` any other unique identifying number."""
-PATTERNS_VERSION = "phi-7"
+PATTERNS_VERSION = "phi-8"
 """Version of the recognizers and name lists, recorded with every scan and redaction."""
 
 _LAST_KINDS = 1  # the bare-digits record number runs after the names
