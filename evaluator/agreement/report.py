@@ -35,7 +35,9 @@ SUBSET_NOTES = {
         "MedHELM's 0.43 is not reproducible from the released annotations: the authors' script gives "
         "0.635 on them, 0.641 with its duplicated column removed (the figure computed here)"
     ),
-    "rouge_l_clinician": "MedHELM's 0.36 is set against its 0.47, which pools aci_bench + medi_qa, as this row does",
+    "rouge_l_clinician": (
+        "MedHELM's 0.36 is set against its 0.47, which pools aci_bench + medi_qa, as this row does"
+    ),
     "bertscore_f1_clinician": (
         "MedHELM's 0.44 is set against its 0.47, which pools aci_bench + medi_qa, as this row does; "
         "MedHELM used distilbert-base-uncased, so a local BERTScore is not strictly comparable"

@@ -229,7 +229,7 @@ def sign(dossier: Dossier, role: str, name: str, version_hash: str | None, note:
         refuse_practice(dossier, "be signed off")
     except PracticeRefused as exc:
         raise DecisionError(str(exc)) from None
-    if (name or "").strip() and is_placeholder_name(name):  # a signer is a person, in every mode (issue 36 item 1)
+    if (name or "").strip() and is_placeholder_name(name):  # a signer is a person, in every mode (issue 36)
         raise DecisionError(f"{name.strip()!r} is a placeholder, not a person: a sign-off needs the "
                             "signer's own name. Nothing was saved.")
     who = identity or local_identity(name)

@@ -89,8 +89,9 @@ class Access(BaseModel):
             raise PermissionDenied(f"Nobody is signed in, so {action} is not possible: sign in first.")
         if is_placeholder_identity(self.identity):  # issue 36 item 1: never recorded under "reviewer"
             raise PermissionDenied(
-                f"{self.identity.name.strip()!r} is a placeholder, not a person, so {action} is not possible: "
-                "give your own name (the Reviewer box, --by/--name or $MEDASSURE_USER). Nothing was saved.")
+                f"{self.identity.name.strip()!r} is a placeholder, not a person, so {action} is not "
+                "possible: give your own name (the Reviewer box, --by/--name or $MEDASSURE_USER). "
+                "Nothing was saved.")
         where = f" on dossier {self.dossier_id}" if self.dossier_id else ""
         raise PermissionDenied(
             f"{self.identity.name} ({self.identity.auth_label}) may not {action}: that needs the {role!r} "

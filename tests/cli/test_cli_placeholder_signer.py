@@ -34,11 +34,12 @@ def test_a_sign_off_under_the_placeholder_is_refused_and_nothing_is_saved(home, 
 
 def test_a_decision_by_the_placeholder_is_refused(home, capsys, decided, monkeypatch):
     before = latest(home, decided).version
-    code, _, err = run(capsys, "decide", decided, "--decision", "reject", "--rationale", "Vendor withdrew it.",
-                       "--by", "reviewer")
+    code, _, err = run(capsys, "decide", decided, "--decision", "reject", "--rationale",
+                       "Vendor withdrew it.", "--by", "reviewer")
     assert code == 2 and "placeholder" in err
     monkeypatch.setenv("MEDASSURE_USER", "Reviewer")  # no --by: the environment's name is the placeholder
-    code, _, err = run(capsys, "decide", decided, "--decision", "reject", "--rationale", "Vendor withdrew it.")
+    code, _, err = run(capsys, "decide", decided, "--decision", "reject", "--rationale",
+                       "Vendor withdrew it.")
     assert code == 2 and "placeholder" in err
     assert latest(home, decided).version == before
 

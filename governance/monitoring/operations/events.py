@@ -109,7 +109,7 @@ def _named_identity(dossier: Dossier, signal: SignalRecord) -> str:
 
 def _identity_resolution(dossier: Dossier, signal: SignalRecord, actor: Actor, reason: str,
                          reevaluation_id: str | None) -> str | None:
-    """Check how an identity signal (``IDENTITY_SIGNALS``) is resolved; "chair" when it is the chair's override.
+    """Check how an identity signal (``IDENTITY_SIGNALS``) is resolved; "chair" for the chair's override.
 
     A served model that was not approved is answered only by a re-evaluation whose replies named that
     model, or by the chair's recorded override with the reason (issue 36 item 7: a pause was closed with a
