@@ -51,7 +51,7 @@ left, right = st.columns(2)
 with left:
     st.subheader("Recommendation (computed)")
     st.markdown(f"### {OUTCOME_LABELS[rec.outcome]}")
-    plain_words.outcomes(view.assessment, rec)
+    plain_words.outcomes(view.assessment, rec, dossier)
     plain_words.how_computed(rec.reasons + ([rec.error_control] if rec.error_control else []))
     for cand in rec.candidates:
         with st.expander(f"{ui.plain(cand.model)}: {OUTCOME_LABELS[cand.outcome]}"):

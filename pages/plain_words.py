@@ -38,9 +38,13 @@ def how_computed(lines: list[str]) -> None:
             st.markdown(f"- **{ui.plain(word)}**: {ui.plain(meaning)}")
 
 
-def outcomes(assessment, rec) -> None:
-    """Whose outcome the headline is, then every candidate's outcome in one sentence with its numbers."""
-    st.markdown(f"**{ui.plain(headline(rec))}**")
+def outcomes(assessment, rec, dossier=None) -> None:
+    """Whose outcome the headline is, then every candidate's outcome in one sentence with its numbers.
+
+    With ``dossier``, the headline counts its recorded candidates, so one candidate with evidence among
+    several recorded is not "the only candidate" (issue 36 item 5).
+    """
+    st.markdown(f"**{ui.plain(headline(rec, len(dossier.candidates) if dossier is not None else 0))}**")
     for line in outcome_lines(assessment, rec):
         st.markdown(f"- {ui.plain(line.sentence)}  \n  *What would settle it:* {ui.plain(line.settle)}")
 

@@ -71,7 +71,7 @@ else:
 assessment, recommendation = assessment_and_recommendation(dossier)
 if assessment.models:
     st.subheader("Each candidate's outcome")
-    plain_words.outcomes(assessment, recommendation)
+    plain_words.outcomes(assessment, recommendation, dossier)
 if assessment.change_log_problem and policy.lock:
     st.error(f"Change log check failed: {assessment.change_log_problem}.")
 if assessment.tier_note:

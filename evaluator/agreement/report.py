@@ -4,7 +4,8 @@ Why separate from the computation: pages, the CLI, the dossier and reports all r
 models, and none of them should need pingouin or scikit-learn to do so. ``AgreementReport``
 renders itself two ways: ``as_cli`` (the ``medassure agreement`` JSON) and ``table`` (one row per
 dataset × statistic, MedHELM's figure beside the local one where MedHELM published one). MedHELM's
-jury–clinician 0.47 and clinician–clinician 0.43 pool aci_bench + medi_qa, so they sit only beside a
+jury–clinician 0.47 and clinician–clinician 0.43 pool aci_bench + medi_qa, and its abstract sets the
+ROUGE-L 0.36 and BERTScore-F1 0.44 baselines against that 0.47, so all four sit only beside a
 row that pools exactly those datasets (``MEDHELM_SUBSET``), never beside a single dataset or a pool of
 others (issue 38: 0.47 sat beside aci_bench 0.308, medi_qa 0.625, mtsamples −1.195 and the
 three-dataset 0.276). The
@@ -33,6 +34,13 @@ SUBSET_NOTES = {
     "clinician_clinician": (
         "MedHELM's 0.43 is not reproducible from the released annotations: the authors' script gives "
         "0.635 on them, 0.641 with its duplicated column removed (the figure computed here)"
+    ),
+    "rouge_l_clinician": (
+        "MedHELM's 0.36 is set against its 0.47, which pools aci_bench + medi_qa, as this row does"
+    ),
+    "bertscore_f1_clinician": (
+        "MedHELM's 0.44 is set against its 0.47, which pools aci_bench + medi_qa, as this row does; "
+        "MedHELM used distilbert-base-uncased, so a local BERTScore is not strictly comparable"
     ),
 }
 LABELS = {
@@ -178,7 +186,8 @@ class AgreementReport(BaseModel):
             for b in d.baselines:
                 key = "rouge_l_clinician" if b.metric == "ROUGE-L" else "bertscore_f1_clinician"
                 items += [
-                    (f"{b.metric} vs clinicians", LABELS["icc3k_z"], b.icc3k_z, published.get(key), ""),
+                    (f"{b.metric} vs clinicians", LABELS["icc3k_z"], b.icc3k_z,
+                     published.get(key) if subset else None, SUBSET_NOTES[key] if subset else ""),
                     (f"{b.metric} vs clinicians", "Spearman ρ", b.spearman, None, ""),
                 ]
             for comparison, statistic, est, medhelm, beside in items:

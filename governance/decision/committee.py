@@ -29,7 +29,7 @@ from governance.decision.standing import decision_stale, oversight_conflicts, si
 from governance.dossier.content_hash import decision_basis_hash
 from governance.dossier.practice import PracticeRefused, refuse_practice
 from governance.identity.access import access_for, check_signoff
-from governance.identity.identity import Identity, local_identity
+from governance.identity.identity import Identity, is_placeholder_name, local_identity
 from governance.rules.assessment import assessment_and_recommendation
 from governance.rules.policy import default_policy, lock_policy, remove_rule, set_rule
 from governance.rules.policy import set_error_control as policy_error_control
@@ -229,6 +229,9 @@ def sign(dossier: Dossier, role: str, name: str, version_hash: str | None, note:
         refuse_practice(dossier, "be signed off")
     except PracticeRefused as exc:
         raise DecisionError(str(exc)) from None
+    if (name or "").strip() and is_placeholder_name(name):  # a signer is a person, in every mode (issue 36)
+        raise DecisionError(f"{name.strip()!r} is a placeholder, not a person: a sign-off needs the "
+                            "signer's own name. Nothing was saved.")
     who = identity or local_identity(name)
     if dossier.decision is not None:
         check_signoff(access_for(who, dossier.id), dossier, role.strip())

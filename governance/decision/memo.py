@@ -121,7 +121,7 @@ def decision_memo(dossier: Dossier, assessment: Assessment, rec: Recommendation)
                        "reason is on record.")
     else:
         named = rec.model_copy(update={"models": [names.get(m, m) for m in rec.models]})
-        answer = f"Not decided yet. The verdicts support: {headline(named)}"
+        answer = f"Not decided yet. The verdicts support: {headline(named, len(dossier.candidates))}"
     none = ["No evidence is attached, so nothing supports an approval."]
     reasons = _reasons(assessment, candidate) if candidate else none
     if d is not None and d.conditions:

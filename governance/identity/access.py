@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from governance.dossier.content_hash import changed_fields, signable_hash
 from governance.identity.config import IdentityConfig, load_config
-from governance.identity.identity import Identity
+from governance.identity.identity import Identity, is_placeholder_identity
 
 if TYPE_CHECKING:
     from governance.dossier.record import Dossier
@@ -55,7 +55,9 @@ class Access(BaseModel):
 
     def holds(self, role: str) -> bool:
         """Whether the identity holds ``role`` here."""
-        return self.identity is not None and (self.all_roles or role.strip() in self.roles)
+        if self.identity is None or is_placeholder_identity(self.identity):
+            return False
+        return self.all_roles or role.strip() in self.roles
 
     @property
     def can_edit(self) -> bool:
@@ -85,6 +87,11 @@ class Access(BaseModel):
             return
         if self.identity is None:
             raise PermissionDenied(f"Nobody is signed in, so {action} is not possible: sign in first.")
+        if is_placeholder_identity(self.identity):  # issue 36 item 1: never recorded under "reviewer"
+            raise PermissionDenied(
+                f"{self.identity.name.strip()!r} is a placeholder, not a person, so {action} is not "
+                "possible: give your own name (the Reviewer box, --by/--name or $MEDASSURE_USER). "
+                "Nothing was saved.")
         where = f" on dossier {self.dossier_id}" if self.dossier_id else ""
         raise PermissionDenied(
             f"{self.identity.name} ({self.identity.auth_label}) may not {action}: that needs the {role!r} "

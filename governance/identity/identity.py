@@ -62,6 +62,26 @@ def login_name() -> str:
         return "cli"
 
 
+PLACEHOLDER_NAMES = frozenset({"", "reviewer"})
+"""Names that say nobody: the app's old Reviewer default. No write is recorded under one in local mode
+(issue 36 item 1: an audit trail must not hold "reviewer" as a signer, whichever face wrote it)."""
+
+
+def is_placeholder_name(name: str | None) -> bool:
+    """Whether ``name`` names nobody (empty, or the placeholder "reviewer", in any case or spacing).
+
+    Example:
+        >>> is_placeholder_name(" Reviewer "), is_placeholder_name("Dr. Lee")
+        (True, False)
+    """
+    return (name or "").strip().casefold() in PLACEHOLDER_NAMES
+
+
+def is_placeholder_identity(identity: Identity | None) -> bool:
+    """A local, unauthenticated identity named by a placeholder: it holds no role (nobody is named)."""
+    return identity is not None and identity.mode == "local" and is_placeholder_name(identity.name)
+
+
 def local_identity(name: str | None = None) -> Identity:
     """The single user of a local (desk) deployment: unauthenticated, named as they say.
 

@@ -25,10 +25,9 @@ harm until the evidence shows it is rare.
 from __future__ import annotations
 
 from evaluator.evidence.record import CriterionMisses, Evidence
-from evaluator.statistics.estimates import clopper_pearson_interval, wilson_interval
 from governance.evidence.select import slug
 from governance.rules.records import CriticalCriterionRule
-from governance.rules.small_n import small_n_fail_guard, small_n_guard
+from governance.rules.small_n import share_interval
 from governance.rules.verdict_math import POWER, compare, fmt, further_cases, interval_text
 
 
@@ -42,15 +41,7 @@ def miss_interval(m: CriterionMisses, bar: float) -> tuple[float, float, str]:
         >>> miss_interval(CriterionMisses(n=400, missed=8), 0.05)[2]
         'Wilson score interval, 95%'
     """
-    share = m.missed / m.n
-    lo, hi = wilson_interval(m.missed, m.n)
-    side = compare(lo, hi, bar, "at_most")
-    guard = (small_n_guard("wilson", share, m.n, bar, "at_most") if side == "pass"
-             else small_n_fail_guard("wilson", share, m.n, bar, "at_most") if side == "fail" else None)
-    if guard is None:
-        return lo, hi, "Wilson score interval, 95%"
-    lo, hi = clopper_pearson_interval(m.missed, m.n)
-    return lo, hi, f"exact Clopper-Pearson interval, 95% ({guard.why})"
+    return share_interval(m.missed, m.n, bar)
 
 
 def critical_verdict(rule: CriticalCriterionRule, e: Evidence, power: float = POWER) -> dict:

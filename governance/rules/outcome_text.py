@@ -277,8 +277,12 @@ def outcome_lines(assessment: Assessment, rec: Recommendation) -> list[OutcomeLi
     return [outcome_line(assessment, c) for c in rec.candidates]
 
 
-def headline(rec: Recommendation) -> str:
+def headline(rec: Recommendation, recorded: int = 0) -> str:
     """Whose outcome the headline is: "Insufficient evidence, for Llama 3.3 (the best of 3 candidates)".
+
+    ``recorded``: how many candidates the dossier records (its procurement records). When more are
+    recorded than have evidence, the headline says so rather than "the only candidate" (issue 36 item 5:
+    the memo said "the only candidate" with two vendors recorded).
 
     Example:
         >>> headline(Recommendation(outcome="insufficient_evidence", models=[], reasons=[], candidates=[]))
@@ -286,12 +290,17 @@ def headline(rec: Recommendation) -> str:
     """
     label = OUTCOME_LABELS[rec.outcome]
     if not rec.candidates:
-        return f"{label}: no candidate has evidence yet."
+        return f"{label}: no candidate has evidence yet." + (
+            f" {recorded} candidates are recorded." if recorded > 1 else "")
     who = " and ".join(rec.models)
-    if len(rec.candidates) == 1:
+    n = len(rec.candidates)
+    if n == 1:
+        if recorded > 1:
+            return f"{label}, for {who} (the only candidate with evidence; {recorded} are recorded)."
         return f"{label}, for {who} (the only candidate)."
     tie = "tied best" if len(rec.models) > 1 else "the best"
-    return f"{label}, for {who} ({tie} of {len(rec.candidates)} candidates; each one's outcome is below)."
+    of = f"{n} candidates with evidence; {recorded} are recorded" if recorded > n else f"{n} candidates"
+    return f"{label}, for {who} ({tie} of {of}; each one's outcome is below)."
 
 
 def _status_words(v: Verdict) -> str:

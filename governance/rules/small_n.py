@@ -198,3 +198,32 @@ def small_n_fail_guard(kind: str, estimate: float, n: int | None, bar: float,
     return Guard(exact_binomial_p(estimate, n, bar, other_side(direction)), "exact binomial test",
                  f"at n={n} and bar {bar:.3f} the score test's false-fail rate is {size:.1%}, above "
                  f"{ALPHA:.1%} + {SIZE_SLACK:.1%}")
+
+
+def share_interval(events: int, n: int, ceiling: float) -> tuple[float, float, str]:
+    """(lower, upper, method) of a share of ``events`` in ``n`` judged against a ceiling (an at-most gate).
+
+    Wilson's interval, or the exact Clopper-Pearson one where the per-bar switch fires for the side the
+    Wilson interval falls on: the CP upper bound is at or below the ceiling exactly when the exact test
+    passes, and its lower bound above it exactly when the exact test fails, so the interval shown is the
+    one that decided. The critical-criterion rule and the unscored-share ceiling both judge this way.
+
+    Example:
+        >>> lo, hi, how = share_interval(1, 17, 0.01)  # Wilson lower 0.0104 > 0.01 fails 15.7% at the bar
+        >>> round(lo, 4), how[:35]
+        (0.0015, 'exact Clopper-Pearson interval, 95%')
+        >>> share_interval(8, 400, 0.05)[2]
+        'Wilson score interval, 95%'
+    """
+    from evaluator.statistics.estimates import clopper_pearson_interval, wilson_interval
+    from governance.rules.verdict_math import compare
+
+    share = events / n
+    lo, hi = wilson_interval(events, n)
+    side = compare(lo, hi, ceiling, "at_most")
+    guard = (small_n_guard("wilson", share, n, ceiling, "at_most") if side == "pass"
+             else small_n_fail_guard("wilson", share, n, ceiling, "at_most") if side == "fail" else None)
+    if guard is None:
+        return lo, hi, "Wilson score interval, 95%"
+    lo, hi = clopper_pearson_interval(events, n)
+    return lo, hi, f"exact Clopper-Pearson interval, 95% ({guard.why})"

@@ -12,8 +12,8 @@ candidate, benchmark and evidence ids are added by ``governance.rules.verdicts``
 from __future__ import annotations
 
 from evaluator.evidence.record import Evidence
-from evaluator.statistics.estimates import wilson_interval
 from governance.evidence.judge_agreement import covers, gate_problem
+from governance.rules.small_n import share_interval
 from governance.rules.verdict_math import POWER, compare, fmt, further_cases, interval_text
 
 
@@ -42,7 +42,8 @@ def min_n_verdict(rule, e: Evidence) -> dict:
 def unscored_verdict(rule, e: Evidence, power: float = POWER) -> dict:
     """Verdict fields for the unparsed/unscored-share ceiling (Wilson interval on the share).
 
-    A gate, outside the score family: its one-sided error rate is the uncorrected 2.5%.
+    A gate, outside the score family: its one-sided error rate is the uncorrected 2.5% (3.0% where the
+    score test decides), the exact test deciding where Wilson's errs more at this n (``small_n``).
     """
     out = dict(threshold=rule.threshold, direction="at_most")
     if (e.n_unparsed is None and e.n_unscored is None) or e.n is None:
@@ -53,13 +54,15 @@ def unscored_verdict(rule, e: Evidence, power: float = POWER) -> dict:
     if total == 0:
         return out | dict(status="inconclusive", reason=f"{e.benchmark}: no instances.")
     share = bad / total
-    lo, hi = wilson_interval(bad, total)
+    # Wilson, or the exact interval where the score test errs above 3.0% at this n and ceiling, so a
+    # share on the ceiling is failed (or passed) at most 2.5% of the time, as the critical rule is
+    lo, hi, how = share_interval(bad, total, rule.threshold)
     status = compare(lo, hi, rule.threshold, "at_most")
     missing = [k for k in ("n_unparsed", "n_unscored") if getattr(e, k) is None]
     note = f" ({', '.join(missing)} not reported, counted as 0)" if missing else ""
     out |= dict(status=status, estimate=share, ci_lower=lo, ci_upper=hi, n=total)
     seen = (f"{e.benchmark}: {bad} of {total} outputs unparsed or unscored, share "
-            f"{interval_text(share, lo, hi, total)}")
+            f"{interval_text(share, lo, hi, total)}" + ("" if how.startswith("Wilson") else f" ({how})"))
     if status == "inconclusive":
         more, method = further_cases(share, lo, hi, rule.threshold, total, wilson=True, direction="at_most",
                                      power=power)

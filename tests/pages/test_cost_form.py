@@ -23,7 +23,7 @@ def measured_run(demo_home, llm_server):
     store = Store.open(demo_home / "medassure.duckdb")
     try:
         done = run_and_wait(store, build_request("calc_builtin", MODEL, api_base=llm_server.url, limit=3))
-        attach_run(store, DEMO, done.run_id, actor=Actor.named("reviewer"))
+        attach_run(store, DEMO, done.run_id, actor=Actor.named("Dr. Cost"))
         rows = store.runs.results(done.run_id)
     finally:
         store.close()
@@ -113,7 +113,7 @@ def test_a_run_bound_to_a_candidate_is_priced_as_its_endpoint_not_its_label(demo
     try:
         done = run_and_wait(store, build_request("calc_builtin", MODEL, api_base=llm_server.url, limit=3,
                                                  name=label))
-        attach_run(store, DEMO, done.run_id, actor=Actor.named("reviewer"))
+        attach_run(store, DEMO, done.run_id, actor=Actor.named("Dr. Cost"))
         (ev,) = [e for e in store.load(DEMO).dossier.evidence if e.run_id == done.run_id]
     finally:
         store.close()

@@ -25,6 +25,7 @@ from governance.monitoring.operations.common import (
 from governance.monitoring.procured import procured
 from governance.monitoring.records import (
     SEVERITIES,
+    CanaryRun,
     GoLiveSettings,
     SafetyEvent,
     SignalAction,
@@ -92,14 +93,23 @@ def record_event(
     return event, version
 
 
-def _named_identity(signal: SignalRecord) -> str:
-    """The served model a model-change signal names (the last part of its key)."""
+IDENTITY_SIGNALS = ("model_change", "canary_identity")
+"""Signals about who answers: the feed's served model, or the canary's endpoint answering as another."""
+
+
+def _named_identity(dossier: Dossier, signal: SignalRecord) -> str:
+    """The served model an identity signal names: the last part of a model-change key, or the model the
+    canary run that raised it was served by (its last attempt's)."""
+    if signal.signal_kind == "canary_identity":
+        run = next((e for e in dossier.monitoring if isinstance(e, CanaryRun) and e.signal_id == signal.id),
+                   None)
+        return (run.attempts[-1].served_model if run is not None else None) or "(none named)"
     return signal.key.split("|", 3)[-1]
 
 
 def _identity_resolution(dossier: Dossier, signal: SignalRecord, actor: Actor, reason: str,
                          reevaluation_id: str | None) -> str | None:
-    """Check how a model-change signal is resolved; "chair" when it is the chair's override.
+    """Check how an identity signal (``IDENTITY_SIGNALS``) is resolved; "chair" for the chair's override.
 
     A served model that was not approved is answered only by a re-evaluation whose replies named that
     model, or by the chair's recorded override with the reason (issue 36 item 7: a pause was closed with a
@@ -109,7 +119,7 @@ def _identity_resolution(dossier: Dossier, signal: SignalRecord, actor: Actor, r
         MonitoringError: a re-evaluation that did not see the identity, and no override reason.
         PermissionDenied: an override by someone who is not the chair.
     """
-    named = _named_identity(signal)
+    named = _named_identity(dossier, signal)
     if reevaluation_id:
         addendum = next(a for a in dossier.reevaluations if a.id == reevaluation_id)
         seen = [s for c in addendum.comparisons for s in c.served_after]
@@ -123,7 +133,7 @@ def _identity_resolution(dossier: Dossier, signal: SignalRecord, actor: Actor, r
                 f"signal names: re-run the frozen evidence plan against the model now served, or have the "
                 "chair resolve it with the reason for overriding"
             )
-    require(actor.identity, "chair", f"resolve a model-change signal ({named}) without a re-evaluation that "
+    require(actor.identity, "chair", f"resolve an identity signal ({named}) without a re-evaluation that "
             "saw it", dossier.id)
     return "chair"
 
@@ -158,7 +168,7 @@ def _signal_action(
             )
         if reevaluation_id and reevaluation_id not in {a.id for a in dossier.reevaluations}:
             raise MonitoringError(f"{dossier_id} has no re-evaluation {reevaluation_id!r}")
-        if signal.signal_kind == "model_change":
+        if signal.signal_kind in IDENTITY_SIGNALS:
             role = _identity_resolution(dossier, signal, actor, reason, reevaluation_id) or role
         if signal.level == "suspend":
             require(actor.identity, "chair", "return a suspended candidate to service", dossier_id)

@@ -180,10 +180,8 @@ def test_rouge_l_baseline_against_clinicians():
     assert {"ROUGE-L vs clinicians", "jury vs clinicians", "clinician vs clinician"} <= set(
         table["comparison"]
     )
-    assert table.loc[table["comparison"] == "ROUGE-L vs clinicians", "medhelm"].dropna().tolist() == [
-        0.36,
-        0.36,
-    ]
+    # one dataset "a", not MedHELM's aci_bench + medi_qa: its published 0.36 sits beside no row (issue 38 §4)
+    assert table.loc[table["comparison"] == "ROUGE-L vs clinicians", "medhelm"].isna().all()
 
 
 def test_published_figures_and_sample_size_hint():
@@ -334,7 +332,7 @@ def test_published_figures_sit_beside_no_row_of_a_three_dataset_study():
                                jury(dict(zip(keys, y, strict=True))), n_boot=50)
     table = report.table()
     assert [d.dataset for d in report.datasets] == [*names, "ALL"]
-    assert table.loc[table["comparison"] != "ROUGE-L vs clinicians", "medhelm"].isna().all()
+    assert table["medhelm"].isna().all()
 
 
 def test_negative_icc_below_minus_one_is_reported_unclipped():
