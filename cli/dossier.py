@@ -80,11 +80,45 @@ def cmd_list(args: argparse.Namespace) -> int:
     # ``monitoring``: in_control / review / pause / suspend, null when nothing is watched (issue 36 item 6);
     # ``practice_of``: only on a practice copy, the dossier it copies (item 16), so real rows are as before
     # a discarded practice copy is left out (`medassure rehearse ID --discard`)
-    emit([{**d.model_dump(mode="json", exclude={"practice_of", "discarded"}),
-           "monitoring": monitoring_state(store, d.id),
-           **({"practice_of": d.practice_of} if d.practice_of else {})}
-          for d in store.list_dossiers() if not d.discarded])
+    rows = [{**d.model_dump(mode="json", exclude={"practice_of", "discarded"}),
+             "monitoring": monitoring_state(store, d.id),
+             **({"practice_of": d.practice_of} if d.practice_of else {})}
+            for d in store.list_dossiers() if not d.discarded]
+    if args.format == "text":
+        print(_list_text(rows))
+    else:
+        emit(rows)
     return 0
+
+
+def _list_text(rows: list[dict]) -> str:
+    """The dossier list for people: one line per dossier, the columns of the Dossiers page."""
+    if not rows:
+        return "No dossier yet (medassure dossier create FILE, or medassure demo)."
+    head = ("id", "status", "monitoring", "risk tier", "version", "last saved", "title")
+    lines = [(r["id"] + (" (practice)" if r.get("practice_of") else ""), r["status"].replace("_", " "),
+              (r["monitoring"] or "-").replace("_", " "), r["risk_tier"], str(r["version"]),
+              r["updated_at"][:16].replace("T", " "), r["title"][:60]) for r in rows]
+    widths = [max(len(x[i]) for x in [head, *lines]) for i in range(len(head) - 1)]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(x, widths, strict=False)) + "  " + x[-1]
+                     for x in [head, *lines])
+
+
+def _show_text(payload: dict) -> str:
+    """One dossier version for people: what it is for, where it stands, which version it is."""
+    v = payload["version"]
+    monitoring = (payload["monitoring"] or "nothing watched").replace("_", " ")
+    lines = [f"{payload['title']} ({payload['id']})",
+             f"status {payload['status'].replace('_', ' ')} · monitoring {monitoring} · risk tier "
+             f"{payload['risk']['tier']}",
+             f"version {v['number']} · {v['hash'][:12]} · saved by {v['author']} at {v['created_at'][:16]}"
+             + (f" · {v['note']}" if v["note"] else ""),
+             f"accepted subcategories: {', '.join(payload['accepted_subcategories']) or 'none yet'}",
+             f"candidates: {len(payload.get('candidates') or [])}"]
+    if v["integrity_problem"]:
+        lines.append(f"INTEGRITY: {v['integrity_problem']}")
+    lines.append("(--format json for the whole dossier)")
+    return "\n".join(lines)
 
 
 def cmd_create(args: argparse.Namespace) -> int:
@@ -127,7 +161,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         "integrity_ok": not v.integrity_problem,
         "integrity_problem": v.integrity_problem or None,
     }
-    emit(payload)
+    if args.format == "text":
+        print(_show_text(payload))
+    else:
+        emit(payload)
     if v.integrity_problem:  # shown, but flagged: the content cannot be trusted as this version
         say(f"warning: {v.integrity_problem}")
         return 3

@@ -86,6 +86,11 @@ def test_a_paused_use_says_pause_in_show_and_list(home, capsys, tmp_path):
     store = Store.open(home / "medassure.duckdb")
     try:
         dossier_id = store.save(decided_dossier(), author="chair").dossier.id
+    finally:
+        store.close()
+    assert _cli_json(capsys, "dossier", "show", dossier_id)["monitoring"] is None  # nothing watched yet
+    store = Store.open(home / "medassure.duckdb")
+    try:
         import_feed(store, dossier_id, write_csv(tmp_path / "a.csv", feed_rows(200)), actor=Actor.named("qa"),
                     now=NOW)
     finally:
@@ -102,3 +107,19 @@ def test_a_paused_use_says_pause_in_show_and_list(home, capsys, tmp_path):
     assert shown["monitoring"] == "pause" and shown["status"] == "decided"  # no key removed
     (listed,) = _cli_json(capsys, "dossier", "list")
     assert listed["monitoring"] == "pause" and list(listed) == LIST_KEYS
+
+
+def test_text_format_is_a_summary_for_people_not_json(home, capsys):
+    """``--format text`` was accepted by `dossier list` and `dossier show` and printed JSON anyway."""
+    dossier_id, versions = _two_versions(home)
+    assert main(["dossier", "list", "--format", "text"]) == 0
+    out = capsys.readouterr().out
+    head, row = out.splitlines()
+    assert head.split()[:3] == ["id", "status", "monitoring"]
+    assert row.startswith(dossier_id) and row.rstrip().endswith(versions[-1].dossier.title)
+    assert row.split()[1:3] == [versions[-1].dossier.status, "-"]  # nothing watched: no state shown
+    assert main(["dossier", "show", dossier_id, "--format", "text"]) == 0
+    shown = capsys.readouterr().out
+    assert shown.startswith(f"{versions[-1].dossier.title} ({dossier_id})\n")
+    assert "monitoring nothing watched" in shown and f"version 2 · {versions[-1].hash[:12]}" in shown
+    assert not shown.lstrip().startswith("{")

@@ -320,9 +320,15 @@ def monitoring_state(store: DossierStorage, dossier_id: str, *, now: datetime | 
     """The dossier's monitoring state now (``in_control``, ``review``, ``pause`` or ``suspend``: the worst
     watched candidate's), None when nothing is watched (no approved candidate, no feed, no record).
 
-    Shown wherever the dossier's status is (issue 36 item 6): a paused use must look paused.
+    Shown wherever the dossier's status is (issue 36 item 6): a paused use must look paused. An approved
+    use with no production output imported yet and no open signal is not "in control": nothing has been
+    watched, so it is None too.
     """
     try:
-        return dossier_monitoring(store, dossier_id, now=now).status
+        watched = dossier_monitoring(store, dossier_id, now=now)
     except MonitoringError:
         return None
+    if all(s.rows == 0 and all(x.state == "resolved" for x in s.signals)
+           for s in watched.candidates.values()):
+        return None
+    return watched.status
