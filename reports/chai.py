@@ -20,7 +20,7 @@ from evaluator.evidence.record import Evidence, SubgroupScore
 from governance.decision.records import OUTCOME_LABELS
 from governance.dossier.record import Dossier
 from governance.dossier.store import DossierVersion
-from governance.procurement.candidates import candidate_models
+from governance.procurement.candidates import candidate_models, candidate_names
 from governance.procurement.records import Candidate
 from governance.rules.assessment import assessment_and_recommendation
 from governance.rules.recommendation import Recommendation
@@ -190,7 +190,9 @@ def chai_model_card_xml(version: DossierVersion,
     root = ET.Element(f"{{{NAMESPACE}}}AppliedModelCard")
     models = ", ".join(use.candidate_models) or NOT_PROVIDED
     decided = d.decision.model if d.decision is not None and d.decision.model else None
-    name = f"{decided} for: {d.title}" if decided else f"{d.title} (candidates: {models})"
+    # the product the committee compared, not the evidence's model string (issue 36 item 5)
+    name = f"{candidate_names(d).get(decided, decided)} for: {d.title}" if decided else \
+        f"{d.title} (candidates: {models})"
     shown = _candidates_named(d, decided)
     developer = "; ".join(dict.fromkeys(c.vendor for c in shown)) or NOT_PROVIDED
     versions = [_release_version(c) for c in shown]

@@ -152,3 +152,19 @@ def test_governed_pdf_has_every_heading_and_the_cost_chart(report, governed_vers
     assert "Verdicts of rule: Score bar 0.70 for Patient-Provider Messaging" in text and "Dr. M. Chen" in text
     assert governed_version.hash in text
     assert sum(len(p.images) for p in reader.pages) == 4  # scores, means, coverage, cost
+
+
+def test_chai_names_the_decided_candidate_by_its_product(governed_version):
+    """ModelName is the recorded product the committee compared, not the evidence's model string."""
+    from datetime import UTC, datetime
+
+    from governance.procurement.records import Candidate
+
+    d = governed_version.dossier
+    vendor = Candidate(id="openai-portal", vendor="OpenAI", product="Portal drafts", model_id="gpt-4o",
+                       evidence_models=[d.decision.model], added_by="dr.p", added_at=datetime.now(UTC))
+    d = d.model_copy(update={"candidates": [vendor]})
+    root = ET.fromstring(chai_model_card_xml(as_version(d, 3, governed_version.hash)).encode())
+    ns = f"{{{NAMESPACE}}}"
+    assert root.find(f"{ns}BasicInfo/{ns}ModelName").text == f"{vendor.label} for: {d.title}"
+    assert d.decision.model not in root.find(f"{ns}BasicInfo/{ns}ModelName").text
