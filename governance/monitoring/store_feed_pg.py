@@ -21,10 +21,12 @@ both succeed and neither stores a row twice. A tag goes in with its row only, as
 A candidate's first import (no row of it stored yet, the common case at scale) skips the staging: its rows
 and tags are COPY'd straight into the feed tables (1M rows: 8.6 s for COPY + INSERT ... SELECT + ANALYZE of
 the staged table at load 3-5 → 5.5 s for the feed's COPY; 6.3 → 3.1 s for the tags'), under a savepoint,
-so a concurrent importer's key (a unique violation) rolls back to it and the import takes the staged path. After a large
-import the two tables are analyzed in the transaction (when the role owns them; PostgreSQL skips it with a
-warning otherwise): without statistics the planner took 1M rows for a handful and sealed the tags by 1M
-index probes (5.6 s; 3.3 s with a hash join), and the status after the import planned the same way.
+so a concurrent importer's key (a unique violation) rolls back to it and the import takes the staged path.
+
+After a large import the two tables are analyzed in the transaction (when the role owns them; PostgreSQL
+skips it with a warning otherwise): without statistics the planner took 1M rows for a handful and sealed
+the tags by 1M index probes (5.6 s; 3.3 s with a hash join), and the status after the import planned
+the same way.
 """
 
 from __future__ import annotations
