@@ -7,11 +7,13 @@ file, on a fresh DuckDB store with a decided dossier: ``import_feed`` (validated
 stored, recorded) and ``monitoring_status`` (aggregates in SQL, Wilson rates, the CUSUM), timed separately.
 
 Usage: .venv/bin/python bench/monitoring_feed.py [--rows 1000000] [--quick] [--postgres] [--no-baseline]
-[--formats parquet,csv] [--seal-baseline] [--insert-baseline] [--profile]
+[--formats parquet,csv] [--seal-baseline] [--insert-baseline] [--staged-baseline] [--profile]
 (``--quick``, for ``make bench-smoke``: 50,000 rows; ``--no-baseline`` skips PostgreSQL's old batched
 inserts; ``--seal-baseline`` runs each backend first with the seal's SQL before issue 35 item 7;
 ``--insert-baseline``, with ``--postgres``: a leg ``pg-oc`` first whose rows go in by ``INSERT ... ON
-CONFLICT DO NOTHING`` as before the plain inserts of issue 35 item 7;
+CONFLICT DO NOTHING`` as before the plain inserts of issue 35 item 7; ``--staged-baseline``: a leg
+``pg-stg`` whose first import goes through the staging table (plain ``INSERT ... SELECT``) rather than
+the direct ``COPY``;
 ``--profile`` prints cProfile's top 15 functions of each import + status.) Each leg prints the
 load average (``/proc/loadavg``, 1/5/15 min) before and after it: on a shared machine wall time means
 little without it. Targets from issues 28 and 35: import + status of 1M rows < 10 s on DuckDB and < 15 s
@@ -148,6 +150,8 @@ def main() -> None:
                         help="before each backend, a leg with the seal's SQL before issue 35 (duck-0, pg-0)")
     parser.add_argument("--insert-baseline", action="store_true",
                         help="with --postgres: a leg pg-oc, rows in by INSERT ... ON CONFLICT DO NOTHING")
+    parser.add_argument("--staged-baseline", action="store_true",
+                        help="with --postgres: a leg pg-stg, the first import through the staging table")
     args = parser.parse_args()
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     if not formats or any(f not in ("parquet", "csv") for f in formats):
@@ -161,7 +165,8 @@ def main() -> None:
         server.start()
     try:
         run_all(n, server, formats=formats, baseline=not args.no_baseline, profile=args.profile,
-                seal_baseline=args.seal_baseline, insert_baseline=args.insert_baseline)
+                seal_baseline=args.seal_baseline, insert_baseline=args.insert_baseline,
+                staged_baseline=args.staged_baseline)
     finally:
         if server is not None:
             server.stop()
@@ -194,16 +199,17 @@ def old_seal_sql() -> tuple:
     """The seal's SQL before issue 35 item 7 (a ``||`` per piece), as ``(_field, _hash)``: the same digest."""
     from governance.monitoring import store_seals
 
-    def field(column: str) -> str:
+    def field(column: str, pg: bool = False) -> str:
         if column.split(".")[-1] in store_seals._TEXTS or column in store_seals._TEXTS:
             return f"coalesce(CAST(length({column}) AS VARCHAR) || ':' || {column}, '-')"
         return f"coalesce(CAST({column} AS VARCHAR), '-')"
 
-    return field, lambda fields: "md5(" + " || '|' || ".join(fields) + ")"
+    return field, lambda fields, pg=False: "md5(" + " || '|' || ".join(fields) + ")"
 
 
 def run_all(n: int, server, formats: tuple[str, ...] | list[str] = ("parquet", "csv"), baseline: bool = True,
-            profile: bool = False, seal_baseline: bool = False, insert_baseline: bool = False) -> None:
+            profile: bool = False, seal_baseline: bool = False, insert_baseline: bool = False,
+            staged_baseline: bool = False) -> None:
     with tempfile.TemporaryDirectory(prefix="medassure-bench-feed-") as tmp:
         stem = Path(tmp) / "feed"
         t = time.perf_counter()
@@ -229,19 +235,22 @@ def run_all(n: int, server, formats: tuple[str, ...] | list[str] = ("parquet", "
 
         MonitoringStore._seal = staticmethod(timed_seal)
         seal_sql = (store_seals._field, store_seals._hash)
-        insert_new = store_feed_pg.insert_new
+        insert_new, copy_first = store_feed_pg.insert_new, store_feed_pg.copy_first
         backends = [("duck-0", None)] if seal_baseline else []  # the seal's old SQL, then today's
         backends += [("duckdb", None)]
         if server is not None:  # the baseline (batched inserts) first, then COPY, on fresh databases
             backends += [("pg-batch", server)] if baseline else []
             backends += [("pg-0", server)] if seal_baseline else []
             backends += [("pg-oc", server)] if insert_baseline else []
+            backends += [("pg-stg", server)] if staged_baseline else []
             backends += [("postgres", server)]
         for (backend, pg), fmt in [(b, f) for b in backends for f in formats]:
             url = pg.create_database(f"bench_{backend.replace('-', '_')}_{fmt}") if pg is not None else None
             MonitoringStore._send_pg = batched_send_pg if backend == "pg-batch" else copy_leg
             store_seals._field, store_seals._hash = old_seal_sql() if backend.endswith("-0") else seal_sql
             store_feed_pg.insert_new = store_feed_pg.insert_on_conflict if backend == "pg-oc" else insert_new
+            staged = backend in ("pg-oc", "pg-stg")  # through the staging table, as before the direct COPY
+            store_feed_pg.copy_first = (lambda *a, **k: None) if staged else copy_first
             sealing[0] = 0.0
             r = bench(stem.with_suffix(f".{fmt}"), Path(tmp) / f"home-{backend}-{fmt}", n, url, profile)
             total = r["import_s"] + r["status_s"]

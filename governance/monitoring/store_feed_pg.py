@@ -16,10 +16,17 @@ the table (``NOT EXISTS``), the rows go in in key order (DuckDB sorts the file; 
 order on its right edge), and the plain ``INSERT`` runs under a savepoint: should a concurrent importer
 have stored one of the same keys meanwhile, the key violation rolls back to the savepoint and the
 import takes the ``ON CONFLICT DO NOTHING`` path (the one before issue 35 item 7), so two importers still
-both succeed and neither stores a row twice. A tag goes in with its row only, as on DuckDB. After a large
-import the two tables are analyzed in the transaction (when the role owns them; PostgreSQL skips it with a
-warning otherwise): without statistics the planner took 1M rows for a handful and sealed the tags by 1M
-index probes (5.6 s; 3.3 s with a hash join), and the status after the import planned the same way.
+both succeed and neither stores a row twice. A tag goes in with its row only, as on DuckDB.
+
+A candidate's first import (no row of it stored yet, the common case at scale) skips the staging: its rows
+and tags are COPY'd straight into the feed tables (1M rows: 8.6 s for COPY + INSERT ... SELECT + ANALYZE of
+the staged table at load 3-5 → 5.5 s for the feed's COPY; 6.3 → 3.1 s for the tags'), under a savepoint,
+so a concurrent importer's key (a unique violation) rolls back to it and the import takes the staged path.
+
+After a large import the two tables are analyzed in the transaction (when the role owns them; PostgreSQL
+skips it with a warning otherwise): without statistics the planner took 1M rows for a handful and sealed
+the tags by 1M index probes (5.6 s; 3.3 s with a hash join), and the status after the import planned
+the same way.
 """
 
 from __future__ import annotations
@@ -66,6 +73,7 @@ def copy_feed_rows(
             f"COPY (SELECT {_lit(dossier_id)}, {_lit(candidate)}, {columns}, {_lit(import_id)} "
             f"FROM feed_clean ORDER BY row_key) TO {_lit(str(rows_csv))} (FORMAT csv, HEADER false)"
         )
+        count = work.execute("SELECT count(*) FROM feed_clean").fetchone()[0]
         tag_files = []
         for i, tag in enumerate(tags):
             col = '"' + tag.replace('"', '""') + '"'
@@ -76,15 +84,18 @@ def copy_feed_rows(
                 "(FORMAT csv, HEADER false)"
             )
             tag_files.append(out)
+        key = [dossier_id, candidate]
         con.execute("BEGIN TRANSACTION")
         try:
-            con.execute("CREATE TEMP TABLE feed_stage (LIKE monitoring_feed) ON COMMIT DROP")
-            con.copy_csv("feed_stage", feed_cols, _chunks(rows_csv))
-            if tag_files:
-                con.execute("CREATE TEMP TABLE feed_tag_stage (LIKE monitoring_feed_tags) ON COMMIT DROP")
-                for out in tag_files:
-                    con.copy_csv("feed_tag_stage", TAG_COLUMNS, _chunks(out))
-            added = insert_new(con, feed_cols, bool(tag_files), [dossier_id, candidate])
+            added = copy_first(con, feed_cols, rows_csv, tag_files, key, rows=count)
+            if added is None:
+                con.execute("CREATE TEMP TABLE feed_stage (LIKE monitoring_feed) ON COMMIT DROP")
+                con.copy_csv("feed_stage", feed_cols, _chunks(rows_csv))
+                if tag_files:
+                    con.execute("CREATE TEMP TABLE feed_tag_stage (LIKE monitoring_feed_tags) ON COMMIT DROP")
+                    for out in tag_files:
+                        con.copy_csv("feed_tag_stage", TAG_COLUMNS, _chunks(out))
+                added = insert_new(con, feed_cols, bool(tag_files), key)
             analyze_if_grown(con, added)
             sealed = seal()
             con.execute("COMMIT")
@@ -124,6 +135,34 @@ def insert_new(con: Any, feed_cols: str, has_tags: bool, key: list[str]) -> int:
         added = insert_on_conflict(con, feed_cols, has_tags, key)
     con.execute("RELEASE SAVEPOINT feed_rows")
     return added
+
+
+_HAS_ROWS = "SELECT EXISTS (SELECT 1 FROM monitoring_feed WHERE dossier_id = ? AND candidate = ?)"
+"""Whether the candidate has stored rows (parameters: dossier, candidate)."""
+
+
+def copy_first(con: Any, feed_cols: str, rows_csv: Path, tag_files: list[Path], key: list[str], *,
+               rows: int) -> int | None:
+    """The candidate's first rows: COPY'd straight into the feed tables; the rows added, or None.
+
+    None (nothing stored) when the candidate already has rows (they must be left out: the staged path)
+    or when a concurrent importer stored one of the keys meanwhile (rolled back to the savepoint).
+    """
+    if con.execute(_HAS_ROWS, key).fetchone()[0]:
+        return None
+    con.execute("SAVEPOINT feed_first")
+    try:
+        con.copy_csv("monitoring_feed", feed_cols, _chunks(rows_csv))
+        for out in tag_files:
+            con.copy_csv("monitoring_feed_tags", TAG_COLUMNS, _chunks(out))
+    except Exception as exc:
+        if getattr(exc, "sqlstate", None) != UNIQUE_VIOLATION:
+            raise
+        con.execute("ROLLBACK TO SAVEPOINT feed_first")
+        con.execute("RELEASE SAVEPOINT feed_first")
+        return None
+    con.execute("RELEASE SAVEPOINT feed_first")
+    return rows
 
 
 UNIQUE_VIOLATION = "23505"

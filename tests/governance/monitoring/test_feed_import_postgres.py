@@ -1,5 +1,6 @@
-"""The feed import's PostgreSQL leg (``store_feed_pg``): plain inserts of the rows not yet stored, the
-``ON CONFLICT`` path when a concurrent importer stored a key meanwhile, and seals that still verify."""
+"""The feed import's PostgreSQL leg (``store_feed_pg``): a candidate's first rows COPY'd straight into the
+feed tables, plain inserts of the rows not yet stored, the ``ON CONFLICT`` path when a concurrent importer
+stored a key meanwhile, and seals that still verify."""
 
 from __future__ import annotations
 
@@ -73,17 +74,49 @@ def test_a_key_stored_meanwhile_takes_the_on_conflict_path(pg_url, tmp_path, mon
         store.close()
 
 
-def test_the_seal_is_the_same_by_either_path(postgres_server, tmp_path, monkeypatch):
+def test_a_key_stored_meanwhile_turns_the_direct_copy_into_the_staged_path(pg_url, tmp_path, monkeypatch):
+    first, second = _files(tmp_path)
+    store = Store.open_url(pg_url)
+    try:
+        dossier_id = store.save(decided_dossier(), author="chair").dossier.id
+        a = _import(store, dossier_id, first)
+        # as if the candidate had no rows when the import looked: the direct COPY meets r0..r9, rolls back to
+        # its savepoint, and the staged path leaves the stored rows out
+        never = "SELECT CAST(? AS VARCHAR) || CAST(? AS VARCHAR) = ''"
+        monkeypatch.setattr(store_feed_pg, "_HAS_ROWS", never)
+        staged = []
+        insert = store_feed_pg.insert_new
+        monkeypatch.setattr(store_feed_pg, "insert_new", lambda *args: staged.append(True) or insert(*args))
+        b = _import(store, dossier_id, second)
+        assert (a.rows_added, b.rows_added, staged) == (10, 10, [True])
+        assert store.monitoring.row_count(dossier_id) == 20
+        tagged = store.monitoring.con.execute("SELECT row_key FROM monitoring_feed_tags").fetchall()
+        assert sorted(k for (k,) in tagged) == sorted(f"r{i}" for i in range(10, 20))
+        _imports_verify(store, dossier_id, [a, b])
+    finally:
+        store.close()
+
+
+def test_the_seal_is_the_same_by_every_path(postgres_server, tmp_path, monkeypatch):
     _, second = _files(tmp_path)
-    digests = []
-    for i, insert in enumerate((store_feed_pg.insert_new, store_feed_pg.insert_on_conflict)):
+    digests, paths = [], []
+    direct, staged = store_feed_pg.copy_first, lambda *a, **k: None  # staged: as if rows were stored
+    ways = ((direct, store_feed_pg.insert_new), (staged, store_feed_pg.insert_new),
+            (staged, store_feed_pg.insert_on_conflict))
+    for i, (first, insert) in enumerate(ways):
+        def copy(*a, first=first, i=i, **k):
+            paths.append(i)
+            return first(*a, **k)
+
+        monkeypatch.setattr(store_feed_pg, "copy_first", copy)
         monkeypatch.setattr(store_feed_pg, "insert_new", insert)
         store = Store.open_url(postgres_server.create_database(f"t_feed_paths_{i}"))
         try:
             dossier_id = store.save(decided_dossier(), author="chair").dossier.id
             record = _import(store, dossier_id, second)
             assert record.rows_added == 20
+            _imports_verify(store, dossier_id, [record])
             digests.append(record.sealed_digest)
         finally:
             store.close()
-    assert digests[0] == digests[1]
+    assert paths == [0, 1, 2] and digests[0] == digests[1] == digests[2]
