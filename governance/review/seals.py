@@ -75,7 +75,8 @@ def _created_after(store: Any, queue_id: str, began: Any) -> bool:
     if dossier_id is None or not hasattr(store, "audit_log"):
         return False
     return any(
-        e.action == "review queue created" and e.detail.get("queue_id") == queue_id and _utc(e.at) >= _utc(began)
+        e.action == "review queue created" and e.detail.get("queue_id") == queue_id
+        and _utc(e.at) >= _utc(began)
         for e in store.audit_log(dossier_id)
     )
 

@@ -183,7 +183,9 @@ IN_PLACE = {
         "WHERE row_key = 'r9') ELSE (SELECT ts FROM monitoring_feed WHERE row_key = 'r2') END "
         "WHERE row_key IN ('r2', 'r9')"
     ),
-    "one latency cell": "UPDATE monitoring_feed SET latency_ms = coalesce(latency_ms, 0) + 7 WHERE row_key = 'r5'",
+    "one latency cell": (
+        "UPDATE monitoring_feed SET latency_ms = coalesce(latency_ms, 0) + 7 WHERE row_key = 'r5'"
+    ),
 }
 
 

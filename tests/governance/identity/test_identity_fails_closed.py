@@ -81,7 +81,8 @@ def test_a_configured_deployment_prints_no_local_warning(home, capsys, intended_
 
 
 @pytest.mark.parametrize("shape", ["directory", "dangling link"])
-def test_an_identity_toml_in_the_home_that_is_not_a_file_refuses(home, capsys, intended_use, monkeypatch, shape):
+def test_an_identity_toml_in_the_home_that_is_not_a_file_refuses(home, capsys, intended_use, monkeypatch,
+                                                                  shape):
     # A directory or a link to nothing named identity.toml read as "no configuration": local mode, every role.
     monkeypatch.delenv("MEDASSURE_IDENTITY_FILE", raising=False)
     home.mkdir(parents=True, exist_ok=True)
