@@ -138,8 +138,14 @@ def load_config(path: Path | None = None) -> IdentityConfig:
     if path.is_file():
         try:
             text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise IdentityConfigError(f"{path}: not valid TOML (not UTF-8: {exc.reason})") from None
+        except OSError as exc:  # unreadable (permissions): refused, and said so rather than "not TOML"
+            why = exc.strerror or str(exc)
+            raise IdentityConfigError(f"{path}: the identity file cannot be read ({why})") from None
+        try:
             raw = tomllib.loads(text)
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
+        except tomllib.TOMLDecodeError as exc:
             raise IdentityConfigError(f"{path}: not valid TOML ({exc})") from None
         if not raw:
             raise IdentityConfigError(f"{path}: the identity file is empty; say at least its mode "

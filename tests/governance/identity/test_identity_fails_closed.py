@@ -115,3 +115,19 @@ def test_the_variable_set_but_empty_refuses_rather_than_local_mode(home, capsys,
     code = main(["dossier", "create", "--file", str(intended_use), "--author", "dr.lee"])
     assert code == 2 and "set but empty" in capsys.readouterr().err
     assert dossiers(home) == []
+
+
+def test_an_unreadable_or_non_utf8_file_refuses_with_its_reason(home, tmp_path, monkeypatch):
+    named = tmp_path / "identity.toml"
+    named.write_bytes(b'mode = "proxy"\n# \xff\xfe\n')
+    monkeypatch.setenv("MEDASSURE_IDENTITY_FILE", str(named))
+    with pytest.raises(IdentityConfigError, match="not UTF-8"):
+        load_config()
+    named.write_text('mode = "proxy"\n')
+
+    def unreadable(self, *a, **k):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(type(named), "read_text", unreadable)  # root reads any file: chmod 000 tests nothing
+    with pytest.raises(IdentityConfigError, match="cannot be read .Permission denied"):
+        load_config()
