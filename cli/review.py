@@ -22,7 +22,7 @@
   ``clinician_clinician`` and ``jury_clinician`` agreement. That is an editor's view; one of the queue's
   raters gets only their own (``view: rater``, ``rater``, ``done``, ``total``, ``skipped``, ``progress``,
   ``finished``, ``closed``, ``removed``, ``catch_rate``), nothing about the model, the run, other raters
-  or agreement; anyone else is refused (exit 2).
+  or agreement (also when they hold editor, as on a local desk); anyone else is refused (exit 2).
 * ``review export QUEUE --out ratings.csv``: a closed queue's ratings in the format ``medassure agreement``
   reads (first line: may hold patient data).
 * ``review close QUEUE``: freeze the queue.

@@ -10,8 +10,9 @@ cell become ``\\n`` (which the writer always quotes) and every line of the cell,
 neutralised. Control characters (C0, DEL, and the bidi overrides that show text in another order than it
 is stored) are dropped. Numbers stay numbers: only text cells are touched.
 
-The evidence CSV, the candidates table, the monitoring feed export and the review sheets and exports all
-write through :func:`csv_text` or :func:`safe_cell` (a test per export).
+The evidence CSV, the candidates table, the monitoring feed export, a practice copy's generated feed and
+the review sheets (the rater's name too) and exports all write through :func:`csv_text` or :func:`safe_cell`
+(a test per export); a sheet's import reads a neutralised cell back as the text it came from.
 """
 
 from __future__ import annotations

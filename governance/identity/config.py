@@ -89,8 +89,18 @@ def identity_configured() -> bool:
     Without one the deployment is a local desk: whoever runs a command holds every role, and each
     write records "local, unauthenticated" (the CLI also says so once per command).
     """
-    variables = ("MEDASSURE_IDENTITY_FILE", "MEDASSURE_AUTH_MODE", "MEDASSURE_SERVICE_IDENTITY")
-    return config_path().is_file() or any(os.environ.get(v) for v in variables)
+    variables = ("MEDASSURE_AUTH_MODE", "MEDASSURE_SERVICE_IDENTITY")
+    return ("MEDASSURE_IDENTITY_FILE" in os.environ or _present(config_path())
+            or any(os.environ.get(v) for v in variables))
+
+
+def _present(path: Path) -> bool:
+    """Whether anything is at ``path``: a file, a directory, or a link (a link to nothing included).
+
+    ``is_file`` alone read a directory or a dangling link named ``identity.toml`` as "no configuration",
+    which is local mode with every role.
+    """
+    return path.exists() or path.is_symlink()
 
 
 def load_config(path: Path | None = None) -> IdentityConfig:
@@ -108,9 +118,18 @@ def load_config(path: Path | None = None) -> IdentityConfig:
         Traceback (most recent call last):
         IdentityConfigError: /nonexistent/identity.toml: the identity file named by ... does not exist ...
     """
-    named = path is not None or bool(os.environ.get("MEDASSURE_IDENTITY_FILE"))
+    variable = os.environ.get("MEDASSURE_IDENTITY_FILE")
+    if path is None and variable is not None and not variable.strip():
+        # ``MEDASSURE_IDENTITY_FILE=$UNSET`` in a deployment script: a file was meant, none is named
+        raise IdentityConfigError("MEDASSURE_IDENTITY_FILE is set but empty: name the identity file, or "
+                                  "unset the variable for a local, unauthenticated desk")
+    named = path is not None or variable is not None
     path = path or config_path()
     raw: dict = {}
+    if _present(path) and not path.is_file():
+        what = "a directory" if path.is_dir() else "a link to nothing" if path.is_symlink() else "not a file"
+        raise IdentityConfigError(f"{path}: the identity file is {what}; point it at the TOML file, or "
+                                  "remove it for a local, unauthenticated desk")
     if named and not path.is_file():
         # Fail closed: a named configuration that is not there must not become local mode, where
         # whoever runs the command holds every role.
@@ -119,8 +138,14 @@ def load_config(path: Path | None = None) -> IdentityConfig:
     if path.is_file():
         try:
             text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise IdentityConfigError(f"{path}: not valid TOML (not UTF-8: {exc.reason})") from None
+        except OSError as exc:  # unreadable (permissions): refused, and said so rather than "not TOML"
+            why = exc.strerror or str(exc)
+            raise IdentityConfigError(f"{path}: the identity file cannot be read ({why})") from None
+        try:
             raw = tomllib.loads(text)
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
+        except tomllib.TOMLDecodeError as exc:
             raise IdentityConfigError(f"{path}: not valid TOML ({exc})") from None
         if not raw:
             raise IdentityConfigError(f"{path}: the identity file is empty; say at least its mode "

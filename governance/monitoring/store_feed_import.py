@@ -148,7 +148,28 @@ def stage(con: Any, path: Path, table: str = "feed_raw") -> list[str]:
     columns = [c for c in _columns(con, table) if c != "_row"]
     if fmt == "csv" and any(c not in columns for c in REQUIRED) and (ragged := ragged_row(path)):
         raise FeedError(f"{path.name}: {ragged}; nothing was imported")
+    _check_header(path, fmt, columns)
     return columns
+
+
+def _check_header(path: Path, fmt: str, columns: list[str]) -> None:
+    """Refuse a column name holding a control character, and a CSV header naming one column twice.
+
+    A tag's name is shown like its values (subgroup tables, the report): ``tag:age\u202eband`` or a NUL in
+    it went in unchecked while the same characters in a cell were refused. DuckDB renames a repeated
+    header (``tag:a``, ``tag:a_1``), so two columns of one name became two tags, silently.
+    """
+    for column in columns:
+        if bad := control_problem(column):
+            raise FeedError(f"{path.name}: column {column!r} holds {bad}; nothing was imported")
+    if fmt != "csv":
+        return
+    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+    with path.open(newline="", encoding="utf-8-sig", errors="replace") as f:
+        header = [h.strip() for h in next(csv.reader(f, delimiter=delimiter), [])]
+    twice = next((h for i, h in enumerate(header) if h in header[:i]), None)
+    if twice is not None:
+        raise FeedError(f"{path.name}: the header names column {twice!r} twice; nothing was imported")
 
 
 def map_litellm(con: Any, columns: list[str], table: str = "feed_raw") -> list[str]:

@@ -36,7 +36,8 @@ def queue_seal_breaks(
         return [ChainBreak(kind="seal", problem=f"{label}: {problem}")], []
     began = store.reviews.sealing_began()
     if state is None:
-        if created_at is not None and began is not None and _utc(created_at) < _utc(began):
+        if created_at is not None and began is not None and _utc(created_at) < _utc(began) \
+                and not _created_after(store, queue_id, began):
             return [], [f"{label}: not sealed (created before sealing)"]
         return [
             ChainBreak(kind="seal", problem=f"{label}: its seal is missing (removed outside MedAssure)")
@@ -62,8 +63,27 @@ def queue_seal_breaks(
     return [ChainBreak(kind="seal", problem=f"{label}: {what}") for what in found], []
 
 
+def _created_after(store: Any, queue_id: str, began: Any) -> bool:
+    """Whether the dossier's chained audit log records the queue's creation at or after sealing began.
+
+    The queue row's own ``created_at`` can be edited with the seal deleted, and the first queue of a new
+    store is stamped a few milliseconds before its store creates the seal table: either read as "created
+    before sealing", which let a deleted seal pass ``verify``. The audit log is covered by the chain.
+    """
+    queue = store.reviews.get(queue_id)
+    dossier_id = getattr(queue, "dossier_id", None)
+    if dossier_id is None or not hasattr(store, "audit_log"):
+        return False
+    return any(
+        e.action == "review queue created" and e.detail.get("queue_id") == queue_id
+        and _utc(e.at) >= _utc(began)
+        for e in store.audit_log(dossier_id)
+    )
+
+
 def queue_seal_check(store: Any, dossier_id: str, content: dict) -> tuple[list[ChainBreak], list[str]]:
-    """The record check ``verify`` runs: every queue of the dossier (and any sealed one since removed)."""
+    """The record check ``verify`` runs: every queue of the dossier (and any sealed or logged one since
+    removed)."""
     breaks: list[ChainBreak] = []
     notes: list[str] = []
     queues = {q.queue_id: q for q in store.reviews.list_queues(dossier_id)}
@@ -74,6 +94,14 @@ def queue_seal_check(store: Any, dossier_id: str, content: dict) -> tuple[list[C
         and store.reviews.get(q) is None
         and (store.reviews.seal(q)[0] or {}).get("dossier") == dossier_id
     ]
+    # A queue removed together with its seal leaves its creation in the chained audit log
+    began = store.reviews.sealing_began()
+    logged = {
+        e.detail.get("queue_id")
+        for e in (store.audit_log(dossier_id) if began is not None and hasattr(store, "audit_log") else [])
+        if e.action == "review queue created" and _utc(e.at) >= _utc(began)
+    }
+    gone += sorted(q for q in logged - set(queues) - set(gone) if isinstance(q, str))
     for queue_id in sorted([*queues, *gone]):
         queue = queues.get(queue_id)
         found, old = queue_seal_breaks(store, queue_id, queue.created_at if queue else None)

@@ -179,3 +179,21 @@ def test_discard_sets_a_copy_aside_lists_leave_it_out_and_a_real_dossier_is_neve
     assert code == 0, err
     with opened(home) as store:
         assert store.load(dossier_id).hash == before.hash and store.load(dossier_id).version == before.version
+
+
+def test_the_generated_feed_holds_no_live_formula(home, tmp_path, capsys):
+    # Issue 35 item 3: the practice feed was written with a plain csv.DictWriter; the prompt version (and the
+    # served model) are names an editor typed, and "=HYPERLINK(...)" went out as a live formula.
+    import csv
+
+    planted = '=HYPERLINK("http://x.example","open")'
+    d = decided_dossier(monitoring_plan(approved_prompt_version=planted), decided_at=RECENT)
+    with opened(home) as store:
+        did = store.save(d, author="chair").dossier.id
+    feed = tmp_path / "practice.csv"
+    code, _, err = run(capsys, "rehearse", did, "--days-ahead", "30", "--feed-out", str(feed))
+    assert code == 0, err
+    with feed.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows and {r["prompt_version"] for r in rows} == {"'" + planted}
+    assert not [c for r in rows for c in r.values() if c.startswith(("=", "+", "@", "\t", "\r"))]

@@ -64,6 +64,12 @@ def test_untouched_record_verifies(sealed, capsys):
     assert code == 0 and report["ok"] and report["unsealed"] == [], report["breaks"]
 
 
+BACKDATE_QUEUE = (
+    "UPDATE review_queues SET created_at = TIMESTAMPTZ '2001-01-01 00:00:00+00', content = "
+    "regexp_replace(content, '\"created_at\":\"[^\"]*\"', '\"created_at\":\"2001-01-01T00:00:00Z\"')"
+)
+"""The queue's creation moved before sealing began (column and stored JSON), as its seal is deleted."""
+
 EDITS = {
     "delete all feed rows": (["DELETE FROM monitoring_feed"], "rows sealed, 0 stored"),
     "delete some feed rows": (
@@ -121,6 +127,22 @@ EDITS = {
         ["DELETE FROM record_seals WHERE starts_with(subject, 'queue:')"],
         "its seal is missing",
     ),
+    "delete the queue's seal and move its creation before sealing": (
+        ["DELETE FROM record_seals WHERE starts_with(subject, 'queue')",
+         BACKDATE_QUEUE],
+        "its seal is missing",
+    ),
+    "delete the whole queue with its seals": (
+        ["DELETE FROM record_seals WHERE starts_with(subject, 'queue')", "DELETE FROM review_ratings",
+         "DELETE FROM review_events", "DELETE FROM review_assignments", "DELETE FROM review_items",
+         "DELETE FROM review_agreements", "DELETE FROM review_queues"],
+        "its seal is missing",
+    ),
+    "delete the verdicts' seal and move the queue's creation before sealing": (
+        ["DELETE FROM record_seals WHERE starts_with(subject, 'verdicts:')",
+         BACKDATE_QUEUE],
+        "10 stored with no seal",
+    ),
     "forge the queue's seal": (
         ['UPDATE record_seals SET state = replace(state, \'"events":{"1"\', \'"events":{"9"\')'],
         "its seal was altered outside MedAssure",
@@ -151,6 +173,31 @@ def test_feed_status_refuses_rows_that_no_longer_match_their_seal(store, sealed,
     assert main(["monitor", "status", did, "--format", "json"]) == 2
     err = capsys.readouterr().err
     assert "no longer matches its seal" in err and "20 rows sealed, 19 stored" in err
+
+
+IN_PLACE = {
+    "served_model rewritten across the feed": "UPDATE monitoring_feed SET served_model = 'm-2'",
+    "one tag cell": "UPDATE monitoring_feed_tags SET value = 'west' WHERE row_key = 'r4'",
+    "two rows' timestamps swapped": (
+        "UPDATE monitoring_feed SET ts = CASE row_key WHEN 'r2' THEN (SELECT ts FROM monitoring_feed "
+        "WHERE row_key = 'r9') ELSE (SELECT ts FROM monitoring_feed WHERE row_key = 'r2') END "
+        "WHERE row_key IN ('r2', 'r9')"
+    ),
+    "one latency cell": (
+        "UPDATE monitoring_feed SET latency_ms = coalesce(latency_ms, 0) + 7 WHERE row_key = 'r5'"
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", list(IN_PLACE))
+def test_feed_status_refuses_rows_rewritten_in_place(store, sealed, capsys, edit):
+    # Same row count: the status checked counts only and computed from the rewritten rows without a word.
+    did, _ = sealed
+    store.cursor().execute(IN_PLACE[edit])
+    capsys.readouterr()
+    assert main(["monitor", "status", did, "--format", "json"]) == 2
+    err = capsys.readouterr().err
+    assert "no longer matches its seal" in err and "altered outside MedAssure" in err, err
 
 
 def test_review_status_refuses_a_queue_whose_ratings_were_altered(store, sealed, capsys):

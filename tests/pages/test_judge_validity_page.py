@@ -153,6 +153,9 @@ def test_a_rater_sees_only_their_own_progress_in_a_closed_queue(demo_home):
     texts = [i.value for i in at.info] + [c.value for c in at.caption] + [m.value for m in at.markdown]
     shown = " ".join(texts)
     assert "Your progress in queue" in shown and "editors only" in shown
+    # nor in the queue picker: its labels named the benchmark and the number of raters
+    options = at.selectbox(key="jv_queue").options
+    assert options == [queue.queue_id] and queue.benchmark_id not in " ".join(options)
     assert other not in shown and "Clinician–clinician agreement" not in shown
     assert not at.table and not at.dataframe
     # The chair sees every rater and the agreement.

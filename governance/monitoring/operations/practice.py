@@ -7,13 +7,13 @@ moved back rather than its clock forward, is in ``governance.monitoring.practice
 
 from __future__ import annotations
 
-import csv
 import uuid
 from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from evaluator.inputs.csv_cells import write_rows
 from governance.dossier.practice import PRACTICE_MARK
 from governance.dossier.storage import DossierStorage
 from governance.identity.actor import Actor
@@ -122,7 +122,7 @@ def write_practice_feed(store: DossierStorage, dossier_id: str, out: str | Path,
     rows = practice_feed_rows(dossier, served_model=identity.model or name,
                               prompt_version=identity.prompt_version, now=now_or(now))
     with Path(out).open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=FEED_COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+        # through the one CSV writer (issue 35 item 3): the served model and prompt version are names an
+        # editor typed, and "=HYPERLINK(...)" went into the generated file as a live formula
+        write_rows(f, list(FEED_COLUMNS), ([r.get(c, "") for c in FEED_COLUMNS] for r in rows))
     return len(rows)

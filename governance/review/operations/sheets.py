@@ -80,7 +80,7 @@ def sheet_csv(
         writer.writerow(
             [
                 queue_id,
-                rater,
+                safe_cell(rater),  # a rater's name is typed by people too ("=cmd|x" went out live)
                 item_id,
                 k,
                 safe_cell(it.context),
@@ -193,7 +193,9 @@ def import_sheet(
                 raise ReviewError(f"row {number}: {column} holds {bad}; nothing was imported")
         if cell["queue_id"] != queue_id:
             raise ReviewError(f"row {number}: the sheet is for queue {cell['queue_id']!r}, not {queue_id}")
-        rater = cell["rater"]
+        # the sheet holds each name and text as ``safe_cell`` wrote it (a leading quote before a formula
+        # character, line breaks as LF): read back, either spelling is the queue's own
+        rater = next((r for r in queue.raters if cell["rater"] in (r, safe_cell(r))), cell["rater"])
         if rater not in queue.raters:
             raise ReviewError(f"row {number}: unknown rater {rater!r} (raters: {', '.join(queue.raters)})")
         if sheet_rater is None:
@@ -211,11 +213,10 @@ def import_sheet(
             raise ReviewError(f"row {number}: item {item_id} appears twice")
         seen.add(item_id)
         it = items[item_id]
-        if (cell["context"], cell["question"], cell["output"]) != (
-            it.context,
-            it.question,
-            it.output,
-        ) or cell["position"].strip() != str(order.index(item_id) + 1):
+        texts = (("context", it.context), ("question", it.question), ("output", it.output))
+        if any(cell[c] not in (v, safe_cell(v)) for c, v in texts) or cell["position"].strip() != str(
+            order.index(item_id) + 1
+        ):
             raise ReviewError(
                 f"row {number}: item {item_id}'s text or position differs from the queue's: "
                 "ratings are accepted only for the items as handed out"

@@ -189,8 +189,8 @@ class RaterProgress(BaseModel):
 
 
 def queue_status_for(store: DossierStorage, queue_id: str, *, actor: Actor) -> QueueStatus | RaterProgress:
-    """The queue's status as ``actor`` may see it: all of it for an editor of the queue's dossier, their own
-    progress for one of its raters, nothing for anyone else.
+    """The queue's status as ``actor`` may see it: their own progress for one of its raters (an editor who
+    rates it too included), all of it for any other editor of the queue's dossier, nothing for anyone else.
 
     Raises:
         PermissionDenied: neither an editor of the queue's dossier nor a rater of the queue.
@@ -198,11 +198,13 @@ def queue_status_for(store: DossierStorage, queue_id: str, *, actor: Actor) -> Q
     """
     queue = get_queue(store, queue_id)
     access = access_for(actor.identity, queue.dossier_id)
-    if access.can_edit:
-        return queue_status(store, queue_id)
     who = actor.identity
     rater = next((n for n in ((who.subject, who.name) if who else ()) if n in queue.raters), None)
-    if rater is None or not access.holds("rater"):
+    # One of the queue's raters gets the blinded view even when they also hold editor (a local desk holds
+    # every role): what they are rating must not be unblinded by the role they hold beside it.
+    if access.can_edit and rater is None:
+        return queue_status(store, queue_id)
+    if rater is None or not (access.holds("rater") or access.can_edit):
         raise PermissionDenied(f"{actor.name} is neither an editor of {queue.dossier_id or 'the dossier'} "
                                f"nor a rater of queue {queue_id}: nothing of it is shown")
     mine = next(r for r in queue_status(store, queue_id).raters if r.rater == rater)

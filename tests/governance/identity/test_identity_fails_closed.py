@@ -78,3 +78,56 @@ def test_a_configured_deployment_prints_no_local_warning(home, capsys, intended_
     code = main(["dossier", "create", "--file", str(intended_use), "--author", "dr.lee"])
     assert code == 0 and "warning: no identity configuration" not in capsys.readouterr().err
 
+
+
+@pytest.mark.parametrize("shape", ["directory", "dangling link"])
+def test_an_identity_toml_in_the_home_that_is_not_a_file_refuses(home, capsys, intended_use, monkeypatch,
+                                                                  shape):
+    # A directory or a link to nothing named identity.toml read as "no configuration": local mode, every role.
+    monkeypatch.delenv("MEDASSURE_IDENTITY_FILE", raising=False)
+    home.mkdir(parents=True, exist_ok=True)
+    target = home / "identity.toml"
+    if shape == "directory":
+        target.mkdir()
+    else:
+        target.symlink_to(home / "gone.toml")
+    assert identity_configured()
+    with pytest.raises(IdentityConfigError, match=shape.split()[-1]):
+        load_config()
+    code = main(["dossier", "create", "--file", str(intended_use), "--author", "dr.lee"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and str(target) in err and "warning" not in err
+    assert dossiers(home) == []
+
+
+def test_a_named_directory_says_it_is_a_directory(home, tmp_path, monkeypatch):
+    monkeypatch.setenv("MEDASSURE_IDENTITY_FILE", str(tmp_path))
+    with pytest.raises(IdentityConfigError, match="is a directory"):
+        load_config()
+
+
+def test_the_variable_set_but_empty_refuses_rather_than_local_mode(home, capsys, intended_use, monkeypatch):
+    # MEDASSURE_IDENTITY_FILE=$UNSET_VARIABLE in a deployment script: a file was meant, none is named.
+    monkeypatch.setenv("MEDASSURE_IDENTITY_FILE", "")
+    assert identity_configured()
+    with pytest.raises(IdentityConfigError, match="set but empty"):
+        load_config()
+    code = main(["dossier", "create", "--file", str(intended_use), "--author", "dr.lee"])
+    assert code == 2 and "set but empty" in capsys.readouterr().err
+    assert dossiers(home) == []
+
+
+def test_an_unreadable_or_non_utf8_file_refuses_with_its_reason(home, tmp_path, monkeypatch):
+    named = tmp_path / "identity.toml"
+    named.write_bytes(b'mode = "proxy"\n# \xff\xfe\n')
+    monkeypatch.setenv("MEDASSURE_IDENTITY_FILE", str(named))
+    with pytest.raises(IdentityConfigError, match="not UTF-8"):
+        load_config()
+    named.write_text('mode = "proxy"\n')
+
+    def unreadable(self, *a, **k):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(type(named), "read_text", unreadable)  # root reads any file: chmod 000 tests nothing
+    with pytest.raises(IdentityConfigError, match="cannot be read .Permission denied"):
+        load_config()

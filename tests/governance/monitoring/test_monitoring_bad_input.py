@@ -162,3 +162,29 @@ def test_a_ragged_csv_row_is_named(store, dossier_id, tmp_path):
     with pytest.raises(FeedError, match=r"row 4 has \d+ fields where the header has \d+"):
         import_feed(store, dossier_id, path, actor=Actor.named("qa"), now=NOW)
     assert store.monitoring.row_count(dossier_id) == 0
+
+
+@pytest.mark.parametrize("header, named", [
+    ("tag:age\u202eband", "RIGHT-TO-LEFT OVERRIDE"),
+    ("tag:age\x00band", "NUL"),
+    ("tag:site\u2066", "LEFT-TO-RIGHT ISOLATE"),
+])
+def test_a_tag_name_holding_a_control_character_is_refused(store, dossier_id, tmp_path, header, named):
+    # The same characters in a cell were refused; in a column's name they went in as a tag's name.
+    rows = feed_rows(4)
+    for row in rows:
+        row[header] = "north"
+    with pytest.raises(FeedError, match=named):
+        import_feed(store, dossier_id, write_csv(tmp_path / "t.csv", rows), actor=Actor.named("qa"), now=NOW)
+    assert store.monitoring.row_count(dossier_id) == 0
+
+
+def test_a_header_naming_a_column_twice_is_refused(store, dossier_id, tmp_path):
+    # DuckDB renamed the second "tag:site" to "tag:site_1": two tags of one name, silently.
+    path = write_csv(tmp_path / "h.csv", [{**r, "tag:site": "north"} for r in feed_rows(4)])
+    lines = path.read_text().splitlines()
+    lines = [lines[0] + ",tag:site"] + [line + ",south" for line in lines[1:]]
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(FeedError, match="names column 'tag:site' twice"):
+        import_feed(store, dossier_id, path, actor=Actor.named("qa"), now=NOW)
+    assert store.monitoring.row_count(dossier_id) == 0

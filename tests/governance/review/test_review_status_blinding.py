@@ -77,3 +77,24 @@ def test_an_editor_sees_the_whole_queue(queue_id, capsys):
 def test_a_viewer_or_a_non_member_sees_nothing(queue_id, capsys, who):
     code, out, err = status(capsys, queue_id, who)
     assert code == 2 and out == "" and "nothing of it is shown" in err
+
+
+def test_a_rater_on_a_local_desk_is_blinded_though_the_desk_holds_every_role(queue_id, home, capsys):
+    # No configuration: whoever runs a command holds every role, editor included. A rater asking for the
+    # status used to get the editor's view (the model, the run, the other rater's progress).
+    (home / "identity.toml").unlink()
+    for fmt in ("json", "text"):
+        code, out, _ = status(capsys, queue_id, "dr.b", fmt)
+        assert code == 0
+        for leak in ("M1", "dr.a", "model", "run_id", "benchmark", "clinician", "jury"):
+            assert leak not in out, (fmt, leak, out)
+    assert json.loads(status(capsys, queue_id, "dr.b")[1])["view"] == "rater"
+    code, out, _ = status(capsys, queue_id, "someone.else")
+    assert code == 0 and json.loads(out)["raters"]  # not a rater: a local desk's editor sees it all
+
+
+def test_a_rater_who_also_holds_editor_is_blinded(queue_id, home, capsys):
+    (home / "identity.toml").write_text(MEMBERS.replace('"dr.a" = ["rater"]', '"dr.a" = ["rater", "editor"]'))
+    code, out, _ = status(capsys, queue_id, "dr.a")
+    doc = json.loads(out)
+    assert code == 0 and doc["view"] == "rater" and doc["done"] == 2 and "dr.b" not in out
