@@ -129,7 +129,8 @@ def activity_gaps(dossier: Dossier, activities: tuple[Activity, ...] | None = No
         >>> from governance.intended_use.records import example_intended_use
         >>> use = example_intended_use().model_copy(update={
         ...     "purpose": "Propose weight-based paediatric doses (mg/kg) and renal dose adjustments by "
-        ...                "creatinine clearance; a pharmacist verifies every dose."})
+        ...                "creatinine clearance; a pharmacist verifies every dose.",
+        ...     "workflow": "Doses are proposed on the ward round; a pharmacist checks each one."})
         >>> d = Dossier(title="Paediatric dosing", owner="me", intended_use=use)
         >>> [(g.activity.id, g.kind) for g in activity_gaps(d)]
         [('weight_based_dose', 'untested'), ('renal_adjustment', 'untested')]
