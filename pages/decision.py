@@ -98,7 +98,7 @@ with right:
 
 if decision is not None and decision.outcome != "reject":  # the live status after go-live (page Monitoring)
     try:
-        live = monitoring_status(ui.store(), dossier.id)
+        live = monitoring_status(ui.store(), dossier.id, content=False)  # the Monitoring page checks the rows
     except MonitoringError:
         live = None
     if live is not None:

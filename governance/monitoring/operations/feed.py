@@ -88,9 +88,15 @@ def _monitored(store: DossierStorage, dossier: Dossier) -> list[str]:
 
 
 def monitoring_status(
-    store: DossierStorage, dossier_id: str, *, candidate: str | None = None, now: datetime | None = None
+    store: DossierStorage, dossier_id: str, *, candidate: str | None = None, now: datetime | None = None,
+    content: bool = True,
 ) -> MonitoringStatus:
     """The dossier's monitoring status for its approved candidate (or ``candidate``), from the stored feed.
+
+    ``content``: recompute each import's digest over its stored rows (rows rewritten in place are found),
+    not only its count. A glance (the sidebar, the dossier list, the Decision page's line) passes False:
+    the digests cost 2-3 s per 1M rows on DuckDB and more on PostgreSQL, on every rerun; the Monitoring
+    page, `monitor status`, the monthly report and `verify` check them.
 
     Raises:
         DossierNotFound: no such dossier.
@@ -104,7 +110,7 @@ def monitoring_status(
     # the feed, an outcome, a tag) through, and the status was computed from them without a word. The
     # digests cost about what the status's own aggregates do (docs/performance.md); the import, which has
     # just sealed its rows, computes its status without this check.
-    broken, _ = feed_seal_breaks(store, dossier_id, records, name, digests=True)
+    broken, _ = feed_seal_breaks(store, dossier_id, records, name, digests=content)
     if broken:
         more = f" ({len(broken) - 1} further finding(s))" if len(broken) > 1 else ""
         raise MonitoringError(
@@ -129,7 +135,7 @@ class DossierMonitoring(BaseModel):
 
 
 def dossier_monitoring(
-    store: DossierStorage, dossier_id: str, *, now: datetime | None = None
+    store: DossierStorage, dossier_id: str, *, now: datetime | None = None, content: bool = True
 ) -> DossierMonitoring:
     """Every watched candidate's status, and the dossier's (the highest level among them).
 
@@ -146,7 +152,7 @@ def dossier_monitoring(
     if not names:
         raise MonitoringError(f"{dossier_id} has no approved candidate and nothing monitored yet")
     at = now_or(now)
-    statuses = {n: monitoring_status(store, dossier_id, candidate=n, now=at) for n in names}
+    statuses = {n: monitoring_status(store, dossier_id, candidate=n, now=at, content=content) for n in names}
     worst = max((s.status for s in statuses.values()), key=LEVELS.index)
     return DossierMonitoring(dossier_id=dossier_id, status=worst, candidates=statuses)  # type: ignore[arg-type]
 
@@ -327,7 +333,7 @@ def monitoring_state(store: DossierStorage, dossier_id: str, *, now: datetime | 
     watched, so it is None too.
     """
     try:
-        watched = dossier_monitoring(store, dossier_id, now=now)
+        watched = dossier_monitoring(store, dossier_id, now=now, content=False)  # a glance: counts only
     except MonitoringError:
         return None
     if all(s.rows == 0 and all(x.state == "resolved" for x in s.signals)
