@@ -32,6 +32,7 @@ from governance.identity import (
     PermissionDenied,
     access_for,
     direct_peer,
+    is_placeholder_name,
     load_config,
     local_identity,
     oidc_identity,
@@ -129,15 +130,13 @@ def monitoring_words(dossier_id: str, version: int) -> str | None:
     return MONITORING_WORDS[state] if state else None
 
 
-PLACEHOLDER_NAMES = frozenset({"", "reviewer"})
-"""Names that say nobody: the sidebar's old default. Nothing is recorded under them in local mode."""
 REVIEWER_COOKIE = "medassure_reviewer"
 """The browser-session cookie that keeps the typed Reviewer name over reloads and new tabs."""
 
 
 def is_named(name: str | None) -> bool:
-    """Whether ``name`` names a person (not empty, not the placeholder "reviewer")."""
-    return (name or "").strip().casefold() not in PLACEHOLDER_NAMES
+    """Whether ``name`` names a person (not empty, not the placeholder "reviewer"; the identity's rule)."""
+    return not is_placeholder_name(name)
 
 
 def _remembered_reviewer() -> str:

@@ -31,6 +31,7 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "Identity": "governance.identity.identity",
     "command_line_identity": "governance.identity.identity",
     "direct_peer": "governance.identity.identity",
+    "is_placeholder_name": "governance.identity.identity",
     "local_identity": "governance.identity.identity",
     "oidc_identity": "governance.identity.identity",
     "proxy_identity": "governance.identity.identity",
@@ -41,7 +42,8 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
 }
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
     "Access", "Actor", "Identity", "IdentityConfig", "IdentityConfigError", "PermissionDenied",
-    "access_for", "command_line_identity", "direct_peer", "identity_configured", "load_config",
+    "access_for", "command_line_identity", "direct_peer", "identity_configured", "is_placeholder_name",
+    "load_config",
     "local_identity", "oidc_identity", "proxy_identity", "require", "resolve_proxy_chain", "save_as",
     "server_rewrites_forwarded_for", "written_versions",
 ]
