@@ -33,6 +33,7 @@ from governance.review import (
     queue_ratings,
     queue_status,
     queue_status_for,
+    sees_unblinded,
 )
 from governance.rules import PolicyError, load_defaults
 from governance.runs import attached_first
@@ -84,11 +85,9 @@ if queues:
 if clin_source == "A file":
     clin_file = st.file_uploader("Clinician ratings (CSV)", type=["csv"], key="jv_clinicians")
 else:
-    who = ui.identity()
-    mine = {who.subject, who.name} if who else set()
     qlabels = {  # a queue's benchmark and raters are for editors who do not rate it (blinding)
         q.queue_id: f"{q.queue_id} · {q.benchmark_id} · {len(q.raters)} raters, {q.n_items} outputs"
-        if ui.access().can_edit and not mine & set(q.raters) else q.queue_id
+        if sees_unblinded(q, ui.actor()) else q.queue_id
         for q in queues
     }
     queue_id = st.selectbox("Review queue", list(qlabels), format_func=qlabels.get, key="jv_queue")

@@ -33,6 +33,7 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "queue_status": "governance.review.operations.status",
     "queue_status_for": "governance.review.operations.status",
     "RaterProgress": "governance.review.operations.status",
+    "sees_unblinded": "governance.review.operations.status",
     "AUDIT_VERDICTS": "governance.review.records",
     "CRITERION_VERDICTS": "governance.review.records",
     "queue_warnings": "governance.review.sample_size",
@@ -45,7 +46,8 @@ __all__ = [  # literal, so tools see the names; tests check it matches _FACE
     "create_queue", "create_queue_from_feed", "create_queue_from_grading", "export_csv",
     "grading_agreement", "grading_setting", "import_sheet", "my_queues", "queue_citation", "queue_ratings",
     "queue_status", "queue_status_for", "queue_warnings", "rater_view", "read_sentinel_file",
-    "record_grading_agreement", "record_rating", "remove_rater", "sentinels_for_bar", "sheet_csv",
+    "record_grading_agreement", "record_rating", "remove_rater", "sees_unblinded", "sentinels_for_bar",
+    "sheet_csv",
     "size_guidance",
 ]
 __getattr__, __dir__ = lazy_exports(globals(), _FACE)

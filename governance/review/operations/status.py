@@ -188,6 +188,19 @@ class RaterProgress(BaseModel):
     """Their own sentinels caught, once they have rated all their items (as the rating page shows it)."""
 
 
+def _rater_of(queue: ReviewQueue, actor: Actor) -> str | None:
+    """The rater name of ``queue`` that ``actor`` is (by subject or name), None when not one of them."""
+    who = actor.identity
+    return next((n for n in ((who.subject, who.name) if who else ()) if n in queue.raters), None)
+
+
+def sees_unblinded(queue: ReviewQueue, actor: Actor) -> bool:
+    """Whether ``actor`` may see the queue's model, run, raters and agreement: an editor of its dossier who
+    is not one of its raters. A rater gets the blinded view even when they also hold editor (a local desk
+    holds every role): what they rate must not be unblinded by the role they hold beside it."""
+    return access_for(actor.identity, queue.dossier_id).can_edit and _rater_of(queue, actor) is None
+
+
 def queue_status_for(store: DossierStorage, queue_id: str, *, actor: Actor) -> QueueStatus | RaterProgress:
     """The queue's status as ``actor`` may see it: their own progress for one of its raters (an editor who
     rates it too included), all of it for any other editor of the queue's dossier, nothing for anyone else.
@@ -198,11 +211,8 @@ def queue_status_for(store: DossierStorage, queue_id: str, *, actor: Actor) -> Q
     """
     queue = get_queue(store, queue_id)
     access = access_for(actor.identity, queue.dossier_id)
-    who = actor.identity
-    rater = next((n for n in ((who.subject, who.name) if who else ()) if n in queue.raters), None)
-    # One of the queue's raters gets the blinded view even when they also hold editor (a local desk holds
-    # every role): what they are rating must not be unblinded by the role they hold beside it.
-    if access.can_edit and rater is None:
+    rater = _rater_of(queue, actor)
+    if sees_unblinded(queue, actor):
         return queue_status(store, queue_id)
     if rater is None or not (access.holds("rater") or access.can_edit):
         raise PermissionDenied(f"{actor.name} is neither an editor of {queue.dossier_id or 'the dossier'} "
