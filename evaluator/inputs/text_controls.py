@@ -7,7 +7,14 @@ act on terminals; tab, line feed and carriage return stay allowed. The bidirecti
 and isolate controls (U+202A-U+202E, U+2066-U+2069) make text display in a different order than it is
 stored, so a reader can be shown "approve" where the record says something else ("Trojan Source",
 CVE-2021-42574). Right-to-left text needs none of them; the plain marks (U+200E, U+200F, U+061C), which
-reorder nothing on their own, stay allowed.
+reorder nothing on their own, stay allowed in prose.
+
+Names are held to more (:func:`name_problem`): a model, a prompt version, a reviewer, an id or a tag value
+is compared with an approved name, so no character in it may be invisible. Every control (C0, DEL, C1,
+tab and line breaks too), every format character (Unicode category Cf: the bidi marks U+200E, U+200F,
+U+061C and the rest of Unicode's Bidi_Control set, zero-width spaces and joiners, the byte-order mark, the
+soft hyphen) and the line and paragraph separators are refused there: "gpt-4o" followed by a right-to-left
+mark prints exactly as "gpt-4o" and is another name.
 """
 
 from __future__ import annotations
@@ -19,8 +26,35 @@ CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u202a-\u202e\u2066-
 """C0 controls and DEL (except tab, line feed and carriage return), and the bidi embedding, override and
 isolate controls."""
 
-_NAMES = {0x00: "NUL", 0x07: "BEL", 0x08: "backspace", 0x0B: "vertical tab", 0x0C: "form feed",
-          0x1B: "ESC", 0x7F: "DEL"}
+_NAMES = {0x00: "NUL", 0x07: "BEL", 0x08: "backspace", 0x09: "tab", 0x0A: "line feed", 0x0B: "vertical tab",
+          0x0C: "form feed", 0x0D: "carriage return", 0x1B: "ESC", 0x7F: "DEL"}
+
+
+_NAME_CATEGORIES = {"Cc", "Cf", "Zl", "Zp"}
+NAME_CONTROLS_RE2 = r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]"
+"""The characters :func:`name_problem` refuses, in RE2's syntax (DuckDB's ``regexp_matches``)."""
+
+
+def name_problem(text: str) -> str | None:
+    """The first control character in a name (``text``) described in words, or None.
+
+    Control in Unicode's sense: C0 and C1 controls (Cc) and format controls (Cf), which print as nothing.
+
+    Example:
+        >>> name_problem("gpt-4o-2024-08-06"), name_problem("gpt-4o\\u200f")
+        (None, 'a control character (RIGHT-TO-LEFT MARK, U+200F) at character 7')
+        >>> name_problem("v\\u200b3")
+        'a control character (ZERO WIDTH SPACE, U+200B) at character 2'
+        >>> name_problem("rn\\x0917")
+        'a control character (tab, U+0009) at character 3'
+    """
+    for i, ch in enumerate(text):
+        category = unicodedata.category(ch)
+        if category in _NAME_CATEGORIES:
+            code = ord(ch)
+            name = _NAMES.get(code) or unicodedata.name(ch, "control")
+            return f"a control character ({name}, U+{code:04X}) at character {i + 1}"
+    return None
 
 
 def control_problem(text: str) -> str | None:

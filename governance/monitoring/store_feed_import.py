@@ -19,11 +19,15 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from evaluator.inputs.text_controls import control_problem
+from evaluator.inputs.text_controls import NAME_CONTROLS_RE2, control_problem, name_problem
 from governance.monitoring.records import AUDIT_VERDICTS, BOOLEAN_WORDS, OUTCOMES, OUTPUT_COLUMNS, SEVERITIES
 
 REQUIRED = ("timestamp", "served_model", "outcome")
 TEXT_FIELDS = ("served_model", "prompt_version", "id", "reviewer", "text")
+NAME_FIELDS = ("served_model", "prompt_version", "id", "reviewer")
+"""Names compared with approved ones or with each other (and tag values): no control or format character
+at all, bidi marks and zero-width spaces included (``evaluator.inputs.text_controls.name_problem``);
+``text`` keeps the prose rule (``control_problem``)."""
 BOOLEAN_FIELDS = ("error", "audited", "sentinel")
 COUNT_FIELDS = ("tokens_in", "tokens_out")
 NUMBER_FIELDS = ("latency_ms", "cost_usd", "review_seconds")  # finite, not negative
@@ -312,7 +316,10 @@ def validate(con: Any, columns: list[str], now: datetime, name: str, table: str 
             )
     # free text and tags (the other fields are held to numbers, times and fixed words above)
     for field in [c for c in columns if c in TEXT_FIELDS or c.startswith("tag:")]:
-        refuse(f"regexp_matches({_q(field)}, ?)", field, "holds a control character", [CONTROLS])
+        if field in NAME_FIELDS or field.startswith("tag:"):
+            refuse(f"regexp_matches({_q(field)}, ?)", field, "holds a control character", [NAME_CONTROLS_RE2])
+        else:
+            refuse(f"regexp_matches({_q(field)}, ?)", field, "holds a control character", [CONTROLS])
     # One scan for every rule: the first bad row, and at that row the first rule in the order above.
     firsts = con.execute(
         "SELECT " + ", ".join(f"min(_row) FILTER (WHERE {w})" for w, _, _, _ in rules) + f" FROM {table}",
@@ -326,6 +333,8 @@ def validate(con: Any, columns: list[str], now: datetime, name: str, table: str 
         shown = "empty" if value is None or str(value).strip() == "" else repr(str(value)[:60])
         if rules[i][3] == [CONTROLS] and value is not None:
             why = f"holds {control_problem(str(value))}"
+        elif rules[i][3] == [NAME_CONTROLS_RE2] and value is not None:
+            why = f"holds {name_problem(str(value))}"
         raise FeedError(f"{name}: row {row}: {field} {why} (found {shown}); nothing was imported")
     return int(n)
 

@@ -48,6 +48,16 @@ BAD = [
     ("text", "take \u2066two\u2069 tablets", "text holds a control character (LEFT-TO-RIGHT ISOLATE"),
     ("id", "out\u202a7", "id holds a control character (LEFT-TO-RIGHT EMBEDDING"),
     ("tag:site", "north\x07", "tag:site holds a control character (BEL, U+0007)"),
+    # A name followed by a bidi mark or a zero-width character prints exactly as the approved name
+    # ("gpt-4o" + RLM): names refuse every control and format character; the prose in `text` keeps its marks.
+    ("served_model", "m-1\u200f", "served_model holds a control character (RIGHT-TO-LEFT MARK, U+200F)"),
+    ("served_model", "m-1\u200e", "served_model holds a control character (LEFT-TO-RIGHT MARK, U+200E)"),
+    ("served_model", "m\u200b-1", "served_model holds a control character (ZERO WIDTH SPACE, U+200B)"),
+    ("prompt_version", "v\u061c1", "prompt_version holds a control character (ARABIC LETTER MARK, U+061C)"),
+    ("reviewer", "dr\ufeffb", "reviewer holds a control character (ZERO WIDTH NO-BREAK SPACE, U+FEFF)"),
+    ("id", "out\u00ad7", "id holds a control character (SOFT HYPHEN, U+00AD)"),
+    ("tag:site", "no\u2060rth", "tag:site holds a control character (WORD JOINER, U+2060)"),
+    ("served_model", "m-1\x85", "served_model holds a control character"),
 ]
 
 
@@ -188,3 +198,11 @@ def test_a_header_naming_a_column_twice_is_refused(store, dossier_id, tmp_path):
     with pytest.raises(FeedError, match="names column 'tag:site' twice"):
         import_feed(store, dossier_id, path, actor=Actor.named("qa"), now=NOW)
     assert store.monitoring.row_count(dossier_id) == 0
+
+
+def test_prose_keeps_its_right_to_left_marks_while_names_may_not(store, dossier_id, tmp_path):
+    # An Arabic or Hebrew answer may carry U+200F between a number and its text; refusing the file for that
+    # would lose real outputs. Only names (compared with approved ones) are held to no format character.
+    rows = feed_rows(3, text="\u0627\u0644\u062c\u0631\u0639\u0629 5\u200f mg")
+    import_feed(store, dossier_id, write_csv(tmp_path / "rtl.csv", rows), actor=Actor.named("qa"), now=NOW)
+    assert store.monitoring.row_count(dossier_id) == 3
