@@ -57,6 +57,19 @@ def name_problem(text: str) -> str | None:
     return None
 
 
+def visible_name(text: str) -> str:
+    """``text`` with each character :func:`name_problem` refuses written out as ``<U+XXXX>``.
+
+    For names stored before that rule (or written into the database by hand), so a message never prints
+    a model name that looks like the approved one and is not.
+
+    Example:
+        >>> visible_name("gpt-4o\\u200f"), visible_name("gpt-4o")
+        ('gpt-4o<U+200F>', 'gpt-4o')
+    """
+    return "".join(f"<U+{ord(c):04X}>" if unicodedata.category(c) in _NAME_CATEGORIES else c for c in text)
+
+
 def control_problem(text: str) -> str | None:
     """The first refused control character in ``text`` described in words, or None when there is none.
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
+from evaluator.inputs.text_controls import visible_name
 from governance.dossier.record import Dossier
 from governance.monitoring.drift import correction_cusum, correction_evidence, latency_cusum, score_cusum
 from governance.monitoring.identity import approved_identity, unapproved_models, unapproved_prompts
@@ -87,11 +88,11 @@ def compute_status(
         signals.append(make_signal(candidate=candidate, plan=mp, now=now, **kw))
 
     for s in unapproved_models(approved, aggregates.served_models):
-        name = s.value or "(none named)"
+        name = visible_name(s.value) if s.value else "(none named)"
         add(
             kind="model_change",
             metric="served_model",
-            seen=name,
+            seen=s.value or "(none named)",
             first_seen=s.first_seen,
             detail=f"{s.n:,} outputs were served as {name}, which was not approved "
             f"(approved: {', '.join(approved.accepted_models)})",
@@ -105,7 +106,7 @@ def compute_status(
             metric="prompt_version",
             seen=str(s.value),
             first_seen=s.first_seen,
-            detail=f"{s.n:,} outputs used prompt version {s.value}; "
+            detail=f"{s.n:,} outputs used prompt version {visible_name(str(s.value))}; "
             f"version {approved.prompt_version} was approved",
             action="Pause use; re-run the frozen evidence plan with the new prompt, then resolve with the "
             "re-evaluation",

@@ -270,3 +270,17 @@ def test_local_evidence_that_measured_corrections_is_the_baseline_and_accuracy_n
     (c,) = compute_status(only_accuracy, feed(correction_series=series, correction_times=times), now=NOW,
                           candidate=CANDIDATE).cusum
     assert c.limit is None and c.note.startswith("not charted yet: its baseline is the first 1,000")
+
+
+def test_a_stored_name_with_an_invisible_mark_is_shown_with_it_written_out():
+    # The import refuses such names now; rows stored before that rule (or written into the database by
+    # hand) must not print as the approved name: "m-1" + RLM read "outputs were served as m-1".
+    s = status(feed(served_models=[seen("m-1", 90), seen("m-1\u200f", 10)],
+                    prompt_versions=[seen("v3", 90), seen("v3\u200b", 10)]),
+               monitoring_plan(approved_prompt_version="v3"))
+    details = sorted(x.detail for x in s.signals)
+    assert details[0].startswith("10 outputs used prompt version v3<U+200B>; version v3 was approved")
+    assert details[1].startswith("10 outputs were served as m-1<U+200F>, which was not approved")
+    assert "\u200f" not in " ".join(details) and "\u200b" not in " ".join(details)
+    # the signal's key is still the stored value, so a signal already recorded keeps its id
+    assert {x.key.split("|")[-1] for x in s.signals} == {"m-1\u200f", "v3\u200b"}
