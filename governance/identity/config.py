@@ -89,9 +89,16 @@ def identity_configured() -> bool:
     Without one the deployment is a local desk: whoever runs a command holds every role, and each
     write records "local, unauthenticated" (the CLI also says so once per command).
     """
-    variables = ("MEDASSURE_AUTH_MODE", "MEDASSURE_SERVICE_IDENTITY")
-    return ("MEDASSURE_IDENTITY_FILE" in os.environ or _present(config_path())
-            or any(os.environ.get(v) for v in variables))
+    # set at all, even empty: a deployment that names a setting meant one (``load_config`` refuses an
+    # empty one), so the desk is not a local one
+    return "MEDASSURE_IDENTITY_FILE" in os.environ or _present(config_path()) or any(
+        v in os.environ for v in ENV_SETTINGS.values())
+
+
+ENV_SETTINGS = {"mode": "MEDASSURE_AUTH_MODE", "proxy_header": "MEDASSURE_PROXY_HEADER",
+                "trusted_proxies": "MEDASSURE_TRUSTED_PROXIES",
+                "service_identity": "MEDASSURE_SERVICE_IDENTITY"}
+"""The settings the environment overrides, by the variable that does."""
 
 
 def _present(path: Path) -> bool:
@@ -150,20 +157,30 @@ def load_config(path: Path | None = None) -> IdentityConfig:
         if not raw:
             raise IdentityConfigError(f"{path}: the identity file is empty; say at least its mode "
                                       '(mode = "local", "oidc" or "proxy"), or remove the file')
-    env = {"mode": "MEDASSURE_AUTH_MODE", "proxy_header": "MEDASSURE_PROXY_HEADER",
-           "service_identity": "MEDASSURE_SERVICE_IDENTITY"}
-    for key, var in env.items():
-        if os.environ.get(var):
-            raw[key] = os.environ[var].strip()
-    if os.environ.get("MEDASSURE_TRUSTED_PROXIES"):
-        addresses = os.environ["MEDASSURE_TRUSTED_PROXIES"].split(",")
-        raw["trusted_proxies"] = [a.strip() for a in addresses if a.strip()]
+    from_env: set[str] = set()
+    for key, var in ENV_SETTINGS.items():
+        if var not in os.environ:
+            continue
+        value = os.environ[var].strip()
+        if not value:  # ``MEDASSURE_AUTH_MODE=$UNSET``: a setting was meant; none is given
+            raise IdentityConfigError(f"{var} is set but empty: give its value, or unset the variable")
+        from_env.add(key)
+        raw[key] = [a.strip() for a in value.split(",") if a.strip()] if key == "trusted_proxies" else value
+    if "mode" not in raw and ({"proxy_header", "trusted_proxies"} & raw.keys()):
+        # A proxy's settings with no mode would be a local desk (every role to whoever connects) behind a
+        # proxy that was meant to say who they are: refused rather than guessed either way.
+        given = sorted(ENV_SETTINGS[k] if k in from_env else k for k in {"proxy_header", "trusted_proxies"}
+                       & raw.keys())
+        raise IdentityConfigError(f"{', '.join(given)} given but no mode: set mode = \"proxy\" (or "
+                                  "MEDASSURE_AUTH_MODE=proxy) for a trusted proxy, or remove the proxy "
+                                  "settings")
     try:
         return IdentityConfig.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(file)"
-        raise IdentityConfigError(f"{path}: {where}: {first['msg']}") from None
+        source = ENV_SETTINGS[str(first["loc"][0])] if first["loc"] and first["loc"][0] in from_env else path
+        raise IdentityConfigError(f"{source}: {where}: {first['msg']}") from None
 
 
 UVICORN_DEFAULT_FORWARDED_ALLOW_IPS = "127.0.0.1,::1"

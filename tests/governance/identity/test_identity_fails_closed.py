@@ -131,3 +131,44 @@ def test_an_unreadable_or_non_utf8_file_refuses_with_its_reason(home, tmp_path, 
     monkeypatch.setattr(type(named), "read_text", unreadable)  # root reads any file: chmod 000 tests nothing
     with pytest.raises(IdentityConfigError, match="cannot be read .Permission denied"):
         load_config()
+
+
+@pytest.mark.parametrize("variable", ["MEDASSURE_AUTH_MODE", "MEDASSURE_PROXY_HEADER",
+                                      "MEDASSURE_TRUSTED_PROXIES", "MEDASSURE_SERVICE_IDENTITY"])
+def test_a_setting_variable_set_but_empty_refuses_rather_than_local_mode(home, capsys, intended_use,
+                                                                        monkeypatch, variable):
+    # ``MEDASSURE_AUTH_MODE=$UNSET`` in a deployment script was read as "not set": a local desk, every role.
+    monkeypatch.setenv(variable, "  ")
+    assert identity_configured()
+    code = main(["dossier", "create", "--file", str(intended_use)])
+    err = capsys.readouterr().err
+    assert code == 2 and f"{variable} is set but empty" in err and err.count("\n") == 1
+    assert dossiers(home) == []
+
+
+@pytest.mark.parametrize(("settings", "named"), [
+    ({"MEDASSURE_TRUSTED_PROXIES": "10.0.0.1"}, "MEDASSURE_TRUSTED_PROXIES"),
+    ({"MEDASSURE_PROXY_HEADER": "X-Forwarded-User"}, "MEDASSURE_PROXY_HEADER"),
+    ({"file": 'trusted_proxies = ["10.0.0.0/8"]\n[members]\n"a@h.org" = ["chair"]\n'}, "trusted_proxies"),
+])
+def test_proxy_settings_without_a_mode_refuse_rather_than_serve_a_local_desk(home, capsys, intended_use,
+                                                                             monkeypatch, settings, named):
+    # A deployment behind oauth2-proxy that forgot the mode ran as a local desk: every visitor every role.
+    for variable, value in settings.items():
+        if variable == "file":
+            home.mkdir(parents=True, exist_ok=True)
+            (home / "identity.toml").write_text(value)
+        else:
+            monkeypatch.setenv(variable, value)
+    with pytest.raises(IdentityConfigError, match=f"{named} given but no mode"):
+        load_config()
+    assert main(["dossier", "create", "--file", str(intended_use)]) == 2
+    assert "no mode" in capsys.readouterr().err and dossiers(home) == []
+    monkeypatch.setenv("MEDASSURE_AUTH_MODE", "proxy")  # with the mode named it loads
+    assert load_config().mode == "proxy"
+
+
+def test_a_bad_mode_from_the_environment_names_the_variable_not_a_file(home, monkeypatch):
+    monkeypatch.setenv("MEDASSURE_AUTH_MODE", "sso")
+    with pytest.raises(IdentityConfigError, match=r"^MEDASSURE_AUTH_MODE: mode: Input should be"):
+        load_config()
