@@ -101,7 +101,7 @@ def cmd_assess(args: argparse.Namespace) -> int:
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
-    from governance.decision import decide
+    from governance.decision import decide, signoffs_voided_by
 
     store = open_store(args)
     current = store.load(args.id)
@@ -114,10 +114,15 @@ def cmd_decide(args: argparse.Namespace) -> int:
                          override_gaps=args.override_gaps)
     except DecisionError as exc:
         fail(f"decision not recorded: {exc}")
+    voided = [{"role": r.role, "name": r.signoff.name}
+              for r in signoffs_voided_by(current.dossier, dossier) if r.signoff is not None]
     v = _save(store, dossier, _who(args), f"decision: {args.decision}", identity=who,
               expected_hash=current.hash)
+    if voided:  # a pipeline cannot be asked first (the Decision page asks): it is told, on stderr too
+        say(f"note: the new decision voids {len(voided)} sign-off(s): "
+            + "; ".join(f"{x['role']} ({x['name']})" for x in voided) + "; those roles must sign again")
     emit({"id": args.id, "version": v.version, "hash": v.hash,
-          "decision": dossier.decision.model_dump(mode="json")})
+          "decision": dossier.decision.model_dump(mode="json"), "signoffs_voided": voided})
     return 0
 
 

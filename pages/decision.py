@@ -151,7 +151,7 @@ with st.expander("Record the committee's decision", expanded=decision is None an
         except (DecisionError, PermissionDenied) as exc:
             st.error(str(exc))
         else:
-            ui.save(updated, note=f"decision: {outcome}", ask_to_void=False)
+            ui.save(updated, note=f"decision: {outcome}")  # a new decision voids sign-offs: asked first
             st.rerun()
 
 if decision is not None and (view.stale or any(c.acknowledgeable for c in view.conflicts)):

@@ -371,12 +371,15 @@ def save(dossier: Dossier, note: str, *, ask_to_void: bool = True, then: dict | 
     before = current()
     if before is not None and before.dossier.id != dossier.id:
         before = None  # a new or imported dossier: the one in the sidebar is not what changes
-    if ask_to_void and before is not None:
+    seen = seen_hash(dossier.id)
+    if ask_to_void and before is not None and seen in (None, before.hash):
+        # Asked only of a save that can land: over another session's save it is refused below first, and the
+        # question would be about sign-offs on a version the user was not shown.
         from pages.signoff_guard import ask_before_voiding  # it builds on this module
 
         ask_before_voiding(before, dossier, note, then)
     try:
-        v = save_as(store(), identity(), dossier, note, expected_hash=seen_hash(dossier.id), config=config())
+        v = save_as(store(), identity(), dossier, note, expected_hash=seen, config=config())
     except (PermissionDenied, SaveConflict, DecisionError) as exc:
         st.error(str(exc))
         st.stop()

@@ -78,6 +78,7 @@ def test_decide_then_signoff_then_change_invalidates(home, capsys, dossier_id):
     assert code == 0
     assert out["decision"]["conditions"] == ["Review every draft.", "Local evaluation of 300 messages."]
     assert out["decision"]["recommended"] == "insufficient_evidence"
+    assert out["signoffs_voided"] == []  # a first decision voids nothing
     decided_hash = out["hash"]
 
     code, out, err = run(capsys, "signoff", dossier_id, "--role", "clinical lead", "--name", "Dr. Chen")
@@ -88,8 +89,12 @@ def test_decide_then_signoff_then_change_invalidates(home, capsys, dossier_id):
     code, out, err = run(capsys, "signoff", dossier_id, "--role", "data steward", "--name", "K. Lee")
     assert code == 0 and "not among the required roles" in err
 
-    # a later change (re-deciding) invalidates both sign-offs, visibly
-    run(capsys, "decide", dossier_id, "--decision", "reject", "--rationale", "Vendor withdrew the product.")
+    # a later change (re-deciding) invalidates both sign-offs, visibly: named in the JSON and on stderr
+    code, out, err = run(capsys, "decide", dossier_id, "--decision", "reject",
+                         "--rationale", "Vendor withdrew the product.")
+    assert code == 0 and out["signoffs_voided"] == [{"role": "clinical lead", "name": "Dr. Chen"},
+                                                     {"role": "data steward", "name": "K. Lee"}]
+    assert "voids 2 sign-off(s): clinical lead (Dr. Chen); data steward (K. Lee)" in err
     from governance.decision.signoff import signoff_status
 
     status = signoff_status(latest(home, dossier_id).dossier)

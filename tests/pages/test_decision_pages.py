@@ -149,6 +149,9 @@ def test_decision_page_signoff_then_change_shows_invalidation(demo_copy):
     at.text_area(key="decision_rationale").input("The vendor withdrew the product from the market.").run()
     at.button(key="decision_record").click().run()
     assert not at.exception
+    assert [w for w in at.warning if "voids 2 sign-off(s)" in w.value]  # asked first (test_voiding_save)
+    at.button(key="voiding_save_confirm").click().run()
+    assert not at.exception
     assert at.error and "2 sign-off(s) no longer valid" in at.error[0].value
     assert "changed since: Decision" in at.error[0].value  # by label (issue 27)
     assert latest(demo_copy).dossier.decision.outcome == "reject"

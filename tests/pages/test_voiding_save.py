@@ -72,3 +72,34 @@ def test_a_new_dossier_made_while_the_signed_demo_is_chosen_asks_nothing(demo_ho
     assert not [w for w in at.warning if "voids" in w.value]
     assert at.session_state["dossier_id"] not in (DEMO, None)
     assert _valid_roles(demo_home) == ["clinical lead"]
+
+
+def _record_a_new_decision(at) -> None:
+    at.radio(key="decision_outcome").set_value("reject").run()
+    at.text_area(key="decision_rationale").input("The vendor changed the model; we withdraw the use.").run()
+    at.button(key="decision_record").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def test_recording_a_new_decision_names_the_signoffs_it_voids_and_waits(demo_home):
+    # The Decision page saved a new decision at once and the valid sign-offs silently stopped counting.
+    version = latest(demo_home).version
+    at = open_page("pages/decision.py")
+    _record_a_new_decision(at)
+    (asked,) = [w.value for w in at.warning if "voids 1 sign-off" in w.value]
+    assert "clinical lead (" in asked
+    assert latest(demo_home).version == version and _valid_roles(demo_home) == ["clinical lead"]
+    at.button(key="voiding_save_confirm").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert latest(demo_home).version == version + 1
+    assert latest(demo_home).dossier.decision.outcome == "reject" and _valid_roles(demo_home) == []
+
+
+def test_cancelling_the_new_decision_keeps_the_old_one_and_its_signoffs(demo_home):
+    before = latest(demo_home)
+    at = open_page("pages/decision.py")
+    _record_a_new_decision(at)
+    at.button(key="voiding_save_cancel").click().run()
+    after = latest(demo_home)
+    assert after.version == before.version and after.dossier.decision == before.dossier.decision
+    assert _valid_roles(demo_home) == ["clinical lead"]
