@@ -14,13 +14,16 @@ The refusal is ``ResponseTooLarge``, an ``LLMError`` that is not retryable (the 
 same thing) and names the cap. The SDKs wrap exceptions raised inside their HTTP client;
 ``classify_exception`` finds ours in the chain and returns it as it is.
 
-Clients are pooled: one per (event loop, key) through ``pooled``, each with its own connection pool
-(``LIMITS``, the openai SDK's own), so pooling and throughput stay as they were.
+The clients are the ones the SDKs would have built themselves (the openai SDK's default, on its own
+``httpx2``; litellm's, on its aiohttp transport), with each route wrapped (``cap_routes``), and they
+are pooled, one per (event loop, key) through ``pooled``: connection pooling and client CPU stay as
+they were.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import weakref
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -31,7 +34,7 @@ import httpx
 from evaluator.gateway.errors import LLMError
 from evaluator.gateway.limits import MAX_RESPONSE_BYTES
 
-__all__ = ["CappedTransport", "ResponseTooLarge", "capped_client", "pooled"]
+__all__ = ["CappedTransport", "ResponseTooLarge", "cap_routes", "capped_client", "pooled"]
 
 LIMITS = httpx.Limits(max_connections=1000, max_keepalive_connections=100)
 """Connection pool per client: the openai SDK's defaults (``DEFAULT_CONNECTION_LIMITS``)."""
@@ -80,11 +83,12 @@ def _inflater(encoding: str) -> Callable[[bytes], Iterator[bytes]] | None:
     return steps
 
 
-class _CappedStream(httpx.AsyncByteStream):
-    """The body as it arrives, decoded, counted; stops and closes the connection past the cap."""
+class _CappedStream:
+    """The body as it arrives, decoded, counted; stops and closes the connection past the cap.
 
-    def __init__(self, inner: httpx.AsyncByteStream, cap: int,
-                 inflate: Callable[[bytes], Iterator[bytes]] | None) -> None:
+    A mixin: ``_flavour`` makes it an ``AsyncByteStream`` of the httpx the client uses."""
+
+    def __init__(self, inner: Any, cap: int, inflate: Callable[[bytes], Iterator[bytes]] | None) -> None:
         self._inner, self._cap, self._inflate = inner, cap, inflate
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
@@ -107,17 +111,24 @@ class _CappedStream(httpx.AsyncByteStream):
         await self._inner.aclose()
 
 
-class CappedTransport(httpx.AsyncBaseTransport):
+class CappedTransport:
     """An httpx transport that caps each response body at ``cap`` bytes while it is read.
 
     It asks for gzip or deflate only and decodes them itself (the response it returns carries no
-    ``Content-Encoding``), so the count is of the decoded bytes the caller would parse.
+    ``Content-Encoding``), so the count is of the decoded bytes the caller would parse. A mixin:
+    ``wrap`` makes one for the httpx the client uses (``httpx``, or ``httpx2``, the fork the openai
+    SDK ships and uses by default), around the transport that client already had.
     """
 
-    def __init__(self, inner: httpx.AsyncBaseTransport, cap: int = MAX_RESPONSE_BYTES) -> None:
+    def __init__(self, inner: Any, cap: int = MAX_RESPONSE_BYTES) -> None:
         self.inner, self.cap = inner, cap
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    @classmethod
+    def wrap(cls, inner: Any, cap: int = MAX_RESPONSE_BYTES) -> CappedTransport:
+        """A capped transport around ``inner``, of ``inner``'s httpx."""
+        return _flavour(inner)[0](inner, cap)
+
+    async def handle_async_request(self, request: Any) -> Any:
         request.headers["Accept-Encoding"] = ACCEPTED_ENCODINGS
         response = await self.inner.handle_async_request(request)
         try:
@@ -130,37 +141,58 @@ class CappedTransport(httpx.AsyncBaseTransport):
             await response.aclose()
             raise
         headers = response.headers
-        if inflate is not None:
-            headers = httpx.Headers([(k, v) for k, v in response.headers.multi_items()
-                                     if k.lower() not in ("content-encoding", "content-length")])
-        stream = response.stream
-        assert isinstance(stream, httpx.AsyncByteStream)
-        return httpx.Response(response.status_code, headers=headers, extensions=response.extensions,
-                              stream=_CappedStream(stream, self.cap, inflate))
+        if inflate is not None:  # decoded here: the caller must not decode again
+            headers = [(k, v) for k, v in headers.multi_items()
+                       if k.lower() not in ("content-encoding", "content-length")]
+        # A new response around the body as a stream (one the inner transport had read already
+        # would otherwise be taken as it is).
+        stream = _flavour(self.inner)[1](response.stream, self.cap, inflate)
+        return type(response)(response.status_code, headers=headers, extensions=response.extensions,
+                              stream=stream)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
 
 
-def capped_client(cap: int = MAX_RESPONSE_BYTES, **options: Any) -> httpx.AsyncClient:
-    """An ``httpx.AsyncClient`` whose every route, the proxies taken from the environment too, is capped.
+_FLAVOURS: dict[str, tuple[type[CappedTransport], type[_CappedStream]]] = {}
+
+
+def _flavour(transport: Any) -> tuple[type[CappedTransport], type[_CappedStream]]:
+    """The capped transport and stream classes for the httpx (``httpx`` or ``httpx2``) of ``transport``."""
+    name = type(transport).__module__.split(".")[0]
+    hx = importlib.import_module(name if name in ("httpx", "httpx2") else "httpx")
+    if hx.__name__ not in _FLAVOURS:
+        stream = type("CappedStream", (_CappedStream, hx.AsyncByteStream), {})
+        capped = type("CappedTransport", (CappedTransport, hx.AsyncBaseTransport), {})
+        _FLAVOURS[hx.__name__] = (capped, stream)
+    return _FLAVOURS[hx.__name__]
+
+
+def cap_routes(client: Any, cap: int = MAX_RESPONSE_BYTES) -> Any:
+    """``client`` (an ``httpx`` or ``httpx2`` ``AsyncClient``, as its maker built it: the openai SDK's
+    default, litellm's own) with each of its routes capped: its transport and one per proxy that httpx
+    took from HTTP(S)_PROXY. Returns the same client.
 
     Example:
-        >>> c = capped_client()
+        >>> c = cap_routes(httpx.AsyncClient())
         >>> all(isinstance(t, CappedTransport) for t in transports_of(c))
         True
     """
-    options.setdefault("follow_redirects", True)
-    client = httpx.AsyncClient(limits=LIMITS, **options)
-    # Built by httpx as usual (its own transport, one per proxy named by HTTP(S)_PROXY: a transport
-    # passed in would turn those off), then each is wrapped.
-    client._transport = CappedTransport(client._transport, cap)  # noqa: SLF001
-    client._mounts = {pattern: t if t is None else CappedTransport(t, cap)  # noqa: SLF001
+    wrap = CappedTransport.wrap
+    if not isinstance(client._transport, CappedTransport):  # noqa: SLF001
+        client._transport = wrap(client._transport, cap)  # noqa: SLF001
+    client._mounts = {pattern: t if t is None or isinstance(t, CappedTransport) else wrap(t, cap)  # noqa: SLF001
                       for pattern, t in client._mounts.items()}  # noqa: SLF001
     return client
 
 
-def transports_of(client: httpx.AsyncClient) -> list[Any]:
+def capped_client(cap: int = MAX_RESPONSE_BYTES, **options: Any) -> httpx.AsyncClient:
+    """A new ``httpx.AsyncClient`` (pool ``LIMITS``, redirects followed) with every route capped."""
+    options.setdefault("follow_redirects", True)
+    return cap_routes(httpx.AsyncClient(limits=LIMITS, **options), cap)
+
+
+def transports_of(client: Any) -> list[Any]:
     """Every transport ``client`` may send through (its own and one per proxy mount)."""
     return [client._transport, *(t for t in client._mounts.values() if t is not None)]  # noqa: SLF001
 

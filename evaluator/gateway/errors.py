@@ -36,7 +36,8 @@ class LLMError(Exception):
 
     Attributes:
         kind: short name (``rate_limit``, ``server``, ``timeout``, ``connection``, ``malformed``,
-            ``auth``, ``bad_request``, ``not_found``, ``missing_key``, ``other``).
+            ``auth``, ``bad_request``, ``not_found``, ``missing_key``, ``too_large`` (a 413, or a
+            response over the byte cap: ``evaluator.gateway.capped_http``), ``other``).
         retryable: whether trying again later may succeed.
         status: HTTP status when there was one.
         retry_after: seconds the server asked us to wait (429), if it said.

@@ -268,42 +268,41 @@ def litellm_client(litellm: Any, endpoint: ModelEndpoint, key: str | None) -> An
     an ``AsyncHTTPHandler``, each over ``capped_http.capped_client``; litellm then uses that client
     as it is (its own cached clients are not consulted). No litellm global is touched.
     """
-    from evaluator.gateway.capped_http import capped_client, pooled
+    from evaluator.gateway.capped_http import cap_routes, pooled
 
     try:
         _, provider, _, base = litellm.get_llm_provider(model=endpoint.model, api_base=endpoint.api_base)
     except Exception:  # noqa: BLE001 - litellm will say what is wrong with the model string itself
         return None
+    if provider in ("openai", "azure"):
+        from litellm.llms.openai.common_utils import BaseOpenAILLM
+        from openai import AsyncAzureOpenAI, AsyncOpenAI
+
+        def http() -> Any:  # litellm's own client for the openai SDK (its aiohttp transport), capped
+            return pooled(("litellm-http", base), lambda: cap_routes(BaseOpenAILLM._get_async_http_client()))
+
     if provider == "openai":
         base = base or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE") or \
             "https://api.openai.com/v1"
         key = key or os.environ.get("OPENAI_API_KEY")
         if not key:
             return None  # litellm reports the missing key in its own words
-        from openai import AsyncOpenAI
-
         return pooled(("litellm-openai", base, _digest(key)), lambda: AsyncOpenAI(
-            base_url=base, api_key=key, max_retries=0, http_client=pooled(("http", base), capped_client)))
+            base_url=base, api_key=key, max_retries=0, http_client=http()))
     if provider == "azure" and base:
         key = key or os.environ.get("AZURE_API_KEY")
         version = endpoint.extra_params.get("api_version") or os.environ.get("AZURE_API_VERSION") or \
             litellm.AZURE_DEFAULT_API_VERSION
         if not key:
             return None  # Entra ID tokens and the like: litellm builds that client itself
-        from openai import AsyncAzureOpenAI
-
         return pooled(("litellm-azure", base, version, _digest(key)), lambda: AsyncAzureOpenAI(
-            azure_endpoint=base, api_key=key, api_version=version, max_retries=0,
-            http_client=pooled(("http", base), capped_client)))
+            azure_endpoint=base, api_key=key, api_version=version, max_retries=0, http_client=http()))
     if provider in CAPPED_HANDLER_PROVIDERS:
         from litellm.llms.custom_httpx.http_handler import AsyncHTTPHandler
 
         def handler() -> Any:
-            import httpx
-
-            # A bare transport spares the constructor building litellm's own client, replaced at once.
-            made = AsyncHTTPHandler(transport=httpx.AsyncHTTPTransport())
-            made.client = capped_client(timeout=endpoint.timeout_s)  # honours HTTP(S)_PROXY, capped too
+            made = AsyncHTTPHandler(timeout=endpoint.timeout_s)  # litellm's own client and transport
+            made.client = cap_routes(made.client)  # the setter: litellm no longer swaps it for another
             return made
 
         return pooled(("litellm-handler", provider, base), handler)

@@ -10,8 +10,8 @@ default and the only way to reach every other provider.
 
 One ``AsyncOpenAI`` client per (event loop, base URL) keeps connections pooled; it holds a
 placeholder key, and the real key is read from the environment and sent per request. Its HTTP client
-is ``evaluator.gateway.capped_http``'s: the response body is capped in bytes while it is read, before
-the SDK parses it.
+is the SDK's default with every route capped (``evaluator.gateway.capped_http``): the response body
+is capped in bytes while it is read, before the SDK parses it.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from openai import AsyncOpenAI  # this module is itself imported only when the transport is used
+from openai import AsyncOpenAI, DefaultAsyncHttpxClient  # this module is imported only when used
 
-from evaluator.gateway.capped_http import capped_client, pooled
+from evaluator.gateway.capped_http import cap_routes, pooled
 
 PREFIXES = ("openai/", "hosted_vllm/", "ollama_chat/")
 
@@ -42,7 +42,13 @@ def served_model_name(model: str) -> str:
 def _client(api_base: str) -> AsyncOpenAI:
     return pooled(("openai-transport", api_base), lambda: AsyncOpenAI(
         base_url=api_base, api_key="placeholder-key-sent-per-request", max_retries=0,
-        http_client=pooled(("http", api_base), capped_client)))
+        http_client=sdk_http_client(api_base)))
+
+
+def sdk_http_client(api_base: str) -> Any:
+    """The openai SDK's default HTTP client (its ``httpx2``, its pool limits), every route capped;
+    one per (event loop, server)."""
+    return pooled(("sdk-http", api_base), lambda: cap_routes(DefaultAsyncHttpxClient()))
 
 
 async def openai_chat(

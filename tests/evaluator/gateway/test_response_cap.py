@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import time
 import tracemalloc
 
 import pytest
@@ -31,6 +32,15 @@ ROUTES = {
 def endpoint(server, route: str) -> ModelEndpoint:
     base = server.url.removesuffix("/v1") if "azure" in route else server.url
     return ModelEndpoint(name="fake", api_base=base, timeout_s=20.0, **ROUTES[route])
+
+
+def server_log(server) -> list[dict]:
+    """The fake's log of oversized answers, once the handler has finished writing (it may notice the
+    cut connection a moment after the client has given up)."""
+    deadline = time.monotonic() + 10
+    while not server.oversize_log and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return server.oversize_log
 
 
 def call(ep: ModelEndpoint):
@@ -58,7 +68,7 @@ def test_an_oversized_body_is_refused_while_read(llm_server, route, kind):
         tracemalloc.stop()
     assert (info.value.kind, info.value.retryable) == ("too_large", False)
     assert peak < 3 * MAX_RESPONSE_BYTES, f"peak {peak:,} bytes: the body was buffered"
-    [log] = llm_server.oversize_log
+    [log] = server_log(llm_server)
     if kind == "gzip_bomb":
         assert log["sent"] < 100_000  # all of it was sent; the cap is on what it inflates to
     else:
@@ -138,7 +148,7 @@ def test_a_run_records_the_oversized_case_as_an_error_and_answers_the_others(llm
     s = run_benchmark(con, Spec(), cases(5), ep, render=render, score=score, options=FAST_RETRY)
     assert (s.status, s.n, s.n_errors, s.errors, s.n_scored) == ("completed", 5, 1, {"too_large": 1}, 4)
     assert llm_server.hits_by_prompt["case c002: A or B?"] == 1, "the same server sends the same: no retry"
-    assert [e["cut"] for e in llm_server.oversize_log] == [True]
+    assert [e["cut"] for e in server_log(llm_server)] == [True]
     assert con.execute("SELECT count(*) FROM response_cache").fetchone() == (4,)
     [error] = con.execute("SELECT error FROM run_results WHERE instance_id = 'c002'").fetchone()
     assert "8,000,000-byte cap" in error
