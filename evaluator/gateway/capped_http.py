@@ -2,9 +2,10 @@
 
 Why: a hostile or broken server can answer a chat request with 60 MB, an endless chunked body, or a
 small gzip body that inflates to gigabytes. The openai SDK and litellm read the whole body into memory
-and parse its JSON before our character cap (``MAX_ANSWER_CHARS``) could look at the answer. Every
-HTTP path a model call takes (the openai transport, litellm's openai, azure and own-handler providers,
-the Batch API client) therefore goes through ``CappedTransport``: a ``Content-Length`` over
+and parse its JSON before our character cap (``MAX_ANSWER_CHARS``) could look at the answer. The HTTP
+paths a model call takes (the openai transport; litellm's ``openai``, ``azure`` and
+``llm.CAPPED_HANDLER_PROVIDERS``; the Batch API client) therefore go through ``CappedTransport``
+(litellm's other providers, e.g. Gemini or Bedrock, are not: docs/known-limits.md): a ``Content-Length`` over
 ``MAX_RESPONSE_BYTES`` is refused before a byte of the body is read, and the body is counted as it
 arrives, after gzip/deflate decoding done here in bounded steps (at most 64 KiB of output per step),
 so reading stops, and the connection is closed, as soon as the count passes the cap. Streaming
@@ -60,8 +61,8 @@ def _inflater(encoding: str) -> Callable[[bytes], Iterator[bytes]] | None:
         return None
     if encoding in ("gzip", "x-gzip"):
         inflate = zlib.decompressobj(zlib.MAX_WBITS | 16)
-    elif encoding == "deflate":  # zlib-wrapped as the RFC says; raw deflate as some servers send
-        inflate = zlib.decompressobj(zlib.MAX_WBITS | 32)
+    elif encoding == "deflate":  # zlib-wrapped, as the RFC says (a raw deflate stream does not decode)
+        inflate = zlib.decompressobj(zlib.MAX_WBITS)
     else:
         raise LLMError(f"the server answered with Content-Encoding {encoding!r}, which was not asked for "
                        f"(we accept {ACCEPTED_ENCODINGS}); the body was not read", kind="malformed",

@@ -9,6 +9,7 @@ import asyncio
 import gzip
 import time
 import tracemalloc
+import zlib
 
 import pytest
 
@@ -85,13 +86,28 @@ def test_an_answer_under_both_caps_still_arrives_gzipped_or_not(llm_server, rout
     assert call(endpoint(llm_server, route)).text == answer
 
 
-def test_every_route_of_a_capped_client_is_capped(monkeypatch):
-    """httpx builds a transport per proxy named in the environment; each must be capped too."""
+def test_every_route_of_every_client_is_capped(monkeypatch):
+    """httpx builds a transport per proxy named in the environment; each must be capped too, in our
+    Batch API client, the openai SDK's default (on httpx2) and litellm's own clients (litellm's
+    aiohttp transport takes proxies itself, inside the one capped route)."""
+    from litellm.llms.custom_httpx.http_handler import AsyncHTTPHandler
+    from litellm.llms.openai.common_utils import BaseOpenAILLM
+    from openai import DefaultAsyncHttpxClient
+
+    from evaluator.gateway.capped_http import cap_routes
+
     monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
-    client = capped_client()
-    routes = transports_of(client)
-    assert len(routes) >= 3 and all(isinstance(t, CappedTransport) for t in routes)
+    clients = {"batch": capped_client(), "openai SDK": cap_routes(DefaultAsyncHttpxClient()),
+               "litellm openai": cap_routes(BaseOpenAILLM._get_async_http_client()),
+               "litellm handler": cap_routes(AsyncHTTPHandler().client)}
+    for name, client in clients.items():
+        routes = transports_of(client)
+        assert routes and all(isinstance(t, CappedTransport) for t in routes), name
+    assert len(transports_of(clients["batch"])) == len(transports_of(clients["openai SDK"])) == 3  # 2 proxies
+    import httpx2
+
+    assert isinstance(clients["openai SDK"], httpx2.AsyncClient), "the SDK's own httpx, not ours"
 
 
 def test_the_error_is_found_inside_the_sdks_wrapping():
@@ -177,3 +193,24 @@ def test_a_batch_file_is_capped_per_line_and_per_request(llm_server):
     assert (info.value.kind, info.value.retryable) == ("too_large", False)
     with pytest.raises(LLMError, match="holds a line of more than 8,000,000 bytes"):
         asyncio.run(read("file-long-line", 4))
+
+
+@pytest.mark.parametrize(("encoding", "body", "outcome"), [
+    ("deflate", zlib.compress(b'{"ok": 1}'), {"ok": 1}),
+    ("br", b"\x0b\x02\x80{}\x03", "Content-Encoding 'br', which was not asked for"),
+])
+def test_deflate_is_decoded_and_an_encoding_not_asked_for_is_refused(encoding, body, outcome):
+    import httpx
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"Content-Encoding": encoding}, content=body)
+
+    async def fetch():
+        async with httpx.AsyncClient(transport=CappedTransport.wrap(httpx.MockTransport(handler))) as client:
+            return (await client.get("http://fake/")).json()
+
+    if isinstance(outcome, dict):
+        assert asyncio.run(fetch()) == outcome
+    else:
+        with pytest.raises(LLMError, match=outcome):
+            asyncio.run(fetch())
