@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
+import gzip
 import json
 import random
 import re
@@ -30,7 +32,14 @@ from typing import Any
 
 FAULT_KINDS = ("429", "500", "hang", "malformed")
 """Transient faults a runner must ride out. Also available, not by default: "401", "400" and "echo401"
-(a 401 whose body echoes the request path and headers, as careless servers do)."""
+(a 401 whose body echoes the request path and headers, as careless servers do), and the oversized
+bodies of ``OVERSIZE_KINDS``."""
+OVERSIZE_KINDS = ("huge_length", "endless", "gzip_bomb")
+"""Bodies far over any sane size, all valid JSON if read to the end: ``huge_length`` declares and sends
+``OVERSIZE_BYTES`` with a Content-Length, ``endless`` sends as many chunked with no Content-Length,
+``gzip_bomb`` sends ~40 KB of gzip that inflates to that many. What was sent is logged in
+``FakeLLMServer.oversize_log``."""
+OVERSIZE_BYTES = 40_000_000
 Answer = Callable[[dict[str, Any]], str]
 
 
@@ -122,6 +131,42 @@ class _Handler(BaseHTTPRequestHandler):
     def _json(self, code: int, obj: Any, headers: dict[str, str] | None = None) -> None:
         self._send(code, json.dumps(obj).encode(), headers)
 
+    def _oversize(self, kind: str) -> None:
+        """Send an oversized answer (``OVERSIZE_KINDS``); log the bytes written and whether the client
+        cut the connection before the end."""
+        head, tail = _oversize_parts()
+        sent, cut = 0, False
+        self.close_connection = True
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            if kind == "gzip_bomb":
+                body = _gzip_bomb()
+                self.send_header("Content-Encoding", "gzip")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                sent = len(body)
+            else:
+                chunked = kind == "endless"
+                if chunked:
+                    self.send_header("Transfer-Encoding", "chunked")
+                else:
+                    self.send_header("Content-Length", str(OVERSIZE_BYTES))
+                self.end_headers()
+                content = OVERSIZE_BYTES - len(head) - len(tail)
+                whole, rest = divmod(content, 65536)
+                for piece in [head, *[b"x" * 65536] * whole, b"x" * rest, tail]:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece) if chunked else piece)
+                    sent += len(piece)
+                if chunked:
+                    self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except OSError:
+            cut = True
+        with self.server.fake._lock:
+            self.server.fake.oversize_log.append({"kind": kind, "sent": sent, "cut": cut})
+
     def do_GET(self) -> None:
         if "/batches/" in self.path or "/files/" in self.path:
             code, body = self.server.fake.batches.get(self.path)
@@ -139,7 +184,7 @@ class _Handler(BaseHTTPRequestHandler):
             request = json.loads(raw or b"{}")
         except json.JSONDecodeError:
             return self._json(400, {"error": {"message": "invalid JSON", "type": "invalid_request_error"}})
-        if not self.path.rstrip("/").endswith("/chat/completions"):
+        if not self.path.split("?")[0].rstrip("/").endswith("/chat/completions"):  # Azure adds ?api-version
             return self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
         fake = self.server.fake
         fault = fake.record_and_pick_fault(request, self.headers.get("Authorization", ""))
@@ -195,8 +240,24 @@ class _Handler(BaseHTTPRequestHandler):
                 return None
         if fault == "malformed":
             return self._send(200, b'{"id": "chatcmpl-fake", "choices": [{"index": 0, "mess')
+        if fault in OVERSIZE_KINDS:
+            return self._oversize(fault)
         fake.count_ok(request)
         self._json(200, fake.reply_body(request))
+
+
+def _oversize_parts() -> tuple[bytes, bytes]:
+    """The JSON around an oversized answer's content (the content itself is "x" repeated)."""
+    head = (b'{"id": "chatcmpl-big", "object": "chat.completion", "created": 0, "model": "fake", "choices": '
+            b'[{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "')
+    return head, b'"}}], "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}'
+
+
+@functools.cache
+def _gzip_bomb() -> bytes:
+    """``OVERSIZE_BYTES`` of valid JSON, gzip-compressed (~40 KB)."""
+    head, tail = _oversize_parts()
+    return gzip.compress(head + b"x" * (OVERSIZE_BYTES - len(head) - len(tail)) + tail, compresslevel=9)
 
 
 class _Server(ThreadingHTTPServer):
@@ -267,6 +328,8 @@ class FakeLLMServer:
         self.request_times: list[tuple[float, str]] = []
         """(time.monotonic(), prompt) of every request received."""
         self.auth_headers: set[str] = set()
+        self.oversize_log: list[dict[str, Any]] = []
+        """One entry per oversized answer sent: kind, bytes written, whether the client cut it short."""
         from tests.fake_batches import FakeBatches
 
         self.batches = FakeBatches(self)

@@ -14,17 +14,23 @@ line per request: ``custom_id``, ``method``, ``url``, ``body``), create the batc
 (``GET /files/{id}/content``; one line per request: ``custom_id``, ``response`` with ``status_code`` and
 ``body``, or ``error``). Plain HTTP through httpx, so any OpenAI-compatible server works; Azure's
 deployment-scoped URLs and ``api-version`` are not handled here.
+
+Every response is capped in bytes while it is read (``evaluator.gateway.capped_http``): a JSON reply
+at ``MAX_RESPONSE_BYTES``, like one chat answer; an output or error file line by line, each line (one
+request's answer) at ``MAX_RESPONSE_BYTES`` and the file at that many bytes per request sent, so a
+file is never bigger than the direct calls it replaces could have read.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
 from evaluator.gateway.errors import LLMError
+from evaluator.gateway.limits import MAX_RESPONSE_BYTES
 from evaluator.gateway.llm import Completion, ModelEndpoint, api_key_for, completion_from_reply
 from evaluator.gateway.prices import Price, batch_price_of
 
@@ -91,7 +97,7 @@ class BatchClient:
     """The files and batches endpoints of one OpenAI-compatible server (async, httpx)."""
 
     def __init__(self, endpoint: ModelEndpoint) -> None:
-        import httpx  # installed with openai and litellm
+        from evaluator.gateway.capped_http import capped_client  # imports httpx (with openai and litellm)
 
         if not endpoint.api_base and not endpoint.model.startswith(("openai/", "gpt-", "o1", "o3", "o4")):
             raise LLMError(f"{endpoint.name}: batch runs need an OpenAI-compatible server (give --api-base)",
@@ -100,7 +106,8 @@ class BatchClient:
         base = (endpoint.api_base or "https://api.openai.com/v1").rstrip("/")
         key = api_key_for(endpoint)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self._http = httpx.AsyncClient(base_url=base, headers=headers, timeout=endpoint.timeout_s)
+        self._options = {"base_url": base, "headers": headers, "timeout": endpoint.timeout_s}
+        self._http = capped_client(**self._options)
 
     async def close(self) -> None:
         """Release the connection pool."""
@@ -136,19 +143,44 @@ class BatchClient:
         """The batch's state now."""
         return state_of(await self._json("GET", f"/batches/{batch_id}"))
 
-    async def lines(self, file_id: str) -> list[dict[str, Any]]:
-        """The JSON lines of an output or error file."""
+    async def lines(self, file_id: str, requests: int = 1) -> list[dict[str, Any]]:
+        """The JSON lines of an output or error file of a batch of ``requests`` requests, read as they
+        arrive: a line over ``MAX_RESPONSE_BYTES`` or a file over that many bytes per request is refused
+        (``ResponseTooLarge``) before it is all read."""
         import httpx
 
-        try:
-            response = await self._http.get(f"/files/{file_id}/content")
-        except httpx.HTTPError as exc:
-            raise LLMError(f"batch API file {file_id}: {type(exc).__name__}", kind="connection",
-                           retryable=True) from None
-        if response.status_code >= 400:
-            raise LLMError(f"batch API file {file_id}: HTTP {response.status_code}", kind="server",
-                           retryable=True)
-        return [json.loads(line) for line in response.text.splitlines() if line.strip()]
+        from evaluator.gateway.capped_http import capped_client
+
+        path = f"/files/{file_id}/content"
+        out: list[dict[str, Any]] = []
+        async with capped_client(MAX_RESPONSE_BYTES * max(1, requests), **self._options) as http:
+            try:
+                async with http.stream("GET", path) as response:
+                    if response.status_code >= 400:
+                        raise LLMError(f"batch API file {file_id}: HTTP {response.status_code}",
+                                       kind="server", retryable=True)
+                    async for line in capped_lines(response.aiter_bytes(), MAX_RESPONSE_BYTES):
+                        out.append(json.loads(line))
+            except httpx.HTTPError as exc:
+                raise LLMError(f"batch API file {file_id}: {type(exc).__name__}", kind="connection",
+                               retryable=True) from None
+        return out
+
+
+async def capped_lines(chunks: AsyncIterator[bytes], cap: int) -> AsyncIterator[bytes]:
+    """The non-blank lines of a byte stream; a line longer than ``cap`` is refused as it grows."""
+    from evaluator.gateway.capped_http import ResponseTooLarge
+
+    pending = b""
+    async for chunk in chunks:
+        *done, pending = (pending + chunk).split(b"\n")
+        for line in done:
+            if line.strip():
+                yield line
+        if len(pending) > cap:
+            raise ResponseTooLarge(f"holds a line of more than {cap:,} bytes", cap)
+    if pending.strip():
+        yield pending
 
 
 def state_of(obj: Mapping[str, Any]) -> BatchState:

@@ -36,7 +36,8 @@ class LLMError(Exception):
 
     Attributes:
         kind: short name (``rate_limit``, ``server``, ``timeout``, ``connection``, ``malformed``,
-            ``auth``, ``bad_request``, ``not_found``, ``missing_key``, ``other``).
+            ``auth``, ``bad_request``, ``not_found``, ``missing_key``, ``too_large`` (a 413, or a
+            response over the byte cap: ``evaluator.gateway.capped_http``), ``other``).
         retryable: whether trying again later may succeed.
         status: HTTP status when there was one.
         retry_after: seconds the server asked us to wait (429), if it said.
@@ -117,8 +118,9 @@ def classify_exception(exc: BaseException) -> LLMError:
         >>> classify_exception(TimeoutError("slow")).kind
         'timeout'
     """
-    if isinstance(exc, LLMError):
-        return exc
+    ours = _ours_in_chain(exc)
+    if ours is not None:
+        return ours
     names = {cls.__name__ for cls in type(exc).__mro__}
     status = getattr(exc, "status_code", None)
     status = int(status) if isinstance(status, int) else None
@@ -154,6 +156,19 @@ def classify_exception(exc: BaseException) -> LLMError:
     if "BadRequestError" in names:
         return LLMError(message, kind="bad_request", retryable=False, status=status)
     return LLMError(f"{type(exc).__name__}: {message}", kind="other", retryable=False, status=status)
+
+
+def _ours_in_chain(exc: BaseException) -> LLMError | None:
+    """An ``LLMError`` that ``exc`` is or wraps: the openai SDK and litellm wrap what our HTTP layer
+    (``evaluator.gateway.capped_http``) raises inside them, e.g. a response over the byte cap."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, LLMError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def error_record(err: LLMError) -> dict[str, Any]:

@@ -16,6 +16,13 @@ per call and never stored. Prices per 1M tokens come from the endpoint override,
 An endpoint may use ``transport="openai"`` for an OpenAI-compatible server: the same
 request goes through the openai SDK directly, with about half of litellm's client CPU per call
 (``evaluator.gateway.openai_transport``; figures in ``bench/runner_throughput.py``).
+
+Every response body is capped in bytes while it is read, before any JSON parsing
+(``MAX_RESPONSE_BYTES``, ``evaluator.gateway.capped_http``): the openai transport's client is capped,
+and litellm is given a capped client per call (``litellm_client``) for the providers it reaches over
+the openai SDK (``openai``, ``azure``) or its own HTTP handler (``CAPPED_HANDLER_PROVIDERS``). Other
+litellm providers (Bedrock, Vertex, Gemini, ...) keep litellm's own client: only the character cap,
+after parsing, applies to them (docs/known-limits.md).
 ``default_transport`` says which one a new endpoint gets when nobody chose: the openai SDK for an
 OpenAI-compatible server named by ``api_base``, litellm for every hosted provider. Prices, cache
 keys and answers do not depend on the transport (``identity`` leaves it out).
@@ -24,6 +31,7 @@ keys and answers do not depend on the transport (``identity`` leaves it out).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import re
 import time
@@ -34,17 +42,15 @@ from urllib.parse import urlparse
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from evaluator.gateway.errors import LLMError, MissingKeyError, classify_exception
+from evaluator.gateway.limits import MAX_ANSWER_CHARS, MAX_RESPONSE_BYTES
 from evaluator.gateway.prices import Price, resolve_price
 from evaluator.gateway.secrets import looks_like_secret, remember_endpoint_secrets, remember_secret, scrub_url
 
-__all__ = ["Completion", "LLMError", "ModelEndpoint", "complete", "count_prompt_tokens", "default_transport",
-           "resolve_price"]
+__all__ = ["MAX_ANSWER_CHARS", "MAX_RESPONSE_BYTES", "Completion", "LLMError", "ModelEndpoint", "complete",
+           "count_prompt_tokens", "default_transport", "resolve_price"]
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 DUMMY_KEY = "sk-local-no-key"
-MAX_ANSWER_CHARS = 1_000_000
-"""Longest answer accepted (about 250,000 tokens, far past any ``max_tokens``): a server that sends a
-60 MB answer gets an error for that case, and nothing that size is stored or cached."""
 _SECRET_NAME = re.compile(r"(key|secret|password|credential|token|authorization)$", re.IGNORECASE)
 
 
@@ -247,6 +253,66 @@ def call_options(endpoint: ModelEndpoint, params: Mapping[str, Any] | None = Non
     return options
 
 
+CAPPED_HANDLER_PROVIDERS = frozenset({
+    "hosted_vllm", "ollama_chat", "anthropic", "groq", "together_ai", "mistral", "deepseek", "openrouter",
+    "xai", "fireworks_ai"})
+"""litellm providers whose chat call goes through litellm's ``AsyncHTTPHandler`` and takes one per call
+(litellm 1.110: ``base_llm_http_handler``, or Anthropic's handler); each gets a capped one."""
+
+
+def litellm_client(litellm: Any, endpoint: ModelEndpoint, key: str | None) -> Any | None:
+    """The client to hand litellm for this call, its HTTP capped in bytes; None where we have none.
+
+    One per (event loop, server, key): connections stay pooled across calls. ``openai`` gets an
+    ``AsyncOpenAI``, ``azure`` an ``AsyncAzureOpenAI`` and the providers in ``CAPPED_HANDLER_PROVIDERS``
+    an ``AsyncHTTPHandler``, each over ``capped_http.capped_client``; litellm then uses that client
+    as it is (its own cached clients are not consulted). No litellm global is touched.
+    """
+    from evaluator.gateway.capped_http import cap_routes, pooled
+
+    try:
+        _, provider, _, base = litellm.get_llm_provider(model=endpoint.model, api_base=endpoint.api_base)
+    except Exception:  # noqa: BLE001 - litellm will say what is wrong with the model string itself
+        return None
+    if provider in ("openai", "azure"):
+        from litellm.llms.openai.common_utils import BaseOpenAILLM
+        from openai import AsyncAzureOpenAI, AsyncOpenAI
+
+        def http() -> Any:  # litellm's own client for the openai SDK (its aiohttp transport), capped
+            return pooled(("litellm-http", base), lambda: cap_routes(BaseOpenAILLM._get_async_http_client()))
+
+    if provider == "openai":
+        base = base or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE") or \
+            "https://api.openai.com/v1"
+        key = key or os.environ.get("OPENAI_API_KEY")
+        if not key:
+            return None  # litellm reports the missing key in its own words
+        return pooled(("litellm-openai", base, _digest(key)), lambda: AsyncOpenAI(
+            base_url=base, api_key=key, max_retries=0, http_client=http()))
+    if provider == "azure" and base:
+        key = key or os.environ.get("AZURE_API_KEY")
+        version = endpoint.extra_params.get("api_version") or os.environ.get("AZURE_API_VERSION") or \
+            litellm.AZURE_DEFAULT_API_VERSION
+        if not key:
+            return None  # Entra ID tokens and the like: litellm builds that client itself
+        return pooled(("litellm-azure", base, version, _digest(key)), lambda: AsyncAzureOpenAI(
+            azure_endpoint=base, api_key=key, api_version=version, max_retries=0, http_client=http()))
+    if provider in CAPPED_HANDLER_PROVIDERS:
+        from litellm.llms.custom_httpx.http_handler import AsyncHTTPHandler
+
+        def handler() -> Any:
+            made = AsyncHTTPHandler(timeout=endpoint.timeout_s)  # litellm's own client and transport
+            made.client = cap_routes(made.client)  # the setter: litellm no longer swaps it for another
+            return made
+
+        return pooled(("litellm-handler", provider, base), handler)
+    return None
+
+
+def _digest(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
 def completion_from_reply(response: Any, price: Price | None, latency: float) -> Completion:
     """A chat reply (litellm's response object, or one read back from a batch's output file) as a
     ``Completion``: its text (capped at ``MAX_ANSWER_CHARS``), tokens and cost at ``price``.
@@ -319,6 +385,9 @@ async def complete(
                 options = call_options(endpoint, params)
                 if key is not None:
                     options["api_key"] = key
+                client = litellm_client(litellm, endpoint, key)
+                if client is not None:
+                    options["client"] = client
                 response = await litellm.acompletion(messages=list(messages), **options)
     except LLMError:
         raise

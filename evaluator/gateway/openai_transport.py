@@ -9,19 +9,20 @@ classes, which litellm's subclass, so ``classify_exception`` treats both alike. 
 default and the only way to reach every other provider.
 
 One ``AsyncOpenAI`` client per (event loop, base URL) keeps connections pooled; it holds a
-placeholder key, and the real key is read from the environment and sent per request.
+placeholder key, and the real key is read from the environment and sent per request. Its HTTP client
+is the SDK's default with every route capped (``evaluator.gateway.capped_http``): the response body
+is capped in bytes while it is read, before the SDK parses it.
 """
 
 from __future__ import annotations
 
-import asyncio
-import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from openai import AsyncOpenAI  # this module is itself imported only when the transport is used
+from openai import AsyncOpenAI, DefaultAsyncHttpxClient  # this module is imported only when used
 
-_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] = weakref.WeakKeyDictionary()
+from evaluator.gateway.capped_http import cap_routes, pooled
+
 PREFIXES = ("openai/", "hosted_vllm/", "ollama_chat/")
 
 
@@ -39,13 +40,15 @@ def served_model_name(model: str) -> str:
 
 
 def _client(api_base: str) -> AsyncOpenAI:
-    loop = asyncio.get_running_loop()
-    per_loop = _CLIENTS.setdefault(loop, {})
-    if api_base not in per_loop:
-        per_loop[api_base] = AsyncOpenAI(
-            base_url=api_base, api_key="placeholder-key-sent-per-request", max_retries=0
-        )
-    return per_loop[api_base]
+    return pooled(("openai-transport", api_base), lambda: AsyncOpenAI(
+        base_url=api_base, api_key="placeholder-key-sent-per-request", max_retries=0,
+        http_client=sdk_http_client(api_base)))
+
+
+def sdk_http_client(api_base: str) -> Any:
+    """The openai SDK's default HTTP client (its ``httpx2``, its pool limits), every route capped;
+    one per (event loop, server)."""
+    return pooled(("sdk-http", api_base), lambda: cap_routes(DefaultAsyncHttpxClient()))
 
 
 async def openai_chat(

@@ -78,7 +78,7 @@ async def batch_outcomes(
         lines: list[dict[str, Any]] = []
         for file_id in (state.output_file_id, state.error_file_id):
             if file_id:
-                lines += await client.lines(file_id)
+                lines += await client.lines(file_id, len(requests))
     finally:
         await client.close()
     out: dict[str, CallOutcome] = {}

@@ -193,3 +193,27 @@ def test_batch_run_gives_the_direct_results_at_the_batch_price(home, capsys, llm
     assert direct["cost_usd"] == pytest.approx(2 * batched["cost_usd"])
     code, _, err = run(capsys, *common, "--batch", "--max-cost", "1")
     assert code == 2 and "--batch" in err
+
+
+def test_a_case_whose_server_sends_a_gzip_bomb_is_an_error_and_the_run_goes_on(home, capsys, llm_server):
+    """Issue 35 item 6: the size cap holds before parsing; the CLI run records that case's error and
+    answers the other cases (the stored message is checked in tests/evaluator/gateway/test_response_cap)."""
+    llm_server.configure(answer=lambda r: "Answer: 12")
+    sent = []
+
+    def second_request_is_a_bomb(request):
+        sent.append(1)
+        return "gzip_bomb" if len(sent) == 2 else None
+
+    llm_server.configure(fault_for=second_request_is_a_bomb)
+    args = ["run", "--benchmark", "calc_builtin", "--model", "openai/fake", "--api-base", llm_server.url,
+            "--limit", "4", "--concurrency", "1", "--format", "json"]
+    code, out, err = run(capsys, *args)
+    summary = json.loads(out)
+    assert (summary["n"], summary["n_errors"], summary["errors"]) == (4, 1, {"too_large": 1}), err
+    assert summary["status"] == "completed" and len(sent) == 4, "not retried, the others were asked"
+    assert code == 0
+    llm_server.configure(fault_for=None)
+    code, out, _ = run(capsys, *args)
+    again = json.loads(out)
+    assert (again["n_errors"], again["cache_hits"], again["new_requests"]) == (0, 3, 1), "nothing was cached"
