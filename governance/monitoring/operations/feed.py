@@ -25,6 +25,7 @@ from governance.identity.operations.authorize import require, update_as
 from governance.monitoring.identity import approved_candidate
 from governance.monitoring.models import MonitoringStatus
 from governance.monitoring.operations.common import (
+    FeedSealBroken,
     MonitoringError,
     new_signal_records,
     now_or,
@@ -113,7 +114,7 @@ def monitoring_status(
     broken, _ = feed_seal_breaks(store, dossier_id, records, name, digests=content)
     if broken:
         more = f" ({len(broken) - 1} further finding(s))" if len(broken) > 1 else ""
-        raise MonitoringError(
+        raise FeedSealBroken(
             f"the stored feed of {name} no longer matches its seal, so no status is computed from it: "
             f"{broken[0].problem}{more}. `medassure verify {dossier_id}` names every change")
     aggregates = store.monitoring.aggregates(dossier_id, name)
@@ -320,20 +321,27 @@ def export_blinded_feed(
     return n
 
 
-MONITORING_WORDS = {"in_control": "in control", "review": "review", "pause": "pause", "suspend": "suspend"}
+SEAL_BROKEN = "seal_broken"
+"""The monitoring state when a candidate's stored feed no longer matches its seal (no status is computed)."""
+MONITORING_WORDS = {"in_control": "in control", "review": "review", "pause": "pause", "suspend": "suspend",
+                    SEAL_BROKEN: "feed does not match its seal: run verify"}
 """The monitoring state in words, as the sidebar, the Dossiers list and the Decision page say it."""
 
 
 def monitoring_state(store: DossierStorage, dossier_id: str, *, now: datetime | None = None) -> str | None:
     """The dossier's monitoring state now (``in_control``, ``review``, ``pause`` or ``suspend``: the worst
-    watched candidate's), None when nothing is watched (no approved candidate, no feed, no record).
+    watched candidate's; ``seal_broken`` when a candidate's stored feed no longer matches its seal), None
+    when nothing is watched (no approved candidate, no feed, no record).
 
     Shown wherever the dossier's status is (issue 36 item 6): a paused use must look paused. An approved
     use with no production output imported yet and no open signal is not "in control": nothing has been
-    watched, so it is None too.
+    watched, so it is None too. A feed whose rows were deleted or inserted behind the app's back (the row
+    counts the glance checks) has no status at all, and says so (issue 35: it was None, shown as nothing).
     """
     try:
         watched = dossier_monitoring(store, dossier_id, now=now, content=False)  # a glance: counts only
+    except FeedSealBroken:
+        return SEAL_BROKEN
     except MonitoringError:
         return None
     if all(s.rows == 0 and all(x.state == "resolved" for x in s.signals)
