@@ -128,10 +128,11 @@ def _identity_resolution(dossier: Dossier, signal: SignalRecord, actor: Actor, r
         if any(s.model and bare_model(s.model) == bare_model(named) for s in seen):
             return None
         if not reason.strip() and not own:
+            rerun = ", ".join(addendum.candidates_rerun) or "nothing"
             raise MonitoringError(
-                f"re-evaluation {reevaluation_id} re-ran {', '.join(addendum.candidates_rerun) or 'nothing'}, "
-                f"not {signal.candidate}, the candidate this signal is about: re-run its frozen evidence plan "
-                "against the model now served, or have the chair resolve it with the reason for overriding"
+                f"re-evaluation {reevaluation_id} re-ran {rerun}, not {signal.candidate}, the candidate this "
+                "signal is about: re-run its frozen evidence plan against the model now served, or have the "
+                "chair resolve it with the reason for overriding"
             )
         if not reason.strip():
             names = dict.fromkeys(s.model or "no model named" for s in seen)

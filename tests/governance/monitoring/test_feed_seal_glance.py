@@ -32,8 +32,8 @@ def dossier_id(any_store, tmp_path):
 
 def test_rows_inserted_behind_the_apps_back_show_as_a_broken_seal_not_as_nothing(any_store, dossier_id):
     con = any_store.monitoring.con
-    con.execute("INSERT INTO monitoring_feed SELECT dossier_id, candidate, 'forged', ts, month, served_model, "
-                "prompt_version, outcome, latency_ms, error, tokens_in, tokens_out, cost_usd, reviewer, "
+    con.execute("INSERT INTO monitoring_feed SELECT dossier_id, candidate, 'forged', ts, month, "
+                "served_model, prompt_version, outcome, latency_ms, error, tokens_in, tokens_out, cost_usd, reviewer, "
                 "review_seconds, audited, audit_verdict, judge_score, sentinel, severity, text, import_id "
                 "FROM monitoring_feed WHERE row_key = 'r1'")
     assert monitoring_state(any_store, dossier_id, now=NOW) == SEAL_BROKEN
