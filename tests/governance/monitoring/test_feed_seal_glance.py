@@ -32,10 +32,11 @@ def dossier_id(any_store, tmp_path):
 
 def test_rows_inserted_behind_the_apps_back_show_as_a_broken_seal_not_as_nothing(any_store, dossier_id):
     con = any_store.monitoring.con
-    con.execute("INSERT INTO monitoring_feed SELECT dossier_id, candidate, 'forged', ts, month, "
-                "served_model, prompt_version, outcome, latency_ms, error, tokens_in, tokens_out, cost_usd, reviewer, "
-                "review_seconds, audited, audit_verdict, judge_score, sentinel, severity, text, import_id "
-                "FROM monitoring_feed WHERE row_key = 'r1'")
+    columns = "candidate, 'forged', ts, month, served_model, prompt_version, outcome, latency_ms, error, " \
+        "tokens_in, tokens_out, cost_usd, reviewer, review_seconds, audited, audit_verdict, judge_score, " \
+        "sentinel, severity, text, import_id"
+    con.execute(f"INSERT INTO monitoring_feed SELECT dossier_id, {columns} FROM monitoring_feed "
+                "WHERE row_key = 'r1'")
     assert monitoring_state(any_store, dossier_id, now=NOW) == SEAL_BROKEN
     assert MONITORING_WORDS[SEAL_BROKEN] == "feed does not match its seal: run verify"
     with pytest.raises(FeedSealBroken, match="21 stored"):  # the glance's own check, counts only
@@ -51,5 +52,6 @@ def test_rows_deleted_behind_the_apps_back_show_as_a_broken_seal(store, tmp_path
 
 
 def test_no_approved_candidate_and_nothing_watched_is_still_none(store):
-    dossier_id = store.save(decided_dossier().model_copy(update={"decision": None}), author="chair").dossier.id
+    undecided = decided_dossier().model_copy(update={"decision": None})
+    dossier_id = store.save(undecided, author="chair").dossier.id
     assert monitoring_state(store, dossier_id, now=NOW) is None
