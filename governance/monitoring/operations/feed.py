@@ -49,6 +49,8 @@ from governance.monitoring.records import (
 from governance.monitoring.seals import feed_seal_breaks
 from governance.monitoring.status import compute_status
 from governance.monitoring.store import ImportCounts
+from governance.monitoring.store_feed_conflicts import FeedConflict
+from governance.monitoring.store_feed_import import FeedError
 
 __all__ = [
     "DossierMonitoring",
@@ -202,6 +204,17 @@ def _imported_before(dossier: Dossier, candidate: str, source: Source, digest: s
     )
 
 
+def _conflict_words(dossier: Dossier, file_name: str, exc: FeedConflict) -> str:
+    """A row re-sent under a stored id with other content, in words naming the import that stored the id."""
+    stored = next((e for e in dossier.monitoring if isinstance(e, FeedImport) and e.id == exc.import_id),
+                  None)
+    by = (f"the feed import of {stored.at.date().isoformat()} ({stored.file_name}, {stored.id})"
+          if stored is not None else f"import {exc.import_id} (not in the dossier's record)")
+    where = f"row {exc.row}" if exc.row is not None else "a row"
+    return (f"{file_name}: {where} has the id {exc.row_key!r} of a different row already stored by {by}: "
+            "one id per output (send a changed output under a new id); nothing was imported")
+
+
 def import_feed(
     store: DossierStorage,
     dossier_id: str,
@@ -215,7 +228,9 @@ def import_feed(
     """Import a feed file (CSV, JSONL or Parquet; or OTLP JSON spans, or a LiteLLM spend-log export).
 
     The file is taken whole or not at all: a bad row raises ``FeedError`` naming the row and the field,
-    and nothing is stored. Rows already stored (same ``id``, else the same row) add nothing. The import's
+    and nothing is stored. Rows already stored (same ``id``, else the same row) add nothing; a row under a
+    stored id with other content (values as cleaned, or tags) refuses the file, naming the import that
+    stored the id (``store_feed_conflicts``). The import's
     record and any new signal are appended to the dossier (``Dossier.monitoring``); the same file again
     (its SHA-256 already recorded for the candidate) is recognised before its rows are read, and, raising
     no signal, adds no version either.
@@ -238,20 +253,23 @@ def import_feed(
     served = served_names(store, dossier, name)
     facts = procured(dossier, name)  # the status's inputs from procurement, looked up once
     earlier = _imported_before(dossier, name, source, digest)
-    if earlier is not None:
-        # the same bytes were imported before: every row is stored, so the rows are not read again
-        counts = ImportCounts(
-            earlier.rows_in_file, 0, earlier.first_timestamp, earlier.last_timestamp, 0, "none"
-        )
-    elif source == "otel":
-        with otel_to_feed(file) as flat:
-            counts = store.monitoring.import_file(
-                dossier_id, name, flat, source="feed", import_id=import_id, now=at
+    try:
+        if earlier is not None:
+            # the same bytes were imported before: every row is stored, so the rows are not read again
+            counts = ImportCounts(
+                earlier.rows_in_file, 0, earlier.first_timestamp, earlier.last_timestamp, 0, "none"
             )
-    else:
-        counts = store.monitoring.import_file(
-            dossier_id, name, file, source=source, import_id=import_id, now=at
-        )
+        elif source == "otel":
+            with otel_to_feed(file) as flat:
+                counts = store.monitoring.import_file(
+                    dossier_id, name, flat, source="feed", import_id=import_id, now=at
+                )
+        else:
+            counts = store.monitoring.import_file(
+                dossier_id, name, file, source=source, import_id=import_id, now=at
+            )
+    except FeedConflict as exc:
+        raise FeedError(_conflict_words(dossier, file.name, exc)) from None
     record = FeedImport(
         id=import_id,
         at=at,
