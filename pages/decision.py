@@ -14,7 +14,7 @@ from governance.decision import (
 )
 from governance.decision import decide as record_decision
 from governance.identity import PermissionDenied, local_identity
-from governance.monitoring import MonitoringError, monitoring_status
+from governance.monitoring import FeedSealBroken, MonitoringError, monitoring_status
 from governance.procurement import candidate_names
 from pages import plain_words, ui
 from pages import policy_tables as tables
@@ -99,6 +99,10 @@ with right:
 if decision is not None and decision.outcome != "reject":  # the live status after go-live (page Monitoring)
     try:
         live = monitoring_status(ui.store(), dossier.id, content=False)  # the Monitoring page checks the rows
+    except FeedSealBroken as exc:  # never nothing: rows removed or added behind the app's back (issue 35)
+        live = None
+        st.warning(f"**Monitoring (live): the feed does not match its seal, so no status is shown.** "
+                   f"{ui.plain(str(exc))}")
     except MonitoringError:
         live = None
     if live is not None:

@@ -116,7 +116,8 @@ def _watched(location: str, dossier_id: str, version: int, verdicts: int) -> str
 
 
 def monitoring_words(dossier_id: str, version: int) -> str | None:
-    """The dossier's monitoring state in words ("in control", "pause", ...), None when nothing is watched.
+    """The dossier's monitoring state in words ("in control", "pause", ..., or "feed does not match its seal:
+    run verify" when rows were removed or added behind the app's back), None when nothing is watched.
 
     Drawn on every page (the sidebar) and for every dossier (the Dossiers list), it is computed once per
     dossier version and count of audit verdicts (a closed production queue adds verdicts without a new
@@ -128,6 +129,13 @@ def monitoring_words(dossier_id: str, version: int) -> str | None:
     here = store()
     state = _watched(here.location, dossier_id, version, len(here.monitoring.audit_verdict_rows(dossier_id)))
     return MONITORING_WORDS[state] if state else None
+
+
+def _marked(words: str) -> str:
+    """The monitoring words in bold; in red when the feed no longer matches its seal (no status at all)."""
+    from governance.monitoring import MONITORING_WORDS, SEAL_BROKEN
+
+    return f":red[**{words}**]" if words == MONITORING_WORDS[SEAL_BROKEN] else f"**{words}**"
 
 
 REVIEWER_COOKIE = "medassure_reviewer"
@@ -441,7 +449,7 @@ def sidebar() -> None:
                 st.markdown(f"**Version {v.version}** · `{v.hash[:12]}`  \n"
                             f"Risk tier: :{TIER_COLOURS[tier]}[**{tier}**] · status "
                             f"{v.dossier.status.replace('_', ' ')}"
-                            + (f" · monitoring **{watched}**" if watched else ""))
+                            + (f" · monitoring {_marked(watched)}" if watched else ""))
                 if v.dossier.practice is not None:  # issue 36 item 16: never taken for the record
                     from governance.dossier import practice_line
 

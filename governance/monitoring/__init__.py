@@ -26,6 +26,7 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "record_go_live": "governance.monitoring.operations.events",
     "resolve_signal": "governance.monitoring.operations.events",
     "MonitoringError": "governance.monitoring.operations.feed",
+    "FeedSealBroken": "governance.monitoring.operations.feed",
     "MonthError": "governance.monitoring.month",
     "monitoring_month": "governance.monitoring.operations.month",
     "dossier_monitoring": "governance.monitoring.operations.feed",
@@ -34,6 +35,7 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "monitoring_status": "governance.monitoring.operations.feed",
     "known_candidates": "governance.monitoring.identity",
     "MONITORING_WORDS": "governance.monitoring.operations.feed",
+    "SEAL_BROKEN": "governance.monitoring.operations.feed",
     "monitoring_state": "governance.monitoring.operations.feed",
     "SEVERITIES": "governance.monitoring.records",
     "safety_register": "governance.monitoring.register",
@@ -45,7 +47,8 @@ _FACE = {  # what pages and the CLI use from this concept: name -> defining modu
     "write_practice_feed": "governance.monitoring.operations.practice",
 }
 __all__ = [  # literal, so tools see the names; tests check it matches _FACE
-    "FeedError", "MONITORING_WORDS", "MonitoringError", "MonthError", "PracticeError", "SEVERITIES",
+    "FeedError", "FeedSealBroken", "MONITORING_WORDS", "MonitoringError", "MonthError", "PracticeError",
+    "SEAL_BROKEN", "SEVERITIES",
     "acknowledge_signal", "canary_view", "discard_practice_copy", "dossier_monitoring", "due_canaries",
     "export_blinded_feed", "feed_template", "import_feed", "known_candidates", "make_practice_copy",
     "monitoring_month", "monitoring_state", "monitoring_status", "preview_canary", "record_event",

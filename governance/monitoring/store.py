@@ -23,6 +23,7 @@ import duckdb
 from evaluator.storage.db import apply_migrations, harden, is_postgres
 from governance.dossier.store_seals import ensure_seal_table
 from governance.monitoring.feed_records import FeedAggregates, IdentitySeen, MonthCounts, TagCount
+from governance.monitoring.store_feed_conflicts import refuse_stored_conflicts
 from governance.monitoring.store_feed_import import (
     FeedError,
     clean_select,
@@ -219,6 +220,7 @@ class MonitoringFeedStore(FeedSeals):
         )
         work.execute("BEGIN TRANSACTION")
         try:
+            refuse_stored_conflicts(work, dossier_id, candidate)  # a stored id with other content (issue 35)
             before = self._count(work, dossier_id, candidate)
             for tag in tags:  # first: the anti-join sees which rows are new before they are added
                 col = '"' + tag.replace('"', '""') + '"'

@@ -36,6 +36,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from governance.monitoring.store_feed_conflicts import refuse_staged_conflicts
+
 CHUNK = 1 << 20
 """Bytes per write to the COPY stream."""
 
@@ -95,6 +97,7 @@ def copy_feed_rows(
                     con.execute("CREATE TEMP TABLE feed_tag_stage (LIKE monitoring_feed_tags) ON COMMIT DROP")
                     for out in tag_files:
                         con.copy_csv("feed_tag_stage", TAG_COLUMNS, _chunks(out))
+                refuse_staged_conflicts(con, work, key, bool(tag_files))  # a stored id, other content
                 added = insert_new(con, feed_cols, bool(tag_files), key)
             analyze_if_grown(con, added)
             sealed = seal()

@@ -266,3 +266,21 @@ def test_an_unknown_candidate_is_refused_everywhere_and_nothing_is_stored(
     assert code == 2 and "no feed rows of candidate 'M11'" in err and "candidates with a feed: M1" in err
     code, _, err = run(capsys, "monitor", "events", dossier_id, "--candidate", "M11")
     assert code == 2 and "no candidate 'M11'" in err
+
+
+def test_a_later_file_resending_a_stored_id_with_other_content_exits_2(dossier_id, tmp_path, capsys):
+    """Issue 35: it exited 0 and dropped the row as already stored; the overlap as stored still exits 0."""
+    rows = feed_rows(10, start=RECENT, prompt_version="v1")
+    code, first, err = run(capsys, "monitor", "import", str(write_csv(tmp_path / "a.csv", rows)),
+                           "--dossier", dossier_id)
+    assert code == 0, err
+    later = [*rows[5:], *feed_rows(12, start=RECENT, prompt_version="v1")[10:]]
+    code, data, _ = run(capsys, "monitor", "import", str(write_csv(tmp_path / "b.csv", later)),
+                        "--dossier", dossier_id)
+    assert code == 0 and (data["rows_added"], data["rows_already_stored"]) == (2, 5)
+    later[1] = later[1] | {"outcome": "discarded"}  # r6
+    code, data, err = run(capsys, "monitor", "import", str(write_csv(tmp_path / "c.csv", later)),
+                          "--dossier", dossier_id)
+    assert code == 2 and data is None and "Traceback" not in err
+    assert "c.csv: row 2 has the id 'r6' of a different row already stored by the feed import of " in err
+    assert f"(a.csv, {first['id']})" in err and len(err.strip().splitlines()) == 1

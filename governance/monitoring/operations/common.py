@@ -20,6 +20,11 @@ class MonitoringError(ValueError):
     """A monitoring operation refused, with a one-line message for the user (the CLI's exit 2)."""
 
 
+class FeedSealBroken(MonitoringError):
+    """The stored feed no longer matches its seal (rows removed, added or altered outside MedAssure): no
+    status is computed from it; the glance views say so (``monitoring_state``: ``seal_broken``)."""
+
+
 def now_or(now: datetime | None) -> datetime:
     return now or datetime.now(UTC)
 

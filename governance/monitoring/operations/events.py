@@ -111,9 +111,10 @@ def _identity_resolution(dossier: Dossier, signal: SignalRecord, actor: Actor, r
                          reevaluation_id: str | None) -> str | None:
     """Check how an identity signal (``IDENTITY_SIGNALS``) is resolved; "chair" for the chair's override.
 
-    A served model that was not approved is answered only by a re-evaluation whose replies named that
-    model, or by the chair's recorded override with the reason (issue 36 item 7: a pause was closed with a
-    re-run answered by the old model).
+    A served model that was not approved is answered only by a re-evaluation of the signal's own candidate
+    whose replies named that model, or by the chair's recorded override with the reason (issue 36 item 7: a
+    pause was closed with a re-run answered by the old model; issue 35: with a re-run of another candidate
+    that was served the same model).
 
     Raises:
         MonitoringError: a re-evaluation that did not see the identity, and no override reason.
@@ -122,9 +123,17 @@ def _identity_resolution(dossier: Dossier, signal: SignalRecord, actor: Actor, r
     named = _named_identity(dossier, signal)
     if reevaluation_id:
         addendum = next(a for a in dossier.reevaluations if a.id == reevaluation_id)
-        seen = [s for c in addendum.comparisons for s in c.served_after]
+        own = [c for c in addendum.comparisons if c.candidate == signal.candidate]
+        seen = [s for c in own for s in c.served_after]
         if any(s.model and bare_model(s.model) == bare_model(named) for s in seen):
             return None
+        if not reason.strip() and not own:
+            rerun = ", ".join(addendum.candidates_rerun) or "nothing"
+            raise MonitoringError(
+                f"re-evaluation {reevaluation_id} re-ran {rerun}, not {signal.candidate}, the candidate this "
+                "signal is about: re-run its frozen evidence plan against the model now served, or have the "
+                "chair resolve it with the reason for overriding"
+            )
         if not reason.strip():
             names = dict.fromkeys(s.model or "no model named" for s in seen)
             answered = ", ".join(names) or "no recorded model"

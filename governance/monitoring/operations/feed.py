@@ -25,6 +25,7 @@ from governance.identity.operations.authorize import require, update_as
 from governance.monitoring.identity import approved_candidate
 from governance.monitoring.models import MonitoringStatus
 from governance.monitoring.operations.common import (
+    FeedSealBroken,
     MonitoringError,
     new_signal_records,
     now_or,
@@ -48,6 +49,8 @@ from governance.monitoring.records import (
 from governance.monitoring.seals import feed_seal_breaks
 from governance.monitoring.status import compute_status
 from governance.monitoring.store import ImportCounts
+from governance.monitoring.store_feed_conflicts import FeedConflict
+from governance.monitoring.store_feed_import import FeedError
 
 __all__ = [
     "DossierMonitoring",
@@ -113,7 +116,7 @@ def monitoring_status(
     broken, _ = feed_seal_breaks(store, dossier_id, records, name, digests=content)
     if broken:
         more = f" ({len(broken) - 1} further finding(s))" if len(broken) > 1 else ""
-        raise MonitoringError(
+        raise FeedSealBroken(
             f"the stored feed of {name} no longer matches its seal, so no status is computed from it: "
             f"{broken[0].problem}{more}. `medassure verify {dossier_id}` names every change")
     aggregates = store.monitoring.aggregates(dossier_id, name)
@@ -201,6 +204,17 @@ def _imported_before(dossier: Dossier, candidate: str, source: Source, digest: s
     )
 
 
+def _conflict_words(dossier: Dossier, file_name: str, exc: FeedConflict) -> str:
+    """A row re-sent under a stored id with other content, in words naming the import that stored the id."""
+    stored = next((e for e in dossier.monitoring if isinstance(e, FeedImport) and e.id == exc.import_id),
+                  None)
+    by = (f"the feed import of {stored.at.date().isoformat()} ({stored.file_name}, {stored.id})"
+          if stored is not None else f"import {exc.import_id} (not in the dossier's record)")
+    where = f"row {exc.row}" if exc.row is not None else "a row"
+    return (f"{file_name}: {where} has the id {exc.row_key!r} of a different row already stored by {by}: "
+            "one id per output (send a changed output under a new id); nothing was imported")
+
+
 def import_feed(
     store: DossierStorage,
     dossier_id: str,
@@ -214,7 +228,9 @@ def import_feed(
     """Import a feed file (CSV, JSONL or Parquet; or OTLP JSON spans, or a LiteLLM spend-log export).
 
     The file is taken whole or not at all: a bad row raises ``FeedError`` naming the row and the field,
-    and nothing is stored. Rows already stored (same ``id``, else the same row) add nothing. The import's
+    and nothing is stored. Rows already stored (same ``id``, else the same row) add nothing; a row under a
+    stored id with other content (values as cleaned, or tags) refuses the file, naming the import that
+    stored the id (``store_feed_conflicts``). The import's
     record and any new signal are appended to the dossier (``Dossier.monitoring``); the same file again
     (its SHA-256 already recorded for the candidate) is recognised before its rows are read, and, raising
     no signal, adds no version either.
@@ -237,20 +253,23 @@ def import_feed(
     served = served_names(store, dossier, name)
     facts = procured(dossier, name)  # the status's inputs from procurement, looked up once
     earlier = _imported_before(dossier, name, source, digest)
-    if earlier is not None:
-        # the same bytes were imported before: every row is stored, so the rows are not read again
-        counts = ImportCounts(
-            earlier.rows_in_file, 0, earlier.first_timestamp, earlier.last_timestamp, 0, "none"
-        )
-    elif source == "otel":
-        with otel_to_feed(file) as flat:
-            counts = store.monitoring.import_file(
-                dossier_id, name, flat, source="feed", import_id=import_id, now=at
+    try:
+        if earlier is not None:
+            # the same bytes were imported before: every row is stored, so the rows are not read again
+            counts = ImportCounts(
+                earlier.rows_in_file, 0, earlier.first_timestamp, earlier.last_timestamp, 0, "none"
             )
-    else:
-        counts = store.monitoring.import_file(
-            dossier_id, name, file, source=source, import_id=import_id, now=at
-        )
+        elif source == "otel":
+            with otel_to_feed(file) as flat:
+                counts = store.monitoring.import_file(
+                    dossier_id, name, flat, source="feed", import_id=import_id, now=at
+                )
+        else:
+            counts = store.monitoring.import_file(
+                dossier_id, name, file, source=source, import_id=import_id, now=at
+            )
+    except FeedConflict as exc:
+        raise FeedError(_conflict_words(dossier, file.name, exc)) from None
     record = FeedImport(
         id=import_id,
         at=at,
@@ -320,20 +339,27 @@ def export_blinded_feed(
     return n
 
 
-MONITORING_WORDS = {"in_control": "in control", "review": "review", "pause": "pause", "suspend": "suspend"}
+SEAL_BROKEN = "seal_broken"
+"""The monitoring state when a candidate's stored feed no longer matches its seal (no status is computed)."""
+MONITORING_WORDS = {"in_control": "in control", "review": "review", "pause": "pause", "suspend": "suspend",
+                    SEAL_BROKEN: "feed does not match its seal: run verify"}
 """The monitoring state in words, as the sidebar, the Dossiers list and the Decision page say it."""
 
 
 def monitoring_state(store: DossierStorage, dossier_id: str, *, now: datetime | None = None) -> str | None:
     """The dossier's monitoring state now (``in_control``, ``review``, ``pause`` or ``suspend``: the worst
-    watched candidate's), None when nothing is watched (no approved candidate, no feed, no record).
+    watched candidate's; ``seal_broken`` when a candidate's stored feed no longer matches its seal), None
+    when nothing is watched (no approved candidate, no feed, no record).
 
     Shown wherever the dossier's status is (issue 36 item 6): a paused use must look paused. An approved
     use with no production output imported yet and no open signal is not "in control": nothing has been
-    watched, so it is None too.
+    watched, so it is None too. A feed whose rows were deleted or inserted behind the app's back (the row
+    counts the glance checks) has no status at all, and says so (issue 35: it was None, shown as nothing).
     """
     try:
         watched = dossier_monitoring(store, dossier_id, now=now, content=False)  # a glance: counts only
+    except FeedSealBroken:
+        return SEAL_BROKEN
     except MonitoringError:
         return None
     if all(s.rows == 0 and all(x.state == "resolved" for x in s.signals)

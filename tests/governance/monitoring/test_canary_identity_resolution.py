@@ -18,7 +18,7 @@ from governance.monitoring.plan import resolved_plan
 from governance.monitoring.records import CanaryAttempt, CanaryRun, SignalAction
 from governance.reevaluation.records import ServedIdentity
 from tests.governance.monitoring.test_monitoring_events import committee, person  # noqa: F401 (a fixture)
-from tests.governance.monitoring_fixtures import NOW, decided_dossier
+from tests.governance.monitoring_fixtures import CANDIDATE, NOW, decided_dossier
 from tests.reports.test_sections_reevaluation import addendum
 
 SERVED = "openai/m-1-2026-05"  # what the canary's endpoint answered as; the decision approved m-1
@@ -30,11 +30,11 @@ def _attempt() -> CanaryAttempt:
                          served_model=SERVED)
 
 
-def _paused(store, *served: str) -> tuple[str, str]:
+def _paused(store, *served: str, rerun: str = CANDIDATE) -> tuple[str, str]:
     adds = []
     for i, model in enumerate(served):
         a = addendum()
-        comparison = a.comparisons[0].model_copy(update={"served_after": [
+        comparison = a.comparisons[0].model_copy(update={"candidate": rerun, "served_after": [
             ServedIdentity(model=model, system_fingerprint=None, n=12)]})
         adds.append(a.model_copy(update={"id": f"R-1000000{i}", "comparisons": [comparison]}))
     d = decided_dossier().model_copy(update={"reevaluations": adds})
@@ -78,3 +78,12 @@ def test_an_editor_cannot_close_it_with_a_reason_only_the_chair_can(committee, s
                    reason="Vendor's release note: a renamed build of the approved model", now=NOW)
     (done,) = [e for e in store.load(dossier_id).dossier.monitoring if isinstance(e, SignalAction)]
     assert (done.by, done.role) == ("rivera", "chair")
+
+
+def test_a_reevaluation_of_another_candidate_does_not_close_it(store):
+    """Issue 35: the re-run must be of the signal's own candidate, not any candidate served the model."""
+    dossier_id, signal_id = _paused(store, SERVED, rerun="M2")
+    with pytest.raises(MonitoringError, match=f"re-ran M2, not {CANDIDATE}"):
+        resolve_signal(store, dossier_id, signal_id, actor=Actor.named("qa"), reevaluation_id="R-10000000",
+                       now=NOW)
+    assert monitoring_status(store, dossier_id, now=NOW).status == "pause"

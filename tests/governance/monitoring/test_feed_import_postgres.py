@@ -9,6 +9,7 @@ import pytest
 from governance.dossier.store import Store
 from governance.identity import Actor
 from governance.monitoring import store_feed_pg
+from governance.monitoring.store_feed_import import FeedError
 from tests.governance.monitoring_fixtures import NOW, decided_dossier, feed_rows, write_csv
 
 pytestmark = pytest.mark.postgres
@@ -28,23 +29,31 @@ def _imports_verify(store, dossier_id, records) -> None:
 
 def _files(tmp_path):
     first = write_csv(tmp_path / "a.csv", feed_rows(10))
-    again = feed_rows(20)  # r0..r9 again, with a tag the first file did not have, and r10..r19 new
+    again = feed_rows(20)  # r0..r9 again as stored (no tag), and r10..r19 new, tagged
     for i, row in enumerate(again):
-        row["tag:site"] = f"site-{i % 2}"
+        row["tag:site"] = f"site-{i % 2}" if i >= 10 else ""
     return first, write_csv(tmp_path / "b.csv", again)
 
 
-def test_rows_already_stored_are_left_out_and_their_tags_with_them(pg_url, tmp_path):
+def test_rows_already_stored_are_left_out_and_a_stored_row_resent_with_a_tag_is_refused(pg_url, tmp_path):
+    """Before issue 35 the re-sent r0..r9 here carried a tag they were stored without, and the import left
+    them out as already stored, tags and all, exit 0: a row under a stored id with other content (a tag is
+    content: the seal hashes it) now refuses the file, and only rows as stored are left out."""
     first, second = _files(tmp_path)
     store = Store.open_url(pg_url)
     try:
         dossier_id = store.save(decided_dossier(), author="chair").dossier.id
         a = _import(store, dossier_id, first)
+        retagged = write_csv(tmp_path / "c.csv", [r | {"tag:site": "site-0"} for r in feed_rows(20)])
+        with pytest.raises(FeedError, match=r"^c\.csv: row 1 has the id 'r0' of a different row already "
+                           rf"stored by the feed import of \S+ \(a\.csv, {a.id}\)"):
+            _import(store, dossier_id, retagged)
+        assert store.monitoring.row_count(dossier_id) == 10  # r10..r19 of c.csv not stored either
         b = _import(store, dossier_id, second)
         again = _import(store, dossier_id, second)
         assert (a.rows_added, b.rows_added, again.rows_added) == (10, 10, 0)
         tagged = store.monitoring.con.execute("SELECT row_key FROM monitoring_feed_tags").fetchall()
-        assert sorted(k for (k,) in tagged) == sorted(f"r{i}" for i in range(10, 20))  # not the old rows'
+        assert sorted(k for (k,) in tagged) == sorted(f"r{i}" for i in range(10, 20))  # the new rows' only
         _imports_verify(store, dossier_id, [a, b])  # the first import's seal is untouched by the second
     finally:
         store.close()

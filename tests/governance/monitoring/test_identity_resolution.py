@@ -10,18 +10,19 @@ from governance.monitoring import MonitoringError, import_feed, monitoring_statu
 from governance.monitoring.records import SignalAction
 from governance.reevaluation.records import ServedIdentity
 from tests.governance.monitoring.test_monitoring_events import committee, person  # noqa: F401 (a fixture)
-from tests.governance.monitoring_fixtures import NOW, decided_dossier, feed_rows, write_csv
+from tests.governance.monitoring_fixtures import CANDIDATE, NOW, decided_dossier, feed_rows, write_csv
 from tests.reports.test_sections_reevaluation import addendum
 
 NEW = "m-1-2026-05"  # the model the feed says it was served by; the decision approved m-1
 
 
-def _paused(store, tmp_path, *served: str, importer: Actor | None = None):
-    """A decided dossier whose feed names an unapproved model, with a re-evaluation per ``served`` model."""
+def _paused(store, tmp_path, *served: str, importer: Actor | None = None, rerun: str = CANDIDATE):
+    """A decided dossier whose feed names an unapproved model, with a re-evaluation of candidate ``rerun``
+    per ``served`` model."""
     adds = []
     for i, model in enumerate(served):
         a = addendum()
-        comparison = a.comparisons[0].model_copy(update={"served_after": [
+        comparison = a.comparisons[0].model_copy(update={"candidate": rerun, "served_after": [
             ServedIdentity(model=model, system_fingerprint=None, n=20)]})
         adds.append(a.model_copy(update={"id": f"R-0000000{i}", "comparisons": [comparison]}))
     dossier_id = store.save(decided_dossier().model_copy(update={"reevaluations": adds}), author="chair"
@@ -57,3 +58,24 @@ def test_without_such_a_reevaluation_only_the_chair_overrides_with_a_reason(comm
                    reason="Vendor's release note: a renamed build of the approved model", now=NOW)
     (done,) = [e for e in store.load(dossier_id).dossier.monitoring if isinstance(e, SignalAction)]
     assert (done.by, done.role, done.reason.startswith("Vendor's release note")) == ("rivera", "chair", True)
+
+
+def test_a_reevaluation_of_another_candidate_served_the_same_model_does_not_resolve_it(store, tmp_path):
+    """Before (issue 35): any re-evaluation whose replies named the model resolved the signal, whichever
+    candidate it re-ran; a re-run of another candidate says nothing about the one paused."""
+    dossier_id, signal = _paused(store, tmp_path, NEW, rerun="M2")
+    assert signal.candidate == CANDIDATE
+    with pytest.raises(MonitoringError, match=f"re-evaluation R-00000000 re-ran M2, not {CANDIDATE}"):
+        resolve_signal(store, dossier_id, signal.id, actor=Actor.named("qa"), reevaluation_id="R-00000000",
+                       now=NOW)
+    assert monitoring_status(store, dossier_id, now=NOW).status == "pause"
+    assert not [e for e in store.load(dossier_id).dossier.monitoring if isinstance(e, SignalAction)]
+
+
+def test_a_reevaluation_of_its_own_candidate_served_the_model_resolves_it(store, tmp_path):
+    dossier_id, signal = _paused(store, tmp_path, NEW)  # re-ran M1, the signal's candidate
+    resolve_signal(store, dossier_id, signal.id, actor=Actor.named("qa"), reevaluation_id="R-00000000",
+                   now=NOW)
+    (done,) = [e for e in store.load(dossier_id).dossier.monitoring if isinstance(e, SignalAction)]
+    assert (done.reevaluation_id, done.role) == ("R-00000000", None)
+    assert monitoring_status(store, dossier_id, now=NOW).status == "in_control"
