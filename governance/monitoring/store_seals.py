@@ -17,6 +17,8 @@ row, so ``verify`` names the row changed, added or removed.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
@@ -81,10 +83,38 @@ def _row_hash(pg: bool, prefix: str = "") -> str:
     return _hash([_field(epoch, pg), *(_field(prefix + c, pg) for c in _HASHED)], pg)
 
 
+def side_by_side(con: Any, *jobs: Callable[[Any], Any]) -> list[Any]:
+    """Each job's result, each job called with a connection: on PostgreSQL, outside a transaction, at once,
+    the first on ``con`` and each other on a connection of its own (threads: psycopg waits for the server
+    without the GIL); on DuckDB, or inside a transaction, one after the other on ``con``.
+
+    Why: the status's reads (the digests, the aggregates) are separate statements that each keep one server
+    process busy for seconds, mostly in a serial sort or aggregate after their parallel scans; on PostgreSQL
+    they can run side by side on the server's cores (issue 35 item 7). DuckDB runs each statement on every
+    core already. Each read is a statement of its own in autocommit as before, so they see no one snapshot,
+    as they did not one after the other either (feed rows are only ever added).
+    """
+    if len(jobs) < 2 or not is_postgres(con) or getattr(con, "in_transaction", True):
+        return [job(con) for job in jobs]
+    others = [con.cursor() for _ in jobs[1:]]
+    try:
+        with ThreadPoolExecutor(len(others), thread_name_prefix="medassure-feed-read") as pool:
+            futures = [pool.submit(job, other) for job, other in zip(jobs[1:], others, strict=True)]
+            first = jobs[0](con)
+            return [first, *(f.result() for f in futures)]
+    finally:
+        for other in others:
+            other.close()
+
+
 def import_digests(
     con: Any, dossier_id: str, import_id: str | None = None
 ) -> dict[str, tuple[str, int, str]]:
-    """Import id → (candidate, rows stored, digest) over the dossier's feed (of one import when named)."""
+    """Import id → (candidate, rows stored, digest) over the dossier's feed (of one import when named).
+
+    The rows' and the tags' digests are two statements, side by side on PostgreSQL (``side_by_side``)
+    unless an import's transaction is open (its seal: another connection would not see its rows).
+    """
     pg = is_postgres(con)
     only = " AND import_id = ?" if import_id else ""
     # One import on PostgreSQL: the row hashes sorted in the subquery let the server hash and sort them in
@@ -95,22 +125,28 @@ def import_digests(
     presort, group = (" ORDER BY h", " HAVING count(*) > 0") if one else ("", " GROUP BY import_id")
     key = "min(import_id)" if one else "import_id"
     params = [dossier_id, *([import_id] if import_id else [])]
-    rows = con.execute(
-        f"SELECT {key}, min(candidate), count(*), {_sha(pg, _AGG)} FROM "
-        f"(SELECT import_id, candidate, {_row_hash(pg)} AS h FROM monitoring_feed "
-        f"WHERE dossier_id = ?{only}{presort}) r{group}",
-        params,
-    ).fetchall()
     tag = _hash([_field(c, pg) for c in ("t.row_key", "t.tag", "t.value")], pg)
-    tags = dict(
-        con.execute(
-            f"SELECT {key}, {_sha(pg, _AGG)} FROM (SELECT f.import_id, {tag} AS h "
-            "FROM monitoring_feed_tags t JOIN monitoring_feed f ON f.dossier_id = t.dossier_id "
-            "AND f.candidate = t.candidate AND f.row_key = t.row_key "
-            f"WHERE t.dossier_id = ?{only.replace('import_id', 'f.import_id')}{presort}) r{group}",
+
+    def rows_digests(c: Any) -> list[tuple]:
+        return c.execute(
+            f"SELECT {key}, min(candidate), count(*), {_sha(pg, _AGG)} FROM "
+            f"(SELECT import_id, candidate, {_row_hash(pg)} AS h FROM monitoring_feed "
+            f"WHERE dossier_id = ?{only}{presort}) r{group}",
             params,
         ).fetchall()
-    )
+
+    def tags_digests(c: Any) -> dict[str, str]:
+        return dict(
+            c.execute(
+                f"SELECT {key}, {_sha(pg, _AGG)} FROM (SELECT f.import_id, {tag} AS h "
+                "FROM monitoring_feed_tags t JOIN monitoring_feed f ON f.dossier_id = t.dossier_id "
+                "AND f.candidate = t.candidate AND f.row_key = t.row_key "
+                f"WHERE t.dossier_id = ?{only.replace('import_id', 'f.import_id')}{presort}) r{group}",
+                params,
+            ).fetchall()
+        )
+
+    rows, tags = side_by_side(con, rows_digests, tags_digests)
     return {
         i: (c, int(n), hashlib.sha256(f"{d}|{tags.get(i) or ''}".encode()).hexdigest()) for i, c, n, d in rows
     }
