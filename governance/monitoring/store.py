@@ -33,7 +33,8 @@ from governance.monitoring.store_feed_import import (
     validate,
 )
 from governance.monitoring.store_feed_pg import copy_feed_rows
-from governance.monitoring.store_seals import FeedSeals, import_digests, seal_verdicts, side_by_side
+from governance.monitoring.store_reads import ReadsAhead, side_by_side
+from governance.monitoring.store_seals import FeedSeals, import_digests, seal_verdicts
 
 MIGRATIONS = [
     """
@@ -149,7 +150,7 @@ _SEEN = ("served_model", "prompt_version", "severity")
 """The identities whose values the status lists with their counts and first and last times."""
 
 
-class MonitoringFeedStore(FeedSeals):
+class MonitoringFeedStore(FeedSeals, ReadsAhead):
     """The feed table of one database (DuckDB file or PostgreSQL server)."""
 
     def __init__(self, con: Any):

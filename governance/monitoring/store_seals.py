@@ -17,14 +17,13 @@ row, so ``verify`` names the row changed, added or removed.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
 from evaluator.storage.db import is_postgres
 from governance.dossier.store_seals import read_seal, row_digest, seal_subjects, sealing_began, write_seal
 from governance.monitoring.records import OUTPUT_COLUMNS
+from governance.monitoring.store_reads import side_by_side
 
 _HASHED = (
     "candidate",
@@ -81,30 +80,6 @@ def _row_hash(pg: bool, prefix: str = "") -> str:
     # preimage, which MD5 still resists (its known collisions need both rows crafted before the import).
     epoch = f"CAST({_epoch(pg, prefix + 'ts')} AS VARCHAR)"
     return _hash([_field(epoch, pg), *(_field(prefix + c, pg) for c in _HASHED)], pg)
-
-
-def side_by_side(con: Any, *jobs: Callable[[Any], Any]) -> list[Any]:
-    """Each job's result, each job called with a connection: on PostgreSQL, outside a transaction, at once,
-    the first on ``con`` and each other on a connection of its own (threads: psycopg waits for the server
-    without the GIL); on DuckDB, or inside a transaction, one after the other on ``con``.
-
-    Why: the status's reads (the digests, the aggregates) are separate statements that each keep one server
-    process busy for seconds, mostly in a serial sort or aggregate after their parallel scans; on PostgreSQL
-    they can run side by side on the server's cores (issue 35 item 7). DuckDB runs each statement on every
-    core already. Each read is a statement of its own in autocommit as before, so they see no one snapshot,
-    as they did not one after the other either (feed rows are only ever added).
-    """
-    if len(jobs) < 2 or not is_postgres(con) or getattr(con, "in_transaction", True):
-        return [job(con) for job in jobs]
-    others = [con.cursor() for _ in jobs[1:]]
-    try:
-        with ThreadPoolExecutor(len(others), thread_name_prefix="medassure-feed-read") as pool:
-            futures = [pool.submit(job, other) for job, other in zip(jobs[1:], others, strict=True)]
-            first = jobs[0](con)
-            return [first, *(f.result() for f in futures)]
-    finally:
-        for other in others:
-            other.close()
 
 
 def import_digests(
