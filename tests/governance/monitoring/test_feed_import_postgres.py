@@ -134,8 +134,10 @@ def test_reads_go_side_by_side_on_connections_of_their_own_outside_a_transaction
         con.execute("BEGIN TRANSACTION")
         try:
             con.execute("CREATE TEMP TABLE seen_here (x INT) ON COMMIT DROP")  # only this transaction sees it
-            here = "SELECT count(*) FROM seen_here"
-            inside = side_by_side(con, *[lambda c: (c.execute(pid).fetchone()[0], c.execute(here).fetchone()[0])] * 2)
+            def read(c):
+                return c.execute(pid).fetchone()[0], c.execute("SELECT count(*) FROM seen_here").fetchone()[0]
+
+            inside = side_by_side(con, read, read)
         finally:
             con.execute("ROLLBACK")
         assert inside == [(apart[0], 0)] * 2  # one after the other on the transaction's own connection
@@ -160,8 +162,9 @@ def test_a_re_import_that_adds_nothing_seals_no_rows_and_the_status_reads_ahead(
         # a row added outside MedAssure under the re-import's id: its seal (0 rows) no longer matches
         store.monitoring.con.execute(
             "INSERT INTO monitoring_feed SELECT dossier_id, candidate, 'x1', ts, month, served_model, "
-            "prompt_version, outcome, latency_ms, error, tokens_in, tokens_out, cost_usd, reviewer, review_seconds, "
-            "audited, audit_verdict, judge_score, sentinel, severity, text, ? FROM monitoring_feed LIMIT 1",
+            "prompt_version, outcome, latency_ms, error, tokens_in, tokens_out, cost_usd, reviewer, "
+            "review_seconds, audited, audit_verdict, judge_score, sentinel, severity, text, ? "
+            "FROM monitoring_feed LIMIT 1",
             [again.id])
         assert not store.verify_chain(dossier_id).ok
     finally:
