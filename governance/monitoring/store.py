@@ -7,9 +7,9 @@ and tag, so a GROUP BY counts groups on both backends). Rows are never updated o
 PostgreSQL the app role may only insert and read). The file is read and validated by DuckDB
 (``store_feed_import``) without passing rows through Python: on a DuckDB store in the store's own
 database (temporary tables, then one INSERT ... SELECT); on PostgreSQL in a private in-memory DuckDB,
-whose clean rows are then sent in batches. The aggregates the monitoring stage needs (per month counts,
-identities seen, tags) are GROUP BYs here; only the audited outputs' 0/1 series comes back as a list
-for the CUSUM.
+whose clean rows then go to the server by COPY (``store_feed_pg``). The aggregates the monitoring stage
+needs (per month counts, identities seen, tags) are GROUP BYs here, run side by side on PostgreSQL
+(``store_reads``); only the audited outputs' 0/1 series comes back as a list for the CUSUM.
 """
 
 from __future__ import annotations
