@@ -7,13 +7,15 @@ file, on a fresh DuckDB store with a decided dossier: ``import_feed`` (validated
 stored, recorded) and ``monitoring_status`` (aggregates in SQL, Wilson rates, the CUSUM), timed separately.
 
 Usage: .venv/bin/python bench/monitoring_feed.py [--rows 1000000] [--quick] [--postgres] [--no-baseline]
-[--formats parquet,csv] [--seal-baseline] [--insert-baseline] [--staged-baseline] [--profile]
+[--formats parquet,csv] [--seal-baseline] [--insert-baseline] [--staged-baseline] [--serial-baseline]
+[--profile]
 (``--quick``, for ``make bench-smoke``: 50,000 rows; ``--no-baseline`` skips PostgreSQL's old batched
 inserts; ``--seal-baseline`` runs each backend first with the seal's SQL before issue 35 item 7;
 ``--insert-baseline``, with ``--postgres``: a leg ``pg-oc`` first whose rows go in by ``INSERT ... ON
 CONFLICT DO NOTHING`` as before the plain inserts of issue 35 item 7; ``--staged-baseline``: a leg
 ``pg-stg`` whose first import goes through the staging table (plain ``INSERT ... SELECT``) rather than
-the direct ``COPY``;
+the direct ``COPY``; ``--serial-baseline``: a leg ``pg-ser`` whose reads go one after another on one
+connection, as before the status's digests and aggregates went side by side (``store_reads``);
 ``--profile`` prints cProfile's top 15 functions of each import + status.) Each leg prints the
 load average (``/proc/loadavg``, 1/5/15 min) before and after it: on a shared machine wall time means
 little without it. Targets from issues 28 and 35: import + status of 1M rows < 10 s on DuckDB and < 15 s
@@ -152,6 +154,8 @@ def main() -> None:
                         help="with --postgres: a leg pg-oc, rows in by INSERT ... ON CONFLICT DO NOTHING")
     parser.add_argument("--staged-baseline", action="store_true",
                         help="with --postgres: a leg pg-stg, the first import through the staging table")
+    parser.add_argument("--serial-baseline", action="store_true",
+                        help="with --postgres: a leg pg-ser, the status's reads one after another")
     args = parser.parse_args()
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     if not formats or any(f not in ("parquet", "csv") for f in formats):
@@ -166,7 +170,7 @@ def main() -> None:
     try:
         run_all(n, server, formats=formats, baseline=not args.no_baseline, profile=args.profile,
                 seal_baseline=args.seal_baseline, insert_baseline=args.insert_baseline,
-                staged_baseline=args.staged_baseline)
+                staged_baseline=args.staged_baseline, serial_baseline=args.serial_baseline)
     finally:
         if server is not None:
             server.stop()
@@ -209,7 +213,7 @@ def old_seal_sql() -> tuple:
 
 def run_all(n: int, server, formats: tuple[str, ...] | list[str] = ("parquet", "csv"), baseline: bool = True,
             profile: bool = False, seal_baseline: bool = False, insert_baseline: bool = False,
-            staged_baseline: bool = False) -> None:
+            staged_baseline: bool = False, serial_baseline: bool = False) -> None:
     with tempfile.TemporaryDirectory(prefix="medassure-bench-feed-") as tmp:
         stem = Path(tmp) / "feed"
         t = time.perf_counter()
@@ -219,7 +223,7 @@ def run_all(n: int, server, formats: tuple[str, ...] | list[str] = ("parquet", "
             f"and CSV ({mb(stem.with_suffix('.csv')):.1f} MB) in {time.perf_counter() - t:.1f} s "
             "(child process)"
         )
-        from governance.monitoring import store_feed_pg, store_seals
+        from governance.monitoring import store_feed_pg, store_reads, store_seals
         from governance.monitoring.store import MonitoringFeedStore as MonitoringStore
 
         copy_leg = MonitoringStore._send_pg
@@ -236,6 +240,7 @@ def run_all(n: int, server, formats: tuple[str, ...] | list[str] = ("parquet", "
         MonitoringStore._seal = staticmethod(timed_seal)
         seal_sql = (store_seals._field, store_seals._hash)
         insert_new, copy_first = store_feed_pg.insert_new, store_feed_pg.copy_first
+        apart = store_reads.apart
         backends = [("duck-0", None)] if seal_baseline else []  # the seal's old SQL, then today's
         backends += [("duckdb", None)]
         if server is not None:  # the baseline (batched inserts) first, then COPY, on fresh databases
@@ -243,6 +248,7 @@ def run_all(n: int, server, formats: tuple[str, ...] | list[str] = ("parquet", "
             backends += [("pg-0", server)] if seal_baseline else []
             backends += [("pg-oc", server)] if insert_baseline else []
             backends += [("pg-stg", server)] if staged_baseline else []
+            backends += [("pg-ser", server)] if serial_baseline else []
             backends += [("postgres", server)]
         for (backend, pg), fmt in [(b, f) for b in backends for f in formats]:
             url = pg.create_database(f"bench_{backend.replace('-', '_')}_{fmt}") if pg is not None else None
@@ -251,6 +257,7 @@ def run_all(n: int, server, formats: tuple[str, ...] | list[str] = ("parquet", "
             store_feed_pg.insert_new = store_feed_pg.insert_on_conflict if backend == "pg-oc" else insert_new
             staged = backend in ("pg-oc", "pg-stg")  # through the staging table, as before the direct COPY
             store_feed_pg.copy_first = (lambda *a, **k: None) if staged else copy_first
+            store_reads.apart = (lambda con: False) if backend == "pg-ser" else apart  # reads in series
             sealing[0] = 0.0
             r = bench(stem.with_suffix(f".{fmt}"), Path(tmp) / f"home-{backend}-{fmt}", n, url, profile)
             total = r["import_s"] + r["status_s"]

@@ -224,6 +224,12 @@ class PgConnection:
         """An independent connection to the same server (for another thread); ``close()`` it after."""
         return PgConnection(self._pool)
 
+    @property
+    def in_transaction(self) -> bool:
+        """Whether a transaction is open on this connection (another connection would not see its writes)."""
+        raw = self._raw
+        return raw is not None and not raw.closed and raw.info.transaction_status != TransactionStatus.IDLE
+
     def close(self) -> None:
         """Give the connection back (a view) or close it and the idle pool (the store's own)."""
         if self._closed:

@@ -7,9 +7,9 @@ and tag, so a GROUP BY counts groups on both backends). Rows are never updated o
 PostgreSQL the app role may only insert and read). The file is read and validated by DuckDB
 (``store_feed_import``) without passing rows through Python: on a DuckDB store in the store's own
 database (temporary tables, then one INSERT ... SELECT); on PostgreSQL in a private in-memory DuckDB,
-whose clean rows are then sent in batches. The aggregates the monitoring stage needs (per month counts,
-identities seen, tags) are GROUP BYs here; only the audited outputs' 0/1 series comes back as a list
-for the CUSUM.
+whose clean rows then go to the server by COPY (``store_feed_pg``). The aggregates the monitoring stage
+needs (per month counts, identities seen, tags) are GROUP BYs here, run side by side on PostgreSQL
+(``store_reads``); only the audited outputs' 0/1 series comes back as a list for the CUSUM.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from governance.monitoring.store_feed_import import (
     validate,
 )
 from governance.monitoring.store_feed_pg import copy_feed_rows
+from governance.monitoring.store_reads import ReadsAhead, side_by_side
 from governance.monitoring.store_seals import FeedSeals, import_digests, seal_verdicts
 
 MIGRATIONS = [
@@ -125,6 +126,14 @@ AUDITED_FEED = (
 """The feed as the aggregates read it: a row a closed audit queue rated counts as audited, and where the
 row already had an audit verdict (or several queues rated it) the worse verdict stands (material over
 minor over correct): an error one clinician found is not undone by another's missing it."""
+TAGS_SQL = (
+    "SELECT t.tag, t.value, count(*), count(*) FILTER (WHERE f.audited), "
+    "count(*) FILTER (WHERE f.audited AND f.audit_verdict = 'material'), min(f.ts) "
+    f"FROM monitoring_feed_tags t JOIN {AUDITED_FEED} f ON f.dossier_id = t.dossier_id "
+    "AND f.candidate = t.candidate AND f.row_key = t.row_key "
+    "WHERE t.dossier_id = ? AND t.candidate = ? GROUP BY t.tag, t.value ORDER BY t.tag, t.value"
+)
+"""A candidate's subgroup counts (parameters: dossier, candidate)."""
 
 
 class ImportCounts(NamedTuple):
@@ -142,7 +151,7 @@ _SEEN = ("served_model", "prompt_version", "severity")
 """The identities whose values the status lists with their counts and first and last times."""
 
 
-class MonitoringFeedStore(FeedSeals):
+class MonitoringFeedStore(FeedSeals, ReadsAhead):
     """The feed table of one database (DuckDB file or PostgreSQL server)."""
 
     def __init__(self, con: Any):
@@ -239,7 +248,7 @@ class MonitoringFeedStore(FeedSeals):
                 [dossier_id, candidate, import_id, dossier_id, candidate],
             )
             added = self._count(work, dossier_id, candidate) - before
-            seal = self._seal(work, dossier_id, import_id)
+            seal = self._seal(work, dossier_id, import_id, added)
             work.execute("COMMIT")
         except BaseException:
             work.execute("ROLLBACK")
@@ -247,8 +256,12 @@ class MonitoringFeedStore(FeedSeals):
         return added, seal
 
     @staticmethod
-    def _seal(con: Any, dossier_id: str, import_id: str) -> tuple[int, str]:
-        # inside the import's transaction: what it stored, as verify will recompute it (store_seals)
+    def _seal(con: Any, dossier_id: str, import_id: str, added: int | None = None) -> tuple[int, str]:
+        # inside the import's transaction: what it stored, as verify will recompute it (store_seals). An
+        # import that added no row (a re-import) seals none: no row can carry its fresh id, and the digests'
+        # scans of the whole feed cost 0.5-3 s at 1M rows for that answer.
+        if added == 0:
+            return 0, "none"
         _, n, digest = import_digests(con, dossier_id, import_id).get(import_id, ("", 0, "none"))
         return n, digest
 
@@ -257,7 +270,7 @@ class MonitoringFeedStore(FeedSeals):
         return copy_feed_rows(
             work, self.con, dossier_id=dossier_id, candidate=candidate, import_id=import_id,
             columns=FEED_COLUMNS, tags=tags,
-            seal=lambda: self._seal(self.con, dossier_id, import_id),
+            seal=lambda added: self._seal(self.con, dossier_id, import_id, added),
         )
 
     # -- reads ---------------------------------------------------------------------------------------
@@ -293,7 +306,7 @@ class MonitoringFeedStore(FeedSeals):
         key = [dossier_id, candidate]
         where = "dossier_id = ? AND candidate = ?"
         reviewed = "outcome <> 'not_reviewed'"
-        months = self.con.execute(
+        months_sql = (
             "SELECT month, count(*), count(*) FILTER (WHERE " + reviewed + "), "
             "count(*) FILTER (WHERE outcome IN ('minor_edit', 'material_correction')), "
             "count(*) FILTER (WHERE outcome = 'material_correction'), "
@@ -308,19 +321,51 @@ class MonitoringFeedStore(FeedSeals):
             + reviewed
             + "), count(*) FILTER (WHERE sentinel), "
             "count(*) FILTER (WHERE sentinel AND outcome IN ('material_correction', 'discarded')), min(ts) "
-            f"FROM {AUDITED_FEED} AS feed WHERE {where} GROUP BY month ORDER BY month",
-            key,
-        ).fetchall()
-        names = list(MonthCounts.model_fields)
-        month_rows = [MonthCounts(**dict(zip(names, r, strict=True))) for r in months]
-        # one scan for the three identities and the totals (four queries before: 0.74 -> 0.42 s of server
-        # CPU at 1M rows on PostgreSQL); GROUPING() tells a NULL severity from the set that sums all rows
-        grouped = self.con.execute(
-            f"SELECT GROUPING({_SEEN[0]}), GROUPING({_SEEN[1]}), GROUPING({_SEEN[2]}), {', '.join(_SEEN)}, "
-            f"count(*), min(ts), max(ts) FROM monitoring_feed WHERE {where} "
-            f"GROUP BY GROUPING SETS (({_SEEN[0]}), ({_SEEN[1]}), ({_SEEN[2]}), ())",
-            key,
-        ).fetchall()
+            f"FROM {AUDITED_FEED} AS feed WHERE {where} GROUP BY month ORDER BY month"
+        )
+
+        def by_month(con: Any) -> tuple[list[MonthCounts], bool, list]:  # and the CUSUM's series
+            names = list(MonthCounts.model_fields)
+            found = con.execute(months_sql, key).fetchall()
+            months = [MonthCounts(**dict(zip(names, r, strict=True))) for r in found]
+            audits = any(m.audited for m in months)
+            series = con.execute(
+                "SELECT ts, CASE WHEN audit_verdict = 'material' THEN 1 ELSE 0 END "
+                f"FROM {AUDITED_FEED} AS feed WHERE {where} AND audited ORDER BY ts, row_key"
+                if audits else
+                "SELECT ts, CASE WHEN outcome = 'material_correction' THEN 1 ELSE 0 END FROM monitoring_feed "
+                f"WHERE {where} AND {reviewed} ORDER BY ts, row_key",
+                key,
+            ).fetchall()
+            return months, audits, series
+
+        def by_identity(con: Any) -> tuple[list, list, list]:  # and the judge's scores, the daily latency
+            # one scan for the three identities and the totals (four queries before: 0.74 -> 0.42 s of server
+            # CPU at 1M rows on PostgreSQL); GROUPING() tells a NULL severity from the set that sums all rows
+            grouped = con.execute(
+                f"SELECT GROUPING({_SEEN[0]}), GROUPING({_SEEN[1]}), GROUPING({_SEEN[2]}), "
+                f"{', '.join(_SEEN)}, count(*), min(ts), max(ts) FROM monitoring_feed WHERE {where} "
+                f"GROUP BY GROUPING SETS (({_SEEN[0]}), ({_SEEN[1]}), ({_SEEN[2]}), ())",
+                key,
+            ).fetchall()
+            judged = con.execute(
+                f"SELECT ts, judge_score FROM monitoring_feed WHERE {where} "
+                "AND judge_score IS NOT NULL ORDER BY ts, row_key",
+                key,
+            ).fetchall()
+            daily = con.execute(
+                "SELECT CAST(ts AT TIME ZONE 'UTC' AS DATE) AS day, avg(latency_ms) FROM monitoring_feed "
+                f"WHERE {where} AND latency_ms IS NOT NULL GROUP BY day ORDER BY day",
+                key,
+            ).fetchall()
+            return grouped, judged, daily
+
+        def by_tag(con: Any) -> list:
+            return con.execute(TAGS_SQL, key).fetchall()
+
+        # three readers side by side on PostgreSQL (``store_seals.side_by_side``), one after another on DuckDB
+        (month_rows, has_audits, series), (grouped, judged, daily), tags = side_by_side(
+            self.con, by_month, by_identity, by_tag)
         total, first, last = next((r[6:] for r in grouped if all(r[:3])), (0, None, None))
 
         def seen(column: str) -> list[IdentitySeen]:
@@ -328,38 +373,6 @@ class MonitoringFeedStore(FeedSeals):
             rows = sorted((r for r in grouped if not r[i]), key=lambda r: r[7])  # by first seen
             return [IdentitySeen(value=r[3 + i], n=int(r[6]), first_seen=r[7], last_seen=r[8]) for r in rows]
 
-        tags = self.con.execute(
-            "SELECT t.tag, t.value, count(*), count(*) FILTER (WHERE f.audited), "
-            "count(*) FILTER (WHERE f.audited AND f.audit_verdict = 'material'), min(f.ts) "
-            f"FROM monitoring_feed_tags t JOIN {AUDITED_FEED} f ON f.dossier_id = t.dossier_id "
-            "AND f.candidate = t.candidate AND f.row_key = t.row_key "
-            "WHERE t.dossier_id = ? AND t.candidate = ? "
-            "GROUP BY t.tag, t.value ORDER BY t.tag, t.value",
-            key,
-        ).fetchall()
-        has_audits = any(m.audited for m in month_rows)
-        if has_audits:
-            series = self.con.execute(
-                "SELECT ts, CASE WHEN audit_verdict = 'material' THEN 1 ELSE 0 END "
-                f"FROM {AUDITED_FEED} AS feed WHERE {where} AND audited ORDER BY ts, row_key",
-                key,
-            ).fetchall()
-        else:
-            series = self.con.execute(
-                "SELECT ts, CASE WHEN outcome = 'material_correction' THEN 1 ELSE 0 END FROM monitoring_feed "
-                f"WHERE {where} AND {reviewed} ORDER BY ts, row_key",
-                key,
-            ).fetchall()
-        judged = self.con.execute(
-            f"SELECT ts, judge_score FROM monitoring_feed WHERE {where} "
-            "AND judge_score IS NOT NULL ORDER BY ts, row_key",
-            key,
-        ).fetchall()
-        daily = self.con.execute(
-            "SELECT CAST(ts AT TIME ZONE 'UTC' AS DATE) AS day, avg(latency_ms) FROM monitoring_feed "
-            f"WHERE {where} AND latency_ms IS NOT NULL GROUP BY day ORDER BY day",
-            key,
-        ).fetchall()
         return FeedAggregates(
             candidate=candidate,
             rows=int(total),

@@ -61,12 +61,12 @@ def copy_feed_rows(
     import_id: str,
     columns: str,
     tags: list[str],
-    seal: Callable[[], tuple[int, str]],
+    seal: Callable[[int], tuple[int, str]],
 ) -> tuple[int, tuple[int, str]]:
     """Store the rows of ``feed_clean`` (in the DuckDB ``work``) on the PostgreSQL ``con``; (added, seal).
 
     ``columns``: the feed columns in table order (``store.FEED_COLUMNS``); ``tags``: the ``tag:*``
-    columns of the file; ``seal`` runs on ``con`` inside the transaction.
+    columns of the file; ``seal`` (given the rows added) runs on ``con`` inside the transaction.
     """
     feed_cols = f"dossier_id, candidate, {columns}, import_id"
     with tempfile.TemporaryDirectory(prefix="medassure-feed-") as tmp:
@@ -100,7 +100,7 @@ def copy_feed_rows(
                 refuse_staged_conflicts(con, work, key, bool(tag_files))  # a stored id, other content
                 added = insert_new(con, feed_cols, bool(tag_files), key)
             analyze_if_grown(con, added)
-            sealed = seal()
+            sealed = seal(added)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

@@ -23,6 +23,7 @@ from typing import Any
 from evaluator.storage.db import is_postgres
 from governance.dossier.store_seals import read_seal, row_digest, seal_subjects, sealing_began, write_seal
 from governance.monitoring.records import OUTPUT_COLUMNS
+from governance.monitoring.store_reads import side_by_side
 
 _HASHED = (
     "candidate",
@@ -84,7 +85,11 @@ def _row_hash(pg: bool, prefix: str = "") -> str:
 def import_digests(
     con: Any, dossier_id: str, import_id: str | None = None
 ) -> dict[str, tuple[str, int, str]]:
-    """Import id → (candidate, rows stored, digest) over the dossier's feed (of one import when named)."""
+    """Import id → (candidate, rows stored, digest) over the dossier's feed (of one import when named).
+
+    The rows' and the tags' digests are two statements, side by side on PostgreSQL (``side_by_side``)
+    unless an import's transaction is open (its seal: another connection would not see its rows).
+    """
     pg = is_postgres(con)
     only = " AND import_id = ?" if import_id else ""
     # One import on PostgreSQL: the row hashes sorted in the subquery let the server hash and sort them in
@@ -95,22 +100,28 @@ def import_digests(
     presort, group = (" ORDER BY h", " HAVING count(*) > 0") if one else ("", " GROUP BY import_id")
     key = "min(import_id)" if one else "import_id"
     params = [dossier_id, *([import_id] if import_id else [])]
-    rows = con.execute(
-        f"SELECT {key}, min(candidate), count(*), {_sha(pg, _AGG)} FROM "
-        f"(SELECT import_id, candidate, {_row_hash(pg)} AS h FROM monitoring_feed "
-        f"WHERE dossier_id = ?{only}{presort}) r{group}",
-        params,
-    ).fetchall()
     tag = _hash([_field(c, pg) for c in ("t.row_key", "t.tag", "t.value")], pg)
-    tags = dict(
-        con.execute(
-            f"SELECT {key}, {_sha(pg, _AGG)} FROM (SELECT f.import_id, {tag} AS h "
-            "FROM monitoring_feed_tags t JOIN monitoring_feed f ON f.dossier_id = t.dossier_id "
-            "AND f.candidate = t.candidate AND f.row_key = t.row_key "
-            f"WHERE t.dossier_id = ?{only.replace('import_id', 'f.import_id')}{presort}) r{group}",
+
+    def rows_digests(c: Any) -> list[tuple]:
+        return c.execute(
+            f"SELECT {key}, min(candidate), count(*), {_sha(pg, _AGG)} FROM "
+            f"(SELECT import_id, candidate, {_row_hash(pg)} AS h FROM monitoring_feed "
+            f"WHERE dossier_id = ?{only}{presort}) r{group}",
             params,
         ).fetchall()
-    )
+
+    def tags_digests(c: Any) -> dict[str, str]:
+        return dict(
+            c.execute(
+                f"SELECT {key}, {_sha(pg, _AGG)} FROM (SELECT f.import_id, {tag} AS h "
+                "FROM monitoring_feed_tags t JOIN monitoring_feed f ON f.dossier_id = t.dossier_id "
+                "AND f.candidate = t.candidate AND f.row_key = t.row_key "
+                f"WHERE t.dossier_id = ?{only.replace('import_id', 'f.import_id')}{presort}) r{group}",
+                params,
+            ).fetchall()
+        )
+
+    rows, tags = side_by_side(con, rows_digests, tags_digests)
     return {
         i: (c, int(n), hashlib.sha256(f"{d}|{tags.get(i) or ''}".encode()).hexdigest()) for i, c, n, d in rows
     }

@@ -10,6 +10,7 @@ the go-live settings are in ``monitoring_events`` (re-exported here).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import uuid
 from datetime import datetime
@@ -113,14 +114,18 @@ def monitoring_status(
     # the feed, an outcome, a tag) through, and the status was computed from them without a word. The
     # digests cost about what the status's own aggregates do (docs/performance.md); the import, which has
     # just sealed its rows, computes its status without this check.
+    # On PostgreSQL the aggregates are read beside the check, on connections of their own (the two use the
+    # server's cores together: docs/performance.md); nothing is computed from them unless the check passes.
+    aggregates = store.monitoring.aggregates_ahead(dossier_id, name)
     broken, _ = feed_seal_breaks(store, dossier_id, records, name, digests=content)
     if broken:
+        with contextlib.suppress(Exception):
+            aggregates()  # waited for, and dropped
         more = f" ({len(broken) - 1} further finding(s))" if len(broken) > 1 else ""
         raise FeedSealBroken(
             f"the stored feed of {name} no longer matches its seal, so no status is computed from it: "
             f"{broken[0].problem}{more}. `medassure verify {dossier_id}` names every change")
-    aggregates = store.monitoring.aggregates(dossier_id, name)
-    return compute_status(dossier, aggregates, now=now_or(now), candidate=name,
+    return compute_status(dossier, aggregates(), now=now_or(now), candidate=name,
                           served=served_names(store, dossier, name), facts=facts)
 
 

@@ -129,3 +129,52 @@ def test_the_seal_is_the_same_by_every_path(postgres_server, tmp_path, monkeypat
         finally:
             store.close()
     assert paths == [0, 1, 2] and digests[0] == digests[1] == digests[2]
+
+
+def test_reads_go_side_by_side_on_connections_of_their_own_outside_a_transaction_only(pg_url):
+    from governance.monitoring.store_reads import side_by_side
+
+    store = Store.open_url(pg_url)
+    try:
+        con = store.monitoring.con
+        pid = "SELECT pg_backend_pid()"
+        apart = side_by_side(con, *[lambda c: c.execute(pid).fetchone()[0]] * 3)
+        assert len(set(apart)) == 3 and apart[0] == con.execute(pid).fetchone()[0]
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute("CREATE TEMP TABLE seen_here (x INT) ON COMMIT DROP")  # only this transaction sees it
+            def read(c):
+                return c.execute(pid).fetchone()[0], c.execute("SELECT count(*) FROM seen_here").fetchone()[0]
+
+            inside = side_by_side(con, read, read)
+        finally:
+            con.execute("ROLLBACK")
+        assert inside == [(apart[0], 0)] * 2  # one after the other on the transaction's own connection
+    finally:
+        store.close()
+
+
+def test_a_re_import_that_adds_nothing_seals_no_rows_and_the_status_reads_ahead(pg_url, tmp_path):
+    from governance.monitoring.operations.feed import monitoring_status
+
+    first, _ = _files(tmp_path)
+    store = Store.open_url(pg_url)
+    try:
+        dossier_id = store.save(decided_dossier(), author="chair").dossier.id
+        a = _import(store, dossier_id, first)
+        again = _import(store, dossier_id, first)
+        assert (again.rows_added, again.sealed_rows, again.sealed_digest) == (0, 0, "none")
+        assert store.verify_chain(dossier_id).ok
+        ahead = store.monitoring.aggregates_ahead(dossier_id, a.candidate)()
+        assert ahead == store.monitoring.aggregates(dossier_id, a.candidate)
+        assert monitoring_status(store, dossier_id, now=NOW).rows == 10
+        # a row added outside MedAssure under the re-import's id: its seal (0 rows) no longer matches
+        store.monitoring.con.execute(
+            "INSERT INTO monitoring_feed SELECT dossier_id, candidate, 'x1', ts, month, served_model, "
+            "prompt_version, outcome, latency_ms, error, tokens_in, tokens_out, cost_usd, reviewer, "
+            "review_seconds, audited, audit_verdict, judge_score, sentinel, severity, text, ? "
+            "FROM monitoring_feed LIMIT 1",
+            [again.id])
+        assert not store.verify_chain(dossier_id).ok
+    finally:
+        store.close()
