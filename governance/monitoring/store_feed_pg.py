@@ -89,6 +89,11 @@ def copy_feed_rows(
         key = [dossier_id, candidate]
         con.execute("BEGIN TRANSACTION")
         try:
+            # One import of a candidate's feed at a time: another importer's rows, committed between this
+            # one's comparison with the stored rows and its insert, would be left out as "already stored"
+            # (the ON CONFLICT path) instead of compared; the lock is released at COMMIT or ROLLBACK.
+            con.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))",
+                        [FEED_LOCK_SPACE, f"{dossier_id}|{candidate}"])
             added = copy_first(con, feed_cols, rows_csv, tag_files, key, rows=count)
             if added is None:
                 con.execute("CREATE TEMP TABLE feed_stage (LIKE monitoring_feed) ON COMMIT DROP")
@@ -109,6 +114,9 @@ def copy_feed_rows(
 
 
 TAG_COLUMNS = "dossier_id, candidate, row_key, tag, value"
+FEED_LOCK_SPACE = 0x4645
+"""First key of the PostgreSQL advisory locks an import of one candidate's feed takes (second: the hash of
+dossier and candidate)."""
 _STORED = ("NOT EXISTS (SELECT 1 FROM monitoring_feed f WHERE f.dossier_id = ? AND f.candidate = ? "
            "AND f.row_key = s.row_key)")
 """A staged row whose key is not stored (parameters: dossier, candidate: the stored side is read for the

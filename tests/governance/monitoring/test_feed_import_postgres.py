@@ -10,7 +10,7 @@ from governance.dossier.store import Store
 from governance.identity import Actor
 from governance.monitoring import store_feed_pg
 from governance.monitoring.store_feed_import import FeedError
-from tests.governance.monitoring_fixtures import NOW, decided_dossier, feed_rows, write_csv
+from tests.governance.monitoring_fixtures import CANDIDATE, NOW, decided_dossier, feed_rows, write_csv
 
 pytestmark = pytest.mark.postgres
 
@@ -177,4 +177,34 @@ def test_a_re_import_that_adds_nothing_seals_no_rows_and_the_status_reads_ahead(
             [again.id])
         assert not store.verify_chain(dossier_id).ok
     finally:
+        store.close()
+
+
+def test_imports_of_one_candidates_feed_wait_for_each_other(pg_url, tmp_path):
+    """Another importer holding the candidate's feed lock (an import in progress): this one waits for it
+    rather than comparing with rows that may change before it inserts (a conflicting row would be lost)."""
+    import threading
+
+    from governance.monitoring.store_feed_pg import FEED_LOCK_SPACE
+
+    first, _ = _files(tmp_path)
+    store = Store.open_url(pg_url)
+    other = Store.open_url(pg_url)
+    try:
+        dossier_id = store.save(decided_dossier(), author="chair").dossier.id
+        holder = other.monitoring.con
+        holder.execute("BEGIN TRANSACTION")
+        holder.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))",
+                       [FEED_LOCK_SPACE, f"{dossier_id}|{CANDIDATE}"])  # the feed's rows are M1's
+        done: list[object] = []
+        worker = threading.Thread(target=lambda: done.append(_import(store, dossier_id, first)))
+        worker.start()
+        worker.join(timeout=3)
+        assert worker.is_alive() and not done  # waiting on the lock, nothing stored yet
+        holder.execute("COMMIT")
+        worker.join(timeout=60)
+        assert not worker.is_alive() and done and done[0].rows_added == 10
+        assert other.monitoring.row_count(dossier_id) == 10
+    finally:
+        other.close()
         store.close()
