@@ -27,6 +27,7 @@ Usage: .venv/bin/python bench/shared_concurrency.py [--n 15] [--skip-duckdb] [--
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
@@ -41,6 +42,22 @@ from tests.shared_writers import DOSSIER_ID, run_writers, setup_dossier, tally  
 
 COLUMNS = ("attempted", "saved", "stored_versions", "lost", "overwrites", "conflicts", "errors", "chain_ok",
            "wall_seconds")
+
+
+@contextlib.contextmanager
+def _home(home: str):
+    """``MEDASSURE_HOME`` set to the writers' home while the tally reads: the chain's anchors are sealed with
+    the record key kept there, so checked with another home's key every chain read as broken (chain_ok
+    False in every row of this bench before)."""
+    saved = os.environ.get("MEDASSURE_HOME")
+    os.environ["MEDASSURE_HOME"] = home
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("MEDASSURE_HOME", None)
+        else:
+            os.environ["MEDASSURE_HOME"] = saved
 
 
 def run_postgres(n: int, cli: str) -> dict | str:
@@ -58,11 +75,12 @@ def run_postgres(n: int, cli: str) -> dict | str:
         store.close()
         env = {"MEDASSURE_DATABASE_URL": url, "MEDASSURE_HOME": str(Path(tmp) / "home")}
         outcome = run_writers(env, n, cli=cli)
-        store = Store.open_url(url)
-        try:
-            return tally(store, DOSSIER_ID, outcome)
-        finally:
-            store.close()
+        with _home(env["MEDASSURE_HOME"]):  # the writers' record key seals the anchors the tally checks
+            store = Store.open_url(url)
+            try:
+                return tally(store, DOSSIER_ID, outcome)
+            finally:
+                store.close()
 
 
 def run_duckdb(n: int) -> dict:
@@ -79,11 +97,12 @@ def run_duckdb(n: int) -> dict:
         finally:
             if saved_url is not None:
                 os.environ["MEDASSURE_DATABASE_URL"] = saved_url
-        store = Store.open(home / "medassure.duckdb")
-        try:
-            return tally(store, DOSSIER_ID, outcome)
-        finally:
-            store.close()
+        with _home(str(home)):
+            store = Store.open(home / "medassure.duckdb")
+            try:
+                return tally(store, DOSSIER_ID, outcome)
+            finally:
+                store.close()
 
 
 def main() -> None:
