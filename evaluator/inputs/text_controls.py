@@ -25,6 +25,8 @@ import unicodedata
 CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
 """C0 controls and DEL (except tab, line feed and carriage return), and the bidi embedding, override and
 isolate controls."""
+CONTROL_CHARS_RE2 = r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x{202a}-\x{202e}\x{2066}-\x{2069}]"
+"""``CONTROL_CHARS`` in RE2's syntax (DuckDB's ``regexp_matches``), for checks run in SQL."""
 
 _NAMES = {0x00: "NUL", 0x07: "BEL", 0x08: "backspace", 0x09: "tab", 0x0A: "line feed", 0x0B: "vertical tab",
           0x0C: "form feed", 0x0D: "carriage return", 0x1B: "ESC", 0x7F: "DEL"}

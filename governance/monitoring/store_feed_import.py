@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from evaluator.inputs.text_controls import NAME_CONTROLS_RE2, control_problem, name_problem
+from evaluator.inputs.text_controls import CONTROL_CHARS_RE2, NAME_CONTROLS_RE2, control_problem, name_problem
 from governance.monitoring.records import AUDIT_VERDICTS, BOOLEAN_WORDS, OUTCOMES, OUTPUT_COLUMNS, SEVERITIES
 
 REQUIRED = ("timestamp", "served_model", "outcome")
@@ -45,8 +45,8 @@ ZONED = r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?\s*([Zz]|[+-]\d{2}(:
 """An ISO 8601 date and time with its zone."""
 EARLIEST = "2000-01-01 00:00:00+00"
 """No output of a large language model is older (a year 0001 is a typo or a default, not a time)."""
-CONTROLS = r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x{202a}-\x{202e}\x{2066}-\x{2069}]"
-"""``evaluator.inputs.text_controls.CONTROL_CHARS`` in RE2's syntax: C0 controls, DEL, bidi controls."""
+DESCRIBED = {CONTROL_CHARS_RE2: control_problem, NAME_CONTROLS_RE2: name_problem}
+"""The SQL patterns for prose and for names, each with the function that names the character found."""
 LITELLM_COLUMNS = ("request_id", "model", "startTime")
 """Columns a LiteLLM spend-log export must have (of LiteLLM_SpendLogs)."""
 
@@ -316,10 +316,8 @@ def validate(con: Any, columns: list[str], now: datetime, name: str, table: str 
             )
     # free text and tags (the other fields are held to numbers, times and fixed words above)
     for field in [c for c in columns if c in TEXT_FIELDS or c.startswith("tag:")]:
-        if field in NAME_FIELDS or field.startswith("tag:"):
-            refuse(f"regexp_matches({_q(field)}, ?)", field, "holds a control character", [NAME_CONTROLS_RE2])
-        else:
-            refuse(f"regexp_matches({_q(field)}, ?)", field, "holds a control character", [CONTROLS])
+        pattern = NAME_CONTROLS_RE2 if field in NAME_FIELDS or field.startswith("tag:") else CONTROL_CHARS_RE2
+        refuse(f"regexp_matches({_q(field)}, ?)", field, "holds a control character", [pattern])
     # One scan for every rule: the first bad row, and at that row the first rule in the order above.
     firsts = con.execute(
         "SELECT " + ", ".join(f"min(_row) FILTER (WHERE {w})" for w, _, _, _ in rules) + f" FROM {table}",
@@ -331,10 +329,9 @@ def validate(con: Any, columns: list[str], now: datetime, name: str, table: str 
         _, field, why, _ = rules[i]
         value = con.execute(f"SELECT {_q(field)} FROM {table} WHERE _row = ?", [row]).fetchone()[0]
         shown = "empty" if value is None or str(value).strip() == "" else repr(str(value)[:60])
-        if rules[i][3] == [CONTROLS] and value is not None:
-            why = f"holds {control_problem(str(value))}"
-        elif rules[i][3] == [NAME_CONTROLS_RE2] and value is not None:
-            why = f"holds {name_problem(str(value))}"
+        describe = DESCRIBED.get(rules[i][3][0]) if len(rules[i][3]) == 1 else None
+        if describe is not None and value is not None:
+            why = f"holds {describe(str(value))}"
         raise FeedError(f"{name}: row {row}: {field} {why} (found {shown}); nothing was imported")
     return int(n)
 
