@@ -171,16 +171,19 @@ async def capped_lines(chunks: AsyncIterator[bytes], cap: int) -> AsyncIterator[
     """The non-blank lines of a byte stream; a line longer than ``cap`` is refused as it grows."""
     from evaluator.gateway.capped_http import ResponseTooLarge
 
-    pending = b""
+    pending = bytearray()
     async for chunk in chunks:
-        *done, pending = (pending + chunk).split(b"\n")
-        for line in done:
-            if line.strip():
-                yield line
+        pending += chunk
+        if b"\n" in chunk:  # split only when a line ends: a long line is not rescanned per chunk
+            *done, rest = pending.split(b"\n")
+            pending = bytearray(rest)
+            for line in done:
+                if line.strip():
+                    yield bytes(line)
         if len(pending) > cap:
             raise ResponseTooLarge(f"holds a line of more than {cap:,} bytes", cap)
     if pending.strip():
-        yield pending
+        yield bytes(pending)
 
 
 def state_of(obj: Mapping[str, Any]) -> BatchState:

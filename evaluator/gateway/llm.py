@@ -16,6 +16,9 @@ per call and never stored. Prices per 1M tokens come from the endpoint override,
 An endpoint may use ``transport="openai"`` for an OpenAI-compatible server: the same
 request goes through the openai SDK directly, with about half of litellm's client CPU per call
 (``evaluator.gateway.openai_transport``; figures in ``bench/runner_throughput.py``).
+``default_transport`` says which one a new endpoint gets when nobody chose: the openai SDK for an
+OpenAI-compatible server named by ``api_base``, litellm for every hosted provider. Prices, cache
+keys and answers do not depend on the transport (``identity`` leaves it out).
 
 Every response body is capped in bytes while it is read, before any JSON parsing
 (``MAX_RESPONSE_BYTES``, ``evaluator.gateway.capped_http``): the openai transport's client is capped,
@@ -23,9 +26,6 @@ and litellm is given a capped client per call (``litellm_client``) for the provi
 the openai SDK (``openai``, ``azure``) or its own HTTP handler (``CAPPED_HANDLER_PROVIDERS``). Other
 litellm providers (Bedrock, Vertex, Gemini, ...) keep litellm's own client: only the character cap,
 after parsing, applies to them (docs/known-limits.md).
-``default_transport`` says which one a new endpoint gets when nobody chose: the openai SDK for an
-OpenAI-compatible server named by ``api_base``, litellm for every hosted provider. Prices, cache
-keys and answers do not depend on the transport (``identity`` leaves it out).
 """
 
 from __future__ import annotations
@@ -265,7 +265,8 @@ def litellm_client(litellm: Any, endpoint: ModelEndpoint, key: str | None) -> An
 
     One per (event loop, server, key): connections stay pooled across calls. ``openai`` gets an
     ``AsyncOpenAI``, ``azure`` an ``AsyncAzureOpenAI`` and the providers in ``CAPPED_HANDLER_PROVIDERS``
-    an ``AsyncHTTPHandler``, each over ``capped_http.capped_client``; litellm then uses that client
+    an ``AsyncHTTPHandler``, each over litellm's own HTTP client with its routes capped
+    (``capped_http.cap_routes``); litellm then uses that client
     as it is (its own cached clients are not consulted). No litellm global is touched.
     """
     from evaluator.gateway.capped_http import cap_routes, pooled

@@ -76,6 +76,12 @@ class IdentityConfig(BaseModel):
         return bool(self.members) or any(d.members for d in self.dossiers.values())
 
 
+ENV_SETTINGS = {"mode": "MEDASSURE_AUTH_MODE", "proxy_header": "MEDASSURE_PROXY_HEADER",
+                "trusted_proxies": "MEDASSURE_TRUSTED_PROXIES",
+                "service_identity": "MEDASSURE_SERVICE_IDENTITY"}
+"""The settings the environment overrides, by the variable that does."""
+
+
 def config_path() -> Path:
     """``$MEDASSURE_IDENTITY_FILE`` or ``$MEDASSURE_HOME/identity.toml``."""
     from governance.dossier.store_opening import default_home
@@ -94,11 +100,6 @@ def identity_configured() -> bool:
     return "MEDASSURE_IDENTITY_FILE" in os.environ or _present(config_path()) or any(
         v in os.environ for v in ENV_SETTINGS.values())
 
-
-ENV_SETTINGS = {"mode": "MEDASSURE_AUTH_MODE", "proxy_header": "MEDASSURE_PROXY_HEADER",
-                "trusted_proxies": "MEDASSURE_TRUSTED_PROXIES",
-                "service_identity": "MEDASSURE_SERVICE_IDENTITY"}
-"""The settings the environment overrides, by the variable that does."""
 
 
 def _present(path: Path) -> bool:

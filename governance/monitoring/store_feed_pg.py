@@ -40,6 +40,9 @@ from governance.monitoring.store_feed_conflicts import refuse_staged_conflicts
 
 CHUNK = 1 << 20
 """Bytes per write to the COPY stream."""
+FEED_LOCK_SPACE = 0x4645
+"""First key of the PostgreSQL advisory locks an import of one candidate's feed takes (second: the hash of
+dossier and candidate)."""
 
 
 def _lit(text: str) -> str:
@@ -114,9 +117,6 @@ def copy_feed_rows(
 
 
 TAG_COLUMNS = "dossier_id, candidate, row_key, tag, value"
-FEED_LOCK_SPACE = 0x4645
-"""First key of the PostgreSQL advisory locks an import of one candidate's feed takes (second: the hash of
-dossier and candidate)."""
 _STORED = ("NOT EXISTS (SELECT 1 FROM monitoring_feed f WHERE f.dossier_id = ? AND f.candidate = ? "
            "AND f.row_key = s.row_key)")
 """A staged row whose key is not stored (parameters: dossier, candidate: the stored side is read for the
